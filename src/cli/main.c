@@ -1,0 +1,43 @@
+/* clrtrace: the command-line front end. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    { "run", cmd_run, "run a program under the tracer and print its calls" },
+    { "decode", cmd_decode, "decode one signature blob given in hex" },
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: clrtrace COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(to, "\n'clrtrace COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("clrtrace 0.1.0\n");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "clrtrace: unknown command '%s' (try 'clrtrace --help')\n", argv[1]);
+    return 2;
+}
