@@ -126,7 +126,7 @@ static void load_file(const char *path)
             continue;
         }
         char where[300];
-        snprintf(where, sizeof where, "%s:%u", path, lineno);
+        snprintf(where, sizeof where, "%.250s:%u", path, lineno);
         char *colon = strstr(line, ": ");
         if (!colon && line[n - 1] == ':')
             colon = line + n - 1;

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# fuzz/run.sh HARNESS SECONDS — builds the libFuzzer harnesses with clang-14 and
+# runs one for SECONDS, seeded from tests/sigblobs. New crashes are left in
+# fuzz/ as crash-*; turn each into a tests/sigblobs/crashes.txt record.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed SECONDS}
+seconds=${2:-30}
+build=${CLRTRACE_FUZZ_BUILD:-$root/build-fuzz}
+CC=clang-14 cmake -S "$root" -B "$build" -DCLRTRACE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" --target "$harness" -j2 >/dev/null
+corpus="$build/corpus-$harness"
+seeds="$build/seeds"
+mkdir -p "$corpus"
+python3 "$here/make_seeds.py" "$root/tests/sigblobs" "$seeds" >/dev/null
+cd "$here"
+"$build/fuzz/$harness" -max_total_time="$seconds" -print_final_stats=1 -max_len=4096 \
+    -timeout=10 -rss_limit_mb=2048 "$corpus" "$seeds" 2>&1 | tee "$build/$harness.log" |
+    grep -E "^(stat::|==|SUMMARY|Done)" || true
+test "${PIPESTATUS[0]}" -eq 0

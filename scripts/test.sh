@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test: the build and unit tests (gcc), the same under ASan+UBSan,
+# end-to-end tests that trace real dotnet programs, and each libFuzzer harness
+# briefly (FUZZ_SECONDS, default 30). Ends with "N passed, N failed".
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
+bash scripts/install-deps.sh || exit 1
+passed=0 failed=0
+step() { # step NAME COMMAND...
+  echo "=== $1"
+  if "${@:2}"; then passed=$((passed + 1)); echo "=== $1: ok"
+  else failed=$((failed + 1)); echo "=== $1: FAILED"; fi
+}
+ctest_in() { (cd "$1" && ctest --output-on-failure "${@:2}"); }
+
+step "build (gcc)" cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+step "compile (gcc)" cmake --build build -j2
+step "tests" ctest_in build
+step "build (asan+ubsan)" cmake -S . -B build-asan -DCLRTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+step "compile (asan+ubsan)" cmake --build build-asan -j2
+step "unit tests (asan+ubsan)" ctest_in build-asan -L unit
+step "compile (clang-14, -Werror)" bash -c "CC=clang-14 cmake -S . -B build-clang >/dev/null && cmake --build build-clang -j2"
+for h in fuzz_sig fuzz_compressed; do
+  step "fuzz $h ${FUZZ_SECONDS:-30}s" bash fuzz/run.sh "$h" "${FUZZ_SECONDS:-30}"
+done
+echo
+echo "steps: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
