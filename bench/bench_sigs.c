@@ -3,6 +3,7 @@
  * `oracle bench --dump`), the same work the SRM side times. Prints the best
  * of several repetitions in ns/signature and the number of heap allocations
  * made inside the timed loop (malloc & co. are wrapped at link time). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

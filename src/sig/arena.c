@@ -16,8 +16,7 @@ void clrsig_arena_reset(clrsig_arena *a)
 
 void *sig_arena_alloc(clrsig_arena *a, size_t size)
 {
-    size_t align = sizeof(void *) > sizeof(uint64_t) ? sizeof(void *) : sizeof(uint64_t);
-    size_t start = (a->used + align - 1) & ~(align - 1);
+    size_t start = (a->used + SIG_ARENA_ALIGN - 1) & ~(size_t)(SIG_ARENA_ALIGN - 1);
     if (start < a->used || start > a->cap || size > a->cap - start)
         return NULL;
     a->used = start + size;

@@ -31,12 +31,18 @@ typedef struct fmt {
  * hand-built trees. */
 #define FMT_MAX_DEPTH (CLRSIG_MAX_DEPTH * (CLRSIG_MAX_TYPESPEC_EXPANSION + 2))
 
-static void put_n(fmt *f, const char *s, size_t n)
+static inline void put_n(fmt *f, const char *s, size_t n)
 {
     out_buf *o = &f->o;
-    if (o->cap && o->len < o->cap - 1) {
-        size_t room = o->cap - 1 - o->len;
-        memcpy(o->p + o->len, s, n < room ? n : room);
+    if (o->len + n < o->cap) {
+        char *d = o->p + o->len;
+        if (n <= 16) /* most pieces are short: a call to memcpy costs more */
+            for (size_t i = 0; i < n; i++)
+                d[i] = s[i];
+        else
+            memcpy(d, s, n);
+    } else if (o->cap && o->len < o->cap - 1) {
+        memcpy(o->p + o->len, s, o->cap - 1 - o->len);
     }
     o->len += n;
 }
@@ -46,25 +52,49 @@ static void put(fmt *f, const char *s)
     put_n(f, s, strlen(s));
 }
 
+/* A string literal: its length is known at compile time. */
+#define PUT(f, lit) put_n((f), (lit), sizeof(lit) - 1)
+
+/* Hex and decimal by hand: snprintf costs more than the rest of a signature. */
+static void put_hex(fmt *f, uint64_t v, int width)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    char tmp[16];
+    int n = 0;
+    do {
+        tmp[15 - n++] = digits[v & 15];
+        v >>= 4;
+    } while (v || n < width);
+    put_n(f, tmp + 16 - n, (size_t)n);
+}
+
 static void putf_hex(fmt *f, const char *prefix, uint64_t v, int width, const char *suffix)
 {
-    char tmp[48];
-    snprintf(tmp, sizeof tmp, "%s0x%0*llX%s", prefix, width, (unsigned long long)v, suffix);
-    put(f, tmp);
+    put(f, prefix);
+    PUT(f, "0x");
+    put_hex(f, v, width);
+    put(f, suffix);
 }
 
 static void put_u(fmt *f, uint64_t v)
 {
-    char tmp[24];
-    snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
-    put(f, tmp);
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[19 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put_n(f, tmp + 20 - n, (size_t)n);
 }
 
 static void put_s(fmt *f, int64_t v)
 {
-    char tmp[24];
-    snprintf(tmp, sizeof tmp, "%lld", (long long)v);
-    put(f, tmp);
+    if (v < 0) {
+        PUT(f, "-");
+        put_u(f, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u(f, (uint64_t)v);
+    }
 }
 
 static int csharp(const fmt *f)
@@ -104,29 +134,38 @@ static clrsig_status finish(fmt *f, size_t *needed)
     return CLRSIG_E_OUTPUT_TRUNCATED;
 }
 
-static const char *primitive(uint8_t k, int cs)
+typedef struct prim_name {
+    const char *text;
+    uint8_t len;
+} prim_name;
+
+#define P(s) { s, sizeof(s) - 1 }
+static const prim_name prim_cs[0x1D] = {
+    [CLRSIG_ET_VOID] = P("void"), [CLRSIG_ET_BOOLEAN] = P("bool"), [CLRSIG_ET_CHAR] = P("char"),
+    [CLRSIG_ET_I1] = P("sbyte"), [CLRSIG_ET_U1] = P("byte"), [CLRSIG_ET_I2] = P("short"),
+    [CLRSIG_ET_U2] = P("ushort"), [CLRSIG_ET_I4] = P("int"), [CLRSIG_ET_U4] = P("uint"),
+    [CLRSIG_ET_I8] = P("long"), [CLRSIG_ET_U8] = P("ulong"), [CLRSIG_ET_R4] = P("float"),
+    [CLRSIG_ET_R8] = P("double"), [CLRSIG_ET_I] = P("nint"), [CLRSIG_ET_U] = P("nuint"),
+    [CLRSIG_ET_STRING] = P("string"), [CLRSIG_ET_OBJECT] = P("object"),
+    [CLRSIG_ET_TYPEDBYREF] = P("TypedReference"),
+};
+static const prim_name prim_il[0x1D] = {
+    [CLRSIG_ET_VOID] = P("void"), [CLRSIG_ET_BOOLEAN] = P("bool"), [CLRSIG_ET_CHAR] = P("char"),
+    [CLRSIG_ET_I1] = P("int8"), [CLRSIG_ET_U1] = P("uint8"), [CLRSIG_ET_I2] = P("int16"),
+    [CLRSIG_ET_U2] = P("uint16"), [CLRSIG_ET_I4] = P("int32"), [CLRSIG_ET_U4] = P("uint32"),
+    [CLRSIG_ET_I8] = P("int64"), [CLRSIG_ET_U8] = P("uint64"), [CLRSIG_ET_R4] = P("float32"),
+    [CLRSIG_ET_R8] = P("float64"), [CLRSIG_ET_I] = P("native int"), [CLRSIG_ET_U] = P("native uint"),
+    [CLRSIG_ET_STRING] = P("string"), [CLRSIG_ET_OBJECT] = P("object"),
+    [CLRSIG_ET_TYPEDBYREF] = P("typedref"),
+};
+#undef P
+
+static const prim_name *primitive(uint8_t k, int cs)
 {
-    switch (k) {
-    case CLRSIG_ET_VOID: return "void";
-    case CLRSIG_ET_BOOLEAN: return "bool";
-    case CLRSIG_ET_CHAR: return "char";
-    case CLRSIG_ET_I1: return cs ? "sbyte" : "int8";
-    case CLRSIG_ET_U1: return cs ? "byte" : "uint8";
-    case CLRSIG_ET_I2: return cs ? "short" : "int16";
-    case CLRSIG_ET_U2: return cs ? "ushort" : "uint16";
-    case CLRSIG_ET_I4: return cs ? "int" : "int32";
-    case CLRSIG_ET_U4: return cs ? "uint" : "uint32";
-    case CLRSIG_ET_I8: return cs ? "long" : "int64";
-    case CLRSIG_ET_U8: return cs ? "ulong" : "uint64";
-    case CLRSIG_ET_R4: return cs ? "float" : "float32";
-    case CLRSIG_ET_R8: return cs ? "double" : "float64";
-    case CLRSIG_ET_I: return cs ? "nint" : "native int";
-    case CLRSIG_ET_U: return cs ? "nuint" : "native uint";
-    case CLRSIG_ET_STRING: return "string";
-    case CLRSIG_ET_OBJECT: return "object";
-    case CLRSIG_ET_TYPEDBYREF: return cs ? "TypedReference" : "typedref";
-    default: return NULL;
-    }
+    if (k >= 0x1D)
+        return NULL;
+    const prim_name *p = cs ? &prim_cs[k] : &prim_il[k];
+    return p->text ? p : NULL;
 }
 
 /* Writes a metadata name; C# style drops a trailing `N generic arity. */
@@ -183,13 +222,13 @@ static int fmt_typedef_name(fmt *f, uint32_t token)
         lookup(f, chain[i], &enclosing);
         if (i == n - 1) {
             if (!csharp(f) && f->scope[0] && (chain[i] >> 24) == 0x01) {
-                put(f, "[");
+                PUT(f, "[");
                 put(f, f->scope);
-                put(f, "]");
+                PUT(f, "]");
             }
             if (f->ns[0] && !(csharp(f) && f->short_names)) {
                 put(f, f->ns);
-                put(f, ".");
+                PUT(f, ".");
             }
         } else {
             put(f, csharp(f) ? "." : "/");
@@ -201,7 +240,9 @@ static int fmt_typedef_name(fmt *f, uint32_t token)
 
 static void put_token_placeholder(fmt *f, uint32_t token)
 {
-    putf_hex(f, "<", token, 8, ">");
+    PUT(f, "<0x");
+    put_hex(f, token, 8);
+    PUT(f, ">");
 }
 
 /* Expands a TypeSpec through the resolver, guarding against cycles. */
@@ -245,7 +286,7 @@ static void fmt_token(fmt *f, uint32_t token, const char *keyword)
     }
     if (keyword && !csharp(f)) {
         put(f, keyword);
-        put(f, " ");
+        PUT(f, " ");
     }
     if (!fmt_typedef_name(f, token))
         put_token_placeholder(f, token);
@@ -300,19 +341,19 @@ static int dim_blank(const fmt *f, const clrsig_type *t, uint32_t i)
 static void fmt_array_shape(fmt *f, const clrsig_type *t)
 {
     uint32_t rank = t->u.array.rank;
-    put(f, "[");
+    PUT(f, "[");
     if (rank == 1 && dim_blank(f, t, 0)) {
         put(f, csharp(f) ? "*" : "...");
     } else {
         for (uint32_t i = 0; i < rank; i++) {
             if (i)
-                put(f, ",");
+                PUT(f, ",");
             if (dim_blank(f, t, i))
                 continue;
             if (i < t->u.array.nlobounds) {
                 int64_t lo = t->u.array.lobounds[i];
                 put_s(f, lo);
-                put(f, "...");
+                PUT(f, "...");
                 if (i < t->u.array.nsizes)
                     put_s(f, lo + (int64_t)t->u.array.sizes[i] - 1);
             } else {
@@ -320,7 +361,7 @@ static void fmt_array_shape(fmt *f, const clrsig_type *t)
             }
         }
     }
-    put(f, "]");
+    PUT(f, "]");
 }
 
 static void fmt_method(fmt *f, const clrsig_method *m, const clrsig_method_names *names);
@@ -333,22 +374,22 @@ static void fmt_fnptr_csharp(fmt *f, const clrsig_method *m)
         [CLRSIG_CC_UNMANAGED] = " unmanaged", [CLRSIG_CC_VARARG] = " vararg",
         [CLRSIG_CC_NATIVEVARARG] = " unmanaged vararg",
     };
-    put(f, "delegate*");
+    PUT(f, "delegate*");
     if (m->callconv & CLRSIG_CC_HASTHIS)
-        put(f, " instance");
+        PUT(f, " instance");
     if (m->callconv & CLRSIG_CC_EXPLICITTHIS)
-        put(f, " explicit");
+        PUT(f, " explicit");
     if (cc[m->callconv & CLRSIG_CC_MASK])
         put(f, cc[m->callconv & CLRSIG_CC_MASK]);
-    put(f, "<");
+    PUT(f, "<");
     for (uint32_t i = 0; i < m->param_count; i++) {
         if (i == m->sentinel)
-            put(f, "..., ");
+            PUT(f, "..., ");
         fmt_type(f, m->params[i]);
-        put(f, ", ");
+        PUT(f, ", ");
     }
     fmt_type(f, m->ret);
-    put(f, ">");
+    PUT(f, ">");
 }
 
 static void fmt_type(fmt *f, const clrsig_type *t)
@@ -362,9 +403,9 @@ static void fmt_type(fmt *f, const clrsig_type *t)
         f->depth--;
         return;
     }
-    const char *p = primitive(t->kind, csharp(f));
+    const prim_name *p = primitive(t->kind, csharp(f));
     if (p) {
-        put(f, p);
+        put_n(f, p->text, p->len);
         f->depth--;
         return;
     }
@@ -384,20 +425,20 @@ static void fmt_type(fmt *f, const clrsig_type *t)
         break;
     case CLRSIG_ET_PTR:
         fmt_type(f, t->u.elem);
-        put(f, "*");
+        PUT(f, "*");
         break;
     case CLRSIG_ET_BYREF:
         if (csharp(f)) {
-            put(f, "ref ");
+            PUT(f, "ref ");
             fmt_type(f, t->u.elem);
         } else {
             fmt_type(f, t->u.elem);
-            put(f, "&");
+            PUT(f, "&");
         }
         break;
     case CLRSIG_ET_SZARRAY:
         fmt_type(f, t->u.elem);
-        put(f, "[]");
+        PUT(f, "[]");
         break;
     case CLRSIG_ET_ARRAY:
         fmt_type(f, t->u.array.elem);
@@ -405,19 +446,19 @@ static void fmt_type(fmt *f, const clrsig_type *t)
         break;
     case CLRSIG_ET_GENERICINST:
         fmt_type(f, t->u.inst.generic);
-        put(f, "<");
+        PUT(f, "<");
         for (uint32_t i = 0; i < t->u.inst.argc; i++) {
             if (i)
-                put(f, ", ");
+                PUT(f, ", ");
             fmt_type(f, t->u.inst.args[i]);
         }
-        put(f, ">");
+        PUT(f, ">");
         break;
     case CLRSIG_ET_FNPTR:
         if (csharp(f)) {
             fmt_fnptr_csharp(f, t->u.fnptr);
         } else {
-            put(f, "method ");
+            PUT(f, "method ");
             fmt_method(f, t->u.fnptr, &(clrsig_method_names){ .name = "*" });
         }
         break;
@@ -425,14 +466,14 @@ static void fmt_type(fmt *f, const clrsig_type *t)
     case CLRSIG_ET_CMOD_OPT:
         if (csharp(f) && t->required && t->u.mod.elem->kind == CLRSIG_ET_BYREF &&
             token_is(f, t->u.mod.token, "System.Runtime.InteropServices", "InAttribute")) {
-            put(f, "in ");
+            PUT(f, "in ");
             fmt_type(f, t->u.mod.elem->u.elem);
             break;
         }
         fmt_type(f, t->u.mod.elem);
         put(f, t->required ? " modreq(" : " modopt(");
         fmt_token(f, t->u.mod.token, NULL);
-        put(f, ")");
+        PUT(f, ")");
         break;
     case CLRSIG_ET_CMOD_INTERNAL:
         fmt_type(f, t->u.mod.elem);
@@ -450,7 +491,7 @@ static void fmt_type(fmt *f, const clrsig_type *t)
         break;
     case CLRSIG_ET_PINNED:
         fmt_type(f, t->u.elem);
-        put(f, " pinned");
+        PUT(f, " pinned");
         break;
     default:
         set_fatal(f, CLRSIG_E_BAD_ELEMENT);
@@ -472,15 +513,15 @@ static void fmt_param(fmt *f, const clrsig_type *t, const clrsig_method_names *n
         }
     } else {
         if (flags & CLRSIG_PARAM_IN)
-            put(f, "[in]");
+            PUT(f, "[in]");
         if (flags & CLRSIG_PARAM_OUT)
-            put(f, "[out]");
+            PUT(f, "[out]");
         if (flags & (CLRSIG_PARAM_IN | CLRSIG_PARAM_OUT))
-            put(f, " ");
+            PUT(f, " ");
         fmt_type(f, t);
     }
     if (names && names->param_names && names->param_names[i] && names->param_names[i][0]) {
-        put(f, " ");
+        PUT(f, " ");
         put(f, names->param_names[i]);
     }
 }
@@ -497,9 +538,9 @@ static void fmt_method(fmt *f, const clrsig_method *m, const clrsig_method_names
             [CLRSIG_CC_VARARG] = "vararg ", [CLRSIG_CC_NATIVEVARARG] = "unmanaged vararg ",
         };
         if (m->callconv & CLRSIG_CC_EXPLICITTHIS)
-            put(f, "explicit ");
+            PUT(f, "explicit ");
         if (!(m->callconv & CLRSIG_CC_HASTHIS))
-            put(f, "static ");
+            PUT(f, "static ");
         if (!property && words[cc])
             put(f, words[cc]);
     } else {
@@ -510,14 +551,14 @@ static void fmt_method(fmt *f, const clrsig_method *m, const clrsig_method_names
             [CLRSIG_CC_VARARG] = "vararg ", [CLRSIG_CC_NATIVEVARARG] = "native vararg ",
         };
         if (m->callconv & CLRSIG_CC_HASTHIS)
-            put(f, "instance ");
+            PUT(f, "instance ");
         if (m->callconv & CLRSIG_CC_EXPLICITTHIS)
-            put(f, "explicit ");
+            PUT(f, "explicit ");
         if (!property && words[cc])
             put(f, words[cc]);
     }
     fmt_type(f, m->ret);
-    put(f, " ");
+    PUT(f, " ");
     if (names && names->name) {
         if (names->owner && names->owner[0]) {
             put(f, names->owner);
@@ -526,36 +567,36 @@ static void fmt_method(fmt *f, const clrsig_method *m, const clrsig_method_names
         put(f, names->name);
     }
     if (m->generic_count) {
-        put(f, "<");
+        PUT(f, "<");
         if (names && names->generic_names) {
             for (uint32_t i = 0; i < m->generic_count; i++) {
                 if (i)
-                    put(f, ", ");
+                    PUT(f, ", ");
                 put(f, names->generic_names[i] ? names->generic_names[i] : "?");
             }
         } else if (csharp(f)) {
             for (uint32_t i = 0; i < m->generic_count; i++) {
                 if (i)
-                    put(f, ", ");
-                put(f, "!!");
+                    PUT(f, ", ");
+                PUT(f, "!!");
                 put_u(f, i);
             }
         } else {
-            put(f, "[");
+            PUT(f, "[");
             put_u(f, m->generic_count);
-            put(f, "]");
+            PUT(f, "]");
         }
-        put(f, ">");
+        PUT(f, ">");
     }
-    put(f, "(");
+    PUT(f, "(");
     for (uint32_t i = 0; i < m->param_count; i++) {
         if (i)
-            put(f, ", ");
+            PUT(f, ", ");
         if (i == m->sentinel)
-            put(f, "..., ");
+            PUT(f, "..., ");
         fmt_param(f, m->params[i], names, i);
     }
-    put(f, ")");
+    PUT(f, ")");
 }
 
 static void fmt_list(fmt *f, const char *open, const char *close, uint32_t n,
@@ -564,7 +605,7 @@ static void fmt_list(fmt *f, const char *open, const char *close, uint32_t n,
     put(f, open);
     for (uint32_t i = 0; i < n; i++) {
         if (i)
-            put(f, ", ");
+            PUT(f, ", ");
         fmt_type(f, list[i]);
     }
     put(f, close);

@@ -4,6 +4,9 @@
 
 #include "clrsig/clrsig.h"
 
+/* Every arena allocation is aligned for pointers and 64-bit integers. */
+#define SIG_ARENA_ALIGN 8
+
 /* Aligned allocation from the caller's arena; NULL when it does not fit. */
 void *sig_arena_alloc(clrsig_arena *a, size_t size);
 
