@@ -18,6 +18,17 @@ ctest_in() { (cd "$1" && ctest --output-on-failure "${@:2}"); }
 step "build (gcc)" cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 step "compile (gcc)" cmake --build build -j2
 step "tests" ctest_in build
+# Every distinct signature blob of the installed shared framework, decoded by
+# System.Reflection.Metadata (tests/oracle) and by libclrsig: both styles must agree.
+oracle_all() {
+  dotnet build tests/oracle -c Release -o build/oracle -v quiet -nologo >/dev/null &&
+  rm -rf build/oracle-all && mkdir -p build/oracle-all &&
+  dotnet build/oracle/oracle.dll blobs --framework --source "shared framework" -o build/oracle-all/framework.txt &&
+  build/tests/test_sigblobs build/oracle-all > build/oracle-all/log.txt 2>&1; local rc=$?
+  grep -E "FAILED|ERROR" build/oracle-all/log.txt | head -40; tail -2 build/oracle-all/log.txt
+  return $rc
+}
+step "oracle: all framework blobs agree with SRM" oracle_all
 step "build (asan+ubsan)" cmake -S . -B build-asan -DCLRTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 step "compile (asan+ubsan)" cmake --build build-asan -j2
 step "unit tests (asan+ubsan)" ctest_in build-asan -L unit
