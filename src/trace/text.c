@@ -1,0 +1,42 @@
+/* A bounded text buffer that keeps counting past its end. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clrtrace/value.h"
+
+void ct_text_init(ct_text *t, char *buf, size_t cap)
+{
+    t->p = buf;
+    t->cap = buf ? cap : 0;
+    t->len = 0;
+    if (t->cap)
+        buf[0] = '\0';
+}
+
+void ct_text_putn(ct_text *t, const char *s, size_t n)
+{
+    if (t->cap && t->len < t->cap - 1) {
+        size_t room = t->cap - 1 - t->len;
+        size_t k = n < room ? n : room;
+        memcpy(t->p + t->len, s, k);
+        t->p[t->len + k] = '\0';
+    }
+    t->len += n;
+}
+
+void ct_text_put(ct_text *t, const char *s)
+{
+    ct_text_putn(t, s, strlen(s));
+}
+
+void ct_text_printf(ct_text *t, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        ct_text_putn(t, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}

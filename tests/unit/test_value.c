@@ -1,0 +1,288 @@
+/* Value capture and text. Objects are laid out in memory the way CoreCLR lays
+ * them out on 64-bit (method table pointer, then the fields); expected text is
+ * what C# itself prints (doubles and decimals checked against dotnet:
+ * ToString(CultureInfo.InvariantCulture)), or the forms docs/tracer.md gives. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "clrtrace/value.h"
+
+static const ct_layout layout = { 8, 12, 8, 16 };
+static const ct_limits limits = { 5, 3 };
+
+static uint64_t fake_class_of(void *ctx, uint64_t obj)
+{
+    (void)ctx;
+    return obj ? 0x1234 : 0;
+}
+
+static int fake_name_of(void *ctx, uint64_t cls, char *out, size_t cap)
+{
+    (void)ctx;
+    if (cls != 0x1234)
+        return 1;
+    snprintf(out, cap, "Demo.Shapes");
+    return 0;
+}
+
+static const char *roundtrip(const ct_plan *p, const void *src, char *text, size_t cap)
+{
+    uint8_t raw[1024];
+    size_t n = ct_capture(p, src, &layout, &limits, fake_class_of, NULL, raw, sizeof raw);
+    assert_true(n > 0 || p->kind == CT_V_VOID);
+    ct_text t;
+    ct_text_init(&t, text, cap);
+    assert_int_equal(ct_format_value(p, raw, n, fake_name_of, NULL, &t), n);
+    return text;
+}
+
+static const ct_plan p_i4 = { .kind = CT_V_I4, .size = 4, .type_name = "int" };
+static const ct_plan p_u8 = { .kind = CT_V_U8, .size = 8, .type_name = "ulong" };
+static const ct_plan p_i1 = { .kind = CT_V_I1, .size = 1, .type_name = "sbyte" };
+static const ct_plan p_r8 = { .kind = CT_V_R8, .size = 8, .type_name = "double" };
+static const ct_plan p_r4 = { .kind = CT_V_R4, .size = 4, .type_name = "float" };
+static const ct_plan p_bool = { .kind = CT_V_BOOL, .size = 1, .type_name = "bool" };
+static const ct_plan p_char = { .kind = CT_V_CHAR, .size = 2, .type_name = "char" };
+static const ct_plan p_str = { .kind = CT_V_STRING, .size = 8, .type_name = "string" };
+static const ct_plan p_obj = { .kind = CT_V_OBJECT, .size = 8, .type_name = "object" };
+static const ct_plan p_dec = { .kind = CT_V_DECIMAL, .size = 16, .type_name = "decimal" };
+
+static void test_primitives(void **state)
+{
+    (void)state;
+    char t[256];
+    int32_t i = -123;
+    assert_string_equal(roundtrip(&p_i4, &i, t, sizeof t), "-123");
+    uint64_t u = 18446744073709551615ull;
+    assert_string_equal(roundtrip(&p_u8, &u, t, sizeof t), "18446744073709551615");
+    int8_t b = -128;
+    assert_string_equal(roundtrip(&p_i1, &b, t, sizeof t), "-128");
+    uint8_t yes = 1, no = 0;
+    assert_string_equal(roundtrip(&p_bool, &yes, t, sizeof t), "true");
+    assert_string_equal(roundtrip(&p_bool, &no, t, sizeof t), "false");
+    uint16_t c = 'x', nl = '\n', q = '\'', e = 0xE9;
+    assert_string_equal(roundtrip(&p_char, &c, t, sizeof t), "'x'");
+    assert_string_equal(roundtrip(&p_char, &nl, t, sizeof t), "'\\n'");
+    assert_string_equal(roundtrip(&p_char, &q, t, sizeof t), "'\\''");
+    assert_string_equal(roundtrip(&p_char, &e, t, sizeof t), "'\xC3\xA9'");
+}
+
+/* Expected strings: dotnet 10, double.ToString(CultureInfo.InvariantCulture). */
+static void test_doubles_like_dotnet(void **state)
+{
+    (void)state;
+    static const struct { double v; const char *want; } cases[] = {
+        { 0, "0" }, { 1, "1" }, { -1, "-1" }, { 1.5, "1.5" }, { 0.1, "0.1" },
+        { 0.0001, "0.0001" }, { 0.00001, "1E-05" }, { 0.000012345, "1.2345E-05" },
+        { 1e14, "100000000000000" }, { 1e15, "1000000000000000" },
+        { 1e16, "10000000000000000" }, { 1e17, "1E+17" },
+        { 123456789012345.0, "123456789012345" }, { 1234567890123456.0, "1234567890123456" },
+        { 12345678901234567890.0, "1.2345678901234567E+19" },
+        { 1e300, "1E+300" }, { 1e-300, "1E-300" }, { 1.0 / 3, "0.3333333333333333" },
+        { 2.5e-7, "2.5E-07" }, { 5e-324, "5E-324" }, { 1.7976931348623157e308, "1.7976931348623157E+308" },
+        { 1e-4 * 1.5, "0.00015000000000000001" }, { -0.0, "-0" },
+    };
+    char t[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ct_format_double(cases[i].v, t, sizeof t);
+        assert_string_equal(t, cases[i].want);
+    }
+    ct_format_double(__builtin_nan(""), t, sizeof t);
+    assert_string_equal(t, "NaN");
+    ct_format_double(-__builtin_inf(), t, sizeof t);
+    assert_string_equal(t, "-Infinity");
+    double k = 1.5;
+    assert_string_equal(roundtrip(&p_r8, &k, t, sizeof t), "1.5");
+}
+
+/* Expected strings: dotnet 10, float.ToString(CultureInfo.InvariantCulture). */
+static void test_floats_like_dotnet(void **state)
+{
+    (void)state;
+    static const struct { float v; const char *want; } cases[] = {
+        { 1.5f, "1.5" }, { 0.1f, "0.1" }, { -4.3f, "-4.3" }, { 1e10f, "1E+10" },
+        { 1e7f, "10000000" }, { 1e8f, "100000000" }, { 1e9f, "1E+09" }, { 123456789.0f, "123456790" },
+        { 3.4028235e38f, "3.4028235E+38" }, { 1.0f / 3, "0.33333334" }, { 1e-5f, "1E-05" },
+        { 1e-4f, "0.0001" },
+    };
+    char t[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ct_format_float(cases[i].v, t, sizeof t);
+        assert_string_equal(t, cases[i].want);
+    }
+    float f = -4.3f;
+    assert_string_equal(roundtrip(&p_r4, &f, t, sizeof t), "-4.3");
+}
+
+/* Expected strings: dotnet 10, decimal.ToString(CultureInfo.InvariantCulture). */
+static void test_decimal(void **state)
+{
+    (void)state;
+    char t[64];
+    struct { uint32_t flags, hi; uint64_t lo; } d = { 1u << 16, 0, 15 };
+    assert_string_equal(roundtrip(&p_dec, &d, t, sizeof t), "1.5");
+    d.flags = 0x80000000u | 4u << 16;
+    d.lo = 1234500;
+    assert_string_equal(roundtrip(&p_dec, &d, t, sizeof t), "-123.4500");
+    /* decimal.MaxValue = 79228162514264337593543950335 */
+    d.flags = 0;
+    d.hi = 0xFFFFFFFF;
+    d.lo = ~0ull;
+    assert_string_equal(roundtrip(&p_dec, &d, t, sizeof t), "79228162514264337593543950335");
+    d.flags = 3u << 16;
+    d.hi = 0;
+    d.lo = 5;
+    assert_string_equal(roundtrip(&p_dec, &d, t, sizeof t), "0.005");
+}
+
+/* A System.String as CoreCLR lays it out: method table, int length, chars. */
+typedef struct fake_string {
+    uint64_t mt;
+    int32_t length;
+    uint16_t chars[32];
+} fake_string;
+
+static void test_strings(void **state)
+{
+    (void)state;
+    char t[256];
+    fake_string s = { 0, 3, { 'r', 'u', 'n' } };
+    uint64_t ref = (uint64_t)(uintptr_t)&s;
+    assert_string_equal(roundtrip(&p_str, &ref, t, sizeof t), "\"run\"");
+    fake_string q = { 0, 4, { 'a', '"', '\\', '\n' } };
+    ref = (uint64_t)(uintptr_t)&q;
+    assert_string_equal(roundtrip(&p_str, &ref, t, sizeof t), "\"a\\\"\\\\\\n\"");
+    /* Longer than the limit (5 chars): cut with the full length shown. */
+    fake_string l = { 0, 12, { 'H', 'e', 'l', 'l', 'o', ',', ' ', 't', 'e', 's', 't', '!' } };
+    ref = (uint64_t)(uintptr_t)&l;
+    assert_string_equal(roundtrip(&p_str, &ref, t, sizeof t), "\"Hello\"...(12 chars)");
+    /* A surrogate pair (U+1F600) and a lone surrogate. */
+    fake_string e = { 0, 3, { 0xD83D, 0xDE00, 0xD800 } };
+    ref = (uint64_t)(uintptr_t)&e;
+    assert_string_equal(roundtrip(&p_str, &ref, t, sizeof t), "\"\xF0\x9F\x98\x80\\uD800\"");
+    ref = 0;
+    assert_string_equal(roundtrip(&p_str, &ref, t, sizeof t), "null");
+}
+
+static void test_objects_and_arrays(void **state)
+{
+    (void)state;
+    char t[256];
+    uint64_t obj[2] = { 0, 0 };
+    uint64_t ref = (uint64_t)(uintptr_t)obj;
+    char want[64];
+    snprintf(want, sizeof want, "Demo.Shapes@0x%llx", (unsigned long long)ref);
+    assert_string_equal(roundtrip(&p_obj, &ref, t, sizeof t), want);
+
+    struct { uint64_t mt; uint32_t len, pad; int32_t items[5]; } arr = { 0, 5, 0, { 1, 2, 3, 4, 5 } };
+    static const ct_plan p_arr = { .kind = CT_V_ARRAY, .size = 8, .type_name = "int[]", .elem = &p_i4 };
+    ref = (uint64_t)(uintptr_t)&arr;
+    assert_string_equal(roundtrip(&p_arr, &ref, t, sizeof t), "int[5] {1, 2, 3, ...}");
+    arr.len = 0;
+    assert_string_equal(roundtrip(&p_arr, &ref, t, sizeof t), "int[0] {}");
+    /* string[] with two strings */
+    fake_string a = { 0, 1, { 'a' } }, b = { 0, 1, { 'b' } };
+    struct { uint64_t mt; uint32_t len, pad; uint64_t items[2]; } sa =
+        { 0, 2, 0, { (uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&b } };
+    static const ct_plan p_sarr = { .kind = CT_V_ARRAY, .size = 8, .type_name = "string[]", .elem = &p_str };
+    ref = (uint64_t)(uintptr_t)&sa;
+    assert_string_equal(roundtrip(&p_sarr, &ref, t, sizeof t), "string[2] {\"a\", \"b\"}");
+    ref = 0;
+    assert_string_equal(roundtrip(&p_sarr, &ref, t, sizeof t), "null");
+}
+
+static void test_structs_enums_nullable(void **state)
+{
+    (void)state;
+    char t[256];
+    static const ct_field pf[] = { { "X", 0, &p_r8 }, { "Y", 8, &p_r8 } };
+    static const ct_plan p_point = { .kind = CT_V_STRUCT, .size = 16, .type_name = "Point",
+                                     .count = 2, .fields = pf };
+    double pt[2] = { 1, 2 };
+    assert_string_equal(roundtrip(&p_point, pt, t, sizeof t), "{X=1, Y=2}");
+
+    static const ct_field lf[] = { { "A", 0, &p_point }, { "B", 16, &p_point } };
+    static const ct_plan p_line = { .kind = CT_V_STRUCT, .size = 32, .type_name = "Line",
+                                    .count = 2, .fields = lf };
+    double line[4] = { 1.5, 3, -0.25, 1e20 };
+    assert_string_equal(roundtrip(&p_line, line, t, sizeof t), "{A={X=1.5, Y=3}, B={X=-0.25, Y=1E+20}}");
+
+    static const ct_enum_item mi[] = { { "Fast", 0 }, { "Safe", 1 } };
+    static const ct_plan p_mode = { .kind = CT_V_ENUM, .size = 4, .type_name = "Mode",
+                                    .underlying = CT_V_I4, .count = 2, .items = mi };
+    int32_t m = 1;
+    assert_string_equal(roundtrip(&p_mode, &m, t, sizeof t), "Safe");
+    m = -7;
+    assert_string_equal(roundtrip(&p_mode, &m, t, sizeof t), "-7");
+
+    static const ct_enum_item fi[] = { { "None", 0 }, { "Read", 1 }, { "Write", 2 }, { "Exec", 4 } };
+    static const ct_plan p_flags = { .kind = CT_V_ENUM, .size = 1, .type_name = "Access", .is_flags = 1,
+                                     .underlying = CT_V_U1, .count = 4, .items = fi };
+    uint8_t fl = 3;
+    assert_string_equal(roundtrip(&p_flags, &fl, t, sizeof t), "Read | Write");
+    fl = 0;
+    assert_string_equal(roundtrip(&p_flags, &fl, t, sizeof t), "None");
+    fl = 9;
+    assert_string_equal(roundtrip(&p_flags, &fl, t, sizeof t), "9");
+
+    static const ct_plan p_nint = { .kind = CT_V_NULLABLE, .size = 8, .type_name = "int?",
+                                    .elem = &p_i4, .value_offset = 4 };
+    struct { uint8_t has, pad[3]; int32_t v; } ni = { 1, { 0 }, 42 };
+    assert_string_equal(roundtrip(&p_nint, &ni, t, sizeof t), "42");
+    ni.has = 0;
+    assert_string_equal(roundtrip(&p_nint, &ni, t, sizeof t), "null");
+
+    static const ct_plan p_ref = { .kind = CT_V_BYREF, .size = 8, .type_name = "ref int", .elem = &p_i4 };
+    int32_t target = 5;
+    uint64_t addr = (uint64_t)(uintptr_t)&target;
+    char want[64];
+    snprintf(want, sizeof want, "0x%llx -> 5", (unsigned long long)addr);
+    assert_string_equal(roundtrip(&p_ref, &addr, t, sizeof t), want);
+}
+
+static void test_damaged_and_small_buffers(void **state)
+{
+    (void)state;
+    uint8_t raw[64];
+    fake_string s = { 0, 3, { 'r', 'u', 'n' } };
+    uint64_t ref = (uint64_t)(uintptr_t)&s;
+    size_t n = ct_capture(&p_str, &ref, &layout, &limits, NULL, NULL, raw, sizeof raw);
+    assert_int_equal(n, 8 + 4 + 4 + 6);
+    /* Too small an output for the capture: 0, nothing claimed. */
+    assert_int_equal(ct_capture(&p_str, &ref, &layout, &limits, NULL, NULL, raw, 10), 0);
+    /* Every truncation of the raw record is reported as damaged, never read past. */
+    char t[128];
+    for (size_t cut = 0; cut < n; cut++) {
+        ct_text tx;
+        ct_text_init(&tx, t, sizeof t);
+        assert_int_equal(ct_format_value(&p_str, raw, cut, NULL, NULL, &tx), 0);
+        assert_string_equal(t, "<damaged>");
+    }
+    /* Text that does not fit is cut, never overflowed. */
+    char small[4];
+    ct_text tx;
+    ct_text_init(&tx, small, sizeof small);
+    assert_int_equal(ct_format_value(&p_str, raw, n, NULL, NULL, &tx), n);
+    assert_string_equal(small, "\"ru");
+    assert_int_equal(tx.len, 5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_primitives),
+        cmocka_unit_test(test_doubles_like_dotnet),
+        cmocka_unit_test(test_floats_like_dotnet),
+        cmocka_unit_test(test_decimal),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_objects_and_arrays),
+        cmocka_unit_test(test_structs_enums_nullable),
+        cmocka_unit_test(test_damaged_and_small_buffers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
