@@ -1,0 +1,404 @@
+/*
+ * libclrtrace.so: the COM side of the profiler.
+ *
+ * The runtime (CORECLR_ENABLE_PROFILING=1, CORECLR_PROFILER=<our CLSID>,
+ * CORECLR_PROFILER_PATH=<this file>) dlopens us, calls DllGetClassObject for
+ * an IClassFactory, asks it for an ICorProfilerCallback2 and then QIs that
+ * object for newer callback interfaces (eetoprofinterfaceimpl.cpp,
+ * CoCreateProfiler/CreateProfiler). We answer up to ICorProfilerCallback3.
+ * There is one callback object per process; it is static and never freed.
+ *
+ * Initialize picks the newest ICorProfilerInfo the runtime offers, sets the
+ * event mask, the FunctionIDMapper2 (registry.c) and the slow-path ELT hooks
+ * (hooks.c). Every callback we do not use returns S_OK.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "corprof_decls.h"
+#include "hooks.h"
+#include "out.h"
+#include "registry.h"
+#include "state.h"
+#include "utf16.h"
+
+/* Our CLSID, {8B4B2E65-C262-4FCC-BAE6-2A302612F038}: pass it in
+ * CORECLR_PROFILER (with the braces). Fixed forever; documented in
+ * docs/tracer.md. */
+static const CLSID CLSID_clrtrace = {
+    0x8B4B2E65, 0xC262, 0x4FCC, {0xBA, 0xE6, 0x2A, 0x30, 0x26, 0x12, 0xF0, 0x38}};
+
+ct_state g_ct;
+
+static int guid_eq(const GUID *a, const GUID *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* -------------------------------------------------- the callback object */
+
+static atomic_uint g_callback_refs;
+
+#define CB_SELF ICorProfilerCallback3 *self
+#define STUB0(name)                                                                      \
+    static HRESULT cb_##name(CB_SELF)                                                    \
+    {                                                                                    \
+        (void)self;                                                                      \
+        return S_OK;                                                                     \
+    }
+#define STUB(name, ...)                                                                  \
+    static HRESULT cb_##name(CB_SELF, __VA_ARGS__)                                       \
+    {                                                                                    \
+        (void)self;                                                                      \
+        return S_OK;                                                                     \
+    }
+
+static HRESULT cb_QueryInterface(CB_SELF, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    if (guid_eq(riid, &IID_IUnknown) || guid_eq(riid, &IID_ICorProfilerCallback) ||
+        guid_eq(riid, &IID_ICorProfilerCallback2) || guid_eq(riid, &IID_ICorProfilerCallback3)) {
+        *ppv = self;
+        atomic_fetch_add(&g_callback_refs, 1);
+        return S_OK;
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG cb_AddRef(CB_SELF)
+{
+    (void)self;
+    return atomic_fetch_add(&g_callback_refs, 1) + 1;
+}
+
+static ULONG cb_Release(CB_SELF)
+{
+    (void)self;
+    /* Static object: the count is kept for COM's sake, nothing is freed. */
+    unsigned prev = atomic_load(&g_callback_refs);
+    while (prev && !atomic_compare_exchange_weak(&g_callback_refs, &prev, prev - 1))
+        ;
+    return prev ? prev - 1 : 0;
+}
+
+/* Newest first: Initialize keeps the first the runtime gives us. */
+static const struct {
+    const IID *iid;
+    int version;
+} k_info_versions[] = {
+    {&IID_ICorProfilerInfo15, 15}, {&IID_ICorProfilerInfo14, 14}, {&IID_ICorProfilerInfo13, 13},
+    {&IID_ICorProfilerInfo12, 12}, {&IID_ICorProfilerInfo11, 11}, {&IID_ICorProfilerInfo10, 10},
+    {&IID_ICorProfilerInfo9, 9},   {&IID_ICorProfilerInfo8, 8},   {&IID_ICorProfilerInfo7, 7},
+    {&IID_ICorProfilerInfo6, 6},   {&IID_ICorProfilerInfo5, 5},   {&IID_ICorProfilerInfo4, 4},
+    {&IID_ICorProfilerInfo3, 3},
+};
+
+/* The runtime version, e.g. "10.0.12", for the trace header. */
+static void runtime_version(char *out, size_t cap)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+    int type = 0;
+    WCHAR w[64];
+    ULONG len = 0;
+    snprintf(out, cap, "unknown");
+    if (FAILED(info->lpVtbl->GetRuntimeInformation(info, &instance, &type, &major, &minor, &build,
+                                                   &qfe, 64, &len, w)))
+        return;
+    snprintf(out, cap, "%s %u.%u.%u", type == COR_PRF_CORE_CLR ? "CoreCLR" : "CLR", major, minor,
+             build);
+}
+
+/* Reports a setup failure on stderr (one line) and gives the Info back. */
+static HRESULT give_up(const char *what, HRESULT hr)
+{
+    fprintf(stderr, "clrtrace: %s failed (HRESULT 0x%08X); the program runs untraced\n", what,
+            (unsigned)hr);
+    if (g_ct.info) {
+        g_ct.info->lpVtbl->Release(g_ct.info);
+        g_ct.info = NULL;
+    }
+    return hr;
+}
+
+static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
+{
+    (void)self;
+    ct_config_from_env(&g_ct.cfg);
+
+    char why[256];
+    if (ct_out_open(g_ct.cfg.output_path, why, sizeof why) != 0) {
+        fprintf(stderr, "clrtrace: cannot write the trace to CLRTRACE_OUTPUT=%s (%s); the program "
+                        "runs untraced\n",
+                g_ct.cfg.output_path, why);
+        /* Declining to load: the runtime goes on without a profiler. */
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+
+    for (size_t i = 0; i < sizeof k_info_versions / sizeof *k_info_versions; i++) {
+        void *p = NULL;
+        if (SUCCEEDED(unk->lpVtbl->QueryInterface(unk, k_info_versions[i].iid, &p)) && p) {
+            g_ct.info = p;
+            g_ct.info_version = k_info_versions[i].version;
+            break;
+        }
+    }
+    if (!g_ct.info)
+        return give_up("QueryInterface for ICorProfilerInfo3 or newer", E_NOINTERFACE);
+
+    ICorProfilerInfo *info = g_ct.info;
+    DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_ENABLE_FUNCTION_ARGS |
+                 COR_PRF_ENABLE_FUNCTION_RETVAL | COR_PRF_ENABLE_FRAME_INFO |
+                 COR_PRF_MONITOR_EXCEPTIONS;
+    if (!g_ct.cfg.allow_inlining)
+        mask |= COR_PRF_DISABLE_INLINING;
+    HRESULT hr = info->lpVtbl->SetEventMask(info, mask);
+    if (FAILED(hr))
+        return give_up("SetEventMask", hr);
+    hr = info->lpVtbl->SetFunctionIDMapper2(info, ct_function_mapper, NULL);
+    if (FAILED(hr))
+        return give_up("SetFunctionIDMapper2", hr);
+    hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_enter_hook, ct_leave_hook,
+                                                           ct_tailcall_hook);
+    if (FAILED(hr))
+        return give_up("SetEnterLeaveFunctionHooks3WithInfo", hr);
+
+    char version[64];
+    runtime_version(version, sizeof version);
+    ct_out_printf("# clrtrace: pid %d, %s, ICorProfilerInfo%d, filter: %s, inlining %s\n",
+                  (int)getpid(), version, g_ct.info_version,
+                  g_ct.cfg.trace_all ? "everything" : "my code",
+                  g_ct.cfg.allow_inlining ? "allowed" : "disabled");
+    ct_out_printf("#     TID DEP CALL\n");
+    return S_OK;
+}
+
+static HRESULT cb_Shutdown(CB_SELF)
+{
+    (void)self;
+    unsigned long mapped = 0, hooked = 0;
+    ct_registry_counts(&mapped, &hooked);
+    ct_out_printf("# clrtrace: shutdown, %lu functions JIT-compiled, %lu traced\n", mapped, hooked);
+    /* Hooks may still run after this (late threads, finalizers); their
+     * lines go to the same stream, flushed again at process exit. */
+    ct_out_flush();
+    return S_OK;
+}
+
+static HRESULT cb_ExceptionUnwindFunctionEnter(CB_SELF, FunctionID id)
+{
+    (void)self;
+    ct_unwind_function_enter(id);
+    return S_OK;
+}
+
+static HRESULT cb_ExceptionUnwindFunctionLeave(CB_SELF)
+{
+    (void)self;
+    ct_unwind_function_leave();
+    return S_OK;
+}
+
+STUB(AppDomainCreationStarted, AppDomainID id)
+STUB(AppDomainCreationFinished, AppDomainID id, HRESULT hr)
+STUB(AppDomainShutdownStarted, AppDomainID id)
+STUB(AppDomainShutdownFinished, AppDomainID id, HRESULT hr)
+STUB(AssemblyLoadStarted, AssemblyID id)
+STUB(AssemblyLoadFinished, AssemblyID id, HRESULT hr)
+STUB(AssemblyUnloadStarted, AssemblyID id)
+STUB(AssemblyUnloadFinished, AssemblyID id, HRESULT hr)
+STUB(ModuleLoadStarted, ModuleID id)
+STUB(ModuleLoadFinished, ModuleID id, HRESULT hr)
+STUB(ModuleUnloadStarted, ModuleID id)
+STUB(ModuleUnloadFinished, ModuleID id, HRESULT hr)
+STUB(ModuleAttachedToAssembly, ModuleID m, AssemblyID a)
+STUB(ClassLoadStarted, ClassID id)
+STUB(ClassLoadFinished, ClassID id, HRESULT hr)
+STUB(ClassUnloadStarted, ClassID id)
+STUB(ClassUnloadFinished, ClassID id, HRESULT hr)
+STUB(FunctionUnloadStarted, FunctionID id)
+STUB(JITCompilationStarted, FunctionID id, BOOL safe)
+STUB(JITCompilationFinished, FunctionID id, HRESULT hr, BOOL safe)
+STUB(JITCachedFunctionSearchStarted, FunctionID id, BOOL *use)
+STUB(JITCachedFunctionSearchFinished, FunctionID id, int result)
+STUB(JITFunctionPitched, FunctionID id)
+STUB(JITInlining, FunctionID caller, FunctionID callee, BOOL *inl)
+STUB(ThreadCreated, ThreadID id)
+STUB(ThreadDestroyed, ThreadID id)
+STUB(ThreadAssignedToOSThread, ThreadID id, DWORD os)
+STUB0(RemotingClientInvocationStarted)
+STUB(RemotingClientSendingMessage, GUID *cookie, BOOL async)
+STUB(RemotingClientReceivingReply, GUID *cookie, BOOL async)
+STUB0(RemotingClientInvocationFinished)
+STUB(RemotingServerReceivingMessage, GUID *cookie, BOOL async)
+STUB0(RemotingServerInvocationStarted)
+STUB0(RemotingServerInvocationReturned)
+STUB(RemotingServerSendingReply, GUID *cookie, BOOL async)
+STUB(UnmanagedToManagedTransition, FunctionID id, int reason)
+STUB(ManagedToUnmanagedTransition, FunctionID id, int reason)
+STUB(RuntimeSuspendStarted, int reason)
+STUB0(RuntimeSuspendFinished)
+STUB0(RuntimeSuspendAborted)
+STUB0(RuntimeResumeStarted)
+STUB0(RuntimeResumeFinished)
+STUB(RuntimeThreadSuspended, ThreadID id)
+STUB(RuntimeThreadResumed, ThreadID id)
+STUB(MovedReferences, ULONG n, ObjectID oldStart[], ObjectID newStart[], ULONG len[])
+STUB(ObjectAllocated, ObjectID obj, ClassID cls)
+STUB(ObjectsAllocatedByClass, ULONG n, ClassID cls[], ULONG counts[])
+STUB(ObjectReferences, ObjectID obj, ClassID cls, ULONG n, ObjectID refs[])
+STUB(RootReferences, ULONG n, ObjectID refs[])
+STUB(ExceptionThrown, ObjectID thrown)
+STUB(ExceptionSearchFunctionEnter, FunctionID id)
+STUB0(ExceptionSearchFunctionLeave)
+STUB(ExceptionSearchFilterEnter, FunctionID id)
+STUB0(ExceptionSearchFilterLeave)
+STUB(ExceptionSearchCatcherFound, FunctionID id)
+STUB(ExceptionOSHandlerEnter, UINT_PTR unused)
+STUB(ExceptionOSHandlerLeave, UINT_PTR unused)
+STUB(ExceptionUnwindFinallyEnter, FunctionID id)
+STUB0(ExceptionUnwindFinallyLeave)
+STUB(ExceptionCatcherEnter, FunctionID id, ObjectID obj)
+STUB0(ExceptionCatcherLeave)
+STUB(COMClassicVTableCreated, ClassID cls, REFGUID iid, void *vtbl, ULONG slots)
+STUB(COMClassicVTableDestroyed, ClassID cls, REFGUID iid, void *vtbl)
+STUB0(ExceptionCLRCatcherFound)
+STUB0(ExceptionCLRCatcherExecute)
+STUB(ThreadNameChanged, ThreadID id, ULONG cch, WCHAR name[])
+STUB(GarbageCollectionStarted, int gens, BOOL collected[], int reason)
+STUB(SurvivingReferences, ULONG n, ObjectID start[], ULONG len[])
+STUB0(GarbageCollectionFinished)
+STUB(FinalizeableObjectQueued, DWORD flags, ObjectID obj)
+STUB(RootReferences2, ULONG n, ObjectID refs[], int kinds[], int flags[], UINT_PTR ids[])
+STUB(HandleCreated, GCHandleID h, ObjectID obj)
+STUB(HandleDestroyed, GCHandleID h)
+STUB(InitializeForAttach, IUnknown *info, void *data, UINT cb)
+STUB0(ProfilerAttachComplete)
+STUB0(ProfilerDetachSucceeded)
+
+#define SLOT(name) .name = cb_##name
+static const ICorProfilerCallback3Vtbl k_callback_vtbl = {
+    SLOT(QueryInterface), SLOT(AddRef), SLOT(Release),
+    SLOT(Initialize), SLOT(Shutdown),
+    SLOT(AppDomainCreationStarted), SLOT(AppDomainCreationFinished),
+    SLOT(AppDomainShutdownStarted), SLOT(AppDomainShutdownFinished),
+    SLOT(AssemblyLoadStarted), SLOT(AssemblyLoadFinished),
+    SLOT(AssemblyUnloadStarted), SLOT(AssemblyUnloadFinished),
+    SLOT(ModuleLoadStarted), SLOT(ModuleLoadFinished),
+    SLOT(ModuleUnloadStarted), SLOT(ModuleUnloadFinished), SLOT(ModuleAttachedToAssembly),
+    SLOT(ClassLoadStarted), SLOT(ClassLoadFinished),
+    SLOT(ClassUnloadStarted), SLOT(ClassUnloadFinished),
+    SLOT(FunctionUnloadStarted), SLOT(JITCompilationStarted), SLOT(JITCompilationFinished),
+    SLOT(JITCachedFunctionSearchStarted), SLOT(JITCachedFunctionSearchFinished),
+    SLOT(JITFunctionPitched), SLOT(JITInlining),
+    SLOT(ThreadCreated), SLOT(ThreadDestroyed), SLOT(ThreadAssignedToOSThread),
+    SLOT(RemotingClientInvocationStarted), SLOT(RemotingClientSendingMessage),
+    SLOT(RemotingClientReceivingReply), SLOT(RemotingClientInvocationFinished),
+    SLOT(RemotingServerReceivingMessage), SLOT(RemotingServerInvocationStarted),
+    SLOT(RemotingServerInvocationReturned), SLOT(RemotingServerSendingReply),
+    SLOT(UnmanagedToManagedTransition), SLOT(ManagedToUnmanagedTransition),
+    SLOT(RuntimeSuspendStarted), SLOT(RuntimeSuspendFinished), SLOT(RuntimeSuspendAborted),
+    SLOT(RuntimeResumeStarted), SLOT(RuntimeResumeFinished),
+    SLOT(RuntimeThreadSuspended), SLOT(RuntimeThreadResumed),
+    SLOT(MovedReferences), SLOT(ObjectAllocated), SLOT(ObjectsAllocatedByClass),
+    SLOT(ObjectReferences), SLOT(RootReferences),
+    SLOT(ExceptionThrown), SLOT(ExceptionSearchFunctionEnter), SLOT(ExceptionSearchFunctionLeave),
+    SLOT(ExceptionSearchFilterEnter), SLOT(ExceptionSearchFilterLeave),
+    SLOT(ExceptionSearchCatcherFound), SLOT(ExceptionOSHandlerEnter), SLOT(ExceptionOSHandlerLeave),
+    SLOT(ExceptionUnwindFunctionEnter), SLOT(ExceptionUnwindFunctionLeave),
+    SLOT(ExceptionUnwindFinallyEnter), SLOT(ExceptionUnwindFinallyLeave),
+    SLOT(ExceptionCatcherEnter), SLOT(ExceptionCatcherLeave),
+    SLOT(COMClassicVTableCreated), SLOT(COMClassicVTableDestroyed),
+    SLOT(ExceptionCLRCatcherFound), SLOT(ExceptionCLRCatcherExecute),
+    SLOT(ThreadNameChanged), SLOT(GarbageCollectionStarted), SLOT(SurvivingReferences),
+    SLOT(GarbageCollectionFinished), SLOT(FinalizeableObjectQueued), SLOT(RootReferences2),
+    SLOT(HandleCreated), SLOT(HandleDestroyed),
+    SLOT(InitializeForAttach), SLOT(ProfilerAttachComplete), SLOT(ProfilerDetachSucceeded),
+};
+#undef SLOT
+
+/* A designated initializer that forgets a slot leaves a NULL the runtime
+ * would call; check the whole table once before handing it out. */
+static int callback_vtbl_complete(void)
+{
+    void *slots[sizeof k_callback_vtbl / sizeof(void *)];
+    memcpy(slots, &k_callback_vtbl, sizeof slots);
+    for (size_t i = 0; i < sizeof slots / sizeof *slots; i++)
+        if (!slots[i])
+            return 0;
+    return 1;
+}
+
+static ICorProfilerCallback3 g_callback = {&k_callback_vtbl};
+
+/* ------------------------------------------------------- class factory */
+
+static HRESULT cf_QueryInterface(IClassFactory *self, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    if (guid_eq(riid, &IID_IUnknown) || guid_eq(riid, &IID_IClassFactory)) {
+        *ppv = self;
+        return S_OK;
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG cf_AddRef(IClassFactory *self)
+{
+    (void)self;
+    return 2; /* static object */
+}
+
+static ULONG cf_Release(IClassFactory *self)
+{
+    (void)self;
+    return 1;
+}
+
+static HRESULT cf_CreateInstance(IClassFactory *self, IUnknown *outer, REFIID riid, void **ppv)
+{
+    (void)self;
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (outer)
+        return CLASS_E_NOAGGREGATION;
+    return g_callback.lpVtbl->QueryInterface(&g_callback, riid, ppv);
+}
+
+static HRESULT cf_LockServer(IClassFactory *self, BOOL lock)
+{
+    (void)self;
+    (void)lock;
+    return S_OK;
+}
+
+static const IClassFactoryVtbl k_factory_vtbl = {
+    cf_QueryInterface, cf_AddRef, cf_Release, cf_CreateInstance, cf_LockServer,
+};
+static IClassFactory g_factory = {&k_factory_vtbl};
+
+/* The one exported symbol. */
+__attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid,
+                                                                  void **ppv);
+
+HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!rclsid || !guid_eq(rclsid, &CLSID_clrtrace))
+        return CLASS_E_CLASSNOTAVAILABLE;
+    if (!callback_vtbl_complete()) {
+        fprintf(stderr, "clrtrace: internal error: incomplete callback table\n");
+        return E_FAIL;
+    }
+    return g_factory.lpVtbl->QueryInterface(&g_factory, riid, ppv);
+}

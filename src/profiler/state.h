@@ -1,0 +1,16 @@
+/* Process-wide profiler state, set up once in Initialize. */
+#ifndef CLRTRACE_STATE_H
+#define CLRTRACE_STATE_H
+
+#include "config.h"
+#include "corprof_decls.h"
+
+typedef struct ct_state {
+    ICorProfilerInfo *info; /* the newest ICorProfilerInfo the runtime gave us */
+    int info_version;       /* 3..15: which interface info really is */
+    ct_config cfg;
+} ct_state;
+
+extern ct_state g_ct;
+
+#endif

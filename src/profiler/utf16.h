@@ -1,0 +1,14 @@
+/* UTF-16 (the runtime's WCHAR strings) to UTF-8. */
+#ifndef CLRTRACE_UTF16_H
+#define CLRTRACE_UTF16_H
+
+#include <stddef.h>
+
+#include "corprof_decls.h"
+
+/* Converts in[0..n) (stopping early at a NUL) into out[0..cap), always
+ * NUL-terminated when cap > 0, never splitting a UTF-8 sequence. Unpaired
+ * surrogates become U+FFFD. Returns the bytes written, without the NUL. */
+size_t ct_utf16_to_utf8(const WCHAR *in, size_t n, char *out, size_t cap);
+
+#endif
