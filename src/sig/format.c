@@ -68,6 +68,27 @@ static void put_hex(fmt *f, uint64_t v, int width)
     put_n(f, tmp + 16 - n, (size_t)n);
 }
 
+/* The 8 hex digits of a token, two at a time. */
+static void put_hex32(fmt *f, uint32_t v)
+{
+    static const char pairs[] =
+        "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+        "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+        "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+        "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+        "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+        "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+        "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+        "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+    char tmp[8];
+    for (int i = 0; i < 4; i++) {
+        unsigned b = (v >> (24 - 8 * i)) & 0xFF;
+        tmp[2 * i] = pairs[2 * b];
+        tmp[2 * i + 1] = pairs[2 * b + 1];
+    }
+    put_n(f, tmp, 8);
+}
+
 static void putf_hex(fmt *f, const char *prefix, uint64_t v, int width, const char *suffix)
 {
     put(f, prefix);
@@ -241,7 +262,7 @@ static int fmt_typedef_name(fmt *f, uint32_t token)
 static void put_token_placeholder(fmt *f, uint32_t token)
 {
     PUT(f, "<0x");
-    put_hex(f, token, 8);
+    put_hex32(f, token);
     PUT(f, ">");
 }
 
