@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed SECONDS}
+harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace SECONDS}
 seconds=${2:-30}
 build=${CLRTRACE_FUZZ_BUILD:-$root/build-fuzz}
 CC=clang-14 cmake -S "$root" -B "$build" -DCLRTRACE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -13,7 +13,11 @@ cmake --build "$build" --target "$harness" -j2 >/dev/null
 corpus="$build/corpus-$harness"
 seeds="$build/seeds"
 mkdir -p "$corpus"
-python3 "$here/make_seeds.py" "$root/tests/sigblobs" "$seeds" >/dev/null
+if [ "$harness" = fuzz_trace ]; then
+  seeds="$here/seeds-trace"   # small binary traces written by tests/unit/test_event.c's writer
+else
+  python3 "$here/make_seeds.py" "$root/tests/sigblobs" "$seeds" >/dev/null
+fi
 cd "$here"
 "$build/fuzz/$harness" -max_total_time="$seconds" -print_final_stats=1 -max_len=4096 \
     -timeout=10 -rss_limit_mb=2048 "$corpus" "$seeds" 2>&1 | tee "$build/$harness.log" |

@@ -23,6 +23,10 @@ static const uint8_t *take(rd *r, size_t k)
 
 static uint64_t take_u(rd *r, size_t k)
 {
+    if (k > 8) {
+        r->bad = 1;
+        return 0;
+    }
     const uint8_t *p = take(r, k);
     uint64_t v = 0;
     if (p)
@@ -267,10 +271,26 @@ static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     ct_text_put(f->out, "}");
 }
 
+/* The size a fixed-size kind must have; 0 for kinds of any size. A plan
+ * read from a damaged file may say otherwise, and must not be trusted. */
+static uint32_t fixed_size(ct_vkind k)
+{
+    switch (k) {
+    case CT_V_BOOL: case CT_V_I1: case CT_V_U1: return 1;
+    case CT_V_CHAR: case CT_V_I2: case CT_V_U2: return 2;
+    case CT_V_I4: case CT_V_U4: case CT_V_R4: return 4;
+    case CT_V_I8: case CT_V_U8: case CT_V_R8: case CT_V_I: case CT_V_U: return 8;
+    case CT_V_DECIMAL: return 16;
+    default: return 0;
+    }
+}
+
 static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     ct_text *t = f->out;
-    if (depth > CT_MAX_VALUE_DEPTH) {
+    uint32_t want = fixed_size(p->kind);
+    if (depth > CT_MAX_VALUE_DEPTH || (want && p->size != want) ||
+        ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
         r->bad = 1;
         return;
     }

@@ -1,0 +1,177 @@
+/*
+ * The binary trace: what the profiler's writer thread stores and what
+ * `clrtrace replay/report/dump` read. The layout is specified in
+ * docs/trace-format.md; this header is its C interface.
+ *
+ * Writing appends records to a caller-owned byte buffer (no allocation).
+ * Reading walks a complete file image: every length and offset is checked,
+ * and a damaged file yields an error with its byte offset, never a crash.
+ */
+#ifndef CLRTRACE_EVENT_H
+#define CLRTRACE_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clrtrace/value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_TRACE_MAGIC "CLRTRACE"
+#define CT_TRACE_VERSION_MAJOR 1
+#define CT_TRACE_VERSION_MINOR 0
+
+/* Largest payload of one record; longer records are rejected by the reader. */
+#define CT_MAX_RECORD (16u * 1024 * 1024)
+/* Most parameters a FUNCTION record may describe (plus `this` and return). */
+#define CT_MAX_PARAMS 4096
+/* Most nodes in one serialized capture plan, and its nesting depth. */
+#define CT_MAX_PLAN_NODES 4096
+#define CT_MAX_PLAN_DEPTH (CT_MAX_VALUE_DEPTH + 2)
+/* Longest string (name, signature, command line) in a record. */
+#define CT_MAX_STRING 65536
+
+typedef enum ct_rec_type {
+    CT_REC_FUNCTION = 1, /* a function was mapped: names and capture plans */
+    CT_REC_THREAD = 2,   /* a thread got a name */
+    CT_REC_ENTER = 3,
+    CT_REC_LEAVE = 4,
+    CT_REC_TAILCALL = 5,
+    CT_REC_UNWIND = 6,   /* a frame left by an exception */
+    CT_REC_DROPPED = 7,  /* events lost on a thread (lossy mode) */
+    CT_REC_CLASS = 8,    /* a class id's display name */
+    CT_REC_END = 9,      /* the process ended; totals */
+    CT_REC_TYPE_COUNT
+} ct_rec_type;
+
+typedef enum ct_trace_status {
+    CT_TRACE_OK = 0,
+    CT_TRACE_E_MAGIC,      /* not a clrtrace file */
+    CT_TRACE_E_VERSION,    /* a major version this reader does not know */
+    CT_TRACE_E_TRUNCATED,  /* a record runs past the end of the file */
+    CT_TRACE_E_RECORD,     /* a record's contents do not parse */
+    CT_TRACE_E_LIMIT,      /* a count or length above its named limit */
+    CT_TRACE_E_NOMEM,      /* the caller's arena is exhausted */
+    CT_TRACE_E_SPACE,      /* the writer's buffer is too small */
+} ct_trace_status;
+
+const char *ct_trace_strerror(ct_trace_status st);
+
+/* ------------------------------------------------------------- the header */
+
+typedef struct ct_trace_header {
+    uint16_t major, minor;
+    uint32_t pid;
+    uint64_t start_unix_ns;   /* wall clock at start */
+    const char *cmdline;      /* points into the file image when read */
+    uint32_t cmdline_len;
+    const char *filter;       /* description of the filter in force */
+    uint32_t filter_len;
+} ct_trace_header;
+
+/* ----------------------------------------------------------- the records */
+
+typedef struct ct_fn_param {
+    const char *name;         /* "k", "this", or "" for the return value */
+    uint32_t name_len;
+    const ct_plan *plan;
+} ct_fn_param;
+
+typedef struct ct_rec {
+    ct_rec_type type;
+    uint64_t offset;          /* where the record starts in the file */
+    uint64_t time_ns;         /* since the trace started (events) */
+    uint64_t tid;             /* OS thread id (events, THREAD, DROPPED) */
+    uint64_t key;             /* FUNCTION/ENTER/LEAVE/TAILCALL/UNWIND: function key;
+                                 CLASS: class id */
+    /* FUNCTION */
+    const char *name;         /* "Demo.Shapes.Scale"; CLASS/THREAD: the name */
+    uint32_t name_len;
+    const char *sig;          /* C#-style signature text */
+    uint32_t sig_len;
+    uint32_t flags;           /* FUNCTION: CT_FN_* */
+    uint32_t nparams;         /* FUNCTION: parameters including `this` */
+    ct_fn_param *params;      /* FUNCTION: nparams entries */
+    ct_fn_param ret;          /* FUNCTION: the return plan (kind VOID for void) */
+    /* ENTER: the raw values, one per parameter; LEAVE: one (the return) */
+    uint32_t nvalues;
+    const uint8_t *values;    /* nvalues × (u32 length, bytes) */
+    size_t values_len;
+    /* DROPPED / END */
+    uint64_t count;
+} ct_rec;
+
+enum { CT_FN_HAS_THIS = 1, CT_FN_STATIC = 2 };
+
+/* Iterates a raw-values blob of an ENTER/LEAVE record: returns 1 and the next
+ * value's bytes, 0 at the end, -1 when damaged. *pos starts at 0. */
+int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t *len);
+
+/* ----------------------------------------------------------------- writing */
+
+typedef struct ct_wbuf {
+    uint8_t *p;
+    size_t cap, len;
+    int overflow;      /* set when something did not fit; nothing partial is kept */
+} ct_wbuf;
+
+void ct_wbuf_init(ct_wbuf *w, void *mem, size_t cap);
+
+/* Each writer appends one whole record or, when it does not fit, nothing
+ * (and returns CT_TRACE_E_SPACE). */
+ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint64_t start_unix_ns,
+                                const char *cmdline, const char *filter);
+ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
+                                  uint32_t flags, uint32_t nparams, const ct_fn_param *params,
+                                  const ct_plan *ret);
+ct_trace_status ct_write_thread(ct_wbuf *w, uint64_t tid, const char *name);
+ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
+ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
+ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events);
+
+/* Events are written in two steps so the hook can capture values straight
+ * into the buffer: begin reserves the header, each value is appended with
+ * ct_event_value (length-prefixed), and ct_event_end patches the lengths. */
+typedef struct ct_event_mark {
+    size_t start;
+    uint32_t nvalues;
+} ct_event_mark;
+
+ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, uint64_t tid,
+                               uint64_t key, ct_event_mark *m);
+/* Returns where `cap` bytes of value may be written; commit with the length
+ * actually used. NULL when the buffer is full. */
+uint8_t *ct_event_value_reserve(ct_wbuf *w, size_t cap);
+void ct_event_value_commit(ct_wbuf *w, ct_event_mark *m, size_t used);
+ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m);
+
+/* ----------------------------------------------------------------- reading */
+
+/* Memory for decoded plans and parameter arrays (caller-owned, reusable). */
+typedef struct ct_rarena {
+    uint8_t *base;
+    size_t cap, used;
+} ct_rarena;
+
+typedef struct ct_reader {
+    const uint8_t *data;
+    size_t len, pos;
+    ct_trace_header header;
+    ct_rarena *arena;         /* FUNCTION records' plans are allocated here */
+    ct_trace_status error;
+    uint64_t error_offset;
+} ct_reader;
+
+/* Reads the header. */
+ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct_rarena *arena);
+/* The next record: 1 and *rec, 0 at a clean end of file, -1 on error
+ * (r->error, r->error_offset). Plans of FUNCTION records stay valid as long as
+ * the arena is not reset; other pointers point into the file image. */
+int ct_reader_next(ct_reader *r, ct_rec *rec);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

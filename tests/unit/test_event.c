@@ -1,0 +1,221 @@
+/* The binary trace format: what is written reads back the same, and a damaged
+ * file is an error with an offset at every possible cut, never a crash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "clrtrace/event.h"
+
+static const ct_plan p_r8 = { .kind = CT_V_R8, .size = 8, .type_name = "double" };
+static const ct_plan p_i4 = { .kind = CT_V_I4, .size = 4, .type_name = "int" };
+static const ct_field pf[] = { { "X", 0, &p_r8 }, { "Y", 8, &p_r8 } };
+static const ct_plan p_point = { .kind = CT_V_STRUCT, .size = 16, .type_name = "Point", .count = 2, .fields = pf };
+static const ct_enum_item mi[] = { { "Fast", 0 }, { "Safe", 1 } };
+static const ct_plan p_mode = { .kind = CT_V_ENUM, .size = 4, .type_name = "Mode", .underlying = CT_V_I4,
+                                .count = 2, .items = mi };
+static const ct_plan p_arr = { .kind = CT_V_ARRAY, .size = 8, .type_name = "int[]", .elem = &p_i4 };
+
+static uint8_t file[8192];
+static size_t file_len;
+
+static void write_sample(void)
+{
+    ct_wbuf w;
+    ct_wbuf_init(&w, file, sizeof file);
+    assert_int_equal(ct_write_header(&w, 4242, 1763781255000000000ull, "dotnet Demo.dll", "my code"), CT_TRACE_OK);
+    ct_fn_param params[] = { { "p", 1, &p_point }, { "k", 1, &p_r8 }, { "m", 1, &p_mode }, { "xs", 2, &p_arr } };
+    assert_int_equal(ct_write_function(&w, 0x1000, "Demo.Shapes.Scale", "static Point Scale(Point p, double k)",
+                                       CT_FN_STATIC, 4, params, &p_point), CT_TRACE_OK);
+    assert_int_equal(ct_write_thread(&w, 77, "worker"), CT_TRACE_OK);
+    assert_int_equal(ct_write_class(&w, 0xABC, "Demo.Shapes"), CT_TRACE_OK);
+    ct_event_mark m;
+    assert_int_equal(ct_event_begin(&w, CT_REC_ENTER, 41000, 77, 0x1000, &m), CT_TRACE_OK);
+    double pt[2] = { 1, 2 }, k = 1.5;
+    uint8_t *v = ct_event_value_reserve(&w, 16);
+    memcpy(v, pt, 16);
+    ct_event_value_commit(&w, &m, 16);
+    v = ct_event_value_reserve(&w, 8);
+    memcpy(v, &k, 8);
+    ct_event_value_commit(&w, &m, 8);
+    assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_begin(&w, CT_REC_LEAVE, 41800, 77, 0x1000, &m), CT_TRACE_OK);
+    double r[2] = { 1.5, 3 };
+    v = ct_event_value_reserve(&w, 16);
+    memcpy(v, r, 16);
+    ct_event_value_commit(&w, &m, 16);
+    assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    assert_int_equal(ct_write_dropped(&w, 77, 5), CT_TRACE_OK);
+    assert_int_equal(ct_write_end(&w, 99000, 2), CT_TRACE_OK);
+    file_len = w.len;
+    /* CT_WRITE_SAMPLE=path saves this file (the seed of fuzz/fuzz_trace). */
+    const char *save = getenv("CT_WRITE_SAMPLE");
+    if (save) {
+        FILE *fp = fopen(save, "wb");
+        if (fp) {
+            fwrite(file, 1, file_len, fp);
+            fclose(fp);
+        }
+    }
+}
+
+static uint8_t arena_mem[1 << 16];
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    write_sample();
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    ct_reader r;
+    assert_int_equal(ct_reader_open(&r, file, file_len, &a), CT_TRACE_OK);
+    assert_int_equal(r.header.pid, 4242);
+    assert_memory_equal(r.header.cmdline, "dotnet Demo.dll", r.header.cmdline_len);
+    ct_rec rec;
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_FUNCTION);
+    assert_int_equal(rec.key, 0x1000);
+    assert_int_equal(rec.nparams, 4);
+    assert_memory_equal(rec.name, "Demo.Shapes.Scale", rec.name_len);
+    assert_string_equal(rec.params[0].plan->type_name, "Point");
+    assert_int_equal(rec.params[0].plan->count, 2);
+    assert_string_equal(rec.params[0].plan->fields[1].name, "Y");
+    assert_int_equal(rec.params[0].plan->fields[1].offset, 8);
+    assert_string_equal(rec.params[2].plan->items[1].name, "Safe");
+    assert_int_equal(rec.params[3].plan->elem->kind, CT_V_I4);
+    assert_int_equal(rec.ret.plan->kind, CT_V_STRUCT);
+    const ct_plan *point = rec.params[0].plan;
+
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_THREAD);
+    assert_int_equal(rec.tid, 77);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_CLASS);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_ENTER);
+    assert_int_equal(rec.time_ns, 41000);
+    assert_int_equal(rec.nvalues, 2);
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t vl;
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl), 1);
+    char text[128];
+    ct_text t;
+    ct_text_init(&t, text, sizeof text);
+    /* The plan read back formats the value read back. */
+    assert_int_equal(ct_format_value(point, v, vl, NULL, NULL, &t), 16);
+    assert_string_equal(text, "{X=1, Y=2}");
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl), 1);
+    assert_int_equal(vl, 8);
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl), 0);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_LEAVE);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_DROPPED);
+    assert_int_equal(rec.count, 5);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_END);
+    assert_int_equal(ct_reader_next(&r, &rec), 0);
+}
+
+/* Every cut of the file either reads cleanly up to a record boundary or
+ * reports an error at an offset inside the file. */
+static void test_truncation_everywhere(void **state)
+{
+    (void)state;
+    write_sample();
+    for (size_t cut = 0; cut < file_len; cut++) {
+        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+        ct_reader r;
+        if (ct_reader_open(&r, file, cut, &a) != CT_TRACE_OK) {
+            assert_true(r.error_offset <= cut);
+            continue;
+        }
+        ct_rec rec;
+        int st;
+        while ((st = ct_reader_next(&r, &rec)) == 1)
+            ;
+        if (st < 0)
+            assert_true(r.error_offset < cut);
+    }
+}
+
+static void test_corruption(void **state)
+{
+    (void)state;
+    write_sample();
+    /* Flip every byte in turn: never a crash, and errors carry offsets. */
+    for (size_t i = 0; i < file_len; i++) {
+        uint8_t saved = file[i];
+        file[i] ^= 0xFF;
+        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+        ct_reader r;
+        if (ct_reader_open(&r, file, file_len, &a) == CT_TRACE_OK) {
+            ct_rec rec;
+            while (ct_reader_next(&r, &rec) == 1)
+                ;
+            assert_true(r.error == CT_TRACE_OK || r.error_offset < file_len);
+        }
+        file[i] = saved;
+    }
+    static const uint8_t junk[] = "NOTATRACEFILE";
+    ct_reader r;
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    assert_int_equal(ct_reader_open(&r, junk, sizeof junk, &a), CT_TRACE_E_MAGIC);
+}
+
+static void test_writer_never_leaves_partial_records(void **state)
+{
+    (void)state;
+    write_sample();
+    size_t full = file_len;
+    static uint8_t small[8192];
+    /* With every buffer size, the writer keeps only whole records. */
+    for (size_t cap = 0; cap < full; cap += 3) {
+        ct_wbuf w;
+        ct_wbuf_init(&w, small, cap);
+        ct_fn_param params[] = { { "p", 1, &p_point } };
+        if (ct_write_header(&w, 1, 2, "x", "y") != CT_TRACE_OK) {
+            assert_int_equal(w.len, 0);
+            continue;
+        }
+        ct_write_function(&w, 1, "F", "void F(Point p)", 0, 1, params, NULL);
+        ct_write_end(&w, 3, 4);
+        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+        ct_reader r;
+        assert_int_equal(ct_reader_open(&r, small, w.len, &a), CT_TRACE_OK);
+        ct_rec rec;
+        int st;
+        while ((st = ct_reader_next(&r, &rec)) == 1)
+            ;
+        assert_int_equal(st, 0);
+    }
+}
+
+static void test_arena_exhaustion(void **state)
+{
+    (void)state;
+    write_sample();
+    static uint8_t tiny[64];
+    ct_rarena a = { tiny, sizeof tiny, 0 };
+    ct_reader r;
+    assert_int_equal(ct_reader_open(&r, file, file_len, &a), CT_TRACE_OK);
+    ct_rec rec;
+    assert_int_equal(ct_reader_next(&r, &rec), -1);
+    assert_int_equal(r.error, CT_TRACE_E_NOMEM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_truncation_everywhere),
+        cmocka_unit_test(test_corruption),
+        cmocka_unit_test(test_writer_never_leaves_partial_records),
+        cmocka_unit_test(test_arena_exhaustion),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
