@@ -5,6 +5,7 @@ need=()
 for pkg in cmake gcc clang-14 libcmocka-dev libxxhash-dev libclang-rt-14-dev python3; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
+command -v pkg-config >/dev/null || need+=(pkgconf)
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}"
   sudo=""
