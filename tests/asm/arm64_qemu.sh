@@ -1,0 +1,15 @@
+#!/bin/sh
+# Builds the stub harness for aarch64 with a cross compiler and runs it under
+# qemu user-mode emulation, so the arm64 stubs are exercised on an x86_64
+# machine. Needs Debian's gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and
+# qemu-user (tests/asm/CMakeLists.txt registers it only when they are there).
+#   usage: arm64_qemu.sh SOURCE_DIR OUTPUT_BINARY
+set -eu
+src=$1
+out=$2
+cc=${AARCH64_CC:-aarch64-linux-gnu-gcc}
+sysroot=${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
+"$cc" -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+  -I"$src/src/asm" "$src/tests/asm/test_stubs.c" "$src/tests/asm/clobber_arm64.S" \
+  "$src/src/asm/elt_arm64.S" -o "$out"
+exec qemu-aarch64 -L "$sysroot" "$out"
