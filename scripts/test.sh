@@ -32,6 +32,7 @@ step "oracle: all framework blobs agree with SRM" oracle_all
 for t in tests/e2e/run_*.sh; do
   step "e2e $(basename "$t" .sh)" bash "$t" build/src/profiler/libclrtrace.so
 done
+step "oracle: clrtrace sigs = System.Reflection.Metadata on the whole shared framework" bash tests/meta/oracle_sigs.sh build
 step "install: libraries used from an installed prefix" bash tests/install/run.sh build
 step "build (asan+ubsan)" cmake -S . -B build-asan -DCLRTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 step "compile (asan+ubsan)" cmake --build build-asan -j2

@@ -7,6 +7,7 @@
 
 int cmd_decode(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_sigs(int argc, char **argv);
 
 /* Parses hex text ("20 01 08", "200108", "0x20,0x01") into out; returns the
  * byte count, or -1 (with a message in err) on a bad digit or overflow. */

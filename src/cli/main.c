@@ -10,6 +10,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "run", cmd_run, "run a program under the tracer and print its calls" },
+    { "sigs", cmd_sigs, "print the signature of every method in an assembly" },
     { "decode", cmd_decode, "decode one signature blob given in hex" },
 };
 
