@@ -25,6 +25,7 @@ cmake -S "$root/examples/libclrsig" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$tmp/prefi
 cmake --build "$tmp/cm" >/dev/null
 check "find_package, static" "$("$tmp/cm/example")"
 check "find_package, shared" "$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/cm/example_shared")"
-ldd "$tmp/cm/example_shared" | grep -q "libclrsig.so.0" && echo "ok   shared example links libclrsig.so.0" ||
+deps=$(ldd "$tmp/cm/example_shared")   # not piped into grep -q: pipefail + SIGPIPE
+grep -q "libclrsig.so.0" <<<"$deps" && echo "ok   shared example links libclrsig.so.0" ||
   { echo "FAIL shared example does not link libclrsig.so"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ] && echo "install: all checks passed"
