@@ -23,6 +23,7 @@
  *   BYREF                             u64 address; if non-zero and the
  *                                     target is capturable: the target value
  *   OPAQUE                            plan->size bytes, shown as hex
+ *   ELIDED                            nothing (shown as {...})
  * Every read of the raw bytes is bounds-checked: a short or damaged record
  * formats as "<damaged>" rather than reading past the end.
  */
@@ -53,6 +54,8 @@ typedef enum ct_vkind {
     CT_V_STRUCT, CT_V_ENUM, CT_V_NULLABLE,
     CT_V_PTR, CT_V_BYREF,
     CT_V_OPAQUE,
+    CT_V_ELIDED,          /* not followed (past a depth limit): nothing is
+                             captured; shown as {...} */
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;

@@ -2,14 +2,34 @@
 #ifndef CLRTRACE_CONFIG_H
 #define CLRTRACE_CONFIG_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest accepted CLRTRACE_STRING_CHARS / CLRTRACE_ARRAY_ITEMS (the same
+ * bound `clrtrace run` puts on -s and --array-items). What really fits in one
+ * event is bounded by the per-thread capture buffer (hooks.c): a value that
+ * does not fit is captured again with smaller limits. */
+#define CT_MAX_STRING_CHARS_OPTION 1000000u
+#define CT_MAX_ARRAY_ITEMS_OPTION 1000000u
+/* Default nesting of struct fields followed (CLRTRACE_STRUCT_DEPTH); the
+ * largest accepted value is CT_MAX_VALUE_DEPTH (include/clrtrace/value.h). */
+#define CT_DEFAULT_STRUCT_DEPTH 4u
+
 typedef struct ct_config {
     const char *output_path; /* CLRTRACE_OUTPUT; NULL means stderr */
     int trace_all;           /* CLRTRACE_ALL=1: also framework code */
     int allow_inlining;      /* CLRTRACE_INLINING=1: let the JIT inline (inlinees get no hooks) */
-    int signatures;          /* CLRTRACE_SIGNATURES=0 turns signature decoding off */
+    int signatures;          /* CLRTRACE_SIGNATURES=0: bare names, no argument values */
+    int summary;             /* CLRTRACE_SUMMARY=0: no summary table at shutdown */
+    uint32_t string_chars;   /* CLRTRACE_STRING_CHARS */
+    uint32_t array_items;    /* CLRTRACE_ARRAY_ITEMS */
+    uint32_t struct_depth;   /* CLRTRACE_STRUCT_DEPTH */
 } ct_config;
 
-/* Fills c from the environment. Strings point into the environment. */
-void ct_config_from_env(ct_config *c);
+/* Fills c from the environment. Strings point into the environment.
+ * Returns 0, or -1 with one line of explanation in why (no newline) when a
+ * variable holds a value that is not allowed: the profiler then declines to
+ * load and the program runs untraced. */
+int ct_config_from_env(ct_config *c, char *why, size_t why_cap);
 
 #endif

@@ -51,8 +51,10 @@ typedef mdToken mdMethodDef;
 typedef mdToken mdParamDef;
 typedef mdToken mdTypeSpec;
 typedef mdToken mdGenericParam;
+typedef mdToken mdFieldDef;
 typedef void *HCORENUM; /* [cor] opaque enumerator handle */
 typedef const BYTE *PCCOR_SIGNATURE;
+typedef uint32_t CorElementType; /* [cor] an enum: ELEMENT_TYPE_* values, int-sized */
 
 /* [idl] "typedef UINT_PTR ...ID" */
 typedef UINT_PTR FunctionID;
@@ -113,6 +115,16 @@ typedef struct COR_PRF_FUNCTION_ARGUMENT_INFO {
     ULONG totalArgumentSize;
     COR_PRF_FUNCTION_ARGUMENT_RANGE ranges[];
 } COR_PRF_FUNCTION_ARGUMENT_INFO;
+
+/* [cor] COR_FIELD_OFFSET: what ICorProfilerInfo2::GetClassLayout fills in.
+ * ridOfField is the full FieldDef token despite its name ([ee]
+ * proftoeeinterfaceimpl.cpp stores pField->GetMemberDef()); ulOffset is from
+ * the start of the unboxed data for value types, from the object pointer
+ * (past the method table) for reference types. */
+typedef struct COR_FIELD_OFFSET {
+    mdFieldDef ridOfField;
+    ULONG ulOffset;
+} COR_FIELD_OFFSET;
 
 /* [idl] typedef union {FunctionID functionID; UINT_PTR clientID;} */
 typedef union FunctionIDOrClientID {
@@ -278,6 +290,27 @@ struct ICorProfilerCallback3 {
     const ICorProfilerCallback3Vtbl *lpVtbl;
 };
 
+/* ------------------------------------------- ICorProfilerModuleEnum */
+
+/* [idl] interface ICorProfilerModuleEnum : IUnknown { Skip, Reset, Clone,
+ * GetCount, Next }: what ICorProfilerInfo3::EnumModules hands out. The
+ * caller Releases it. */
+typedef struct ICorProfilerModuleEnum ICorProfilerModuleEnum;
+typedef struct ICorProfilerModuleEnumVtbl {
+    HRESULT (*QueryInterface)(ICorProfilerModuleEnum *self, REFIID riid, void **ppv); /* 0 */
+    ULONG (*AddRef)(ICorProfilerModuleEnum *self);                                     /* 1 */
+    ULONG (*Release)(ICorProfilerModuleEnum *self);                                    /* 2 */
+    void *Skip;                                                                         /* 3 */
+    void *Reset;                                                                        /* 4 */
+    void *Clone;                                                                        /* 5 */
+    HRESULT (*GetCount)(ICorProfilerModuleEnum *self, ULONG *pcelt);                   /* 6 */
+    HRESULT (*Next)(ICorProfilerModuleEnum *self, ULONG celt, ModuleID ids[],
+                    ULONG *pceltFetched);                                               /* 7 */
+} ICorProfilerModuleEnumVtbl;
+struct ICorProfilerModuleEnum {
+    const ICorProfilerModuleEnumVtbl *lpVtbl;
+};
+
 /* ------------------------------------------------ ICorProfilerInfo..15 */
 
 /* One table for ICorProfilerInfo (slots 3-35), Info2 (36-56), Info3 (57-70),
@@ -293,15 +326,17 @@ typedef struct ICorProfilerInfoVtbl {
     ULONG (*AddRef)(PI);                                                              /* 1 */
     ULONG (*Release)(PI);                                                             /* 2 */
     /* ICorProfilerInfo */
-    void *GetClassFromObject;                                                         /* 3 */
-    void *GetClassFromToken;                                                          /* 4 */
+    HRESULT (*GetClassFromObject)(PI, ObjectID objectId, ClassID *pClassId);          /* 3 */
+    HRESULT (*GetClassFromToken)(PI, ModuleID moduleId, mdTypeDef typeDef,
+                                 ClassID *pClassId);                                  /* 4 */
     void *GetCodeInfo;                                                                /* 5 */
     HRESULT (*GetEventMask)(PI, DWORD *pdwEvents);                                    /* 6 */
     void *GetFunctionFromIP;                                                          /* 7 */
     void *GetFunctionFromToken;                                                       /* 8 */
     void *GetHandleFromThread;                                                        /* 9 */
     void *GetObjectSize;                                                              /* 10 */
-    void *IsArrayClass;                                                               /* 11 */
+    HRESULT (*IsArrayClass)(PI, ClassID classId, CorElementType *pBaseElemType,
+                            ClassID *pBaseClassId, ULONG *pcRank);                    /* 11 */
     void *GetThreadInfo;                                                              /* 12 */
     void *GetCurrentThreadID;                                                         /* 13 */
     void *GetClassIDInfo;                                                             /* 14 */
@@ -314,7 +349,8 @@ typedef struct ICorProfilerInfoVtbl {
                                                IUnknown **ppImport, mdToken *pToken); /* 19 */
     HRESULT (*GetModuleInfo)(PI, ModuleID id, const BYTE **ppBaseLoadAddress, ULONG cchName,
                              ULONG *pcchName, WCHAR szName[], AssemblyID *pAssemblyId); /* 20 */
-    void *GetModuleMetaData;                                                          /* 21 */
+    HRESULT (*GetModuleMetaData)(PI, ModuleID moduleId, DWORD dwOpenFlags, REFIID riid,
+                                 IUnknown **ppOut);                                   /* 21 */
     void *GetILFunctionBody;                                                          /* 22 */
     void *GetILFunctionBodyAllocator;                                                 /* 23 */
     void *SetILFunctionBody;                                                          /* 24 */
@@ -332,12 +368,22 @@ typedef struct ICorProfilerInfoVtbl {
     /* ICorProfilerInfo2 */
     void *DoStackSnapshot;                                                            /* 36 */
     void *SetEnterLeaveFunctionHooks2;                                                /* 37 */
-    void *GetFunctionInfo2;                                                           /* 38 */
+    HRESULT (*GetFunctionInfo2)(PI, FunctionID funcId, COR_PRF_FRAME_INFO frameInfo,
+                                ClassID *pClassId, ModuleID *pModuleId, mdToken *pToken,
+                                ULONG32 cTypeArgs, ULONG32 *pcTypeArgs,
+                                ClassID typeArgs[]);                                  /* 38 */
     void *GetStringLayout;                                                            /* 39 */
-    void *GetClassLayout;                                                             /* 40 */
-    void *GetClassIDInfo2;                                                            /* 41 */
+    HRESULT (*GetClassLayout)(PI, ClassID classID, COR_FIELD_OFFSET rFieldOffset[],
+                              ULONG cFieldOffset, ULONG *pcFieldOffset,
+                              ULONG *pulClassSize);                                   /* 40 */
+    HRESULT (*GetClassIDInfo2)(PI, ClassID classId, ModuleID *pModuleId,
+                               mdTypeDef *pTypeDefToken, ClassID *pParentClassId,
+                               ULONG32 cNumTypeArgs, ULONG32 *pcNumTypeArgs,
+                               ClassID typeArgs[]);                                   /* 41 */
     void *GetCodeInfo2;                                                               /* 42 */
-    void *GetClassFromTokenAndTypeArgs;                                               /* 43 */
+    HRESULT (*GetClassFromTokenAndTypeArgs)(PI, ModuleID moduleID, mdTypeDef typeDef,
+                                            ULONG32 cTypeArgs, ClassID typeArgs[],
+                                            ClassID *pClassID);                       /* 43 */
     void *GetFunctionFromTokenAndTypeArgs;                                            /* 44 */
     void *EnumModuleFrozenObjects;                                                    /* 45 */
     void *GetArrayObjectInfo;                                                         /* 46 */
@@ -355,7 +401,7 @@ typedef struct ICorProfilerInfoVtbl {
     void *EnumJITedFunctions;                                                         /* 57 */
     void *RequestProfilerDetach;                                                      /* 58 */
     HRESULT (*SetFunctionIDMapper2)(PI, FunctionIDMapper2 *pFunc, void *clientData);  /* 59 */
-    void *GetStringLayout2;                                                           /* 60 */
+    HRESULT (*GetStringLayout2)(PI, ULONG *pStringLengthOffset, ULONG *pBufferOffset); /* 60 */
     void *SetEnterLeaveFunctionHooks3;                                                /* 61 */
     HRESULT (*SetEnterLeaveFunctionHooks3WithInfo)(PI, FunctionEnter3WithInfo *enter,
                                                    FunctionLeave3WithInfo *leave,
@@ -368,7 +414,7 @@ typedef struct ICorProfilerInfoVtbl {
                                      COR_PRF_FUNCTION_ARGUMENT_RANGE *pRetvalRange); /* 64 */
     HRESULT (*GetFunctionTailcall3Info)(PI, FunctionID id, COR_PRF_ELT_INFO eltInfo,
                                         COR_PRF_FRAME_INFO *pFrameInfo);              /* 65 */
-    void *EnumModules;                                                                /* 66 */
+    HRESULT (*EnumModules)(PI, ICorProfilerModuleEnum **ppEnum);                      /* 66 */
     HRESULT (*GetRuntimeInformation)(PI, USHORT *pClrInstanceId, int *pRuntimeType,
                                      USHORT *pMajor, USHORT *pMinor, USHORT *pBuild,
                                      USHORT *pQFE, ULONG cchVersion, ULONG *pcchVersion,
@@ -455,7 +501,8 @@ typedef struct IMetaDataImportVtbl {
     void *EnumTypeDefs;                                                               /* 6 */
     void *EnumInterfaceImpls;                                                         /* 7 */
     void *EnumTypeRefs;                                                               /* 8 */
-    void *FindTypeDefByName;                                                          /* 9 */
+    HRESULT (*FindTypeDefByName)(MI, const WCHAR *szTypeDef, mdToken tkEnclosingClass,
+                                 mdTypeDef *ptd);                                     /* 9 */
     HRESULT (*GetScopeProps)(MI, WCHAR *szName, ULONG cchName, ULONG *pchName,
                              GUID *pmvid);                                            /* 10 */
     void *GetModuleFromScope;                                                         /* 11 */
@@ -470,7 +517,8 @@ typedef struct IMetaDataImportVtbl {
     void *EnumMembersWithName;                                                        /* 17 */
     void *EnumMethods;                                                                /* 18 */
     void *EnumMethodsWithName;                                                        /* 19 */
-    void *EnumFields;                                                                 /* 20 */
+    HRESULT (*EnumFields)(MI, HCORENUM *phEnum, mdTypeDef cl, mdFieldDef rFields[],
+                          ULONG cMax, ULONG *pcTokens);                               /* 20 */
     void *EnumFieldsWithName;                                                         /* 21 */
     void *EnumParams;                                                                 /* 22 */
     void *EnumMemberRefs;                                                             /* 23 */
@@ -512,13 +560,18 @@ typedef struct IMetaDataImportVtbl {
     void *GetCustomAttributeProps;                                                    /* 54 */
     void *FindTypeRef;                                                                /* 55 */
     void *GetMemberProps;                                                             /* 56 */
-    void *GetFieldProps;                                                              /* 57 */
+    HRESULT (*GetFieldProps)(MI, mdFieldDef mb, mdTypeDef *pClass, WCHAR *szField,
+                             ULONG cchField, ULONG *pchField, DWORD *pdwAttr,
+                             PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob,
+                             DWORD *pdwCPlusTypeFlag, const void **ppValue,
+                             ULONG *pcchValue);                                       /* 57 */
     void *GetPropertyProps;                                                           /* 58 */
     HRESULT (*GetParamProps)(MI, mdParamDef tk, mdMethodDef *pmd, ULONG *pulSequence,
                              WCHAR *szName, ULONG cchName, ULONG *pchName,
                              DWORD *pdwAttr, DWORD *pdwCPlusTypeFlag,
                              const void **ppValue, ULONG *pcchValue);                 /* 59 */
-    void *GetCustomAttributeByName;                                                   /* 60 */
+    HRESULT (*GetCustomAttributeByName)(MI, mdToken tkObj, const WCHAR *szName,
+                                        const void **ppData, ULONG *pcbData);         /* 60 */
     void *IsValidToken;                                                               /* 61 */
     HRESULT (*GetNestedClassProps)(MI, mdTypeDef tdNested, mdTypeDef *ptdEnclosing);  /* 62 */
     void *GetNativeCallConvFromSig;                                                   /* 63 */
@@ -596,20 +649,34 @@ _Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, InitializeForAttach) == 80, "C
 _Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, ProfilerDetachSucceeded) == 82, "Callback3");
 _Static_assert(sizeof(ICorProfilerCallback3Vtbl) == 83 * sizeof(void *), "Callback3 size");
 
+_Static_assert(sizeof(COR_FIELD_OFFSET) == 8, "COR_FIELD_OFFSET layout");
+_Static_assert(CT_SLOT(ICorProfilerModuleEnumVtbl, GetCount) == 6, "ICorProfilerModuleEnum");
+_Static_assert(CT_SLOT(ICorProfilerModuleEnumVtbl, Next) == 7, "ICorProfilerModuleEnum");
+
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetClassFromObject) == 3, "Info");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetClassFromToken) == 4, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetEventMask) == 6, "Info");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, IsArrayClass) == 11, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionInfo) == 15, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetEventMask) == 16, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetTokenAndMetaDataFromFunction) == 19, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetModuleInfo) == 20, "Info");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetModuleMetaData) == 21, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetILToNativeMapping) == 35, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, DoStackSnapshot) == 36, "Info2");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionInfo2) == 38, "Info2");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetClassLayout) == 40, "Info2");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetClassIDInfo2) == 41, "Info2");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetClassFromTokenAndTypeArgs) == 43, "Info2");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetNotifiedExceptionClauseInfo) == 56, "Info2");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, EnumJITedFunctions) == 57, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetFunctionIDMapper2) == 59, "Info3");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetStringLayout2) == 60, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetEnterLeaveFunctionHooks3WithInfo) == 62, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionEnter3Info) == 63, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionLeave3Info) == 64, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionTailcall3Info) == 65, "Info3");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, EnumModules) == 66, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetRuntimeInformation) == 67, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetModuleInfo2) == 70, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetObjectSize2) == 80, "Info4");
@@ -619,13 +686,17 @@ _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetEnvironmentVariable) == 99, "Inf
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, EnumerateGCHeapObjects) == 114, "Info15");
 
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, CloseEnum) == 3, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, FindTypeDefByName) == 9, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetScopeProps) == 10, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeDefProps) == 12, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeRefProps) == 14, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumFields) == 20, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetMethodProps) == 30, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeSpecFromToken) == 44, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetParamForMethodIndex) == 52, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, GetFieldProps) == 57, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetParamProps) == 59, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, GetCustomAttributeByName) == 60, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetNestedClassProps) == 62, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, IsGlobal) == 64, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumGenericParams) == 65, "IMetaDataImport2");

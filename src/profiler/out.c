@@ -50,7 +50,12 @@ void ct_out_printf(const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    ct_out_write(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    if ((size_t)n >= sizeof line) {
+        /* Cut: keep the line a line. */
+        n = (int)sizeof line - 1;
+        line[n - 1] = '\n';
+    }
+    ct_out_write(line, (size_t)n);
 }
 
 void ct_out_flush(void)

@@ -12,9 +12,11 @@
  * event mask, the FunctionIDMapper2 (registry.c) and the slow-path ELT hooks
  * (hooks.c). Every callback we do not use returns S_OK.
  */
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -23,7 +25,11 @@
 #include "out.h"
 #include "registry.h"
 #include "state.h"
+#include "summary.h"
 #include "utf16.h"
+
+/* Longest command line shown in the trace header (longer ones end in "..."). */
+#define CMDLINE_MAX 512
 
 /* Our CLSID, {8B4B2E65-C262-4FCC-BAE6-2A302612F038}: pass it in
  * CORECLR_PROFILER (with the braces). Fixed forever; documented in
@@ -114,6 +120,27 @@ static void runtime_version(char *out, size_t cap)
              build);
 }
 
+/* The process's command line, arguments joined by spaces. */
+static void command_line(char *out, size_t cap)
+{
+    snprintf(out, cap, "?");
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[CMDLINE_MAX + 1];
+    ssize_t n = read(fd, buf, CMDLINE_MAX);
+    close(fd);
+    if (n <= 0)
+        return;
+    while (n > 0 && buf[n - 1] == '\0')
+        n--;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\0' || buf[i] == '\n')
+            buf[i] = ' ';
+    buf[n] = '\0';
+    snprintf(out, cap, "%s%s", buf, n == CMDLINE_MAX ? "..." : "");
+}
+
 /* Reports a setup failure on stderr (one line) and gives the Info back. */
 static HRESULT give_up(const char *what, HRESULT hr)
 {
@@ -129,9 +156,12 @@ static HRESULT give_up(const char *what, HRESULT hr)
 static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
 {
     (void)self;
-    ct_config_from_env(&g_ct.cfg);
-
     char why[256];
+    if (ct_config_from_env(&g_ct.cfg, why, sizeof why) != 0) {
+        fprintf(stderr, "clrtrace: %s; the program runs untraced\n", why);
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+
     if (ct_out_open(g_ct.cfg.output_path, why, sizeof why) != 0) {
         fprintf(stderr, "clrtrace: cannot write the trace to CLRTRACE_OUTPUT=%s (%s); the program "
                         "runs untraced\n",
@@ -152,6 +182,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         return give_up("QueryInterface for ICorProfilerInfo3 or newer", E_NOINTERFACE);
 
     ICorProfilerInfo *info = g_ct.info;
+    ct_hooks_init();
     DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_ENABLE_FUNCTION_ARGS |
                  COR_PRF_ENABLE_FUNCTION_RETVAL | COR_PRF_ENABLE_FRAME_INFO |
                  COR_PRF_MONITOR_EXCEPTIONS;
@@ -168,20 +199,32 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     if (FAILED(hr))
         return give_up("SetEnterLeaveFunctionHooks3WithInfo", hr);
 
-    char version[64];
+    char version[64], cmdline[CMDLINE_MAX + 4], when[32];
     runtime_version(version, sizeof version);
-    ct_out_printf("# clrtrace: pid %d, %s, ICorProfilerInfo%d, filter: %s, inlining %s\n",
-                  (int)getpid(), version, g_ct.info_version,
-                  g_ct.cfg.trace_all ? "everything" : "my code",
-                  g_ct.cfg.allow_inlining ? "allowed" : "disabled");
-    ct_out_printf("#     TID DEP CALL\n");
+    command_line(cmdline, sizeof cmdline);
+    time_t now = time(NULL);
+    struct tm utc;
+    if (gmtime_r(&now, &utc))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    else
+        snprintf(when, sizeof when, "?");
+    ct_out_printf("# clrtrace: %s, pid %d, %s, filter: %s\n", cmdline, (int)getpid(), when,
+                  g_ct.cfg.trace_all ? "everything" : "my code");
+    ct_out_printf("# %s, ICorProfilerInfo%d, inlining %s, strings %u chars, arrays %u items, "
+                  "structs %u levels\n",
+                  version, g_ct.info_version, g_ct.cfg.allow_inlining ? "allowed" : "disabled",
+                  g_ct.cfg.string_chars, g_ct.cfg.array_items, g_ct.cfg.struct_depth);
+    ct_out_printf("#  TIME(s)    TID   DURATION  CALL\n");
     return S_OK;
 }
 
 static HRESULT cb_Shutdown(CB_SELF)
 {
     (void)self;
-    unsigned long mapped = 0, hooked = 0;
+    unsigned long mapped = 0, hooked = 0, threads = 0, dropped = 0;
+    ct_hooks_flush(&threads, &dropped);
+    if (g_ct.cfg.summary)
+        ct_summary_write(threads, dropped);
     ct_registry_counts(&mapped, &hooked);
     ct_out_printf("# clrtrace: shutdown, %lu functions JIT-compiled, %lu traced\n", mapped, hooked);
     /* Hooks may still run after this (late threads, finalizers); their

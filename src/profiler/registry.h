@@ -1,22 +1,57 @@
 /* The function registry: one record per FunctionID, built by the runtime's
  * FunctionIDMapper2 callback the first time a function is JIT-compiled.
  *
- * All metadata work (names, signature text, the filter decision) happens
+ * All metadata work (names, capture plans, the filter decision) happens
  * here, once per function; the hooks only read the record, whose address is
  * the client id the runtime hands them. Records live until the process ends. */
 #ifndef CLRTRACE_REGISTRY_H
 #define CLRTRACE_REGISTRY_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 
+#include "clrtrace/value.h"
 #include "corprof_decls.h"
+
+/* One argument range as the runtime reports it (`this` first). */
+typedef struct ct_arg {
+    const char *label;    /* printed before the value: "int a=", "this=" */
+    const ct_plan *plan;  /* NULL: late (known at the first call, see ct_late) */
+} ct_arg;
+
+/* What late binding needs: generic code shared between instantiations
+ * (System.__Canon) whose class instantiation the runtime could not name at
+ * map time. The first call resolves the exact instantiation from the frame
+ * (GetFunctionInfo2) and plans the parameters typed by class type
+ * parameters; every later call reuses those plans. */
+typedef struct ct_late {
+    ModuleID module;
+    mdToken method;
+    const uint8_t *sig;   /* a permanent copy of the method signature */
+    uint32_t sig_len;
+} ct_late;
 
 typedef struct ct_function {
     FunctionID id;
     int hooked;                 /* passes the filter: the runtime calls our hooks */
     atomic_uint arginfo_size;   /* bytes GetFunctionEnter3Info needs; 0 until learned */
-    const char *name;           /* "Demo.Greeter.Counter.Bump"; "?" when unknown */
-    const char *signature;      /* "int Bump(int by)", or NULL when not decoded */
+    const char *name;           /* metadata name, "Demo.Box`1.Get"; "?" when unknown */
+    const char *display;        /* as printed, "Demo.Box<int>.Get" */
+
+    /* Values. With values == 0 the call is printed as display + "(...)". */
+    int values;
+    uint32_t nargs;             /* ranges expected, `this` included */
+    const ct_arg *args;
+    int has_ret;                /* not void */
+    const ct_plan *ret;         /* NULL with has_ret: late */
+    const char *ret_label;      /* "int " */
+
+    const ct_late *late;        /* NULL when every plan is known */
+    atomic_int late_state;      /* 0 unbound, 1 binding, 2 bound */
+    _Atomic(const ct_plan *const *) late_plans; /* nargs + 1 (return) once bound */
+
+    /* Summary counters (relaxed atomics: threads add, Shutdown reads). */
+    atomic_ullong calls, total_ns, self_ns;
 } ct_function;
 
 /* The FunctionIDMapper2 we register. Returns the record's address and sets
@@ -26,7 +61,11 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
 /* The record for id, or NULL when the mapper has not seen it. */
 const ct_function *ct_registry_find(FunctionID id);
 
-/* Counts for the closing summary. */
+/* Counts for the closing lines. */
 void ct_registry_counts(unsigned long *mapped, unsigned long *hooked);
+
+/* Calls fn for every record. Holds the registry lock: fn must not call back
+ * into the registry. */
+void ct_registry_each(void (*fn)(void *ctx, const ct_function *f), void *ctx);
 
 #endif

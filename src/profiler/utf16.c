@@ -43,3 +43,49 @@ size_t ct_utf16_to_utf8(const WCHAR *in, size_t n, char *out, size_t cap)
     out[o] = '\0';
     return o;
 }
+
+long ct_utf8_to_utf16(const char *in, WCHAR *out, size_t cap)
+{
+    const unsigned char *s = (const unsigned char *)in;
+    size_t o = 0;
+    while (*s) {
+        uint32_t c;
+        int extra;
+        if (*s < 0x80) {
+            c = *s;
+            extra = 0;
+        } else if ((*s & 0xE0) == 0xC0) {
+            c = *s & 0x1F;
+            extra = 1;
+        } else if ((*s & 0xF0) == 0xE0) {
+            c = *s & 0x0F;
+            extra = 2;
+        } else if ((*s & 0xF8) == 0xF0) {
+            c = *s & 0x07;
+            extra = 3;
+        } else {
+            return -1;
+        }
+        s++;
+        for (int i = 0; i < extra; i++, s++) {
+            if ((*s & 0xC0) != 0x80)
+                return -1;
+            c = c << 6 | (*s & 0x3F);
+        }
+        if (c >= 0x10000) {
+            if (o + 2 >= cap)
+                return -1;
+            c -= 0x10000;
+            out[o++] = (WCHAR)(0xD800 + (c >> 10));
+            out[o++] = (WCHAR)(0xDC00 + (c & 0x3FF));
+        } else {
+            if (o + 1 >= cap)
+                return -1;
+            out[o++] = (WCHAR)c;
+        }
+    }
+    if (o >= cap)
+        return -1;
+    out[o] = 0;
+    return (long)o;
+}

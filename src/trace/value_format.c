@@ -418,6 +418,9 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         }
         return;
     }
+    case CT_V_ELIDED:
+        ct_text_put(t, "{...}");
+        return;
     case CT_V_OPAQUE: {
         const uint8_t *b = take(r, p->size);
         if (!b)

@@ -9,7 +9,7 @@
 #   1. the traced run prints the same stdout and exits with the same code (3)
 #      as the untraced run, and writes nothing to stderr;
 #   2. the trace holds the calls expected from Program.cs, with their counts,
-#      argument ranges and return lengths, and its depth is balanced;
+#      decoded arguments and return values, and its blocks are balanced;
 #   3. the default filter keeps framework code out; CLRTRACE_ALL=1 lets it in;
 #   4. an unwritable CLRTRACE_OUTPUT gives exactly one stderr line and an
 #      untouched run.
@@ -95,31 +95,43 @@ same_as_plain traced
 # ------------------------------------------------------------- 2. the trace
 echo "== trace contents"
 # count|extended regex, one line of the trace each. Written from Program.cs:
-# Fib(5) makes 15 calls; Bump, TryDivide and Divide run twice; the second
-# Divide leaves by an exception. Ranges: int 4, double 8, references and
-# `this` 8. Signatures come from libclrsig in C# style.
+# Fib(5) makes 15 calls (Fib(1) five times and Fib(0) three times are
+# leaves, folded onto one line; Fib(2) three times, Fib(3) twice, Fib(4) and
+# Fib(5) have children and open blocks); Bump, TryDivide and Divide run
+# twice; the second Divide leaves by an exception. Values are shown as
+# `type name=value`, returns as `-> type value`, objects as Class@address.
+a='0x[0-9a-f]+'
 expect=(
-    '1|^ *[0-9]+ +0 > static int Demo\.Program\.Main\(string\[\] args\)  \[args 1: 8\]$'
-    '1|^ *[0-9]+ +1   > static int Demo\.MathOps\.Add\(int a, int b\)  \[args 2: 4 4\]$'
-    '1|^ *[0-9]+ +1   < Demo\.MathOps\.Add  \[ret 4\]$'
-    '1|> static double Demo\.MathOps\.Scale\(double x, double k\)  \[args 2: 8 8\]$'
-    '1|< Demo\.MathOps\.Scale  \[ret 8\]$'
-    '15|> static int Demo\.MathOps\.Fib\(int n\)  \[args 1: 4\]$'
-    '15|< Demo\.MathOps\.Fib  \[ret 4\]$'
-    '1|> void Demo\.Greeter\.\.ctor\(string greeting\)  \[args 2: 8 8\]$'
-    '1|< Demo\.Greeter\.\.ctor  \[ret void\]$'
-    '1|> string Demo\.Greeter\.Greet\(string name, int times\)  \[args 3: 8 8 4\]$'
-    '1|< Demo\.Greeter\.Greet  \[ret 8\]$'
-    '1|> void Demo\.Greeter\.Counter\.\.ctor\(\)  \[args 1: 8\]$'
-    '2|> int Demo\.Greeter\.Counter\.Bump\(int by\)  \[args 2: 8 4\]$'
-    '2|< Demo\.Greeter\.Counter\.Bump  \[ret 4\]$'
-    '2|> static string Demo\.MathOps\.TryDivide\(int a, int b\)  \[args 2: 4 4\]$'
-    '2|< Demo\.MathOps\.TryDivide  \[ret 8\]$'
-    '2|^ *[0-9]+ +2     > static int Demo\.MathOps\.Divide\(int a, int b\)  \[args 2: 4 4\]$'
-    '1|^ *[0-9]+ +2     < Demo\.MathOps\.Divide  \[ret 4\]$'
-    '1|^ *[0-9]+ +2     < Demo\.MathOps\.Divide  \[exception\]$'
-    '1|^ *[0-9]+ +0 < Demo\.Program\.Main  \[ret 4\]$'
-    '1|^# clrtrace: pid [0-9]+, CoreCLR [0-9.]+, ICorProfilerInfo[0-9]+, filter: my code'
+    '1|^# clrtrace: dotnet .*Hello\.dll, pid [0-9]+, [0-9-]+T[0-9:]+Z, filter: my code$'
+    '1|^#  TIME\(s\)    TID   DURATION  CALL$'
+    '1|^ *[0-9.]+ +[0-9]+ {13}Demo\.Program\.Main\(string\[\] args=string\[0\] \{\}\) \{$'
+    '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {4}Demo\.MathOps\.Add\(int a=2, int b=3\) -> int 5$'
+    '1| Demo\.MathOps\.Scale\(double x=1\.5, double k=4\) -> double 6$'
+    '1| Demo\.MathOps\.Fib\(int n=5\) \{$'
+    '1| Demo\.MathOps\.Fib\(int n=4\) \{$'
+    '2| Demo\.MathOps\.Fib\(int n=3\) \{$'
+    '3| Demo\.MathOps\.Fib\(int n=2\) \{$'
+    '5| Demo\.MathOps\.Fib\(int n=1\) -> int 1$'
+    '3| Demo\.MathOps\.Fib\(int n=0\) -> int 0$'
+    '1| \} -> int 5$'
+    '2| \} -> int 3$'
+    '2| \} -> int 2$'
+    '3| \} -> int 1$'
+    "1| Demo\\.Greeter\\.\\.ctor\\(this=Demo\\.Greeter@$a, string greeting=\"Hello\"\\)\$"
+    "1| Demo\\.Greeter\\.Greet\\(this=Demo\\.Greeter@$a, string name=\"clrtrace\", int times=3\\) -> string \"Hello, clrtrace!!\"\$"
+    "1| Demo\\.Greeter\\.Counter\\.\\.ctor\\(this=Demo\\.Greeter\\.Counter@$a\\)\$"
+    "1| Demo\\.Greeter\\.Counter\\.Bump\\(this=Demo\\.Greeter\\.Counter@$a, int by=4\\) -> int 4\$"
+    "1| Demo\\.Greeter\\.Counter\\.Bump\\(this=Demo\\.Greeter\\.Counter@$a, int by=6\\) -> int 10\$"
+    '1| Demo\.MathOps\.TryDivide\(int a=7, int b=2\) \{$'
+    '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {6}Demo\.MathOps\.Divide\(int a=7, int b=2\) -> int 3$'
+    '1| \} -> string "3"$'
+    '1| Demo\.MathOps\.TryDivide\(int a=1, int b=0\) \{$'
+    '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {6}Demo\.MathOps\.Divide\(int a=1, int b=0\) -> exception$'
+    '1| \} -> string "error: b must not be zero"$'
+    '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s  \} -> int 3$'
+    '1|^# summary: 27 calls, 10 functions, 1 thread, 0 events dropped$'
+    '1|^ +15 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.MathOps\.Fib$'
+    '1|^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.MathOps\.Divide$'
     '1|^# clrtrace: shutdown, [0-9]+ functions JIT-compiled, 10 traced$'
 )
 for e in "${expect[@]}"; do
@@ -129,23 +141,26 @@ for e in "${expect[@]}"; do
     [[ "$got" == "$want" ]] || fail "trace: expected $want line(s) matching /$re/, found $got"
 done
 
-# Every call line belongs to Demo (the filter), and enters and leaves pair up:
-# Main 1, Add 1, Scale 1, Fib 15, Greeter..ctor 1, Greet 1, Counter..ctor 1,
-# Bump 2, TryDivide 2, Divide 2 = 27 calls.
-calls=$(grep -vE '^#' "$trace" || true)
-others=$(grep -vE '[<>] (static )?[^ ]* ?Demo\.' <<<"$calls" || true)
+# Every call line belongs to Demo (the filter); blocks open and close in
+# pairs; 27 calls end on a line with a duration (Main 1, Add 1, Scale 1,
+# Fib 15, Greeter..ctor 1, Greet 1, Counter..ctor 1, Bump 2, TryDivide 2,
+# Divide 2).
+calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)
+others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +(Demo\.|\})' <<<"$calls" || true)
 [[ -z "$others" ]] || fail "trace has calls outside Demo with the default filter: $(head -n 3 <<<"$others")"
-enters=$(grep -cE '^ *[0-9]+ +[0-9]+ +> ' <<<"$calls" || true)
-leaves=$(grep -cE '^ *[0-9]+ +[0-9]+ +< ' <<<"$calls" || true)
-[[ "$enters" == "$leaves" ]] || fail "trace: $enters enters but $leaves leaves"
-[[ "$enters" == 27 ]] || fail "trace: expected 27 calls, found $enters"
+opens=$(grep -cE ' \{$' <<<"$calls" || true)
+closes=$(grep -cE '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\}' <<<"$calls" || true)
+[[ "$opens" == "$closes" ]] || fail "trace: $opens blocks opened but $closes closed"
+timed=$(grep -cE '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s ' <<<"$calls" || true)
+[[ "$timed" == 27 ]] || fail "trace: expected 27 calls, found $timed"
 
 # --------------------------------------------------- 3. CLRTRACE_ALL=1
 echo "== CLRTRACE_ALL=1"
 run all "${traced[@]}" "CLRTRACE_OUTPUT=$work/all.txt" CLRTRACE_ALL=1
 same_as_plain all
-grep -qE '> .*System\.' "$work/all.txt" || fail "CLRTRACE_ALL=1: no framework (System.*) calls in the trace"
-grep -qE '> static int Demo\.MathOps\.Add\(int a, int b\)' "$work/all.txt" ||
+grep -qE '^ *[0-9.]+ +[0-9]+ .* System\.' "$work/all.txt" ||
+    fail "CLRTRACE_ALL=1: no framework (System.*) calls in the trace"
+grep -qE ' Demo\.MathOps\.Add\(int a=2, int b=3\) -> int 5$' "$work/all.txt" ||
     fail "CLRTRACE_ALL=1: Demo.MathOps.Add missing from the trace"
 
 # ------------------------------------------- 4. unwritable CLRTRACE_OUTPUT

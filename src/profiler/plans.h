@@ -1,0 +1,79 @@
+/* Capture plans: how to copy and print each argument and the return value of
+ * a function, built once when the function is mapped (docs/tracer.md,
+ * "How values are captured").
+ *
+ * The plan of a parameter comes from its libclrsig parse tree, read with the
+ * help of the module's metadata and the runtime's type information:
+ *   - primitives, string, object/class references, pointers: fixed plans;
+ *   - SZARRAY: an array plan with the element's plan;
+ *   - enums: names and values of the literal fields, the underlying type
+ *     from value__, [Flags] from FlagsAttribute;
+ *   - System.Decimal, Nullable<T>: their own kinds;
+ *   - other structs: field by field, offsets from GetClassLayout on the
+ *     struct's ClassID (GetClassFromToken / GetClassFromTokenAndTypeArgs),
+ *     names from GetFieldProps, nested up to CLRTRACE_STRUCT_DEPTH;
+ *   - generic parameters (VAR/MVAR): the plan of the actual type argument.
+ * Anything that cannot be planned is captured as the raw bytes of its range.
+ */
+#ifndef CLRTRACE_PLANS_H
+#define CLRTRACE_PLANS_H
+
+#include <stdint.h>
+
+#include "clrtrace/value.h"
+#include "corprof_decls.h"
+#include "modules.h"
+#include "registry.h"
+
+/* A plan whose value is captured as the bytes of its range, whatever their
+ * length (kind CT_V_OPAQUE, size 0): used when a type cannot be planned. */
+extern const ct_plan ct_plan_by_range;
+
+static inline int ct_plan_is_by_range(const ct_plan *p)
+{
+    return p->kind == CT_V_OPAQUE && p->size == 0;
+}
+
+/* 1 when capturing p reads only the value's own bytes (no reference,
+ * string, array or byref is followed): safe on memory that may hold garbage.
+ * depth: the nesting level p sits at (recursion bound). */
+int ct_plan_is_flat(const ct_plan *p, unsigned depth);
+
+/* Every fact about a method the planner needs, gathered by the mapper. */
+typedef struct ct_method_info {
+    const ct_module *module;
+    mdMethodDef token;
+    mdTypeDef owner;             /* the method's TypeDef */
+    const char *method_name;     /* "Get" */
+    const uint8_t *sig;          /* MethodDef signature blob */
+    uint32_t sig_len;
+    ClassID cls;                 /* exact class, or 0 when the runtime cannot say */
+    const ClassID *class_args;   /* the class's type arguments when cls != 0 */
+    uint32_t nclass_args;
+    const ClassID *method_args;  /* the method's type arguments */
+    uint32_t nmethod_args;
+    int method_args_known;
+} ct_method_info;
+
+/* Fills f->display, the labels and plans. Returns 0, or -1 when the
+ * signature cannot be read (f->values stays 0). Called from the mapper
+ * (preemptive mode: may load types). */
+int ct_plan_function(ct_function *f, const ct_method_info *mi);
+
+/* Binds the late plans of f at its first call, from the exact instantiation
+ * the frame reveals. Called from the enter hook: loads nothing; whatever
+ * needs a type load is captured by range instead. */
+void ct_plan_late(ct_function *f, COR_PRF_FRAME_INFO frame);
+
+/* A plan's effective value for argument i (nargs: the return value). */
+static inline const ct_plan *ct_arg_plan(const ct_function *f, uint32_t i)
+{
+    const ct_plan *p = i < f->nargs ? f->args[i].plan : f->ret;
+    if (p)
+        return p;
+    const ct_plan *const *late = atomic_load_explicit(&((ct_function *)f)->late_plans,
+                                                      memory_order_acquire);
+    return late && late[i] ? late[i] : &ct_plan_by_range;
+}
+
+#endif

@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# End-to-end test: trace tests/targets/Values with libclrtrace.so and check
+# that every kind of argument and return value is decoded.
+#
+# Usage: tests/e2e/run_values.sh [path/to/libclrtrace.so]
+#
+# Without an argument (or CLRTRACE_LIB), the profiler is built with CMake
+# into a temporary directory. Checks:
+#   1. traced and untraced runs print the same stdout and exit with the same
+#      code (7); the traced run writes nothing to stderr;
+#   2. the decoded call lines, written by hand from the target's C# source
+#      (Kinds.cs, Abi.cs, Generics.cs, Program.cs), are in the trace;
+#   3. the trace's shape: header, one timed line per call, balanced blocks,
+#      a summary whose counts match the lines and whose times add up;
+#   4. the limits (CLRTRACE_STRING_CHARS, CLRTRACE_ARRAY_ITEMS,
+#      CLRTRACE_STRUCT_DEPTH) at their value and one past it, and
+#      CLRTRACE_SUMMARY=0;
+#   5. bad option values: one stderr line, an untraced run, same output and
+#      exit code;
+#   6. CLRTRACE_ALL=1 (every framework method planned too) runs unchanged.
+# Exits non-zero with a message naming each failed check.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+target_dir="$root/tests/targets/Values"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-values.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+die() {
+    echo "ERROR: $*" >&2
+    exit 2
+}
+
+# ------------------------------------------------------------- the profiler
+lib=${1:-${CLRTRACE_LIB:-}}
+if [[ -z "$lib" ]]; then
+    echo "== building libclrtrace.so"
+    cmake -S "$root" -B "$work/build" -DCLRTRACE_TESTS=OFF >"$work/cmake.log" 2>&1 ||
+        { cat "$work/cmake.log" >&2; die "cmake configure failed"; }
+    cmake --build "$work/build" --target clrtrace_profiler >>"$work/cmake.log" 2>&1 ||
+        { cat "$work/cmake.log" >&2; die "building clrtrace_profiler failed"; }
+    lib="$work/build/src/profiler/libclrtrace.so"
+fi
+[[ -f "$lib" ]] || die "no profiler library at $lib"
+lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+
+# --------------------------------------------------------------- the target
+echo "== building tests/targets/Values"
+export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+dotnet build "$target_dir/Values.csproj" -c Release --artifacts-path "$work/artifacts" \
+    >"$work/dotnet-build.log" 2>&1 ||
+    { cat "$work/dotnet-build.log" >&2; die "dotnet build failed"; }
+app=$(find "$work/artifacts/bin" -name Values.dll | head -n 1)
+[[ -n "$app" ]] || die "Values.dll not found after the build"
+
+clsid='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
+traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
+
+# run NAME [VAR=VALUE...]: leaves NAME.out, NAME.err and NAME.rc in $work.
+run() {
+    local name=$1
+    shift
+    local rc=0
+    env "$@" dotnet "$app" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+    echo "$rc" >"$work/$name.rc"
+}
+
+same_as_plain() {
+    local name=$1
+    cmp -s "$work/plain.out" "$work/$name.out" ||
+        fail "$name: stdout differs from the untraced run: $(diff "$work/plain.out" "$work/$name.out" | head -n 5)"
+    [[ "$(cat "$work/$name.rc")" == "$(cat "$work/plain.rc")" ]] ||
+        fail "$name: exit code $(cat "$work/$name.rc"), untraced $(cat "$work/plain.rc")"
+}
+
+# has TRACE COUNT TEXT: TEXT (fixed string) is on exactly COUNT lines.
+has() {
+    local trace=$1 want=$2 text=$3 got
+    got=$(grep -cF -- "$text" "$trace" || true)
+    [[ "$got" == "$want" ]] || fail "$(basename "$trace"): expected $want line(s) with: $text (found $got)"
+}
+# has_re TRACE COUNT REGEX: like has, with an extended regex (for addresses).
+has_re() {
+    local trace=$1 want=$2 re=$3 got
+    got=$(grep -cE -- "$re" "$trace" || true)
+    [[ "$got" == "$want" ]] || fail "$(basename "$trace"): expected $want line(s) matching /$re/ (found $got)"
+}
+
+# ------------------------------------------------------------ 1. same run
+echo "== untraced and traced runs"
+run plain
+[[ "$(cat "$work/plain.rc")" == 7 ]] || fail "untraced run exited with $(cat "$work/plain.rc"), expected 7"
+grep -qx 'simple=-111' "$work/plain.out" || fail "untraced stdout lacks simple=-111 (Abi.SimpleArgs)"
+trace="$work/trace.txt"
+run traced "${traced[@]}" "CLRTRACE_OUTPUT=$trace"
+same_as_plain traced
+[[ ! -s "$work/traced.err" ]] || fail "traced run wrote to stderr: $(head -n 3 "$work/traced.err")"
+[[ -s "$trace" ]] || die "the traced run wrote no trace (is the profiler loading?)"
+
+# ------------------------------------------------- 2. the decoded calls
+echo "== decoded values"
+# Primitives, chars and bools, floats as .NET prints them (shortest round
+# trip, E notation past 15 digits or below 1e-4), native ints, decimals with
+# their scale.
+has "$trace" 1 'Demo.Kinds.Ints(sbyte sb=-8, byte b=200, short s=-300, ushort us=60000, int i=-70000, uint ui=4000000000, long l=-9000000000, ulong ul=18000000000000000000) -> long -9000070000'
+has "$trace" 1 "Demo.Kinds.Chars(bool yes=true, bool no=false, char c='x', char nl='\\n', char q='\\'') -> char 'y'"
+has "$trace" 1 'Demo.Kinds.Floats(float f=-4.3, double d=1.5, float big=1E+10, double tiny=2.5E-07) -> double 3'
+has "$trace" 1 'Demo.Kinds.Natives(nint n=-42, nuint u=42) -> nint -84'
+has "$trace" 1 'Demo.Kinds.Money(decimal price=19.99, decimal qty=-0.500) -> decimal 39.98'
+# Strings: escaped as C# writes them, null, empty, cut at 64 characters
+# (CLRTRACE_STRING_CHARS) with the full length, UTF-8 out.
+has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'
+has "$trace" 1 'Demo.Kinds.LongString(string text="0123456789012345678901234567890123456789012345678901234567890123"...(100 chars)) -> int 100'
+has "$trace" 1 $'Demo.Kinds.Unicode(string s="h\u00e9llo \u2713") -> int 7'
+# Objects by their actual class; arrays with their elements (8 by default);
+# a multi-dimensional array and an array of structs by type only.
+has_re "$trace" 1 '^.* Demo\.Kinds\.Describe\(Shape shape=Demo\.Circle@0x[0-9a-f]+\) -> string "circle"$'
+has_re "$trace" 1 '^.* Demo\.Kinds\.Objects\(object boxed=int@0x[0-9a-f]+, object text=string@0x[0-9a-f]+, object nothing=null\) -> int 42$'
+has "$trace" 1 'Demo.Kinds.Arrays(int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}, double[] empty=double[0] {}, int[] none=null, long[] many=long[20] {1, 2, 3, 4, 5, 6, 7, 8, ...}) -> int 5'
+has_re "$trace" 1 '^.* Demo\.Kinds\.MoreArrays\(Color\[\] colors=Color\[2\] \{Red, Blue\}, Point\[\] points=Point\[2\], int\[,\] grid=int\[,\]@0x[0-9a-f]+\) -> int 10$'
+# Enums by name, [Flags] combinations, a value with no name, byte and long
+# underlying types.
+has "$trace" 1 'Demo.Kinds.Enums(Color c=Green, Tiny t=Two, Wide w=Low, Access a=Read | Write, Access none=None, Color odd=7) -> Access Read | Write | Exec'
+# Nullable<T> of a primitive, a struct and an enum; null.
+has "$trace" 1 'Demo.Kinds.Nullables(Nullable<int> some=42, Nullable<int> none=null, Nullable<Point> pt={X=1, Y=2}, Nullable<Color> col=Blue) -> Nullable<int> 43'
+# Structs field by field: nested, with a string field, five levels deep
+# (the fifth elided at the default depth 4), an auto-property's field.
+has "$trace" 1 'Demo.Kinds.Lines(Line l={A={X=1, Y=2}, B={X=3, Y=4}}) -> double 2'
+has "$trace" 1 'Demo.Kinds.TakeNamed(Named n={Name="widget", Id=7}) -> int 7'
+has "$trace" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={...}}}}}) -> int 6'
+has "$trace" 1 'Demo.Kinds.Warmer(Temperature t={Celsius=21.5}) {'
+has "$trace" 1 '} -> Temperature {Celsius=22.5}'
+has_re "$trace" 1 'Demo\.Temperature\.get_Celsius\(this=0x[0-9a-f]+ -> \{Celsius=21\.5\}\) -> double 21\.5$'
+# ref / out / in: the address and the value at entry (out: before the
+# callee writes it); a pointer: its address.
+has_re "$trace" 1 '^.* Demo\.Kinds\.Refs\(ref int counter=0x[0-9a-f]+ -> 10, out int result=0x[0-9a-f]+ -> -1, in Point origin=0x[0-9a-f]+ -> \{X=0, Y=0\}, ref string text=0x[0-9a-f]+ -> "abc"\)$'
+has_re "$trace" 1 '^.* Demo\.Kinds\.Deref\(int\* p=0x[0-9a-f]+\) -> int 77$'
+has "$trace" 1 'Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}'
+# this: a class instance, a struct (by address), a virtual override called
+# through the base class, an interface method.
+has_re "$trace" 1 '^.* Demo\.Counter\.Add\(this=Demo\.Counter@0x[0-9a-f]+, int by=5\) -> int 5$'
+has_re "$trace" 1 '^.* Demo\.Vec\.Length\(this=0x[0-9a-f]+ -> \{X=3, Y=4\}\) -> double 5$'
+has_re "$trace" 1 '^.* Demo\.Circle\.Area\(this=Demo\.Circle@0x[0-9a-f]+\) -> double 12\.56$'
+has_re "$trace" 1 '^.* Demo\.English\.Greet\(this=Demo\.English@0x[0-9a-f]+, string name="Ann"\) -> string "Hello, Ann"$'
+# Generics. Unshared code (value-type arguments) shows the actual types;
+# shared code (reference types: System.__Canon) keeps the declared name and
+# shows each object's own class.
+has_re "$trace" 1 '^.* Demo\.Box<int>\.Get\(this=Demo\.Box<int>@0x[0-9a-f]+\) -> int 5$'
+has_re "$trace" 1 '^.* Demo\.Box<int>\.Set\(this=Demo\.Box<int>@0x[0-9a-f]+, int value=6\)$'
+has_re "$trace" 1 '^.* Demo\.Box<T>\.Get\(this=Demo\.Box<string>@0x[0-9a-f]+\) -> T string@0x[0-9a-f]+$'
+has_re "$trace" 1 '^.* Demo\.Box<T>\.Set\(this=Demo\.Box<string>@0x[0-9a-f]+, T value=string@0x[0-9a-f]+\)$'
+has_re "$trace" 1 '^.* Demo\.Box<T>\.Get\(this=Demo\.Box<Demo\.Circle>@0x[0-9a-f]+\) -> T Demo\.Circle@0x[0-9a-f]+$'
+has_re "$trace" 1 '^.* Demo\.Pair<int, TValue>\.Key\(this=Demo\.Pair<int, string>@0x[0-9a-f]+\) -> int 3$'
+has_re "$trace" 1 '^.* Demo\.Pair<int, TValue>\.Value\(this=Demo\.Pair<int, string>@0x[0-9a-f]+\) -> TValue string@0x[0-9a-f]+$'
+has "$trace" 1 'Demo.Util.Id<int>(int x=5) -> int 5'
+has_re "$trace" 1 '^.* Demo\.Util\.Id<T>\(T x=string@0x[0-9a-f]+\) -> T string@0x[0-9a-f]+$'
+has "$trace" 1 'Demo.Util.Unwrap<int>(Wrapper<int> w={Value=9, Tag=1}) -> int 9'
+has "$trace" 1 'Demo.Util.CountOf<double>(double[] items=double[2] {1.5, 2.5}) -> int 2'
+has "$trace" 1 'Demo.Outer.Inner.Twice(int x=21) -> int 42'
+has_re "$trace" 1 '^.* Demo\.Outer<int>\.Holder\.Get\(this=Demo\.Outer<int>\.Holder@0x[0-9a-f]+\) -> int 3$'
+# The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
+# buffer and on the stack; float/double and mixed-eightbyte returns.
+has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+has "$trace" 1 'Demo.Abi.TakeIntDouble(IntDouble v={I=7, D=2.5}) -> double 9.5'
+has "$trace" 1 'Demo.Abi.MakeBig(int k=1) -> Big64 {A={I=1, D=1.5}, B={I=2, D=2.5}, C={I=3, D=3.5}, D={I=4, D=4.5}}'
+has "$trace" 1 'Demo.Abi.TakeBig(Big64 v={A={I=1, D=1.5}, B={I=2, D=2.5}, C={I=3, D=3.5}, D={I=4, D=4.5}}) -> int 10'
+has "$trace" 1 'Demo.Abi.TakeInts(IntsOnly v={A=1, B=2, C=3}) -> long 6'
+has "$trace" 1 'Demo.Abi.Fp32x2Alone(Fp32x2 a={X=0.5, Y=1.25}) -> float 1.75'
+has "$trace" 1 'Demo.Abi.Fp32x2Pair(Fp32x2 a={X=0.5, Y=1.25}, Fp32x2 b={X=2, Y=-3}) -> float -2.5'
+has "$trace" 1 'Demo.Abi.Fp32x2Mixed(int i=1, Fp32x2 a={X=0.5, Y=1.25}, double d=0.25, Fp32x2 b={X=2, Y=-3}, long l=100) -> double 98.75'
+has "$trace" 1 'Demo.Abi.Fp32x3Alone(Fp32x3 a={X=0.5, Y=1.25, Z=2.5}) -> float 4.25'
+has "$trace" 1 'Demo.Abi.Fp32x3Pair(Fp32x3 a={X=0.5, Y=1.25, Z=2.5}, Fp32x3 b={X=2, Y=-3, Z=4.75}) -> float 7.25'
+has "$trace" 1 'Demo.Abi.Fp32x3Mixed(int i=1, Fp32x3 a={X=0.5, Y=1.25, Z=2.5}, double d=0.25, Fp32x3 b={X=2, Y=-3, Z=4.75}, long l=100) -> double 108.5'
+has "$trace" 1 'Demo.Abi.Fp32x4Alone(Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}) -> float 8.5'
+has "$trace" 1 'Demo.Abi.Fp32x4Pair(Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, Fp32x4 b={X=2, Y=-3, Z=4.75, W=-16}) -> float -8'
+has "$trace" 1 'Demo.Abi.Fp32x4Mixed(int i=1, Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, double d=0.25, Fp32x4 b={X=2, Y=-3, Z=4.75, W=-16}, long l=100) -> double 93.25'
+has "$trace" 1 'Demo.Abi.Fp64x2Alone(Fp64x2 a={X=0.5, Y=1.25}) -> double 1.75'
+has "$trace" 1 'Demo.Abi.Fp64x2Pair(Fp64x2 a={X=0.5, Y=1.25}, Fp64x2 b={X=2, Y=-3}) -> double -1.75'
+has "$trace" 1 'Demo.Abi.Fp64x2Mixed(int i=1, Fp64x2 a={X=0.5, Y=1.25}, double d=0.25, Fp64x2 b={X=2, Y=-3}, long l=100) -> double 99.5'
+has "$trace" 1 'Demo.Abi.Fp64x3Alone(Fp64x3 a={X=0.5, Y=1.25, Z=2.5}) -> double 3'
+has "$trace" 1 'Demo.Abi.Fp64x3Pair(Fp64x3 a={X=0.5, Y=1.25, Z=2.5}, Fp64x3 b={X=2, Y=-3, Z=4.75}) -> double 7.25'
+has "$trace" 1 'Demo.Abi.Fp64x3Mixed(int i=1, Fp64x3 a={X=0.5, Y=1.25, Z=2.5}, double d=0.25, Fp64x3 b={X=2, Y=-3, Z=4.75}, long l=100) -> double 108.5'
+has "$trace" 1 'Demo.Abi.Fp64x4Alone(Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}) -> double 8.5'
+has "$trace" 1 'Demo.Abi.Fp64x4Pair(Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, Fp64x4 b={X=2, Y=-3, Z=4.75, W=-16}) -> double -8'
+has "$trace" 1 'Demo.Abi.Fp64x4Mixed(int i=1, Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, double d=0.25, Fp64x4 b={X=2, Y=-3, Z=4.75, W=-16}, long l=100) -> double 93.25'
+has "$trace" 1 'Demo.Abi.NineStructs(int n=100, IntDouble a={I=1, D=1.5}, IntDouble b={I=2, D=2.5}, IntDouble c={I=3, D=3.5}, IntDouble d={I=4, D=4.5}, IntDouble e={I=5, D=5.5}, IntDouble f={I=6, D=6.5}, IntDouble g={I=7, D=7.5}, IntDouble h={I=8, D=8.5}, IntDouble i={I=9, D=9.5}) -> int 145'
+has "$trace" 1 'Demo.Abi.RetFloat(float a=1.5, float b=-2.25) -> float -3.375'
+has "$trace" 1 'Demo.Abi.RetDouble(double a=0.5, double b=3.25) -> double 1.625'
+has "$trace" 1 'Demo.Abi.MakeIntegerSse(long a=-7, double b=0.125) -> IntegerSse {A=-7, B=0.125}'
+has "$trace" 1 'Demo.Abi.MakeSseInteger(double a=0.375, long b=9) -> SseInteger {A=0.375, B=9}'
+has "$trace" 1 'Demo.Abi.MakeMixedSse(int a=-3, float b=1.5, double c=2.75) -> MixedSse {A=-3, B=1.5, C=2.75}'
+has "$trace" 1 'Demo.Abi.MakeSseMixed(double a=-0.5, int b=11, float c=6.5) -> SseMixed {A=-0.5, B=11, C=6.5}'
+has "$trace" 1 'Demo.Abi.MakeMixedMixed(int a=1, float b=2.5, int c=-3, float d=4.5) -> MixedMixed {A=1, B=2.5, C=-3, D=4.5}'
+has "$trace" 1 'Demo.Abi.MakeFp32x2(float x=0.75, float y=-1.5) -> Fp32x2 {X=0.75, Y=-1.5}'
+has "$trace" 1 'Demo.Abi.MakeFp64x2(double x=-0.75, double y=1.5) -> Fp64x2 {X=-0.75, Y=1.5}'
+has "$trace" 1 'Demo.Abi.MakeInts(int a=4, int b=5, long c=6000000000) -> IntsOnly {A=4, B=5, C=6000000000}'
+# An exception leaving Fail (a leaf: folded) and Outer (a block), caught in
+# Catch, which returns normally.
+has "$trace" 1 'Demo.Thrower.Catch(int code=3) {'
+has "$trace" 1 'Demo.Thrower.Outer(int code=3) {'
+has "$trace" 1 'Demo.Thrower.Fail(int code=3) -> exception'
+has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} exception$'
+has "$trace" 1 '} -> string "code 3"'
+# Main opens the trace and closes it last on its thread.
+has "$trace" 1 'Demo.Program.Main(string[] args=string[0] {}) {'
+has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s  \} -> int 7$'
+
+# ----------------------------------------------------------- 3. its shape
+echo "== trace shape"
+has_re "$trace" 1 '^# clrtrace: dotnet .*Values\.dll, pid [0-9]+, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z, filter: my code$'
+has "$trace" 1 '#  TIME(s)    TID   DURATION  CALL'
+# The call lines: everything before the summary that is not a comment.
+calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)
+bad=$(grep -vE '^ *[0-9]+\.[0-9]{6} +[0-9]+ ' <<<"$calls" || true)
+[[ -z "$bad" ]] || fail "lines without time and thread: $(head -n 3 <<<"$bad")"
+others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +(Demo\.|\})' <<<"$calls" || true)
+[[ -z "$others" ]] || fail "calls outside Demo with the default filter: $(head -n 3 <<<"$others")"
+# Two threads: Main's and the worker's (Program.cs starts one Thread).
+main_tid=$(grep -F 'Demo.Program.Main(' "$trace" | awk '{print $2}')
+worker_tid=$(grep -F 'Demo.Worker.Run(int n=12) -> int 144' "$trace" | awk '{print $2}')
+[[ -n "$main_tid" && -n "$worker_tid" && "$main_tid" != "$worker_tid" ]] ||
+    fail "Worker.Run should run on its own thread (main $main_tid, worker $worker_tid)"
+# Per thread, every "{" is closed by a "}".
+for tid in $main_tid $worker_tid; do
+    opens=$(awk -v t="$tid" '$2 == t && / \{$/' "$trace" | wc -l)
+    closes=$(awk -v t="$tid" '$2 == t && / \}( |$)/' "$trace" | wc -l)
+    [[ "$opens" == "$closes" ]] || fail "thread $tid: $opens blocks opened, $closes closed"
+done
+# Every call ends on exactly one line with a duration: the summary's call
+# count is the number of such lines; its function count the table's rows.
+timed=$(grep -cE '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s ' "$trace" || true)
+summary=$(grep -E '^# summary: ' "$trace" || true)
+[[ "$summary" =~ ^#\ summary:\ ([0-9]+)\ calls,\ ([0-9]+)\ functions,\ 2\ threads,\ 0\ events\ dropped$ ]] ||
+    fail "summary line: '$summary'"
+[[ "${BASH_REMATCH[1]:-}" == "$timed" ]] || fail "summary counts ${BASH_REMATCH[1]:-?} calls, the trace has $timed"
+rows=$(sed -n '/^#  CALLS      TOTAL       SELF  FUNCTION$/,/^# clrtrace: shutdown/p' "$trace" | grep -cE '^ +[0-9]+ ' || true)
+[[ "${BASH_REMATCH[2]:-}" == "$rows" ]] || fail "summary counts ${BASH_REMATCH[2]:-?} functions, its table has $rows rows"
+# Per function: the calls in the table are the lines ending a call of it
+# (Show is called once per result line of stdout).
+shows=$(wc -l <"$work/plain.out")
+has_re "$trace" 1 "^ +$shows +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.Program\.Show\$"
+has_re "$trace" 1 '^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.Box<T>\.Get$'
+# SELF adds up to the TOTAL of the two outermost calls (Main and the
+# worker's lambda), within the table's rounding (0.05 us a row and 0.05 ms
+# for rows printed in ms).
+awk '
+    function ns(v, u) { return u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
+    /^#  CALLS/ { on = 1; next }
+    /^# clrtrace: shutdown/ { on = 0 }
+    on && NF >= 6 {
+        self += ns($4, $5); slack += ($5 == "us" ? 50 : $5 == "ms" ? 5e4 : 5e6)
+        if ($6 == "Demo.Program.Main" || $6 ~ /^Demo\.Program\.<>c__DisplayClass[0-9_]+\.<Main>b__/)
+            { roots += ns($2, $3); slack += ($3 == "us" ? 50 : $3 == "ms" ? 5e4 : 5e6) }
+        if (ns($4, $5) > ns($2, $3) + 1e-9) bad = bad " " $6
+    }
+    END {
+        if (bad != "") { print "SELF above TOTAL for" bad; exit 1 }
+        d = self - roots; if (d < 0) d = -d
+        if (d > slack) { printf "SELF sums to %.0f ns, roots TOTAL %.0f ns\n", self, roots; exit 1 }
+    }' "$trace" || fail "summary times do not add up"
+
+# ------------------------------------------------------------ 4. limits
+echo "== limits"
+# Strings: at the limit the text is whole, one below it is cut.
+run s12 "${traced[@]}" "CLRTRACE_OUTPUT=$work/s12.txt" CLRTRACE_STRING_CHARS=12
+same_as_plain s12
+has "$work/s12.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+run s11 "${traced[@]}" "CLRTRACE_OUTPUT=$work/s11.txt" CLRTRACE_STRING_CHARS=11
+has "$work/s11.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test"...(12 chars)) -> int -111'
+run s0 "${traced[@]}" "CLRTRACE_OUTPUT=$work/s0.txt" CLRTRACE_STRING_CHARS=0
+has "$work/s0.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s=""...(12 chars)) -> int -111'
+# Arrays: three elements at a limit of 3, cut at 2.
+run a3 "${traced[@]}" "CLRTRACE_OUTPUT=$work/a3.txt" CLRTRACE_ARRAY_ITEMS=3
+has "$work/a3.txt" 1 'int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}'
+run a2 "${traced[@]}" "CLRTRACE_OUTPUT=$work/a2.txt" CLRTRACE_ARRAY_ITEMS=2
+has "$work/a2.txt" 1 'int[] ints=int[3] {1, 2, ...}, string[] words=string[2] {"a", "b"}'
+# Struct depth: Level1 nests five structs.
+run d5 "${traced[@]}" "CLRTRACE_OUTPUT=$work/d5.txt" CLRTRACE_STRUCT_DEPTH=5
+has "$work/d5.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={E=5}}}}}) -> int 6'
+run d1 "${traced[@]}" "CLRTRACE_OUTPUT=$work/d1.txt" CLRTRACE_STRUCT_DEPTH=1
+has "$work/d1.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={...}}) -> int 6'
+has "$work/d1.txt" 1 'Demo.Kinds.Lines(Line l={A={...}, B={...}}) -> double 2'
+run d0 "${traced[@]}" "CLRTRACE_OUTPUT=$work/d0.txt" CLRTRACE_STRUCT_DEPTH=0
+has "$work/d0.txt" 1 'Demo.Kinds.Deep(Level1 v={...}) -> int 6'
+run nosum "${traced[@]}" "CLRTRACE_OUTPUT=$work/nosum.txt" CLRTRACE_SUMMARY=0
+same_as_plain nosum
+has "$work/nosum.txt" 0 '# summary:'
+has "$work/nosum.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+
+# ------------------------------------------------------ 5. bad options
+echo "== bad option values"
+bad_option() { # NAME VAR=VALUE EXPECTED-MESSAGE
+    local name=$1 setting=$2 message=$3
+    run "$name" "${traced[@]}" "CLRTRACE_OUTPUT=$work/$name.txt" "$setting"
+    same_as_plain "$name"
+    local n
+    n=$(wc -l <"$work/$name.err")
+    [[ "$n" == 1 ]] || fail "$setting: expected 1 stderr line, got $n: $(head -n 3 "$work/$name.err")"
+    [[ "$(cat "$work/$name.err")" == "$message" ]] || fail "$setting: stderr says: $(cat "$work/$name.err")"
+    [[ ! -e "$work/$name.txt" ]] || fail "$setting: a trace was written"
+}
+bad_option badchars CLRTRACE_STRING_CHARS=abc \
+    'clrtrace: CLRTRACE_STRING_CHARS=abc is not valid (use a whole number from 0 to 1000000); the program runs untraced'
+bad_option baditems CLRTRACE_ARRAY_ITEMS=-1 \
+    'clrtrace: CLRTRACE_ARRAY_ITEMS=-1 is not valid (use a whole number from 0 to 1000000); the program runs untraced'
+bad_option baddepth CLRTRACE_STRUCT_DEPTH=9 \
+    'clrtrace: CLRTRACE_STRUCT_DEPTH=9 is not valid (use a whole number from 0 to 8); the program runs untraced'
+bad_option badsummary CLRTRACE_SUMMARY=maybe \
+    'clrtrace: CLRTRACE_SUMMARY=maybe is not valid (use 1 or 0); the program runs untraced'
+
+# ------------------------------------------------------ 6. CLRTRACE_ALL
+echo "== CLRTRACE_ALL=1"
+run all "${traced[@]}" "CLRTRACE_OUTPUT=$work/all.txt" CLRTRACE_ALL=1
+same_as_plain all
+[[ ! -s "$work/all.err" ]] || fail "CLRTRACE_ALL=1 wrote to stderr: $(head -n 3 "$work/all.err")"
+grep -qE '^ *[0-9.]+ +[0-9]+ .*System\.' "$work/all.txt" || fail "CLRTRACE_ALL=1: no framework calls in the trace"
+has "$work/all.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+has "$work/all.txt" 0 '<damaged>'
+
+if ((failures)); then
+    echo "run_values.sh: $failures check(s) failed" >&2
+    echo "---- trace (first 60 lines) ----" >&2
+    head -n 60 "$trace" >&2
+    exit 1
+fi
+echo "run_values.sh: all checks passed"

@@ -1,0 +1,173 @@
+// Every kind of value the tracer decodes, one method per group. The values
+// are chosen so that the expected text can be written by hand (see
+// tests/e2e/run_values.sh); NoInlining keeps each call a real call.
+using System;
+using System.Runtime.CompilerServices;
+
+namespace Demo
+{
+    public enum Color { Red, Green, Blue }
+    public enum Tiny : byte { Zero, One, Two }
+    public enum Wide : long { Low = -5000000000, High = 5000000000 }
+
+    [Flags]
+    public enum Access : ushort { None = 0, Read = 1, Write = 2, Exec = 4 }
+
+    public struct Point { public double X, Y; }
+    public struct Line { public Point A, B; }
+    public struct Named { public string Name; public int Id; }
+    public struct Temperature { public double Celsius { get; set; } }
+
+    // Nested five levels deep: the default CLRTRACE_STRUCT_DEPTH (4) shows
+    // four levels and elides the fifth.
+    public struct Level5 { public int E; }
+    public struct Level4 { public int D; public Level5 Inner; }
+    public struct Level3 { public int C; public Level4 Inner; }
+    public struct Level2 { public int B; public Level3 Inner; }
+    public struct Level1 { public int A; public Level2 Inner; }
+
+    public struct Vec
+    {
+        public double X, Y;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public double Length() => Math.Sqrt(X * X + Y * Y);
+    }
+
+    public abstract class Shape
+    {
+        public abstract double Area();
+    }
+
+    public class Circle : Shape
+    {
+        public double R;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public override double Area() => 3.14 * R * R;
+    }
+
+    public interface IGreeter
+    {
+        string Greet(string name);
+    }
+
+    public class English : IGreeter
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public string Greet(string name) => "Hello, " + name;
+    }
+
+    public class Counter
+    {
+        private int _total;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Add(int by)
+        {
+            _total += by;
+            return _total;
+        }
+    }
+
+    public static class Kinds
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Ints(sbyte sb, byte b, short s, ushort us, int i, uint ui, long l, ulong ul)
+            => l + i;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static char Chars(bool yes, bool no, char c, char nl, char q) => (char)(c + 1);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static double Floats(float f, double d, float big, double tiny) => d * 2;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static nint Natives(nint n, nuint u) => n * 2;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static decimal Money(decimal price, decimal qty) => price * 2;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Strings(string s, string empty, string none, string esc) => s.Length + empty.Length;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int LongString(string text) => text.Length;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Unicode(string s) => s.Length;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Describe(Shape shape) => shape is Circle ? "circle" : "shape";
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Objects(object boxed, object text, object nothing) => boxed is int n ? n : -1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Arrays(int[] ints, string[] words, double[] empty, int[] none, long[] many)
+            => ints.Length + words.Length;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int MoreArrays(Color[] colors, Point[] points, int[,] grid) => colors.Length + points.Length + grid.Length;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Access Enums(Color c, Tiny t, Wide w, Access a, Access none, Color odd) => a | Access.Exec;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int? Nullables(int? some, int? none, Point? pt, Color? col) => some + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static double Lines(Line l) => l.B.X - l.A.X;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int TakeNamed(Named n) => n.Id;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Deep(Level1 v) => v.A + v.Inner.Inner.Inner.Inner.E;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Temperature Warmer(Temperature t) => new Temperature { Celsius = t.Celsius + 1 };
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Refs(ref int counter, out int result, in Point origin, ref string text)
+        {
+            counter++;
+            result = counter * 2;
+            text += origin.X.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static unsafe int Deref(int* p) => *p;
+    }
+
+    public static class Shapes
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Point Scale(Point p, double k) => new Point { X = p.X * k, Y = p.Y * k };
+    }
+
+    public static class Thrower
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Fail(int code)
+        {
+            throw new InvalidOperationException("code " + code);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Outer(int code) => Fail(code) + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Catch(int code)
+        {
+            try
+            {
+                return Outer(code).ToString();
+            }
+            catch (InvalidOperationException e)
+            {
+                return e.Message;
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+// End-to-end target for clrtrace's values (tests/e2e/run_values.sh).
+//
+// Calls every method of Kinds, Abi and the generic types once (a few twice)
+// with values the test's expectations are written from, prints one line per
+// result (invariant culture), and exits with code 7. A second thread makes
+// one call so the trace holds two threads.
+using System;
+using System.Globalization;
+using System.Threading;
+
+namespace Demo
+{
+    public static class Worker
+    {
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        public static int Run(int n) => n * n;
+    }
+
+    public static class Program
+    {
+        private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
+
+        private static void Show(string what, object value)
+        {
+            Console.WriteLine(what + "=" + Convert.ToString(value, Inv));
+        }
+
+        public static unsafe int Main(string[] args)
+        {
+            // Value kinds.
+            Show("ints", Kinds.Ints(-8, 200, -300, 60000, -70000, 4000000000, -9000000000, 18000000000000000000));
+            Show("chars", Kinds.Chars(true, false, 'x', '\n', '\''));
+            Show("floats", Kinds.Floats(-4.3f, 1.5, 1e10f, 2.5e-7));
+            Show("natives", Kinds.Natives(-42, 42));
+            Show("money", Kinds.Money(19.99m, -0.500m));
+            Show("strings", Kinds.Strings("Hello, test!", "", null, "tab\there \"quoted\" back\\slash"));
+            Show("long", Kinds.LongString("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"));
+            Show("unicode", Kinds.Unicode("h\u00e9llo \u2713"));
+            Show("describe", Kinds.Describe(new Circle { R = 2 }));
+            Show("objects", Kinds.Objects(42, "text", null));
+            long[] many = new long[20];
+            for (int i = 0; i < many.Length; i++)
+            {
+                many[i] = i + 1;
+            }
+            Show("arrays", Kinds.Arrays(new[] { 1, 2, 3 }, new[] { "a", "b" }, new double[0], null, many));
+            Show("more", Kinds.MoreArrays(new[] { Color.Red, Color.Blue }, new Point[2], new int[2, 3]));
+            Show("enums", Kinds.Enums(Color.Green, Tiny.Two, Wide.Low, Access.Read | Access.Write, Access.None, (Color)7));
+            Show("nullables", Kinds.Nullables(42, null, new Point { X = 1, Y = 2 }, Color.Blue));
+            Show("lines", Kinds.Lines(new Line { A = new Point { X = 1, Y = 2 }, B = new Point { X = 3, Y = 4 } }));
+            Show("named", Kinds.TakeNamed(new Named { Name = "widget", Id = 7 }));
+            var deep = new Level1
+            {
+                A = 1,
+                Inner = new Level2 { B = 2, Inner = new Level3 { C = 3, Inner = new Level4 { D = 4, Inner = new Level5 { E = 5 } } } },
+            };
+            Show("deep", Kinds.Deep(deep));
+            Show("warmer", Kinds.Warmer(new Temperature { Celsius = 21.5 }).Celsius);
+            int counter = 10, result = -1;
+            string text = "abc";
+            var origin = new Point();
+            Kinds.Refs(ref counter, out result, in origin, ref text);
+            Show("refs", counter + " " + result + " " + text);
+            int target = 77;
+            Show("deref", Kinds.Deref(&target));
+            Show("scale", Shapes.Scale(new Point { X = 1, Y = 2 }, 1.5).X);
+
+            // this: class, struct, virtual, interface.
+            Show("add", new Counter().Add(5));
+            var v = new Vec { X = 3, Y = 4 };
+            Show("length", v.Length());
+            Shape shape = new Circle { R = 2 };
+            Show("area", shape.Area());
+            IGreeter greeter = new English();
+            Show("greet", greeter.Greet("Ann"));
+
+            // Generics.
+            var intBox = new Box<int>(5);
+            Show("box int", intBox.Get());
+            intBox.Set(6);
+            var strBox = new Box<string>("hi");
+            Show("box string", strBox.Get());
+            strBox.Set("there");
+            var circleBox = new Box<Circle>(new Circle { R = 1 });
+            Show("box circle", circleBox.Get().R);
+            var pair = new Pair<int, string>(3, "three");
+            Show("pair key", pair.Key());
+            Show("pair value", pair.Value());
+            Show("id int", Util.Id(5));
+            Show("id string", Util.Id("five"));
+            Show("unwrap", Util.Unwrap(new Wrapper<int> { Value = 9, Tag = 1 }));
+            Show("count", Util.CountOf(new[] { 1.5, 2.5 }));
+            Show("twice", Outer.Inner.Twice(21));
+            Show("holder", new Outer<int>.Holder(3).Get());
+
+            // The runtime's ABI cases.
+            Show("simple", Abi.SimpleArgs(-123, -4.3f, "Hello, test!"));
+            Show("intdouble", Abi.TakeIntDouble(new IntDouble { I = 7, D = 2.5 }));
+            Show("big", Abi.TakeBig(Abi.MakeBig(1)));
+            Show("intsonly", Abi.TakeInts(new IntsOnly { A = 1, B = 2, C = 3 }));
+            var f2a = new Fp32x2 { X = 0.5f, Y = 1.25f };
+            var f2b = new Fp32x2 { X = 2f, Y = -3f };
+            Show("f2", Abi.Fp32x2Alone(f2a) + " " + Abi.Fp32x2Pair(f2a, f2b) + " " + Abi.Fp32x2Mixed(1, f2a, 0.25, f2b, 100));
+            var f3a = new Fp32x3 { X = 0.5f, Y = 1.25f, Z = 2.5f };
+            var f3b = new Fp32x3 { X = 2f, Y = -3f, Z = 4.75f };
+            Show("f3", Abi.Fp32x3Alone(f3a) + " " + Abi.Fp32x3Pair(f3a, f3b) + " " + Abi.Fp32x3Mixed(1, f3a, 0.25, f3b, 100));
+            var f4a = new Fp32x4 { X = 0.5f, Y = 1.25f, Z = 2.5f, W = 8f };
+            var f4b = new Fp32x4 { X = 2f, Y = -3f, Z = 4.75f, W = -16f };
+            Show("f4", Abi.Fp32x4Alone(f4a) + " " + Abi.Fp32x4Pair(f4a, f4b) + " " + Abi.Fp32x4Mixed(1, f4a, 0.25, f4b, 100));
+            var d2a = new Fp64x2 { X = 0.5, Y = 1.25 };
+            var d2b = new Fp64x2 { X = 2, Y = -3 };
+            Show("d2", Abi.Fp64x2Alone(d2a) + " " + Abi.Fp64x2Pair(d2a, d2b) + " " + Abi.Fp64x2Mixed(1, d2a, 0.25, d2b, 100));
+            var d3a = new Fp64x3 { X = 0.5, Y = 1.25, Z = 2.5 };
+            var d3b = new Fp64x3 { X = 2, Y = -3, Z = 4.75 };
+            Show("d3", Abi.Fp64x3Alone(d3a) + " " + Abi.Fp64x3Pair(d3a, d3b) + " " + Abi.Fp64x3Mixed(1, d3a, 0.25, d3b, 100));
+            var d4a = new Fp64x4 { X = 0.5, Y = 1.25, Z = 2.5, W = 8 };
+            var d4b = new Fp64x4 { X = 2, Y = -3, Z = 4.75, W = -16 };
+            Show("d4", Abi.Fp64x4Alone(d4a) + " " + Abi.Fp64x4Pair(d4a, d4b) + " " + Abi.Fp64x4Mixed(1, d4a, 0.25, d4b, 100));
+            Show("nine", Abi.NineStructs(100,
+                new IntDouble { I = 1, D = 1.5 }, new IntDouble { I = 2, D = 2.5 }, new IntDouble { I = 3, D = 3.5 },
+                new IntDouble { I = 4, D = 4.5 }, new IntDouble { I = 5, D = 5.5 }, new IntDouble { I = 6, D = 6.5 },
+                new IntDouble { I = 7, D = 7.5 }, new IntDouble { I = 8, D = 8.5 }, new IntDouble { I = 9, D = 9.5 }));
+            Show("retfloat", Abi.RetFloat(1.5f, -2.25f));
+            Show("retdouble", Abi.RetDouble(0.5, 3.25));
+            IntegerSse isse = Abi.MakeIntegerSse(-7, 0.125);
+            SseInteger ssei = Abi.MakeSseInteger(0.375, 9);
+            MixedSse msse = Abi.MakeMixedSse(-3, 1.5f, 2.75);
+            SseMixed ssem = Abi.MakeSseMixed(-0.5, 11, 6.5f);
+            MixedMixed mm = Abi.MakeMixedMixed(1, 2.5f, -3, 4.5f);
+            Show("mixed", isse.A + " " + isse.B + " " + ssei.A + " " + ssei.B + " " + msse.A + " " + msse.B + " " + msse.C
+                          + " " + ssem.A + " " + ssem.B + " " + ssem.C + " " + mm.A + " " + mm.B + " " + mm.C + " " + mm.D);
+            Fp32x2 mf = Abi.MakeFp32x2(0.75f, -1.5f);
+            Fp64x2 md = Abi.MakeFp64x2(-0.75, 1.5);
+            IntsOnly mi = Abi.MakeInts(4, 5, 6000000000);
+            Show("made", mf.X + " " + mf.Y + " " + md.X + " " + md.Y + " " + mi.A + " " + mi.B + " " + mi.C);
+
+            // An exception leaving two traced frames.
+            Show("caught", Thrower.Catch(3));
+
+            // A second thread.
+            int squared = 0;
+            var thread = new Thread(() => squared = Worker.Run(12));
+            thread.Start();
+            thread.Join();
+            Show("worker", squared);
+            return 7;
+        }
+    }
+}
