@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "clrtrace/launch.h"
+#include "clrtrace/value.h"
 #include "cli.h"
 
 static void usage(FILE *to)
@@ -33,7 +34,7 @@ static void usage(FILE *to)
         "  -a, --all              also trace framework code (System.*, Microsoft.*)\n"
         "  -s, --string-chars N   keep at most N characters of each string (default 64)\n"
         "      --array-items N    show at most N elements of each array (default 8)\n"
-        "      --struct-depth N   follow nested struct fields N levels deep (default 4)\n"
+        "      --struct-depth N   follow nested struct fields N levels deep (0-8, default 4)\n"
         "      --no-summary       do not print the per-function summary at exit\n"
         "      --inlining         let the JIT inline small methods (faster; inlined calls\n"
         "                         are then missing from the trace)\n"
@@ -46,14 +47,15 @@ static void usage(FILE *to)
         "CLRTRACE_SUMMARY, CLRTRACE_INLINING) for use without the launcher; see docs/tracer.md.\n");
 }
 
-static int is_count(const char *s)
+/* A whole number in 0..max. */
+static int is_count(const char *s, unsigned long max)
 {
     if (!*s)
         return 0;
     char *end;
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    return *end == '\0' && errno == 0 && s[0] != '-' && v <= 1000000;
+    return *end == '\0' && errno == 0 && s[0] != '-' && v <= max;
 }
 
 static int file_exists(const char *path)
@@ -134,8 +136,10 @@ int cmd_run(int argc, char **argv)
             else if (!strcmp(a, "--profiler"))
                 profiler = val;
             else {
-                if (!is_count(val)) {
-                    fprintf(stderr, "clrtrace run: %s takes a whole number, not '%s'\n", a, val);
+                unsigned long max = !strcmp(a, "--struct-depth") ? CT_MAX_VALUE_DEPTH : 1000000;
+                if (!is_count(val, max)) {
+                    fprintf(stderr, "clrtrace run: %s takes a whole number from 0 to %lu, not '%s'\n",
+                            a, max, val);
                     return 2;
                 }
                 if (!strcmp(a, "-s") || !strcmp(a, "--string-chars"))
