@@ -272,6 +272,25 @@ static void test_damaged_and_small_buffers(void **state)
     assert_int_equal(tx.len, 5);
 }
 
+/* Found by fuzz/fuzz_trace: a plan read from a damaged trace said "int" with
+ * a size of 16 bytes; the formatter shifted a 64-bit value by 64 and more.
+ * Plans from files are not trusted: a fixed-size kind must carry its size. */
+static void test_regression_oversized_plan(void **state)
+{
+    (void)state;
+    static const ct_plan bad_int = { .kind = CT_V_I4, .size = 16, .type_name = "int" };
+    static const ct_plan bad_enum = { .kind = CT_V_ENUM, .size = 12, .type_name = "E", .underlying = CT_V_I4 };
+    uint8_t raw[16] = { 1 };
+    char t[64];
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&bad_int, raw, sizeof raw, NULL, NULL, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&bad_enum, raw, sizeof raw, NULL, NULL, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_objects_and_arrays),
         cmocka_unit_test(test_structs_enums_nullable),
         cmocka_unit_test(test_damaged_and_small_buffers),
+        cmocka_unit_test(test_regression_oversized_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
