@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace SECONDS}
+harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace|fuzz_meta SECONDS}
 seconds=${2:-30}
 build=${CLRTRACE_FUZZ_BUILD:-$root/build-fuzz}
 CC=clang-14 cmake -S "$root" -B "$build" -DCLRTRACE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -15,11 +15,18 @@ seeds="$build/seeds"
 mkdir -p "$corpus"
 if [ "$harness" = fuzz_trace ]; then
   seeds="$here/seeds-trace"   # small binary traces written by tests/unit/test_event.c's writer
+elif [ "$harness" = fuzz_meta ]; then
+  # Small real assemblies (the shared framework's facades) and the one-byte
+  # inputs that select tests/meta/fuzz_meta.c's synthetic-assembly mutations.
+  rm -rf "$seeds" && mkdir -p "$seeds"
+  fw=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.NETCore.App" { v = $2; d = substr($3, 2, length($3) - 2) } END { print d "/" v }')
+  [ -d "$fw" ] && find "$fw" -maxdepth 1 -name '*.dll' -size -20k -exec cp {} "$seeds/" \;
+  for b in 0 1 2 3 4 5 6 7; do printf "\\$(printf %o "$b")" > "$seeds/byte$b"; done
 else
   python3 "$here/make_seeds.py" "$root/tests/sigblobs" "$seeds" >/dev/null
 fi
 cd "$here"
-"$build/fuzz/$harness" -max_total_time="$seconds" -print_final_stats=1 -max_len=4096 \
+"$build/fuzz/$harness" -max_total_time="$seconds" -print_final_stats=1 -max_len=$([ "$harness" = fuzz_meta ] && echo 65536 || echo 4096) \
     -timeout=10 -rss_limit_mb=2048 "$corpus" "$seeds" 2>&1 | tee "$build/$harness.log" |
     grep -E "^(stat::|==|SUMMARY|Done)" || true
 test "${PIPESTATUS[0]}" -eq 0

@@ -38,7 +38,7 @@ step "build (asan+ubsan)" cmake -S . -B build-asan -DCLRTRACE_SANITIZE=ON -DCMAK
 step "compile (asan+ubsan)" cmake --build build-asan -j2
 step "unit tests (asan+ubsan)" ctest_in build-asan -L unit
 step "compile (clang-14, -Werror)" bash -c "CC=clang-14 cmake -S . -B build-clang >/dev/null && cmake --build build-clang -j2"
-for h in fuzz_sig fuzz_compressed fuzz_trace; do
+for h in fuzz_sig fuzz_compressed fuzz_trace fuzz_meta; do
   step "fuzz $h ${FUZZ_SECONDS:-30}s" bash fuzz/run.sh "$h" "${FUZZ_SECONDS:-30}"
 done
 echo
