@@ -1,0 +1,327 @@
+# Shared helpers for end-to-end scripts that check clrtrace's text traces.
+# Source it: `. "$here/lib_checks.sh"`. Needs bash, awk, grep, sed, diff, cmp,
+# timeout; ready_then_signal needs perl or python3.
+#
+# A call line of the trace (docs/tracer.md, "Output") is
+#   "%10.6f %6d %10s  " time, TID, duration (blank on an opening line),
+# then two spaces per level of the thread's depth (at most 64 levels), then
+#   Name(args) {              an opening line (the call has children)
+#   Name(args) -> type value  a folded call (no children), with a duration
+#   Name(args)                a folded void call
+#   Name(args) -> exception   a folded call left by an exception
+#   Name(args) -> tailcall    a folded call left by a tail call
+#   } -> type value | } | } exception | } tailcall   a closing line
+# The helpers parse the prefix with a regular expression (a TID wider than
+# six digits shifts the columns) and count calls up to "# summary:".
+
+# ----------------------------------------------------------------- reporting
+ct_fails=0
+ct_passes=0
+
+# ct_ok DESCRIPTION / ct_fail DESCRIPTION [DETAIL...]
+ct_ok() { echo "ok   $1"; ct_passes=$((ct_passes + 1)); }
+ct_fail() {
+    echo "FAIL $1"
+    shift
+    local d
+    for d in "$@"; do
+        [[ -n "$d" ]] && printf '     %s\n' "$d"
+    done
+    ct_fails=$((ct_fails + 1))
+    return 0
+}
+
+# check DESCRIPTION COMMAND... : ok when the command succeeds. The command's
+# output (a checker's explanation) is shown under a FAIL, at most 15 lines.
+check() {
+    local desc=$1 out rc
+    shift
+    out=$("$@" 2>&1) && rc=0 || rc=$?
+    if ((rc == 0)); then
+        ct_ok "$desc"
+    else
+        ct_fail "$desc" "$(head -n 15 <<<"$out" | sed 's/^/  /')"
+    fi
+}
+
+# check_eq DESCRIPTION EXPECTED ACTUAL
+check_eq() {
+    if [[ "$2" == "$3" ]]; then ct_ok "$1"; else ct_fail "$1" "expected: $2" "actual:   $3"; fi
+}
+
+# ct_end SCRIPT-NAME: the count line; returns non-zero when a check failed.
+ct_end() {
+    echo "$1: $ct_passes passed, $ct_fails failed"
+    ((ct_fails == 0))
+}
+
+# ------------------------------------------------------------- running
+# ct_run DIR NAME COMMAND...: runs COMMAND with stdout, stderr and exit code
+# into DIR/NAME.out, .err, .rc. The shell's own notice about a process killed
+# by a signal ("Aborted") does not land in NAME.err.
+ct_run() {
+    local dir=$1 name=$2 rc=0
+    shift 2
+    { "$@" >"$dir/$name.out" 2>"$dir/$name.err" || rc=$?; } 2>/dev/null
+    echo "$rc" >"$dir/$name.rc"
+}
+
+# ct_same_run DIR A B: stdout, stderr and exit code of run B equal run A's.
+# Prints the differences; for `check`.
+ct_same_run() {
+    local dir=$1 a=$2 b=$3 bad=0
+    if ! cmp -s "$dir/$a.out" "$dir/$b.out"; then
+        echo "stdout differs:"; diff "$dir/$a.out" "$dir/$b.out" | head -n 6; bad=1
+    fi
+    if ! cmp -s "$dir/$a.err" "$dir/$b.err"; then
+        echo "stderr differs:"; diff "$dir/$a.err" "$dir/$b.err" | head -n 6; bad=1
+    fi
+    if [[ "$(cat "$dir/$a.rc")" != "$(cat "$dir/$b.rc")" ]]; then
+        echo "exit code $(cat "$dir/$b.rc"), expected $(cat "$dir/$a.rc")"; bad=1
+    fi
+    return $bad
+}
+
+# ------------------------------------------------------------- the trace
+# ct_calls FILE: the call lines (no header, no summary).
+ct_calls() {
+    awk '/^# summary: /{exit} /^#/ || /^$/ {next} {print}' "$1"
+}
+
+# ct_pid FILE: the pid in the trace's first header line.
+ct_pid() {
+    sed -n '1s/^# clrtrace: .*, pid \([0-9][0-9]*\), .*/\1/p' "$1"
+}
+
+# ct_balance FILE [open-ok]: per TID, every call opened with " {" is closed by
+# a "}" line at the same depth; every line is indented as deep as its thread's
+# open calls (up to 64 levels); every folded call and closing line carries a
+# duration; no closing line says "(not entered on this thread)". After a
+# line at the wrong depth the count follows the trace again (one problem is
+# reported once). With open-ok, calls still open at the end are allowed (a
+# process that ended in the middle of them: Environment.Exit, a signal).
+# Prints what is wrong.
+ct_balance() {
+    ct_calls "$1" | awk -v open_ok="${2:-}" '
+        function problem(msg) {
+            if (nprob < 12) print "line " NR ": " msg ": " substr($0, 1, 160)
+            nprob++
+        }
+        # at(d, indent, what): checks that a line of a thread d deep is
+        # indented d levels (64 at most); resynchronises d otherwise.
+        function at(d, indent, what) {
+            want = d < 64 ? d : 64
+            if (indent == 2 * want) return d
+            problem(what " indented " indent / 2 " levels, expected " want)
+            return indent < 128 ? indent / 2 : d
+        }
+        {
+            if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) { problem("not a call line"); next }
+            head = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
+            split(head, h, " "); tid = h[2]
+            dur = substr(rest, 1, 10); gsub(/ /, "", dur)
+            text = substr(rest, 13)
+            indent = match(text, /[^ ]/) - 1; text = substr(text, indent + 1)
+            if (indent % 2) problem("odd indentation")
+            d = depth[tid] + 0
+            if (text ~ /^\}/ && text ~ /not entered on this thread/) {
+                problem("closing line says: not entered on this thread")
+            } else if (text ~ /^\}/) {
+                if (d == 0) { problem("closes a call that is not open on TID " tid); next }
+                d = at(d - 1, indent, "closing line")
+                if (dur == "" && d < 65536) problem("closing line without a duration")
+                depth[tid] = d
+                closes++
+            } else if (text ~ / \{$/ && dur == "") {
+                d = at(d, indent, "opening line")
+                depth[tid] = d + 1
+                opens++
+            } else {
+                d = at(d, indent, "call")
+                depth[tid] = d
+                if (dur == "" && d < 65536) problem("folded call without a duration")
+                folded++
+            }
+        }
+        END {
+            for (t in depth) if (depth[t] != 0 && open_ok == "") {
+                if (nprob < 12) print "TID " t ": " depth[t] " call(s) still open at the end"
+                nprob++
+            }
+            if (nprob) { print nprob " problem(s); " opens + 0 " opened, " closes + 0 " closed, " folded + 0 " folded"; exit 1 }
+        }'
+}
+
+# ct_count FILE NAME-PREFIX: calls (opening or folded lines) whose text starts
+# with NAME-PREFIX, a fixed string such as "Hard.Threads.Work(".
+ct_count() {
+    ct_calls "$1" | awk -v p="$2" '
+        { if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) next
+          t = substr($0, RLENGTH + 13); sub(/^ +/, "", t)
+          if (index(t, p) == 1) n++ }
+        END { print n + 0 }'
+}
+
+# ct_count_re FILE ERE: calls (opening or folded lines) whose text, after the
+# indentation, matches the extended regular expression.
+ct_count_re() {
+    ct_calls "$1" | awk -v re="$2" '
+        { if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) next
+          t = substr($0, RLENGTH + 13); sub(/^ +/, "", t)
+          if (t !~ /^\}/ && t ~ re) n++ }
+        END { print n + 0 }'
+}
+
+# ct_summary_calls FILE FUNCTION: the CALLS column of FUNCTION's summary row
+# (empty when there is none).
+ct_summary_calls() {
+    awk -v f="$2" '/^#  CALLS/ {on = 1; next} /^# clrtrace: shutdown/ {on = 0}
+        on && $NF == f {print $1; exit}' "$1"
+}
+
+# ct_tree FILE [TID]: the call text of one thread (default: the main thread,
+# whose TID is the pid) as indentation + text, durations and times dropped,
+# object addresses written @ADDR and pointers 0xADDR; for comparing with a
+# tree written by hand.
+ct_tree() {
+    local tid=${2:-$(ct_pid "$1")}
+    ct_calls "$1" | awk -v want="$tid" '
+        { if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) next
+          split(substr($0, 1, RLENGTH), h, " ")
+          if (h[2] != want) next
+          t = substr($0, RLENGTH + 13)
+          gsub(/@0x[0-9a-f]+/, "@ADDR", t); gsub(/=0x[0-9a-f]+/, "=0xADDR", t)
+          print t }'
+}
+
+# ct_subtree TREE-TEXT FIRST-LINE-FIXED-STRING: from the first line containing
+# the string, that line and every following line indented deeper, plus the
+# line that closes it.
+ct_subtree() {
+    awk -v s="$2" '
+        !on && index($0, s) { on = 1; base = match($0, /[^ ]/); print; if ($0 !~ / \{$/) exit; next }
+        on { i = match($0, /[^ ]/); print; if (i <= base) exit }' <<<"$1"
+}
+
+# ct_between TREE-TEXT FIRST LAST: the lines from the first one containing the
+# fixed string FIRST to the next one containing LAST, both included.
+ct_between() {
+    awk -v a="$2" -v b="$3" '!on && index($0, a) { on = 1 } on { print; if (index($0, b)) exit }' <<<"$1"
+}
+
+# ct_tid_is_arg FILE NAME-PREFIX ARG: every call of NAME-PREFIX has its TID
+# column equal to the value of its integer argument "ARG=N" (the program
+# passes its own gettid()). Prints the first mismatches.
+ct_tid_is_arg() {
+    ct_calls "$1" | awk -v p="$2" -v a="$3" '
+        { if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) next
+          split(substr($0, 1, RLENGTH), h, " ")
+          t = substr($0, RLENGTH + 13); sub(/^ +/, "", t)
+          if (index(t, p) != 1) next
+          n++
+          if (!match(t, " " a "=-?[0-9]+")) { if (bad++ < 5) print "no " a "= in: " t; next }
+          v = substr(t, RSTART + length(a) + 2, RLENGTH - length(a) - 2)
+          if (v != h[2]) { if (bad++ < 5) print "TID " h[2] " but " a "=" v ": " t } }
+        END { if (!n) { print "no calls of " p; exit 1 } if (bad) { print bad " of " n " wrong"; exit 1 } }'
+}
+
+# ct_tids FILE NAME-PREFIX: the distinct TIDs of NAME-PREFIX's calls, one a line.
+ct_tids() {
+    ct_calls "$1" | awk -v p="$2" '
+        { if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) next
+          split(substr($0, 1, RLENGTH), h, " ")
+          t = substr($0, RLENGTH + 13); sub(/^ +/, "", t)
+          if (index(t, p) == 1 && !seen[h[2]]++) print h[2] }'
+}
+
+# ct_diff_tree EXPECTED-TEXT ACTUAL-TEXT: for `check`; prints a diff.
+ct_diff_tree() {
+    diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | head -n 30
+    [[ "$1" == "$2" ]]
+}
+
+# ct_profiler ROOT WORK [LIB]: the absolute path of libclrtrace.so: LIB (or
+# $CLRTRACE_LIB), else built with CMake into WORK/build. Empty on failure.
+ct_profiler() {
+    local root=$1 work=$2 lib=${3:-${CLRTRACE_LIB:-}}
+    if [[ -z "$lib" ]]; then
+        echo "== building libclrtrace.so" >&2
+        { cmake -S "$root" -B "$work/build" -DCLRTRACE_TESTS=OFF &&
+          cmake --build "$work/build" --target clrtrace_profiler; } >"$work/cmake.log" 2>&1 ||
+            { cat "$work/cmake.log" >&2; return 1; }
+        lib="$work/build/src/profiler/libclrtrace.so"
+    fi
+    [[ -f "$lib" ]] || { echo "no profiler library at $lib" >&2; return 1; }
+    echo "$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")"
+}
+
+# ct_dotnet_build PROJECT-DIR OUT-DIR: builds a test target (Release) into
+# OUT-DIR/artifacts; prints the path of its main dll.
+ct_dotnet_build() {
+    local dir=$1 out=$2 name
+    name=$(basename "$dir")
+    dotnet build "$dir/$name.csproj" -c Release --artifacts-path "$out/artifacts" \
+        >"$out/dotnet-build-$name.log" 2>&1 || { cat "$out/dotnet-build-$name.log" >&2; return 1; }
+    find "$out/artifacts/bin" -name "$name.dll" | head -n 1
+}
+
+# ct_dedent: removes the first line's indentation from every line (stdin).
+ct_dedent() {
+    awk 'NR == 1 { n = match($0, /[^ ]/) - 1 } { print substr($0, n + 1) }'
+}
+
+# ------------------------------------------------ runs of a test target
+# These use the caller's globals: work (the directory for outputs), app (the
+# target's dll) and traced (the array of CORECLR_* settings that load the
+# profiler).
+
+# run_plain NAME ARGS...: the untraced run of `dotnet Hard.dll ARGS...`.
+run_plain() {
+    local name=$1
+    shift
+    ct_run "$work" "$name" timeout -k 5 300 dotnet "$app" "$@"
+}
+# run_traced NAME [VAR=VALUE...] -- ARGS...: the traced run, trace in NAME.txt.
+run_traced() {
+    local name=$1 envs=()
+    shift
+    while [[ $# -gt 0 && "$1" != -- ]]; do envs+=("$1"); shift; done
+    shift
+    ct_run "$work" "$name" env "${traced[@]}" "CLRTRACE_OUTPUT=$work/$name.txt" "${envs[@]}" \
+        timeout -k 5 900 dotnet "$app" "$@"
+}
+# check_same NAME PLAIN-NAME: stdout, stderr and exit code of run NAME equal PLAIN-NAME's.
+check_same() {
+    check "$1 (traced): stdout, stderr and exit code ($(cat "$work/$2.rc")) equal the untraced run's" \
+        ct_same_run "$work" "$2" "$1"
+}
+check_stdout() { # NAME EXPECTED-TEXT: run NAME printed exactly this
+    check_eq "$1: the program printed what its source says" "$2" "$(cat "$work/$1.out")"
+}
+summary_dropped() { sed -n 's/^# summary: .*, \([0-9][0-9]*\) events dropped$/\1/p' "$1"; }
+
+# ready_then_signal NAME SIGNAL [VAR=VALUE...]: starts `Hard.dll loop` (traced
+# when VAR=VALUE are given) with SIGINT at its default disposition (a
+# background job of a script starts with SIGINT ignored), waits for "ready",
+# sends SIGNAL, waits at most 60 s for the end. Needs perl or python3.
+ready_then_signal() {
+    local name=$1 sig=$2 i pid watchdog rc=0
+    shift 2
+    local reset=(perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die "exec: $!\n"')
+    command -v perl >/dev/null || reset=(python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])')
+    env "$@" "${reset[@]}" dotnet "$app" loop >"$work/$name.out" 2>"$work/$name.err" &
+    pid=$!
+    for ((i = 0; i < 600; i++)); do
+        grep -qx ready "$work/$name.out" 2>/dev/null && break
+        sleep 0.1
+    done
+    kill -"$sig" "$pid" 2>/dev/null
+    (sleep 60 && kill -KILL "$pid") 2>/dev/null &
+    watchdog=$!
+    wait "$pid" 2>/dev/null || rc=$?
+    kill "$watchdog" 2>/dev/null
+    wait "$watchdog" 2>/dev/null
+    echo "$rc" >"$work/$name.rc"
+}
+

@@ -1,0 +1,358 @@
+// Exceptions through traced frames: caught higher up, exception filters
+// (accepting, declining, throwing), finally blocks (plain, with an exception
+// thrown and caught inside the finally, and with one escaping from it),
+// rethrow, a new exception thrown from a catch block, caught in the same
+// method, and thrown through framework frames (List<T>.ForEach).
+//
+// Each step is one call from Run followed by After(step): in the trace,
+// After's line must sit at the same depth as the step's call.
+using System;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+
+namespace Hard
+{
+    public static class Exceptions
+    {
+        private static int s_handled, s_filters, s_finallies;
+
+        public static int Run()
+        {
+            int total = 0;
+            total += CatchHigher(1);
+            After(1);
+            total += WithFilter(2);
+            After(2);
+            total += FilterDeclines(3);
+            After(3);
+            total += WithFinally(4);
+            After(4);
+            total += Rethrow(5);
+            After(5);
+            total += SameMethod(6);
+            After(6);
+            total += AcrossFramework(7);
+            After(7);
+            total += FinallyWithInner(8);
+            After(8);
+            total += FilterThrows(9);
+            After(9);
+            total += FinallyThrows(10);
+            After(10);
+            total += Wraps(11);
+            After(11);
+            Console.WriteLine("exceptions: total=" + total + " handled=" + s_handled + " filters=" + s_filters
+                              + " finallies=" + s_finallies);
+            return 0;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int After(int step) => step;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Thrower(int n) => throw new InvalidOperationException("boom " + n);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Level3(int n) => Thrower(n) + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Level2(int n) => Level3(n) + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Level1(int n) => Level2(n) + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Handled(string message)
+        {
+            s_handled++;
+            return message.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool Filter(Exception e, int n, bool accept)
+        {
+            s_filters++;
+            return accept;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Cleanup(int n) => n * 10;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Log(int n) => n;
+
+        // 1. Thrown four frames down, caught here.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int CatchHigher(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        // 2. A filter that accepts: it runs (first pass) on top of the
+        // throwing frames, before they are unwound.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int WithFilter(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            catch (InvalidOperationException e) when (Filter(e, n, true))
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        // 3. A filter that declines; the caller catches.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int FilterDeclines(int n)
+        {
+            try
+            {
+                return DecliningFilter(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int DecliningFilter(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            catch (InvalidOperationException e) when (Filter(e, n, false))
+            {
+                return -1;
+            }
+        }
+
+        // 4. A finally block on the way up calls Cleanup.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int WithFinally(int n)
+        {
+            try
+            {
+                return CleanupOuter(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int CleanupOuter(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            finally
+            {
+                s_finallies++;
+                Cleanup(n);
+            }
+        }
+
+        // 5. Caught, logged, rethrown with `throw;`, caught by the caller.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Rethrow(int n)
+        {
+            try
+            {
+                return RethrowMiddle(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int RethrowMiddle(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            catch (InvalidOperationException)
+            {
+                Log(n);
+                throw;
+            }
+        }
+
+        // 6. Thrown and caught in the same method: no frame is unwound.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int SameMethod(int n)
+        {
+            int r = -1;
+            try
+            {
+                if (n > 0)
+                {
+                    throw new InvalidOperationException("boom " + n);
+                }
+            }
+            catch (InvalidOperationException e)
+            {
+                r = Handled(e.Message);
+            }
+            return r + Log(n);
+        }
+
+        // 7. Thrown through framework frames (List<int>.ForEach, not traced).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int AcrossFramework(int n)
+        {
+            var list = new List<int> { n };
+            try
+            {
+                list.ForEach(Descend);
+                return -1;
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Descend(int x)
+        {
+            Level1(x);
+        }
+
+        // 8. A finally block that throws and catches an exception of its own
+        // while the outer exception is being unwound.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int FinallyWithInner(int n)
+        {
+            try
+            {
+                return FinallyOuter(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int FinallyOuter(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            finally
+            {
+                s_finallies++;
+                CatchHigher(n * 10);
+            }
+        }
+
+        // 9. A filter whose own call throws: the runtime swallows that
+        // exception (the filter counts as false) and the caller catches the
+        // first one.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int FilterThrows(int n)
+        {
+            try
+            {
+                return ThrowingFilter(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int ThrowingFilter(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            catch (InvalidOperationException) when (BadFilter(n))
+            {
+                return -1;
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool BadFilter(int n)
+        {
+            s_filters++;
+            return Thrower(n * 10) > 0;
+        }
+    
+        // 10. A finally block throws a new exception while the first one is
+        // unwinding; the new one replaces it and the caller catches it.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int FinallyThrows(int n)
+        {
+            try
+            {
+                return FinallyThrowsInner(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int FinallyThrowsInner(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            finally
+            {
+                s_finallies++;
+                Thrower(n * 100);
+            }
+        }
+
+        // 11. A catch block throws a new exception (wrapping the first).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Wraps(int n)
+        {
+            try
+            {
+                return WrapsInner(n);
+            }
+            catch (ArgumentException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int WrapsInner(int n)
+        {
+            try
+            {
+                return Level1(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                throw new ArgumentException("wrapped " + e.Message, e);
+            }
+        }
+    }
+}
