@@ -1,13 +1,24 @@
-/* The trace reader and the value formatter on arbitrary files: every record
- * is read with bounds checks; every ENTER/LEAVE value is formatted with the
- * plans of the most recent FUNCTION record, as `clrtrace replay` would. */
+/* The trace reader, the value formatter and the renderer on arbitrary files:
+ * every record is read with bounds checks and fed to the renderer exactly as
+ * `clrtrace replay` does (text log and summary), so every ENTER/LEAVE value
+ * is formatted with the plans of its function's FUNCTION record. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clrtrace/event.h"
+#include "clrtrace/render.h"
 
 static uint8_t arena_mem[1 << 20];
+
+static void sink(void *ctx, const char *text, size_t len)
+{
+    size_t *total = ctx;
+    /* Lines are whole and hold no NUL. */
+    if (!len || text[len - 1] != '\n' || memchr(text, '\0', len))
+        abort();
+    *total += len;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,36 +29,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    ct_rec rec, fn;
-    int have_fn = 0;
-    char text[4096];
+    size_t total = 0;
+    ct_render_opts opts = { 1, 1 };
+    ct_render *rd = ct_render_new(&opts, sink, &total);
+    if (!rd)
+        return 0;
+    ct_render_header(rd, &r.header);
+    ct_rec rec;
     int st;
     while ((st = ct_reader_next(&r, &rec)) == 1) {
         if (rec.offset >= size)
             abort();
-        if (rec.type == CT_REC_FUNCTION) {
-            fn = rec;
-            have_fn = 1;
-        } else if (have_fn && (rec.type == CT_REC_ENTER || rec.type == CT_REC_LEAVE)) {
-            size_t pos = 0;
-            const uint8_t *v;
-            uint32_t vl;
-            uint32_t i = 0;
-            while (ct_next_value(&rec, &pos, &v, &vl) == 1) {
-                const ct_plan *p = rec.type == CT_REC_LEAVE ? fn.ret.plan
-                                   : i < fn.nparams ? fn.params[i].plan : NULL;
-                i++;
-                if (!p)
-                    continue;
-                ct_text t;
-                ct_text_init(&t, text, sizeof text);
-                size_t used = ct_format_value(p, v, vl, NULL, NULL, &t);
-                if (used > vl || strlen(text) >= sizeof text)
-                    abort();
-            }
-        }
+        ct_render_record(rd, &rec);
+        a.used = 0; /* the renderer copies what it keeps */
     }
     if (st < 0 && r.error_offset >= size)
         abort();
+    ct_render_finish(rd);
+    ct_render_free(rd);
     return 0;
 }

@@ -20,7 +20,10 @@ extern "C" {
 #endif
 
 #define CT_TRACE_MAGIC "CLRTRACE"
-#define CT_TRACE_VERSION_MAJOR 1
+/* 2.0: FUNCTION records carry the labels printed before each value, values
+ * carry a status, the header a settings line, END the function counts. (1.0
+ * was never written by a released profiler.) */
+#define CT_TRACE_VERSION_MAJOR 2
 #define CT_TRACE_VERSION_MINOR 0
 
 /* Largest payload of one record; longer records are rejected by the reader. */
@@ -43,6 +46,9 @@ typedef enum ct_rec_type {
     CT_REC_DROPPED = 7,  /* events lost on a thread (lossy mode) */
     CT_REC_CLASS = 8,    /* a class id's display name */
     CT_REC_END = 9,      /* the process ended; totals */
+    CT_REC_EVENTS = 10,  /* a block of one thread's events, compactly encoded (files
+                            only; the reader hands out its events one by one, as
+                            ENTER/LEAVE/TAILCALL/UNWIND) */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -69,12 +75,15 @@ typedef struct ct_trace_header {
     uint32_t cmdline_len;
     const char *filter;       /* description of the filter in force */
     uint32_t filter_len;
+    const char *settings;     /* runtime and limits: "CoreCLR 10.0.12, ..., structs 4 levels" */
+    uint32_t settings_len;
 } ct_trace_header;
 
 /* ----------------------------------------------------------- the records */
 
 typedef struct ct_fn_param {
-    const char *name;         /* "k", "this", or "" for the return value */
+    const char *name;         /* the label printed before the value: "double k=",
+                                 "this=", or for the return value "double " */
     uint32_t name_len;
     const ct_plan *plan;
 } ct_fn_param;
@@ -97,17 +106,38 @@ typedef struct ct_rec {
     ct_fn_param ret;          /* FUNCTION: the return plan (kind VOID for void) */
     /* ENTER: the raw values, one per parameter; LEAVE: one (the return) */
     uint32_t nvalues;
-    const uint8_t *values;    /* nvalues × (u32 length, bytes) */
+    const uint8_t *values;    /* nvalues × (u32 status/length word, bytes) */
     size_t values_len;
     /* DROPPED / END */
     uint64_t count;
+    /* END: functions the runtime mapped, and those traced */
+    uint64_t mapped, traced;
 } ct_rec;
 
-enum { CT_FN_HAS_THIS = 1, CT_FN_STATIC = 2 };
+enum {
+    CT_FN_HAS_THIS = 1,
+    CT_FN_STATIC = 2,
+    CT_FN_NO_VALUES = 4,      /* values are not captured: calls read "Name(...)" */
+};
+
+/* Each value of an ENTER/LEAVE record is a u32 word, then the bytes: the low
+ * 28 bits are the length, the high 4 bits say what the bytes are. */
+#define CT_VALUE_LEN_MASK 0x0FFFFFFFu
+#define CT_VALUE_STATUS_SHIFT 28
+typedef enum ct_value_status {
+    CT_VALUE_PLAN = 0,      /* the plan's raw encoding (include/clrtrace/value.h) */
+    CT_VALUE_RANGE = 1,     /* the first bytes of the argument range (no plan fits) */
+    CT_VALUE_TOO_LARGE = 2, /* did not fit even with smaller limits (no bytes) */
+    CT_VALUE_MISSING = 3,   /* the runtime gave no range (no bytes) */
+    CT_VALUE_ADDRESS = 4,   /* a byref whose target was not read: its u64 address */
+    CT_VALUE_STATUS_MAX = CT_VALUE_ADDRESS
+} ct_value_status;
 
 /* Iterates a raw-values blob of an ENTER/LEAVE record: returns 1 and the next
- * value's bytes, 0 at the end, -1 when damaged. *pos starts at 0. */
-int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t *len);
+ * value's bytes (and its status when status is not NULL), 0 at the end, -1
+ * when damaged. *pos starts at 0. */
+int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t *len,
+                  ct_value_status *status);
 
 /* ----------------------------------------------------------------- writing */
 
@@ -119,17 +149,22 @@ typedef struct ct_wbuf {
 
 void ct_wbuf_init(ct_wbuf *w, void *mem, size_t cap);
 
-/* Each writer appends one whole record or, when it does not fit, nothing
- * (and returns CT_TRACE_E_SPACE). */
+/* Each writer appends one whole record, padded with zero bytes to a
+ * multiple of 8, or, when it does not fit, nothing (and returns
+ * CT_TRACE_E_SPACE). The header is padded the same way, so in a buffer that
+ * starts at a file offset that is a multiple of 8, every record does too. */
 ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint64_t start_unix_ns,
-                                const char *cmdline, const char *filter);
+                                const char *cmdline, const char *filter, const char *settings);
+/* params[i].name and ret->name are the labels (NUL-terminated; name_len is
+ * not read). ret NULL: void. */
 ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
                                   uint32_t flags, uint32_t nparams, const ct_fn_param *params,
-                                  const ct_plan *ret);
+                                  const ct_fn_param *ret);
 ct_trace_status ct_write_thread(ct_wbuf *w, uint64_t tid, const char *name);
 ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
-ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events);
+ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
+                             uint64_t traced);
 
 /* Events are written in two steps so the hook can capture values straight
  * into the buffer: begin reserves the header, each value is appended with
@@ -145,7 +180,38 @@ ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, u
  * actually used. NULL when the buffer is full. */
 uint8_t *ct_event_value_reserve(ct_wbuf *w, size_t cap);
 void ct_event_value_commit(ct_wbuf *w, ct_event_mark *m, size_t used);
+/* The same with a status other than CT_VALUE_PLAN. */
+void ct_event_value_commit_status(ct_wbuf *w, ct_event_mark *m, size_t used,
+                                  ct_value_status status);
+/* Rewrites the event's time (the profiler stamps ENTER after capturing). */
+void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns);
 ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m);
+
+/* EVENTS blocks: one thread's events, each a head byte (kind, has-values),
+ * zigzag varints of the time and key differences from the previous event,
+ * and the values (docs/trace-format.md). The writer appends events while
+ * they fit, then ends the block. */
+typedef struct ct_events_mark {
+    size_t start;             /* where the record starts; 0 len: no block open */
+    uint64_t tid, time, key;  /* the thread; the previous event's time and key */
+    int open;
+} ct_events_mark;
+
+ct_trace_status ct_events_begin(ct_wbuf *w, uint64_t tid, uint64_t base_time, uint64_t base_key,
+                                ct_events_mark *m);
+/* One event (type ENTER..UNWIND; values: nvalues x (u32 word, bytes) as in
+ * an event record). CT_TRACE_E_SPACE when it does not fit: end the block and
+ * begin another. */
+ct_trace_status ct_events_add(ct_wbuf *w, ct_events_mark *m, ct_rec_type type, uint64_t time_ns,
+                              uint64_t key, uint32_t nvalues, const uint8_t *values,
+                              size_t values_len);
+ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
+/* The most bytes one event takes in a block, with values_len bytes of values. */
+#define CT_EVENTS_MAX_OVERHEAD (1 + 10 + 10 + 10 + 10)
+
+/* Bytes of an event record with no values: the smallest record (a
+ * multiple of 8, so it needs no padding). */
+#define CT_EVENT_BASE_BYTES (8 + 24)
 
 /* ----------------------------------------------------------------- reading */
 
@@ -162,6 +228,11 @@ typedef struct ct_reader {
     ct_rarena *arena;         /* FUNCTION records' plans are allocated here */
     ct_trace_status error;
     uint64_t error_offset;
+    /* Inside an EVENTS block: the next event, the block's end, the thread,
+     * the previous event's time and key. */
+    int in_block;
+    size_t blk_pos, blk_end;
+    uint64_t blk_tid, blk_time, blk_key;
 } ct_reader;
 
 /* Reads the header. */
@@ -170,6 +241,13 @@ ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct
  * (r->error, r->error_offset). Plans of FUNCTION records stay valid as long as
  * the arena is not reset; other pointers point into the file image. */
 int ct_reader_next(ct_reader *r, ct_rec *rec);
+
+/* Decodes the one record at data[0..len) (no file header): returns the
+ * record's total size with its padding (> 0, a multiple of 8), 0 when data
+ * holds less than a whole record (also for len 0), or -1 with *error set
+ * when the record is damaged. rec->offset is set to `offset`. */
+long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena *arena,
+                    ct_rec *rec, ct_trace_status *error);
 
 #ifdef __cplusplus
 }

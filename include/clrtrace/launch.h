@@ -9,4 +9,7 @@
 /* The profiler library's file name. */
 #define CLRTRACE_PROFILER_FILE "libclrtrace.so"
 
+/* The binary trace's file name inside a `clrtrace record -o DIR` directory. */
+#define CLRTRACE_TRACE_FILE "trace.clrt"
+
 #endif

@@ -132,6 +132,11 @@ void ct_text_printf(ct_text *t, const char *fmt, ...) __attribute__((format(prin
 size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, ct_class_name name_of,
                        void *ctx, ct_text *out);
 
+/* Calls fn with the class id of every object in a captured value (the ids
+ * a formatter will ask names for). Stops quietly at damaged bytes. */
+void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n,
+                      void (*fn)(void *ctx, uint64_t class_id), void *ctx);
+
 /* Shortest text that reads back to the same double / float ("1.5", "0.1",
  * "1E+300", "NaN", "-Infinity"), as .NET Core 3.0+ prints them. */
 void ct_format_double(double v, char *out, size_t cap);

@@ -1,9 +1,11 @@
 /* clrtrace run [options] [--] program [args...]
+ * clrtrace record -o DIR [options] [--] program [args...]
  *
  * Starts a program with the CoreCLR profiler enabled and the options passed
  * in the environment, forwards the usual termination signals to it, and exits
  * with the program's own status (128 + N when it dies of signal N, like a
- * shell). */
+ * shell). `run` prints the live text log; `record` writes the binary trace
+ * DIR/trace.clrt (and, with --text FILE, the live text log too). */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
@@ -20,42 +22,79 @@
 #include "clrtrace/value.h"
 #include "cli.h"
 
-static void usage(FILE *to)
+/* Largest -s / --array-items (the profiler's CT_MAX_*_OPTION). */
+#define COUNT_OPTION_MAX 1000000ul
+/* --buffer-kb bounds (the profiler's CT_MIN_RING_KB / CT_MAX_RING_KB). */
+#define BUFFER_KB_MIN 16ul
+#define BUFFER_KB_MAX (1024ul * 1024ul)
+
+static const char k_common_options[] =
+    "  -a, --all              also trace framework code (System.*, Microsoft.*)\n"
+    "  -s, --string-chars N   keep at most N characters of each string (default 64)\n"
+    "      --array-items N    show at most N elements of each array (default 8)\n"
+    "      --struct-depth N   follow nested struct fields N levels deep (0-8, default 4)\n"
+    "      --no-args          fast path: calls, times and the call tree, no values\n"
+    "      --lossy            drop events (counted) rather than wait when a thread's\n"
+    "                         buffer is full\n"
+    "      --buffer-kb N      per-thread event buffer in KiB (16-1048576, default 512)\n"
+    "      --inlining         let the JIT inline small methods (faster; inlined calls\n"
+    "                         are then missing from the trace)\n"
+    "      --null[=fast]      hooks that return at once, nothing recorded (benchmarks:\n"
+    "                         the runtime's own cost; fast: the fast-path stubs)\n"
+    "      --profiler PATH    use this libclrtrace.so instead of the one installed\n"
+    "  -h, --help             show this help\n";
+
+static void usage(FILE *to, int record)
 {
-    fprintf(to,
-        "usage: clrtrace run [options] [--] PROGRAM [ARGS...]\n"
-        "\n"
-        "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
-        "and logs every call of the program's own code, with arguments, return values,\n"
-        "thread and duration, followed by a summary.\n"
-        "\n"
-        "options:\n"
-        "  -o, --output FILE      write the trace to FILE (created mode 0600; default: stderr)\n"
-        "  -a, --all              also trace framework code (System.*, Microsoft.*)\n"
-        "  -s, --string-chars N   keep at most N characters of each string (default 64)\n"
-        "      --array-items N    show at most N elements of each array (default 8)\n"
-        "      --struct-depth N   follow nested struct fields N levels deep (0-8, default 4)\n"
-        "      --no-summary       do not print the per-function summary at exit\n"
-        "      --inlining         let the JIT inline small methods (faster; inlined calls\n"
-        "                         are then missing from the trace)\n"
-        "      --profiler PATH    use this libclrtrace.so instead of the one installed\n"
-        "  -h, --help             show this help\n"
-        "\n"
-        "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n"
-        "Each option is also an environment variable of the traced process (CLRTRACE_OUTPUT,\n"
-        "CLRTRACE_ALL, CLRTRACE_STRING_CHARS, CLRTRACE_ARRAY_ITEMS, CLRTRACE_STRUCT_DEPTH,\n"
-        "CLRTRACE_SUMMARY, CLRTRACE_INLINING) for use without the launcher; see docs/tracer.md.\n");
+    if (record)
+        fprintf(to,
+            "usage: clrtrace record -o DIR [options] [--] PROGRAM [ARGS...]\n"
+            "\n"
+            "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
+            "and writes its calls, with argument and return values, threads and times, to\n"
+            "the binary trace DIR/trace.clrt (DIR is created if needed; the file is created\n"
+            "mode 0600). Read it with `clrtrace replay DIR` (the text log) and `clrtrace\n"
+            "report DIR` (the summary table).\n"
+            "\n"
+            "options:\n"
+            "  -o, --output DIR       the trace directory (required)\n"
+            "      --text FILE        also write the live text log to FILE (created mode 0600);\n"
+            "                         it equals `clrtrace replay DIR`\n"
+            "      --no-summary       no summary table at the end of --text FILE\n"
+            "%s"
+            "\n"
+            "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n",
+            k_common_options);
+    else
+        fprintf(to,
+            "usage: clrtrace run [options] [--] PROGRAM [ARGS...]\n"
+            "\n"
+            "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
+            "and logs every call of the program's own code, with arguments, return values,\n"
+            "thread and duration, followed by a summary.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output FILE      write the trace to FILE (created mode 0600; default: stderr)\n"
+            "      --no-summary       do not print the per-function summary at exit\n"
+            "%s"
+            "\n"
+            "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n"
+            "Each option is also an environment variable of the traced process (CLRTRACE_OUTPUT,\n"
+            "CLRTRACE_ALL, CLRTRACE_STRING_CHARS, CLRTRACE_ARRAY_ITEMS, CLRTRACE_STRUCT_DEPTH,\n"
+            "CLRTRACE_SUMMARY, CLRTRACE_INLINING, CLRTRACE_NO_ARGS, CLRTRACE_LOSSY,\n"
+            "CLRTRACE_BUFFER_KB, CLRTRACE_NULL) for use without the launcher; see docs/tracer.md.\n",
+            k_common_options);
 }
 
-/* A whole number in 0..max. */
-static int is_count(const char *s, unsigned long max)
+/* A whole number in min..max. */
+static int is_count(const char *s, unsigned long min, unsigned long max)
 {
-    if (!*s)
+    if (!*s || s[0] == '-')
         return 0;
     char *end;
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    return *end == '\0' && errno == 0 && s[0] != '-' && v <= max;
+    return *end == '\0' && errno == 0 && v >= min && v <= max;
 }
 
 static int file_exists(const char *path)
@@ -92,6 +131,44 @@ static int find_profiler(char *out, size_t cap)
     return -1;
 }
 
+/* An absolute form of path (relative to the current directory): the
+ * program may change directory before the profiler opens it. */
+static int absolute(const char *path, char *out, size_t cap)
+{
+    if (path[0] == '/')
+        return (size_t)snprintf(out, cap, "%s", path) < cap ? 0 : -1;
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    return (size_t)snprintf(out, cap, "%s/%s", cwd, path) < cap ? 0 : -1;
+}
+
+/* mkdir -p, mode 0700 for what it creates. */
+static int make_dirs(const char *path)
+{
+    char p[PATH_MAX];
+    if ((size_t)snprintf(p, sizeof p, "%s", path) >= sizeof p)
+        return -1;
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0700) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    if (mkdir(p, 0700) != 0 && errno != EEXIST)
+        return -1;
+    struct stat st;
+    if (stat(p, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
 static volatile sig_atomic_t child_pid;
 
 static void forward(int sig)
@@ -100,125 +177,24 @@ static void forward(int sig)
         kill((pid_t)child_pid, sig);
 }
 
-int cmd_run(int argc, char **argv)
+/* Runs argv[0..] with the environment prepared; returns its status. */
+static int launch(const char *who, char **argv)
 {
-    const char *output = NULL, *profiler = NULL;
-    const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL;
-    int all = 0, no_summary = 0, inlining = 0;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        } else if (a[0] != '-') {
-            break;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "-a") || !strcmp(a, "--all")) {
-            all = 1;
-        } else if (!strcmp(a, "--no-summary")) {
-            no_summary = 1;
-        } else if (!strcmp(a, "--inlining")) {
-            inlining = 1;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-s") ||
-                   !strcmp(a, "--string-chars") || !strcmp(a, "--array-items") ||
-                   !strcmp(a, "--struct-depth") || !strcmp(a, "--profiler")) {
-            if (!val) {
-                fprintf(stderr, "clrtrace run: %s needs a value (try --help)\n", a);
-                return 2;
-            }
-            i++;
-            if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-                output = val;
-            else if (!strcmp(a, "--profiler"))
-                profiler = val;
-            else {
-                unsigned long max = !strcmp(a, "--struct-depth") ? CT_MAX_VALUE_DEPTH : 1000000;
-                if (!is_count(val, max)) {
-                    fprintf(stderr, "clrtrace run: %s takes a whole number from 0 to %lu, not '%s'\n",
-                            a, max, val);
-                    return 2;
-                }
-                if (!strcmp(a, "-s") || !strcmp(a, "--string-chars"))
-                    string_chars = val;
-                else if (!strcmp(a, "--array-items"))
-                    array_items = val;
-                else
-                    struct_depth = val;
-            }
-        } else {
-            fprintf(stderr, "clrtrace run: unknown option '%s' (try --help)\n", a);
-            return 2;
-        }
-    }
-    if (i >= argc) {
-        fprintf(stderr, "clrtrace run: no program given (try --help)\n");
-        return 2;
-    }
-
-    char lib[PATH_MAX];
-    if (profiler) {
-        if (!realpath(profiler, lib) || !file_exists(lib)) {
-            fprintf(stderr, "clrtrace run: no profiler library at '%s'\n", profiler);
-            return 2;
-        }
-    } else if (find_profiler(lib, sizeof lib) != 0) {
-        fprintf(stderr, "clrtrace run: cannot find %s next to the clrtrace executable "
-                "(use --profiler PATH)\n", CLRTRACE_PROFILER_FILE);
-        return 2;
-    }
-    char outpath[PATH_MAX];
-    if (output) {
-        /* The profiler runs in another working directory only if the program
-         * changes it; an absolute path keeps -o meaning what the user typed. */
-        if (output[0] != '/') {
-            char cwd[PATH_MAX];
-            if (!getcwd(cwd, sizeof cwd) ||
-                (size_t)snprintf(outpath, sizeof outpath, "%s/%s", cwd, output) >= sizeof outpath) {
-                fprintf(stderr, "clrtrace run: output path too long\n");
-                return 2;
-            }
-            output = outpath;
-        }
-    }
-
-    setenv("CORECLR_ENABLE_PROFILING", "1", 1);
-    setenv("CORECLR_PROFILER", CLRTRACE_CLSID_TEXT, 1);
-    setenv("CORECLR_PROFILER_PATH", lib, 1);
-    unsetenv("CORECLR_PROFILER_PATH_64");
-    if (output)
-        setenv("CLRTRACE_OUTPUT", output, 1);
-    if (all)
-        setenv("CLRTRACE_ALL", "1", 1);
-    if (no_summary)
-        setenv("CLRTRACE_SUMMARY", "0", 1);
-    if (inlining)
-        setenv("CLRTRACE_INLINING", "1", 1);
-    if (string_chars)
-        setenv("CLRTRACE_STRING_CHARS", string_chars, 1);
-    if (array_items)
-        setenv("CLRTRACE_ARRAY_ITEMS", array_items, 1);
-    if (struct_depth)
-        setenv("CLRTRACE_STRUCT_DEPTH", struct_depth, 1);
-
     /* Errors from exec come back through a close-on-exec pipe. */
     int fds[2];
     if (pipe(fds) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
-        perror("clrtrace run: pipe");
+        fprintf(stderr, "clrtrace %s: pipe: %s\n", who, strerror(errno));
         return 127;
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        perror("clrtrace run: fork");
+        fprintf(stderr, "clrtrace %s: fork: %s\n", who, strerror(errno));
         return 127;
     }
     if (pid == 0) {
         close(fds[0]);
-        execvp(argv[i], argv + i);
+        execvp(argv[0], argv);
         int e = errno;
         ssize_t w = write(fds[1], &e, sizeof e);
         (void)w;
@@ -244,12 +220,12 @@ int cmd_run(int argc, char **argv)
     int status;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
-            perror("clrtrace run: waitpid");
+            fprintf(stderr, "clrtrace %s: waitpid: %s\n", who, strerror(errno));
             return 127;
         }
     }
     if (r == (ssize_t)sizeof exec_errno) {
-        fprintf(stderr, "clrtrace run: cannot run '%s': %s\n", argv[i], strerror(exec_errno));
+        fprintf(stderr, "clrtrace %s: cannot run '%s': %s\n", who, argv[0], strerror(exec_errno));
         return 127;
     }
     if (WIFEXITED(status))
@@ -257,4 +233,161 @@ int cmd_run(int argc, char **argv)
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return 1;
+}
+
+/* run and record: the same options, two meanings of -o. */
+int cli_trace_command(int argc, char **argv, int record)
+{
+    const char *who = record ? "record" : "run";
+    const char *output = NULL, *text = NULL, *profiler = NULL, *null_mode = NULL;
+    const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL, *buffer_kb = NULL;
+    int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (a[0] != '-') {
+            break;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout, record);
+            return 0;
+        } else if (!strcmp(a, "-a") || !strcmp(a, "--all")) {
+            all = 1;
+        } else if (!strcmp(a, "--no-summary")) {
+            no_summary = 1;
+        } else if (!strcmp(a, "--inlining")) {
+            inlining = 1;
+        } else if (!strcmp(a, "--no-args")) {
+            no_args = 1;
+        } else if (!strcmp(a, "--lossy")) {
+            lossy = 1;
+        } else if (!strcmp(a, "--null") || !strcmp(a, "--null=slow")) {
+            null_mode = "1";
+        } else if (!strcmp(a, "--null=fast")) {
+            null_mode = "fast";
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-s") ||
+                   !strcmp(a, "--string-chars") || !strcmp(a, "--array-items") ||
+                   !strcmp(a, "--struct-depth") || !strcmp(a, "--profiler") ||
+                   !strcmp(a, "--buffer-kb") || (record && !strcmp(a, "--text"))) {
+            if (!val) {
+                fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
+                return 2;
+            }
+            i++;
+            if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+                output = val;
+            else if (!strcmp(a, "--text"))
+                text = val;
+            else if (!strcmp(a, "--profiler"))
+                profiler = val;
+            else {
+                unsigned long min = 0, max = COUNT_OPTION_MAX;
+                if (!strcmp(a, "--struct-depth"))
+                    max = CT_MAX_VALUE_DEPTH;
+                else if (!strcmp(a, "--buffer-kb")) {
+                    min = BUFFER_KB_MIN;
+                    max = BUFFER_KB_MAX;
+                }
+                if (!is_count(val, min, max)) {
+                    fprintf(stderr, "clrtrace %s: %s takes a whole number from %lu to %lu, not '%s'\n",
+                            who, a, min, max, val);
+                    return 2;
+                }
+                if (!strcmp(a, "-s") || !strcmp(a, "--string-chars"))
+                    string_chars = val;
+                else if (!strcmp(a, "--array-items"))
+                    array_items = val;
+                else if (!strcmp(a, "--buffer-kb"))
+                    buffer_kb = val;
+                else
+                    struct_depth = val;
+            }
+        } else {
+            fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
+            return 2;
+        }
+    }
+    if (record && !output) {
+        fprintf(stderr, "clrtrace record: -o DIR is required (try --help)\n");
+        return 2;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "clrtrace %s: no program given (try --help)\n", who);
+        return 2;
+    }
+
+    char lib[PATH_MAX];
+    if (profiler) {
+        if (!realpath(profiler, lib) || !file_exists(lib)) {
+            fprintf(stderr, "clrtrace %s: no profiler library at '%s'\n", who, profiler);
+            return 2;
+        }
+    } else if (find_profiler(lib, sizeof lib) != 0) {
+        fprintf(stderr, "clrtrace %s: cannot find %s next to the clrtrace executable "
+                "(use --profiler PATH)\n", who, CLRTRACE_PROFILER_FILE);
+        return 2;
+    }
+    char textpath[PATH_MAX], tracepath[PATH_MAX];
+    const char *text_log = record ? text : output;
+    if (text_log) {
+        if (absolute(text_log, textpath, sizeof textpath) != 0) {
+            fprintf(stderr, "clrtrace %s: output path too long\n", who);
+            return 2;
+        }
+        text_log = textpath;
+    }
+    if (record) {
+        char dir[PATH_MAX];
+        if (absolute(output, dir, sizeof dir) != 0 ||
+            (size_t)snprintf(tracepath, sizeof tracepath, "%s/%s", dir, CLRTRACE_TRACE_FILE) >=
+                sizeof tracepath) {
+            fprintf(stderr, "clrtrace record: output path too long\n");
+            return 2;
+        }
+        if (make_dirs(dir) != 0) {
+            fprintf(stderr, "clrtrace record: cannot create the trace directory '%s': %s\n", output,
+                    strerror(errno));
+            return 2;
+        }
+    }
+
+    setenv("CORECLR_ENABLE_PROFILING", "1", 1);
+    setenv("CORECLR_PROFILER", CLRTRACE_CLSID_TEXT, 1);
+    setenv("CORECLR_PROFILER_PATH", lib, 1);
+    unsetenv("CORECLR_PROFILER_PATH_64");
+    unsetenv("CLRTRACE_OUTPUT");
+    unsetenv("CLRTRACE_TRACE");
+    if (text_log)
+        setenv("CLRTRACE_OUTPUT", text_log, 1);
+    if (record)
+        setenv("CLRTRACE_TRACE", tracepath, 1);
+    if (all)
+        setenv("CLRTRACE_ALL", "1", 1);
+    if (no_summary)
+        setenv("CLRTRACE_SUMMARY", "0", 1);
+    if (inlining)
+        setenv("CLRTRACE_INLINING", "1", 1);
+    if (no_args)
+        setenv("CLRTRACE_NO_ARGS", "1", 1);
+    if (lossy)
+        setenv("CLRTRACE_LOSSY", "1", 1);
+    if (null_mode)
+        setenv("CLRTRACE_NULL", null_mode, 1);
+    if (string_chars)
+        setenv("CLRTRACE_STRING_CHARS", string_chars, 1);
+    if (array_items)
+        setenv("CLRTRACE_ARRAY_ITEMS", array_items, 1);
+    if (struct_depth)
+        setenv("CLRTRACE_STRUCT_DEPTH", struct_depth, 1);
+    if (buffer_kb)
+        setenv("CLRTRACE_BUFFER_KB", buffer_kb, 1);
+    return launch(who, argv + i);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    return cli_trace_command(argc, argv, 0);
 }

@@ -10,6 +10,10 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "run", cmd_run, "run a program under the tracer and print its calls" },
+    { "record", cmd_record, "run a program under the tracer and write a binary trace" },
+    { "replay", cmd_replay, "print the text log of a binary trace" },
+    { "report", cmd_report, "print the summary table of a binary trace" },
+    { "dump", cmd_dump, "print the records of a binary trace, one per line" },
     { "sigs", cmd_sigs, "print the signature of every method in an assembly" },
     { "decode", cmd_decode, "decode one signature blob given in hex" },
 };

@@ -6,6 +6,28 @@
 #include <strings.h>
 
 #include "clrtrace/value.h"
+#include "tbuf.h"
+
+/* CLRTRACE_NULL: off, slow (1) or fast. */
+static int env_null(ct_null_mode *out, char *why, size_t cap)
+{
+    const char *v = getenv("CLRTRACE_NULL");
+    *out = CT_NULL_OFF;
+    if (!v || !*v || !strcasecmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") ||
+        !strcasecmp(v, "off"))
+        return 0;
+    if (!strcasecmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") ||
+        !strcasecmp(v, "on") || !strcasecmp(v, "slow")) {
+        *out = CT_NULL_SLOW;
+        return 0;
+    }
+    if (!strcasecmp(v, "fast")) {
+        *out = CT_NULL_FAST;
+        return 0;
+    }
+    snprintf(why, cap, "CLRTRACE_NULL=%s is not valid (use 0, 1, slow or fast)", v);
+    return -1;
+}
 
 /* A flag: unset or empty gives dflt; 1/yes/true/on and 0/no/false/off (any
  * case); anything else is an error. */
@@ -31,9 +53,9 @@ static int env_flag(const char *name, int dflt, int *out, char *why, size_t cap)
     return -1;
 }
 
-/* A whole number in [0, max]: decimal digits only, no sign, no spaces. */
-static int env_count(const char *name, uint32_t dflt, uint32_t max, uint32_t *out, char *why,
-                     size_t cap)
+/* A whole number in [min, max]: decimal digits only, no sign, no spaces. */
+static int env_range(const char *name, uint32_t dflt, uint32_t min, uint32_t max, uint32_t *out,
+                     char *why, size_t cap)
 {
     const char *v = getenv(name);
     *out = dflt;
@@ -47,20 +69,34 @@ static int env_count(const char *name, uint32_t dflt, uint32_t max, uint32_t *ou
         }
         n = n * 10 + (uint64_t)(*p - '0');
     }
-    if (n > max) {
-        snprintf(why, cap, "%s=%s is not valid (use a whole number from 0 to %u)", name, v,
-                 (unsigned)max);
+    if (n > max || n < min || !*v) {
+        snprintf(why, cap, "%s=%s is not valid (use a whole number from %u to %u)", name, v,
+                 (unsigned)min, (unsigned)max);
         return -1;
     }
     *out = (uint32_t)n;
     return 0;
 }
 
+static int env_count(const char *name, uint32_t dflt, uint32_t max, uint32_t *out, char *why,
+                     size_t cap)
+{
+    return env_range(name, dflt, 0, max, out, why, cap);
+}
+
 int ct_config_from_env(ct_config *c, char *why, size_t cap)
 {
     const char *out = getenv("CLRTRACE_OUTPUT");
     c->output_path = (out && *out) ? out : NULL;
+    const char *trace = getenv("CLRTRACE_TRACE");
+    c->trace_path = (trace && *trace) ? trace : NULL;
     if (env_flag("CLRTRACE_ALL", 0, &c->trace_all, why, cap) ||
+        env_flag("CLRTRACE_LOSSY", 0, &c->lossy, why, cap) ||
+        env_flag("CLRTRACE_NO_ARGS", 0, &c->no_args, why, cap) ||
+        env_flag("CLRTRACE_BENCH_NAIVE", 0, &c->bench_naive, why, cap) ||
+        env_null(&c->null_mode, why, cap) ||
+        env_range("CLRTRACE_BUFFER_KB", CT_DEFAULT_RING_KB, CT_MIN_RING_KB, CT_MAX_RING_KB,
+                  &c->buffer_kb, why, cap) ||
         env_flag("CLRTRACE_INLINING", 0, &c->allow_inlining, why, cap) ||
         env_flag("CLRTRACE_SIGNATURES", 1, &c->signatures, why, cap) ||
         env_flag("CLRTRACE_SUMMARY", 1, &c->summary, why, cap) ||
@@ -71,5 +107,9 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
         env_count("CLRTRACE_STRUCT_DEPTH", CT_DEFAULT_STRUCT_DEPTH, CT_MAX_VALUE_DEPTH,
                   &c->struct_depth, why, cap))
         return -1;
+    if (c->bench_naive && c->no_args) {
+        snprintf(why, cap, "CLRTRACE_BENCH_NAIVE=1 needs argument capture (not CLRTRACE_NO_ARGS=1)");
+        return -1;
+    }
     return 0;
 }

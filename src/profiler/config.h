@@ -15,8 +15,24 @@
  * largest accepted value is CT_MAX_VALUE_DEPTH (include/clrtrace/value.h). */
 #define CT_DEFAULT_STRUCT_DEPTH 4u
 
+/* CLRTRACE_NULL: hooks that return at once, for measuring the runtime's own
+ * cost (bench/). */
+typedef enum ct_null_mode {
+    CT_NULL_OFF = 0,
+    CT_NULL_SLOW = 1,  /* "1"/"slow": slow-path WithInfo hooks, empty */
+    CT_NULL_FAST = 2   /* "fast": fast-path stubs calling empty callbacks */
+} ct_null_mode;
+
 typedef struct ct_config {
-    const char *output_path; /* CLRTRACE_OUTPUT; NULL means stderr */
+    const char *output_path; /* CLRTRACE_OUTPUT; NULL means stderr (when there is a text log) */
+    const char *trace_path;  /* CLRTRACE_TRACE: the binary trace; NULL: none. Without
+                                CLRTRACE_OUTPUT, a binary trace means no text log. */
+    int lossy;               /* CLRTRACE_LOSSY=1: drop events when a buffer is full */
+    int no_args;             /* CLRTRACE_NO_ARGS=1: fast path, calls and times only */
+    ct_null_mode null_mode;  /* CLRTRACE_NULL */
+    int bench_naive;         /* CLRTRACE_BENCH_NAIVE=1 (bench only): render and write
+                                each event in the hook, unbuffered */
+    uint32_t buffer_kb;      /* CLRTRACE_BUFFER_KB: per-thread ring */
     int trace_all;           /* CLRTRACE_ALL=1: also framework code */
     int allow_inlining;      /* CLRTRACE_INLINING=1: let the JIT inline (inlinees get no hooks) */
     int signatures;          /* CLRTRACE_SIGNATURES=0: bare names, no argument values */

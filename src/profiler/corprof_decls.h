@@ -157,6 +157,12 @@ typedef UINT_PTR FunctionIDMapper2(FunctionID funcId, void *clientData, BOOL *pb
 typedef void FunctionEnter3WithInfo(FunctionIDOrClientID id, COR_PRF_ELT_INFO eltInfo);
 typedef void FunctionLeave3WithInfo(FunctionIDOrClientID id, COR_PRF_ELT_INFO eltInfo);
 typedef void FunctionTailcall3WithInfo(FunctionIDOrClientID id, COR_PRF_ELT_INFO eltInfo);
+/* [idl] The fast-path hooks of SetEnterLeaveFunctionHooks3: called straight
+ * from JIT-compiled code with the JIT's own register convention, so only
+ * assembly stubs (src/asm, docs/asm.md) can be registered as these. */
+typedef void FunctionEnter3(FunctionIDOrClientID id);
+typedef void FunctionLeave3(FunctionIDOrClientID id);
+typedef void FunctionTailcall3(FunctionIDOrClientID id);
 
 /* ------------------------------------------------------------- IUnknown */
 
@@ -402,7 +408,8 @@ typedef struct ICorProfilerInfoVtbl {
     void *RequestProfilerDetach;                                                      /* 58 */
     HRESULT (*SetFunctionIDMapper2)(PI, FunctionIDMapper2 *pFunc, void *clientData);  /* 59 */
     HRESULT (*GetStringLayout2)(PI, ULONG *pStringLengthOffset, ULONG *pBufferOffset); /* 60 */
-    void *SetEnterLeaveFunctionHooks3;                                                /* 61 */
+    HRESULT (*SetEnterLeaveFunctionHooks3)(PI, FunctionEnter3 *enter, FunctionLeave3 *leave,
+                                           FunctionTailcall3 *tailcall);              /* 61 */
     HRESULT (*SetEnterLeaveFunctionHooks3WithInfo)(PI, FunctionEnter3WithInfo *enter,
                                                    FunctionLeave3WithInfo *leave,
                                                    FunctionTailcall3WithInfo *tailcall); /* 62 */
@@ -672,6 +679,7 @@ _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetNotifiedExceptionClauseInfo) == 
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, EnumJITedFunctions) == 57, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetFunctionIDMapper2) == 59, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetStringLayout2) == 60, "Info3");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetEnterLeaveFunctionHooks3) == 61, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetEnterLeaveFunctionHooks3WithInfo) == 62, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionEnter3Info) == 63, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionLeave3Info) == 64, "Info3");

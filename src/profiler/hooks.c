@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -10,42 +9,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "classnames.h"
+#include "argmap.h"
+#include "clock.h"
+#include "clrtrace/event.h"
 #include "clrtrace/value.h"
-#include "out.h"
+#include "elt_stubs.h"
 #include "plans.h"
 #include "registry.h"
 #include "state.h"
+#include "tbuf.h"
+#include "writer.h"
 
-/* Longest call text (one line); longer text is cut and ends in "...". */
-#define LINE_MAX_BYTES (32 * 1024)
-/* Longest return value text; longer text is cut and ends in "...". */
-#define RET_MAX_BYTES (16 * 1024)
-/* Raw captured values of one event. A value that does not fit is captured
- * again with smaller limits (CAPTURE_RETRIES times, each dividing the string
- * and array limits by CAPTURE_RETRY_DIVISOR), then shown as <too large>. */
-#define CAPTURE_BUFFER_BYTES (128 * 1024)
+/* A value that does not fit the record is captured again with the string
+ * and array limits divided by CAPTURE_RETRY_DIVISOR, up to CAPTURE_RETRIES
+ * times, then recorded as too large. */
 #define CAPTURE_RETRIES 4
 #define CAPTURE_RETRY_DIVISOR 16
 /* Argument info fetched on the stack: 8 bytes of header plus 16 per range,
- * so up to 255 ranges. Larger infos print as "(?)". */
+ * so up to 255 ranges. Larger infos record no values ("(?)"). */
 #define ARG_INFO_MAX_BYTES 4096
-/* Indentation stops growing here so deep recursion keeps lines readable. */
-#define MAX_INDENT 64
-/* Frames timed per thread: the stack starts with INITIAL_FRAMES and doubles
- * when a call goes deeper (a rare reallocation in the hook), up to
- * MAX_FRAMES; deeper calls are printed but not timed (counted as dropped
- * events in the summary). */
-#define INITIAL_FRAMES 256
-#define MAX_FRAMES (64 * 1024)
 /* Bytes kept of a value captured by its range (a type that has no plan). */
 #define BY_RANGE_MAX_BYTES 64
-/* At Shutdown, how long to wait for a thread that is inside a hook before
- * leaving its held-back line unwritten: tries x wait. */
-#define FLUSH_LOCK_TRIES 100
-#define FLUSH_LOCK_WAIT_NS 1000000
-/* Room for the line prefix (time, thread, duration, indentation). */
-#define PREFIX_MAX (48 + 2 * MAX_INDENT)
 
 /* SZARRAY layout on 64-bit CoreCLR: method table pointer, then the u32
  * length (padded to 8), then the elements. The runtime has no API for the
@@ -53,104 +37,31 @@
 #define ARRAY_LENGTH_OFFSET 8
 #define ARRAY_DATA_OFFSET 16
 
-/* Per-argument framing of the capture buffer: a status byte, a u32 length,
- * then the bytes. */
-enum {
-    RAW_PLAN = 0,      /* the plan's encoding */
-    RAW_BY_RANGE = 1,  /* the range's bytes (no plan) */
-    RAW_TOO_LARGE = 2, /* did not fit even with smaller limits */
-    RAW_MISSING = 3,   /* no range */
-    RAW_ADDRESS = 4    /* a byref whose target was not read: its u64 address */
-};
-/* Largest byref target copied through the checked read (process_vm_readv). */
-#define BOUNCE_MAX_BYTES 4096
-#define RAW_HEADER 5
-
-typedef struct call_frame {
-    const ct_function *fn;
-    uint64_t start;   /* ns */
-    uint64_t child;   /* ns spent in traced children */
-} call_frame;
-
-typedef struct ct_thread {
-    pthread_mutex_t lock; /* the owner holds it in each hook; Shutdown to flush */
-    struct ct_thread *next;
-    int in_use;
-    int tid;
-    unsigned depth;       /* calls open on this thread */
-    uintptr_t stack_lo, stack_hi; /* this thread's stack (0, 0 when unknown) */
-    call_frame *frames;   /* frames_cap entries */
-    unsigned frames_cap;
-    const ct_function *unwinding;
-    int busy;             /* inside one of our hooks (re-entry is skipped) */
-    /* The enter line held back until the next event on this thread. */
-    int pending;
-    uint64_t pend_time;
-    unsigned pend_depth;
-    size_t pend_len;
-    char pend[LINE_MAX_BYTES];
-    char line[PREFIX_MAX + LINE_MAX_BYTES + RET_MAX_BYTES + 64];
-    uint8_t raw[CAPTURE_BUFFER_BYTES];
-    uint8_t bounce[BOUNCE_MAX_BYTES];
-} ct_thread;
-
-static uint64_t g_start_ns;
 static ct_layout g_layout;
+static ct_hook_mode g_mode;
+static int g_naive;
 static pthread_key_t g_thread_key;
-static pthread_mutex_t g_threads_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_thread *g_threads;
-static unsigned long g_thread_count;
-static atomic_ulong g_dropped;
-static __thread ct_thread *t_self;
-
-/* ---------------------------------------------------------------- time */
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t ct_now_ns(void)
-{
-    return mono_ns() - g_start_ns;
-}
-
-void ct_format_duration(uint64_t ns, char *out, size_t cap)
-{
-    if (ns < 1000000u)
-        snprintf(out, cap, "%.1f us", (double)ns / 1e3);
-    else if (ns < 1000000000u)
-        snprintf(out, cap, "%.1f ms", (double)ns / 1e6);
-    else
-        snprintf(out, cap, "%.2f s", (double)ns / 1e9);
-}
+static atomic_int g_open;
+/* The initial-exec model: one load off the thread pointer instead of a call
+ * to __tls_get_addr in every hook (8 bytes of static TLS). */
+static __thread ct_tbuf *t_self __attribute__((tls_model("initial-exec")));
 
 /* ------------------------------------------------------------- threads */
 
-static void flush_pending(ct_thread *ts);
-
-/* A thread that ends hands its state back for reuse; a call it left open
- * (it cannot, for a managed thread, but be safe) is written out first. */
+/* A thread that ends hands its buffer to the writer, which drains it and
+ * frees it for reuse. A hook running later on this thread (managed code in
+ * another TLS destructor) gets a new buffer. */
 static void thread_exit(void *p)
 {
-    ct_thread *ts = p;
-    pthread_mutex_lock(&ts->lock);
-    flush_pending(ts);
-    ts->depth = 0;
-    ts->unwinding = NULL;
-    ts->in_use = 0;
-    pthread_mutex_unlock(&ts->lock);
-    /* A hook running later on this thread (managed code in another TLS
-     * destructor) gets a fresh state rather than one another thread may
-     * have taken over. */
+    ct_tbuf_orphan(p);
     t_self = NULL;
 }
 
-void ct_hooks_init(void)
+void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
 {
-    g_start_ns = mono_ns();
+    g_mode = mode;
+    g_naive = naive;
+    ct_tbuf_setup(ring_kb, lossy);
     pthread_key_create(&g_thread_key, thread_exit);
     ULONG len_off = 8, buf_off = 12;
     ICorProfilerInfo *info = g_ct.info;
@@ -164,101 +75,122 @@ void ct_hooks_init(void)
     g_layout.array_data_offset = ARRAY_DATA_OFFSET;
 }
 
-/* This thread's state: made (or reused) at its first traced call, kept
- * until the thread ends. NULL when out of memory (the call goes unlogged). */
-static ct_thread *thread_self(void)
+void ct_hooks_open(void)
 {
-    ct_thread *ts = t_self;
-    if (ts)
-        return ts;
-    pthread_mutex_lock(&g_threads_lock);
-    for (ts = g_threads; ts && ts->in_use; ts = ts->next)
-        ;
-    if (!ts) {
-        ts = calloc(1, sizeof *ts);
-        call_frame *frames = calloc(INITIAL_FRAMES, sizeof *frames);
-        if (ts && frames) {
-            pthread_mutex_init(&ts->lock, NULL);
-            ts->frames = frames;
-            ts->frames_cap = INITIAL_FRAMES;
-            ts->next = g_threads;
-            g_threads = ts;
-        } else {
-            free(ts);
-            free(frames);
-            ts = NULL;
-        }
-    }
-    if (ts) {
-        ts->in_use = 1;
-        g_thread_count++;
-    }
-    pthread_mutex_unlock(&g_threads_lock);
-    if (!ts)
-        return NULL;
-    uintptr_t lo = 0, hi = 0;
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        void *addr = NULL;
-        size_t size = 0;
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-            lo = (uintptr_t)addr;
-            hi = lo + size;
-        }
-        pthread_attr_destroy(&attr);
-    }
-    pthread_mutex_lock(&ts->lock);
-    ts->stack_lo = lo;
-    ts->stack_hi = hi;
-    ts->tid = (int)syscall(SYS_gettid);
-    ts->depth = 0;
-    ts->pending = 0;
-    ts->unwinding = NULL;
-    pthread_mutex_unlock(&ts->lock);
-    pthread_setspecific(g_thread_key, ts);
-    t_self = ts;
-    return ts;
+    atomic_store(&g_open, 1);
 }
 
-/* Takes this thread's state for one hook; NULL when there is none or the
- * hook is re-entered on this thread (then the event is dropped). */
-static ct_thread *hook_begin(void)
+void ct_hooks_close(void)
 {
-    ct_thread *ts = thread_self();
-    if (!ts)
-        return NULL;
-    pthread_mutex_lock(&ts->lock);
-    if (ts->busy) {
-        pthread_mutex_unlock(&ts->lock);
-        atomic_fetch_add(&g_dropped, 1);
-        return NULL;
-    }
-    ts->busy = 1;
-    return ts;
+    atomic_store(&g_open, 0);
+    /* Hooks past their check finish quickly; one that cannot (it waits for
+     * something this thread holds) is left alone. */
+    uint64_t start = ct_mono_raw_ns();
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
+        while (atomic_load_explicit(&b->busy, memory_order_acquire) &&
+               ct_mono_raw_ns() - start < CT_QUIESCE_WAIT_NS)
+            nanosleep(&(struct timespec){0, CT_QUIESCE_POLL_NS}, NULL);
 }
 
-static void hook_end(ct_thread *ts)
+static inline int recording(void)
 {
-    ts->busy = 0;
-    pthread_mutex_unlock(&ts->lock);
+    return atomic_load_explicit(&g_open, memory_order_relaxed);
+}
+
+/* This thread's buffer: made (or reused) at its first traced call. NULL
+ * when out of memory (the thread's calls go unrecorded). */
+static ct_tbuf *thread_new(void)
+{
+    int slow = g_mode == CT_HOOKS_SLOW;
+    ct_tbuf *b = ct_tbuf_acquire((uint64_t)syscall(SYS_gettid), slow);
+    if (!b)
+        return NULL;
+    if (slow) {
+        /* Byref targets are read in place only inside this stack. */
+        pthread_attr_t attr;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            void *addr = NULL;
+            size_t size = 0;
+            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+                b->stack_lo = (uintptr_t)addr;
+                b->stack_hi = (uintptr_t)addr + size;
+            }
+            pthread_attr_destroy(&attr);
+        }
+    }
+    pthread_setspecific(g_thread_key, b);
+    t_self = b;
+    return b;
+}
+
+static inline ct_tbuf *thread_self(void)
+{
+    ct_tbuf *b = t_self;
+    return __builtin_expect(b != NULL, 1) ? b : thread_new();
+}
+
+/* -------------------------------------------------- dropping whole calls */
+
+/* A frame opens; `dropped`: its enter event was not recorded. */
+static inline void frame_open(ct_tbuf *b, int dropped)
+{
+    uint32_t d = b->depth++;
+    if (d < CT_DROP_TRACK_FRAMES) {
+        uint64_t bit = 1ull << (d % 64);
+        if (dropped)
+            b->dropped_frames[d / 64] |= bit;
+        else
+            b->dropped_frames[d / 64] &= ~bit;
+    }
+}
+
+/* A frame closes; returns 1 when its enter event was dropped (so is this). */
+static inline int frame_close(ct_tbuf *b)
+{
+    if (!b->depth)
+        return 0;
+    uint32_t d = --b->depth;
+    return d < CT_DROP_TRACK_FRAMES && (b->dropped_frames[d / 64] >> (d % 64) & 1);
+}
+
+/* Copies a built record into the ring; 1, or 0 when it was dropped. */
+static int emit(ct_tbuf *b, const uint8_t *rec, size_t len)
+{
+    if (g_naive) {
+        ct_writer_naive_event(rec, len);
+        return 1;
+    }
+    uint8_t *p = ct_tbuf_reserve(b, len);
+    if (!p) {
+        ct_tbuf_count_drop(b, 1);
+        return 0;
+    }
+    memcpy(p, rec, len);
+    ct_tbuf_commit(b, len);
+    return 1;
 }
 
 /* ------------------------------------------------------------- capture */
 
+/* An object's class: GetClassFromObject, remembered per thread by the
+ * object's method table pointer (its first word), which names its type. */
 static uint64_t class_of(void *ctx, uint64_t object)
 {
-    (void)ctx;
+    ct_tbuf *b = ctx;
+    uintptr_t mt;
+    memcpy(&mt, (const void *)(uintptr_t)object, sizeof mt);
+    size_t slot = (mt >> 4) & (CT_CLASS_CACHE - 1);
+    if (mt && b->class_cache[slot].mt == mt)
+        return b->class_cache[slot].cls;
     ClassID cls = 0;
     ICorProfilerInfo *info = g_ct.info;
     if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)))
         return 0;
+    if (mt && cls) {
+        b->class_cache[slot].mt = mt;
+        b->class_cache[slot].cls = cls;
+    }
     return cls;
-}
-
-static int name_of(void *ctx, uint64_t cls, char *out, size_t cap)
-{
-    (void)ctx;
-    return ct_classid_name((ClassID)cls, CT_NAME_FULL, out, cap);
 }
 
 /* The length a range must have for the plan to read it as planned. */
@@ -272,11 +204,6 @@ static int range_fits(const ct_plan *p, ULONG len)
     default:
         return len == p->size;
     }
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
 }
 
 /* 1 when the plan's encoding is empty (void, elided, a struct of nothing):
@@ -306,7 +233,7 @@ static int checked_copy(void *dst, uintptr_t src, size_t n)
  * read in place only when it lies in this thread's stack (a local: any GC
  * reference in it is valid or null); otherwise only targets whose plan
  * follows no pointer are read, through a checked copy. */
-static const void *byref_source(ct_thread *ts, const ct_plan *target, uintptr_t addr)
+static const void *byref_source(ct_tbuf *b, const ct_plan *target, uintptr_t addr)
 {
     size_t n = target->size;
     if (target->kind == CT_V_STRING || target->kind == CT_V_OBJECT ||
@@ -314,111 +241,79 @@ static const void *byref_source(ct_thread *ts, const ct_plan *target, uintptr_t 
         n = 8;
     if (!addr || n == 0)
         return NULL;
-    if (addr >= ts->stack_lo && addr < ts->stack_hi && n <= ts->stack_hi - addr)
+    if (addr >= b->stack_lo && addr < b->stack_hi && n <= b->stack_hi - addr)
         return (const void *)addr;
-    if (n > BOUNCE_MAX_BYTES || !ct_plan_is_flat(target, 1) || checked_copy(ts->bounce, addr, n))
+    if (n > CT_BOUNCE_BYTES || !ct_plan_is_flat(target, 1) || checked_copy(b->bounce, addr, n))
         return NULL;
-    return ts->bounce;
+    return b->bounce;
 }
 
-/* Captures one value at the end of ts->raw[0..*pos); advances *pos. */
-static void capture_value(ct_thread *ts, size_t *pos, const ct_plan *p, UINT_PTR addr, ULONG len)
+/* Appends one value to the event being built in w. */
+static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p,
+                          UINT_PTR addr, ULONG len)
 {
-    uint8_t *hdr = ts->raw + *pos;
-    size_t room = CAPTURE_BUFFER_BYTES - *pos;
-    if (room < RAW_HEADER + BY_RANGE_MAX_BYTES)
-        return; /* the caller checks the room left before each value */
-    uint8_t *body = hdr + RAW_HEADER;
-    size_t n = 0;
-    uint8_t status;
+    if (w->cap - w->len < 4 + BY_RANGE_MAX_BYTES + 8) {
+        ct_event_value_reserve(w, 0);
+        ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
+        return;
+    }
+    size_t room = w->cap - w->len - 4;
+    uint8_t *body = ct_event_value_reserve(w, room);
     if (!addr) {
-        status = RAW_MISSING;
-    } else if (ct_plan_is_by_range(p) || !range_fits(p, len)) {
-        status = RAW_BY_RANGE;
-        n = len < BY_RANGE_MAX_BYTES ? len : BY_RANGE_MAX_BYTES;
+        ct_event_value_commit_status(w, m, 0, CT_VALUE_MISSING);
+        return;
+    }
+    if (ct_plan_is_by_range(p) || !range_fits(p, len)) {
+        size_t n = len < BY_RANGE_MAX_BYTES ? len : BY_RANGE_MAX_BYTES;
         memcpy(body, (const void *)addr, n);
-    } else {
-        ct_limits lim = {g_ct.cfg.string_chars, g_ct.cfg.array_items};
-        const void *src = (const void *)addr;
-        size_t skip = 0;
-        if (p->kind == CT_V_BYREF && p->elem) {
-            /* BYREF encoding: the address, then the target (if read). */
-            uint64_t target;
-            memcpy(&target, src, 8);
-            memcpy(body, &target, 8);
-            src = byref_source(ts, p->elem, (uintptr_t)target);
-            if (!src) {
-                hdr[0] = RAW_ADDRESS;
-                put_u32(hdr + 1, 8);
-                *pos += RAW_HEADER + 8;
-                return;
-            }
-            p = p->elem;
-            skip = 8;
-        }
-        status = RAW_TOO_LARGE;
-        for (int attempt = 0; attempt <= CAPTURE_RETRIES; attempt++) {
-            n = ct_capture(p, src, &g_layout, &lim, class_of, NULL, body + skip,
-                           room - RAW_HEADER - skip);
-            if (n || captures_nothing(p, 0)) {
-                status = RAW_PLAN;
-                break;
-            }
-            lim.string_chars /= CAPTURE_RETRY_DIVISOR;
-            lim.array_items /= CAPTURE_RETRY_DIVISOR;
-        }
-        n = status == RAW_PLAN ? n + skip : 0;
-    }
-    hdr[0] = status;
-    put_u32(hdr + 1, (uint32_t)n);
-    *pos += RAW_HEADER + n;
-}
-
-/* Reads one framed value from raw[*pos..n); formats it into t. */
-static void format_value(const ct_plan *p, const uint8_t *raw, size_t n, size_t *pos, ct_text *t)
-{
-    if (n - *pos < RAW_HEADER) {
-        ct_text_put(t, "<damaged>");
-        *pos = n;
+        ct_event_value_commit_status(w, m, n, CT_VALUE_RANGE);
         return;
     }
-    uint8_t status = raw[*pos];
-    uint32_t len;
-    memcpy(&len, raw + *pos + 1, 4);
-    const uint8_t *body = raw + *pos + RAW_HEADER;
-    if (len > n - *pos - RAW_HEADER) {
-        ct_text_put(t, "<damaged>");
-        *pos = n;
-        return;
+    ct_limits lim = {g_ct.cfg.string_chars, g_ct.cfg.array_items};
+    const void *src = (const void *)addr;
+    size_t skip = 0;
+    if (p->kind == CT_V_BYREF && p->elem) {
+        /* BYREF encoding: the address, then the target (if read). */
+        uint64_t target;
+        memcpy(&target, src, 8);
+        memcpy(body, &target, 8);
+        src = byref_source(b, p->elem, (uintptr_t)target);
+        if (!src) {
+            ct_event_value_commit_status(w, m, 8, CT_VALUE_ADDRESS);
+            return;
+        }
+        p = p->elem;
+        skip = 8;
     }
-    *pos += RAW_HEADER + len;
-    switch (status) {
-    case RAW_PLAN:
-        ct_format_value(p, body, len, name_of, NULL, t);
-        break;
-    case RAW_BY_RANGE: {
-        ct_plan bytes = {.kind = CT_V_OPAQUE, .size = len, .type_name = "?"};
-        ct_format_value(&bytes, body, len, name_of, NULL, t);
-        break;
+    for (int attempt = 0; attempt <= CAPTURE_RETRIES; attempt++) {
+        size_t n = ct_capture(p, src, &g_layout, &lim, class_of, b, body + skip, room - skip);
+        if (n || captures_nothing(p, 0)) {
+            ct_event_value_commit_status(w, m, n + skip, CT_VALUE_PLAN);
+            return;
+        }
+        lim.string_chars /= CAPTURE_RETRY_DIVISOR;
+        lim.array_items /= CAPTURE_RETRY_DIVISOR;
     }
-    case RAW_TOO_LARGE:
-        ct_text_put(t, "<too large>");
-        break;
-    case RAW_ADDRESS: {
-        ct_plan addr = {.kind = CT_V_PTR, .size = 8, .type_name = "ref"};
-        ct_format_value(&addr, body, len, name_of, NULL, t);
-        break;
-    }
-    default:
-        ct_text_put(t, "<unavailable>");
-        break;
-    }
+    ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
 }
 
-/* Copies the arguments of the call into ts->raw. Returns the bytes used,
- * or 0 when the arguments are not available (the call prints "(?)"). */
-static size_t capture_enter(ct_thread *ts, ct_function *f, COR_PRF_ELT_INFO elt)
+/* The argument values of the call into w; 0 when the runtime gave none
+ * (the event then has no values and reads "(?)"). */
+static int capture_args(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
+                        ct_event_mark *m)
 {
+    /* Known locations: read them without asking the runtime. */
+    COR_PRF_FUNCTION_ARGUMENT_RANGE direct[CT_ARGMAP_MAX_DIRECT];
+    if (f->nargs <= CT_ARGMAP_MAX_DIRECT && ct_argmap_enter(f, elt, direct)) {
+        for (uint32_t i = 0; i < f->nargs; i++)
+            capture_value(b, w, m, ct_arg_plan(f, i), direct[i].startAddress, direct[i].length);
+        return 1;
+    }
+    ct_argmap_snapshot *snap = NULL;
+    if (ct_argmap_learning_enter(f)) {
+        snap = &b->snap;
+        ct_argmap_snap(snap, elt, b->stack_hi);
+    }
     ICorProfilerInfo *info = g_ct.info;
     /* Learn the size once per function: a first call with a zero size (and
      * no buffer) answers HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) and
@@ -443,304 +338,265 @@ static size_t capture_enter(ct_thread *ts, ct_function *f, COR_PRF_ELT_INFO elt)
     if (FAILED(info->lpVtbl->GetFunctionEnter3Info(info, f->id, elt, &frame, &size, &args.info)) ||
         args.info.numRanges != f->nargs)
         return 0;
-    if (f->late && atomic_load(&f->late_state) == 0)
-        ct_plan_late(f, frame);
-    size_t pos = 0;
-    for (ULONG i = 0; i < args.info.numRanges; i++) {
-        if (CAPTURE_BUFFER_BYTES - pos < RAW_HEADER + BY_RANGE_MAX_BYTES)
-            return 0;
-        capture_value(ts, &pos, ct_arg_plan(f, i), args.info.ranges[i].startAddress,
+    /* Shared generic code: the plans come from the first call's frame; the
+     * function's record is written again with them. */
+    if (f->late && atomic_load(&f->late_state) == 0 && ct_plan_late(f, frame))
+        ct_writer_define(f);
+    if (snap)
+        ct_argmap_learn_enter(f, snap, &args.info);
+    for (ULONG i = 0; i < args.info.numRanges; i++)
+        capture_value(b, w, m, ct_arg_plan(f, i), args.info.ranges[i].startAddress,
                       args.info.ranges[i].length);
-    }
-    return pos ? pos : 1;
-}
-
-/* --------------------------------------------------------------- text */
-
-/* Ends text that did not fit with "..." (on a UTF-8 boundary). */
-static size_t text_end(ct_text *t)
-{
-    if (t->len < t->cap)
-        return t->len;
-    size_t n = t->cap - 1;
-    size_t cut = n >= 3 ? n - 3 : 0;
-    while (cut > 0 && ((unsigned char)t->p[cut] & 0xC0) == 0x80)
-        cut--;
-    memcpy(t->p + cut, "...", 3);
-    t->p[cut + 3] = '\0';
-    return cut + 3;
-}
-
-/* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into ts->pend. */
-static void format_call(ct_thread *ts, const ct_function *f, size_t raw_len)
-{
-    ct_text t;
-    ct_text_init(&t, ts->pend, sizeof ts->pend);
-    ct_text_put(&t, f->display);
-    if (!f->values) {
-        ct_text_put(&t, "(...)");
-    } else if (!raw_len) {
-        ct_text_put(&t, "(?)");
-    } else {
-        ct_text_put(&t, "(");
-        size_t pos = 0;
-        for (uint32_t i = 0; i < f->nargs; i++) {
-            if (i)
-                ct_text_put(&t, ", ");
-            ct_text_put(&t, f->args[i].label);
-            format_value(ct_arg_plan(f, i), ts->raw, raw_len, &pos, &t);
-        }
-        ct_text_put(&t, ")");
-    }
-    ts->pend_len = text_end(&t);
-}
-
-/* The line prefix: time, thread, duration (or blanks), indentation. */
-static size_t prefix(char *out, uint64_t t_ns, int tid, const uint64_t *dur, unsigned depth)
-{
-    char d[32] = "";
-    if (dur)
-        ct_format_duration(*dur, d, sizeof d);
-    unsigned indent = depth < MAX_INDENT ? depth : MAX_INDENT;
-    int n = snprintf(out, PREFIX_MAX, "%10.6f %6d %10s  %*s", (double)t_ns / 1e9, tid, d,
-                     (int)(2 * indent), "");
-    return n < 0 ? 0 : (size_t)n < PREFIX_MAX ? (size_t)n : PREFIX_MAX - 1;
-}
-
-/* Writes the held-back enter line as an opening line: "... {". */
-static void flush_pending(ct_thread *ts)
-{
-    if (!ts->pending)
-        return;
-    ts->pending = 0;
-    size_t n = prefix(ts->line, ts->pend_time, ts->tid, NULL, ts->pend_depth);
-    memcpy(ts->line + n, ts->pend, ts->pend_len);
-    n += ts->pend_len;
-    memcpy(ts->line + n, " {\n", 3);
-    ct_out_write(ts->line, n + 3);
-}
-
-/* How a frame ends. */
-typedef enum ending { END_RETURN, END_EXCEPTION, END_TAILCALL } ending;
-
-/* Pops f's frame; *dur gets its duration when it was timed (returns 1).
- * Returns 0 for an untimed frame, -1 when f is not open on this thread. */
-static int pop_frame(ct_thread *ts, const ct_function *f, uint64_t now, uint64_t *dur)
-{
-    if (ts->depth == 0) {
-        atomic_fetch_add(&g_dropped, 1);
-        return -1;
-    }
-    if (ts->depth > ts->frames_cap) {
-        ts->depth--;
-        atomic_fetch_add(&g_dropped, 1);
-        return 0;
-    }
-    unsigned top = ts->depth - 1;
-    if (ts->frames[top].fn != f) {
-        /* A frame we never saw close (missed unwinding): find f below it
-         * and drop the frames above. */
-        unsigned k = top;
-        while (k > 0 && ts->frames[k - 1].fn != f)
-            k--;
-        if (k == 0) {
-            atomic_fetch_add(&g_dropped, 1);
-            return -1;
-        }
-        atomic_fetch_add(&g_dropped, top - (k - 1));
-        top = k - 1;
-        ts->depth = k;
-        ts->pending = 0;
-    }
-    call_frame *fr = &ts->frames[top];
-    uint64_t total = now > fr->start ? now - fr->start : 0;
-    uint64_t self = total > fr->child ? total - fr->child : 0;
-    ct_function *mf = (ct_function *)f;
-    atomic_fetch_add_explicit(&mf->calls, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&mf->total_ns, total, memory_order_relaxed);
-    atomic_fetch_add_explicit(&mf->self_ns, self, memory_order_relaxed);
-    if (top > 0)
-        ts->frames[top - 1].child += total;
-    ts->depth = top;
-    *dur = total;
     return 1;
 }
 
-/* Closes f's frame: folds it onto its held-back enter line when it had no
- * children, else writes "} -> value". ret: the formatted return value
- * ("int 0") or NULL. */
-static void close_frame(ct_thread *ts, const ct_function *f, uint64_t now, ending how,
-                        const char *ret, size_t ret_len)
+/* ----------------------------------------------------- the slow path */
+
+/* Where a hook builds its record: in place in the ring when it has room for
+ * the largest record in one piece, else in the thread's scratch buffer. */
+static inline uint8_t *build_area(ct_tbuf *b, int *inplace)
 {
-    uint64_t dur = 0;
-    int timed = pop_frame(ts, f, now, &dur);
-    const uint64_t *d = timed == 1 ? &dur : NULL;
-    unsigned depth = ts->depth;
-    size_t n;
-    char *line = ts->line;
-    if (ts->pending && timed >= 0 && ts->pend_depth == depth) {
-        ts->pending = 0;
-        n = prefix(line, ts->pend_time, ts->tid, d, depth);
-        memcpy(line + n, ts->pend, ts->pend_len);
-        n += ts->pend_len;
-        if (how == END_EXCEPTION) {
-            memcpy(line + n, " -> exception", 13);
-            n += 13;
-        } else if (how == END_TAILCALL) {
-            memcpy(line + n, " -> tailcall", 12);
-            n += 12;
-        } else if (ret) {
-            memcpy(line + n, " -> ", 4);
-            memcpy(line + n + 4, ret, ret_len);
-            n += 4 + ret_len;
-        }
-    } else {
-        flush_pending(ts);
-        n = prefix(line, now, ts->tid, d, depth);
-        line[n++] = '}';
-        if (how == END_EXCEPTION) {
-            memcpy(line + n, " exception", 10);
-            n += 10;
-        } else if (how == END_TAILCALL) {
-            memcpy(line + n, " tailcall", 9);
-            n += 9;
-        } else if (ret) {
-            memcpy(line + n, " -> ", 4);
-            memcpy(line + n + 4, ret, ret_len);
-            n += 4 + ret_len;
-        }
-        if (timed < 0) {
-            static const char note[] = "  (not entered on this thread)";
-            memcpy(line + n, note, sizeof note - 1);
-            n += sizeof note - 1;
-        }
-    }
-    line[n++] = '\n';
-    ct_out_write(line, n);
+    uint8_t *p = g_naive ? NULL : ct_tbuf_inplace(b);
+    *inplace = p != NULL;
+    return p ? p : b->scratch;
 }
 
-/* --------------------------------------------------------------- hooks */
+/* Publishes a built record; 1, or 0 when it was dropped. */
+static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
+{
+    if (inplace) {
+        ct_tbuf_commit(b, w->len);
+        return 1;
+    }
+    return emit(b, w->p, w->len);
+}
 
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
-    ct_function *f = (ct_function *)id.clientID;
-    ct_thread *ts = hook_begin();
-    if (!ts)
+    if (!recording())
         return;
-    uint64_t now = ct_now_ns();
-    /* The call held back has a child: it opens a block. */
-    flush_pending(ts);
-
-    size_t raw_len = f->values ? capture_enter(ts, f, elt) : 0;
-    format_call(ts, f, raw_len);
-    ts->pending = 1;
-    ts->pend_time = now;
-    ts->pend_depth = ts->depth;
-    if (ts->depth == ts->frames_cap && ts->frames_cap < MAX_FRAMES) {
-        call_frame *more = realloc(ts->frames, 2 * ts->frames_cap * sizeof *more);
-        if (more) {
-            ts->frames = more;
-            ts->frames_cap *= 2;
-        }
+    ct_function *f = (ct_function *)id.clientID;
+    ct_tbuf *b = thread_self();
+    if (!b)
+        return;
+    if (atomic_load_explicit(&b->busy, memory_order_relaxed)) {
+        /* Re-entered (the runtime ran managed code inside our hook). */
+        ct_tbuf_count_drop(b, 1);
+        return;
     }
-    if (ts->depth < ts->frames_cap) {
-        call_frame *fr = &ts->frames[ts->depth];
-        fr->fn = f;
-        fr->child = 0;
-        /* Timed from here: the hook's own work is not the callee's. */
-        fr->start = ct_now_ns();
+    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    uint64_t key = (uint64_t)(uintptr_t)f;
+    int inplace;
+    uint8_t *area = build_area(b, &inplace);
+    ct_wbuf w;
+    ct_event_mark m;
+    ct_wbuf_init(&w, area, b->record_max);
+    ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
+    if (f->values && !capture_args(b, f, elt, &w, &m)) {
+        /* Start again without values. */
+        ct_wbuf_init(&w, area, b->record_max);
+        ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
     }
-    ts->depth++;
-    hook_end(ts);
+    /* Timed from here: the hook's own work is not the callee's. */
+    ct_event_set_time(&w, &m, ct_now_ns());
+    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
+        ct_wbuf_init(&w, area, b->record_max);
+        ct_event_begin(&w, CT_REC_ENTER, ct_now_ns(), b->tid, key, &m);
+        ct_event_end(&w, &m);
+    }
+    frame_open(b, !finish_record(b, &w, inplace));
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
 }
 
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     uint64_t now = ct_now_ns();
-    ct_function *f = (ct_function *)id.clientID;
-    ct_thread *ts = hook_begin();
-    if (!ts)
+    if (!recording())
         return;
-    /* The return value: captured into the buffer, then formatted. */
-    char ret[RET_MAX_BYTES];
-    size_t ret_len = 0;
-    const char *retp = NULL;
+    ct_function *f = (ct_function *)id.clientID;
+    ct_tbuf *b = thread_self();
+    if (!b)
+        return;
+    if (atomic_load_explicit(&b->busy, memory_order_relaxed)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    if (frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    uint64_t key = (uint64_t)(uintptr_t)f;
+    int inplace;
+    uint8_t *area = build_area(b, &inplace);
+    ct_wbuf w;
+    ct_event_mark m;
+    ct_wbuf_init(&w, area, b->record_max);
+    ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
     if (f->values && f->has_ret) {
         ICorProfilerInfo *info = g_ct.info;
         COR_PRF_FRAME_INFO frame = 0;
         COR_PRF_FUNCTION_ARGUMENT_RANGE range = {0, 0};
-        size_t pos = 0;
-        const ct_plan *p = ct_arg_plan(f, f->nargs);
-        if (SUCCEEDED(info->lpVtbl->GetFunctionLeave3Info(info, f->id, elt, &frame, &range)))
-            capture_value(ts, &pos, p, range.startAddress, range.length);
-        ct_text t;
-        ct_text_init(&t, ret, sizeof ret);
-        ct_text_put(&t, f->ret_label);
-        if (pos) {
-            size_t read = 0;
-            format_value(p, ts->raw, pos, &read, &t);
+        if (ct_argmap_leave(f, elt, &range)) {
+            capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), range.startAddress, range.length);
         } else {
-            ct_text_put(&t, "?");
+            ct_argmap_snapshot *snap = NULL;
+            if (ct_argmap_learning_leave(f)) {
+                snap = &b->snap;
+                ct_argmap_snap(snap, elt, b->stack_hi);
+            }
+            if (SUCCEEDED(info->lpVtbl->GetFunctionLeave3Info(info, f->id, elt, &frame, &range))) {
+                if (snap)
+                    ct_argmap_learn_leave(f, snap, &range);
+                capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), range.startAddress,
+                              range.length);
+            }
         }
-        ret_len = text_end(&t);
-        retp = ret;
     }
-    close_frame(ts, f, now, END_RETURN, retp, ret_len);
-    hook_end(ts);
+    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
+        ct_wbuf_init(&w, area, b->record_max);
+        ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
+        ct_event_end(&w, &m);
+    }
+    finish_record(b, &w, inplace);
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
+}
+
+/* A record without values (tail call, unwind; the fast path's events). */
+static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
+{
+    uint8_t *p;
+    if (g_naive) {
+        uint8_t rec[CT_EVENT_BASE_BYTES];
+        p = rec;
+        ct_wbuf w;
+        ct_event_mark m;
+        ct_wbuf_init(&w, rec, sizeof rec);
+        ct_event_begin(&w, type, now, b->tid, key, &m);
+        ct_event_end(&w, &m);
+        ct_writer_naive_event(rec, w.len);
+        if (type == CT_REC_ENTER)
+            frame_open(b, 0);
+        return;
+    }
+    p = ct_tbuf_reserve(b, CT_EVENT_BASE_BYTES);
+    if (!p) {
+        ct_tbuf_count_drop(b, 1);
+        if (type == CT_REC_ENTER)
+            frame_open(b, 1);
+        return;
+    }
+    /* The record laid out by hand (little-endian, 8-byte aligned): type,
+     * reserved, no values, payload length 24; time, thread, key. */
+    uint64_t word0 = (uint64_t)type | (uint64_t)(CT_EVENT_BASE_BYTES - 8) << 32;
+    memcpy(p, &word0, 8);
+    memcpy(p + 8, &now, 8);
+    memcpy(p + 16, &b->tid, 8);
+    memcpy(p + 24, &key, 8);
+    ct_tbuf_commit(b, CT_EVENT_BASE_BYTES);
+    if (type == CT_REC_ENTER)
+        frame_open(b, 0);
 }
 
 void ct_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
+    (void)elt;
     uint64_t now = ct_now_ns();
-    ct_function *f = (ct_function *)id.clientID;
-    ICorProfilerInfo *info = g_ct.info;
-    COR_PRF_FRAME_INFO frame = 0;
-    info->lpVtbl->GetFunctionTailcall3Info(info, f->id, elt, &frame);
-    ct_thread *ts = hook_begin();
-    if (!ts)
+    if (!recording())
         return;
-    close_frame(ts, f, now, END_TAILCALL, NULL, 0);
-    hook_end(ts);
+    ct_tbuf *b = thread_self();
+    if (!b)
+        return;
+    if (atomic_load_explicit(&b->busy, memory_order_relaxed)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    if (frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    plain_event(b, CT_REC_TAILCALL, now, (uint64_t)id.clientID);
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
 }
+
+void ct_null_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    (void)id;
+    (void)elt;
+}
+
+void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    (void)id;
+    (void)elt;
+}
+
+void ct_null_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    (void)id;
+    (void)elt;
+}
+
+/* ----------------------------------------------------- the fast path */
+
+/* Called by the stubs of src/asm straight from JIT-compiled code. */
+static inline void fast_event(ct_rec_type type, uintptr_t id)
+{
+    if (g_mode != CT_HOOKS_FAST || !recording())
+        return;
+    uint64_t now = ct_now_ns();
+    ct_tbuf *b = thread_self();
+    if (!b)
+        return;
+    if (type != CT_REC_ENTER && frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    plain_event(b, type, now, (uint64_t)id);
+}
+
+void ct_fast_enter(uintptr_t client_id)
+{
+    fast_event(CT_REC_ENTER, client_id);
+}
+
+void ct_fast_leave(uintptr_t client_id)
+{
+    fast_event(CT_REC_LEAVE, client_id);
+}
+
+void ct_fast_tailcall(uintptr_t client_id)
+{
+    fast_event(CT_REC_TAILCALL, client_id);
+}
+
+/* ---------------------------------------------------------- exceptions */
 
 void ct_unwind_function_enter(FunctionID id)
 {
+    ct_tbuf *b = t_self;
+    if (!b)
+        return;
     const ct_function *f = ct_registry_find(id);
-    ct_thread *ts = t_self;
-    if (ts)
-        ts->unwinding = (f && f->hooked) ? f : NULL;
+    b->unwinding = (f && f->hooked) ? f : NULL;
 }
 
 void ct_unwind_function_leave(void)
 {
     uint64_t now = ct_now_ns();
-    if (!t_self || !t_self->unwinding)
+    ct_tbuf *b = t_self;
+    if (!b || !b->unwinding)
         return;
-    ct_thread *ts = hook_begin();
-    if (!ts)
+    const ct_function *f = b->unwinding;
+    b->unwinding = NULL;
+    if (!recording() || atomic_load_explicit(&b->busy, memory_order_relaxed))
         return;
-    const ct_function *f = ts->unwinding;
-    ts->unwinding = NULL;
-    if (f)
-        close_frame(ts, f, now, END_EXCEPTION, NULL, 0);
-    hook_end(ts);
-}
-
-void ct_hooks_flush(unsigned long *threads, unsigned long *dropped)
-{
-    pthread_mutex_lock(&g_threads_lock);
-    for (ct_thread *ts = g_threads; ts; ts = ts->next) {
-        /* A thread inside a hook finishes it quickly; one that cannot (it
-         * waits for something this thread holds) keeps its line. */
-        int locked = 0;
-        for (int i = 0; i < FLUSH_LOCK_TRIES && !(locked = !pthread_mutex_trylock(&ts->lock)); i++)
-            nanosleep(&(struct timespec){0, FLUSH_LOCK_WAIT_NS}, NULL);
-        if (!locked)
-            continue;
-        flush_pending(ts);
-        pthread_mutex_unlock(&ts->lock);
+    if (frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
     }
-    *threads = g_thread_count;
-    pthread_mutex_unlock(&g_threads_lock);
-    *dropped = atomic_load(&g_dropped);
+    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    plain_event(b, CT_REC_UNWIND, now, (uint64_t)(uintptr_t)f);
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
 }

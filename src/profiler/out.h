@@ -1,16 +1,17 @@
-/* The trace output: one file (or stderr), written line by line.
+/* The text log's stream: a file (created mode 0600) or a copy of stderr,
+ * written by the writer thread only (or, in the bench-only naive mode, by
+ * the hooks under the writer's lock).
  *
- * Lines are handed over whole, so lines from different threads never mix.
- * The file is never closed: late callbacks may still write after Shutdown,
- * so Shutdown only flushes (and so does process exit). */
+ * The stream is never closed: Shutdown and process exit only flush it. */
 #ifndef CLRTRACE_OUT_H
 #define CLRTRACE_OUT_H
 
 #include <stddef.h>
 
-/* Opens path for writing (truncating), or uses stderr when path is NULL.
- * On failure returns -1 and leaves the reason (strerror text) in why. */
-int ct_out_open(const char *path, char *why, size_t why_cap);
+/* Opens path for writing (truncating), or a copy of stderr when path is
+ * NULL. unbuffered: one write(2) per call (the naive mode). On failure
+ * returns -1 and leaves the reason (strerror text) in why. */
+int ct_out_open(const char *path, int unbuffered, char *why, size_t why_cap);
 
 /* Writes len bytes (one or more complete lines). */
 void ct_out_write(const char *text, size_t len);

@@ -1237,11 +1237,11 @@ static void canonicalize(ClassID *args, uint32_t n)
     }
 }
 
-void ct_plan_late(ct_function *f, COR_PRF_FRAME_INFO frame)
+int ct_plan_late(ct_function *f, COR_PRF_FRAME_INFO frame)
 {
     int expected = 0;
     if (!f->late || !atomic_compare_exchange_strong(&f->late_state, &expected, 1))
-        return;
+        return 0;
     ICorProfilerInfo *info = g_ct.info;
     const ct_late *l = f->late;
     const ct_plan **plans = ct_perm_alloc((f->nargs + 1) * sizeof *plans);
@@ -1333,4 +1333,5 @@ done:
     free(c);
     free(ss.mem);
     atomic_store(&f->late_state, 2);
+    return 1;
 }

@@ -62,8 +62,9 @@ int ct_plan_function(ct_function *f, const ct_method_info *mi);
 
 /* Binds the late plans of f at its first call, from the exact instantiation
  * the frame reveals. Called from the enter hook: loads nothing; whatever
- * needs a type load is captured by range instead. */
-void ct_plan_late(ct_function *f, COR_PRF_FRAME_INFO frame);
+ * needs a type load is captured by range instead. Returns 1 when this call
+ * bound them (the caller writes the function's record again), else 0. */
+int ct_plan_late(ct_function *f, COR_PRF_FRAME_INFO frame);
 
 /* A plan's effective value for argument i (nargs: the return value). */
 static inline const ct_plan *ct_arg_plan(const ct_function *f, uint32_t i)

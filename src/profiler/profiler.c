@@ -12,21 +12,25 @@
  * event mask, the FunctionIDMapper2 (registry.c) and the slow-path ELT hooks
  * (hooks.c). Every callback we do not use returns S_OK.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "corprof_decls.h"
+#include "elt_stubs.h"
 #include "hooks.h"
 #include "out.h"
 #include "registry.h"
 #include "state.h"
-#include "summary.h"
 #include "utf16.h"
+#include "writer.h"
 
 /* Longest command line shown in the trace header (longer ones end in "..."). */
 #define CMDLINE_MAX 512
@@ -153,21 +157,60 @@ static HRESULT give_up(const char *what, HRESULT hr)
     return hr;
 }
 
+/* Recording stops once: at Shutdown, or at process exit when the runtime
+ * ended without calling Shutdown. */
+static atomic_int g_stopped;
+
+static void stop_tracing(int runtime_alive)
+{
+    if (atomic_exchange(&g_stopped, 1))
+        return;
+    ct_hooks_close();
+    unsigned long mapped = 0, hooked = 0;
+    ct_registry_counts(&mapped, &hooked);
+    ct_writer_stop(mapped, hooked, runtime_alive);
+}
+
+static void stop_at_exit(void)
+{
+    stop_tracing(0);
+}
+
+/* Declines to load after a setup problem: one stderr line, then the program
+ * runs untraced (the runtime goes on without a profiler). */
+static HRESULT decline(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, fmt, a, b);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
 static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
 {
     (void)self;
     char why[256];
-    if (ct_config_from_env(&g_ct.cfg, why, sizeof why) != 0) {
+    ct_config *cfg = &g_ct.cfg;
+    if (ct_config_from_env(cfg, why, sizeof why) != 0) {
         fprintf(stderr, "clrtrace: %s; the program runs untraced\n", why);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-
-    if (ct_out_open(g_ct.cfg.output_path, why, sizeof why) != 0) {
-        fprintf(stderr, "clrtrace: cannot write the trace to CLRTRACE_OUTPUT=%s (%s); the program "
-                        "runs untraced\n",
-                g_ct.cfg.output_path, why);
-        /* Declining to load: the runtime goes on without a profiler. */
-        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    int null_mode = cfg->null_mode != CT_NULL_OFF;
+    int fast = cfg->no_args || cfg->null_mode == CT_NULL_FAST;
+    /* No values on the fast path, none wanted from the empty hooks: no
+     * plans either. */
+    if (fast || null_mode)
+        cfg->signatures = 0;
+    int text = !null_mode && (cfg->output_path || !cfg->trace_path);
+    if (text && ct_out_open(cfg->output_path, cfg->bench_naive, why, sizeof why) != 0)
+        return decline("clrtrace: cannot write the trace to CLRTRACE_OUTPUT=%s (%s); the program "
+                       "runs untraced\n",
+                       cfg->output_path ? cfg->output_path : "(stderr)", why);
+    int bin_fd = -1;
+    if (!null_mode && cfg->trace_path) {
+        bin_fd = open(cfg->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (bin_fd < 0)
+            return decline("clrtrace: cannot write the trace to CLRTRACE_TRACE=%s (%s); the "
+                           "program runs untraced\n",
+                           cfg->trace_path, strerror(errno));
     }
 
     for (size_t i = 0; i < sizeof k_info_versions / sizeof *k_info_versions; i++) {
@@ -182,11 +225,19 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         return give_up("QueryInterface for ICorProfilerInfo3 or newer", E_NOINTERFACE);
 
     ICorProfilerInfo *info = g_ct.info;
-    ct_hooks_init();
-    DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_ENABLE_FUNCTION_ARGS |
-                 COR_PRF_ENABLE_FUNCTION_RETVAL | COR_PRF_ENABLE_FRAME_INFO |
-                 COR_PRF_MONITOR_EXCEPTIONS;
-    if (!g_ct.cfg.allow_inlining)
+    ct_clock_init();
+    ct_hook_mode mode = cfg->null_mode == CT_NULL_SLOW   ? CT_HOOKS_SLOW_NULL
+                        : cfg->null_mode == CT_NULL_FAST ? CT_HOOKS_FAST_NULL
+                        : fast                           ? CT_HOOKS_FAST
+                                                         : CT_HOOKS_SLOW;
+    ct_hooks_init(mode, cfg->buffer_kb, cfg->lossy, cfg->bench_naive);
+    /* The fast path must not ask for argument, return value or frame
+     * information: the runtime refuses such a mask with fast hooks. */
+    DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS;
+    if (!fast)
+        mask |= COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
+                COR_PRF_ENABLE_FRAME_INFO;
+    if (!cfg->allow_inlining)
         mask |= COR_PRF_DISABLE_INLINING;
     HRESULT hr = info->lpVtbl->SetEventMask(info, mask);
     if (FAILED(hr))
@@ -194,42 +245,62 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     hr = info->lpVtbl->SetFunctionIDMapper2(info, ct_function_mapper, NULL);
     if (FAILED(hr))
         return give_up("SetFunctionIDMapper2", hr);
-    hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_enter_hook, ct_leave_hook,
-                                                           ct_tailcall_hook);
+    if (fast)
+        hr = info->lpVtbl->SetEnterLeaveFunctionHooks3(
+            info, (FunctionEnter3 *)(void *)ct_fast_enter_stub,
+            (FunctionLeave3 *)(void *)ct_fast_leave_stub,
+            (FunctionTailcall3 *)(void *)ct_fast_tailcall_stub);
+    else if (null_mode)
+        hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(
+            info, ct_null_enter_hook, ct_null_leave_hook, ct_null_tailcall_hook);
+    else
+        hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_enter_hook, ct_leave_hook,
+                                                               ct_tailcall_hook);
     if (FAILED(hr))
-        return give_up("SetEnterLeaveFunctionHooks3WithInfo", hr);
+        return give_up(fast ? "SetEnterLeaveFunctionHooks3" : "SetEnterLeaveFunctionHooks3WithInfo",
+                       hr);
+    if (null_mode)
+        return S_OK; /* nothing is recorded, nothing is written */
 
-    char version[64], cmdline[CMDLINE_MAX + 4], when[32];
+    char version[64], cmdline[CMDLINE_MAX + 4], settings[512];
     runtime_version(version, sizeof version);
     command_line(cmdline, sizeof cmdline);
-    time_t now = time(NULL);
-    struct tm utc;
-    if (gmtime_r(&now, &utc))
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    int n;
+    if (fast)
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, no arguments "
+                     "(fast path)", version, g_ct.info_version,
+                     cfg->allow_inlining ? "allowed" : "disabled");
     else
-        snprintf(when, sizeof when, "?");
-    ct_out_printf("# clrtrace: %s, pid %d, %s, filter: %s\n", cmdline, (int)getpid(), when,
-                  g_ct.cfg.trace_all ? "everything" : "my code");
-    ct_out_printf("# %s, ICorProfilerInfo%d, inlining %s, strings %u chars, arrays %u items, "
-                  "structs %u levels\n",
-                  version, g_ct.info_version, g_ct.cfg.allow_inlining ? "allowed" : "disabled",
-                  g_ct.cfg.string_chars, g_ct.cfg.array_items, g_ct.cfg.struct_depth);
-    ct_out_printf("#  TIME(s)    TID   DURATION  CALL\n");
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, strings %u "
+                     "chars, arrays %u items, structs %u levels", version, g_ct.info_version,
+                     cfg->allow_inlining ? "allowed" : "disabled", cfg->string_chars,
+                     cfg->array_items, cfg->struct_depth);
+    if (cfg->lossy && n > 0 && (size_t)n < sizeof settings)
+        snprintf(settings + n, sizeof settings - (size_t)n, ", lossy");
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    ct_writer_config wc = {
+        .text = text,
+        .binary_fd = bin_fd,
+        .summary = cfg->summary,
+        .naive = cfg->bench_naive,
+        .pid = (uint32_t)getpid(),
+        .start_unix_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
+        .cmdline = cmdline,
+        .filter = cfg->trace_all ? "everything" : "my code",
+        .settings = settings,
+    };
+    if (ct_writer_start(&wc) != 0)
+        return give_up("starting the trace writer", E_OUTOFMEMORY);
+    ct_hooks_open();
+    atexit(stop_at_exit);
     return S_OK;
 }
 
 static HRESULT cb_Shutdown(CB_SELF)
 {
     (void)self;
-    unsigned long mapped = 0, hooked = 0, threads = 0, dropped = 0;
-    ct_hooks_flush(&threads, &dropped);
-    if (g_ct.cfg.summary)
-        ct_summary_write(threads, dropped);
-    ct_registry_counts(&mapped, &hooked);
-    ct_out_printf("# clrtrace: shutdown, %lu functions JIT-compiled, %lu traced\n", mapped, hooked);
-    /* Hooks may still run after this (late threads, finalizers); their
-     * lines go to the same stream, flushed again at process exit. */
-    ct_out_flush();
+    stop_tracing(1);
     return S_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "plans.h"
 #include "state.h"
 #include "utf16.h"
+#include "writer.h"
 
 /* Longest "Namespace.Type.Method" name kept (UTF-8 bytes). */
 #define FULL_NAME_MAX (2 * CT_NAME_MAX * 3 + 2)
@@ -129,12 +130,16 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
         }
         pthread_mutex_lock(&g_lock);
         f = ct_map_get(&g_functions, key);
+        int fresh = 0;
         if (!f && ct_map_put(&g_functions, key, mine) == 0) {
             f = mine;
+            fresh = 1;
             if (f->hooked)
                 g_hooked++;
         }
         pthread_mutex_unlock(&g_lock);
+        if (fresh && f->hooked)
+            ct_writer_define(f);
         if (!f) {
             /* The table could not grow: this function goes unhooked. The
              * record stays in permanent memory, unused. */

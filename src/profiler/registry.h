@@ -50,12 +50,19 @@ typedef struct ct_function {
     atomic_int late_state;      /* 0 unbound, 1 binding, 2 bound */
     _Atomic(const ct_plan *const *) late_plans; /* nargs + 1 (return) once bound */
 
-    /* Summary counters (relaxed atomics: threads add, Shutdown reads). */
-    atomic_ullong calls, total_ns, self_ns;
+    /* Where the arguments and the return value are (argmap.h): the learning
+     * calls that agreed (CT_ARGMAP_LEARN_CALLS: read them directly) or -1
+     * (always ask the runtime); the learning attempts; the locations. */
+    atomic_int enter_map, leave_map;
+    atomic_uint enter_tries;
+    _Atomic(uint32_t *) enter_locs;
+    atomic_uint leave_loc;
 } ct_function;
 
 /* The FunctionIDMapper2 we register. Returns the record's address and sets
- * *hook. Racing calls for one FunctionID get the same record. */
+ * *hook. Racing calls for one FunctionID get the same record. A hooked
+ * function's FUNCTION record is queued for the writer (writer.h) here, so it
+ * precedes every event of the function. */
 UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
 
 /* The record for id, or NULL when the mapper has not seen it. */

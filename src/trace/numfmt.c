@@ -82,16 +82,51 @@ static void split(const char *e_text, char *digits, int *exp10)
     *exp10 = atoi(p + 1) + 1;
 }
 
+/* The shortest "%.*e" precision that reads back to v: a binary search, as
+ * reading back is monotone in the precision (1 to max digits). */
+static int shortest_double(double v, char *text, size_t cap)
+{
+    int lo = 1, hi = 17;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(text, cap, "%.*e", mid - 1, v);
+        if (strtod(text, NULL) == v)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static int shortest_float(float v, char *text, size_t cap)
+{
+    int lo = 1, hi = 9;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(text, cap, "%.*e", mid - 1, (double)v);
+        if (strtof(text, NULL) == v)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Whole numbers up to 2^53 print as integers (what the general path gives
+ * for them, without the search). */
+#define EXACT_INTEGER_LIMIT 9007199254740992.0
+
 void ct_format_double(double v, char *out, size_t cap)
 {
     if (special(v, out, cap))
         return;
-    char text[64], digits[32];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(text, sizeof text, "%.*e", prec - 1, v);
-        if (strtod(text, NULL) == v)
-            break;
+    if (v == floor(v) && fabs(v) < EXACT_INTEGER_LIMIT && fabs(v) < 1e15) {
+        snprintf(out, cap, "%lld", (long long)v);
+        return;
     }
+    char text[64], digits[32];
+    int prec = shortest_double(v, text, sizeof text);
+    snprintf(text, sizeof text, "%.*e", prec - 1, v);
     int exp10;
     split(text, digits, &exp10);
     layout(v < 0, digits, exp10, 17, out, cap);
@@ -101,12 +136,13 @@ void ct_format_float(float v, char *out, size_t cap)
 {
     if (special(v, out, cap))
         return;
-    char text[64], digits[32];
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(text, sizeof text, "%.*e", prec - 1, (double)v);
-        if (strtof(text, NULL) == v)
-            break;
+    if (v == floorf(v) && fabsf(v) < 1e7f) {
+        snprintf(out, cap, "%lld", (long long)v);
+        return;
     }
+    char text[64], digits[32];
+    int prec = shortest_float(v, text, sizeof text);
+    snprintf(text, sizeof text, "%.*e", prec - 1, (double)v);
     int exp10;
     split(text, digits, &exp10);
     layout(v < 0, digits, exp10, 9, out, cap);

@@ -43,6 +43,42 @@ static int64_t sign_extend(uint64_t v, size_t bytes)
     return (int64_t)(v << shift) >> shift;
 }
 
+/* Integers without printf (the formatter runs once per value of every
+ * event of a text log). */
+static void put_u64(ct_text *t, uint64_t v)
+{
+    char b[24];
+    size_t n = sizeof b;
+    do {
+        b[--n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    ct_text_putn(t, b + n, sizeof b - n);
+}
+
+static void put_i64(ct_text *t, int64_t v)
+{
+    if (v < 0) {
+        ct_text_putn(t, "-", 1);
+        put_u64(t, 0 - (uint64_t)v);
+    } else {
+        put_u64(t, (uint64_t)v);
+    }
+}
+
+static void put_hex(ct_text *t, const char *lead, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    char b[24];
+    size_t n = sizeof b;
+    do {
+        b[--n] = digits[v & 15];
+        v >>= 4;
+    } while (v);
+    ct_text_put(t, lead);
+    ct_text_putn(t, b + n, sizeof b - n);
+}
+
 typedef struct fctx {
     ct_class_name name_of;
     void *ctx;
@@ -227,9 +263,9 @@ static void format_enum(const ct_plan *p, uint64_t raw, ct_text *t)
         }
     }
     if (is_signed_kind(p->underlying))
-        ct_text_printf(t, "%lld", (long long)sign_extend(v, p->size));
+        put_i64(t, sign_extend(v, p->size));
     else
-        ct_text_printf(t, "%llu", (unsigned long long)v);
+        put_u64(t, v);
 }
 
 static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth);
@@ -315,13 +351,13 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_I1: case CT_V_I2: case CT_V_I4: case CT_V_I8: case CT_V_I: {
         uint64_t v = take_u(r, p->size);
         if (!r->bad)
-            ct_text_printf(t, "%lld", (long long)sign_extend(v, p->size));
+            put_i64(t, sign_extend(v, p->size));
         return;
     }
     case CT_V_U1: case CT_V_U2: case CT_V_U4: case CT_V_U8: case CT_V_U: {
         uint64_t v = take_u(r, p->size);
         if (!r->bad)
-            ct_text_printf(t, "%llu", (unsigned long long)v);
+            put_u64(t, v);
         return;
     }
     case CT_V_R4: {
@@ -374,7 +410,7 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
             return;
         }
         format_class(f, cls, p->type_name);
-        ct_text_printf(t, "@0x%llx", (unsigned long long)addr);
+        put_hex(t, "@0x", addr);
         return;
     }
     case CT_V_ARRAY:
@@ -404,14 +440,14 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_PTR: {
         uint64_t v = take_u(r, p->size);
         if (!r->bad)
-            ct_text_printf(t, "0x%llx", (unsigned long long)v);
+            put_hex(t, "0x", v);
         return;
     }
     case CT_V_BYREF: {
         uint64_t addr = take_u(r, 8);
         if (r->bad)
             return;
-        ct_text_printf(t, "0x%llx", (unsigned long long)addr);
+        put_hex(t, "0x", addr);
         if (addr && p->elem) {
             ct_text_put(t, " -> ");
             format(r, p->elem, f, depth + 1);
@@ -452,4 +488,86 @@ size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, ct_class_
         return 0;
     }
     return r.pos;
+}
+
+/* ------------------------------------------------ class ids in a value */
+
+typedef struct walk_ctx {
+    void (*fn)(void *ctx, uint64_t class_id);
+    void *ctx;
+} walk_ctx;
+
+/* Follows the encoding like format() does, reporting object class ids. */
+static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
+{
+    uint32_t want = fixed_size(p->kind);
+    if (depth > CT_MAX_VALUE_DEPTH || (want && p->size != want) ||
+        ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
+        r->bad = 1;
+        return;
+    }
+    switch (p->kind) {
+    case CT_V_VOID: case CT_V_ELIDED:
+        return;
+    case CT_V_STRING: {
+        uint64_t addr = take_u(r, 8);
+        if (r->bad || !addr)
+            return;
+        take_u(r, 4);
+        uint32_t n = (uint32_t)take_u(r, 4);
+        take(r, (size_t)n * 2);
+        return;
+    }
+    case CT_V_OBJECT: {
+        uint64_t addr = take_u(r, 8), cls = take_u(r, 8);
+        if (!r->bad && addr && cls)
+            w->fn(w->ctx, cls);
+        return;
+    }
+    case CT_V_ARRAY: {
+        uint64_t addr = take_u(r, 8);
+        if (r->bad || !addr)
+            return;
+        take_u(r, 8);
+        uint32_t length = (uint32_t)take_u(r, 4), n = (uint32_t)take_u(r, 4);
+        if (r->bad || n > length || (n && !array_items_capturable(p->elem))) {
+            r->bad = 1;
+            return;
+        }
+        for (uint32_t i = 0; i < n && !r->bad; i++)
+            walk(r, p->elem, w, depth + 1);
+        return;
+    }
+    case CT_V_STRUCT:
+        for (uint32_t i = 0; i < p->count && !r->bad; i++)
+            walk(r, p->fields[i].plan, w, depth + 1);
+        return;
+    case CT_V_NULLABLE:
+        if (take_u(r, 1) && !r->bad && p->elem)
+            walk(r, p->elem, w, depth + 1);
+        return;
+    case CT_V_BYREF: {
+        uint64_t addr = take_u(r, 8);
+        if (!r->bad && addr && p->elem)
+            walk(r, p->elem, w, depth + 1);
+        return;
+    }
+    default: /* primitives, ENUM, DECIMAL, PTR, OPAQUE */
+        take(r, p->size);
+        return;
+    }
+}
+
+void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n,
+                      void (*fn)(void *ctx, uint64_t class_id), void *ctx)
+{
+    switch (p->kind) {
+    case CT_V_OBJECT: case CT_V_ARRAY: case CT_V_STRUCT: case CT_V_NULLABLE: case CT_V_BYREF:
+        break;
+    default:
+        return; /* no object inside */
+    }
+    rd r = { raw, n, 0, 0 };
+    walk_ctx w = { fn, ctx };
+    walk(&r, p, &w, 0);
 }

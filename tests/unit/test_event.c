@@ -21,27 +21,36 @@ static const ct_plan p_mode = { .kind = CT_V_ENUM, .size = 4, .type_name = "Mode
 static const ct_plan p_arr = { .kind = CT_V_ARRAY, .size = 8, .type_name = "int[]", .elem = &p_i4 };
 
 static uint8_t file[8192];
+static const double pt[2] = { 1, 2 };
 static size_t file_len;
 
 static void write_sample(void)
 {
     ct_wbuf w;
     ct_wbuf_init(&w, file, sizeof file);
-    assert_int_equal(ct_write_header(&w, 4242, 1763781255000000000ull, "dotnet Demo.dll", "my code"), CT_TRACE_OK);
-    ct_fn_param params[] = { { "p", 1, &p_point }, { "k", 1, &p_r8 }, { "m", 1, &p_mode }, { "xs", 2, &p_arr } };
+    assert_int_equal(ct_write_header(&w, 4242, 1763781255000000000ull, "dotnet Demo.dll", "my code", "CoreCLR 10.0.12"), CT_TRACE_OK);
+    ct_fn_param params[] = { { "Point p=", 0, &p_point }, { "double k=", 0, &p_r8 }, { "Mode m=", 0, &p_mode },
+                             { "int[] xs=", 0, &p_arr } };
+    ct_fn_param ret = { "Point ", 0, &p_point };
     assert_int_equal(ct_write_function(&w, 0x1000, "Demo.Shapes.Scale", "static Point Scale(Point p, double k)",
-                                       CT_FN_STATIC, 4, params, &p_point), CT_TRACE_OK);
+                                       CT_FN_STATIC, 4, params, &ret), CT_TRACE_OK);
     assert_int_equal(ct_write_thread(&w, 77, "worker"), CT_TRACE_OK);
     assert_int_equal(ct_write_class(&w, 0xABC, "Demo.Shapes"), CT_TRACE_OK);
     ct_event_mark m;
-    assert_int_equal(ct_event_begin(&w, CT_REC_ENTER, 41000, 77, 0x1000, &m), CT_TRACE_OK);
-    double pt[2] = { 1, 2 }, k = 1.5;
+    assert_int_equal(ct_event_begin(&w, CT_REC_ENTER, 40000, 77, 0x1000, &m), CT_TRACE_OK);
+    double k = 1.5;
     uint8_t *v = ct_event_value_reserve(&w, 16);
     memcpy(v, pt, 16);
     ct_event_value_commit(&w, &m, 16);
     v = ct_event_value_reserve(&w, 8);
     memcpy(v, &k, 8);
     ct_event_value_commit(&w, &m, 8);
+    ct_event_value_reserve(&w, 0);
+    ct_event_value_commit_status(&w, &m, 0, CT_VALUE_TOO_LARGE);
+    v = ct_event_value_reserve(&w, 8);
+    memset(v, 0xAB, 8);
+    ct_event_value_commit_status(&w, &m, 8, CT_VALUE_ADDRESS);
+    ct_event_set_time(&w, &m, 41000);
     assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
     assert_int_equal(ct_event_begin(&w, CT_REC_LEAVE, 41800, 77, 0x1000, &m), CT_TRACE_OK);
     double r[2] = { 1.5, 3 };
@@ -49,8 +58,20 @@ static void write_sample(void)
     memcpy(v, r, 16);
     ct_event_value_commit(&w, &m, 16);
     assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    /* The same two events again in an EVENTS block, then a TAILCALL. */
+    ct_events_mark em;
+    assert_int_equal(ct_events_begin(&w, 78, 50000, 0x1000, &em), CT_TRACE_OK);
+    uint8_t vals[8 + 16 + 4];
+    uint32_t word = 16;
+    memcpy(vals, &word, 4);
+    memcpy(vals + 4, pt, 16);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_ENTER, 50000, 0x1000, 1, vals, 20), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_LEAVE, 49990, 0x2000, 0, NULL, 0), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_TAILCALL, 60000, 0x1000, 0, NULL, 0), CT_TRACE_OK);
+    assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
+    assert_int_equal(w.len % 8, 0);
     assert_int_equal(ct_write_dropped(&w, 77, 5), CT_TRACE_OK);
-    assert_int_equal(ct_write_end(&w, 99000, 2), CT_TRACE_OK);
+    assert_int_equal(ct_write_end(&w, 99000, 2, 746, 1), CT_TRACE_OK);
     file_len = w.len;
     /* CT_WRITE_SAMPLE=path saves this file (the seed of fuzz/fuzz_trace). */
     const char *save = getenv("CT_WRITE_SAMPLE");
@@ -74,12 +95,18 @@ static void test_round_trip(void **state)
     assert_int_equal(ct_reader_open(&r, file, file_len, &a), CT_TRACE_OK);
     assert_int_equal(r.header.pid, 4242);
     assert_memory_equal(r.header.cmdline, "dotnet Demo.dll", r.header.cmdline_len);
+    assert_int_equal(r.header.settings_len, 15);
+    assert_memory_equal(r.header.settings, "CoreCLR 10.0.12", 15);
     ct_rec rec;
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     assert_int_equal(rec.type, CT_REC_FUNCTION);
     assert_int_equal(rec.key, 0x1000);
     assert_int_equal(rec.nparams, 4);
     assert_memory_equal(rec.name, "Demo.Shapes.Scale", rec.name_len);
+    assert_int_equal(rec.params[1].name_len, 9);
+    assert_memory_equal(rec.params[1].name, "double k=", 9);
+    assert_int_equal(rec.ret.name_len, 6);
+    assert_memory_equal(rec.ret.name, "Point ", 6);
     assert_string_equal(rec.params[0].plan->type_name, "Point");
     assert_int_equal(rec.params[0].plan->count, 2);
     assert_string_equal(rec.params[0].plan->fields[1].name, "Y");
@@ -97,27 +124,60 @@ static void test_round_trip(void **state)
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     assert_int_equal(rec.type, CT_REC_ENTER);
     assert_int_equal(rec.time_ns, 41000);
-    assert_int_equal(rec.nvalues, 2);
+    assert_int_equal(rec.nvalues, 4);
     size_t pos = 0;
     const uint8_t *v;
     uint32_t vl;
-    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl), 1);
+    ct_value_status vs;
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl, &vs), 1);
+    assert_int_equal(vs, CT_VALUE_PLAN);
     char text[128];
     ct_text t;
     ct_text_init(&t, text, sizeof text);
     /* The plan read back formats the value read back. */
     assert_int_equal(ct_format_value(point, v, vl, NULL, NULL, &t), 16);
     assert_string_equal(text, "{X=1, Y=2}");
-    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl), 1);
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl, NULL), 1);
     assert_int_equal(vl, 8);
-    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl), 0);
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl, &vs), 1);
+    assert_int_equal(vs, CT_VALUE_TOO_LARGE);
+    assert_int_equal(vl, 0);
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl, &vs), 1);
+    assert_int_equal(vs, CT_VALUE_ADDRESS);
+    assert_int_equal(vl, 8);
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl, &vs), 0);
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     assert_int_equal(rec.type, CT_REC_LEAVE);
+    /* The block's events, one by one, times and keys undone from deltas
+     * (one going back in time). */
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_ENTER);
+    assert_int_equal(rec.tid, 78);
+    assert_int_equal(rec.time_ns, 50000);
+    assert_int_equal(rec.key, 0x1000);
+    assert_int_equal(rec.nvalues, 1);
+    pos = 0;
+    assert_int_equal(ct_next_value(&rec, &pos, &v, &vl, &vs), 1);
+    ct_text_init(&t, text, sizeof text);
+    assert_int_equal(ct_format_value(point, v, vl, NULL, NULL, &t), 16);
+    assert_string_equal(text, "{X=1, Y=2}");
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_LEAVE);
+    assert_int_equal(rec.time_ns, 49990);
+    assert_int_equal(rec.key, 0x2000);
+    assert_int_equal(rec.nvalues, 0);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_TAILCALL);
+    assert_int_equal(rec.time_ns, 60000);
+    assert_int_equal(rec.key, 0x1000);
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     assert_int_equal(rec.type, CT_REC_DROPPED);
     assert_int_equal(rec.count, 5);
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     assert_int_equal(rec.type, CT_REC_END);
+    assert_int_equal(rec.count, 2);
+    assert_int_equal(rec.mapped, 746);
+    assert_int_equal(rec.traced, 1);
     assert_int_equal(ct_reader_next(&r, &rec), 0);
 }
 
@@ -177,13 +237,13 @@ static void test_writer_never_leaves_partial_records(void **state)
     for (size_t cap = 0; cap < full; cap += 3) {
         ct_wbuf w;
         ct_wbuf_init(&w, small, cap);
-        ct_fn_param params[] = { { "p", 1, &p_point } };
-        if (ct_write_header(&w, 1, 2, "x", "y") != CT_TRACE_OK) {
+        ct_fn_param params[] = { { "Point p=", 0, &p_point } };
+        if (ct_write_header(&w, 1, 2, "x", "y", "z") != CT_TRACE_OK) {
             assert_int_equal(w.len, 0);
             continue;
         }
         ct_write_function(&w, 1, "F", "void F(Point p)", 0, 1, params, NULL);
-        ct_write_end(&w, 3, 4);
+        ct_write_end(&w, 3, 4, 5, 6);
         ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
         ct_reader r;
         assert_int_equal(ct_reader_open(&r, small, w.len, &a), CT_TRACE_OK);

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# bench/run_trace.sh — what tracing costs, mode by mode, side by side in one
+# run, with the ratios against the goals of issue 5 (docs/performance.md).
+#
+# The workload (bench/Workload) makes ~BENCH_CALLS calls of small methods with
+# int, double, string and struct arguments, recursion, virtual and interface
+# calls, and times its own hot loop after a warm-up (Stopwatch): ns per call
+# below is that loop's time divided by its calls, best of BENCH_REPEATS runs.
+#
+#   untraced      plain dotnet
+#   floor         --null: slow-path WithInfo hooks that return at once (the
+#                 runtime's own ELT machinery: no profiler can go under it)
+#   full/binary   full capture (every argument and return value) to a binary
+#                 trace (clrtrace record)
+#   full/text     full capture, the live text log to a file (clrtrace run -o)
+#   fast/empty    --null=fast: the fast-path stubs calling empty callbacks
+#   fast          --no-args: calls and times through the fast path, binary trace
+#   naive         bench only (CLRTRACE_BENCH_NAIVE=1): capture, format and
+#                 write(2) each line in the hook, under one lock
+#
+# Also: start-up of a traced "hello" against untraced (wall time, best of
+# BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
+# capture, binary) against untraced.
+#
+# Environment:
+#   BENCH_CALLS=N      calls of the fast modes (default 10000000); the full
+#                      modes make N/5, the naive mode N/100
+#   BENCH_REPEATS=N    runs per mode, best kept (default 3)
+#   BENCH_LONG=1       BENCH_CALLS=50000000 and BENCH_REPEATS=5 unless set
+#   BUILD=DIR          the CMake build directory (default build/)
+#   BENCH_TMP=DIR      where traces go (default: a new directory in $TMPDIR)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+if [[ -n "${BENCH_LONG:-}" ]]; then
+    calls=${BENCH_CALLS:-50000000}
+    repeats=${BENCH_REPEATS:-5}
+else
+    calls=${BENCH_CALLS:-10000000}
+    repeats=${BENCH_REPEATS:-3}
+fi
+full_calls=$((calls / 5))
+naive_calls=$((calls / 100))
+threads=64
+thread_calls=${BENCH_THREAD_CALLS:-200000}
+build=${BUILD:-$root/build}
+tmp=${BENCH_TMP:-$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-bench.XXXXXX")}
+[[ -n "${BENCH_TMP:-}" ]] || trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" --target clrtrace clrtrace_profiler -j2 >/dev/null
+lib="$build/src/profiler/libclrtrace.so"
+dotnet build "$root/bench/Workload" -c Release --artifacts-path "$tmp/artifacts" -v quiet -nologo >/dev/null
+app=$(find "$tmp/artifacts/bin" -name Workload.dll | head -n 1)
+profiled=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={8B4B2E65-C262-4FCC-BAE6-2A302612F038}"
+          "CORECLR_PROFILER_PATH=$lib")
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# measure NAME CALLS [VAR=VALUE...]: best ns/call of $repeats runs; sets
+# ns[NAME], wall[NAME] (ms, of the best run), size[NAME] (trace bytes).
+declare -A ns wall size ncalls
+measure() {
+    local name=$1 n=$2 best="" bwall=0 out t0 t1 v i
+    shift 2
+    for ((i = 0; i < repeats; i++)); do
+        rm -f "$tmp/$name".*
+        t0=$(now_ms)
+        out=$(env "$@" dotnet "$app" calls "$n")
+        t1=$(now_ms)
+        v=$(sed -nE 's/.*ns_per_call=([0-9.]+).*/\1/p' <<<"$out")
+        [[ -n "$v" ]] || { echo "bench: no result from mode $name: $out" >&2; exit 1; }
+        if [[ -z "$best" ]] || awk -v a="$v" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+            best=$v
+            bwall=$((t1 - t0))
+            size[$name]=$( (cat "$tmp/$name".* 2>/dev/null || true) | wc -c)
+        fi
+    done
+    ns[$name]=$best
+    wall[$name]=$bwall
+    ncalls[$name]=$n
+}
+
+echo "== clrtrace benchmark: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+echo "   $(dotnet --list-runtimes | grep NETCore.App | tail -n 1), best of $repeats runs"
+measure untraced "$calls"
+measure floor "$calls" "${profiled[@]}" CLRTRACE_NULL=1
+measure fast_empty "$calls" "${profiled[@]}" CLRTRACE_NULL=fast
+measure fast "$calls" "${profiled[@]}" CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/fast.clrt"
+measure full_binary "$full_calls" "${profiled[@]}" "CLRTRACE_TRACE=$tmp/full_binary.clrt"
+measure full_text "$full_calls" "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/full_text.txt"
+measure naive "$naive_calls" "${profiled[@]}" CLRTRACE_BENCH_NAIVE=1 "CLRTRACE_OUTPUT=$tmp/naive.txt"
+
+u=${ns[untraced]}
+printf '\n%-12s %11s %9s %10s %9s %12s\n' MODE CALLS NS/CALL XUNTRACED WALL_MS TRACE_MB
+for m in untraced floor full_binary full_text fast_empty fast naive; do
+    awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v u="$u" -v w="${wall[$m]}" -v s="${size[$m]:-0}" \
+        'BEGIN { printf "%-12s %11d %9.1f %10.1f %9d %12.1f\n", m, c, n, n / u, w, s / 1048576 }'
+done
+
+echo
+echo "== ratios against the goals"
+awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text]}" \
+    -v fe="${ns[fast_empty]}" -v fa="${ns[fast]}" -v nv="${ns[naive]}" 'BEGIN {
+    floor = f - u
+    printf "floor: the runtime adds %.1f ns/call over untraced\n", floor
+    printf "full capture (binary) adds %.1f ns/call over the floor = %.2fx the floor'"'"'s own cost (goal <= 0.5): %s\n",
+           b - f, (b - f) / floor, ((b - f) / floor <= 0.5) ? "met" : "NOT met"
+    printf "full capture (text)   adds %.1f ns/call over the floor = %.2fx the floor'"'"'s own cost (goal <= 0.5): %s\n",
+           t - f, (t - f) / floor, ((t - f) / floor <= 0.5) ? "met" : "NOT met"
+    printf "fast path: %.1f ns/call against %.1f for the empty fast path = %.2fx (goal <= 1.2): %s\n",
+           fa, fe, fa / fe, (fa / fe <= 1.2) ? "met" : "NOT met"
+    printf "           (over untraced: fast path +%.1f ns/call, empty stubs +%.1f)\n", fa - u, fe - u
+    printf "naive: %.1f ns/call = %.1fx full capture to binary, %.1fx full capture to text (goal >= 20x): %s / %s\n",
+           nv, nv / b, nv / t, (nv / b >= 20) ? "met" : "NOT met", (nv / t >= 20) ? "met" : "NOT met"
+}'
+
+echo
+echo "== start-up: $(basename "$app") hello, my-code filter, text log to a file"
+best_wall() { # best_wall VAR=VALUE...: best wall ms of repeats+2 runs of hello
+    local b=999999 t0 t1 i
+    for ((i = 0; i < repeats + 2; i++)); do
+        t0=$(date +%s%N)
+        env "$@" dotnet "$app" hello >/dev/null
+        t1=$(date +%s%N)
+        (((t1 - t0) / 1000000 < b)) && b=$(((t1 - t0) / 1000000))
+    done
+    echo "$b"
+}
+s_plain=$(best_wall)
+s_traced=$(best_wall "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/hello.txt")
+s_fast=$(best_wall "${profiled[@]}" CLRTRACE_NO_ARGS=1 "CLRTRACE_OUTPUT=$tmp/hello-fast.txt")
+echo "untraced $s_plain ms, traced $s_traced ms (+$((s_traced - s_plain)) ms, $(awk -v a="$s_traced" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x), fast path $s_fast ms"
+
+echo
+echo "== peak RSS: $threads busy threads, $thread_calls calls each"
+rss() { env "$@" dotnet "$app" threads "$threads" "$thread_calls" | sed -nE 's/.*vmhwm_kib=([0-9]+).*/\1/p'; }
+r_plain=$(rss)
+r_full=$(rss "${profiled[@]}" "CLRTRACE_TRACE=$tmp/rss.clrt")
+r_fast=$(rss "${profiled[@]}" CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/rss-fast.clrt")
+awk -v p="$r_plain" -v f="$r_full" -v q="$r_fast" 'BEGIN {
+    printf "untraced %.1f MiB; full capture %.1f MiB (+%.1f MiB); fast path %.1f MiB (+%.1f MiB) (goal <= 64 MiB extra): %s\n",
+           p / 1024, f / 1024, (f - p) / 1024, q / 1024, (q - p) / 1024, ((f - p) / 1024 <= 64 && (q - p) / 1024 <= 64) ? "met" : "NOT met"
+}'

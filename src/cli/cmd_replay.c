@@ -1,0 +1,94 @@
+/* clrtrace replay DIR: the text log of a binary trace, rendered by the same
+ * code as the profiler's live log (include/clrtrace/render.h), so it is the
+ * same text. */
+#include <stdio.h>
+#include <string.h>
+
+#include "clrtrace/render.h"
+#include "cli.h"
+
+/* stdout is written in blocks of this size. */
+#define REPLAY_STDOUT_BUFFER (1 << 20)
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+        "usage: clrtrace replay [options] DIR\n"
+        "\n"
+        "Prints the text log of the trace in DIR (written by `clrtrace record -o DIR`;\n"
+        "DIR may also be the trace file itself): every call with its arguments, return\n"
+        "value, thread and duration, then the summary table. It is the text `clrtrace\n"
+        "run` prints while the program runs.\n"
+        "\n"
+        "options:\n"
+        "  --no-summary   leave out the summary table\n"
+        "  -h, --help     show this help\n"
+        "\n"
+        "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
+        "gives the byte offset; what came before it is printed); 2 for a usage error.\n");
+}
+
+static void to_stdout(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    fwrite(text, 1, len, stdout);
+}
+
+static int feed(void *ctx, const ct_rec *rec)
+{
+    return ct_render_record(ctx, rec);
+}
+
+/* Shared by replay (lines) and report (summary only). */
+int cli_render(const char *who, const char *arg, int lines, int summary)
+{
+    cli_trace t;
+    if (cli_trace_open(&t, who, arg) != 0)
+        return 1;
+    static char buf[REPLAY_STDOUT_BUFFER];
+    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    ct_render_opts o = {lines, summary};
+    ct_render *r = ct_render_new(&o, to_stdout, NULL);
+    if (!r) {
+        fprintf(stderr, "clrtrace %s: out of memory\n", who);
+        cli_trace_close(&t);
+        return 1;
+    }
+    ct_render_header(r, &t.reader.header);
+    int rc = cli_trace_each(&t, who, feed, r);
+    ct_render_finish(r);
+    ct_render_free(r);
+    cli_trace_close(&t);
+    if (fflush(stdout) != 0) {
+        perror("clrtrace: stdout");
+        return 1;
+    }
+    return rc;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    int summary = 1;
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--no-summary")) {
+            summary = 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "clrtrace replay: unknown option '%s' (try --help)\n", argv[i]);
+            return 2;
+        } else if (dir) {
+            fprintf(stderr, "clrtrace replay: one trace at a time (try --help)\n");
+            return 2;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "clrtrace replay: no trace given (try --help)\n");
+        return 2;
+    }
+    return cli_render("replay", dir, 1, summary);
+}

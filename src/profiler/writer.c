@@ -1,0 +1,678 @@
+#include "writer.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "classnames.h"
+#include "clock.h"
+#include "clrtrace/event.h"
+#include "clrtrace/render.h"
+#include "map.h"
+#include "out.h"
+#include "plans.h"
+#include "tbuf.h"
+
+/* First size tried for a FUNCTION record; it grows by 4x up to the format's
+ * limit when the plans are larger. */
+#define FUNCTION_RECORD_FIRST 4096u
+/* Arena for decoding one FUNCTION record for the renderer: at least this,
+ * or 4x the record. */
+#define DECODE_ARENA_MIN (1u << 20)
+
+typedef struct fnq_node {
+    struct fnq_node *next;
+    size_t len;
+    uint8_t rec[];
+} fnq_node;
+
+static ct_writer_config g_cfg;
+static atomic_int g_started, g_stop_called, g_stopping, g_done;
+static atomic_int g_kick;
+static pthread_t g_thread;
+static atomic_int g_have_thread;
+
+static pthread_mutex_t g_fnq_lock = PTHREAD_MUTEX_INITIALIZER;
+static fnq_node *g_fnq_head, *g_fnq_tail;
+
+/* Naive mode: everything below happens under this lock in the hooks. */
+static pthread_mutex_t g_naive_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The writer's own state (only the writer thread, or the naive lock). */
+static ct_render *g_render;
+static int g_bin_fd = -1;
+static uint8_t *g_bin_buf;
+static size_t g_bin_len;
+static ct_map g_seen_classes;
+static uint64_t g_events;
+static uint8_t *g_arena_mem;
+static size_t g_arena_cap;
+static int g_runtime_alive = 1;
+static uint64_t g_mapped, g_traced;
+
+/* ----------------------------------------------------------- outputs */
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+
+static void block_flush(void);
+
+static void bin_flush(void)
+{
+    block_flush();
+    size_t off = 0;
+    while (g_bin_fd >= 0 && off < g_bin_len) {
+        ssize_t n = write(g_bin_fd, g_bin_buf + off, g_bin_len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            fprintf(stderr, "clrtrace: writing the binary trace failed (%s); the rest of the "
+                            "trace is lost\n", n < 0 ? strerror(errno) : "no progress");
+            g_bin_fd = -1;
+            break;
+        }
+        off += (size_t)n;
+    }
+    g_bin_len = 0;
+}
+
+/* Events go to the file in EVENTS blocks (docs/trace-format.md): a run of
+ * one thread's events, each a few bytes when it has no values. */
+static uint8_t *g_blk_buf;
+static ct_wbuf g_blk;
+static ct_events_mark g_blk_mark;
+
+static void bin_put_raw(const uint8_t *p, size_t n);
+
+static void block_flush(void)
+{
+    if (!g_blk_mark.open)
+        return;
+    if (ct_events_end(&g_blk, &g_blk_mark) == CT_TRACE_OK)
+        bin_put_raw(g_blk.p, g_blk.len);
+    ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
+}
+
+/* One event record from a ring (len: its size with padding) into the block. */
+static void block_event(const uint8_t *p, size_t len)
+{
+    if (g_bin_fd < 0)
+        return;
+    uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8, plen;
+    uint64_t time, tid, key;
+    memcpy(&plen, p + 4, 4);
+    memcpy(&time, p + 8, 8);
+    memcpy(&tid, p + 16, 8);
+    memcpy(&key, p + 24, 8);
+    const uint8_t *values = p + CT_EVENT_BASE_BYTES;
+    size_t values_len = 8 + (size_t)plen - CT_EVENT_BASE_BYTES;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (g_blk_mark.open && g_blk_mark.tid != tid)
+            block_flush();
+        if (!g_blk_mark.open && ct_events_begin(&g_blk, tid, time, key, &g_blk_mark) != CT_TRACE_OK)
+            break;
+        if (ct_events_add(&g_blk, &g_blk_mark, (ct_rec_type)p[0], time, key, nvalues, values,
+                          values_len) == CT_TRACE_OK)
+            return;
+        block_flush();
+    }
+    /* Larger than a block: the event record as it is. */
+    bin_put_raw(p, len);
+}
+
+static void bin_put(const uint8_t *p, size_t n)
+{
+    block_flush();
+    bin_put_raw(p, n);
+}
+
+static void bin_put_raw(const uint8_t *p, size_t n)
+{
+    if (g_bin_fd < 0)
+        return;
+    if (n > CT_WRITER_FILE_BUFFER - g_bin_len)
+        bin_flush();
+    if (n > CT_WRITER_FILE_BUFFER) {
+        /* A record larger than the buffer goes straight out. */
+        size_t saved = g_bin_len;
+        uint8_t *buf = g_bin_buf;
+        g_bin_buf = (uint8_t *)p;
+        g_bin_len = n;
+        bin_flush();
+        g_bin_buf = buf;
+        g_bin_len = saved;
+        return;
+    }
+    memcpy(g_bin_buf + g_bin_len, p, n);
+    g_bin_len += n;
+}
+
+static void text_sink(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    ct_out_write(text, len);
+}
+
+static ct_rarena arena_for(size_t len)
+{
+    size_t want = len * 4 > DECODE_ARENA_MIN ? len * 4 : DECODE_ARENA_MIN;
+    if (want > g_arena_cap) {
+        uint8_t *m = realloc(g_arena_mem, want);
+        if (m) {
+            g_arena_mem = m;
+            g_arena_cap = want;
+        }
+    }
+    return (ct_rarena){g_arena_mem, g_arena_cap, 0};
+}
+
+/* One record to both outputs. rec: its decoded form, when the caller has
+ * it. */
+static void output(const uint8_t *p, size_t len, const ct_rec *rec)
+{
+    bin_put(p, len);
+    if (!g_render)
+        return;
+    ct_rec mine;
+    if (!rec) {
+        ct_rarena a = arena_for(len);
+        ct_trace_status st;
+        if (ct_read_record(p, len, 0, &a, &mine, &st) <= 0)
+            return;
+        rec = &mine;
+    }
+    ct_render_record(g_render, rec);
+}
+
+/* -------------------------------------------------- FUNCTION records */
+
+static void enqueue(fnq_node *n)
+{
+    pthread_mutex_lock(&g_fnq_lock);
+    if (g_fnq_tail)
+        g_fnq_tail->next = n;
+    else
+        g_fnq_head = n;
+    g_fnq_tail = n;
+    pthread_mutex_unlock(&g_fnq_lock);
+}
+
+void ct_writer_define(const ct_function *f)
+{
+    if (!atomic_load(&g_started) || atomic_load(&g_stopping))
+        return;
+    uint32_t n = f->values ? f->nargs : 0;
+    ct_fn_param *params = calloc(n ? n : 1, sizeof *params);
+    if (!params)
+        return;
+    uint32_t flags = 0;
+    if (!f->values)
+        flags |= CT_FN_NO_VALUES;
+    if (n && !strcmp(f->args[0].label, "this="))
+        flags |= CT_FN_HAS_THIS;
+    for (uint32_t i = 0; i < n; i++)
+        params[i] = (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};
+    ct_fn_param ret = {f->ret_label ? f->ret_label : "", 0, NULL};
+    if (f->values && f->has_ret)
+        ret.plan = ct_arg_plan(f, f->nargs);
+    fnq_node *node = NULL;
+    for (size_t cap = FUNCTION_RECORD_FIRST; cap <= (size_t)CT_MAX_RECORD * 4; cap *= 4) {
+        node = malloc(sizeof *node + cap);
+        if (!node)
+            break;
+        ct_wbuf w;
+        ct_wbuf_init(&w, node->rec, cap);
+        if (ct_write_function(&w, (uint64_t)(uintptr_t)f, f->display, "", flags, n, params,
+                              ret.plan ? &ret : NULL) == CT_TRACE_OK) {
+            node->next = NULL;
+            node->len = w.len;
+            break;
+        }
+        free(node);
+        node = NULL;
+    }
+    free(params);
+    if (!node)
+        return; /* the function's events will show it as "?" */
+    if (g_cfg.naive) {
+        pthread_mutex_lock(&g_naive_lock);
+        if (!atomic_load(&g_done))
+            output(node->rec, node->len, NULL);
+        pthread_mutex_unlock(&g_naive_lock);
+        free(node);
+        return;
+    }
+    enqueue(node);
+}
+
+static size_t drain_functions(void)
+{
+    pthread_mutex_lock(&g_fnq_lock);
+    fnq_node *n = g_fnq_head;
+    g_fnq_head = g_fnq_tail = NULL;
+    pthread_mutex_unlock(&g_fnq_lock);
+    size_t count = 0;
+    while (n) {
+        fnq_node *next = n->next;
+        output(n->rec, n->len, NULL);
+        free(n);
+        n = next;
+        count++;
+    }
+    return count;
+}
+
+/* ------------------------------------------------------------ events */
+
+static void on_class(void *ctx, uint64_t cls)
+{
+    (void)ctx;
+    ct_key key = {cls, 0};
+    if (ct_map_get(&g_seen_classes, key))
+        return;
+    ct_map_put(&g_seen_classes, key, (void *)1);
+    if (!g_runtime_alive)
+        return;
+    char name[CT_WRITER_CLASS_NAME_MAX];
+    if (ct_classid_name((ClassID)cls, CT_NAME_FULL, name, sizeof name) != 0)
+        return;
+    uint8_t buf[CT_WRITER_CLASS_NAME_MAX + 32];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    if (ct_write_class(&w, cls, name) == CT_TRACE_OK)
+        output(buf, w.len, NULL);
+}
+
+/* One event record (len: its size with padding): CLASS records for new
+ * classes first, then the event. Without a text log, an event without
+ * values is only copied. */
+static void process_event(const uint8_t *p, size_t len)
+{
+    g_events++;
+    if (len < CT_EVENT_BASE_BYTES)
+        return;
+    uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8;
+    int valued = nvalues && (p[0] == CT_REC_ENTER || p[0] == CT_REC_LEAVE);
+    if (!valued && !g_render) {
+        block_event(p, len);
+        return;
+    }
+    ct_rec rec;
+    if (g_render) {
+        ct_trace_status st;
+        ct_rarena none = {NULL, 0, 0};
+        if (ct_read_record(p, len, 0, &none, &rec, &st) <= 0)
+            return;
+    } else {
+        /* Enough of the record for ct_next_value (our own bytes). */
+        memset(&rec, 0, sizeof rec);
+        rec.type = (ct_rec_type)p[0];
+        rec.nvalues = nvalues;
+        rec.values = p + CT_EVENT_BASE_BYTES;
+        rec.values_len = len - CT_EVENT_BASE_BYTES;
+        rec.key = rd64(p + 24);
+    }
+    if (valued) {
+        const ct_function *f = (const ct_function *)(uintptr_t)rec.key;
+        size_t pos = 0;
+        const uint8_t *v;
+        uint32_t vl;
+        ct_value_status vs;
+        for (uint32_t i = 0; ct_next_value(&rec, &pos, &v, &vl, &vs) == 1; i++) {
+            if (vs != CT_VALUE_PLAN)
+                continue;
+            uint32_t arg = rec.type == CT_REC_LEAVE ? f->nargs : i;
+            if (arg > f->nargs)
+                break;
+            ct_value_classes(ct_arg_plan(f, arg), v, vl, on_class, NULL);
+        }
+    }
+    block_event(p, len);
+    if (g_render)
+        ct_render_record(g_render, &rec);
+}
+
+void ct_writer_naive_event(const uint8_t *rec, size_t len)
+{
+    pthread_mutex_lock(&g_naive_lock);
+    if (!atomic_load(&g_done))
+        process_event(rec, len);
+    pthread_mutex_unlock(&g_naive_lock);
+}
+
+/* ------------------------------------------------------- the rounds */
+
+typedef struct cursor {
+    ct_tbuf *b;
+    uint64_t pos, end;
+    uint64_t time;
+    int orphaned;
+} cursor;
+
+static cursor *g_cur;
+static size_t g_cur_cap;
+static size_t *g_heap;
+
+/* Skips filler records; loads the time of the record at the cursor.
+ * Returns 0 when the cursor is at its end. */
+static int peek(cursor *c)
+{
+    ct_tbuf *b = c->b;
+    while (c->pos < c->end) {
+        const uint8_t *p = b->ring + (c->pos & (b->cap - 1));
+        uint64_t size = ct_align8(8 + (size_t)rd32(p + 4));
+        if (size > c->end - c->pos || size > b->cap - (c->pos & (b->cap - 1))) {
+            /* Cannot happen with our own records; never loop on it. */
+            c->pos = c->end;
+            break;
+        }
+        if (p[0] != CT_RING_PAD) {
+            c->time = rd64(p + 8);
+            return 1;
+        }
+        c->pos += size;
+    }
+    atomic_store_explicit(&b->tail, c->pos, memory_order_release);
+    return 0;
+}
+
+/* Handles the cursor's records up to its end, or (bounded) while their
+ * time is at most `limit`: a run from one thread between two events of the
+ * others. Frees the ring as it goes. */
+static size_t drain(cursor *c, int bounded, uint64_t limit)
+{
+    ct_tbuf *b = c->b;
+    size_t mask = b->cap - 1, n = 0;
+    uint64_t stored = c->pos;
+    while (c->pos < c->end) {
+        const uint8_t *p = b->ring + (c->pos & mask);
+        uint64_t size = ct_align8(8 + (size_t)rd32(p + 4));
+        if (size > c->end - c->pos || size > b->cap - (c->pos & mask)) {
+            c->pos = c->end;
+            break;
+        }
+        if (p[0] != CT_RING_PAD) {
+            if (bounded && rd64(p + 8) > limit)
+                break;
+            process_event(p, (size_t)size);
+            n++;
+        }
+        c->pos += size;
+        if (c->pos - stored >= CT_WRITER_TAIL_STEP) {
+            atomic_store_explicit(&b->tail, c->pos, memory_order_release);
+            stored = c->pos;
+        }
+    }
+    atomic_store_explicit(&b->tail, c->pos, memory_order_release);
+    return n;
+}
+
+static int earlier(const cursor *a, size_t ia, const cursor *b, size_t ib)
+{
+    return a->time != b->time ? a->time < b->time : ia < ib;
+}
+
+static void heap_push(size_t *heap, size_t *n, size_t i)
+{
+    size_t k = (*n)++;
+    heap[k] = i;
+    while (k > 0) {
+        size_t parent = (k - 1) / 2;
+        if (!earlier(&g_cur[heap[k]], heap[k], &g_cur[heap[parent]], heap[parent]))
+            break;
+        size_t t = heap[k];
+        heap[k] = heap[parent];
+        heap[parent] = t;
+        k = parent;
+    }
+}
+
+static size_t heap_pop(size_t *heap, size_t *n)
+{
+    size_t top = heap[0];
+    heap[0] = heap[--*n];
+    size_t k = 0;
+    for (;;) {
+        size_t l = 2 * k + 1, r = l + 1, m = k;
+        if (l < *n && earlier(&g_cur[heap[l]], heap[l], &g_cur[heap[m]], heap[m]))
+            m = l;
+        if (r < *n && earlier(&g_cur[heap[r]], heap[r], &g_cur[heap[m]], heap[m]))
+            m = r;
+        if (m == k)
+            break;
+        size_t t = heap[k];
+        heap[k] = heap[m];
+        heap[m] = t;
+        k = m;
+    }
+    return top;
+}
+
+/* One round: what every buffer holds now, merged by time. Returns the
+ * records handled. */
+static size_t round_once(void)
+{
+    size_t n = 0;
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next) {
+        int st = atomic_load_explicit(&b->state, memory_order_acquire);
+        if (st != CT_TBUF_IN_USE && st != CT_TBUF_ORPHANED)
+            continue;
+        if (n == g_cur_cap) {
+            size_t cap = g_cur_cap ? 2 * g_cur_cap : 64;
+            cursor *c = realloc(g_cur, cap * sizeof *c);
+            if (c)
+                g_cur = c;
+            size_t *h = c ? realloc(g_heap, cap * sizeof *h) : NULL;
+            if (h)
+                g_heap = h;
+            if (!c || !h)
+                break;
+            g_cur_cap = cap;
+        }
+        cursor *c = &g_cur[n++];
+        c->b = b;
+        c->orphaned = st == CT_TBUF_ORPHANED;
+        c->end = atomic_load_explicit(&b->head, memory_order_acquire);
+        c->pos = atomic_load_explicit(&b->tail, memory_order_relaxed);
+    }
+    /* After the snapshot: every function an event names was queued before
+     * the event was published. */
+    size_t handled = drain_functions();
+    size_t nheap = 0;
+    for (size_t i = 0; i < n; i++) {
+        cursor *c = &g_cur[i];
+        ct_tbuf *b = c->b;
+        uint64_t dropped = atomic_load_explicit(&b->dropped, memory_order_relaxed);
+        if (dropped != b->dropped_reported) {
+            uint8_t buf[64];
+            ct_wbuf w;
+            ct_wbuf_init(&w, buf, sizeof buf);
+            if (ct_write_dropped(&w, b->tid, dropped - b->dropped_reported) == CT_TRACE_OK)
+                output(buf, w.len, NULL);
+            b->dropped_reported = dropped;
+            handled++;
+        }
+        if (peek(c))
+            heap_push(g_heap, &nheap, i);
+    }
+    if (nheap == 1) {
+        handled += drain(&g_cur[g_heap[0]], 0, 0);
+        nheap = 0;
+    }
+    while (nheap) {
+        size_t i = heap_pop(g_heap, &nheap);
+        cursor *c = &g_cur[i];
+        /* This thread's events up to the next event of another thread. */
+        handled += nheap ? drain(c, 1, g_cur[g_heap[0]].time) : drain(c, 0, 0);
+        if (peek(c))
+            heap_push(g_heap, &nheap, i);
+    }
+    for (size_t i = 0; i < n; i++) {
+        cursor *c = &g_cur[i];
+        atomic_store_explicit(&c->b->kicked, 0, memory_order_relaxed);
+        if (c->orphaned &&
+            atomic_load_explicit(&c->b->head, memory_order_acquire) == c->pos &&
+            atomic_load_explicit(&c->b->dropped, memory_order_relaxed) ==
+                c->b->dropped_reported)
+            ct_tbuf_release(c->b);
+    }
+    return handled;
+}
+
+/* ------------------------------------------------------- the thread */
+
+void ct_writer_kick(void)
+{
+    if (!atomic_load_explicit(&g_have_thread, memory_order_relaxed))
+        return;
+    if (atomic_exchange_explicit(&g_kick, 1, memory_order_relaxed) == 0)
+        syscall(SYS_futex, &g_kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+int ct_writer_stopped(void)
+{
+    return atomic_load_explicit(&g_done, memory_order_acquire);
+}
+
+static void finish(void)
+{
+    uint8_t buf[64];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    if (ct_write_end(&w, ct_now_ns(), g_events, g_mapped, g_traced) == CT_TRACE_OK)
+        output(buf, w.len, NULL);
+    if (g_render)
+        ct_render_finish(g_render);
+    bin_flush();
+    ct_out_flush();
+    atomic_store_explicit(&g_done, 1, memory_order_release);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    long idle = CT_WRITER_IDLE_NS;
+    for (;;) {
+        int stopping = atomic_load_explicit(&g_stopping, memory_order_acquire);
+        size_t n = round_once();
+        if (stopping) {
+            /* Events committed while this round ran are taken by the next;
+             * stop after a round that found nothing. */
+            if (n == 0)
+                break;
+            continue;
+        }
+        if (n) {
+            idle = CT_WRITER_IDLE_NS;
+            continue;
+        }
+        if (atomic_exchange_explicit(&g_kick, 0, memory_order_relaxed))
+            continue;
+        struct timespec ts = {0, idle};
+        syscall(SYS_futex, &g_kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        atomic_store_explicit(&g_kick, 0, memory_order_relaxed);
+        if (idle < CT_WRITER_IDLE_MAX_NS)
+            idle *= 2;
+        /* The text log is for watching: let it reach the file while idle. */
+        if (g_render)
+            ct_out_flush();
+    }
+    finish();
+    return NULL;
+}
+
+int ct_writer_start(const ct_writer_config *c)
+{
+    g_cfg = *c;
+    g_bin_fd = c->binary_fd;
+    if (g_bin_fd >= 0 && (!(g_bin_buf = malloc(CT_WRITER_FILE_BUFFER)) ||
+                          !(g_blk_buf = malloc(CT_WRITER_BLOCK_BYTES))))
+        return -1;
+    ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
+    if (c->text) {
+        ct_render_opts o = {1, c->summary};
+        if (!(g_render = ct_render_new(&o, text_sink, NULL)))
+            return -1;
+    }
+    ct_trace_header h = {
+        .major = CT_TRACE_VERSION_MAJOR, .minor = CT_TRACE_VERSION_MINOR,
+        .pid = c->pid, .start_unix_ns = c->start_unix_ns,
+        .cmdline = c->cmdline, .cmdline_len = (uint32_t)strlen(c->cmdline),
+        .filter = c->filter, .filter_len = (uint32_t)strlen(c->filter),
+        .settings = c->settings, .settings_len = (uint32_t)strlen(c->settings),
+    };
+    if (g_render)
+        ct_render_header(g_render, &h);
+    if (g_bin_fd >= 0) {
+        uint8_t hdr[4096];
+        ct_wbuf w;
+        ct_wbuf_init(&w, hdr, sizeof hdr);
+        if (ct_write_header(&w, c->pid, c->start_unix_ns, c->cmdline, c->filter, c->settings) !=
+            CT_TRACE_OK)
+            return -1;
+        bin_put(hdr, w.len);
+    }
+    if (!c->naive) {
+        /* The writer takes no signals: they belong to the program. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int rc = pthread_create(&g_thread, NULL, writer_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc != 0)
+            return -1;
+        pthread_setname_np(g_thread, "clrtrace-writer");
+        atomic_store(&g_have_thread, 1);
+    }
+    atomic_store(&g_started, 1);
+    return 0;
+}
+
+void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
+{
+    if (!atomic_load(&g_started) || atomic_exchange(&g_stop_called, 1))
+        return;
+    if (g_cfg.naive) {
+        pthread_mutex_lock(&g_naive_lock);
+        atomic_store(&g_stopping, 1);
+        g_mapped = mapped;
+        g_traced = traced;
+        g_runtime_alive = runtime_alive;
+        finish();
+        pthread_mutex_unlock(&g_naive_lock);
+        return;
+    }
+    /* Read by the writer after it sees g_stopping (release/acquire). */
+    g_mapped = mapped;
+    g_traced = traced;
+    g_runtime_alive = runtime_alive;
+    atomic_store_explicit(&g_stopping, 1, memory_order_release);
+    ct_writer_kick();
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)(CT_WRITER_STOP_WAIT_NS / 1000000000u);
+    if (pthread_timedjoin_np(g_thread, NULL, &until) != 0)
+        fprintf(stderr, "clrtrace: the trace writer did not finish in %llu s; the end of the "
+                        "trace may be missing\n",
+                (unsigned long long)(CT_WRITER_STOP_WAIT_NS / 1000000000u));
+}

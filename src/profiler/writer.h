@@ -1,0 +1,71 @@
+/* The writer thread: drains the per-thread buffers (tbuf.h) and the queue of
+ * FUNCTION records, merges the events of all threads by time (within what
+ * it has), names the classes of object values (CLASS records, the first
+ * time each class id is seen), and writes the binary trace and/or feeds the
+ * renderer (include/clrtrace/render.h) for the live text log. Both outputs
+ * receive the same records in the same order, so the text log and `clrtrace
+ * replay` of the binary trace are the same text.
+ *
+ * The bench-only naive mode (CLRTRACE_BENCH_NAIVE=1) has no thread: each
+ * event is rendered and written by the hook itself, under one lock, one
+ * write(2) per line — the "writes continuously to a file" design the
+ * benchmark compares against. */
+#ifndef CLRTRACE_WRITER_H
+#define CLRTRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "registry.h"
+
+/* The writer sleeps this long when a round found nothing, doubling up to
+ * CT_WRITER_IDLE_MAX_NS while it stays idle; a buffer past half full wakes
+ * it at once. */
+#define CT_WRITER_IDLE_NS 1000000L
+#define CT_WRITER_IDLE_MAX_NS 16000000L
+/* The binary trace is written in blocks of this size. */
+#define CT_WRITER_FILE_BUFFER (1u << 20)
+/* Largest EVENTS record the writer builds (a run of one thread's events). */
+#define CT_WRITER_BLOCK_BYTES (64u * 1024u)
+/* At shutdown, how long to wait for the writer to drain everything. */
+#define CT_WRITER_STOP_WAIT_NS 10000000000ull
+/* The writer frees ring space at least every this many bytes it handles. */
+#define CT_WRITER_TAIL_STEP (64u * 1024u)
+/* Longest class name put in a CLASS record. */
+#define CT_WRITER_CLASS_NAME_MAX 1024
+
+typedef struct ct_writer_config {
+    int text;                  /* the live text log (out.h) */
+    int binary_fd;             /* the binary trace, or -1 */
+    int summary;               /* the summary table at the end of the text */
+    int naive;                 /* bench only: render in the hook, no thread */
+    uint32_t pid;
+    uint64_t start_unix_ns;
+    const char *cmdline, *filter, *settings;
+} ct_writer_config;
+
+/* Writes the header and starts the thread (not in naive mode). Returns 0, or
+ * -1 when the thread or memory cannot be had (nothing is traced then). */
+int ct_writer_start(const ct_writer_config *c);
+
+/* Queues the FUNCTION record of f (at map time, and again when its late
+ * plans are bound). */
+void ct_writer_define(const ct_function *f);
+
+/* Wakes the writer (a buffer filled up, a thread ended). Cheap when it is
+ * already awake. */
+void ct_writer_kick(void);
+
+/* 1 once the writer has written its last record (nothing will be drained). */
+int ct_writer_stopped(void);
+
+/* Drains everything, writes the END record (with the mapper's counts), the
+ * end of the text log, and flushes. runtime_alive: class names may still be
+ * asked of the runtime (0 at process exit without Shutdown). Waits at most
+ * CT_WRITER_STOP_WAIT_NS; only the first call does anything. */
+void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive);
+
+/* Naive mode: renders and writes one event record now. */
+void ct_writer_naive_event(const uint8_t *rec, size_t len);
+
+#endif

@@ -1,0 +1,895 @@
+/* The text log and the summary, rendered from trace records
+ * (include/clrtrace/render.h). Used live by the profiler's writer thread and
+ * offline by `clrtrace replay` / `clrtrace report`. */
+#define _POSIX_C_SOURCE 200809L
+#include "clrtrace/render.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Frames per thread at first; the stack doubles up to CT_RENDER_MAX_FRAMES. */
+#define INITIAL_FRAMES 256
+/* Room for the line prefix (time, thread, duration, indentation). */
+#define PREFIX_MAX (64 + 2 * CT_RENDER_MAX_INDENT)
+/* Block size of the renderer's own memory for copied plans and names. */
+#define POOL_BLOCK (64 * 1024)
+/* Longest class name kept from a CLASS record. */
+#define CLASS_NAME_MAX 1024
+/* Initial slots of each hash table (a power of two; grows at half load). */
+#define TABLE_INITIAL 64
+
+/* ------------------------------------------------------------- memory */
+
+typedef struct pool_block {
+    struct pool_block *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char mem[];
+} pool_block;
+
+typedef struct pool {
+    pool_block *head;
+    int oom;
+} pool;
+
+static void *pool_alloc(pool *p, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    pool_block *b = p->head;
+    if (!b || n > b->cap - b->used) {
+        size_t cap = n > POOL_BLOCK ? n : POOL_BLOCK;
+        b = malloc(sizeof *b + cap);
+        if (!b) {
+            p->oom = 1;
+            return NULL;
+        }
+        b->used = 0;
+        b->cap = cap;
+        if (p->head && n > POOL_BLOCK) {
+            /* A large block goes behind the current one, which keeps room. */
+            b->next = p->head->next;
+            p->head->next = b;
+        } else {
+            b->next = p->head;
+            p->head = b;
+        }
+    }
+    void *r = b->mem + b->used;
+    b->used += n;
+    memset(r, 0, n);
+    return r;
+}
+
+static char *pool_strndup(pool *p, const char *s, size_t n)
+{
+    char *d = pool_alloc(p, n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+static void pool_free(pool *p)
+{
+    for (pool_block *b = p->head, *n; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    p->head = NULL;
+}
+
+/* A plan copied into the pool (the reader's arena may be reused). */
+static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
+{
+    if (!src || depth > CT_MAX_PLAN_DEPTH)
+        return NULL;
+    ct_plan *d = pool_alloc(p, sizeof *d);
+    if (!d)
+        return NULL;
+    *d = *src;
+    const char *tn = src->type_name ? src->type_name : "";
+    d->type_name = pool_strndup(p, tn, strlen(tn));
+    d->fields = NULL;
+    d->items = NULL;
+    d->elem = NULL;
+    if (src->kind == CT_V_STRUCT && src->count) {
+        ct_field *f = pool_alloc(p, src->count * sizeof *f);
+        if (!f)
+            return NULL;
+        for (uint32_t i = 0; i < src->count; i++) {
+            const char *fn = src->fields[i].name ? src->fields[i].name : "";
+            f[i].name = pool_strndup(p, fn, strlen(fn));
+            f[i].offset = src->fields[i].offset;
+            f[i].plan = plan_clone(p, src->fields[i].plan, depth + 1);
+            if (!f[i].plan || !f[i].name)
+                return NULL;
+        }
+        d->fields = f;
+    } else if (src->kind == CT_V_ENUM && src->count) {
+        ct_enum_item *it = pool_alloc(p, src->count * sizeof *it);
+        if (!it)
+            return NULL;
+        for (uint32_t i = 0; i < src->count; i++) {
+            const char *in = src->items[i].name ? src->items[i].name : "";
+            it[i].name = pool_strndup(p, in, strlen(in));
+            it[i].value = src->items[i].value;
+            if (!it[i].name)
+                return NULL;
+        }
+        d->items = it;
+    } else if (src->kind != CT_V_STRUCT && src->kind != CT_V_ENUM) {
+        d->count = 0;
+    }
+    if (src->elem && (src->kind == CT_V_ARRAY || src->kind == CT_V_BYREF ||
+                      src->kind == CT_V_NULLABLE)) {
+        d->elem = plan_clone(p, src->elem, depth + 1);
+        if (!d->elem)
+            return NULL;
+    }
+    return d->type_name ? d : NULL;
+}
+
+/* ------------------------------------------------------- hash tables */
+
+typedef struct table_slot {
+    uint64_t key;
+    void *value; /* NULL: empty */
+} table_slot;
+
+typedef struct table {
+    table_slot *slots;
+    size_t cap, used;
+} table;
+
+static size_t hash64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+static void *table_get(const table *t, uint64_t key)
+{
+    if (!t->cap)
+        return NULL;
+    for (size_t i = hash64(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        if (!t->slots[i].value)
+            return NULL;
+        if (t->slots[i].key == key)
+            return t->slots[i].value;
+    }
+}
+
+static int table_put(table *t, uint64_t key, void *value)
+{
+    if ((t->used + 1) * 2 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : TABLE_INITIAL;
+        table_slot *s = calloc(cap, sizeof *s);
+        if (!s)
+            return -1;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].value)
+                continue;
+            size_t j = hash64(t->slots[i].key) & (cap - 1);
+            while (s[j].value)
+                j = (j + 1) & (cap - 1);
+            s[j] = t->slots[i];
+        }
+        free(t->slots);
+        t->slots = s;
+        t->cap = cap;
+    }
+    size_t i = hash64(key) & (t->cap - 1);
+    while (t->slots[i].value && t->slots[i].key != key)
+        i = (i + 1) & (t->cap - 1);
+    if (!t->slots[i].value)
+        t->used++;
+    t->slots[i].key = key;
+    t->slots[i].value = value;
+    return 0;
+}
+
+/* ------------------------------------------------------------- state */
+
+typedef struct fn {
+    uint64_t key;
+    const char *name;       /* "Demo.Shapes.Scale" */
+    uint32_t flags;
+    uint32_t nparams;
+    const char **labels;    /* "double k=" */
+    const ct_plan **plans;
+    const char *ret_label;  /* "Point " */
+    const ct_plan *ret;     /* NULL: void */
+    uint64_t calls, total, self;
+} fn;
+
+typedef struct frame {
+    fn *f;
+    uint64_t start, child;
+} frame;
+
+typedef struct thread {
+    uint64_t tid;
+    struct thread *next;    /* in first-seen order */
+    unsigned depth;         /* calls open */
+    frame *frames;
+    unsigned frames_cap;
+    int gap;                /* events of this thread were dropped: pairing
+                               failures that follow are their echo */
+    int pending;            /* an enter line is held back */
+    uint64_t pend_time;
+    unsigned pend_depth;
+    size_t pend_len;
+    char *pend;             /* CT_RENDER_LINE_MAX bytes */
+} thread;
+
+struct ct_render {
+    ct_render_opts opts;
+    ct_render_sink sink;
+    void *ctx;
+    pool mem;
+    table fns, classes, threads;
+    thread *first, *last;
+    uint64_t nthreads, dropped, events;
+    int finished, have_end;
+    uint64_t mapped, traced;
+    char line[PREFIX_MAX + CT_RENDER_LINE_MAX + CT_RENDER_RET_MAX + 64];
+    char ret[CT_RENDER_RET_MAX];
+};
+
+static void emit(ct_render *r, const char *s, size_t n)
+{
+    if (n)
+        r->sink(r->ctx, s, n);
+}
+
+static void emitf(ct_render *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void emitf(ct_render *r, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof buf) {
+        n = (int)sizeof buf - 1;
+        buf[n - 1] = '\n';
+    }
+    emit(r, buf, (size_t)n);
+}
+
+ct_render *ct_render_new(const ct_render_opts *opts, ct_render_sink sink, void *ctx)
+{
+    ct_render *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->opts = *opts;
+    r->sink = sink;
+    r->ctx = ctx;
+    return r;
+}
+
+void ct_render_free(ct_render *r)
+{
+    if (!r)
+        return;
+    for (thread *t = r->first, *n; t; t = n) {
+        n = t->next;
+        free(t->frames);
+        free(t->pend);
+        free(t);
+    }
+    for (size_t i = 0; i < r->fns.cap; i++)
+        if (r->fns.slots[i].value) {
+            fn *f = r->fns.slots[i].value;
+            free(f->labels);
+            free(f->plans);
+            free(f);
+        }
+    free(r->fns.slots);
+    free(r->classes.slots);
+    free(r->threads.slots);
+    pool_free(&r->mem);
+    free(r);
+}
+
+/* Decimal digits of v, right-aligned in out[0..width) (wider when needed);
+ * returns the characters written (no NUL). */
+static size_t put_uint(char *out, uint64_t v, int width, char fill)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t k = 0;
+    for (; (int)(k + n) < width; k++)
+        out[k] = fill;
+    while (n)
+        out[k++] = tmp[--n];
+    return k;
+}
+
+/* v / 10^decimals as "int.frac", rounded half up, in a field of `width`. */
+static size_t put_fixed(char *out, uint64_t v, unsigned decimals, uint64_t unit, int width)
+{
+    uint64_t scale = 1;
+    for (unsigned i = 0; i < decimals; i++)
+        scale *= 10;
+    /* v is in 1/unit; the text keeps `decimals` digits of the integer part's unit */
+    uint64_t q = unit / scale;
+    uint64_t r = (v + q / 2) / q; /* in 1/scale units */
+    char tmp[48];
+    size_t n = put_uint(tmp, r / scale, 0, ' ');
+    if (decimals) {
+        tmp[n++] = '.';
+        n += put_uint(tmp + n, r % scale, (int)decimals, '0');
+    }
+    size_t k = 0;
+    for (; (int)(k + n) < width; k++)
+        out[k] = ' ';
+    memcpy(out + k, tmp, n);
+    return k + n;
+}
+
+/* "0.8 us", "12.3 ms", "1.52 s" in a field of `width` (0: none). */
+static size_t duration_text(uint64_t ns, char *out, int width)
+{
+    size_t n;
+    char tmp[40];
+    if (ns < 1000000u) {
+        n = put_fixed(tmp, ns, 1, 1000, 0);
+        memcpy(tmp + n, " us", 3);
+    } else if (ns < 1000000000u) {
+        n = put_fixed(tmp, ns, 1, 1000000, 0);
+        memcpy(tmp + n, " ms", 3);
+    } else {
+        n = put_fixed(tmp, ns, 2, 1000000000, 0);
+        memcpy(tmp + n, " s", 2);
+        n -= 1;
+    }
+    n += 3;
+    size_t k = 0;
+    for (; (int)(k + n) < width; k++)
+        out[k] = ' ';
+    memcpy(out + k, tmp, n);
+    return k + n;
+}
+
+void ct_format_duration(uint64_t ns, char *out, size_t cap)
+{
+    char tmp[48];
+    size_t n = duration_text(ns, tmp, 0);
+    if (!cap)
+        return;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, tmp, n);
+    out[n] = '\0';
+}
+
+/* --------------------------------------------------------- the header */
+
+void ct_render_header(ct_render *r, const ct_trace_header *h)
+{
+    char when[32] = "?";
+    time_t secs = (time_t)(h->start_unix_ns / 1000000000u);
+    struct tm utc;
+    if (gmtime_r(&secs, &utc))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    emitf(r, "# clrtrace: %.*s, pid %u, %s, filter: %.*s\n", (int)h->cmdline_len, h->cmdline,
+          (unsigned)h->pid, when, (int)h->filter_len, h->filter);
+    if (!r->opts.lines)
+        return;
+    if (h->settings_len)
+        emitf(r, "# %.*s\n", (int)h->settings_len, h->settings);
+    emitf(r, "#  TIME(s)    TID   DURATION  CALL\n");
+}
+
+/* ------------------------------------------------------------ records */
+
+static int define_function(ct_render *r, const ct_rec *rec)
+{
+    fn *f = table_get(&r->fns, rec->key);
+    int fresh = !f;
+    if (fresh) {
+        f = calloc(1, sizeof *f);
+        if (!f)
+            return -1;
+        f->key = rec->key;
+    }
+    const char **labels = calloc(rec->nparams + 1, sizeof *labels);
+    const ct_plan **plans = calloc(rec->nparams + 1, sizeof *plans);
+    const char *name = pool_strndup(&r->mem, rec->name, rec->name_len);
+    const char *ret_label = pool_strndup(&r->mem, rec->ret.name ? rec->ret.name : "",
+                                         rec->ret.name_len);
+    int ok = labels && plans && name && ret_label;
+    for (uint32_t i = 0; ok && i < rec->nparams; i++) {
+        labels[i] = pool_strndup(&r->mem, rec->params[i].name ? rec->params[i].name : "",
+                                 rec->params[i].name_len);
+        plans[i] = plan_clone(&r->mem, rec->params[i].plan, 0);
+        ok = labels[i] && plans[i];
+    }
+    const ct_plan *ret = NULL;
+    if (ok && rec->ret.plan && rec->ret.plan->kind != CT_V_VOID)
+        ok = (ret = plan_clone(&r->mem, rec->ret.plan, 0)) != NULL;
+    if (ok && fresh && table_put(&r->fns, f->key, f) != 0)
+        ok = 0;
+    if (!ok) {
+        free(labels);
+        free(plans);
+        if (fresh)
+            free(f);
+        return -1;
+    }
+    free(f->labels);
+    free(f->plans);
+    f->name = name;
+    f->flags = rec->flags;
+    f->nparams = rec->nparams;
+    f->labels = labels;
+    f->plans = plans;
+    f->ret_label = ret_label;
+    f->ret = ret;
+    return 0;
+}
+
+/* A function an event names without a FUNCTION record (a damaged or
+ * hand-made trace): shown as "?" with no values. */
+static fn *function_of(ct_render *r, uint64_t key)
+{
+    fn *f = table_get(&r->fns, key);
+    if (f)
+        return f;
+    f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->key = key;
+    f->name = "?";
+    f->flags = CT_FN_NO_VALUES;
+    f->ret_label = "";
+    if (table_put(&r->fns, key, f) != 0) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+static thread *thread_of(ct_render *r, uint64_t tid)
+{
+    thread *t = table_get(&r->threads, tid);
+    if (t)
+        return t;
+    t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->tid = tid;
+    t->frames = calloc(INITIAL_FRAMES, sizeof *t->frames);
+    t->frames_cap = INITIAL_FRAMES;
+    t->pend = malloc(CT_RENDER_LINE_MAX);
+    if (!t->frames || !t->pend || table_put(&r->threads, tid, t) != 0) {
+        free(t->frames);
+        free(t->pend);
+        free(t);
+        return NULL;
+    }
+    if (r->last)
+        r->last->next = t;
+    else
+        r->first = t;
+    r->last = t;
+    r->nthreads++;
+    return t;
+}
+
+static int class_name(void *ctx, uint64_t cls, char *out, size_t cap)
+{
+    ct_render *r = ctx;
+    const char *name = table_get(&r->classes, cls);
+    if (!name)
+        return 1;
+    snprintf(out, cap, "%s", name);
+    return 0;
+}
+
+/* Ends text that did not fit with "..." (on a UTF-8 boundary). */
+static size_t text_end(ct_text *t)
+{
+    if (t->len < t->cap)
+        return t->len;
+    size_t n = t->cap - 1;
+    size_t cut = n >= 3 ? n - 3 : 0;
+    while (cut > 0 && ((unsigned char)t->p[cut] & 0xC0) == 0x80)
+        cut--;
+    memcpy(t->p + cut, "...", 3);
+    t->p[cut + 3] = '\0';
+    return cut + 3;
+}
+
+/* One value of an event, as its status says. */
+static void format_value(ct_render *r, const ct_plan *p, const uint8_t *v, uint32_t len,
+                         ct_value_status st, ct_text *t)
+{
+    switch (st) {
+    case CT_VALUE_PLAN:
+        if (p)
+            ct_format_value(p, v, len, class_name, r, t);
+        else
+            ct_text_put(t, "<damaged>");
+        break;
+    case CT_VALUE_RANGE: {
+        ct_plan bytes = {.kind = CT_V_OPAQUE, .size = len, .type_name = "?"};
+        ct_format_value(&bytes, v, len, class_name, r, t);
+        break;
+    }
+    case CT_VALUE_TOO_LARGE:
+        ct_text_put(t, "<too large>");
+        break;
+    case CT_VALUE_ADDRESS: {
+        ct_plan addr = {.kind = CT_V_PTR, .size = 8, .type_name = "ref"};
+        ct_format_value(&addr, v, len, class_name, r, t);
+        break;
+    }
+    default:
+        ct_text_put(t, "<unavailable>");
+        break;
+    }
+}
+
+/* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend. */
+static void format_call(ct_render *r, thread *th, const fn *f, const ct_rec *rec)
+{
+    ct_text t;
+    ct_text_init(&t, th->pend, CT_RENDER_LINE_MAX);
+    ct_text_put(&t, f->name);
+    if (f->flags & CT_FN_NO_VALUES) {
+        ct_text_put(&t, "(...)");
+    } else if (rec->nvalues != f->nparams) {
+        ct_text_put(&t, "(?)");
+    } else {
+        ct_text_put(&t, "(");
+        size_t pos = 0;
+        const uint8_t *v;
+        uint32_t len;
+        ct_value_status st;
+        for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
+            if (i)
+                ct_text_put(&t, ", ");
+            ct_text_put(&t, f->labels[i]);
+            format_value(r, f->plans[i], v, len, st, &t);
+        }
+        ct_text_put(&t, ")");
+    }
+    th->pend_len = text_end(&t);
+}
+
+/* The line prefix: time (seconds, 6 decimals, 10 wide), thread (6 wide),
+ * duration (10 wide, or blanks), two spaces, indentation. */
+static size_t prefix(char *out, uint64_t t_ns, uint64_t tid, const uint64_t *dur, unsigned depth)
+{
+    size_t n = put_fixed(out, t_ns, 6, 1000000000, 10);
+    out[n++] = ' ';
+    n += put_uint(out + n, tid, 6, ' ');
+    out[n++] = ' ';
+    if (dur) {
+        n += duration_text(*dur, out + n, 10);
+    } else {
+        memset(out + n, ' ', 10);
+        n += 10;
+    }
+    unsigned indent = depth < CT_RENDER_MAX_INDENT ? depth : CT_RENDER_MAX_INDENT;
+    memset(out + n, ' ', 2 + 2 * (size_t)indent);
+    return n + 2 + 2 * (size_t)indent;
+}
+
+static void put(char *line, size_t *n, const char *s, size_t len)
+{
+    memcpy(line + *n, s, len);
+    *n += len;
+}
+
+/* Writes the held-back enter line as an opening line: "... {". */
+static void flush_pending(ct_render *r, thread *th)
+{
+    if (!th->pending)
+        return;
+    th->pending = 0;
+    if (!r->opts.lines)
+        return;
+    size_t n = prefix(r->line, th->pend_time, th->tid, NULL, th->pend_depth);
+    put(r->line, &n, th->pend, th->pend_len);
+    put(r->line, &n, " {\n", 3);
+    emit(r, r->line, n);
+}
+
+static void count_dropped(ct_render *r, thread *th, uint64_t n)
+{
+    if (!th->gap)
+        r->dropped += n;
+}
+
+static void push_frame(ct_render *r, thread *th, fn *f, uint64_t now)
+{
+    if (th->depth == th->frames_cap && th->frames_cap < CT_RENDER_MAX_FRAMES) {
+        frame *more = realloc(th->frames, 2 * (size_t)th->frames_cap * sizeof *more);
+        if (more) {
+            th->frames = more;
+            th->frames_cap *= 2;
+        }
+    }
+    (void)r;
+    if (th->depth < th->frames_cap)
+        th->frames[th->depth] = (frame){f, now, 0};
+    th->depth++;
+}
+
+/* Pops f's frame; *dur gets its duration when it was timed (returns 1).
+ * Returns 0 for an untimed frame, -1 when f is not open on this thread. */
+static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *dur)
+{
+    if (th->depth == 0) {
+        count_dropped(r, th, 1);
+        return -1;
+    }
+    if (th->depth > th->frames_cap) {
+        th->depth--;
+        count_dropped(r, th, 1);
+        return 0;
+    }
+    unsigned top = th->depth - 1;
+    if (th->frames[top].f != f) {
+        /* A frame that never closed (missed unwinding, a dropped event):
+         * find f below it and drop the frames above. */
+        unsigned k = top;
+        while (k > 0 && th->frames[k - 1].f != f)
+            k--;
+        if (k == 0) {
+            count_dropped(r, th, 1);
+            return -1;
+        }
+        count_dropped(r, th, top - (k - 1));
+        top = k - 1;
+        th->depth = k;
+        th->pending = 0;
+    }
+    frame *fr = &th->frames[top];
+    uint64_t total = now > fr->start ? now - fr->start : 0;
+    uint64_t self = total > fr->child ? total - fr->child : 0;
+    f->calls++;
+    f->total += total;
+    f->self += self;
+    if (top > 0)
+        th->frames[top - 1].child += total;
+    th->depth = top;
+    *dur = total;
+    return 1;
+}
+
+typedef enum ending { END_RETURN, END_EXCEPTION, END_TAILCALL } ending;
+
+/* Closes f's frame: folds it onto its held-back enter line when it had no
+ * children, else writes "} -> value". ret: the return value's text
+ * ("int 0") or NULL. */
+static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending how,
+                        const char *ret, size_t ret_len)
+{
+    uint64_t dur = 0;
+    int timed = pop_frame(r, th, f, now, &dur);
+    const uint64_t *d = timed == 1 ? &dur : NULL;
+    unsigned depth = th->depth;
+    char *line = r->line;
+    size_t n;
+    if (th->pending && timed >= 0 && th->pend_depth == depth) {
+        th->pending = 0;
+        if (!r->opts.lines)
+            return;
+        n = prefix(line, th->pend_time, th->tid, d, depth);
+        put(line, &n, th->pend, th->pend_len);
+        if (how == END_EXCEPTION)
+            put(line, &n, " -> exception", 13);
+        else if (how == END_TAILCALL)
+            put(line, &n, " -> tailcall", 12);
+        else if (ret) {
+            put(line, &n, " -> ", 4);
+            put(line, &n, ret, ret_len);
+        }
+    } else {
+        flush_pending(r, th);
+        if (!r->opts.lines)
+            return;
+        n = prefix(line, now, th->tid, d, depth);
+        line[n++] = '}';
+        if (how == END_EXCEPTION)
+            put(line, &n, " exception", 10);
+        else if (how == END_TAILCALL)
+            put(line, &n, " tailcall", 9);
+        else if (ret) {
+            put(line, &n, " -> ", 4);
+            put(line, &n, ret, ret_len);
+        }
+        if (timed < 0) {
+            static const char note[] = "  (not entered on this thread)";
+            put(line, &n, note, sizeof note - 1);
+        }
+    }
+    line[n++] = '\n';
+    emit(r, line, n);
+}
+
+static void on_enter(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    /* The call held back has a child: it opens a block. */
+    flush_pending(r, th);
+    if (r->opts.lines)
+        format_call(r, th, f, rec);
+    th->pending = 1;
+    th->pend_time = rec->time_ns;
+    th->pend_depth = th->depth;
+    push_frame(r, th, f, rec->time_ns);
+}
+
+static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    const char *ret = NULL;
+    size_t ret_len = 0;
+    if (r->opts.lines && !(f->flags & CT_FN_NO_VALUES) && f->ret) {
+        ct_text t;
+        ct_text_init(&t, r->ret, sizeof r->ret);
+        ct_text_put(&t, f->ret_label);
+        size_t pos = 0;
+        const uint8_t *v;
+        uint32_t len;
+        ct_value_status st;
+        if (rec->nvalues == 1 && ct_next_value(rec, &pos, &v, &len, &st) == 1)
+            format_value(r, f->ret, v, len, st, &t);
+        else
+            ct_text_put(&t, "?");
+        ret_len = text_end(&t);
+        ret = r->ret;
+    }
+    close_frame(r, th, f, rec->time_ns, END_RETURN, ret, ret_len);
+}
+
+static void finish(ct_render *r);
+
+int ct_render_record(ct_render *r, const ct_rec *rec)
+{
+    if (r->finished)
+        return 0;
+    switch (rec->type) {
+    case CT_REC_FUNCTION:
+        return define_function(r, rec);
+    case CT_REC_CLASS: {
+        size_t n = rec->name_len < CLASS_NAME_MAX ? rec->name_len : CLASS_NAME_MAX;
+        char *name = pool_strndup(&r->mem, rec->name, n);
+        if (!name || table_put(&r->classes, rec->key, name) != 0)
+            return -1;
+        return 0;
+    }
+    case CT_REC_THREAD:
+        return 0;
+    case CT_REC_DROPPED: {
+        thread *th = thread_of(r, rec->tid);
+        r->dropped += rec->count;
+        if (th && rec->count)
+            th->gap = 1;
+        return th ? 0 : -1;
+    }
+    case CT_REC_END:
+        r->have_end = 1;
+        r->mapped = rec->mapped;
+        r->traced = rec->traced;
+        finish(r);
+        return 0;
+    case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
+        thread *th = thread_of(r, rec->tid);
+        fn *f = function_of(r, rec->key);
+        if (!th || !f)
+            return -1;
+        r->events++;
+        if (rec->type == CT_REC_ENTER)
+            on_enter(r, th, f, rec);
+        else if (rec->type == CT_REC_LEAVE)
+            on_leave(r, th, f, rec);
+        else
+            close_frame(r, th, f, rec->time_ns,
+                        rec->type == CT_REC_TAILCALL ? END_TAILCALL : END_EXCEPTION, NULL, 0);
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------------ summary */
+
+typedef struct row {
+    const char *name;
+    uint64_t calls, total, self;
+} row;
+
+static int by_total(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static void summary(ct_render *r)
+{
+    row *rows = calloc(r->fns.used ? r->fns.used : 1, sizeof *rows);
+    size_t n = 0;
+    uint64_t calls = 0;
+    for (size_t i = 0; rows && i < r->fns.cap; i++) {
+        fn *f = r->fns.slots[i].value;
+        if (!f || !f->calls)
+            continue;
+        rows[n++] = (row){f->name, f->calls, f->total, f->self};
+        calls += f->calls;
+    }
+    qsort(rows, n, sizeof *rows, by_total);
+    emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
+          (unsigned long long)calls, plural(calls, "call", "calls"), n,
+          plural(n, "function", "functions"), (unsigned long long)r->nthreads,
+          plural(r->nthreads, "thread", "threads"), (unsigned long long)r->dropped,
+          plural(r->dropped, "event", "events"));
+    emitf(r, "#  CALLS      TOTAL       SELF  FUNCTION\n");
+    for (size_t i = 0; i < n; i++) {
+        char total[32], self[32];
+        ct_format_duration(rows[i].total, total, sizeof total);
+        ct_format_duration(rows[i].self, self, sizeof self);
+        emitf(r, "%8llu %10s %10s  %s\n", (unsigned long long)rows[i].calls, total, self,
+              rows[i].name);
+    }
+    free(rows);
+}
+
+static void finish(ct_render *r)
+{
+    if (r->finished)
+        return;
+    r->finished = 1;
+    for (thread *th = r->first; th; th = th->next)
+        flush_pending(r, th);
+    if (r->opts.summary)
+        summary(r);
+    if (r->have_end)
+        emitf(r, "# clrtrace: shutdown, %llu functions JIT-compiled, %llu traced\n",
+              (unsigned long long)r->mapped, (unsigned long long)r->traced);
+}
+
+void ct_render_finish(ct_render *r)
+{
+    finish(r);
+}
+
+void ct_render_get_totals(const ct_render *r, ct_render_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < r->fns.cap; i++) {
+        const fn *f = r->fns.slots[i].value;
+        if (f && f->calls) {
+            t->calls += f->calls;
+            t->functions++;
+        }
+    }
+    t->threads = r->nthreads;
+    t->dropped = r->dropped;
+    t->events = r->events;
+}

@@ -1,0 +1,481 @@
+/* The renderer: event streams built by hand, written as a trace file, read
+ * back with the reader (as `clrtrace replay` does) and rendered; the
+ * expected text is written by hand from docs/tracer.md's rules. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "clrtrace/event.h"
+#include "clrtrace/render.h"
+
+/* ------------------------------------------------------------- plans */
+
+static const ct_plan p_i4 = { .kind = CT_V_I4, .size = 4, .type_name = "int" };
+static const ct_plan p_r8 = { .kind = CT_V_R8, .size = 8, .type_name = "double" };
+static const ct_plan p_str = { .kind = CT_V_STRING, .size = 8, .type_name = "string" };
+static const ct_plan p_obj = { .kind = CT_V_OBJECT, .size = 8, .type_name = "object" };
+static const ct_plan p_shapes = { .kind = CT_V_OBJECT, .size = 8, .type_name = "Demo.Shapes" };
+static const ct_plan p_strs = { .kind = CT_V_ARRAY, .size = 8, .type_name = "string[]", .elem = &p_str };
+static const ct_field pf[] = { { "X", 0, &p_r8 }, { "Y", 8, &p_r8 } };
+static const ct_plan p_point = { .kind = CT_V_STRUCT, .size = 16, .type_name = "Point", .count = 2, .fields = pf };
+static const ct_enum_item modes[] = { { "Fast", 0 }, { "Safe", 1 } };
+static const ct_plan p_mode = { .kind = CT_V_ENUM, .size = 4, .type_name = "Mode", .underlying = CT_V_I4,
+                                .count = 2, .items = modes };
+static const ct_plan p_refint = { .kind = CT_V_BYREF, .size = 8, .type_name = "ref int", .elem = &p_i4 };
+static const ct_plan p_by_range = { .kind = CT_V_OPAQUE, .size = 0, .type_name = "?" };
+
+/* ------------------------------------------------- building a trace */
+
+static uint8_t file[1 << 16];
+static ct_wbuf w;
+
+/* Events go out as single records, or (blocks = 1) in EVENTS blocks, one
+ * per run of a thread's events, as the profiler's writer stores them. */
+static int blocks;
+static ct_events_mark block;
+
+static void end_block(void)
+{
+    if (block.open)
+        assert_int_equal(ct_events_end(&w, &block), CT_TRACE_OK);
+}
+
+static void begin_trace(void)
+{
+    block.open = 0;
+    ct_wbuf_init(&w, file, sizeof file);
+    assert_int_equal(ct_write_header(&w, 4242, 1763781255000000000ull, "dotnet Demo.dll", "my code",
+                                     "CoreCLR 10.0.12, ICorProfilerInfo15"),
+                     CT_TRACE_OK);
+}
+
+static void function(uint64_t key, const char *name, uint32_t flags, uint32_t n, const ct_fn_param *params,
+                     const char *ret_label, const ct_plan *ret)
+{
+    end_block();
+    ct_fn_param r = { ret_label, 0, ret };
+    assert_int_equal(ct_write_function(&w, key, name, "", flags, n, params, ret ? &r : NULL), CT_TRACE_OK);
+}
+
+/* A value: its status, its bytes. */
+typedef struct val {
+    ct_value_status st;
+    uint8_t b[256];
+    size_t n;
+} val;
+
+static void vput(val *v, const void *p, size_t n)
+{
+    memcpy(v->b + v->n, p, n);
+    v->n += n;
+}
+
+static val v_i4(int32_t x)
+{
+    val v = { 0 };
+    vput(&v, &x, 4);
+    return v;
+}
+
+static val v_r8x2(double a, double b)
+{
+    val v = { 0 };
+    vput(&v, &a, 8);
+    vput(&v, &b, 8);
+    return v;
+}
+
+static val v_str(const char *s)
+{
+    val v = { 0 };
+    uint64_t addr = 0x7f0000001000;
+    int32_t len = (int32_t)strlen(s);
+    uint32_t n = (uint32_t)len;
+    vput(&v, &addr, 8);
+    vput(&v, &len, 4);
+    vput(&v, &n, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        uint16_t u = (uint8_t)s[i];
+        vput(&v, &u, 2);
+    }
+    return v;
+}
+
+static val v_obj(uint64_t addr, uint64_t cls)
+{
+    val v = { 0 };
+    vput(&v, &addr, 8);
+    vput(&v, &cls, 8);
+    return v;
+}
+
+static val v_empty_array(uint64_t cls)
+{
+    val v = { 0 };
+    uint64_t addr = 0x7f0000002000;
+    uint32_t zero = 0;
+    vput(&v, &addr, 8);
+    vput(&v, &cls, 8);
+    vput(&v, &zero, 4);
+    vput(&v, &zero, 4);
+    return v;
+}
+
+static val v_status(ct_value_status st, const void *p, size_t n)
+{
+    val v = { 0 };
+    v.st = st;
+    if (n)
+        vput(&v, p, n);
+    return v;
+}
+
+static void event(ct_rec_type type, uint64_t t, uint64_t tid, uint64_t key, int n, const val *vals)
+{
+    static uint8_t one[4096];
+    ct_wbuf *out = &w, single;
+    if (blocks) {
+        ct_wbuf_init(&single, one, sizeof one);
+        out = &single;
+    }
+    ct_event_mark m;
+    assert_int_equal(ct_event_begin(out, type, t, tid, key, &m), CT_TRACE_OK);
+    for (int i = 0; i < n; i++) {
+        uint8_t *p = ct_event_value_reserve(out, vals[i].n);
+        assert_non_null(p);
+        memcpy(p, vals[i].b, vals[i].n);
+        ct_event_value_commit_status(out, &m, vals[i].n, vals[i].st);
+    }
+    assert_int_equal(ct_event_end(out, &m), CT_TRACE_OK);
+    if (!blocks)
+        return;
+    if (block.open && block.tid != tid)
+        end_block();
+    if (!block.open)
+        assert_int_equal(ct_events_begin(&w, tid, t, key, &block), CT_TRACE_OK);
+    uint32_t plen;
+    memcpy(&plen, one + 4, 4);
+    assert_int_equal(ct_events_add(&w, &block, type, t, key, (uint32_t)n, one + CT_EVENT_BASE_BYTES,
+                                   8 + plen - CT_EVENT_BASE_BYTES),
+                     CT_TRACE_OK);
+}
+
+/* ------------------------------------------------ rendering the trace */
+
+static char out[1 << 16];
+static size_t out_len;
+
+static void sink(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    assert_true(out_len + len < sizeof out);
+    memcpy(out + out_len, text, len);
+    out_len += len;
+    out[out_len] = '\0';
+}
+
+static uint8_t arena_mem[1 << 16];
+
+/* Reads the trace back and renders it; returns the text. */
+static const char *render(int lines, int summary, ct_render_totals *totals)
+{
+    out_len = 0;
+    out[0] = '\0';
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    ct_reader rd;
+    assert_int_equal(ct_reader_open(&rd, file, w.len, &a), CT_TRACE_OK);
+    ct_render_opts o = { lines, summary };
+    ct_render *r = ct_render_new(&o, sink, NULL);
+    assert_non_null(r);
+    ct_render_header(r, &rd.header);
+    ct_rec rec;
+    int st;
+    while ((st = ct_reader_next(&rd, &rec)) == 1) {
+        assert_int_equal(ct_render_record(r, &rec), 0);
+        a.used = 0; /* the renderer keeps its own copies of plans */
+    }
+    assert_int_equal(st, 0);
+    ct_render_finish(r);
+    if (totals)
+        ct_render_get_totals(r, totals);
+    ct_render_free(r);
+    return out;
+}
+
+/* The example of docs/tracer.md: nested calls, a leaf folded onto its
+ * line, blocks closed with their return values, the summary. */
+static void demo_trace(void)
+{
+    begin_trace();
+    ct_fn_param main_p[] = { { "string[] args=", 0, &p_strs } };
+    function(1, "Demo.Program.Main", CT_FN_STATIC, 1, main_p, "int ", &p_i4);
+    ct_fn_param scale_p[] = { { "Point p=", 0, &p_point }, { "double k=", 0, &p_r8 } };
+    function(2, "Demo.Shapes.Scale", CT_FN_STATIC, 2, scale_p, "Point ", &p_point);
+    ct_fn_param describe_p[] = { { "this=", 0, &p_shapes }, { "Mode m=", 0, &p_mode },
+                                 { "string label=", 0, &p_str } };
+    function(3, "Demo.Shapes.Describe", CT_FN_HAS_THIS, 3, describe_p, "string ", &p_str);
+    ct_fn_param pad_p[] = { { "string s=", 0, &p_str }, { "int width=", 0, &p_i4 } };
+    function(4, "Demo.Util.Pad", CT_FN_STATIC, 2, pad_p, "string ", &p_str);
+    assert_int_equal(ct_write_class(&w, 0x77, "Demo.Shapes"), CT_TRACE_OK);
+
+    val args[3];
+    args[0] = v_empty_array(0x99);
+    event(CT_REC_ENTER, 34011000, 4242, 1, 1, args);
+    args[0] = v_r8x2(1, 2);
+    args[1] = v_r8x2(1.5, 0);
+    args[1].n = 8;
+    event(CT_REC_ENTER, 34102000, 4242, 2, 2, args);
+    args[0] = v_r8x2(1.5, 3);
+    event(CT_REC_LEAVE, 34102800, 4242, 2, 1, args);
+    args[0] = v_obj(0x7f3a2c01e8a0, 0x77);
+    args[1] = v_i4(1);
+    args[2] = v_str("run");
+    event(CT_REC_ENTER, 34157000, 4242, 3, 3, args);
+    args[0] = v_str("run");
+    args[1] = v_i4(8);
+    event(CT_REC_ENTER, 34163000, 4242, 4, 2, args);
+    args[0] = v_str("run     ");
+    event(CT_REC_LEAVE, 34163400, 4242, 4, 1, args);
+    args[0] = v_str("run:Safe");
+    event(CT_REC_LEAVE, 34170000, 4242, 3, 1, args);
+    args[0] = v_i4(0);
+    event(CT_REC_LEAVE, 34202000, 4242, 1, 1, args);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 34300000, 8, 746, 4), CT_TRACE_OK);
+}
+
+static void test_demo(void **state)
+{
+    (void)state;
+    demo_trace();
+    /* CT_WRITE_SAMPLE=path saves this trace (a seed of fuzz/fuzz_trace). */
+    const char *save = getenv("CT_WRITE_SAMPLE");
+    FILE *fp = save ? fopen(save, "wb") : NULL;
+    if (fp) {
+        fwrite(file, 1, w.len, fp);
+        fclose(fp);
+    }
+    ct_render_totals t;
+    assert_string_equal(render(1, 1, &t),
+        "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
+        "# CoreCLR 10.0.12, ICorProfilerInfo15\n"
+        "#  TIME(s)    TID   DURATION  CALL\n"
+        "  0.034011   4242             Demo.Program.Main(string[] args=string[0] {}) {\n"
+        "  0.034102   4242     0.8 us    Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}\n"
+        "  0.034157   4242               Demo.Shapes.Describe(this=Demo.Shapes@0x7f3a2c01e8a0, Mode m=Safe, string label=\"run\") {\n"
+        "  0.034163   4242     0.4 us      Demo.Util.Pad(string s=\"run\", int width=8) -> string \"run     \"\n"
+        "  0.034170   4242    13.0 us    } -> string \"run:Safe\"\n"
+        "  0.034202   4242   191.0 us  } -> int 0\n"
+        "\n"
+        "# summary: 4 calls, 4 functions, 1 thread, 0 events dropped\n"
+        "#  CALLS      TOTAL       SELF  FUNCTION\n"
+        "       1   191.0 us   177.2 us  Demo.Program.Main\n"
+        "       1    13.0 us    12.6 us  Demo.Shapes.Describe\n"
+        "       1     0.8 us     0.8 us  Demo.Shapes.Scale\n"
+        "       1     0.4 us     0.4 us  Demo.Util.Pad\n"
+        "# clrtrace: shutdown, 746 functions JIT-compiled, 4 traced\n");
+    /* The same events stored in an EVENTS block render the same text. */
+    static char single[1 << 16];
+    snprintf(single, sizeof single, "%s", out);
+    blocks = 1;
+    demo_trace();
+    blocks = 0;
+    assert_string_equal(render(1, 1, NULL), single);
+    assert_int_equal(t.calls, 4);
+    assert_int_equal(t.functions, 4);
+    assert_int_equal(t.threads, 1);
+    assert_int_equal(t.dropped, 0);
+    assert_int_equal(t.events, 8);
+}
+
+/* `clrtrace report`: the first header line and the summary only. */
+static void test_report(void **state)
+{
+    (void)state;
+    demo_trace();
+    assert_string_equal(render(0, 1, NULL),
+        "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
+        "# summary: 4 calls, 4 functions, 1 thread, 0 events dropped\n"
+        "#  CALLS      TOTAL       SELF  FUNCTION\n"
+        "       1   191.0 us   177.2 us  Demo.Program.Main\n"
+        "       1    13.0 us    12.6 us  Demo.Shapes.Describe\n"
+        "       1     0.8 us     0.8 us  Demo.Shapes.Scale\n"
+        "       1     0.4 us     0.4 us  Demo.Util.Pad\n"
+        "# clrtrace: shutdown, 746 functions JIT-compiled, 4 traced\n");
+    /* No summary (CLRTRACE_SUMMARY=0): the closing line stays. */
+    const char *text = render(1, 0, NULL);
+    assert_null(strstr(text, "# summary"));
+    assert_non_null(strstr(text, "} -> int 0\n# clrtrace: shutdown, 746 functions JIT-compiled, 4 traced\n"));
+}
+
+/* Two threads interleaved, each with its own depth; an exception, a tail
+ * call, a return with no entry, a call with no values, dropped events, and
+ * a trace cut before its END record. */
+static void threads_trace(void)
+{
+    begin_trace();
+    function(1, "A", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    ct_fn_param b_p[] = { { "int n=", 0, &p_i4 } };
+    function(2, "B", CT_FN_STATIC, 1, b_p, "int ", &p_i4);
+    val v[1];
+    event(CT_REC_ENTER, 1000, 10, 1, 0, NULL);
+    v[0] = v_i4(1);
+    event(CT_REC_ENTER, 2000, 20, 2, 1, v);
+    v[0] = v_i4(2);
+    event(CT_REC_ENTER, 3000, 10, 2, 1, v);
+    event(CT_REC_UNWIND, 4000, 20, 2, 0, NULL);
+    event(CT_REC_TAILCALL, 5000, 10, 2, 0, NULL);
+    event(CT_REC_LEAVE, 6000, 10, 1, 0, NULL);
+    v[0] = v_i4(5);
+    event(CT_REC_LEAVE, 7000, 20, 2, 1, v);
+    event(CT_REC_ENTER, 8000, 10, 2, 0, NULL);
+    end_block();
+    assert_int_equal(ct_write_dropped(&w, 10, 3), CT_TRACE_OK);
+}
+
+static void test_threads_and_endings(void **state)
+{
+    (void)state;
+    threads_trace();
+    ct_render_totals t;
+    assert_string_equal(render(1, 1, &t),
+        "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
+        "# CoreCLR 10.0.12, ICorProfilerInfo15\n"
+        "#  TIME(s)    TID   DURATION  CALL\n"
+        "  0.000001     10             A() {\n"
+        "  0.000002     20     2.0 us  B(int n=1) -> exception\n"
+        "  0.000003     10     2.0 us    B(int n=2) -> tailcall\n"
+        "  0.000006     10     5.0 us  }\n"
+        "  0.000007     20             } -> int 5  (not entered on this thread)\n"
+        "  0.000008     10             B(?) {\n"
+        "\n"
+        "# summary: 3 calls, 2 functions, 2 threads, 4 events dropped\n"
+        "#  CALLS      TOTAL       SELF  FUNCTION\n"
+        "       1     5.0 us     3.0 us  A\n"
+        "       2     4.0 us     4.0 us  B\n");
+    assert_int_equal(t.dropped, 4);
+    assert_int_equal(t.threads, 2);
+    /* Stored as EVENTS blocks (a new block at each change of thread). */
+    static char single[1 << 16];
+    snprintf(single, sizeof single, "%s", out);
+    blocks = 1;
+    threads_trace();
+    blocks = 0;
+    assert_string_equal(render(1, 1, NULL), single);
+}
+
+/* Values the profiler could not capture as planned: by range, too large,
+ * missing, a byref whose target was not read; objects named by CLASS
+ * records, or by their plan's type when no record names the class. */
+static void test_value_statuses(void **state)
+{
+    (void)state;
+    begin_trace();
+    ct_fn_param c_p[] = { { "object o=", 0, &p_obj }, { "Point p=", 0, &p_point }, { "ref int r=", 0, &p_refint },
+                          { "string s=", 0, &p_str }, { "int m=", 0, &p_i4 } };
+    function(3, "C", 0, 5, c_p, "object ", &p_obj);
+    assert_int_equal(ct_write_class(&w, 0x55, "Demo.Circle"), CT_TRACE_OK);
+    static const uint8_t three[] = { 1, 2, 3 };
+    uint64_t one = 1;
+    val v[5];
+    v[0] = v_obj(0x1000, 0x55);
+    v[1] = v_status(CT_VALUE_RANGE, three, 3);
+    v[2] = v_status(CT_VALUE_ADDRESS, &one, 8);
+    v[3] = v_status(CT_VALUE_TOO_LARGE, NULL, 0);
+    v[4] = v_status(CT_VALUE_MISSING, NULL, 0);
+    event(CT_REC_ENTER, 1000, 1, 3, 5, v);
+    v[0] = v_obj(0x2000, 0x66);
+    event(CT_REC_LEAVE, 2000, 1, 3, 1, v);
+    /* A LEAVE without its value: "?". */
+    v[0] = v_obj(0x1000, 0x55);
+    event(CT_REC_ENTER, 3000, 1, 3, 5, v);
+    event(CT_REC_LEAVE, 4000, 1, 3, 0, NULL);
+    assert_int_equal(ct_write_end(&w, 5000, 4, 10, 1), CT_TRACE_OK);
+    const char *text = render(1, 0, NULL);
+    assert_non_null(strstr(text,
+        "\n  0.000001      1     1.0 us  C(object o=Demo.Circle@0x1000, Point p=<3 bytes 01 02 03>, ref int r=0x1, "
+        "string s=<too large>, int m=<unavailable>) -> object object@0x2000\n"));
+    assert_non_null(strstr(text, "\n  0.000003      1     1.0 us  C(object o=Demo.Circle@0x1000, Point p=<3 bytes 01 02 03>, "
+                                 "ref int r=0x1, string s=<too large>, int m=<unavailable>) -> object ?\n"));
+}
+
+/* A FUNCTION record repeated for one key (plans bound at the first call)
+ * replaces the plans; the summary counts the key's calls together. */
+static void test_redefined_function(void **state)
+{
+    (void)state;
+    begin_trace();
+    ct_fn_param late[] = { { "T x=", 0, &p_by_range } };
+    function(5, "Demo.Util.Id<T>", CT_FN_STATIC, 1, late, "T ", &p_by_range);
+    static const uint8_t four[] = { 5, 0, 0, 0 };
+    val v[1] = { v_status(CT_VALUE_RANGE, four, 4) };
+    event(CT_REC_ENTER, 1000, 1, 5, 1, v);
+    event(CT_REC_LEAVE, 2000, 1, 5, 1, v);
+    ct_fn_param bound[] = { { "T x=", 0, &p_i4 } };
+    function(5, "Demo.Util.Id<T>", CT_FN_STATIC, 1, bound, "T ", &p_i4);
+    v[0] = v_i4(5);
+    event(CT_REC_ENTER, 3000, 1, 5, 1, v);
+    event(CT_REC_LEAVE, 4000, 1, 5, 1, v);
+    /* No values at all (the fast path): "(...)" and no return value. */
+    function(6, "Demo.Fast.Add", CT_FN_STATIC | CT_FN_NO_VALUES, 0, NULL, NULL, NULL);
+    event(CT_REC_ENTER, 5000, 1, 6, 0, NULL);
+    event(CT_REC_LEAVE, 6000, 1, 6, 0, NULL);
+    assert_int_equal(ct_write_end(&w, 7000, 6, 10, 2), CT_TRACE_OK);
+    assert_string_equal(render(1, 1, NULL),
+        "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
+        "# CoreCLR 10.0.12, ICorProfilerInfo15\n"
+        "#  TIME(s)    TID   DURATION  CALL\n"
+        "  0.000001      1     1.0 us  Demo.Util.Id<T>(T x=<4 bytes 05 00 00 00>) -> T <4 bytes 05 00 00 00>\n"
+        "  0.000003      1     1.0 us  Demo.Util.Id<T>(T x=5) -> T 5\n"
+        "  0.000005      1     1.0 us  Demo.Fast.Add(...)\n"
+        "\n"
+        "# summary: 3 calls, 2 functions, 1 thread, 0 events dropped\n"
+        "#  CALLS      TOTAL       SELF  FUNCTION\n"
+        "       2     2.0 us     2.0 us  Demo.Util.Id<T>\n"
+        "       1     1.0 us     1.0 us  Demo.Fast.Add\n"
+        "# clrtrace: shutdown, 10 functions JIT-compiled, 2 traced\n");
+}
+
+/* Indentation stops at CT_RENDER_MAX_INDENT levels; times roll over into ms
+ * and s; an event for a key no FUNCTION record named is shown as "?". */
+static void test_depth_and_units(void **state)
+{
+    (void)state;
+    begin_trace();
+    function(7, "R", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    int depth = CT_RENDER_MAX_INDENT + 6;
+    for (int i = 0; i < depth; i++)
+        event(CT_REC_ENTER, 1000 + (uint64_t)i, 1, 7, 0, NULL);
+    for (int i = 0; i < depth; i++)
+        event(CT_REC_LEAVE, 2000000 + (uint64_t)i * 1000000000ull, 1, 7, 0, NULL);
+    event(CT_REC_ENTER, 9000000000000ull, 2, 0xDEAD, 0, NULL);
+    event(CT_REC_LEAVE, 9000000001000ull, 2, 0xDEAD, 0, NULL);
+    const char *text = render(1, 1, NULL);
+    /* The innermost call: the prefix, then 2 x 64 spaces of indentation. */
+    char want[512];
+    snprintf(want, sizeof want, "\n  0.000001      1     2.0 ms  %*sR()\n", 2 * CT_RENDER_MAX_INDENT, "");
+    assert_non_null(strstr(text, want));
+    snprintf(want, sizeof want, "\n  1.002000      1     1.00 s  %*s}\n", 2 * CT_RENDER_MAX_INDENT, "");
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "\n 69.002000      1    69.00 s  }\n"));
+    assert_non_null(strstr(text, "\n9000.000000      2     1.0 us  ?(...)\n"));
+    assert_non_null(strstr(text, "\n      70 "));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_report),
+        cmocka_unit_test(test_threads_and_endings),
+        cmocka_unit_test(test_value_statuses),
+        cmocka_unit_test(test_redefined_function),
+        cmocka_unit_test(test_depth_and_units),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
