@@ -30,6 +30,9 @@
 
 static const char k_common_options[] =
     "  -a, --all              also trace framework code (System.*, Microsoft.*)\n"
+    "  -F, --include GLOB     trace only functions whose full name (Ns.Type.Method)\n"
+    "                         matches GLOB, framework code included (repeatable)\n"
+    "  -N, --exclude GLOB     never trace functions matching GLOB (repeatable)\n"
     "  -s, --string-chars N   keep at most N characters of each string (default 64)\n"
     "      --array-items N    show at most N elements of each array (default 8)\n"
     "      --struct-depth N   follow nested struct fields N levels deep (0-8, default 4)\n"
@@ -242,6 +245,8 @@ int cli_trace_command(int argc, char **argv, int record)
     const char *output = NULL, *text = NULL, *profiler = NULL, *null_mode = NULL;
     const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL, *buffer_kb = NULL;
     int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0;
+    /* -F / -N patterns joined with ':' (CLRTRACE_INCLUDE / CLRTRACE_EXCLUDE). */
+    static char include[4096], exclude[4096];
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -268,6 +273,19 @@ int cli_trace_command(int argc, char **argv, int record)
             null_mode = "1";
         } else if (!strcmp(a, "--null=fast")) {
             null_mode = "fast";
+        } else if (!strcmp(a, "-F") || !strcmp(a, "--include") || !strcmp(a, "-N") ||
+                   !strcmp(a, "--exclude")) {
+            int inc = a[1] == 'F' || !strcmp(a, "--include");
+            char *list = inc ? include : exclude;
+            size_t used = strlen(list);
+            if (!val || !*val || strchr(val, ':') ||
+                used + strlen(val) + 2 > sizeof include) {
+                fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns "
+                        "together at most %zu characters)\n", who, a, sizeof include - 1);
+                return 2;
+            }
+            snprintf(list + used, sizeof include - used, "%s%s", used ? ":" : "", val);
+            i++;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-s") ||
                    !strcmp(a, "--string-chars") || !strcmp(a, "--array-items") ||
                    !strcmp(a, "--struct-depth") || !strcmp(a, "--profiler") ||
@@ -366,6 +384,10 @@ int cli_trace_command(int argc, char **argv, int record)
         setenv("CLRTRACE_TRACE", tracepath, 1);
     if (all)
         setenv("CLRTRACE_ALL", "1", 1);
+    if (include[0])
+        setenv("CLRTRACE_INCLUDE", include, 1);
+    if (exclude[0])
+        setenv("CLRTRACE_EXCLUDE", exclude, 1);
     if (no_summary)
         setenv("CLRTRACE_SUMMARY", "0", 1);
     if (inlining)

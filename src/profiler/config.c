@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <fnmatch.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,9 +109,49 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
         env_count("CLRTRACE_STRUCT_DEPTH", CT_DEFAULT_STRUCT_DEPTH, CT_MAX_VALUE_DEPTH,
                   &c->struct_depth, why, cap))
         return -1;
+    c->include = getenv("CLRTRACE_INCLUDE");
+    c->exclude = getenv("CLRTRACE_EXCLUDE");
+    if (c->include && !*c->include)
+        c->include = NULL;
+    if (c->exclude && !*c->exclude)
+        c->exclude = NULL;
+    if ((c->include && strlen(c->include) >= CT_MAX_FILTER_TEXT) ||
+        (c->exclude && strlen(c->exclude) >= CT_MAX_FILTER_TEXT)) {
+        snprintf(why, cap, "CLRTRACE_INCLUDE/CLRTRACE_EXCLUDE longer than %d characters",
+                 CT_MAX_FILTER_TEXT - 1);
+        return -1;
+    }
     if (c->bench_naive && c->no_args) {
         snprintf(why, cap, "CLRTRACE_BENCH_NAIVE=1 needs argument capture (not CLRTRACE_NO_ARGS=1)");
         return -1;
     }
     return 0;
+}
+
+/* Does name match one of the ':'-separated globs of list? */
+static int matches_any(const char *list, const char *name)
+{
+    char pat[CT_MAX_FILTER_TEXT];
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ":");
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (fnmatch(pat, name, 0) == 0)
+                return 1;
+        }
+        p += n;
+        if (*p == ':')
+            p++;
+    }
+    return 0;
+}
+
+int ct_config_traces(const ct_config *c, const char *full_name, int by_default)
+{
+    int traced = c->include ? matches_any(c->include, full_name) : by_default;
+    if (traced && c->exclude && matches_any(c->exclude, full_name))
+        traced = 0;
+    return traced;
 }

@@ -40,7 +40,19 @@ typedef struct ct_config {
     uint32_t string_chars;   /* CLRTRACE_STRING_CHARS */
     uint32_t array_items;    /* CLRTRACE_ARRAY_ITEMS */
     uint32_t struct_depth;   /* CLRTRACE_STRUCT_DEPTH */
+    const char *include;     /* CLRTRACE_INCLUDE: globs on full names, ':'-separated;
+                                when set, only matching functions are traced */
+    const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */
 } ct_config;
+
+/* Longest CLRTRACE_INCLUDE / CLRTRACE_EXCLUDE pattern list. */
+#define CT_MAX_FILTER_TEXT 4096
+
+/* Whether a function's full name ("Demo.Shapes.Scale") is traced, given
+ * whether the default filter ("my code", or everything with CLRTRACE_ALL)
+ * would trace it: an include list replaces the default, an exclude list
+ * always wins. Globs are fnmatch(3) patterns; '*' also matches '.'. */
+int ct_config_traces(const ct_config *c, const char *full_name, int by_default);
 
 /* Fills c from the environment. Strings point into the environment.
  * Returns 0, or -1 with one line of explanation in why (no newline) when a
