@@ -1,7 +1,7 @@
 /*
  * Fast-path enter/leave/tailcall hook stubs (docs/asm.md).
  *
- * In the planned `--no-args` mode the profiler registers these three stubs with
+ * In the `--no-args` mode the profiler registers these three stubs with
  * ICorProfilerInfo3::SetEnterLeaveFunctionHooks3 (not the WithInfo variant).
  * The runtime then installs them directly as the JIT helpers
  * CORINFO_HELP_PROF_FCN_ENTER / _LEAVE / _TAILCALL, and JIT-compiled code calls

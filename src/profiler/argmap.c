@@ -119,29 +119,41 @@ void ct_argmap_learn_enter(ct_function *f, const ct_argmap_snapshot *s,
         atomic_store(&f->enter_map, DISABLED);
         return;
     }
+    /* The first argument of a plain static function is in the first
+     * integer register: where `this` is found, and what places the band of
+     * register slots. */
+    if (n && !self && plain(f)) {
+        const ct_plan *p0 = ct_arg_plan(f, 0);
+        uintptr_t a0 = info->ranges[0].startAddress;
+        long off0 = (long)(a0 - s->elt);
+        if (a0 && is_scalar(p0) && !is_float(p0) && info->ranges[0].length <= 8 &&
+            snap_has(s, off0, a0, info->ranges[0].length))
+            vote(&g_rdi, (int)off0);
+    }
+    int rdi = slot_get(&g_rdi);
+    if (rdi < 0)
+        return; /* not known yet: decide at a later call */
+    /* Only the saved argument registers qualify: xmm0-7 then rdi..r9, one
+     * 8-byte slot each. A stack argument lies beyond them (and its distance
+     * from eltInfo changes when the method is compiled again). */
+    long band_lo = rdi - CT_ARGMAP_FLOAT_SLOTS * 8, band_hi = rdi + CT_ARGMAP_INT_SLOTS * 8;
     for (uint32_t i = 0; i < n; i++) {
         const ct_plan *p = ct_arg_plan(f, i);
         uintptr_t addr = info->ranges[i].startAddress;
         uint32_t len = info->ranges[i].length;
         long off = (long)(addr - s->elt);
         if (i == 0 && self) {
-            int rdi = slot_get(&g_rdi);
-            if (rdi < 0)
-                return; /* not known yet: decide at a later call */
             if (len != 8 || !snap_has(s, rdi, addr, 8))
                 ok = 0;
             locs[i] = LOC_THIS | 8u << 16;
             continue;
         }
-        if (!addr || !is_scalar(p) || len > 8 || !snap_has(s, off, addr, len)) {
+        if (!addr || !is_scalar(p) || len > 8 || off < band_lo || off + len > band_hi ||
+            !snap_has(s, off, addr, len)) {
             ok = 0;
             continue;
         }
         locs[i] = (uint32_t)off | len << 16;
-        /* The first argument of a plain static function is in the first
-         * integer register: where `this` is found. */
-        if (i == 0 && !self && !is_float(p) && plain(f))
-            vote(&g_rdi, (int)off);
     }
     if (!ok) {
         atomic_store(&f->enter_map, DISABLED);

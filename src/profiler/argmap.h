@@ -41,6 +41,11 @@
 /* Calls a function may wait for the register slot of `this` to be learned
  * before it gives up and always asks. */
 #define CT_ARGMAP_MAX_TRIES 64
+/* The runtime saves xmm0-xmm7, then rdi, rsi, rdx, rcx, r8, r9, in 8-byte
+ * slots (PROFILE_PLATFORM_SPECIFIC_DATA, amd64 Unix): only distances in
+ * that band around the learned rdi slot are used. */
+#define CT_ARGMAP_FLOAT_SLOTS 8
+#define CT_ARGMAP_INT_SLOTS 6
 /* Functions that agree on a global register slot before it is trusted. */
 #define CT_ARGMAP_SLOT_VOTES 2
 

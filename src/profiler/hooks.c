@@ -263,6 +263,23 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
         ct_event_value_commit_status(w, m, 0, CT_VALUE_MISSING);
         return;
     }
+    /* The common cases without the general capture: a scalar's bytes; an
+     * object's address and class (the encodings of include/clrtrace/value.h). */
+    if (((p->kind >= CT_V_BOOL && p->kind <= CT_V_U) || p->kind == CT_V_ENUM) && len == p->size &&
+        len <= 8) {
+        memcpy(body, (const void *)addr, len);
+        ct_event_value_commit_status(w, m, len, CT_VALUE_PLAN);
+        return;
+    }
+    if (p->kind == CT_V_OBJECT && len == 8) {
+        uint64_t obj, cls;
+        memcpy(&obj, (const void *)addr, 8);
+        cls = obj ? class_of(b, obj) : 0;
+        memcpy(body, &obj, 8);
+        memcpy(body + 8, &cls, 8);
+        ct_event_value_commit_status(w, m, 16, CT_VALUE_PLAN);
+        return;
+    }
     if (ct_plan_is_by_range(p) || !range_fits(p, len)) {
         size_t n = len < BY_RANGE_MAX_BYTES ? len : BY_RANGE_MAX_BYTES;
         memcpy(body, (const void *)addr, n);

@@ -9,6 +9,17 @@
 #include <unistd.h>
 
 static FILE *g_out;
+static char g_name[256];
+
+/* A write that fails (a full disk, a file size limit) is reported once, on
+ * one line; the rest of the log is dropped. */
+static void failed(void)
+{
+    int e = errno;
+    fprintf(stderr, "clrtrace: writing the trace to %s failed (%s); the rest of the trace is "
+                    "lost\n", g_name, strerror(e ? e : EIO));
+    g_out = NULL;
+}
 
 /* A large buffer keeps the writer from calling write(2) per line. */
 #define OUT_BUFFER_SIZE (1 << 20)
@@ -29,18 +40,22 @@ int ct_out_open(const char *path, int unbuffered, char *why, size_t why_cap)
         close(fd);
         return -1;
     }
+    /* glibc ignores the size when it allocates the buffer itself: give it
+     * one. The stream is never closed, the buffer never freed. */
+    static char buffer[OUT_BUFFER_SIZE];
     if (unbuffered)
         setvbuf(f, NULL, _IONBF, 0);
     else
-        setvbuf(f, NULL, _IOFBF, OUT_BUFFER_SIZE);
+        setvbuf(f, buffer, _IOFBF, sizeof buffer);
     g_out = f;
+    snprintf(g_name, sizeof g_name, "%s", path ? path : "stderr");
     return 0;
 }
 
 void ct_out_write(const char *text, size_t len)
 {
-    if (g_out)
-        fwrite(text, 1, len, g_out);
+    if (g_out && fwrite(text, 1, len, g_out) != len)
+        failed();
 }
 
 void ct_out_printf(const char *fmt, ...)
@@ -62,6 +77,6 @@ void ct_out_printf(const char *fmt, ...)
 
 void ct_out_flush(void)
 {
-    if (g_out)
-        fflush(g_out);
+    if (g_out && fflush(g_out) != 0)
+        failed();
 }

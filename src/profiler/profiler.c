@@ -34,6 +34,8 @@
 
 /* Longest command line shown in the trace header (longer ones end in "..."). */
 #define CMDLINE_MAX 512
+/* Longest settings line of the header (runtime, limits, mode). */
+#define SETTINGS_MAX 512
 
 /* Our CLSID, {8B4B2E65-C262-4FCC-BAE6-2A302612F038}: pass it in
  * CORECLR_PROFILER (with the braces). Fixed forever; documented in
@@ -262,7 +264,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     if (null_mode)
         return S_OK; /* nothing is recorded, nothing is written */
 
-    char version[64], cmdline[CMDLINE_MAX + 4], settings[512];
+    char version[64], cmdline[CMDLINE_MAX + 4], settings[SETTINGS_MAX];
     runtime_version(version, sizeof version);
     command_line(cmdline, sizeof cmdline);
     int n;
@@ -282,6 +284,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     ct_writer_config wc = {
         .text = text,
         .binary_fd = bin_fd,
+        .binary_path = cfg->trace_path,
         .summary = cfg->summary,
         .naive = cfg->bench_naive,
         .pid = (uint32_t)getpid(),

@@ -56,15 +56,19 @@
 enum { CT_TBUF_IN_USE = 1, CT_TBUF_ORPHANED = 2, CT_TBUF_FREE = 3 };
 
 typedef struct ct_tbuf {
+    /* Set when the buffer is made or taken by a thread; read by both sides
+     * (the writer on every record: nothing here changes per event). */
     struct ct_tbuf *next;         /* the list of all buffers */
-    _Atomic int state;            /* CT_TBUF_* */
     size_t cap;                   /* ring bytes (a power of two) */
     size_t record_max;            /* largest record: min(CT_RECORD_MAX_BYTES, cap / 2) */
     uint8_t *ring;
+    uint8_t *scratch;             /* CT_RECORD_MAX_BYTES, slow path only */
+    uint64_t tid;                 /* OS thread id of the owner */
+    _Atomic int state;            /* CT_TBUF_*, changes when a thread takes or leaves it */
 
-    /* The owner thread's side. */
-    uint64_t tid;                 /* OS thread id */
-    uint64_t whead;               /* bytes written (own copy of head) */
+    /* The owner thread's side, on lines of its own (no false sharing with
+     * what the writer reads). */
+    _Alignas(64) uint64_t whead;  /* bytes written (own copy of head) */
     uint64_t tail_seen;           /* last tail read */
     int stalled;
     _Atomic int busy;             /* inside a hook (re-entry is dropped) */
@@ -72,22 +76,19 @@ typedef struct ct_tbuf {
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
     uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
     const void *unwinding;        /* function being unwound (exceptions) */
-    uint8_t *scratch;             /* CT_RECORD_MAX_BYTES, slow path only */
-    uint8_t bounce[CT_BOUNCE_BYTES];
     struct {
         uintptr_t mt;             /* an object's method table pointer */
         uint64_t cls;             /* its ClassID */
     } class_cache[CT_CLASS_CACHE];
+    uint8_t bounce[CT_BOUNCE_BYTES];
     ct_argmap_snapshot snap;      /* the runtime's frame, while argmap learns */
 
     /* Shared, each on its own cache line. */
     _Alignas(64) _Atomic uint64_t head; /* bytes the writer may read */
     _Alignas(64) _Atomic uint64_t tail; /* bytes the writer has consumed */
-    _Atomic int kicked;           /* the writer was woken for this buffer */
+    uint64_t dropped_reported;    /* the writer's: drops written as DROPPED records */
     _Alignas(64) _Atomic uint64_t dropped; /* events dropped on this thread */
-
-    /* The writer's side. */
-    uint64_t dropped_reported;
+    _Atomic int kicked;           /* the writer was woken for this buffer */
 } ct_tbuf;
 
 /* Sets the ring size and mode; called once before any hook runs. */

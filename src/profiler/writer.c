@@ -27,6 +27,11 @@
 /* Arena for decoding one FUNCTION record for the renderer: at least this,
  * or 4x the record. */
 #define DECODE_ARENA_MIN (1u << 20)
+/* Room for a DROPPED or END record (fixed size, with padding). */
+#define SMALL_RECORD_BYTES 64
+/* Room for the file header: the command line (CMDLINE_MAX), the filter and
+ * the settings line (profiler.c) with their lengths. */
+#define HEADER_BYTES_MAX 4096
 
 typedef struct fnq_node {
     struct fnq_node *next;
@@ -86,8 +91,9 @@ static void bin_flush(void)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            fprintf(stderr, "clrtrace: writing the binary trace failed (%s); the rest of the "
-                            "trace is lost\n", n < 0 ? strerror(errno) : "no progress");
+            fprintf(stderr, "clrtrace: writing the trace to %s failed (%s); the rest of the trace "
+                            "is lost\n", g_cfg.binary_path ? g_cfg.binary_path : "?",
+                    n < 0 ? strerror(errno) : "no progress");
             g_bin_fd = -1;
             break;
         }
@@ -324,8 +330,8 @@ static void process_event(const uint8_t *p, size_t len)
         if (ct_read_record(p, len, 0, &none, &rec, &st) <= 0)
             return;
     } else {
-        /* Enough of the record for ct_next_value (our own bytes). */
-        memset(&rec, 0, sizeof rec);
+        /* Enough of the record for ct_next_value (our own bytes); no
+         * memset of the whole record: this runs for every event. */
         rec.type = (ct_rec_type)p[0];
         rec.nvalues = nvalues;
         rec.values = p + CT_EVENT_BASE_BYTES;
@@ -504,7 +510,7 @@ static size_t round_once(void)
         ct_tbuf *b = c->b;
         uint64_t dropped = atomic_load_explicit(&b->dropped, memory_order_relaxed);
         if (dropped != b->dropped_reported) {
-            uint8_t buf[64];
+            uint8_t buf[SMALL_RECORD_BYTES];
             ct_wbuf w;
             ct_wbuf_init(&w, buf, sizeof buf);
             if (ct_write_dropped(&w, b->tid, dropped - b->dropped_reported) == CT_TRACE_OK)
@@ -556,7 +562,7 @@ int ct_writer_stopped(void)
 
 static void finish(void)
 {
-    uint8_t buf[64];
+    uint8_t buf[SMALL_RECORD_BYTES];
     ct_wbuf w;
     ct_wbuf_init(&w, buf, sizeof buf);
     if (ct_write_end(&w, ct_now_ns(), g_events, g_mapped, g_traced) == CT_TRACE_OK)
@@ -624,7 +630,7 @@ int ct_writer_start(const ct_writer_config *c)
     if (g_render)
         ct_render_header(g_render, &h);
     if (g_bin_fd >= 0) {
-        uint8_t hdr[4096];
+        uint8_t hdr[HEADER_BYTES_MAX];
         ct_wbuf w;
         ct_wbuf_init(&w, hdr, sizeof hdr);
         if (ct_write_header(&w, c->pid, c->start_unix_ns, c->cmdline, c->filter, c->settings) !=

@@ -11,13 +11,19 @@
 #include <time.h>
 
 /* Frames per thread at first; the stack doubles up to CT_RENDER_MAX_FRAMES. */
-#define INITIAL_FRAMES 256
+#define INITIAL_FRAMES 16
+/* A thread's held-back line buffer at first; it grows to the longest line
+ * the thread holds back (a process may have thousands of threads). */
+#define INITIAL_PEND 256
 /* Room for the line prefix (time, thread, duration, indentation). */
 #define PREFIX_MAX (64 + 2 * CT_RENDER_MAX_INDENT)
 /* Block size of the renderer's own memory for copied plans and names. */
 #define POOL_BLOCK (64 * 1024)
 /* Longest class name kept from a CLASS record. */
 #define CLASS_NAME_MAX 1024
+/* Longest header or summary line (longer ones are cut, still ending in a
+ * newline); call lines have their own limits (render.h). */
+#define TEXT_LINE_MAX 2048
 /* Initial slots of each hash table (a power of two; grows at half load). */
 #define TABLE_INITIAL 64
 
@@ -226,7 +232,8 @@ typedef struct thread {
     uint64_t pend_time;
     unsigned pend_depth;
     size_t pend_len;
-    char *pend;             /* CT_RENDER_LINE_MAX bytes */
+    size_t pend_cap;
+    char *pend;             /* pend_cap bytes */
 } thread;
 
 struct ct_render {
@@ -241,6 +248,7 @@ struct ct_render {
     uint64_t mapped, traced;
     char line[PREFIX_MAX + CT_RENDER_LINE_MAX + CT_RENDER_RET_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
+    char call[CT_RENDER_LINE_MAX]; /* a call's text, before it goes to its thread */
 };
 
 static void emit(ct_render *r, const char *s, size_t n)
@@ -253,7 +261,7 @@ static void emitf(ct_render *r, const char *fmt, ...) __attribute__((format(prin
 
 static void emitf(ct_render *r, const char *fmt, ...)
 {
-    char buf[2048];
+    char buf[TEXT_LINE_MAX];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
@@ -476,7 +484,8 @@ static thread *thread_of(ct_render *r, uint64_t tid)
     t->tid = tid;
     t->frames = calloc(INITIAL_FRAMES, sizeof *t->frames);
     t->frames_cap = INITIAL_FRAMES;
-    t->pend = malloc(CT_RENDER_LINE_MAX);
+    t->pend = malloc(INITIAL_PEND);
+    t->pend_cap = INITIAL_PEND;
     if (!t->frames || !t->pend || table_put(&r->threads, tid, t) != 0) {
         free(t->frames);
         free(t->pend);
@@ -546,11 +555,12 @@ static void format_value(ct_render *r, const ct_plan *p, const uint8_t *v, uint3
     }
 }
 
-/* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend. */
+/* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend
+ * (th->pend_len 0 when memory ran out). */
 static void format_call(ct_render *r, thread *th, const fn *f, const ct_rec *rec)
 {
     ct_text t;
-    ct_text_init(&t, th->pend, CT_RENDER_LINE_MAX);
+    ct_text_init(&t, r->call, sizeof r->call);
     ct_text_put(&t, f->name);
     if (f->flags & CT_FN_NO_VALUES) {
         ct_text_put(&t, "(...)");
@@ -570,7 +580,21 @@ static void format_call(ct_render *r, thread *th, const fn *f, const ct_rec *rec
         }
         ct_text_put(&t, ")");
     }
-    th->pend_len = text_end(&t);
+    size_t n = text_end(&t);
+    if (n > th->pend_cap) {
+        size_t cap = th->pend_cap;
+        while (cap < n)
+            cap *= 2;
+        char *more = realloc(th->pend, cap);
+        if (!more) {
+            th->pend_len = 0;
+            return;
+        }
+        th->pend = more;
+        th->pend_cap = cap;
+    }
+    memcpy(th->pend, r->call, n);
+    th->pend_len = n;
 }
 
 /* The line prefix: time (seconds, 6 decimals, 10 wide), thread (6 wide),
