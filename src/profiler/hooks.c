@@ -425,24 +425,32 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     atomic_store_explicit(&b->busy, 0, memory_order_release);
 }
 
+/* The common start of a slow-path event that closes a frame (leave,
+ * tailcall): this thread's buffer, marked busy; or NULL when nothing is to be
+ * recorded (a re-entered hook or a frame whose enter was dropped counts as a
+ * drop). */
+static inline ct_tbuf *close_event_begin(void)
+{
+    if (!recording())
+        return NULL;
+    ct_tbuf *b = thread_self();
+    if (!b)
+        return NULL;
+    if (atomic_load_explicit(&b->busy, memory_order_relaxed) || frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return NULL;
+    }
+    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    return b;
+}
+
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     uint64_t now = ct_now_ns();
-    if (!recording())
-        return;
     ct_function *f = (ct_function *)id.clientID;
-    ct_tbuf *b = thread_self();
+    ct_tbuf *b = close_event_begin();
     if (!b)
         return;
-    if (atomic_load_explicit(&b->busy, memory_order_relaxed)) {
-        ct_tbuf_count_drop(b, 1);
-        return;
-    }
-    if (frame_close(b)) {
-        ct_tbuf_count_drop(b, 1);
-        return;
-    }
-    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
     uint64_t key = (uint64_t)(uintptr_t)f;
     int inplace;
     uint8_t *area = build_area(b, &inplace);
@@ -519,20 +527,9 @@ void ct_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     (void)elt;
     uint64_t now = ct_now_ns();
-    if (!recording())
-        return;
-    ct_tbuf *b = thread_self();
+    ct_tbuf *b = close_event_begin();
     if (!b)
         return;
-    if (atomic_load_explicit(&b->busy, memory_order_relaxed)) {
-        ct_tbuf_count_drop(b, 1);
-        return;
-    }
-    if (frame_close(b)) {
-        ct_tbuf_count_drop(b, 1);
-        return;
-    }
-    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
     plain_event(b, CT_REC_TAILCALL, now, (uint64_t)id.clientID);
     atomic_store_explicit(&b->busy, 0, memory_order_release);
 }
