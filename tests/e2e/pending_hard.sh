@@ -168,55 +168,8 @@ fi
 # ================================================================ bad environment
 if want badenv; then
     echo "== bad environment"
-    # Trace files hold argument values (secrets): created mode 0600
-    # (issue 6; `clrtrace run --help` says so for -o). Today out.c does
-    # fopen(path, "w"): open(..., O_CREAT|O_TRUNC, 0666), so 0644 under
-    # umask 022 and 0666 under umask 000.
-    for mask in 022 000; do
-        rm -f "$work/mode$mask.txt"
-        (umask "$mask" && run_traced "mode$mask" -- spin 10)
-        check_eq "CLRTRACE_OUTPUT under umask $mask: the new trace file has mode 600" 600 \
-            "$(stat -c %a "$work/mode$mask.txt" 2>&1)"
-    done
-    if [[ -x "$launcher" ]]; then
-        ct_run "$work" launch_mode "$launcher" run --profiler "$lib" -o "$work/launch_mode.txt" -- dotnet "$app" spin 10
-        check_eq "clrtrace run -o: the new trace file has mode 600" 600 "$(stat -c %a "$work/launch_mode.txt" 2>&1)"
-    else
-        echo "skip the launcher (no clrtrace beside $lib)"
-    fi
-
-    # A full disk (64 KiB tmpfs, a trace of ~30 MB): the program is unharmed
-    # (run_hard.sh), but nothing says the trace is incomplete: out.c ignores
-    # fwrite's errors. Expected: one clear stderr line.
-    mkdir -p "$work/full"
-    if mount -t tmpfs -o size=64k tmpfs "$work/full" 2>/dev/null; then
-        mounts+=("$work/full")
-        ct_run "$work" full env "${traced[@]}" "CLRTRACE_OUTPUT=$work/full/t.txt" \
-            timeout -k 5 300 dotnet "$app" spin 300000
-        check "full disk: one stderr line says the trace could not be written (No space left on device)" \
-            bash -c '[[ $(grep -c . "$0") == 1 ]] && grep -q "^clrtrace: .*No space left on device" "$0" ||
-                     { echo "stderr: $(head -c 300 "$0")"; exit 1; }' "$work/full.err"
-    else
-        echo "skip a full disk (mount -t tmpfs needs root)"
-    fi
-
-    # A file size limit (ulimit -f): writing past it raises SIGXFSZ, whose
-    # default action kills the process: today the traced program dies with
-    # exit 153 (128 + 25) where the untraced one exits 3. The runtime itself
-    # needs ulimit -f of about 5 MB here (its double-mapped code memory is
-    # file-backed), so the limit is 8 MiB and the trace ~30 MB.
-    (ulimit -f 8192 && run_plain fsz.plain spin 300000)
-    (ulimit -f 8192 && run_traced fsz -- spin 300000)
-    if [[ "$(cat "$work/fsz.plain.rc")" == 3 ]]; then
-        check "ulimit -f 8192: the traced program is unharmed (stdout, exit code 3)" bash -c \
-            'cmp -s "$0/fsz.plain.out" "$0/fsz.out" && [[ "$(cat "$0/fsz.rc")" == 3 ]] ||
-             { echo "exit code $(cat "$0/fsz.rc"), stdout: $(head -c 100 "$0/fsz.out")"; exit 1; }' "$work"
-        check "ulimit -f 8192: one stderr line says the trace could not be written (File too large)" \
-            bash -c '[[ $(grep -c . "$0") == 1 ]] && grep -q "^clrtrace: .*File too large" "$0" ||
-                     { echo "stderr: $(head -c 300 "$0")"; exit 1; }' "$work/fsz.err"
-    else
-        echo "skip ulimit -f (the untraced program itself fails under it: exit $(cat "$work/fsz.plain.rc"))"
-    fi
+    # (file modes, a full disk and ulimit -f now pass: they are in run_hard.sh)
+    :
 fi
 
 # ================================================================ async

@@ -549,7 +549,7 @@ if want badenv; then
     fi
 
     # A full disk: a 64 KiB tmpfs, a trace of about 30 MB. The program must
-    # not notice (the error line it should print is pending).
+    # not notice; one stderr line says the trace is incomplete.
     mkdir -p "$work/full"
     if mount -t tmpfs -o size=64k tmpfs "$work/full" 2>/dev/null; then
         mounts+=("$work/full")
@@ -560,8 +560,42 @@ if want badenv; then
             'cmp -s "$0/full.plain.out" "$0/full.out" && [[ "$(cat "$0/full.rc")" == 3 ]]' "$work"
         check "full disk: the trace holds what fitted, from its header on" \
             bash -c 'head -n 1 "$0" | grep -q "^# clrtrace: "' "$work/full/t.txt"
+        check "full disk: one stderr line says the trace could not be written (No space left on device)" \
+            bash -c '[[ $(grep -c . "$0") == 1 ]] && grep -q "^clrtrace: .*No space left on device" "$0" ||
+                     { echo "stderr: $(head -c 300 "$0")"; exit 1; }' "$work/full.err"
     else
         echo "skip a full disk (mount -t tmpfs needs root)"
+    fi
+
+    # Trace files hold argument values (secrets): created mode 0600 whatever
+    # the umask (`clrtrace run --help` says so for -o).
+    for mask in 022 000; do
+        rm -f "$work/mode$mask.txt"
+        (umask "$mask" && run_traced "mode$mask" -- spin 10)
+        check_eq "CLRTRACE_OUTPUT under umask $mask: the new trace file has mode 600" 600 \
+            "$(stat -c %a "$work/mode$mask.txt" 2>&1)"
+    done
+    if [[ -x "$launcher" ]]; then
+        ct_run "$work" launch_mode "$launcher" run --profiler "$lib" -o "$work/launch_mode.txt" -- dotnet "$app" spin 10
+        check_eq "clrtrace run -o: the new trace file has mode 600" 600 "$(stat -c %a "$work/launch_mode.txt" 2>&1)"
+    fi
+
+    # A file size limit (ulimit -f): writing past it raises SIGXFSZ, whose
+    # default action would kill the process; the profiler's writer blocks it
+    # and reports the failure once. The runtime itself needs ulimit -f of
+    # about 5 MB here (its double-mapped code memory is file-backed), so the
+    # limit is 8 MiB and the trace ~30 MB.
+    (ulimit -f 8192 && run_plain fsz.plain spin 300000)
+    (ulimit -f 8192 && run_traced fsz -- spin 300000)
+    if [[ "$(cat "$work/fsz.plain.rc")" == 3 ]]; then
+        check "ulimit -f 8192: the traced program is unharmed (stdout, exit code 3)" bash -c \
+            'cmp -s "$0/fsz.plain.out" "$0/fsz.out" && [[ "$(cat "$0/fsz.rc")" == 3 ]] ||
+             { echo "exit code $(cat "$0/fsz.rc"), stdout: $(head -c 100 "$0/fsz.out")"; exit 1; }' "$work"
+        check "ulimit -f 8192: one stderr line says the trace could not be written (File too large)" \
+            bash -c '[[ $(grep -c . "$0") == 1 ]] && grep -q "^clrtrace: .*File too large" "$0" ||
+                     { echo "stderr: $(head -c 300 "$0")"; exit 1; }' "$work/fsz.err"
+    else
+        echo "skip ulimit -f (the untraced program itself fails under it: exit $(cat "$work/fsz.plain.rc"))"
     fi
 
     # The launcher refuses bad values itself: usage error 2, one line, the
