@@ -13,6 +13,7 @@
  * (hooks.c). Every callback we do not use returns S_OK.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -178,6 +179,60 @@ static void stop_at_exit(void)
     stop_tracing(0);
 }
 
+/* Signals that end the process without Shutdown or exit handlers: a kill
+ * (SIGTERM, SIGINT, SIGQUIT, SIGHUP) or abort() after an unhandled exception
+ * (SIGABRT). On the first one the trace is finished (flushed, summary
+ * written), then the action that was installed before ours runs as if we were
+ * not there: the runtime's own handler, or the default (the exit status is the
+ * program's). A signal that was ignored stays ignored: no handler of ours. */
+static const int k_fatal_signals[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGABRT };
+#define N_FATAL_SIGNALS (sizeof k_fatal_signals / sizeof k_fatal_signals[0])
+static struct sigaction g_prev_action[N_FATAL_SIGNALS];
+
+static void finish_on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved_errno = errno;
+    stop_tracing(0);
+    for (size_t i = 0; i < N_FATAL_SIGNALS; i++) {
+        if (k_fatal_signals[i] != sig)
+            continue;
+        struct sigaction *prev = &g_prev_action[i];
+        if (prev->sa_flags & SA_SIGINFO) {
+            if (prev->sa_sigaction) {
+                errno = saved_errno;
+                prev->sa_sigaction(sig, si, uc);
+                return;
+            }
+        } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+            errno = saved_errno;
+            prev->sa_handler(sig);
+            return;
+        }
+        /* The default action: put it back and let the signal through again
+         * (it is delivered once this handler returns). */
+        sigaction(sig, prev, NULL);
+        raise(sig);
+    }
+    errno = saved_errno;
+}
+
+static void finish_on_fatal_signals(void)
+{
+    for (size_t i = 0; i < N_FATAL_SIGNALS; i++) {
+        struct sigaction now;
+        if (sigaction(k_fatal_signals[i], NULL, &now) != 0 ||
+            (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN))
+            continue;
+        g_prev_action[i] = now;
+        struct sigaction ours;
+        memset(&ours, 0, sizeof ours);
+        ours.sa_sigaction = finish_on_signal;
+        ours.sa_flags = SA_SIGINFO | SA_RESTART | (now.sa_flags & SA_ONSTACK);
+        sigemptyset(&ours.sa_mask);
+        sigaction(k_fatal_signals[i], &ours, NULL);
+    }
+}
+
 /* Declines to load after a setup problem: one stderr line, then the program
  * runs untraced (the runtime goes on without a profiler). */
 static HRESULT decline(const char *fmt, const char *a, const char *b)
@@ -297,6 +352,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         return give_up("starting the trace writer", E_OUTOFMEMORY);
     ct_hooks_open();
     atexit(stop_at_exit);
+    finish_on_fatal_signals();
     return S_OK;
 }
 

@@ -489,6 +489,11 @@ if want ending; then
         check_eq "SIG$sig: the untraced program printed ready and died of the signal ($code)" \
             "$code ready" "$(cat "$work/sig$sig.plain.rc") $(cat "$work/sig$sig.plain.out")"
         check_same "sig$sig" "sig$sig.plain"
+        # The profiler finishes the trace on the signal, then lets the
+        # runtime's (or the default) action run: summary and shutdown line.
+        check "SIG$sig: the trace ends with the summary and the shutdown line" \
+            bash -c 'grep -q "^# summary: " "$0" && tail -n 1 "$0" | grep -q "^# clrtrace: shutdown, "' \
+            "$work/sig$sig.txt"
     done
 fi
 
