@@ -51,4 +51,8 @@ int cli_render(const char *who, const char *arg, int lines, int summary);
  * byte count, or -1 (with a message in err) on a bad digit or overflow. */
 long cli_parse_hex(const char *text, uint8_t *out, size_t cap, char *err, size_t errcap);
 
+/* clrtrace dump --folded: folded stacks on stdout, weighted by self time
+ * (ns) or by calls. Returns 0, or 1 after one error line. */
+int cli_dump_folded(cli_trace *t, int by_calls);
+
 #endif

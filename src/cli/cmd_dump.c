@@ -9,9 +9,13 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: clrtrace dump DIR\n"
+        "usage: clrtrace dump [--folded [--calls]] DIR\n"
         "\n"
-        "Prints the header and every record of the trace in DIR (or the trace file\n"
+        "--folded prints folded stacks instead (frames joined by ';', a space, then the\n"
+        "self time in ns, or the number of calls with --calls): the input of flame graph\n"
+        "tools such as flamegraph.pl.\n"
+        "\n"
+        "Without --folded, prints the header and every record of the trace in DIR (or the trace file\n"
         "itself), one line each, in file order:\n"
         "  header   version, pid, start (Unix ns), command line, filter, settings\n"
         "  FUNCTION key, flags, parameters, name\n"
@@ -64,17 +68,35 @@ static int dump(void *ctx, const ct_rec *r)
 
 int cmd_dump(int argc, char **argv)
 {
-    if (argc != 2 || argv[1][0] == '-') {
-        if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    int fold = 0, calls = 0;
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(argv[i], "--folded")) {
+            fold = 1;
+        } else if (!strcmp(argv[i], "--calls")) {
+            calls = 1;
+        } else if (argv[i][0] == '-' || dir) {
+            usage(stderr);
+            return 2;
+        } else {
+            dir = argv[i];
         }
+    }
+    if (!dir || (calls && !fold)) {
         usage(stderr);
         return 2;
     }
     cli_trace t;
-    if (cli_trace_open(&t, "dump", argv[1]) != 0)
+    if (cli_trace_open(&t, "dump", dir) != 0)
         return 1;
+    if (fold) {
+        int frc = cli_dump_folded(&t, calls);
+        cli_trace_close(&t);
+        return frc;
+    }
     const ct_trace_header *h = &t.reader.header;
     printf("header version=%u.%u pid=%u start=%" PRIu64 " cmdline=%.*s filter=%.*s settings=%.*s\n",
            h->major, h->minor, h->pid, h->start_unix_ns, (int)h->cmdline_len, h->cmdline,
