@@ -58,10 +58,21 @@ extern "C" {
 /* Receives the text, whole lines at a time. */
 typedef void (*ct_render_sink)(void *ctx, const char *text, size_t len);
 
+/* Order of the summary table's rows (clrtrace report --sort). */
+typedef enum ct_render_sort {
+    CT_SORT_TOTAL = 0,  /* inclusive time, largest first (the default) */
+    CT_SORT_SELF,       /* exclusive time, largest first */
+    CT_SORT_CALLS,      /* number of calls, most first */
+} ct_render_sort;
+
 typedef struct ct_render_opts {
     int lines;    /* the three header lines and the call lines (replay, live log);
                      0: only the first header line (report) */
     int summary;  /* the summary table at the end */
+    ct_render_sort sort;  /* row order; ties by name */
+    uint32_t top;         /* at most this many rows; 0: all */
+    int percent;          /* TOTAL% and SELF% columns: shares of the traced time
+                             (the sum of every function's self time) */
 } ct_render_opts;
 
 typedef struct ct_render ct_render;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "clrtrace/event.h"
+#include "clrtrace/render.h"
 
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -45,7 +46,7 @@ void cli_trace_close(cli_trace *t);
 
 /* Renders a trace to stdout (cmd_replay.c): lines (replay) and/or the
  * summary (report). Returns the exit status. */
-int cli_render(const char *who, const char *arg, int lines, int summary);
+int cli_render(const char *who, const char *arg, const ct_render_opts *opts);
 
 /* Parses hex text ("20 01 08", "200108", "0x20,0x01") into out; returns the
  * byte count, or -1 (with a message in err) on a bad digit or overflow. */

@@ -40,15 +40,14 @@ static int feed(void *ctx, const ct_rec *rec)
 }
 
 /* Shared by replay (lines) and report (summary only). */
-int cli_render(const char *who, const char *arg, int lines, int summary)
+int cli_render(const char *who, const char *arg, const ct_render_opts *opts)
 {
     cli_trace t;
     if (cli_trace_open(&t, who, arg) != 0)
         return 1;
     static char buf[REPLAY_STDOUT_BUFFER];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
-    ct_render_opts o = {lines, summary};
-    ct_render *r = ct_render_new(&o, to_stdout, NULL);
+    ct_render *r = ct_render_new(opts, to_stdout, NULL);
     if (!r) {
         fprintf(stderr, "clrtrace %s: out of memory\n", who);
         cli_trace_close(&t);
@@ -90,5 +89,6 @@ int cmd_replay(int argc, char **argv)
         fprintf(stderr, "clrtrace replay: no trace given (try --help)\n");
         return 2;
     }
-    return cli_render("replay", dir, 1, summary);
+    ct_render_opts o = { .lines = 1, .summary = summary };
+    return cli_render("replay", dir, &o);
 }

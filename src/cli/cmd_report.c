@@ -1,6 +1,8 @@
 /* clrtrace report DIR: the summary table of a binary trace (calls, total
  * and self time per function), as at the end of the text log. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -8,12 +10,19 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: clrtrace report DIR\n"
+        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] DIR\n"
         "\n"
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
         "DIR may also be the trace file itself): the program's header line, then one\n"
         "row per function with its calls, total (inclusive) and self time, largest total\n"
         "first; the same table as at the end of `clrtrace replay DIR`.\n"
+        "\n"
+        "options:\n"
+        "  --sort KEY    order rows by total (inclusive) time, self time, or calls;\n"
+        "                largest first, ties by name (default: total)\n"
+        "  -n, --top N   show only the first N rows\n"
+        "  --percent     add TOTAL%% and SELF%% columns: shares of the traced time (the\n"
+        "                sum of every function's self time)\n"
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
         "gives the byte offset); 2 for a usage error.\n");
@@ -22,10 +31,37 @@ static void usage(FILE *to)
 int cmd_report(int argc, char **argv)
 {
     const char *dir = NULL;
+    ct_render_opts o = { .lines = 0, .summary = 1 };
     for (int i = 1; i < argc; i++) {
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(argv[i], "--percent")) {
+            o.percent = 1;
+        } else if (!strcmp(argv[i], "--sort")) {
+            if (val && !strcmp(val, "total"))
+                o.sort = CT_SORT_TOTAL;
+            else if (val && !strcmp(val, "self"))
+                o.sort = CT_SORT_SELF;
+            else if (val && !strcmp(val, "calls"))
+                o.sort = CT_SORT_CALLS;
+            else {
+                fprintf(stderr, "clrtrace report: --sort takes total, self or calls\n");
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--top")) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long n = val ? strtoul(val, &end, 10) : 0;
+            if (!val || !*val || *end || errno || val[0] == '-' || n == 0 || n > UINT32_MAX) {
+                fprintf(stderr, "clrtrace report: %s takes a whole number of rows (1 or more)\n",
+                        argv[i]);
+                return 2;
+            }
+            o.top = (uint32_t)n;
+            i++;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "clrtrace report: unknown option '%s' (try --help)\n", argv[i]);
             return 2;
@@ -40,5 +76,5 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "clrtrace report: no trace given (try --help)\n");
         return 2;
     }
-    return cli_render("report", dir, 0, 1);
+    return cli_render("report", dir, &o);
 }

@@ -616,7 +616,7 @@ int ct_writer_start(const ct_writer_config *c)
         return -1;
     ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
     if (c->text) {
-        ct_render_opts o = {1, c->summary};
+        ct_render_opts o = { .lines = 1, .summary = c->summary };
         if (!(g_render = ct_render_new(&o, text_sink, NULL)))
             return -1;
     }

@@ -842,12 +842,30 @@ typedef struct row {
     uint64_t calls, total, self;
 } row;
 
+/* Largest first; ties by name, so the order never depends on hashing. */
+static int by_key(uint64_t x, uint64_t y, const row *a, const row *b)
+{
+    if (x != y)
+        return x > y ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
 static int by_total(const void *a, const void *b)
 {
     const row *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    return strcmp(x->name, y->name);
+    return by_key(x->total, y->total, x, y);
+}
+
+static int by_self(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->self, y->self, x, y);
+}
+
+static int by_calls(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->calls, y->calls, x, y);
 }
 
 static const char *plural(uint64_t n, const char *one, const char *many)
@@ -867,19 +885,32 @@ static void summary(ct_render *r)
         rows[n++] = (row){f->name, f->calls, f->total, f->self};
         calls += f->calls;
     }
-    qsort(rows, n, sizeof *rows, by_total);
+    uint64_t traced_ns = 0;
+    for (size_t i = 0; i < n; i++)
+        traced_ns += rows[i].self;
+    qsort(rows, n, sizeof *rows,
+          r->opts.sort == CT_SORT_SELF ? by_self : r->opts.sort == CT_SORT_CALLS ? by_calls : by_total);
     emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
           (unsigned long long)calls, plural(calls, "call", "calls"), n,
           plural(n, "function", "functions"), (unsigned long long)r->nthreads,
           plural(r->nthreads, "thread", "threads"), (unsigned long long)r->dropped,
           plural(r->dropped, "event", "events"));
-    emitf(r, "#  CALLS      TOTAL       SELF  FUNCTION\n");
-    for (size_t i = 0; i < n; i++) {
+    emitf(r, r->opts.percent ? "#  CALLS      TOTAL  TOTAL%%       SELF   SELF%%  FUNCTION\n"
+                             : "#  CALLS      TOTAL       SELF  FUNCTION\n");
+    size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
+    for (size_t i = 0; i < shown; i++) {
         char total[32], self[32];
         ct_format_duration(rows[i].total, total, sizeof total);
         ct_format_duration(rows[i].self, self, sizeof self);
-        emitf(r, "%8llu %10s %10s  %s\n", (unsigned long long)rows[i].calls, total, self,
-              rows[i].name);
+        if (r->opts.percent) {
+            double d = traced_ns ? (double)traced_ns : 1.0;
+            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%  %s\n", (unsigned long long)rows[i].calls,
+                  total, 100.0 * (double)rows[i].total / d, self, 100.0 * (double)rows[i].self / d,
+                  rows[i].name);
+        } else {
+            emitf(r, "%8llu %10s %10s  %s\n", (unsigned long long)rows[i].calls, total, self,
+                  rows[i].name);
+        }
     }
     free(rows);
 }

@@ -189,7 +189,7 @@ static const char *render(int lines, int summary, ct_render_totals *totals)
     ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
     ct_reader rd;
     assert_int_equal(ct_reader_open(&rd, file, w.len, &a), CT_TRACE_OK);
-    ct_render_opts o = { lines, summary };
+    ct_render_opts o = { .lines = lines, .summary = summary };
     ct_render *r = ct_render_new(&o, sink, NULL);
     assert_non_null(r);
     ct_render_header(r, &rd.header);
