@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     size_t total = 0;
-    ct_render_opts opts = { 1, 1 };
+    ct_render_opts opts = { .lines = 1, .summary = 1 };
     ct_render *rd = ct_render_new(&opts, sink, &total);
     if (!rd)
         return 0;
