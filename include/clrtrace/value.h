@@ -103,6 +103,11 @@ typedef struct ct_limits {
  * GetClassFromObject); NULL or a 0 result records class id 0. */
 typedef uint64_t (*ct_class_of)(void *ctx, uint64_t object);
 
+/* Whether an array's elements of this plan are copied (primitives, enums,
+ * strings, decimals; NULL: no); other arrays record their length only. The
+ * capture, the formatter and the plan builder all follow this one rule. */
+int ct_array_items_captured(const ct_plan *elem);
+
 /* Copies the raw encoding of the value at `src` (as passed: the value itself,
  * or for reference types the 8-byte slot holding the reference) into
  * out[0..cap). Returns the bytes written, or 0 when cap is too small (the

@@ -105,13 +105,6 @@ static const ct_plan *corelib_plan(const char *full)
     return NULL;
 }
 
-/* Array elements ct_capture copies; others are only counted. */
-static int elem_capturable(const ct_plan *e)
-{
-    return (e->kind >= CT_V_BOOL && e->kind <= CT_V_U) || e->kind == CT_V_ENUM ||
-           e->kind == CT_V_STRING || e->kind == CT_V_DECIMAL;
-}
-
 /* ----------------------------------------------------------- caches */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -744,7 +737,7 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
         const ct_plan *elem = elem_cls ? plan_class(c, elem_cls, 0, dl - 1) : prim_plan((uint8_t)et);
         if (!elem || ct_plan_is_by_range(elem))
             return new_plan(&p);
-        if (!elem_capturable(elem)) {
+        if (!ct_array_items_captured(elem)) {
             char en[TYPE_TEXT_MAX];
             ct_classid_name(elem_cls, CT_NAME_SHORT, en, sizeof en);
             elem = elided(en, elem->size);
@@ -879,7 +872,7 @@ static const ct_plan *plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsi
         const ct_plan *e = plan_type(c, t->u.elem, 0, dl - 1);
         if (!e)
             return NULL;
-        if (ct_plan_is_by_range(e) || !elem_capturable(e)) {
+        if (ct_plan_is_by_range(e) || !ct_array_items_captured(e)) {
             char et[TYPE_TEXT_MAX];
             type_text(c, t->u.elem, et, sizeof et);
             e = elided(et, ct_plan_is_by_range(e) ? 0 : e->size);

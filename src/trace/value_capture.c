@@ -60,9 +60,8 @@ static void capture_string(cap_ctx *c, uint64_t obj)
     emit(c, o + c->layout->string_chars_offset, (size_t)n * 2);
 }
 
-/* Elements worth copying: primitives, enums, strings; other element kinds are
- * summarised by the array's length alone. */
-static int array_items_capturable(const ct_plan *e)
+/* The rule of include/clrtrace/value.h: these elements are copied. */
+int ct_array_items_captured(const ct_plan *e)
 {
     return e && ((e->kind >= CT_V_BOOL && e->kind <= CT_V_U) || e->kind == CT_V_ENUM ||
                  e->kind == CT_V_STRING || e->kind == CT_V_DECIMAL);
@@ -77,7 +76,7 @@ static void capture_array(cap_ctx *c, const ct_plan *p, uint64_t obj, unsigned d
     emit_u64(c, c->class_of ? c->class_of(c->ctx, obj) : 0);
     uint32_t length;
     memcpy(&length, o + c->layout->array_length_offset, 4);
-    uint32_t n = array_items_capturable(p->elem) ? length : 0;
+    uint32_t n = ct_array_items_captured(p->elem) ? length : 0;
     if (n > c->limits->array_items)
         n = c->limits->array_items;
     emit_u32(c, length);

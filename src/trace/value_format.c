@@ -270,12 +270,6 @@ static void format_enum(const ct_plan *p, uint64_t raw, ct_text *t)
 
 static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth);
 
-static int array_items_capturable(const ct_plan *e)
-{
-    return e && ((e->kind >= CT_V_BOOL && e->kind <= CT_V_U) || e->kind == CT_V_ENUM ||
-                 e->kind == CT_V_STRING || e->kind == CT_V_DECIMAL);
-}
-
 static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     uint64_t addr = take_u(r, 8);
@@ -288,13 +282,13 @@ static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     take_u(r, 8); /* class id: the element type comes from the plan */
     uint32_t length = (uint32_t)take_u(r, 4);
     uint32_t n = (uint32_t)take_u(r, 4);
-    if (r->bad || n > length || (n && !array_items_capturable(p->elem))) {
+    if (r->bad || n > length || (n && !ct_array_items_captured(p->elem))) {
         r->bad = 1;
         return;
     }
     ct_text_printf(f->out, "%s[%u]", p->elem && p->elem->type_name ? p->elem->type_name : "?",
                    length);
-    if (!array_items_capturable(p->elem))
+    if (!ct_array_items_captured(p->elem))
         return;
     ct_text_put(f->out, " {");
     for (uint32_t i = 0; i < n && !r->bad; i++) {
@@ -530,7 +524,7 @@ static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
             return;
         take_u(r, 8);
         uint32_t length = (uint32_t)take_u(r, 4), n = (uint32_t)take_u(r, 4);
-        if (r->bad || n > length || (n && !array_items_capturable(p->elem))) {
+        if (r->bad || n > length || (n && !ct_array_items_captured(p->elem))) {
             r->bad = 1;
             return;
         }
