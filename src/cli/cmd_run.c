@@ -18,12 +18,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clrtrace/filter.h"
 #include "clrtrace/launch.h"
 #include "clrtrace/value.h"
 #include "cli.h"
 
 /* Largest -s / --array-items (the profiler's CT_MAX_*_OPTION). */
 #define COUNT_OPTION_MAX 1000000ul
+/* Largest --after. */
+#define AFTER_OPTION_MAX 1000000000000000000ull
 /* --buffer-kb bounds (the profiler's CT_MIN_RING_KB / CT_MAX_RING_KB). */
 #define BUFFER_KB_MIN 16ul
 #define BUFFER_KB_MAX (1024ul * 1024ul)
@@ -33,6 +36,15 @@ static const char k_common_options[] =
     "  -F, --include GLOB     trace only functions whose full name (Ns.Type.Method)\n"
     "                         matches GLOB, framework code included (repeatable)\n"
     "  -N, --exclude GLOB     never trace functions matching GLOB (repeatable)\n"
+    "      --assembly NAME    trace only functions of assemblies whose simple name\n"
+    "                         matches NAME (a glob; repeatable), framework included;\n"
+    "                         -F then narrows it further\n"
+    "  -T, --trigger GLOB     show only calls made while a function matching GLOB runs\n"
+    "                         on the same thread, that function included (repeatable)\n"
+    "  -D, --depth N          show calls at most N levels deep (1-65536)\n"
+    "  -t, --min-time TIME    hide calls shorter than TIME (100us, 2.5ms, 1s; a bare\n"
+    "                         number is us); their enter lines come out late\n"
+    "      --after N          hide the first N calls (the calls they make later show)\n"
     "  -s, --string-chars N   keep at most N characters of each string (default 64)\n"
     "      --array-items N    show at most N elements of each array (default 8)\n"
     "      --struct-depth N   follow nested struct fields N levels deep (0-8, default 4)\n"
@@ -46,6 +58,15 @@ static const char k_common_options[] =
     "                         the runtime's own cost; fast: the fast-path stubs)\n"
     "      --profiler PATH    use this libclrtrace.so instead of the one installed\n"
     "  -h, --help             show this help\n";
+
+static const char k_env_note[] =
+    "Options given as --name=VALUE work too. Each option is also an environment variable\n"
+    "of the traced process, for use without the launcher: CLRTRACE_OUTPUT, CLRTRACE_TRACE,\n"
+    "CLRTRACE_ALL, CLRTRACE_INCLUDE, CLRTRACE_EXCLUDE, CLRTRACE_ASSEMBLY, CLRTRACE_TRIGGER\n"
+    "(lists joined by ':'), CLRTRACE_DEPTH, CLRTRACE_MIN_TIME, CLRTRACE_AFTER,\n"
+    "CLRTRACE_STRING_CHARS, CLRTRACE_ARRAY_ITEMS, CLRTRACE_STRUCT_DEPTH, CLRTRACE_SUMMARY,\n"
+    "CLRTRACE_NO_ARGS, CLRTRACE_LOSSY, CLRTRACE_BUFFER_KB, CLRTRACE_INLINING, CLRTRACE_NULL\n"
+    "(see docs/cli.md).\n";
 
 static void usage(FILE *to, int record)
 {
@@ -66,8 +87,9 @@ static void usage(FILE *to, int record)
             "      --no-summary       no summary table at the end of --text FILE\n"
             "%s"
             "\n"
-            "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n",
-            k_common_options);
+            "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n"
+            "%s",
+            k_common_options, k_env_note);
     else
         fprintf(to,
             "usage: clrtrace run [options] [--] PROGRAM [ARGS...]\n"
@@ -82,11 +104,8 @@ static void usage(FILE *to, int record)
             "%s"
             "\n"
             "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n"
-            "Each option is also an environment variable of the traced process (CLRTRACE_OUTPUT,\n"
-            "CLRTRACE_ALL, CLRTRACE_STRING_CHARS, CLRTRACE_ARRAY_ITEMS, CLRTRACE_STRUCT_DEPTH,\n"
-            "CLRTRACE_SUMMARY, CLRTRACE_INLINING, CLRTRACE_NO_ARGS, CLRTRACE_LOSSY,\n"
-            "CLRTRACE_BUFFER_KB, CLRTRACE_NULL) for use without the launcher; see docs/tracer.md.\n",
-            k_common_options);
+            "%s",
+            k_common_options, k_env_note);
 }
 
 /* A whole number in min..max. */
@@ -238,19 +257,68 @@ static int launch(const char *who, char **argv)
     return 1;
 }
 
+/* Appends one glob to a ':'-separated list (CLRTRACE_INCLUDE and the
+ * others); -1 when it has a ':' or the list would be too long. */
+static int add_glob(char *list, size_t cap, const char *glob)
+{
+    size_t used = strlen(list);
+    if (!glob || !*glob || strchr(glob, ':') || used + strlen(glob) + 2 > cap)
+        return -1;
+    snprintf(list + used, cap - used, "%s%s", used ? ":" : "", glob);
+    return 0;
+}
+
+/* Options that take a value (a following argument or --name=VALUE). */
+static int takes_value(const char *a, int record)
+{
+    static const char *const names[] = {
+        "-o", "--output", "-s", "--string-chars", "--array-items", "--struct-depth",
+        "--profiler", "--buffer-kb", "-F", "--include", "-N", "--exclude", "--assembly",
+        "-D", "--depth", "-t", "--min-time", "-T", "--trigger", "--after",
+    };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strcmp(a, names[k]))
+            return 1;
+    return record && !strcmp(a, "--text");
+}
+
 /* run and record: the same options, two meanings of -o. */
 int cli_trace_command(int argc, char **argv, int record)
 {
     const char *who = record ? "record" : "run";
     const char *output = NULL, *text = NULL, *profiler = NULL, *null_mode = NULL;
     const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL, *buffer_kb = NULL;
+    const char *depth = NULL, *after = NULL;
+    char min_time[32] = "";
     int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0;
-    /* -F / -N patterns joined with ':' (CLRTRACE_INCLUDE / CLRTRACE_EXCLUDE). */
-    static char include[4096], exclude[4096];
+    /* Repeatable globs joined with ':' (CLRTRACE_INCLUDE, CLRTRACE_EXCLUDE,
+     * CLRTRACE_ASSEMBLY, CLRTRACE_TRIGGER). */
+    static char include[CT_FILTER_MAX_GLOBS_TEXT], exclude[CT_FILTER_MAX_GLOBS_TEXT];
+    static char assembly[CT_FILTER_MAX_GLOBS_TEXT], trigger[CT_FILTER_MAX_GLOBS_TEXT];
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        /* --name=VALUE */
+        char name[32];
+        int inline_val = 0;
+        const char *eq = strchr(a, '=');
+        if (a[0] == '-' && a[1] == '-' && eq && strncmp(a, "--null=", 7) != 0) {
+            size_t n = (size_t)(eq - a);
+            if (n >= sizeof name) {
+                fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
+                return 2;
+            }
+            memcpy(name, a, n);
+            name[n] = '\0';
+            if (!takes_value(name, record)) {
+                fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, name);
+                return 2;
+            }
+            a = name;
+            val = eq + 1;
+            inline_val = 1;
+        }
         if (!strcmp(a, "--")) {
             i++;
             break;
@@ -273,41 +341,61 @@ int cli_trace_command(int argc, char **argv, int record)
             null_mode = "1";
         } else if (!strcmp(a, "--null=fast")) {
             null_mode = "fast";
-        } else if (!strcmp(a, "-F") || !strcmp(a, "--include") || !strcmp(a, "-N") ||
-                   !strcmp(a, "--exclude")) {
-            int inc = a[1] == 'F' || !strcmp(a, "--include");
-            char *list = inc ? include : exclude;
-            size_t used = strlen(list);
-            if (!val || !*val || strchr(val, ':') ||
-                used + strlen(val) + 2 > sizeof include) {
-                fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns "
-                        "together at most %zu characters)\n", who, a, sizeof include - 1);
-                return 2;
-            }
-            snprintf(list + used, sizeof include - used, "%s%s", used ? ":" : "", val);
-            i++;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "-s") ||
-                   !strcmp(a, "--string-chars") || !strcmp(a, "--array-items") ||
-                   !strcmp(a, "--struct-depth") || !strcmp(a, "--profiler") ||
-                   !strcmp(a, "--buffer-kb") || (record && !strcmp(a, "--text"))) {
-            if (!val) {
-                fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
-                return 2;
-            }
-            i++;
-            if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+        } else if (!takes_value(a, record)) {
+            fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
+            return 2;
+        } else if (!val) {
+            fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
+            return 2;
+        } else {
+            if (!inline_val)
+                i++;
+            char *list = NULL;
+            if (!strcmp(a, "-F") || !strcmp(a, "--include"))
+                list = include;
+            else if (!strcmp(a, "-N") || !strcmp(a, "--exclude"))
+                list = exclude;
+            else if (!strcmp(a, "--assembly"))
+                list = assembly;
+            else if (!strcmp(a, "-T") || !strcmp(a, "--trigger"))
+                list = trigger;
+            if (list) {
+                if (add_glob(list, sizeof include, val) != 0) {
+                    fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns "
+                            "together at most %zu characters)\n", who, a, sizeof include - 1);
+                    return 2;
+                }
+            } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
                 output = val;
-            else if (!strcmp(a, "--text"))
+            } else if (!strcmp(a, "--text")) {
                 text = val;
-            else if (!strcmp(a, "--profiler"))
+            } else if (!strcmp(a, "--profiler")) {
                 profiler = val;
-            else {
+            } else if (!strcmp(a, "-t") || !strcmp(a, "--min-time")) {
+                uint64_t ns;
+                if (ct_parse_duration(val, &ns) != 0 || ns == 0) {
+                    fprintf(stderr, "clrtrace %s: %s takes a duration such as 100us, 2.5ms or "
+                            "1s (more than 0, at most one day), not '%s'\n", who, a, val);
+                    return 2;
+                }
+                snprintf(min_time, sizeof min_time, "%lluns", (unsigned long long)ns);
+            } else if (!strcmp(a, "--after")) {
+                if (!is_count(val, 1, AFTER_OPTION_MAX)) {
+                    fprintf(stderr, "clrtrace %s: %s takes a whole number from 1 to %llu, "
+                            "not '%s'\n", who, a, (unsigned long long)AFTER_OPTION_MAX, val);
+                    return 2;
+                }
+                after = val;
+            } else {
                 unsigned long min = 0, max = COUNT_OPTION_MAX;
                 if (!strcmp(a, "--struct-depth"))
                     max = CT_MAX_VALUE_DEPTH;
                 else if (!strcmp(a, "--buffer-kb")) {
                     min = BUFFER_KB_MIN;
                     max = BUFFER_KB_MAX;
+                } else if (!strcmp(a, "-D") || !strcmp(a, "--depth")) {
+                    min = 1;
+                    max = CT_FILTER_MAX_FRAMES;
                 }
                 if (!is_count(val, min, max)) {
                     fprintf(stderr, "clrtrace %s: %s takes a whole number from %lu to %lu, not '%s'\n",
@@ -320,12 +408,11 @@ int cli_trace_command(int argc, char **argv, int record)
                     array_items = val;
                 else if (!strcmp(a, "--buffer-kb"))
                     buffer_kb = val;
+                else if (!strcmp(a, "-D") || !strcmp(a, "--depth"))
+                    depth = val;
                 else
                     struct_depth = val;
             }
-        } else {
-            fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
-            return 2;
         }
     }
     if (record && !output) {
@@ -388,6 +475,16 @@ int cli_trace_command(int argc, char **argv, int record)
         setenv("CLRTRACE_INCLUDE", include, 1);
     if (exclude[0])
         setenv("CLRTRACE_EXCLUDE", exclude, 1);
+    if (assembly[0])
+        setenv("CLRTRACE_ASSEMBLY", assembly, 1);
+    if (trigger[0])
+        setenv("CLRTRACE_TRIGGER", trigger, 1);
+    if (depth)
+        setenv("CLRTRACE_DEPTH", depth, 1);
+    if (min_time[0])
+        setenv("CLRTRACE_MIN_TIME", min_time, 1);
+    if (after)
+        setenv("CLRTRACE_AFTER", after, 1);
     if (no_summary)
         setenv("CLRTRACE_SUMMARY", "0", 1);
     if (inlining)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clrtrace/filter.h"
 #include "clrtrace/value.h"
 #include "tbuf.h"
 
@@ -86,6 +87,38 @@ static int env_count(const char *name, uint32_t dflt, uint32_t max, uint32_t *ou
     return env_range(name, dflt, 0, max, out, why, cap);
 }
 
+/* A ':'-separated glob list; NULL when unset or empty. */
+static int env_globs(const char *name, const char **out, char *why, size_t cap)
+{
+    const char *v = getenv(name);
+    *out = (v && *v) ? v : NULL;
+    if (*out && strlen(*out) >= CT_FILTER_MAX_GLOBS_TEXT) {
+        snprintf(why, cap, "%s is longer than %u characters", name,
+                 CT_FILTER_MAX_GLOBS_TEXT - 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* A whole number up to 2^63; 0 when unset. */
+static int env_u64(const char *name, uint64_t *out, char *why, size_t cap)
+{
+    const char *v = getenv(name);
+    *out = 0;
+    if (!v || !*v)
+        return 0;
+    uint64_t n = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9' || n > (UINT64_MAX >> 1) / 10) {
+            snprintf(why, cap, "%s=%s is not valid (use a whole number)", name, v);
+            return -1;
+        }
+        n = n * 10 + (uint64_t)(*p - '0');
+    }
+    *out = n;
+    return 0;
+}
+
 int ct_config_from_env(ct_config *c, char *why, size_t cap)
 {
     const char *out = getenv("CLRTRACE_OUTPUT");
@@ -109,16 +142,19 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
         env_count("CLRTRACE_STRUCT_DEPTH", CT_DEFAULT_STRUCT_DEPTH, CT_MAX_VALUE_DEPTH,
                   &c->struct_depth, why, cap))
         return -1;
-    c->include = getenv("CLRTRACE_INCLUDE");
-    c->exclude = getenv("CLRTRACE_EXCLUDE");
-    if (c->include && !*c->include)
-        c->include = NULL;
-    if (c->exclude && !*c->exclude)
-        c->exclude = NULL;
-    if ((c->include && strlen(c->include) >= CT_MAX_FILTER_TEXT) ||
-        (c->exclude && strlen(c->exclude) >= CT_MAX_FILTER_TEXT)) {
-        snprintf(why, cap, "CLRTRACE_INCLUDE/CLRTRACE_EXCLUDE longer than %d characters",
-                 CT_MAX_FILTER_TEXT - 1);
+    if (env_globs("CLRTRACE_INCLUDE", &c->include, why, cap) ||
+        env_globs("CLRTRACE_EXCLUDE", &c->exclude, why, cap) ||
+        env_globs("CLRTRACE_ASSEMBLY", &c->assembly, why, cap) ||
+        env_globs("CLRTRACE_TRIGGER", &c->filter.trigger, why, cap) ||
+        env_range("CLRTRACE_DEPTH", 0, 0, CT_FILTER_MAX_FRAMES, &c->filter.depth, why, cap) ||
+        env_u64("CLRTRACE_AFTER", &c->filter.after, why, cap))
+        return -1;
+    const char *mt = getenv("CLRTRACE_MIN_TIME");
+    c->filter.min_time_ns = 0;
+    if (mt && *mt && ct_parse_duration(mt, &c->filter.min_time_ns) != 0) {
+        snprintf(why, cap,
+                 "CLRTRACE_MIN_TIME=%s is not valid (use a number and ns, us, ms or s, "
+                 "at most one day)", mt);
         return -1;
     }
     if (c->bench_naive && c->no_args) {
@@ -128,30 +164,19 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
     return 0;
 }
 
-/* Does name match one of the ':'-separated globs of list? */
-static int matches_any(const char *list, const char *name)
+int ct_config_traces(const ct_config *c, const char *full_name, const char *assembly,
+                     int by_default)
 {
-    char pat[CT_MAX_FILTER_TEXT];
-    const char *p = list;
-    while (*p) {
-        size_t n = strcspn(p, ":");
-        if (n && n < sizeof pat) {
-            memcpy(pat, p, n);
-            pat[n] = '\0';
-            if (fnmatch(pat, name, 0) == 0)
-                return 1;
-        }
-        p += n;
-        if (*p == ':')
-            p++;
-    }
-    return 0;
-}
-
-int ct_config_traces(const ct_config *c, const char *full_name, int by_default)
-{
-    int traced = c->include ? matches_any(c->include, full_name) : by_default;
-    if (traced && c->exclude && matches_any(c->exclude, full_name))
+    int traced;
+    if (c->assembly)
+        traced = assembly && ct_glob_list_match(c->assembly, assembly) &&
+                 (!c->include || ct_glob_list_match(c->include, full_name));
+    else
+        traced = c->include ? ct_glob_list_match(c->include, full_name) : by_default;
+    /* A trigger function opens the gate: it is hooked whatever else says. */
+    if (!traced && c->filter.trigger && ct_glob_list_match(c->filter.trigger, full_name))
+        traced = 1;
+    if (traced && c->exclude && ct_glob_list_match(c->exclude, full_name))
         traced = 0;
     return traced;
 }

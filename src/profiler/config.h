@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clrtrace/filter.h"
+
 /* Largest accepted CLRTRACE_STRING_CHARS / CLRTRACE_ARRAY_ITEMS (the same
  * bound `clrtrace run` puts on -s and --array-items). What really fits in one
  * event is bounded by the per-thread capture buffer (hooks.c): a value that
@@ -43,16 +45,22 @@ typedef struct ct_config {
     const char *include;     /* CLRTRACE_INCLUDE: globs on full names, ':'-separated;
                                 when set, only matching functions are traced */
     const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */
+    const char *assembly;    /* CLRTRACE_ASSEMBLY: globs on assembly names; when set,
+                                only their functions are traced */
+    ct_filter_opts filter;   /* CLRTRACE_DEPTH, CLRTRACE_MIN_TIME, CLRTRACE_TRIGGER,
+                                CLRTRACE_AFTER: applied by the writer */
 } ct_config;
 
-/* Longest CLRTRACE_INCLUDE / CLRTRACE_EXCLUDE pattern list. */
-#define CT_MAX_FILTER_TEXT 4096
-
-/* Whether a function's full name ("Demo.Shapes.Scale") is traced, given
- * whether the default filter ("my code", or everything with CLRTRACE_ALL)
- * would trace it: an include list replaces the default, an exclude list
- * always wins. Globs are fnmatch(3) patterns; '*' also matches '.'. */
-int ct_config_traces(const ct_config *c, const char *full_name, int by_default);
+/* Whether a function is traced (hooked), from its full name
+ * ("Demo.Shapes.Scale"), its assembly's simple name ("Demo"; NULL when not
+ * known) and whether the default filter ("my code", or everything with
+ * CLRTRACE_ALL) would trace it. An assembly list replaces the default (and
+ * an include list then narrows it); otherwise an include list replaces the
+ * default. Trigger functions are always traced. An exclude list always wins.
+ * Globs are fnmatch(3) patterns (':'-separated lists; '*' also matches '.';
+ * limit CT_FILTER_MAX_GLOBS_TEXT). */
+int ct_config_traces(const ct_config *c, const char *full_name, const char *assembly,
+                     int by_default);
 
 /* Fills c from the environment. Strings point into the environment.
  * Returns 0, or -1 with one line of explanation in why (no newline) when a

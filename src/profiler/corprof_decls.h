@@ -361,7 +361,8 @@ typedef struct ICorProfilerInfoVtbl {
     void *GetILFunctionBodyAllocator;                                                 /* 23 */
     void *SetILFunctionBody;                                                          /* 24 */
     void *GetAppDomainInfo;                                                           /* 25 */
-    void *GetAssemblyInfo;                                                            /* 26 */
+    HRESULT (*GetAssemblyInfo)(PI, AssemblyID id, ULONG cchName, ULONG *pcchName,    /* 26 */
+                               WCHAR szName[], AppDomainID *domain, ModuleID *manifest);
     void *SetFunctionReJIT;                                                           /* 27 */
     void *ForceGC;                                                                    /* 28 */
     void *SetILInstrumentedCodeMap;                                                   /* 29 */

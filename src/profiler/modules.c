@@ -69,6 +69,20 @@ const ct_module *ct_module_get(ModuleID id)
     path[0] = '\0';
     if (SUCCEEDED(info->lpVtbl->GetModuleInfo(info, id, &base, CT_NAME_MAX, &len, w, &assembly)))
         ct_utf16_to_utf8(w, len, path, sizeof path);
+    if (assembly) {
+        WCHAR wa[CT_NAME_MAX];
+        ULONG alen = 0;
+        AppDomainID domain = 0;
+        ModuleID manifest = 0;
+        if (SUCCEEDED(info->lpVtbl->GetAssemblyInfo(info, assembly, CT_NAME_MAX, &alen, wa,
+                                                    &domain, &manifest)) &&
+            alen > 0 && alen <= CT_NAME_MAX) {
+            char aname[CT_NAME_MAX * 3];
+            /* The count includes the terminating NUL. */
+            ct_utf16_to_utf8(wa, wa[alen - 1] ? alen : alen - 1, aname, sizeof aname);
+            mine->assembly = ct_perm_strdup(aname);
+        }
+    }
     mine->framework = path_is_framework(path);
     mine->corelib = path_is_corelib(path);
     IUnknown *unk = NULL;

@@ -24,6 +24,7 @@ typedef struct ct_module {
     IMetaDataImport *mdi2; /* the same object as IMetaDataImport2, or NULL */
     int framework;         /* loaded from a shared framework directory */
     int corelib;           /* System.Private.CoreLib */
+    const char *assembly;  /* the assembly's simple name ("Demo"), or NULL */
 } ct_module;
 
 /* The module's record, or NULL when it cannot be described. */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "clrtrace/render.h"
 #include "config.h"
 #include "corprof_decls.h"
 #include "elt_stubs.h"
@@ -37,6 +38,8 @@
 #define CMDLINE_MAX 512
 /* Longest settings line of the header (runtime, limits, mode). */
 #define SETTINGS_MAX 512
+/* The header's filter description (longer text is cut and ends in "..."). */
+#define FILTER_TEXT_MAX 1024
 
 /* Our CLSID, {8B4B2E65-C262-4FCC-BAE6-2A302612F038}: pass it in
  * CORECLR_PROFILER (with the braces). Fixed forever; documented in
@@ -128,6 +131,42 @@ static void runtime_version(char *out, size_t cap)
 }
 
 /* The process's command line, arguments joined by spaces. */
+/* What is traced, for the header: "my code", "everything", or the
+ * options that chose it, e.g. "assembly Demo, exclude *.Log*, depth 3". */
+static void describe_filter(const ct_config *c, char *out, size_t cap)
+{
+    size_t n = 0;
+#define ADD(...)                                                                     \
+    do {                                                                             \
+        if (n < cap) {                                                               \
+            int k_ = snprintf(out + n, cap - n, __VA_ARGS__);                        \
+            n += k_ > 0 ? (size_t)k_ : 0;                                            \
+        }                                                                            \
+    } while (0)
+    if (c->assembly)
+        ADD("assembly %s", c->assembly);
+    if (c->include)
+        ADD("%sinclude %s", n ? ", " : "", c->include);
+    if (!c->assembly && !c->include)
+        ADD("%s", c->trace_all ? "everything" : "my code");
+    if (c->exclude)
+        ADD(", exclude %s", c->exclude);
+    if (c->filter.trigger)
+        ADD(", trigger %s", c->filter.trigger);
+    if (c->filter.after)
+        ADD(", after %llu calls", (unsigned long long)c->filter.after);
+    if (c->filter.depth)
+        ADD(", depth %u", c->filter.depth);
+    if (c->filter.min_time_ns) {
+        char d[32];
+        ct_format_duration(c->filter.min_time_ns, d, sizeof d);
+        ADD(", min-time %s", d);
+    }
+#undef ADD
+    if (n >= cap && cap > 4)
+        memcpy(out + cap - 4, "...", 4);
+}
+
 static void command_line(char *out, size_t cap)
 {
     snprintf(out, cap, "?");
@@ -334,6 +373,8 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
                      cfg->array_items, cfg->struct_depth);
     if (cfg->lossy && n > 0 && (size_t)n < sizeof settings)
         snprintf(settings + n, sizeof settings - (size_t)n, ", lossy");
+    char filter_text[FILTER_TEXT_MAX];
+    describe_filter(cfg, filter_text, sizeof filter_text);
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     ct_writer_config wc = {
@@ -345,7 +386,8 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         .pid = (uint32_t)getpid(),
         .start_unix_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
         .cmdline = cmdline,
-        .filter = cfg->trace_all ? "everything" : "my code",
+        .filter = filter_text,
+        .calls_filter = &cfg->filter,
         .settings = settings,
     };
     if (ct_writer_start(&wc) != 0)

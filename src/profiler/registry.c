@@ -90,7 +90,7 @@ static ct_function *build_function(FunctionID id)
         return f;
     f->name = name;
     f->display = name;
-    f->hooked = ct_config_traces(&g_ct.cfg, name,
+    f->hooked = ct_config_traces(&g_ct.cfg, name, m->assembly,
                                  g_ct.cfg.trace_all || (!name_is_framework(name) && !m->framework));
     if (!f->hooked)
         return f;

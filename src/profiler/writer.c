@@ -15,6 +15,7 @@
 #include "classnames.h"
 #include "clock.h"
 #include "clrtrace/event.h"
+#include "clrtrace/filter.h"
 #include "clrtrace/render.h"
 #include "map.h"
 #include "out.h"
@@ -194,7 +195,7 @@ static ct_rarena arena_for(size_t len)
 
 /* One record to both outputs. rec: its decoded form, when the caller has
  * it. */
-static void output(const uint8_t *p, size_t len, const ct_rec *rec)
+static void output_now(const uint8_t *p, size_t len, const ct_rec *rec)
 {
     bin_put(p, len);
     if (!g_render)
@@ -208,6 +209,48 @@ static void output(const uint8_t *p, size_t len, const ct_rec *rec)
         rec = &mine;
     }
     ct_render_record(g_render, rec);
+}
+
+/* The call filters (--depth, --min-time, --trigger, --after), or NULL. */
+static ct_filter *g_filter;
+
+/* An event the filter passes on (or every event without one). */
+static void output_event(const uint8_t *p, size_t len, const ct_rec *rec)
+{
+    block_event(p, len);
+    if (g_render)
+        ct_render_record(g_render, rec);
+}
+
+static void filter_emit(void *ctx, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
+{
+    (void)ctx;
+    if (rec->type == CT_REC_ENTER || rec->type == CT_REC_LEAVE ||
+        rec->type == CT_REC_TAILCALL || rec->type == CT_REC_UNWIND)
+        output_event(raw, raw_len, rec);
+    else
+        output_now(raw, raw_len, g_render ? rec : NULL);
+}
+
+/* A record that is not an event. The filter sees the names of functions
+ * (triggers) and the END record (it lets out what it holds first). */
+static void output(const uint8_t *p, size_t len, const ct_rec *rec)
+{
+    if (g_filter && (p[0] == CT_REC_FUNCTION || p[0] == CT_REC_END)) {
+        ct_rec mine;
+        if (!rec) {
+            ct_rarena a = arena_for(len);
+            ct_trace_status st;
+            if (ct_read_record(p, len, 0, &a, &mine, &st) > 0) {
+                ct_filter_record(g_filter, &mine, p, len);
+                return;
+            }
+        } else {
+            ct_filter_record(g_filter, rec, p, len);
+            return;
+        }
+    }
+    output_now(p, len, rec);
 }
 
 /* -------------------------------------------------- FUNCTION records */
@@ -319,7 +362,7 @@ static void process_event(const uint8_t *p, size_t len)
         return;
     uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8;
     int valued = nvalues && (p[0] == CT_REC_ENTER || p[0] == CT_REC_LEAVE);
-    if (!valued && !g_render) {
+    if (!valued && !g_render && !g_filter) {
         block_event(p, len);
         return;
     }
@@ -337,6 +380,8 @@ static void process_event(const uint8_t *p, size_t len)
         rec.values = p + CT_EVENT_BASE_BYTES;
         rec.values_len = len - CT_EVENT_BASE_BYTES;
         rec.key = rd64(p + 24);
+        rec.time_ns = rd64(p + 8);
+        rec.tid = rd64(p + 16);
     }
     if (valued) {
         const ct_function *f = (const ct_function *)(uintptr_t)rec.key;
@@ -353,9 +398,10 @@ static void process_event(const uint8_t *p, size_t len)
             ct_value_classes(ct_arg_plan(f, arg), v, vl, on_class, NULL);
         }
     }
-    block_event(p, len);
-    if (g_render)
-        ct_render_record(g_render, &rec);
+    if (g_filter)
+        ct_filter_record(g_filter, &rec, p, len);
+    else
+        output_event(p, len, &rec);
 }
 
 void ct_writer_naive_event(const uint8_t *rec, size_t len)
@@ -615,6 +661,9 @@ int ct_writer_start(const ct_writer_config *c)
                           !(g_blk_buf = malloc(CT_WRITER_BLOCK_BYTES))))
         return -1;
     ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
+    if (c->calls_filter && ct_filter_opts_active(c->calls_filter) &&
+        !(g_filter = ct_filter_new(c->calls_filter, filter_emit, NULL)))
+        return -1;
     if (c->text) {
         ct_render_opts o = { .lines = 1, .summary = c->summary };
         if (!(g_render = ct_render_new(&o, text_sink, NULL)))

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clrtrace/filter.h"
 #include "registry.h"
 
 /* The writer sleeps this long when a round found nothing, doubling up to
@@ -43,6 +44,8 @@ typedef struct ct_writer_config {
     uint32_t pid;
     uint64_t start_unix_ns;
     const char *cmdline, *filter, *settings;
+    const ct_filter_opts *calls_filter; /* --depth, --min-time, --trigger, --after
+                                           (include/clrtrace/filter.h), or NULL */
 } ct_writer_config;
 
 /* Writes the header and starts the thread (not in naive mode). Returns 0, or

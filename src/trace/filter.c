@@ -1,0 +1,462 @@
+/* Call filters that follow the call tree (include/clrtrace/filter.h). */
+#define _GNU_SOURCE
+#include "clrtrace/filter.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ helpers */
+
+int ct_glob_list_match(const char *list, const char *name)
+{
+    char pat[CT_FILTER_MAX_GLOBS_TEXT];
+    const char *p = list;
+    while (p && *p) {
+        size_t n = strcspn(p, ":");
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (fnmatch(pat, name, 0) == 0)
+                return 1;
+        }
+        p += n;
+        if (*p == ':')
+            p++;
+    }
+    return 0;
+}
+
+int ct_parse_duration(const char *text, uint64_t *ns)
+{
+    if (!text)
+        return -1;
+    const char *p = text;
+    uint64_t whole = 0, frac = 0, frac_div = 1;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (whole > CT_FILTER_MAX_MIN_TIME_NS)
+            return -1;
+        whole = whole * 10 + (uint64_t)(*p++ - '0');
+        digits++;
+    }
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') {
+            if (frac_div < 1000000000000ull) {
+                frac = frac * 10 + (uint64_t)(*p - '0');
+                frac_div *= 10;
+            }
+            p++;
+            digits++;
+        }
+    }
+    if (!digits)
+        return -1;
+    uint64_t unit;
+    if (!*p || !strcmp(p, "us"))
+        unit = 1000;
+    else if (!strcmp(p, "ns"))
+        unit = 1;
+    else if (!strcmp(p, "ms"))
+        unit = 1000000;
+    else if (!strcmp(p, "s"))
+        unit = 1000000000;
+    else
+        return -1;
+    if (whole > CT_FILTER_MAX_MIN_TIME_NS / unit)
+        return -1;
+    uint64_t v = whole * unit + frac * unit / frac_div;
+    if (v > CT_FILTER_MAX_MIN_TIME_NS)
+        return -1;
+    *ns = v;
+    return 0;
+}
+
+int ct_filter_opts_active(const ct_filter_opts *o)
+{
+    return o && (o->depth || o->min_time_ns || o->after || (o->trigger && *o->trigger));
+}
+
+/* ------------------------------------------------------------ state */
+
+/* An enter event held back (min_time): the record and its bytes. */
+typedef struct held {
+    ct_rec rec;
+    uint8_t *bytes;  /* raw record, or the values when there was no raw */
+    size_t len;
+    int has_raw;
+} held;
+
+typedef struct frame {
+    uint64_t enter_ns;
+    held *pending;    /* the enter event, not passed on yet */
+    uint8_t shown;    /* the call is shown (its events pass) */
+    uint8_t trigger;  /* a trigger function: the gate is open inside */
+} frame;
+
+typedef struct thread {
+    uint64_t tid;
+    int used;
+    frame *frames;
+    uint32_t nframes, cap;
+    uint64_t overflow;   /* calls open beyond CT_FILTER_MAX_FRAMES */
+    uint32_t shown;      /* shown calls open on the stack */
+    uint32_t gate;       /* trigger calls open on the stack */
+    uint32_t low;        /* frames[low..nframes) may hold events; NO_PENDING: none */
+    size_t held_bytes;
+} thread;
+
+struct ct_filter {
+    ct_filter_opts o;
+    char *trigger;
+    ct_filter_emit emit;
+    void *ctx;
+    thread *threads;
+    size_t nthreads, thread_cap;  /* open addressing, power of two */
+    uint64_t *trig_keys;          /* keys of trigger functions: open addressing, 0 = empty */
+    size_t ntrig, trig_cap;
+    uint64_t calls;               /* enter events seen (for after) */
+    uint64_t hidden;
+    int finished;
+};
+
+#define NO_PENDING UINT32_MAX
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static thread *thread_get(ct_filter *f, uint64_t tid)
+{
+    if ((f->nthreads + 1) * 2 > f->thread_cap) {
+        size_t cap = f->thread_cap ? f->thread_cap * 2 : 64;
+        thread *t = calloc(cap, sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < f->thread_cap; i++) {
+            if (!f->threads[i].used)
+                continue;
+            size_t j = mix(f->threads[i].tid) & (cap - 1);
+            while (t[j].used)
+                j = (j + 1) & (cap - 1);
+            t[j] = f->threads[i];
+        }
+        free(f->threads);
+        f->threads = t;
+        f->thread_cap = cap;
+    }
+    size_t j = mix(tid) & (f->thread_cap - 1);
+    while (f->threads[j].used) {
+        if (f->threads[j].tid == tid)
+            return &f->threads[j];
+        j = (j + 1) & (f->thread_cap - 1);
+    }
+    f->threads[j] = (thread){.tid = tid, .used = 1, .low = NO_PENDING};
+    f->nthreads++;
+    return &f->threads[j];
+}
+
+static int trig_add(ct_filter *f, uint64_t key)
+{
+    if (!key)
+        return 0;
+    if ((f->ntrig + 1) * 2 > f->trig_cap) {
+        size_t cap = f->trig_cap ? f->trig_cap * 2 : 16;
+        uint64_t *k = calloc(cap, sizeof *k);
+        if (!k)
+            return -1;
+        for (size_t i = 0; i < f->trig_cap; i++) {
+            if (!f->trig_keys[i])
+                continue;
+            size_t j = mix(f->trig_keys[i]) & (cap - 1);
+            while (k[j])
+                j = (j + 1) & (cap - 1);
+            k[j] = f->trig_keys[i];
+        }
+        free(f->trig_keys);
+        f->trig_keys = k;
+        f->trig_cap = cap;
+    }
+    size_t j = mix(key) & (f->trig_cap - 1);
+    while (f->trig_keys[j]) {
+        if (f->trig_keys[j] == key)
+            return 0;
+        j = (j + 1) & (f->trig_cap - 1);
+    }
+    f->trig_keys[j] = key;
+    f->ntrig++;
+    return 0;
+}
+
+static int trig_has(const ct_filter *f, uint64_t key)
+{
+    if (!f->ntrig || !key)
+        return 0;
+    size_t j = mix(key) & (f->trig_cap - 1);
+    while (f->trig_keys[j]) {
+        if (f->trig_keys[j] == key)
+            return 1;
+        j = (j + 1) & (f->trig_cap - 1);
+    }
+    return 0;
+}
+
+ct_filter *ct_filter_new(const ct_filter_opts *opts, ct_filter_emit emit, void *ctx)
+{
+    ct_filter *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->o = *opts;
+    if (opts->trigger && *opts->trigger) {
+        f->trigger = strdup(opts->trigger);
+        if (!f->trigger) {
+            free(f);
+            return NULL;
+        }
+    }
+    f->o.trigger = f->trigger;
+    f->emit = emit;
+    f->ctx = ctx;
+    return f;
+}
+
+static void held_free(held *h)
+{
+    if (h) {
+        free(h->bytes);
+        free(h);
+    }
+}
+
+void ct_filter_free(ct_filter *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->thread_cap; i++) {
+        thread *t = &f->threads[i];
+        if (!t->used)
+            continue;
+        for (uint32_t k = 0; k < t->nframes; k++)
+            held_free(t->frames[k].pending);
+        free(t->frames);
+    }
+    free(f->threads);
+    free(f->trig_keys);
+    free(f->trigger);
+    free(f);
+}
+
+uint64_t ct_filter_hidden(const ct_filter *f)
+{
+    return f->hidden;
+}
+
+/* ------------------------------------------------------------ passing on */
+
+static void pass(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
+{
+    f->emit(f->ctx, rec, raw, raw_len);
+}
+
+static void let_out(ct_filter *f, thread *t, frame *fr)
+{
+    held *h = fr->pending;
+    fr->pending = NULL;
+    t->held_bytes -= h->len;
+    pass(f, &h->rec, h->has_raw ? h->bytes : NULL, h->has_raw ? h->len : 0);
+    held_free(h);
+}
+
+/* Passes on the held-back enter events of t's stack, outermost first (a
+ * call below them is shown, so they are too). */
+static void let_out_all(ct_filter *f, thread *t)
+{
+    for (uint32_t k = t->low; k < t->nframes; k++)
+        if (t->frames[k].pending)
+            let_out(f, t, &t->frames[k]);
+    t->low = NO_PENDING;
+}
+
+/* Holds rec back in fr; -1 when out of memory. */
+static int hold(ct_filter *f, thread *t, frame *fr, const ct_rec *rec, const uint8_t *raw,
+                size_t raw_len)
+{
+    held *h = malloc(sizeof *h);
+    size_t len = raw ? raw_len : rec->values_len;
+    uint8_t *bytes = malloc(len ? len : 1);
+    if (!h || !bytes) {
+        free(h);
+        free(bytes);
+        return -1;
+    }
+    h->rec = *rec;
+    h->bytes = bytes;
+    h->len = len;
+    h->has_raw = raw != NULL;
+    if (len)
+        memcpy(bytes, raw ? raw : rec->values, len);
+    if (raw) {
+        if (rec->values)
+            h->rec.values = bytes + (rec->values - raw);
+    } else {
+        h->rec.values = bytes;
+    }
+    /* Room first: the oldest held events go out when the thread holds too
+     * much. */
+    while (t->held_bytes + len > CT_FILTER_MAX_HELD_BYTES && t->low < t->nframes) {
+        frame *old = &t->frames[t->low++];
+        if (old->pending)
+            let_out(f, t, old);
+    }
+    fr->pending = h;
+    t->held_bytes += len;
+    uint32_t idx = (uint32_t)(fr - t->frames);
+    if (t->low == NO_PENDING || t->low > idx)
+        t->low = idx;
+    return 0;
+}
+
+static int is_event(ct_rec_type type)
+{
+    return type == CT_REC_ENTER || type == CT_REC_LEAVE || type == CT_REC_TAILCALL ||
+           type == CT_REC_UNWIND;
+}
+
+static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *raw,
+                    size_t raw_len)
+{
+    f->calls++;
+    if (t->nframes >= CT_FILTER_MAX_FRAMES) {
+        t->overflow++;
+        if (f->o.depth || (f->o.trigger && !t->gate) || f->calls <= f->o.after) {
+            f->hidden++;
+            return 0;
+        }
+        let_out_all(f, t);
+        pass(f, rec, raw, raw_len);
+        return 0;
+    }
+    if (t->nframes == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 32;
+        if (cap > CT_FILTER_MAX_FRAMES)
+            cap = CT_FILTER_MAX_FRAMES;
+        frame *fr = realloc(t->frames, cap * sizeof *fr);
+        if (!fr)
+            return -1;
+        t->frames = fr;
+        t->cap = cap;
+    }
+    frame *fr = &t->frames[t->nframes++];
+    *fr = (frame){.enter_ns = rec->time_ns};
+    fr->trigger = trig_has(f, rec->key);
+    if (fr->trigger)
+        t->gate++;
+    int shown = f->calls > f->o.after && (!f->o.trigger || t->gate) &&
+                (!f->o.depth || t->shown < f->o.depth);
+    if (!shown) {
+        f->hidden++;
+        return 0;
+    }
+    fr->shown = 1;
+    t->shown++;
+    if (!f->o.min_time_ns) {
+        pass(f, rec, raw, raw_len);
+        return 0;
+    }
+    if (hold(f, t, fr, rec, raw, raw_len) != 0) {
+        let_out_all(f, t);
+        pass(f, rec, raw, raw_len);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_end_of_call(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *raw,
+                           size_t raw_len)
+{
+    if (t->overflow) {
+        t->overflow--;
+        if (f->o.depth || (f->o.trigger && !t->gate))
+            return;
+        let_out_all(f, t);
+        pass(f, rec, raw, raw_len);
+        return;
+    }
+    if (!t->nframes) {
+        /* Not entered as far as we know: the consumer reports it. */
+        pass(f, rec, raw, raw_len);
+        return;
+    }
+    frame fr = t->frames[--t->nframes];
+    if (t->low >= t->nframes)
+        t->low = NO_PENDING;
+    if (fr.trigger)
+        t->gate--;
+    if (!fr.shown)
+        return;
+    t->shown--;
+    if (fr.pending) {
+        if (rec->time_ns - fr.enter_ns < f->o.min_time_ns && rec->time_ns >= fr.enter_ns) {
+            t->held_bytes -= fr.pending->len;
+            held_free(fr.pending);
+            f->hidden++;
+            return;
+        }
+        /* Long enough: its callers and it go out, then its end. */
+        let_out_all(f, t);
+        t->held_bytes -= fr.pending->len;
+        pass(f, &fr.pending->rec, fr.pending->has_raw ? fr.pending->bytes : NULL,
+             fr.pending->has_raw ? fr.pending->len : 0);
+        held_free(fr.pending);
+    } else {
+        let_out_all(f, t);
+    }
+    pass(f, rec, raw, raw_len);
+}
+
+void ct_filter_finish(ct_filter *f)
+{
+    if (f->finished)
+        return;
+    f->finished = 1;
+    for (size_t i = 0; i < f->thread_cap; i++)
+        if (f->threads[i].used)
+            let_out_all(f, &f->threads[i]);
+}
+
+int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
+{
+    if (rec->type == CT_REC_FUNCTION) {
+        int rc = 0;
+        if (f->trigger && rec->name) {
+            char name[CT_FILTER_MAX_GLOBS_TEXT];
+            size_t n = rec->name_len < sizeof name - 1 ? rec->name_len : sizeof name - 1;
+            memcpy(name, rec->name, n);
+            name[n] = '\0';
+            if (ct_glob_list_match(f->trigger, name))
+                rc = trig_add(f, rec->key);
+        }
+        pass(f, rec, raw, raw_len);
+        return rc;
+    }
+    if (rec->type == CT_REC_END)
+        ct_filter_finish(f);
+    if (!is_event(rec->type) || f->finished) {
+        pass(f, rec, raw, raw_len);
+        return 0;
+    }
+    thread *t = thread_get(f, rec->tid);
+    if (!t) {
+        pass(f, rec, raw, raw_len);
+        return -1;
+    }
+    if (rec->type == CT_REC_ENTER)
+        return on_enter(f, t, rec, raw, raw_len);
+    on_end_of_call(f, t, rec, raw, raw_len);
+    return 0;
+}

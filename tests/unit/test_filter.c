@@ -1,0 +1,297 @@
+/* The tree filters (include/clrtrace/filter.h) on hand-made event streams:
+ * each expected output is worked out from the stream and the option. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clrtrace/filter.h"
+
+/* What came out, as text: "E5@10 L5@20 ..." (type letter, key, time). */
+typedef struct out {
+    char text[1 << 16];
+    size_t len;
+    size_t events;
+} out;
+
+static void collect(void *ctx, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
+{
+    out *o = ctx;
+    char c = '?';
+    switch (rec->type) {
+    case CT_REC_ENTER: c = 'E'; break;
+    case CT_REC_LEAVE: c = 'L'; break;
+    case CT_REC_TAILCALL: c = 'T'; break;
+    case CT_REC_UNWIND: c = 'U'; break;
+    case CT_REC_FUNCTION: c = 'F'; break;
+    case CT_REC_END: c = 'X'; break;
+    default: break;
+    }
+    if (c == 'E' || c == 'L' || c == 'T' || c == 'U') {
+        o->events++;
+        /* Held copies keep their values. */
+        if (rec->values_len) {
+            assert_non_null(rec->values);
+            assert_int_equal(rec->values[0], (uint8_t)rec->key);
+        }
+        if (raw)
+            assert_true(raw_len >= 8);
+    }
+    if (o->len < sizeof o->text - 64)
+        o->len += (size_t)snprintf(o->text + o->len, sizeof o->text - o->len, "%s%c%llu@%llu",
+                                   o->len ? " " : "", c, (unsigned long long)rec->key,
+                                   (unsigned long long)rec->time_ns);
+}
+
+static void ev(ct_filter *f, ct_rec_type type, uint64_t tid, uint64_t key, uint64_t t)
+{
+    uint8_t values[4] = {(uint8_t)key, 1, 2, 3};
+    ct_rec r = {.type = type, .tid = tid, .key = key, .time_ns = t};
+    if (type == CT_REC_ENTER) {
+        r.values = values;
+        r.values_len = sizeof values;
+        r.nvalues = 1;
+    }
+    assert_int_equal(ct_filter_record(f, &r, NULL, 0), 0);
+}
+
+static void fn(ct_filter *f, uint64_t key, const char *name)
+{
+    ct_rec r = {.type = CT_REC_FUNCTION, .key = key, .name = name,
+                .name_len = (uint32_t)strlen(name)};
+    assert_int_equal(ct_filter_record(f, &r, NULL, 0), 0);
+}
+
+static void end(ct_filter *f, uint64_t t)
+{
+    ct_rec r = {.type = CT_REC_END, .time_ns = t};
+    assert_int_equal(ct_filter_record(f, &r, NULL, 0), 0);
+}
+
+/* Main(1) { A(2) { B(3) {} } C(4) {} }, times 0..70 */
+static void tree(ct_filter *f)
+{
+    ev(f, CT_REC_ENTER, 7, 1, 0);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    ev(f, CT_REC_ENTER, 7, 3, 20);
+    ev(f, CT_REC_LEAVE, 7, 3, 25);
+    ev(f, CT_REC_LEAVE, 7, 2, 50);
+    ev(f, CT_REC_ENTER, 7, 4, 55);
+    ev(f, CT_REC_LEAVE, 7, 4, 56);
+    ev(f, CT_REC_LEAVE, 7, 1, 70);
+}
+
+static void test_depth(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.depth = 2};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    tree(f);
+    assert_string_equal(o.text, "E1@0 E2@10 L2@50 E4@55 L4@56 L1@70");
+    assert_int_equal(ct_filter_hidden(f), 1);
+    ct_filter_free(f);
+}
+
+static void test_min_time(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    /* A lasts 40, B 5, C 1, Main 70: with 10, B and C go. A's enter comes out
+     * when A ends, Main's with it (per thread the order is kept). */
+    ct_filter_opts opts = {.min_time_ns = 10};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    tree(f);
+    assert_string_equal(o.text, "E1@0 E2@10 L2@50 L1@70");
+    assert_int_equal(ct_filter_hidden(f), 2);
+    ct_filter_free(f);
+}
+
+static void test_min_time_exact_and_open(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.min_time_ns = 5};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    ev(f, CT_REC_ENTER, 1, 1, 100);
+    ev(f, CT_REC_ENTER, 1, 2, 101);
+    ev(f, CT_REC_UNWIND, 1, 2, 106);  /* exactly 5: shown */
+    ev(f, CT_REC_ENTER, 1, 3, 107);   /* still open at the end: shown */
+    end(f, 200);
+    assert_string_equal(o.text, "E1@100 E2@101 U2@106 E3@107 X0@200");
+    ct_filter_free(f);
+}
+
+static void test_trigger_per_thread(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.trigger = "Ns.Gate*:Other"};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    fn(f, 1, "Ns.Main");
+    fn(f, 2, "Ns.Gate.Run");
+    fn(f, 3, "Ns.Work");
+    ev(f, CT_REC_ENTER, 1, 1, 0);   /* hidden */
+    ev(f, CT_REC_ENTER, 1, 3, 1);   /* hidden */
+    ev(f, CT_REC_LEAVE, 1, 3, 2);
+    ev(f, CT_REC_ENTER, 1, 2, 3);   /* the gate opens on thread 1 */
+    ev(f, CT_REC_ENTER, 2, 3, 4);   /* thread 2: still closed */
+    ev(f, CT_REC_LEAVE, 2, 3, 5);
+    ev(f, CT_REC_ENTER, 1, 3, 6);   /* shown */
+    ev(f, CT_REC_TAILCALL, 1, 3, 7);
+    ev(f, CT_REC_LEAVE, 1, 2, 8);   /* closes */
+    ev(f, CT_REC_ENTER, 1, 3, 9);   /* hidden again */
+    ev(f, CT_REC_LEAVE, 1, 3, 10);
+    ev(f, CT_REC_LEAVE, 1, 1, 11);
+    assert_string_equal(o.text, "F1@0 F2@0 F3@0 E2@3 E3@6 T3@7 L2@8");
+    assert_int_equal(ct_filter_hidden(f), 4);
+    ct_filter_free(f);
+}
+
+static void test_after(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.after = 2};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    tree(f);
+    /* Calls 1 (Main) and 2 (A) hidden; B and C shown. */
+    assert_string_equal(o.text, "E3@20 L3@25 E4@55 L4@56");
+    ct_filter_free(f);
+}
+
+static void test_unpaired_end_passes(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.depth = 1};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    ev(f, CT_REC_LEAVE, 3, 9, 1);
+    assert_string_equal(o.text, "L9@1");
+    ct_filter_free(f);
+}
+
+/* Beyond CT_FILTER_MAX_FRAMES the stack is only counted: with min_time the
+ * deep calls are not held back; the balance stays right when they return. */
+static void test_frame_limit(void **state)
+{
+    (void)state;
+    out *o = calloc(1, sizeof *o);
+    ct_filter_opts opts = {.min_time_ns = 1000};
+    ct_filter *f = ct_filter_new(&opts, collect, o);
+    uint32_t n = CT_FILTER_MAX_FRAMES + 10;
+    for (uint32_t i = 0; i < n; i++)
+        ev(f, CT_REC_ENTER, 1, 5, i);
+    /* The 10 calls past the limit came out at once, with every held
+     * ancestor before them: all n enters are out. */
+    assert_int_equal(o->events, n);
+    for (uint32_t i = 0; i < n; i++)
+        ev(f, CT_REC_LEAVE, 1, 5, n + i);
+    assert_int_equal(o->events, 2 * (size_t)n);
+    ct_filter_free(f);
+    free(o);
+}
+
+/* The held bytes per thread are bounded: the oldest go out early. */
+static void test_held_limit(void **state)
+{
+    (void)state;
+    out *o = calloc(1, sizeof *o);
+    ct_filter_opts opts = {.min_time_ns = 1u << 30};
+    ct_filter *f = ct_filter_new(&opts, collect, o);
+    static uint8_t big[1 << 20];
+    memset(big, 5, sizeof big);
+    uint32_t n = CT_FILTER_MAX_HELD_BYTES / sizeof big + 3;
+    for (uint32_t i = 0; i < n; i++) {
+        ct_rec r = {.type = CT_REC_ENTER, .tid = 1, .key = 5, .time_ns = i, .values = big,
+                    .values_len = sizeof big, .nvalues = 1};
+        assert_int_equal(ct_filter_record(f, &r, NULL, 0), 0);
+    }
+    /* 16 fit; the first 3 went out to make room. */
+    assert_int_equal(o->events, 3);
+    ct_filter_finish(f);
+    assert_int_equal(o->events, n);
+    ct_filter_free(f);
+    free(o);
+}
+
+static void test_parse_duration(void **state)
+{
+    (void)state;
+    uint64_t ns = 0;
+    assert_int_equal(ct_parse_duration("100us", &ns), 0);
+    assert_int_equal(ns, 100000);
+    assert_int_equal(ct_parse_duration("2.5ms", &ns), 0);
+    assert_int_equal(ns, 2500000);
+    assert_int_equal(ct_parse_duration("1s", &ns), 0);
+    assert_int_equal(ns, 1000000000);
+    assert_int_equal(ct_parse_duration("7ns", &ns), 0);
+    assert_int_equal(ns, 7);
+    assert_int_equal(ct_parse_duration("50", &ns), 0);
+    assert_int_equal(ns, 50000);
+    assert_int_equal(ct_parse_duration(".5us", &ns), 0);
+    assert_int_equal(ns, 500);
+    assert_int_equal(ct_parse_duration("86400s", &ns), 0);
+    assert_int_equal(ns, CT_FILTER_MAX_MIN_TIME_NS);
+    assert_int_equal(ct_parse_duration("86401s", &ns), -1);
+    assert_int_equal(ct_parse_duration("99999999999999999999999s", &ns), -1);
+    assert_int_equal(ct_parse_duration("", &ns), -1);
+    assert_int_equal(ct_parse_duration("us", &ns), -1);
+    assert_int_equal(ct_parse_duration("5 ms", &ns), -1);
+    assert_int_equal(ct_parse_duration("-5ms", &ns), -1);
+    assert_int_equal(ct_parse_duration("5m", &ns), -1);
+    assert_int_equal(ct_parse_duration(NULL, &ns), -1);
+}
+
+static void test_glob_list(void **state)
+{
+    (void)state;
+    assert_true(ct_glob_list_match("Demo.*", "Demo.Shapes.Scale"));
+    assert_true(ct_glob_list_match("x:Demo.Util.*:y", "Demo.Util.Pad"));
+    assert_false(ct_glob_list_match("Demo.Util.*", "Demo.Shapes.Scale"));
+    assert_false(ct_glob_list_match("", "a"));
+    assert_false(ct_glob_list_match("::", "a"));
+    assert_false(ct_glob_list_match(NULL, "a"));
+    assert_true(ct_glob_list_match("*..ctor", "Demo.Point..ctor"));
+}
+
+static void test_opts_active(void **state)
+{
+    (void)state;
+    ct_filter_opts none = {0};
+    assert_false(ct_filter_opts_active(&none));
+    ct_filter_opts empty_trigger = {.trigger = ""};
+    assert_false(ct_filter_opts_active(&empty_trigger));
+    ct_filter_opts d = {.depth = 1};
+    assert_true(ct_filter_opts_active(&d));
+    assert_false(ct_filter_opts_active(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_min_time),
+        cmocka_unit_test(test_min_time_exact_and_open),
+        cmocka_unit_test(test_trigger_per_thread),
+        cmocka_unit_test(test_after),
+        cmocka_unit_test(test_unpaired_end_passes),
+        cmocka_unit_test(test_frame_limit),
+        cmocka_unit_test(test_held_limit),
+        cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_glob_list),
+        cmocka_unit_test(test_opts_active),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
