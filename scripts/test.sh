@@ -37,6 +37,7 @@ step "install: libraries used from an installed prefix" bash tests/install/run.s
 step "build (asan+ubsan)" cmake -S . -B build-asan -DCLRTRACE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 step "compile (asan+ubsan)" cmake --build build-asan -j2
 step "unit tests (asan+ubsan)" ctest_in build-asan -L unit
+step "e2e with the ASan+UBSan profiler inside dotnet" bash tests/e2e/sanitized.sh build-asan
 step "compile (clang-14, -Werror)" bash -c "CC=clang-14 cmake -S . -B build-clang >/dev/null && cmake --build build-clang -j2"
 for h in fuzz_sig fuzz_compressed fuzz_trace fuzz_meta; do
   step "fuzz $h ${FUZZ_SECONDS:-30}s" bash fuzz/run.sh "$h" "${FUZZ_SECONDS:-30}"

@@ -21,11 +21,13 @@ static void usage(FILE *to)
         "run` prints while the program runs.\n"
         "\n"
         "options:\n"
-        "  --no-summary   leave out the summary table\n"
-        "  -h, --help     show this help\n"
+        "      --no-summary       leave out the summary table\n"
+        "%s"
+        "  -h, --help             show this help\n"
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
-        "gives the byte offset; what came before it is printed); 2 for a usage error.\n");
+        "gives the byte offset; what came before it is printed); 2 for a usage error.\n",
+        cli_filter_help);
 }
 
 static void to_stdout(void *ctx, const char *text, size_t len)
@@ -40,11 +42,13 @@ static int feed(void *ctx, const ct_rec *rec)
 }
 
 /* Shared by replay (lines) and report (summary only). */
-int cli_render(const char *who, const char *arg, const ct_render_opts *opts)
+int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
+               const cli_filter *f)
 {
     cli_trace t;
     if (cli_trace_open(&t, who, arg) != 0)
         return 1;
+    t.filter = f ? &f->opts : NULL;
     static char buf[REPLAY_STDOUT_BUFFER];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
     ct_render *r = ct_render_new(opts, to_stdout, NULL);
@@ -69,12 +73,21 @@ int cmd_replay(int argc, char **argv)
 {
     int summary = 1;
     const char *dir = NULL;
+    static cli_filter filter;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
         } else if (!strcmp(argv[i], "--no-summary")) {
             summary = 0;
+        } else if (cli_is_filter_option(argv[i])) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "clrtrace replay: %s needs a value (try --help)\n", argv[i]);
+                return 2;
+            }
+            if (cli_filter_option("replay", argv[i], argv[i + 1], &filter) < 0)
+                return 2;
+            i++;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "clrtrace replay: unknown option '%s' (try --help)\n", argv[i]);
             return 2;
@@ -90,5 +103,5 @@ int cmd_replay(int argc, char **argv)
         return 2;
     }
     ct_render_opts o = { .lines = 1, .summary = summary };
-    return cli_render("replay", dir, &o);
+    return cli_render("replay", dir, &o, &filter);
 }

@@ -10,7 +10,7 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] DIR\n"
+        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [filters] DIR\n"
         "\n"
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
         "DIR may also be the trace file itself): the program's header line, then one\n"
@@ -23,15 +23,19 @@ static void usage(FILE *to)
         "  -n, --top N   show only the first N rows\n"
         "  --percent     add TOTAL%% and SELF%% columns: shares of the traced time (the\n"
         "                sum of every function's self time)\n"
+        "filters (the table then counts only the calls shown):\n"
+        "%s"
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
-        "gives the byte offset); 2 for a usage error.\n");
+        "gives the byte offset); 2 for a usage error.\n",
+        cli_filter_help);
 }
 
 int cmd_report(int argc, char **argv)
 {
     const char *dir = NULL;
     ct_render_opts o = { .lines = 0, .summary = 1 };
+    static cli_filter filter;
     for (int i = 1; i < argc; i++) {
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -62,6 +66,14 @@ int cmd_report(int argc, char **argv)
             }
             o.top = (uint32_t)n;
             i++;
+        } else if (cli_is_filter_option(argv[i])) {
+            if (!val) {
+                fprintf(stderr, "clrtrace report: %s needs a value (try --help)\n", argv[i]);
+                return 2;
+            }
+            if (cli_filter_option("report", argv[i], val, &filter) < 0)
+                return 2;
+            i++;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "clrtrace report: unknown option '%s' (try --help)\n", argv[i]);
             return 2;
@@ -76,5 +88,5 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "clrtrace report: no trace given (try --help)\n");
         return 2;
     }
-    return cli_render("report", dir, &o);
+    return cli_render("report", dir, &o, &filter);
 }

@@ -25,12 +25,11 @@
 
 /* Largest -s / --array-items (the profiler's CT_MAX_*_OPTION). */
 #define COUNT_OPTION_MAX 1000000ul
-/* Largest --after. */
-#define AFTER_OPTION_MAX 1000000000000000000ull
 /* --buffer-kb bounds (the profiler's CT_MIN_RING_KB / CT_MAX_RING_KB). */
 #define BUFFER_KB_MIN 16ul
 #define BUFFER_KB_MAX (1024ul * 1024ul)
 
+/* A format: %s is cli_filter_help. */
 static const char k_common_options[] =
     "  -a, --all              also trace framework code (System.*, Microsoft.*)\n"
     "  -F, --include GLOB     trace only functions whose full name (Ns.Type.Method)\n"
@@ -39,12 +38,7 @@ static const char k_common_options[] =
     "      --assembly NAME    trace only functions of assemblies whose simple name\n"
     "                         matches NAME (a glob; repeatable), framework included;\n"
     "                         -F then narrows it further\n"
-    "  -T, --trigger GLOB     show only calls made while a function matching GLOB runs\n"
-    "                         on the same thread, that function included (repeatable)\n"
-    "  -D, --depth N          show calls at most N levels deep (1-65536)\n"
-    "  -t, --min-time TIME    hide calls shorter than TIME (100us, 2.5ms, 1s; a bare\n"
-    "                         number is us); their enter lines come out late\n"
-    "      --after N          hide the first N calls (the calls they make later show)\n"
+    "%s"
     "  -s, --string-chars N   keep at most N characters of each string (default 64)\n"
     "      --array-items N    show at most N elements of each array (default 8)\n"
     "      --struct-depth N   follow nested struct fields N levels deep (0-8, default 4)\n"
@@ -71,41 +65,36 @@ static const char k_env_note[] =
 static void usage(FILE *to, int record)
 {
     if (record)
-        fprintf(to,
-            "usage: clrtrace record -o DIR [options] [--] PROGRAM [ARGS...]\n"
-            "\n"
-            "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
-            "and writes its calls, with argument and return values, threads and times, to\n"
-            "the binary trace DIR/trace.clrt (DIR is created if needed; the file is created\n"
-            "mode 0600). Read it with `clrtrace replay DIR` (the text log) and `clrtrace\n"
-            "report DIR` (the summary table).\n"
-            "\n"
-            "options:\n"
-            "  -o, --output DIR       the trace directory (required)\n"
-            "      --text FILE        also write the live text log to FILE (created mode 0600);\n"
-            "                         it equals `clrtrace replay DIR`\n"
-            "      --no-summary       no summary table at the end of --text FILE\n"
-            "%s"
-            "\n"
-            "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n"
-            "%s",
-            k_common_options, k_env_note);
+        fputs("usage: clrtrace record -o DIR [options] [--] PROGRAM [ARGS...]\n"
+              "\n"
+              "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
+              "and writes its calls, with argument and return values, threads and times, to\n"
+              "the binary trace DIR/trace.clrt (DIR is created if needed; the file is created\n"
+              "mode 0600). Read it with `clrtrace replay DIR` (the text log) and `clrtrace\n"
+              "report DIR` (the summary table).\n"
+              "\n"
+              "options:\n"
+              "  -o, --output DIR       the trace directory (required)\n"
+              "      --text FILE        also write the live text log to FILE (created mode 0600);\n"
+              "                         it equals `clrtrace replay DIR`\n"
+              "      --no-summary       no summary table at the end of --text FILE\n",
+              to);
     else
-        fprintf(to,
-            "usage: clrtrace run [options] [--] PROGRAM [ARGS...]\n"
-            "\n"
-            "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
-            "and logs every call of the program's own code, with arguments, return values,\n"
-            "thread and duration, followed by a summary.\n"
-            "\n"
-            "options:\n"
-            "  -o, --output FILE      write the trace to FILE (created mode 0600; default: stderr)\n"
-            "      --no-summary       do not print the per-function summary at exit\n"
-            "%s"
-            "\n"
-            "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n"
-            "%s",
-            k_common_options, k_env_note);
+        fputs("usage: clrtrace run [options] [--] PROGRAM [ARGS...]\n"
+              "\n"
+              "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
+              "and logs every call of the program's own code, with arguments, return values,\n"
+              "thread and duration, followed by a summary.\n"
+              "\n"
+              "options:\n"
+              "  -o, --output FILE      write the trace to FILE (created mode 0600; default: stderr)\n"
+              "      --no-summary       do not print the per-function summary at exit\n",
+              to);
+    fprintf(to, k_common_options, cli_filter_help);
+    fputs("\n"
+          "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n",
+          to);
+    fputs(k_env_note, to);
 }
 
 /* A whole number in min..max. */
@@ -257,17 +246,6 @@ static int launch(const char *who, char **argv)
     return 1;
 }
 
-/* Appends one glob to a ':'-separated list (CLRTRACE_INCLUDE and the
- * others); -1 when it has a ':' or the list would be too long. */
-static int add_glob(char *list, size_t cap, const char *glob)
-{
-    size_t used = strlen(list);
-    if (!glob || !*glob || strchr(glob, ':') || used + strlen(glob) + 2 > cap)
-        return -1;
-    snprintf(list + used, cap - used, "%s%s", used ? ":" : "", glob);
-    return 0;
-}
-
 /* Options that take a value (a following argument or --name=VALUE). */
 static int takes_value(const char *a, int record)
 {
@@ -288,13 +266,12 @@ int cli_trace_command(int argc, char **argv, int record)
     const char *who = record ? "record" : "run";
     const char *output = NULL, *text = NULL, *profiler = NULL, *null_mode = NULL;
     const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL, *buffer_kb = NULL;
-    const char *depth = NULL, *after = NULL;
-    char min_time[32] = "";
+    static cli_filter filter;
     int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0;
     /* Repeatable globs joined with ':' (CLRTRACE_INCLUDE, CLRTRACE_EXCLUDE,
-     * CLRTRACE_ASSEMBLY, CLRTRACE_TRIGGER). */
+     * CLRTRACE_ASSEMBLY). */
     static char include[CT_FILTER_MAX_GLOBS_TEXT], exclude[CT_FILTER_MAX_GLOBS_TEXT];
-    static char assembly[CT_FILTER_MAX_GLOBS_TEXT], trigger[CT_FILTER_MAX_GLOBS_TEXT];
+    static char assembly[CT_FILTER_MAX_GLOBS_TEXT];
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -357,10 +334,8 @@ int cli_trace_command(int argc, char **argv, int record)
                 list = exclude;
             else if (!strcmp(a, "--assembly"))
                 list = assembly;
-            else if (!strcmp(a, "-T") || !strcmp(a, "--trigger"))
-                list = trigger;
             if (list) {
-                if (add_glob(list, sizeof include, val) != 0) {
+                if (cli_add_glob(list, sizeof include, val) != 0) {
                     fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns "
                             "together at most %zu characters)\n", who, a, sizeof include - 1);
                     return 2;
@@ -371,21 +346,9 @@ int cli_trace_command(int argc, char **argv, int record)
                 text = val;
             } else if (!strcmp(a, "--profiler")) {
                 profiler = val;
-            } else if (!strcmp(a, "-t") || !strcmp(a, "--min-time")) {
-                uint64_t ns;
-                if (ct_parse_duration(val, &ns) != 0 || ns == 0) {
-                    fprintf(stderr, "clrtrace %s: %s takes a duration such as 100us, 2.5ms or "
-                            "1s (more than 0, at most one day), not '%s'\n", who, a, val);
+            } else if (cli_is_filter_option(a)) {
+                if (cli_filter_option(who, a, val, &filter) < 0)
                     return 2;
-                }
-                snprintf(min_time, sizeof min_time, "%lluns", (unsigned long long)ns);
-            } else if (!strcmp(a, "--after")) {
-                if (!is_count(val, 1, AFTER_OPTION_MAX)) {
-                    fprintf(stderr, "clrtrace %s: %s takes a whole number from 1 to %llu, "
-                            "not '%s'\n", who, a, (unsigned long long)AFTER_OPTION_MAX, val);
-                    return 2;
-                }
-                after = val;
             } else {
                 unsigned long min = 0, max = COUNT_OPTION_MAX;
                 if (!strcmp(a, "--struct-depth"))
@@ -393,9 +356,6 @@ int cli_trace_command(int argc, char **argv, int record)
                 else if (!strcmp(a, "--buffer-kb")) {
                     min = BUFFER_KB_MIN;
                     max = BUFFER_KB_MAX;
-                } else if (!strcmp(a, "-D") || !strcmp(a, "--depth")) {
-                    min = 1;
-                    max = CT_FILTER_MAX_FRAMES;
                 }
                 if (!is_count(val, min, max)) {
                     fprintf(stderr, "clrtrace %s: %s takes a whole number from %lu to %lu, not '%s'\n",
@@ -408,8 +368,6 @@ int cli_trace_command(int argc, char **argv, int record)
                     array_items = val;
                 else if (!strcmp(a, "--buffer-kb"))
                     buffer_kb = val;
-                else if (!strcmp(a, "-D") || !strcmp(a, "--depth"))
-                    depth = val;
                 else
                     struct_depth = val;
             }
@@ -477,14 +435,21 @@ int cli_trace_command(int argc, char **argv, int record)
         setenv("CLRTRACE_EXCLUDE", exclude, 1);
     if (assembly[0])
         setenv("CLRTRACE_ASSEMBLY", assembly, 1);
-    if (trigger[0])
-        setenv("CLRTRACE_TRIGGER", trigger, 1);
-    if (depth)
-        setenv("CLRTRACE_DEPTH", depth, 1);
-    if (min_time[0])
-        setenv("CLRTRACE_MIN_TIME", min_time, 1);
-    if (after)
-        setenv("CLRTRACE_AFTER", after, 1);
+    char num[32];
+    if (filter.trigger[0])
+        setenv("CLRTRACE_TRIGGER", filter.trigger, 1);
+    if (filter.opts.depth) {
+        snprintf(num, sizeof num, "%u", filter.opts.depth);
+        setenv("CLRTRACE_DEPTH", num, 1);
+    }
+    if (filter.opts.min_time_ns) {
+        snprintf(num, sizeof num, "%lluns", (unsigned long long)filter.opts.min_time_ns);
+        setenv("CLRTRACE_MIN_TIME", num, 1);
+    }
+    if (filter.opts.after) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)filter.opts.after);
+        setenv("CLRTRACE_AFTER", num, 1);
+    }
     if (no_summary)
         setenv("CLRTRACE_SUMMARY", "0", 1);
     if (inlining)

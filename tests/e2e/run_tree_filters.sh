@@ -183,6 +183,24 @@ check "record -t 50ms: the binary trace replays to the live text (held-back even
 check_eq "record -t 50ms: the same calls as run -t 50ms" \
     "$(every_thread "$work/mintime.txt")" "$(every_thread "$work/rec.replay")"
 
+# The same filters applied while reading a full recording.
+ct_run "$work" full timeout -k 5 300 "$ct" record --profiler "$lib" -o "$work/full" -- dotnet "$app"
+"$ct" replay -D 2 "$work/full" >"$work/full.depth.txt" 2>&1
+check_eq "replay -D 2 of a full recording: the same trees as run -D 2" \
+    "$(every_thread "$work/depth.txt")" "$(every_thread "$work/full.depth.txt")"
+"$ct" replay --min-time 50ms "$work/full" >"$work/full.mintime.txt" 2>&1
+check_eq "replay --min-time 50ms: the same calls as run -t 50ms" \
+    "$(every_thread "$work/mintime.txt")" "$(every_thread "$work/full.mintime.txt")"
+"$ct" report -T Filt.Gate.Run --sort calls "$work/full" >"$work/full.report.txt" 2>&1
+check_eq "report -T Filt.Gate.Run: 2 Gate.Run and 2 Inner.Work calls (n=5, 6 and w=5, 6), 2 threads" \
+    "# summary: 4 calls, 2 functions, 2 threads, 0 events dropped|2 Filt.Gate.Run|2 Filt.Inner.Work" \
+    "$(awk '/^# summary/ { print; next } /^ +[0-9]/ { print $1, $NF }' "$work/full.report.txt" | paste -sd '|')"
+"$ct" replay --after 3 "$work/full" >"$work/full.after.txt" 2>&1
+check_eq "replay --after 3: the same trees as run --after 3" \
+    "$(every_thread "$work/after.txt")" "$(every_thread "$work/full.after.txt")"
+"$ct" replay -D x "$work/full" >/dev/null 2>"$work/replay.err"
+check_eq "replay -D x: usage error 2" 2 "$?"
+
 # ------------------------------------------------------- bad values
 for bad in "-D 0" "--depth 65537" "-t 0" "-t 5parsecs" "--min-time=" "--after 0" "--after x" \
            "--assembly a:b" "-T ''" "--all=1"; do
