@@ -134,6 +134,13 @@ check_eq "trigger on a framework function (Thread.Sleep): hooked, shown twice, n
     "System.Threading.Thread.Sleep(int millisecondsTimeout=60)|System.Threading.Thread.Sleep(int millisecondsTimeout=40)" \
     "$(every_thread "$work/trigger_fw.txt" | grep -v '^\[' | sed 's/)  *$/)/' | paste -sd '|')"
 
+# Program.cs has 14 methods, all called; the trigger adds Thread.Sleep. Tree
+# filters decide nothing about hooking (depth 2 hooks the same 14).
+check "trigger on Thread.Sleep: 14 + 1 functions hooked" \
+    grep -q '^# clrtrace: shutdown, [0-9]* functions JIT-compiled, 15 traced$' "$work/trigger_fw.txt"
+check "depth 2: the 14 functions of Program.cs hooked" \
+    grep -q '^# clrtrace: shutdown, [0-9]* functions JIT-compiled, 14 traced$' "$work/depth.txt"
+
 # -------------------------------------------------------------- after
 # Calls 1-3 (Main, Level1, Level2) are hidden; the rest are shown, calls of
 # Main's that come later included.
@@ -154,6 +161,10 @@ FiltLib.Calc.Twice(int x=21) {
   FiltLib.Calc.Add(int a=21, int b=21) -> int 42
 } -> int 42'
 check "assembly FiltersLib: only the library's two calls" ct_diff_tree "$expected" "$(every_thread "$work/asm_lib.txt")"
+# The closing line counts the functions hooked: the mapper answered
+# pbHookFunction = FALSE for every other one.
+check "assembly FiltersLib: only its 2 functions hooked (the rest cost nothing)" \
+    grep -q '^# clrtrace: shutdown, [0-9]* functions JIT-compiled, 2 traced$' "$work/asm_lib.txt"
 check "assembly: the header says so" grep -q '^# clrtrace: .*, filter: assembly FiltersLib$' "$work/asm_lib.txt"
 
 launch asm_main --assembly 'Filt*s' -F 'Filt.Inner.*'
