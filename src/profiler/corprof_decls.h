@@ -343,7 +343,7 @@ typedef struct ICorProfilerInfoVtbl {
     void *GetObjectSize;                                                              /* 10 */
     HRESULT (*IsArrayClass)(PI, ClassID classId, CorElementType *pBaseElemType,
                             ClassID *pBaseClassId, ULONG *pcRank);                    /* 11 */
-    void *GetThreadInfo;                                                              /* 12 */
+    HRESULT (*GetThreadInfo)(PI, ThreadID id, DWORD *os_thread_id);                  /* 12 */
     void *GetCurrentThreadID;                                                         /* 13 */
     void *GetClassIDInfo;                                                             /* 14 */
     HRESULT (*GetFunctionInfo)(PI, FunctionID id, ClassID *pClassId, ModuleID *pModuleId,

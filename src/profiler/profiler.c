@@ -31,6 +31,7 @@
 #include "out.h"
 #include "registry.h"
 #include "state.h"
+#include "threads.h"
 #include "utf16.h"
 #include "writer.h"
 
@@ -329,7 +330,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     ct_hooks_init(mode, cfg->buffer_kb, cfg->lossy, cfg->bench_naive);
     /* The fast path must not ask for argument, return value or frame
      * information: the runtime refuses such a mask with fast hooks. */
-    DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS;
+    DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS;
     if (!fast)
         mask |= COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
                 COR_PRF_ENABLE_FRAME_INFO;
@@ -444,8 +445,20 @@ STUB(JITCachedFunctionSearchFinished, FunctionID id, int result)
 STUB(JITFunctionPitched, FunctionID id)
 STUB(JITInlining, FunctionID caller, FunctionID callee, BOOL *inl)
 STUB(ThreadCreated, ThreadID id)
-STUB(ThreadDestroyed, ThreadID id)
-STUB(ThreadAssignedToOSThread, ThreadID id, DWORD os)
+static HRESULT cb_ThreadDestroyed(CB_SELF, ThreadID id)
+{
+    (void)self;
+    ct_threads_destroyed(id);
+    return S_OK;
+}
+
+static HRESULT cb_ThreadAssignedToOSThread(CB_SELF, ThreadID id, DWORD os)
+{
+    (void)self;
+    ct_threads_assigned(id, os);
+    return S_OK;
+}
+
 STUB0(RemotingClientInvocationStarted)
 STUB(RemotingClientSendingMessage, GUID *cookie, BOOL async)
 STUB(RemotingClientReceivingReply, GUID *cookie, BOOL async)
@@ -484,7 +497,13 @@ STUB(COMClassicVTableCreated, ClassID cls, REFGUID iid, void *vtbl, ULONG slots)
 STUB(COMClassicVTableDestroyed, ClassID cls, REFGUID iid, void *vtbl)
 STUB0(ExceptionCLRCatcherFound)
 STUB0(ExceptionCLRCatcherExecute)
-STUB(ThreadNameChanged, ThreadID id, ULONG cch, WCHAR name[])
+static HRESULT cb_ThreadNameChanged(CB_SELF, ThreadID id, ULONG cch, WCHAR name[])
+{
+    (void)self;
+    ct_threads_named(id, cch, name);
+    return S_OK;
+}
+
 STUB(GarbageCollectionStarted, int gens, BOOL collected[], int reason)
 STUB(SurvivingReferences, ULONG n, ObjectID start[], ULONG len[])
 STUB0(GarbageCollectionFinished)

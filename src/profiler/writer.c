@@ -314,6 +314,33 @@ void ct_writer_define(const ct_function *f)
     enqueue(node);
 }
 
+void ct_writer_thread(uint64_t tid, const char *name)
+{
+    if (!atomic_load(&g_started) || atomic_load(&g_stopping))
+        return;
+    size_t cap = strlen(name) + 64;
+    fnq_node *node = malloc(sizeof *node + cap);
+    if (!node)
+        return;
+    ct_wbuf w;
+    ct_wbuf_init(&w, node->rec, cap);
+    if (ct_write_thread(&w, tid, name) != CT_TRACE_OK) {
+        free(node);
+        return;
+    }
+    node->next = NULL;
+    node->len = w.len;
+    if (g_cfg.naive) {
+        pthread_mutex_lock(&g_naive_lock);
+        if (!atomic_load(&g_done))
+            output(node->rec, node->len, NULL);
+        pthread_mutex_unlock(&g_naive_lock);
+        free(node);
+        return;
+    }
+    enqueue(node);
+}
+
 static size_t drain_functions(void)
 {
     pthread_mutex_lock(&g_fnq_lock);

@@ -56,6 +56,9 @@ int ct_writer_start(const ct_writer_config *c);
  * plans are bound). */
 void ct_writer_define(const ct_function *f);
 
+/* Queues a THREAD record: OS thread tid is named name (threads.c). */
+void ct_writer_thread(uint64_t tid, const char *name);
+
 /* Wakes the writer (a buffer filled up, a thread ended). Cheap when it is
  * already awake. */
 void ct_writer_kick(void);

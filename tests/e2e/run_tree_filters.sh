@@ -209,6 +209,17 @@ check_eq "report -T Filt.Gate.Run: 2 Gate.Run and 2 Inner.Work calls (n=5, 6 and
 "$ct" replay --after 3 "$work/full" >"$work/full.after.txt" 2>&1
 check_eq "replay --after 3: the same trees as run --after 3" \
     "$(every_thread "$work/after.txt")" "$(every_thread "$work/full.after.txt")"
+# Thread names (Program.cs names two kinds of threads): THREAD records with
+# the OS thread id that the calls made on that thread carry.
+"$ct" dump "$work/full" >"$work/full.dump" 2>&1
+names() { # names THREAD-NAME: the TIDs of THREAD records with that name, sorted
+    awk -v n="$1" '$2 == "THREAD" && $4 == n { sub(/^tid=/, "", $3); print $3 }' "$work/full.dump" | sort -n | paste -sd ' '
+}
+check_eq "thread names: two threads named gate-helper, each running Gate.Helper" \
+    "$("$ct" replay "$work/full" | awk '/Filt.Gate.Helper\(\)/ { print $2 }' | sort -n | paste -sd ' ')" \
+    "$(names gate-helper)"
+check_eq "thread names: one thread named second-gate, running Program.Second" \
+    "$("$ct" replay "$work/full" | awk '/Filt.Program.Second\(\) \{/ { print $2 }')" "$(names second-gate)"
 "$ct" replay -D x "$work/full" >/dev/null 2>"$work/replay.err"
 check_eq "replay -D x: usage error 2" 2 "$?"
 
