@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "clrtrace/symbols.h"
-#include "table.h"
+#include "clrtrace/table.h"
 
 /* Frames per thread at first; the stack doubles up to CT_RENDER_MAX_FRAMES. */
 #define INITIAL_FRAMES 16

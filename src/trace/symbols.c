@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "clrtrace/table.h"
 
 /* Block size of the table's own memory for copied plans and names. */
 #define POOL_BLOCK (64 * 1024)

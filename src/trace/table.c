@@ -1,5 +1,5 @@
 /* The u64-keyed hash table of table.h: linear probing, doubling at half load. */
-#include "table.h"
+#include "clrtrace/table.h"
 
 #include <stdlib.h>
 

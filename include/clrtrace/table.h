@@ -1,5 +1,6 @@
-/* An open-addressing hash table from u64 keys to non-NULL pointers, for the
- * renderer and the symbol table (internal to src/trace). */
+/* An open-addressing hash table from u64 keys to non-NULL pointers (function
+ * keys, class ids, thread ids): used by the renderer, the symbol table and
+ * the CLI's call-stack walk. The caller owns the values. */
 #ifndef CLRTRACE_TRACE_TABLE_H
 #define CLRTRACE_TRACE_TABLE_H
 
