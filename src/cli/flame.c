@@ -202,7 +202,7 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o)
     printf("</text>\n<text x=\"%.1f\" y=\"44\" text-anchor=\"middle\" "
            "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#555\">", o->width / 2.0);
     cli_xml_text(stdout, h->cmdline, h->cmdline_len);
-    printf(": %s, %s</text>\n", o->by_calls ? "calls" : "time", value);
+    printf(": by %s, %s in all</text>\n", o->by_calls ? "calls" : "time", value);
     printf("<g font-family=\"Verdana, sans-serif\" font-size=\"%d\">\n", FLAME_FONT_SIZE);
 
     /* Depth first from the root; offset: the weight left of a node. */
