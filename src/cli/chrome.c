@@ -241,43 +241,59 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     return 0;
 }
 
-int cli_dump_chrome(cli_trace *t)
+struct cli_chrome {
+    chrome c;
+    cli_calls *w;
+    const ct_trace_header *h;
+    int oom;
+};
+
+cli_chrome *cli_chrome_new(FILE *out, const ct_trace_header *h)
 {
-    static char obuf[CHROME_STDOUT_BUFFER];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    chrome *c = calloc(1, sizeof *c);
+    cli_chrome *x = calloc(1, sizeof *x);
     cli_calls_ops ops = { .thread = on_thread, .enter = on_enter, .leave = on_leave,
                           .other = on_other };
-    cli_calls *w = c ? cli_calls_new(&ops, c) : NULL;
-    if (!w) {
-        fprintf(stderr, "clrtrace dump: out of memory\n");
-        free(c);
-        return 1;
+    if (!x || !(x->w = cli_calls_new(&ops, &x->c))) {
+        free(x);
+        return NULL;
     }
-    const ct_trace_header *h = &t->reader.header;
-    c->out = stdout;
-    c->pid = h->pid;
-    fputs("{\"traceEvents\":[\n", stdout);
-    event_start(c);
-    fprintf(stdout, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-            c->pid, c->pid);
-    cli_json_string(stdout, h->cmdline, h->cmdline_len);
-    fputs("}}", stdout);
+    x->h = h;
+    x->c.out = out;
+    x->c.pid = h->pid;
+    fputs("{\"traceEvents\":[\n", out);
+    event_start(&x->c);
+    fprintf(out, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+            h->pid, h->pid);
+    cli_json_string(out, h->cmdline, h->cmdline_len);
+    fputs("}}", out);
+    return x;
+}
 
-    int rc = cli_trace_each(t, "dump", cli_calls_record, w);
-    int complete = rc == 0 && w->ended;
-    if (cli_calls_finish(w) != 0) {
-        fprintf(stderr, "clrtrace dump: out of memory\n");
-        rc = 1;
-    }
-    fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"clrtrace\",", stdout);
-    fprintf(stdout, "\"trace_format\":\"%u.%u\",\"command\":", h->major, h->minor);
-    cli_json_string(stdout, h->cmdline, h->cmdline_len);
-    fputs(",\"filter\":", stdout);
-    cli_json_string(stdout, h->filter, h->filter_len);
-    fputs(",\"settings\":", stdout);
-    cli_json_string(stdout, h->settings, h->settings_len);
-    fprintf(stdout,
+int cli_chrome_record(void *chrome_, const ct_rec *rec)
+{
+    cli_chrome *x = chrome_;
+    if (cli_calls_record(x->w, rec) != 0)
+        return x->oom = -1;
+    return 0;
+}
+
+int cli_chrome_end(cli_chrome *x, int complete)
+{
+    FILE *out = x->c.out;
+    const ct_trace_header *h = x->h;
+    cli_calls *w = x->w;
+    int rc = x->oom ? -1 : 0;
+    if (cli_calls_finish(w) != 0)
+        rc = -1;
+    complete = complete && w->ended && !rc;
+    fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"clrtrace\",", out);
+    fprintf(out, "\"trace_format\":\"%u.%u\",\"command\":", h->major, h->minor);
+    cli_json_string(out, h->cmdline, h->cmdline_len);
+    fputs(",\"filter\":", out);
+    cli_json_string(out, h->filter, h->filter_len);
+    fputs(",\"settings\":", out);
+    cli_json_string(out, h->settings, h->settings_len);
+    fprintf(out,
             ",\"start_unix_ns\":\"%" PRIu64 "\",\"complete\":%s,\"calls\":%" PRIu64
             ",\"unfinished\":%" PRIu64 ",\"too_deep\":%" PRIu64 ",\"unmatched\":%" PRIu64
             ",\"dropped\":%" PRIu64 "}}\n",
@@ -294,7 +310,24 @@ int cli_dump_chrome(cli_trace *t)
         free(a);
     }
     cli_calls_free(w);
-    free(c);
+    free(x);
+    return rc;
+}
+
+int cli_dump_chrome(cli_trace *t)
+{
+    static char obuf[CHROME_STDOUT_BUFFER];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    cli_chrome *x = cli_chrome_new(stdout, &t->reader.header);
+    if (!x) {
+        fprintf(stderr, "clrtrace dump: out of memory\n");
+        return 1;
+    }
+    int rc = cli_trace_each(t, "dump", cli_chrome_record, x);
+    if (cli_chrome_end(x, rc == 0) != 0 && rc == 0) {
+        fprintf(stderr, "clrtrace dump: out of memory\n");
+        rc = 1;
+    }
     if (fflush(stdout) != 0) {
         perror("clrtrace dump: stdout");
         return 1;

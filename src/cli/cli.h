@@ -194,6 +194,17 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o);
  * Returns 0, or 1 after one error line (the JSON is complete even then). */
 int cli_dump_chrome(cli_trace *t);
 
+/* The same in steps (chrome.c), for any record source (fuzz/fuzz_trace.c):
+ * new writes the head of the JSON to out (NULL when out of memory); record
+ * takes one record in trace order (a cli_trace_each callback); end closes
+ * the calls still open, writes the tail (complete: the trace was read to
+ * its end) and frees. The JSON is valid whatever the records; record and
+ * end return non-zero when memory ran out (the JSON is still closed). */
+typedef struct cli_chrome cli_chrome;
+cli_chrome *cli_chrome_new(FILE *out, const ct_trace_header *h);
+int cli_chrome_record(void *chrome, const ct_rec *rec);
+int cli_chrome_end(cli_chrome *c, int complete);
+
 /* ------------------------------------------------- escaping (escape.c) */
 
 /* Writes s[0..n) as a JSON string, quotes included: '"' and '\' escaped,
