@@ -132,6 +132,7 @@ static const unsigned char *json_list(jcur *c, int depth, unsigned char close, i
         return ++c->p;
     for (;;) {
         if (object) {
+            json_ws(c);
             if (!json_string(c))
                 return NULL;
             json_ws(c);
