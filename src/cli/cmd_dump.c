@@ -35,6 +35,7 @@ static void usage(FILE *to)
         "  --chrome       Chrome Trace Event Format JSON for Perfetto (ui.perfetto.dev) or\n"
         "                 chrome://tracing: one complete event per call (ts and dur in us),\n"
         "                 its arguments and return value in args, thread names\n"
+        "  -h, --help     show this help\n"
         "\n"
         "Calls still open when the trace ends are not counted by --folded and --flame;\n"
         "--chrome closes them at the trace's last time, with \"unfinished\": true. Calls\n"
