@@ -165,6 +165,8 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     thread_args *a = t->user;
     cli_frame *f = &t->frames[t->depth - 1];
     const ct_function *fn = f->fn;
+    if (!a)
+        return -1; /* its thread_args could not be made */
     size_t from = a->len;
     f->aux = from;
     if (fn->flags & CT_FN_NO_VALUES)
@@ -202,6 +204,8 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     thread_args *a = t->user;
     const cli_frame *f = &t->frames[t->depth - 1];
     FILE *out = c->out;
+    if (!a)
+        return -1;
     event_start(c);
     fputs("\"name\":", out);
     cli_json_string(out, f->fn->name, strlen(f->fn->name));

@@ -146,8 +146,9 @@ int folded_collect(cli_trace *t, int by_calls, folded_tree *tr)
         fprintf(stderr, "clrtrace dump: more than %u distinct stacks; %" PRIu64 " calls on the "
                         "others were not counted\n", FOLDED_MAX_NODES, tr->lost);
     if (tr->too_deep)
-        fprintf(stderr, "clrtrace dump: %" PRIu64 " calls deeper than %u levels are counted in "
-                        "their caller at that depth\n", tr->too_deep, CLI_CALLS_MAX_DEPTH);
+        fprintf(stderr, "clrtrace dump: %" PRIu64 " calls deeper than %u levels are left out "
+                        "(their time is in their caller at that depth)\n", tr->too_deep,
+                CLI_CALLS_MAX_DEPTH);
     /* The nodes' names point into the symbol table: the tree keeps it. */
     tr->sym = w->sym;
     w->sym = NULL;
