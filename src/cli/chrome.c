@@ -25,10 +25,6 @@
 
 #include "cli.h"
 
-/* Most text of one call's argument values, together (as the text log's
- * CT_RENDER_LINE_MAX): a value that does not fit is cut and ends in "...";
- * values after it read "...". The return value is cut at CT_RENDER_RET_MAX. */
-#define CHROME_ARGS_MAX CT_RENDER_LINE_MAX
 /* stdout is written in blocks of this size. */
 #define CHROME_STDOUT_BUFFER (1 << 20)
 
@@ -304,9 +300,9 @@ int cli_chrome_end(cli_chrome *x, int complete)
             h->start_unix_ns, complete ? "true" : "false", w->calls, w->unfinished, w->too_deep,
             w->unmatched, w->dropped);
     if (w->too_deep)
-        fprintf(stderr, "clrtrace dump: %" PRIu64 " calls deeper than %u levels are not in the "
+        fprintf(stderr, "clrtrace dump: %" PRIu64 " %s deeper than %u levels left out of the "
                         "JSON (their time is in their caller at that depth)\n",
-                w->too_deep, CLI_CALLS_MAX_DEPTH);
+                w->too_deep, w->too_deep == 1 ? "call" : "calls", CLI_CALLS_MAX_DEPTH);
     for (cli_thread *th = w->first; th; th = th->next) {
         thread_args *a = th->user;
         if (a)

@@ -143,7 +143,8 @@ void cli_calls_free(cli_calls *w);
 /* Folded stacks (folded.c): the call tree of a trace aggregated by stack,
  * the data of dump --folded and dump --flame. Node 0 is the root (no
  * function); every other node is a distinct stack of function names, and
- * holds the weight of the calls that ended on it. */
+ * holds the weight of the calls that ended on it. At most FOLDED_MAX_NODES
+ * stacks are kept: calls on further new stacks are counted in `lost`. */
 #define FOLDED_MAX_NODES (1u << 20)
 
 typedef struct folded_node {
@@ -189,6 +190,12 @@ typedef struct flame_opts {
 /* clrtrace dump --flame: an SVG flame graph on stdout. Returns 0, or 1
  * after one error line. */
 int cli_dump_flame(cli_trace *t, const flame_opts *o);
+
+/* Most text of one call's argument values, together (as the text log's
+ * CT_RENDER_LINE_MAX), in dump --chrome: a value that does not fit is cut
+ * and ends in "..."; values after it read "...". The return value is cut at
+ * CT_RENDER_RET_MAX. */
+#define CHROME_ARGS_MAX CT_RENDER_LINE_MAX
 
 /* clrtrace dump --chrome: Chrome Trace Event Format JSON on stdout.
  * Returns 0, or 1 after one error line (the JSON is complete even then). */

@@ -52,7 +52,7 @@ static uint64_t child(folded_tree *tr, uint32_t parent, const char *name, int *o
                 return tr->index[j] - 1;
         }
     }
-    if (tr->n >= FOLDED_MAX_NODES)
+    if (tr->n > FOLDED_MAX_NODES) /* the root and FOLDED_MAX_NODES stacks */
         return NO_NODE;
     if (tr->n == tr->cap) {
         uint32_t cap = tr->cap * 2;
@@ -143,12 +143,13 @@ int folded_collect(cli_trace *t, int by_calls, folded_tree *tr)
     tr->too_deep = w->too_deep;
     tr->unfinished = w->unfinished;
     if (tr->lost)
-        fprintf(stderr, "clrtrace dump: more than %u distinct stacks; %" PRIu64 " calls on the "
-                        "others were not counted\n", FOLDED_MAX_NODES, tr->lost);
+        fprintf(stderr, "clrtrace dump: more than %u distinct stacks; %" PRIu64 " %s on the "
+                        "others not counted\n", FOLDED_MAX_NODES, tr->lost,
+                tr->lost == 1 ? "call" : "calls");
     if (tr->too_deep)
-        fprintf(stderr, "clrtrace dump: %" PRIu64 " calls deeper than %u levels are left out "
-                        "(their time is in their caller at that depth)\n", tr->too_deep,
-                CLI_CALLS_MAX_DEPTH);
+        fprintf(stderr, "clrtrace dump: %" PRIu64 " %s deeper than %u levels left out (their "
+                        "time is in their caller at that depth)\n", tr->too_deep,
+                tr->too_deep == 1 ? "call" : "calls", CLI_CALLS_MAX_DEPTH);
     /* The nodes' names point into the symbol table: the tree keeps it. */
     tr->sym = w->sym;
     w->sym = NULL;

@@ -1,8 +1,9 @@
 /* The CLI's pieces under dump --chrome / --flame / --folded: escaping text
- * into JSON and XML (src/cli/escape.c) and the call-stack walk
- * (src/cli/calls.c), fed records built by hand. Expected outputs are written
- * from RFC 8259 (JSON strings), XML 1.0 (Char production), RFC 3629 (UTF-8)
- * and cli.h's description of the walk. */
+ * into JSON and XML (src/cli/escape.c), the call-stack walk
+ * (src/cli/calls.c), the folded-stack tree (folded.c) and the JSON writer
+ * (chrome.c), fed records built by hand, with their limits at and one past
+ * the limit. Expected outputs are written from RFC 8259 (JSON strings), XML
+ * 1.0 (Char production), RFC 3629 (UTF-8) and cli.h's descriptions. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cli.h"
@@ -278,6 +280,171 @@ static void test_walk_depth_limit(void **state)
     }
 }
 
+/* ------------------------------------------- folded stacks at the limit */
+
+typedef struct tw {
+    ct_wbuf w;
+    ct_events_mark m;
+    uint64_t t, n;
+} tw;
+
+static void tw_event(tw *x, ct_rec_type type, uint64_t key)
+{
+    x->t++;
+    if (x->m.open && x->n % 65536 == 0)
+        assert_int_equal(ct_events_end(&x->w, &x->m), CT_TRACE_OK);
+    if (!x->m.open)
+        assert_int_equal(ct_events_begin(&x->w, 7, x->t, key, &x->m), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&x->w, &x->m, type, x->t, key, 0, NULL, 0), CT_TRACE_OK);
+    x->n++;
+}
+
+/* A call of function k (key k + 1) that makes the calls `inner` makes. */
+#define CALL(x, k, inner)                      \
+    do {                                        \
+        tw_event(x, CT_REC_ENTER, (k) + 1);     \
+        inner;                                  \
+        tw_event(x, CT_REC_LEAVE, (k) + 1);     \
+    } while (0)
+
+/* K functions: K stacks one deep, K * K two deep, K three deep under f0;f0
+ * and f0;f0;f0;f0: with K = 1023, 1023 + 1046529 + 1023 + 1 =
+ * FOLDED_MAX_NODES stacks, all kept. Then f1;f1;f1 is one past: its one
+ * call is lost, and nothing else. */
+static void test_folded_node_limit(void **state)
+{
+    (void)state;
+    enum { K = 1023 };
+    _Static_assert(K + K * K + K + 1 == FOLDED_MAX_NODES, "the stacks fill the tree");
+    size_t cap = 64u << 20;
+    tw x = { 0 };
+    uint8_t *mem = malloc(cap);
+    assert_non_null(mem);
+    ct_wbuf_init(&x.w, mem, cap);
+    assert_int_equal(ct_write_header(&x.w, 4242, 0, "test", "everything", ""), CT_TRACE_OK);
+    for (unsigned k = 0; k < K; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%04u", k);
+        assert_int_equal(ct_write_function(&x.w, k + 1, name, "", CT_FN_STATIC | CT_FN_NO_VALUES,
+                                           0, NULL, NULL), CT_TRACE_OK);
+    }
+    for (unsigned i = 0; i < K; i++)
+        CALL(&x, i, for (unsigned j = 0; j < K; j++)
+                        CALL(&x, j, if (i == 0 && j == 0) for (unsigned k = 0; k < K; k++)
+                                        CALL(&x, k, if (k == 0) CALL(&x, 0, (void)0))));
+    CALL(&x, 1, CALL(&x, 1, CALL(&x, 1, (void)0)));
+    assert_int_equal(ct_events_end(&x.w, &x.m), CT_TRACE_OK);
+    assert_int_equal(ct_write_end(&x.w, x.t + 1, x.n, K, K), CT_TRACE_OK);
+    char path[] = "/tmp/clrtrace-test-cli-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(mem, 1, x.w.len, f), x.w.len);
+    fclose(f);
+    free(mem);
+
+    cli_trace t;
+    assert_int_equal(cli_trace_open(&t, "test", path), 0);
+    folded_tree tr;
+    assert_int_equal(folded_collect(&t, 1, &tr), 0);
+    cli_trace_close(&t);
+    unlink(path);
+    assert_int_equal(tr.n, FOLDED_MAX_NODES + 1); /* and the root */
+    assert_int_equal(tr.lost, 1);
+    uint64_t calls = 0;
+    for (uint32_t i = 0; i < tr.n; i++)
+        calls += tr.nodes[i].weight;
+    assert_int_equal(calls, x.n / 2 - 1);
+    folded_tree_free(&tr);
+}
+
+/* ----------------------------------------- argument text at the limit */
+
+static const ct_plan p_str = { .kind = CT_V_STRING, .size = 8, .type_name = "string" };
+
+/* A string value of n times c, as captured: address, length, n chars. */
+static size_t put_string(uint8_t *out, char c, uint32_t n)
+{
+    uint64_t addr = 0x7f0000001000;
+    uint32_t word = 8 + 4 + 4 + 2 * n; /* status CT_VALUE_PLAN */
+    size_t k = 0;
+    memcpy(out + k, &word, 4), k += 4;
+    memcpy(out + k, &addr, 8), k += 8;
+    memcpy(out + k, &n, 4), k += 4; /* length: as many as copied */
+    memcpy(out + k, &n, 4), k += 4;
+    for (uint32_t i = 0; i < n; i++, k += 2)
+        out[k] = (uint8_t)c, out[k + 1] = 0;
+    return k;
+}
+
+/* The JSON of one call of F(string a, string b, string c) with a of na
+ * 'a's, b of nb 'b's and c "c". */
+static char *chrome_of(uint32_t na, uint32_t nb)
+{
+    static uint8_t values[2 * CHROME_ARGS_MAX + 1024];
+    ct_fn_param params[3] = { { "string a=", 9, &p_str }, { "string b=", 9, &p_str },
+                              { "string c=", 9, &p_str } };
+    ct_rec fn = { .type = CT_REC_FUNCTION, .key = 1, .name = "F", .name_len = 1, .nparams = 3,
+                  .params = params };
+    size_t len = put_string(values, 'a', na);
+    len += put_string(values + len, 'b', nb);
+    len += put_string(values + len, 'c', 1);
+    ct_rec enter = { .type = CT_REC_ENTER, .key = 1, .tid = 7, .time_ns = 1000, .nvalues = 3,
+                     .values = values, .values_len = len };
+    ct_rec leave = { .type = CT_REC_LEAVE, .key = 1, .tid = 7, .time_ns = 2000 };
+    ct_trace_header h = { .major = 2, .pid = 7, .cmdline = "t", .cmdline_len = 1 };
+    char *json = NULL;
+    size_t n;
+    FILE *out = open_memstream(&json, &n);
+    assert_non_null(out);
+    cli_chrome *c = cli_chrome_new(out, &h);
+    assert_non_null(c);
+    assert_int_equal(cli_chrome_record(c, &fn), 0);
+    assert_int_equal(cli_chrome_record(c, &enter), 0);
+    assert_int_equal(cli_chrome_record(c, &leave), 0);
+    assert_int_equal(cli_chrome_end(c, 0), 0);
+    fclose(out);
+    return json;
+}
+
+/* "KEY":"\"" + n times c + END as the JSON writes it. */
+static char *member(const char *key, char c, size_t n, const char *end)
+{
+    char *s = malloc(n + 64);
+    assert_non_null(s);
+    int k = sprintf(s, "\"%s\":\"\\\"", key);
+    memset(s + k, c, n);
+    strcpy(s + k + n, end);
+    return s;
+}
+
+static void test_chrome_args_limit(void **state)
+{
+    (void)state;
+    /* a's text is 102 characters with its quotes; b's fills the rest. */
+    size_t nb = CHROME_ARGS_MAX - 102 - 2;
+    char *json = chrome_of(100, (uint32_t)nb);
+    char *a = member("a", 'a', 100, "\\\"\",");
+    char *b = member("b", 'b', nb, "\\\"\",\"c\":\"...\"}");
+    assert_non_null(strstr(json, a));
+    assert_non_null(strstr(json, b));
+    free(json);
+    free(b);
+    /* One past: b is cut to the room left, ending in "...". */
+    json = chrome_of(100, (uint32_t)nb + 1);
+    b = member("b", 'b', nb + 2 - 1 - 3, "...\",\"c\":\"...\"}");
+    assert_non_null(strstr(json, a));
+    assert_non_null(strstr(json, b));
+    free(json);
+    free(b);
+    /* Well below: every value whole. */
+    json = chrome_of(100, 10);
+    assert_non_null(strstr(json, "\"c\":\"\\\"c\\\"\"}"));
+    free(json);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +458,8 @@ int main(void)
         cmocka_unit_test(test_walk_missed_end),
         cmocka_unit_test(test_walk_unfinished_at_end),
         cmocka_unit_test(test_walk_depth_limit),
+        cmocka_unit_test(test_folded_node_limit),
+        cmocka_unit_test(test_chrome_args_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
