@@ -89,8 +89,14 @@ check_eq "--title: text with & < > \" escaped, read back whole by an XML parser"
     "$(python3 -c 'import sys, xml.etree.ElementTree as E
 print(next(E.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text")).text)' "$work/narrow.out")"
 
+for px in 200 100000; do  # FLAME_MIN_WIDTH, FLAME_MAX_WIDTH
+    ct_run "$work" edge "$ct" dump --flame --calls --width "$px" "$work/rec"
+    check_eq "--width $px (a limit): exit 0" 0 "$(cat "$work/edge.rc")"
+    check "--width $px: frames scaled to $((px - 20)) px" flame_check "$work/edge.out" "$work/calls.folded" "$px"
+done
+
 # ------------------------------------------------------------------ usage
-for bad in "--width 10 --flame" "--width x --flame" "--width --flame" "--title t --chrome" \
+for bad in "--width 199 --flame" "--width 100001 --flame" "--width x --flame" "--width --flame" "--title t --chrome" \
            "--flame --chrome" "--flame --folded" "--width 800"; do
     # shellcheck disable=SC2086
     ct_run "$work" usage "$ct" dump $bad "$work/rec"
