@@ -1,16 +1,22 @@
 /* The trace reader, the value formatter and the renderer on arbitrary files:
  * every record is read with bounds checks and fed to the renderer exactly as
  * `clrtrace replay` does (text log and summary), so every ENTER/LEAVE value
- * is formatted with the plans of its function's FUNCTION record. The last
- * byte of the input picks tree filters (include/clrtrace/filter.h) to put
- * between reader and renderer, as `clrtrace replay -D/-t/-T/--after` does. */
+ * is formatted with the plans of its function's FUNCTION record. The same
+ * records go to `clrtrace dump --chrome`'s writer (src/cli/chrome.c, over the
+ * call-stack walk of src/cli/calls.c), whose output must be valid JSON in
+ * UTF-8 whatever the input: a small checker below parses it. The last byte
+ * of the input picks tree filters (include/clrtrace/filter.h) to put between
+ * reader and renderer, as `clrtrace replay -D/-t/-T/--after` does. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clrtrace/event.h"
 #include "clrtrace/filter.h"
 #include "clrtrace/render.h"
+#include "../src/cli/cli.h"
 
 static uint8_t arena_mem[1 << 20];
 
@@ -21,6 +27,187 @@ static void sink(void *ctx, const char *text, size_t len)
     if (!len || text[len - 1] != '\n' || memchr(text, '\0', len))
         abort();
     *total += len;
+}
+
+/* ------------------------------------------------- a strict JSON checker
+ * RFC 8259: one value, whitespace around; strings of UTF-8 without control
+ * characters, with valid escapes; numbers in JSON's grammar. Returns the
+ * position after the value, or NULL. Written apart from src/cli/escape.c. */
+typedef struct jcur {
+    const unsigned char *p, *end;
+} jcur;
+
+static const unsigned char *json_value(jcur *c, int depth);
+
+static void json_ws(jcur *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
+}
+
+static int is_digit(const jcur *c)
+{
+    return c->p < c->end && *c->p >= '0' && *c->p <= '9';
+}
+
+static const unsigned char *json_string(jcur *c)
+{
+    if (c->p >= c->end || *c->p != '"')
+        return NULL;
+    for (c->p++; c->p < c->end;) {
+        unsigned char b = *c->p;
+        if (b == '"')
+            return ++c->p;
+        if (b < 0x20)
+            return NULL;
+        if (b == '\\') {
+            if (c->end - c->p < 2)
+                return NULL;
+            unsigned char e = c->p[1];
+            if (e == 'u') {
+                if (c->end - c->p < 6)
+                    return NULL;
+                for (int i = 2; i < 6; i++)
+                    if (!strchr("0123456789abcdefABCDEF", c->p[i]) || !c->p[i])
+                        return NULL;
+                c->p += 6;
+            } else if (e && strchr("\"\\/bfnrt", e)) {
+                c->p += 2;
+            } else {
+                return NULL;
+            }
+            continue;
+        }
+        /* UTF-8: the lead byte says how many continuation bytes follow. */
+        int n = b < 0x80 ? 0 : (b >= 0xC2 && b <= 0xDF) ? 1 : (b >= 0xE0 && b <= 0xEF) ? 2
+              : (b >= 0xF0 && b <= 0xF4) ? 3 : -1;
+        if (n < 0 || c->end - c->p <= n)
+            return NULL;
+        uint32_t cp = n == 0 ? b : n == 1 ? (b & 0x1Fu) : n == 2 ? (b & 0x0Fu) : (b & 0x07u);
+        for (int i = 1; i <= n; i++) {
+            if ((c->p[i] & 0xC0) != 0x80)
+                return NULL;
+            cp = (cp << 6) | (c->p[i] & 0x3Fu);
+        }
+        static const uint32_t min[] = { 0, 0x80, 0x800, 0x10000 };
+        if (cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return NULL;
+        c->p += n + 1;
+    }
+    return NULL;
+}
+
+static const unsigned char *json_number(jcur *c)
+{
+    if (c->p < c->end && *c->p == '-')
+        c->p++;
+    if (!is_digit(c))
+        return NULL;
+    if (*c->p == '0')
+        c->p++;
+    else
+        while (is_digit(c))
+            c->p++;
+    if (c->p < c->end && *c->p == '.') {
+        c->p++;
+        if (!is_digit(c))
+            return NULL;
+        while (is_digit(c))
+            c->p++;
+    }
+    if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+        c->p++;
+        if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+            c->p++;
+        if (!is_digit(c))
+            return NULL;
+        while (is_digit(c))
+            c->p++;
+    }
+    return c->p;
+}
+
+static const unsigned char *json_list(jcur *c, int depth, unsigned char close, int object)
+{
+    c->p++;
+    json_ws(c);
+    if (c->p < c->end && *c->p == close)
+        return ++c->p;
+    for (;;) {
+        if (object) {
+            json_ws(c);
+            if (!json_string(c))
+                return NULL;
+            json_ws(c);
+            if (c->p >= c->end || *c->p++ != ':')
+                return NULL;
+        }
+        if (!json_value(c, depth + 1))
+            return NULL;
+        if (c->p >= c->end)
+            return NULL;
+        if (*c->p == close)
+            return ++c->p;
+        if (*c->p++ != ',')
+            return NULL;
+    }
+}
+
+static const unsigned char *json_value(jcur *c, int depth)
+{
+    const unsigned char *r = NULL;
+    json_ws(c);
+    if (depth > 32 || c->p >= c->end)
+        return NULL;
+    switch (*c->p) {
+    case '{': r = json_list(c, depth, '}', 1); break;
+    case '[': r = json_list(c, depth, ']', 0); break;
+    case '"': r = json_string(c); break;
+    case 't': r = c->end - c->p >= 4 && !memcmp(c->p, "true", 4) ? (c->p += 4) : NULL; break;
+    case 'f': r = c->end - c->p >= 5 && !memcmp(c->p, "false", 5) ? (c->p += 5) : NULL; break;
+    case 'n': r = c->end - c->p >= 4 && !memcmp(c->p, "null", 4) ? (c->p += 4) : NULL; break;
+    default: r = json_number(c); break;
+    }
+    if (r)
+        json_ws(c);
+    return r;
+}
+
+static int json_valid(const char *text, size_t len)
+{
+    jcur c = { (const unsigned char *)text, (const unsigned char *)text + len };
+    return json_value(&c, 0) && c.p == c.end;
+}
+
+/* The JSON of dump --chrome for the same input. */
+static void chrome_json(const uint8_t *data, size_t size)
+{
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    ct_reader r;
+    if (ct_reader_open(&r, data, size, &a) != CT_TRACE_OK)
+        return;
+    char *json = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&json, &len);
+    if (!out)
+        return;
+    cli_chrome *x = cli_chrome_new(out, &r.header);
+    if (!x) {
+        fclose(out);
+        free(json);
+        return;
+    }
+    ct_rec rec;
+    int st;
+    while ((st = ct_reader_next(&r, &rec)) == 1) {
+        cli_chrome_record(x, &rec);
+        a.used = 0;
+    }
+    cli_chrome_end(x, st == 0);
+    fclose(out);
+    if (!json_valid(json, len))
+        abort();
+    free(json);
 }
 
 static void to_render(void *ctx, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
@@ -72,5 +259,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ct_render_finish(rd);
     ct_render_free(rd);
+    chrome_json(data, size);
     return 0;
 }

@@ -129,6 +129,10 @@ void ct_text_init(ct_text *t, char *buf, size_t cap);
 void ct_text_put(ct_text *t, const char *s);
 void ct_text_putn(ct_text *t, const char *s, size_t n);
 void ct_text_printf(ct_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Ends text that did not fit with "..." (cut on a UTF-8 boundary) and
+ * returns its length in t->p (t->len is set to it); text that fit is left
+ * as it is. */
+size_t ct_text_end(ct_text *t);
 
 /* Formats one captured value (raw[0..n)) as text: 1.5, "run", Safe,
  * {X=1, Y=2}, Demo.Shapes@0x7f3a2c01e8a0, int[3] {1, 2, 3}, null. Returns the

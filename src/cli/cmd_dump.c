@@ -1,7 +1,9 @@
 /* clrtrace dump DIR: the records of a binary trace, one line each (for
- * looking inside a trace and for tests). */
+ * looking inside a trace and for tests); with --folded, --flame or --chrome
+ * the trace in another tool's format (folded.c, flame.c, chrome.c). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -9,21 +11,40 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: clrtrace dump [--folded [--calls]] DIR\n"
+        "usage: clrtrace dump DIR\n"
+        "       clrtrace dump --folded [--calls] DIR\n"
+        "       clrtrace dump --flame [--calls] [--width PX] [--title TEXT] DIR > flame.svg\n"
+        "       clrtrace dump --chrome DIR > trace.json\n"
         "\n"
-        "--folded prints folded stacks instead (frames joined by ';', a space, then the\n"
-        "self time in ns, or the number of calls with --calls): the input of flame graph\n"
-        "tools such as flamegraph.pl.\n"
-        "\n"
-        "Without --folded, prints the header and every record of the trace in DIR (or the trace file\n"
-        "itself), one line each, in file order:\n"
+        "Without an option, prints the header and every record of the trace in DIR (or the\n"
+        "trace file itself), one line each, in file order:\n"
         "  header   version, pid, start (Unix ns), command line, filter, settings\n"
         "  FUNCTION key, flags, parameters, name\n"
         "  CLASS    class id, name          THREAD  thread id, name\n"
         "  ENTER / LEAVE / TAILCALL / UNWIND  time (ns), thread id, key, values\n"
         "  DROPPED  thread id, events       END     time, events, functions mapped, traced\n"
         "\n"
-        "Exit status: 0; 1 when the trace cannot be read or is damaged; 2 usage error.\n");
+        "  --folded       folded stacks: one line per distinct call stack, frames joined by\n"
+        "                 ';', a space, then the self time in ns (the input of flame graph\n"
+        "                 tools such as flamegraph.pl)\n"
+        "  --flame        an SVG flame graph of the same stacks, weighted by time: each frame\n"
+        "                 as wide as its total time (hover for name, value and share)\n"
+        "  --calls        with --folded or --flame: weigh by calls instead of time\n"
+        "  --width PX     the flame graph's width (%d to %d, default %d)\n"
+        "  --title TEXT   the flame graph's title (default \"Flame Graph\")\n"
+        "  --chrome       Chrome Trace Event Format JSON for Perfetto (ui.perfetto.dev) or\n"
+        "                 chrome://tracing: one complete event per call (ts and dur in us),\n"
+        "                 its arguments and return value in args, thread names\n"
+        "  -h, --help     show this help\n"
+        "\n"
+        "Calls still open when the trace ends are not counted by --folded and --flame;\n"
+        "--chrome closes them at the trace's last time, with \"unfinished\": true. Calls\n"
+        "more than %d levels deep are left out (their time stays in their caller).\n"
+        "\n"
+        "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
+        "gives the byte offset; what came before it is written, and --chrome's JSON is\n"
+        "still complete); 2 usage error.\n",
+        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_CALLS_MAX_DEPTH);
 }
 
 static const char *const k_names[] = {
@@ -66,42 +87,92 @@ static int dump(void *ctx, const ct_rec *r)
     return 0;
 }
 
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "clrtrace dump: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (try --help)\n");
+    return 2;
+}
+
 int cmd_dump(int argc, char **argv)
 {
-    int fold = 0, calls = 0;
+    enum { RECORDS, FOLDED, FLAME, CHROME } format = RECORDS;
+    int calls = 0, flame_only = 0;
+    flame_opts fo = { .width = FLAME_DEFAULT_WIDTH };
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+        const char *a = argv[i];
+        int f = -1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--folded")) {
-            fold = 1;
-        } else if (!strcmp(argv[i], "--calls")) {
+        } else if (!strcmp(a, "--folded")) {
+            f = FOLDED;
+        } else if (!strcmp(a, "--flame")) {
+            f = FLAME;
+        } else if (!strcmp(a, "--chrome")) {
+            f = CHROME;
+        } else if (!strcmp(a, "--calls")) {
             calls = 1;
-        } else if (argv[i][0] == '-' || dir) {
-            usage(stderr);
-            return 2;
+        } else if (!strcmp(a, "--width") || !strcmp(a, "--title")) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            flame_only = 1;
+            if (a[2] == 't') {
+                fo.title = v;
+            } else {
+                char *end;
+                unsigned long n = strtoul(v, &end, 10);
+                if (!*v || *end || v[0] == '-' || n < FLAME_MIN_WIDTH || n > FLAME_MAX_WIDTH)
+                    return usage_error("--width '%s': a number of pixels is needed", v);
+                fo.width = (unsigned)n;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (dir) {
+            return usage_error("one trace at a time ('%s')", a);
         } else {
-            dir = argv[i];
+            dir = a;
+        }
+        if (f >= 0) {
+            if (format != RECORDS && (int)format != f)
+                return usage_error("%s: one of --folded, --flame, --chrome", a);
+            format = f;
         }
     }
-    if (!dir || (calls && !fold)) {
-        usage(stderr);
-        return 2;
-    }
+    if (!dir)
+        return usage_error("%s", "no trace given");
+    if (calls && format != FOLDED && format != FLAME)
+        return usage_error("%s", "--calls goes with --folded or --flame");
+    if (flame_only && format != FLAME)
+        return usage_error("%s", "--width and --title go with --flame");
     cli_trace t;
     if (cli_trace_open(&t, "dump", dir) != 0)
         return 1;
-    if (fold) {
-        int frc = cli_dump_folded(&t, calls);
-        cli_trace_close(&t);
-        return frc;
+    int rc;
+    fo.by_calls = calls;
+    switch (format) {
+    case FOLDED:
+        rc = cli_dump_folded(&t, calls);
+        break;
+    case FLAME:
+        rc = cli_dump_flame(&t, &fo);
+        break;
+    case CHROME:
+        rc = cli_dump_chrome(&t);
+        break;
+    default: {
+        const ct_trace_header *h = &t.reader.header;
+        printf("header version=%u.%u pid=%u start=%" PRIu64
+               " cmdline=%.*s filter=%.*s settings=%.*s\n",
+               h->major, h->minor, h->pid, h->start_unix_ns, (int)h->cmdline_len, h->cmdline,
+               (int)h->filter_len, h->filter, (int)h->settings_len, h->settings);
+        rc = cli_trace_each(&t, "dump", dump, NULL);
+        break;
     }
-    const ct_trace_header *h = &t.reader.header;
-    printf("header version=%u.%u pid=%u start=%" PRIu64 " cmdline=%.*s filter=%.*s settings=%.*s\n",
-           h->major, h->minor, h->pid, h->start_unix_ns, (int)h->cmdline_len, h->cmdline,
-           (int)h->filter_len, h->filter, (int)h->settings_len, h->settings);
-    int rc = cli_trace_each(&t, "dump", dump, NULL);
+    }
     cli_trace_close(&t);
     return rc;
 }

@@ -2,7 +2,12 @@
  * call stack, frames joined by ';', then a space and a weight), the input of
  * flame graph tools. The weight is self time in nanoseconds, or with --calls
  * the number of calls that ended with that stack. Each thread keeps its own
- * stack; calls still open at the end of the trace are not counted. */
+ * stack (calls.c); equal stacks of different threads add up. Calls still
+ * open at the end of the trace are not counted.
+ *
+ * The stacks are aggregated as a tree (folded_tree, cli.h) that dump --flame
+ * draws as well: a node per distinct stack, found from its caller's node and
+ * its function's name. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,201 +16,216 @@
 
 #include "cli.h"
 
-/* Deepest stack followed; deeper frames are counted under the last one kept. */
-#define FOLDED_MAX_DEPTH 1024
-/* Most threads and most distinct stacks kept (bounded memory on any trace). */
-#define FOLDED_MAX_THREADS 4096
-#define FOLDED_MAX_STACKS (1u << 20)
+/* No node: a call past FOLDED_MAX_NODES distinct stacks (not counted). */
+#define NO_NODE UINT64_MAX
+/* Longest stack text printed: a longer one keeps its innermost frames that
+ * fit, after "...;". */
+#define FOLDED_MAX_LINE (1u << 20)
 
-typedef struct frame {
-    uint64_t key, start, children;
-} frame;
-
-typedef struct thread_stack {
-    uint64_t tid;
-    uint32_t depth;          /* may exceed FOLDED_MAX_DEPTH; frames beyond are not stored */
-    frame *frames;
-} thread_stack;
-
-typedef struct fn_name {
-    uint64_t key;
-    const char *name;
-    uint32_t len;
-} fn_name;
-
-typedef struct stack_entry {
-    char *path;
-    uint64_t weight;
-} stack_entry;
-
-typedef struct folded {
-    int by_calls, overflow;
-    fn_name *fns;
-    size_t nfns, capfns;
-    thread_stack threads[FOLDED_MAX_THREADS];
-    size_t nthreads;
-    stack_entry *stacks;     /* open addressing on the path */
-    size_t capstacks, nstacks;
-    char path[FOLDED_MAX_DEPTH * 64];
-} folded;
-
-static uint64_t hash(const char *s)
+static uint64_t name_hash(uint32_t parent, const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 1469598103934665603ull ^ parent;
     for (; *s; s++)
         h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    return h;
+    return h ^ (h >> 29);
 }
 
-static int add_weight(folded *f, const char *path, uint64_t w)
+static int index_insert(folded_tree *tr, uint32_t node)
 {
-    if (f->nstacks * 2 >= f->capstacks) {
-        if (f->capstacks >= FOLDED_MAX_STACKS * 2)
-            return f->overflow = 1, 0;
-        size_t cap = f->capstacks ? f->capstacks * 2 : 1024;
-        stack_entry *s = calloc(cap, sizeof *s);
-        if (!s)
-            return -1;
-        for (size_t i = 0; i < f->capstacks; i++)
-            if (f->stacks[i].path) {
-                size_t j = hash(f->stacks[i].path) & (cap - 1);
-                while (s[j].path)
-                    j = (j + 1) & (cap - 1);
-                s[j] = f->stacks[i];
-            }
-        free(f->stacks);
-        f->stacks = s;
-        f->capstacks = cap;
-    }
-    size_t j = hash(path) & (f->capstacks - 1);
-    while (f->stacks[j].path && strcmp(f->stacks[j].path, path))
-        j = (j + 1) & (f->capstacks - 1);
-    if (!f->stacks[j].path) {
-        if (!(f->stacks[j].path = strdup(path)))
-            return -1;
-        f->nstacks++;
-    }
-    f->stacks[j].weight += w;
+    const folded_node *n = &tr->nodes[node];
+    size_t j = name_hash(n->parent, n->name) & (tr->index_cap - 1);
+    while (tr->index[j])
+        j = (j + 1) & (tr->index_cap - 1);
+    tr->index[j] = node + 1;
     return 0;
 }
 
-static const fn_name *find_fn(const folded *f, uint64_t key)
+/* The child of parent named name, made when new; NO_NODE past the limit or
+ * when out of memory (*oom then set). */
+static uint64_t child(folded_tree *tr, uint32_t parent, const char *name, int *oom)
 {
-    for (size_t i = f->nfns; i-- > 0;) /* newest first: a function may be redefined */
-        if (f->fns[i].key == key)
-            return &f->fns[i];
-    return NULL;
-}
-
-static thread_stack *thread_of(folded *f, uint64_t tid)
-{
-    for (size_t i = 0; i < f->nthreads; i++)
-        if (f->threads[i].tid == tid)
-            return &f->threads[i];
-    if (f->nthreads == FOLDED_MAX_THREADS)
-        return NULL;
-    thread_stack *t = &f->threads[f->nthreads];
-    t->frames = malloc(FOLDED_MAX_DEPTH * sizeof *t->frames);
-    if (!t->frames)
-        return NULL;
-    t->tid = tid;
-    t->depth = 0;
-    f->nthreads++;
-    return t;
-}
-
-/* The ';'-joined names of frames[0..n). */
-static void build_path(folded *f, const thread_stack *t, uint32_t n)
-{
-    size_t len = 0, cap = sizeof f->path;
-    f->path[0] = '\0';
-    for (uint32_t i = 0; i < n; i++) {
-        const fn_name *fn = find_fn(f, t->frames[i].key);
-        int w = snprintf(f->path + len, cap - len, "%s%.*s", i ? ";" : "", fn ? (int)fn->len : 1,
-                         fn ? fn->name : "?");
-        if (w < 0 || (size_t)w >= cap - len)
-            break;
-        len += (size_t)w;
-    }
-}
-
-static int on_record(void *ctx, const ct_rec *r)
-{
-    folded *f = ctx;
-    switch (r->type) {
-    case CT_REC_FUNCTION:
-        if (f->nfns == f->capfns) {
-            size_t cap = f->capfns ? f->capfns * 2 : 256;
-            fn_name *n = realloc(f->fns, cap * sizeof *n);
-            if (!n)
-                return -1;
-            f->fns = n;
-            f->capfns = cap;
+    if (tr->index_cap) {
+        size_t j = name_hash(parent, name) & (tr->index_cap - 1);
+        for (; tr->index[j]; j = (j + 1) & (tr->index_cap - 1)) {
+            const folded_node *n = &tr->nodes[tr->index[j] - 1];
+            if (n->parent == parent && !strcmp(n->name, name))
+                return tr->index[j] - 1;
         }
-        f->fns[f->nfns++] = (fn_name){ r->key, r->name, r->name_len };
-        return 0;
-    case CT_REC_ENTER: {
-        thread_stack *t = thread_of(f, r->tid);
-        if (!t)
-            return 0;
-        if (t->depth < FOLDED_MAX_DEPTH)
-            t->frames[t->depth] = (frame){ r->key, r->time_ns, 0 };
-        t->depth++;
-        return 0;
     }
-    case CT_REC_LEAVE: case CT_REC_UNWIND: case CT_REC_TAILCALL: {
-        thread_stack *t = thread_of(f, r->tid);
-        if (!t || !t->depth)
-            return 0;
-        uint32_t d = --t->depth;
-        if (d >= FOLDED_MAX_DEPTH)
-            return 0;
-        frame *fr = &t->frames[d];
-        uint64_t total = r->time_ns > fr->start ? r->time_ns - fr->start : 0;
-        uint64_t self = total > fr->children ? total - fr->children : 0;
-        if (d > 0)
-            t->frames[d - 1].children += total;
-        build_path(f, t, d + 1);
-        return add_weight(f, f->path, f->by_calls ? 1 : self) < 0 ? -1 : 0;
+    if (tr->n > FOLDED_MAX_NODES) /* the root and FOLDED_MAX_NODES stacks */
+        return NO_NODE;
+    if (tr->n == tr->cap) {
+        uint32_t cap = tr->cap * 2;
+        folded_node *more = realloc(tr->nodes, cap * sizeof *more);
+        if (!more)
+            return *oom = 1, NO_NODE;
+        tr->nodes = more;
+        tr->cap = cap;
     }
-    default:
-        return 0;
+    if ((size_t)(tr->n + 1) * 2 > tr->index_cap) {
+        size_t cap = tr->index_cap * 2;
+        uint32_t *idx = calloc(cap, sizeof *idx);
+        if (!idx)
+            return *oom = 1, NO_NODE;
+        free(tr->index);
+        tr->index = idx;
+        tr->index_cap = cap;
+        for (uint32_t i = 1; i < tr->n; i++)
+            index_insert(tr, i);
     }
+    uint32_t id = tr->n++;
+    folded_node *p = &tr->nodes[parent];
+    tr->nodes[id] = (folded_node){ name, parent, 0, p->first_child, p->depth + 1, 0, 0 };
+    p->first_child = id;
+    index_insert(tr, id);
+    return id;
 }
 
-static int by_path(const void *a, const void *b)
+static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
 {
-    return strcmp(((const stack_entry *)a)->path, ((const stack_entry *)b)->path);
+    folded_tree *tr = ctx;
+    cli_frame *f = &t->frames[t->depth - 1];
+    uint64_t parent = t->depth > 1 ? t->frames[t->depth - 2].aux : 0;
+    int oom = 0;
+    f->aux = parent == NO_NODE ? NO_NODE : child(tr, (uint32_t)parent, f->fn->name, &oom);
+    return oom ? -1 : 0;
+}
+
+static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,
+                    const ct_rec *rec)
+{
+    folded_tree *tr = ctx;
+    const cli_frame *f = &t->frames[t->depth - 1];
+    if (how == CLI_END_UNFINISHED)
+        return 0;
+    if (f->aux == NO_NODE) {
+        tr->lost++;
+        return 0;
+    }
+    uint64_t total = end - f->start;
+    uint64_t self = total > f->children ? total - f->children : 0;
+    folded_node *n = &tr->nodes[f->aux];
+    n->weight += tr->by_calls ? 1 : self;
+    n->ended++;
+    return 0;
+}
+
+void folded_tree_free(folded_tree *tr)
+{
+    free(tr->nodes);
+    free(tr->index);
+    ct_symbols_free(tr->sym);
+    memset(tr, 0, sizeof *tr);
+}
+
+int folded_collect(cli_trace *t, int by_calls, folded_tree *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->by_calls = by_calls;
+    tr->cap = 1024;
+    tr->index_cap = 2048;
+    tr->nodes = malloc(tr->cap * sizeof *tr->nodes);
+    tr->index = calloc(tr->index_cap, sizeof *tr->index);
+    cli_calls_ops ops = { .enter = on_enter, .leave = on_leave };
+    cli_calls *w = tr->nodes && tr->index ? cli_calls_new(&ops, tr) : NULL;
+    if (!w) {
+        fprintf(stderr, "clrtrace dump: out of memory\n");
+        folded_tree_free(tr);
+        return 1;
+    }
+    tr->nodes[0] = (folded_node){ "", 0, 0, 0, 0, 0, 0 };
+    tr->n = 1;
+    int rc = cli_trace_each(t, "dump", cli_calls_record, w);
+    if (cli_calls_finish(w) != 0 && rc == 0) {
+        fprintf(stderr, "clrtrace dump: out of memory\n");
+        rc = 1;
+    }
+    tr->too_deep = w->too_deep;
+    tr->unfinished = w->unfinished;
+    if (tr->lost)
+        fprintf(stderr, "clrtrace dump: more than %u distinct stacks; %" PRIu64 " %s on the "
+                        "others not counted\n", FOLDED_MAX_NODES, tr->lost,
+                tr->lost == 1 ? "call" : "calls");
+    if (tr->too_deep)
+        fprintf(stderr, "clrtrace dump: %" PRIu64 " %s deeper than %u levels left out (their "
+                        "time is in their caller at that depth)\n", tr->too_deep,
+                tr->too_deep == 1 ? "call" : "calls", CLI_CALLS_MAX_DEPTH);
+    /* The nodes' names point into the symbol table: the tree keeps it. */
+    tr->sym = w->sym;
+    w->sym = NULL;
+    cli_calls_free(w);
+    return rc;
+}
+
+typedef struct line {
+    char *text;
+    uint64_t weight;
+} line;
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(((const line *)a)->text, ((const line *)b)->text);
+}
+
+/* The ';'-joined names of node's stack, outermost first. */
+static char *stack_text(const folded_tree *tr, uint32_t node)
+{
+    size_t len = 0;
+    int cut = 0;
+    uint32_t i = node;
+    for (; i != 0; i = tr->nodes[i].parent) {
+        size_t n = strlen(tr->nodes[i].name) + (len ? 1 : 0);
+        if (len + n > FOLDED_MAX_LINE) {
+            cut = 1;
+            break;
+        }
+        len += n;
+    }
+    uint32_t stop = i; /* the outermost frame that fits is below stop */
+    size_t total = len + (cut ? 4 : 0);
+    char *s = malloc(total + 1);
+    if (!s)
+        return NULL;
+    size_t pos = total;
+    s[pos] = '\0';
+    for (i = node; i != stop; i = tr->nodes[i].parent) {
+        size_t n = strlen(tr->nodes[i].name);
+        pos -= n;
+        memcpy(s + pos, tr->nodes[i].name, n);
+        if (pos)
+            s[--pos] = ';';
+    }
+    if (cut)
+        memcpy(s, "...;", 4);
+    return s;
 }
 
 int cli_dump_folded(cli_trace *t, int by_calls)
 {
-    folded *f = calloc(1, sizeof *f);
-    if (!f) {
+    folded_tree tr;
+    int rc = folded_collect(t, by_calls, &tr);
+    if (!tr.nodes)
+        return rc;
+    line *lines = calloc(tr.n, sizeof *lines);
+    size_t n = 0;
+    int oom = !lines;
+    for (uint32_t i = 1; !oom && i < tr.n; i++) {
+        if (!tr.nodes[i].ended)
+            continue;
+        lines[n].weight = tr.nodes[i].weight;
+        oom = !(lines[n++].text = stack_text(&tr, i));
+    }
+    if (oom) {
         fprintf(stderr, "clrtrace dump: out of memory\n");
-        return 1;
-    }
-    f->by_calls = by_calls;
-    int rc = cli_trace_each(t, "dump", on_record, f);
-    if (rc == 0) {
-        size_t n = 0;
-        for (size_t i = 0; i < f->capstacks; i++)
-            if (f->stacks[i].path)
-                f->stacks[n++] = f->stacks[i];
-        qsort(f->stacks, n, sizeof *f->stacks, by_path);
+        rc = 1;
+    } else {
+        qsort(lines, n, sizeof *lines, by_text);
         for (size_t i = 0; i < n; i++)
-            printf("%s %" PRIu64 "\n", f->stacks[i].path, f->stacks[i].weight);
-        if (f->overflow)
-            fprintf(stderr, "clrtrace dump: more than %u distinct stacks; the rest were not "
-                            "counted\n", FOLDED_MAX_STACKS);
-        f->capstacks = n;
+            printf("%s %" PRIu64 "\n", lines[i].text, lines[i].weight);
     }
-    for (size_t i = 0; i < f->capstacks; i++)
-        free(f->stacks[i].path);
-    free(f->stacks);
-    for (size_t i = 0; i < f->nthreads; i++)
-        free(f->threads[i].frames);
-    free(f->fns);
-    free(f);
+    for (size_t i = 0; i < n; i++)
+        free(lines[i].text);
+    free(lines);
+    folded_tree_free(&tr);
     return rc;
 }

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "clrtrace/symbols.h"
+#include "clrtrace/table.h"
+
 /* Frames per thread at first; the stack doubles up to CT_RENDER_MAX_FRAMES. */
 #define INITIAL_FRAMES 16
 /* A thread's held-back line buffer at first; it grows to the longest line
@@ -17,201 +20,15 @@
 #define INITIAL_PEND 256
 /* Room for the line prefix (time, thread, duration, indentation). */
 #define PREFIX_MAX (64 + 2 * CT_RENDER_MAX_INDENT)
-/* Block size of the renderer's own memory for copied plans and names. */
-#define POOL_BLOCK (64 * 1024)
-/* Longest class name kept from a CLASS record. */
-#define CLASS_NAME_MAX 1024
 /* Longest header or summary line (longer ones are cut, still ending in a
  * newline); call lines have their own limits (render.h). */
 #define TEXT_LINE_MAX 2048
-/* Initial slots of each hash table (a power of two; grows at half load). */
-#define TABLE_INITIAL 64
-
-/* ------------------------------------------------------------- memory */
-
-typedef struct pool_block {
-    struct pool_block *next;
-    size_t used, cap;
-    _Alignas(16) unsigned char mem[];
-} pool_block;
-
-typedef struct pool {
-    pool_block *head;
-    int oom;
-} pool;
-
-static void *pool_alloc(pool *p, size_t n)
-{
-    n = (n + 15) & ~(size_t)15;
-    pool_block *b = p->head;
-    if (!b || n > b->cap - b->used) {
-        size_t cap = n > POOL_BLOCK ? n : POOL_BLOCK;
-        b = malloc(sizeof *b + cap);
-        if (!b) {
-            p->oom = 1;
-            return NULL;
-        }
-        b->used = 0;
-        b->cap = cap;
-        if (p->head && n > POOL_BLOCK) {
-            /* A large block goes behind the current one, which keeps room. */
-            b->next = p->head->next;
-            p->head->next = b;
-        } else {
-            b->next = p->head;
-            p->head = b;
-        }
-    }
-    void *r = b->mem + b->used;
-    b->used += n;
-    memset(r, 0, n);
-    return r;
-}
-
-static char *pool_strndup(pool *p, const char *s, size_t n)
-{
-    char *d = pool_alloc(p, n + 1);
-    if (!d)
-        return NULL;
-    memcpy(d, s, n);
-    d[n] = '\0';
-    return d;
-}
-
-static void pool_free(pool *p)
-{
-    for (pool_block *b = p->head, *n; b; b = n) {
-        n = b->next;
-        free(b);
-    }
-    p->head = NULL;
-}
-
-/* A plan copied into the pool (the reader's arena may be reused). */
-static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
-{
-    if (!src || depth > CT_MAX_PLAN_DEPTH)
-        return NULL;
-    ct_plan *d = pool_alloc(p, sizeof *d);
-    if (!d)
-        return NULL;
-    *d = *src;
-    const char *tn = src->type_name ? src->type_name : "";
-    d->type_name = pool_strndup(p, tn, strlen(tn));
-    d->fields = NULL;
-    d->items = NULL;
-    d->elem = NULL;
-    if (src->kind == CT_V_STRUCT && src->count) {
-        ct_field *f = pool_alloc(p, src->count * sizeof *f);
-        if (!f)
-            return NULL;
-        for (uint32_t i = 0; i < src->count; i++) {
-            const char *fn = src->fields[i].name ? src->fields[i].name : "";
-            f[i].name = pool_strndup(p, fn, strlen(fn));
-            f[i].offset = src->fields[i].offset;
-            f[i].plan = plan_clone(p, src->fields[i].plan, depth + 1);
-            if (!f[i].plan || !f[i].name)
-                return NULL;
-        }
-        d->fields = f;
-    } else if (src->kind == CT_V_ENUM && src->count) {
-        ct_enum_item *it = pool_alloc(p, src->count * sizeof *it);
-        if (!it)
-            return NULL;
-        for (uint32_t i = 0; i < src->count; i++) {
-            const char *in = src->items[i].name ? src->items[i].name : "";
-            it[i].name = pool_strndup(p, in, strlen(in));
-            it[i].value = src->items[i].value;
-            if (!it[i].name)
-                return NULL;
-        }
-        d->items = it;
-    } else if (src->kind != CT_V_STRUCT && src->kind != CT_V_ENUM) {
-        d->count = 0;
-    }
-    if (src->elem && (src->kind == CT_V_ARRAY || src->kind == CT_V_BYREF ||
-                      src->kind == CT_V_NULLABLE)) {
-        d->elem = plan_clone(p, src->elem, depth + 1);
-        if (!d->elem)
-            return NULL;
-    }
-    return d->type_name ? d : NULL;
-}
-
-/* ------------------------------------------------------- hash tables */
-
-typedef struct table_slot {
-    uint64_t key;
-    void *value; /* NULL: empty */
-} table_slot;
-
-typedef struct table {
-    table_slot *slots;
-    size_t cap, used;
-} table;
-
-static size_t hash64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return (size_t)k;
-}
-
-static void *table_get(const table *t, uint64_t key)
-{
-    if (!t->cap)
-        return NULL;
-    for (size_t i = hash64(key) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-        if (!t->slots[i].value)
-            return NULL;
-        if (t->slots[i].key == key)
-            return t->slots[i].value;
-    }
-}
-
-static int table_put(table *t, uint64_t key, void *value)
-{
-    if ((t->used + 1) * 2 > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : TABLE_INITIAL;
-        table_slot *s = calloc(cap, sizeof *s);
-        if (!s)
-            return -1;
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->slots[i].value)
-                continue;
-            size_t j = hash64(t->slots[i].key) & (cap - 1);
-            while (s[j].value)
-                j = (j + 1) & (cap - 1);
-            s[j] = t->slots[i];
-        }
-        free(t->slots);
-        t->slots = s;
-        t->cap = cap;
-    }
-    size_t i = hash64(key) & (t->cap - 1);
-    while (t->slots[i].value && t->slots[i].key != key)
-        i = (i + 1) & (t->cap - 1);
-    if (!t->slots[i].value)
-        t->used++;
-    t->slots[i].key = key;
-    t->slots[i].value = value;
-    return 0;
-}
 
 /* ------------------------------------------------------------- state */
 
+/* A function's definition (the symbol table's) and its summary counts. */
 typedef struct fn {
-    uint64_t key;
-    const char *name;       /* "Demo.Shapes.Scale" */
-    uint32_t flags;
-    uint32_t nparams;
-    const char **labels;    /* "double k=" */
-    const ct_plan **plans;
-    const char *ret_label;  /* "Point " */
-    const ct_plan *ret;     /* NULL: void */
+    const ct_function *def;
     uint64_t calls, total, self;
 } fn;
 
@@ -240,8 +57,8 @@ struct ct_render {
     ct_render_opts opts;
     ct_render_sink sink;
     void *ctx;
-    pool mem;
-    table fns, classes, threads;
+    ct_symbols *sym;        /* functions and classes, value text */
+    ct_table fns, threads;  /* key -> fn, tid -> thread */
     thread *first, *last;
     uint64_t nthreads, dropped, events;
     int finished, have_end;
@@ -283,6 +100,11 @@ ct_render *ct_render_new(const ct_render_opts *opts, ct_render_sink sink, void *
     r->opts = *opts;
     r->sink = sink;
     r->ctx = ctx;
+    r->sym = ct_symbols_new();
+    if (!r->sym) {
+        free(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -297,16 +119,10 @@ void ct_render_free(ct_render *r)
         free(t);
     }
     for (size_t i = 0; i < r->fns.cap; i++)
-        if (r->fns.slots[i].value) {
-            fn *f = r->fns.slots[i].value;
-            free(f->labels);
-            free(f->plans);
-            free(f);
-        }
-    free(r->fns.slots);
-    free(r->classes.slots);
-    free(r->threads.slots);
-    pool_free(&r->mem);
+        free(r->fns.slots[i].value);
+    ct_table_free(&r->fns);
+    ct_table_free(&r->threads);
+    ct_symbols_free(r->sym);
     free(r);
 }
 
@@ -406,67 +222,17 @@ void ct_render_header(ct_render *r, const ct_trace_header *h)
 
 /* ------------------------------------------------------------ records */
 
-static int define_function(ct_render *r, const ct_rec *rec)
-{
-    fn *f = table_get(&r->fns, rec->key);
-    int fresh = !f;
-    if (fresh) {
-        f = calloc(1, sizeof *f);
-        if (!f)
-            return -1;
-        f->key = rec->key;
-    }
-    const char **labels = calloc(rec->nparams + 1, sizeof *labels);
-    const ct_plan **plans = calloc(rec->nparams + 1, sizeof *plans);
-    const char *name = pool_strndup(&r->mem, rec->name, rec->name_len);
-    const char *ret_label = pool_strndup(&r->mem, rec->ret.name ? rec->ret.name : "",
-                                         rec->ret.name_len);
-    int ok = labels && plans && name && ret_label;
-    for (uint32_t i = 0; ok && i < rec->nparams; i++) {
-        labels[i] = pool_strndup(&r->mem, rec->params[i].name ? rec->params[i].name : "",
-                                 rec->params[i].name_len);
-        plans[i] = plan_clone(&r->mem, rec->params[i].plan, 0);
-        ok = labels[i] && plans[i];
-    }
-    const ct_plan *ret = NULL;
-    if (ok && rec->ret.plan && rec->ret.plan->kind != CT_V_VOID)
-        ok = (ret = plan_clone(&r->mem, rec->ret.plan, 0)) != NULL;
-    if (ok && fresh && table_put(&r->fns, f->key, f) != 0)
-        ok = 0;
-    if (!ok) {
-        free(labels);
-        free(plans);
-        if (fresh)
-            free(f);
-        return -1;
-    }
-    free(f->labels);
-    free(f->plans);
-    f->name = name;
-    f->flags = rec->flags;
-    f->nparams = rec->nparams;
-    f->labels = labels;
-    f->plans = plans;
-    f->ret_label = ret_label;
-    f->ret = ret;
-    return 0;
-}
-
-/* A function an event names without a FUNCTION record (a damaged or
- * hand-made trace): shown as "?" with no values. */
+/* The summary counts of a key's function, made at its first event. */
 static fn *function_of(ct_render *r, uint64_t key)
 {
-    fn *f = table_get(&r->fns, key);
+    fn *f = ct_table_get(&r->fns, key);
     if (f)
         return f;
-    f = calloc(1, sizeof *f);
-    if (!f)
+    const ct_function *def = ct_symbols_function(r->sym, key);
+    if (!def || !(f = calloc(1, sizeof *f)))
         return NULL;
-    f->key = key;
-    f->name = "?";
-    f->flags = CT_FN_NO_VALUES;
-    f->ret_label = "";
-    if (table_put(&r->fns, key, f) != 0) {
+    f->def = def;
+    if (ct_table_put(&r->fns, key, f) != 0) {
         free(f);
         return NULL;
     }
@@ -475,7 +241,7 @@ static fn *function_of(ct_render *r, uint64_t key)
 
 static thread *thread_of(ct_render *r, uint64_t tid)
 {
-    thread *t = table_get(&r->threads, tid);
+    thread *t = ct_table_get(&r->threads, tid);
     if (t)
         return t;
     t = calloc(1, sizeof *t);
@@ -486,7 +252,7 @@ static thread *thread_of(ct_render *r, uint64_t tid)
     t->frames_cap = INITIAL_FRAMES;
     t->pend = malloc(INITIAL_PEND);
     t->pend_cap = INITIAL_PEND;
-    if (!t->frames || !t->pend || table_put(&r->threads, tid, t) != 0) {
+    if (!t->frames || !t->pend || ct_table_put(&r->threads, tid, t) != 0) {
         free(t->frames);
         free(t->pend);
         free(t);
@@ -501,63 +267,9 @@ static thread *thread_of(ct_render *r, uint64_t tid)
     return t;
 }
 
-static int class_name(void *ctx, uint64_t cls, char *out, size_t cap)
-{
-    ct_render *r = ctx;
-    const char *name = table_get(&r->classes, cls);
-    if (!name)
-        return 1;
-    snprintf(out, cap, "%s", name);
-    return 0;
-}
-
-/* Ends text that did not fit with "..." (on a UTF-8 boundary). */
-static size_t text_end(ct_text *t)
-{
-    if (t->len < t->cap)
-        return t->len;
-    size_t n = t->cap - 1;
-    size_t cut = n >= 3 ? n - 3 : 0;
-    while (cut > 0 && ((unsigned char)t->p[cut] & 0xC0) == 0x80)
-        cut--;
-    memcpy(t->p + cut, "...", 3);
-    t->p[cut + 3] = '\0';
-    return cut + 3;
-}
-
-/* One value of an event, as its status says. */
-static void format_value(ct_render *r, const ct_plan *p, const uint8_t *v, uint32_t len,
-                         ct_value_status st, ct_text *t)
-{
-    switch (st) {
-    case CT_VALUE_PLAN:
-        if (p)
-            ct_format_value(p, v, len, class_name, r, t);
-        else
-            ct_text_put(t, "<damaged>");
-        break;
-    case CT_VALUE_RANGE: {
-        ct_plan bytes = {.kind = CT_V_OPAQUE, .size = len, .type_name = "?"};
-        ct_format_value(&bytes, v, len, class_name, r, t);
-        break;
-    }
-    case CT_VALUE_TOO_LARGE:
-        ct_text_put(t, "<too large>");
-        break;
-    case CT_VALUE_ADDRESS: {
-        ct_plan addr = {.kind = CT_V_PTR, .size = 8, .type_name = "ref"};
-        ct_format_value(&addr, v, len, class_name, r, t);
-        break;
-    }
-    default:
-        ct_text_put(t, "<unavailable>");
-        break;
-    }
-}
-
 /* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend
  * (th->pend_len 0 when memory ran out). */
-static void format_call(ct_render *r, thread *th, const fn *f, const ct_rec *rec)
+static void format_call(ct_render *r, thread *th, const ct_function *f, const ct_rec *rec)
 {
     ct_text t;
     ct_text_init(&t, r->call, sizeof r->call);
@@ -576,11 +288,11 @@ static void format_call(ct_render *r, thread *th, const fn *f, const ct_rec *rec
             if (i)
                 ct_text_put(&t, ", ");
             ct_text_put(&t, f->labels[i]);
-            format_value(r, f->plans[i], v, len, st, &t);
+            ct_symbols_value_text(r->sym, f->plans[i], v, len, st, &t);
         }
         ct_text_put(&t, ")");
     }
-    size_t n = text_end(&t);
+    size_t n = ct_text_end(&t);
     if (n > th->pend_cap) {
         size_t cap = th->pend_cap;
         while (cap < n)
@@ -755,7 +467,7 @@ static void on_enter(ct_render *r, thread *th, fn *f, const ct_rec *rec)
     /* The call held back has a child: it opens a block. */
     flush_pending(r, th);
     if (r->opts.lines)
-        format_call(r, th, f, rec);
+        format_call(r, th, f->def, rec);
     th->pending = 1;
     th->pend_time = rec->time_ns;
     th->pend_depth = th->depth;
@@ -766,19 +478,13 @@ static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)
 {
     const char *ret = NULL;
     size_t ret_len = 0;
-    if (r->opts.lines && !(f->flags & CT_FN_NO_VALUES) && f->ret) {
+    const ct_function *def = f->def;
+    if (r->opts.lines && !(def->flags & CT_FN_NO_VALUES) && def->ret) {
         ct_text t;
         ct_text_init(&t, r->ret, sizeof r->ret);
-        ct_text_put(&t, f->ret_label);
-        size_t pos = 0;
-        const uint8_t *v;
-        uint32_t len;
-        ct_value_status st;
-        if (rec->nvalues == 1 && ct_next_value(rec, &pos, &v, &len, &st) == 1)
-            format_value(r, f->ret, v, len, st, &t);
-        else
-            ct_text_put(&t, "?");
-        ret_len = text_end(&t);
+        ct_text_put(&t, def->ret_label);
+        ct_symbols_return_text(r->sym, def, rec, &t);
+        ret_len = ct_text_end(&t);
         ret = r->ret;
     }
     close_frame(r, th, f, rec->time_ns, END_RETURN, ret, ret_len);
@@ -791,17 +497,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
     if (r->finished)
         return 0;
     switch (rec->type) {
-    case CT_REC_FUNCTION:
-        return define_function(r, rec);
-    case CT_REC_CLASS: {
-        size_t n = rec->name_len < CLASS_NAME_MAX ? rec->name_len : CLASS_NAME_MAX;
-        char *name = pool_strndup(&r->mem, rec->name, n);
-        if (!name || table_put(&r->classes, rec->key, name) != 0)
-            return -1;
-        return 0;
-    }
-    case CT_REC_THREAD:
-        return 0;
+    case CT_REC_FUNCTION: case CT_REC_CLASS: case CT_REC_THREAD:
+        return ct_symbols_add(r->sym, rec);
     case CT_REC_DROPPED: {
         thread *th = thread_of(r, rec->tid);
         r->dropped += rec->count;
@@ -882,7 +579,7 @@ static void summary(ct_render *r)
         fn *f = r->fns.slots[i].value;
         if (!f || !f->calls)
             continue;
-        rows[n++] = (row){f->name, f->calls, f->total, f->self};
+        rows[n++] = (row){f->def->name, f->calls, f->total, f->self};
         calls += f->calls;
     }
     uint64_t traced_ns = 0;

@@ -40,3 +40,23 @@ void ct_text_printf(ct_text *t, const char *fmt, ...)
     if (n > 0)
         ct_text_putn(t, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
+
+size_t ct_text_end(ct_text *t)
+{
+    if (!t->cap)
+        return 0;
+    if (t->len < t->cap)
+        return t->len;
+    size_t n = t->cap - 1;
+    size_t cut = n >= 3 ? n - 3 : 0;
+    while (cut > 0 && ((unsigned char)t->p[cut] & 0xC0) == 0x80)
+        cut--;
+    if (cut + 3 > n) { /* a buffer too small for "..." keeps what fits */
+        t->len = n;
+        return n;
+    }
+    memcpy(t->p + cut, "...", 3);
+    t->p[cut + 3] = '\0';
+    t->len = cut + 3;
+    return cut + 3;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# clrtrace dump --flame: the SVG flame graph of a recorded trace of
+# tests/targets/Hello, checked by check_flame.py against dump --folded of the
+# same trace: well-formed XML, every frame as wide as the weight of its
+# stack's folded lines, siblings in name order, nothing missing or extra.
+#
+# From Hello's source: Main makes 27 calls in all, counting itself (Add, Scale,
+# Fib(5) with its 14 recursive calls, the Greeter and Counter constructors,
+# Greet, Bump twice, TryDivide twice, each calling Divide). Fib's rule
+# (n < 2 ? n : Fib(n - 1) + Fib(n - 2)) gives the calls at each recursion
+# depth below Fib(5), computed here from that rule.
+# Usage: run_flame.sh PATH/TO/libclrtrace.so
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-flame.XXXXXX")
+trap 'if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi' EXIT
+
+lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
+ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
+[[ -x "$ct" ]] || { echo "ERROR: no clrtrace beside $lib" >&2; exit 2; }
+flame_check() { python3 "$here/check_flame.py" "$@"; }
+
+echo "== building tests/targets/Hello"
+hello=$(ct_dotnet_build "$root/tests/targets/Hello" "$work") && [[ -n "$hello" ]] ||
+    { echo "ERROR: dotnet build failed" >&2; exit 2; }
+ct_run "$work" rec "$ct" record -o "$work/rec" --profiler "$lib" -- dotnet "$hello"
+check_eq "Hello recorded (its exit code 3)" 3 "$(cat "$work/rec.rc")"
+
+# ------------------------------------------------------ weighted by calls
+ct_run "$work" calls "$ct" dump --flame --calls "$work/rec"
+check_eq "--flame --calls: exit 0, nothing on stderr" "0 0" "$(cat "$work/calls.rc") $(wc -c < "$work/calls.err")"
+"$ct" dump --folded --calls "$work/rec" > "$work/calls.folded"
+flame_check "$work/calls.out" "$work/calls.folded" 1200 > "$work/calls.frames"
+check "--flame --calls: well-formed SVG; frames, widths and order agree with --folded --calls" \
+    bash -c 'cat "$0"; [[ $(head -c 7 "$0") == frames= ]]' "$work/calls.frames"
+title() { awk -F'\t' -v s="$1" 'NR > 1 && $1 == s { print $3 }' "$2"; }
+check_eq "--calls: the bottom frame is all 27 calls" "all (27 calls, 100.00%)" "$(title "" "$work/calls.frames")"
+check_eq "--calls: Main, all 27" "Demo.Program.Main (27 calls, 100.00%)" \
+    "$(title "Demo.Program.Main" "$work/calls.frames")"
+check_eq "--calls: TryDivide's stack has 4 calls, 2 of them Divide" \
+    "Demo.MathOps.TryDivide (4 calls, 14.81%)|Demo.MathOps.Divide (2 calls, 7.41%)" \
+    "$(title "Demo.Program.Main;Demo.MathOps.TryDivide" "$work/calls.frames")|$(title "Demo.Program.Main;Demo.MathOps.TryDivide;Demo.MathOps.Divide" "$work/calls.frames")"
+# Calls at each depth of Fib(5)'s recursion, and the frames of those depths.
+want=$(python3 -c '
+def fib(n, d, per):
+    per[d] = per.get(d, 0) + 1
+    if n >= 2:
+        fib(n - 1, d + 1, per); fib(n - 2, d + 1, per)
+per = {}
+fib(5, 0, per)
+for d in sorted(per):
+    n = sum(v for k, v in per.items() if k >= d)  # a frame counts the calls above it too
+    print("Demo.MathOps.Fib (%d call%s, %.2f%%)" % (n, "" if n == 1 else "s", 100.0 * n / 27))')
+got=$(for d in 1 2 3 4 5; do
+        s="Demo.Program.Main"; for ((k = 0; k < d; k++)); do s="$s;Demo.MathOps.Fib"; done
+        title "$s" "$work/calls.frames"; done)
+check "--calls: Fib's tower, its calls per level from Fib's rule" ct_diff_tree "$want" "$got"
+names=$(grep -o '<title>[^<]* (' "$work/calls.out" | sed 's/<title>//; s/ ($//' | sort -u)
+check_eq "--calls: the functions of Hello's source, each a frame" \
+    "$(printf '%s\n' all Demo.Greeter..ctor Demo.Greeter.Counter..ctor Demo.Greeter.Counter.Bump \
+        Demo.Greeter.Greet Demo.MathOps.Add Demo.MathOps.Divide Demo.MathOps.Fib Demo.MathOps.Scale \
+        Demo.MathOps.TryDivide Demo.Program.Main | sort)" "$names"
+check "--calls: a colour per name (the same name, the same fill)" python3 -c '
+import re, sys
+fills = {}
+for t, f in re.findall(r"<title>(.*?) \([^<]*</title><rect [^>]*fill=\"([^\"]+)\"", open(sys.argv[1]).read()):
+    fills.setdefault(t, set()).add(f)
+sys.exit(0 if fills and all(len(v) == 1 for v in fills.values()) else 1)' "$work/calls.out"
+
+# -------------------------------------------------------- weighted by time
+ct_run "$work" time "$ct" dump --flame "$work/rec"
+"$ct" dump --folded "$work/rec" > "$work/time.folded"
+flame_check "$work/time.out" "$work/time.folded" 1200 > "$work/time.frames"
+check "--flame (time): well-formed SVG; frames and widths agree with --folded" \
+    bash -c 'cat "$0"; [[ $(head -c 7 "$0") == frames= ]]' "$work/time.frames"
+check "--flame (time): Main is the whole width (1180 px inside the margins)" \
+    grep -qxF "$(printf 'Demo.Program.Main\t1180.00\t')$(title Demo.Program.Main "$work/time.frames")" "$work/time.frames"
+check "--flame (time): the subtitle names the program and the weighting" \
+    grep -qF "dotnet $hello: by time, " "$work/time.out"
+
+# ------------------------------------------------------- width and title
+ct_run "$work" narrow "$ct" dump --flame --calls --width 600 --title 'Hello & <friends> "quoted"' "$work/rec"
+flame_check "$work/narrow.out" "$work/calls.folded" 600 > "$work/narrow.frames"
+check "--width 600: frames scaled to 580 px" bash -c 'cat "$0"; [[ $(head -c 7 "$0") == frames= ]]' "$work/narrow.frames"
+check_eq "--title: text with & < > \" escaped, read back whole by an XML parser" 'Hello & <friends> "quoted"' \
+    "$(python3 -c 'import sys, xml.etree.ElementTree as E
+print(next(E.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text")).text)' "$work/narrow.out")"
+
+for px in 200 100000; do  # FLAME_MIN_WIDTH, FLAME_MAX_WIDTH
+    ct_run "$work" edge "$ct" dump --flame --calls --width "$px" "$work/rec"
+    check_eq "--width $px (a limit): exit 0" 0 "$(cat "$work/edge.rc")"
+    check "--width $px: frames scaled to $((px - 20)) px" flame_check "$work/edge.out" "$work/calls.folded" "$px"
+done
+
+# ------------------------------------------------------------------ usage
+for bad in "--width 199 --flame" "--width 100001 --flame" "--width x --flame" "--width --flame" "--title t --chrome" \
+           "--flame --chrome" "--flame --folded" "--width 800"; do
+    # shellcheck disable=SC2086
+    ct_run "$work" usage "$ct" dump $bad "$work/rec"
+    check_eq "dump $bad: usage error 2, one line" "2 1" "$(cat "$work/usage.rc") $(wc -l < "$work/usage.err")"
+done
+printf 'CLRTRACEgarbage' > "$work/bad.clrt"
+ct_run "$work" bad "$ct" dump --flame "$work/bad.clrt"
+check_eq "a file that is no trace: exit 1, one line" "1 1" "$(cat "$work/bad.rc") $(wc -l < "$work/bad.err")"
+
+ct_end run_flame.sh
