@@ -36,6 +36,8 @@ static void usage(FILE *to)
         "                 chrome://tracing: one complete event per call (ts and dur in us),\n"
         "                 its arguments and return value in args, thread names\n"
         "  -h, --help     show this help\n"
+        "filters (what every format shows; records of hidden calls are left out):\n"
+        "%s"
         "\n"
         "Calls still open when the trace ends are not counted by --folded and --flame;\n"
         "--chrome closes them at the trace's last time, with \"unfinished\": true. Calls\n"
@@ -44,7 +46,8 @@ static void usage(FILE *to)
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
         "gives the byte offset; what came before it is written, and --chrome's JSON is\n"
         "still complete); 2 usage error.\n",
-        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_CALLS_MAX_DEPTH);
+        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, cli_filter_help,
+        CLI_CALLS_MAX_DEPTH);
 }
 
 static const char *const k_names[] = {
@@ -101,6 +104,7 @@ int cmd_dump(int argc, char **argv)
     int calls = 0, flame_only = 0;
     flame_opts fo = { .width = FLAME_DEFAULT_WIDTH };
     const char *dir = NULL;
+    static cli_filter filter;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int f = -1;
@@ -129,6 +133,12 @@ int cmd_dump(int argc, char **argv)
                     return usage_error("--width '%s': a number of pixels is needed", v);
                 fo.width = (unsigned)n;
             }
+        } else if (cli_is_filter_option(a)) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", a);
+            if (cli_filter_option("dump", a, argv[i + 1], &filter) < 0)
+                return 2;
+            i++;
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option '%s'", a);
         } else if (dir) {
@@ -151,6 +161,7 @@ int cmd_dump(int argc, char **argv)
     cli_trace t;
     if (cli_trace_open(&t, "dump", dir) != 0)
         return 1;
+    t.filter = &filter.opts;
     int rc;
     fo.by_calls = calls;
     switch (format) {

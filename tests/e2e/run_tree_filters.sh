@@ -220,6 +220,15 @@ check_eq "thread names: two threads named gate-helper, each running Gate.Helper"
     "$(names gate-helper)"
 check_eq "thread names: one thread named second-gate, running Program.Second" \
     "$("$ct" replay "$work/full" | awk '/Filt.Program.Second\(\) \{/ { print $2 }')" "$(names second-gate)"
+check_eq "dump --folded -t 50ms: the stacks of Main, Slow and SlowChild only" \
+    "Filt.Program.Main|Filt.Program.Main;Filt.Timing.Slow|Filt.Program.Main;Filt.Timing.Slow;Filt.Timing.SlowChild" \
+    "$("$ct" dump --folded -t 50ms "$work/full" | awk '{ print $1 }' | paste -sd '|')"
+check_eq "dump --chrome -T Filt.Gate.Run: 4 complete events (Run and Work, twice)" 4 \
+    "$("$ct" dump --chrome -T Filt.Gate.Run "$work/full" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ev = d["traceEvents"] if isinstance(d, dict) else d
+print(sum(1 for e in ev if e.get("ph") == "X"))')"
 "$ct" replay -D x "$work/full" >/dev/null 2>"$work/replay.err"
 check_eq "replay -D x: usage error 2" 2 "$?"
 
