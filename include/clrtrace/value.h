@@ -14,7 +14,13 @@
  *   primitives, ENUM, DECIMAL, PTR    the value's bytes (plan->size)
  *   STRING                            u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n UTF-16 code units
- *   OBJECT                            u64 address, u64 class id
+ *   OBJECT                            u64 address, u64 class id; when bit 0
+ *                                     of the class id is set (real class ids
+ *                                     are aligned), the object is a string
+ *                                     (the class id is layout.string_class
+ *                                     | 1) and its characters follow as in
+ *                                     STRING after the address: i32 length,
+ *                                     u32 n, n UTF-16 code units
  *   ARRAY (SZARRAY)                   u64 address; if non-zero: u64 class id,
  *                                     u32 length, u32 n copied, n elements
  *                                     each in its element plan's encoding
@@ -91,6 +97,9 @@ typedef struct ct_layout {
     uint32_t string_chars_offset;
     uint32_t array_length_offset;
     uint32_t array_data_offset;
+    uint64_t string_class;  /* System.String's class id once known (0 until then):
+                               a string held in an OBJECT slot (object, T in shared
+                               generic code) is then captured with its characters */
 } ct_layout;
 
 /* Capture limits (the -s and --array-items options). */

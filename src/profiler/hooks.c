@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "argmap.h"
+#include "classnames.h"
 #include "clock.h"
 #include "clrtrace/event.h"
 #include "clrtrace/value.h"
@@ -172,6 +173,16 @@ static int emit(ct_tbuf *b, const uint8_t *rec, size_t len)
 
 /* ------------------------------------------------------------- capture */
 
+/* Learns System.String's class id from the first string met in an object
+ * slot (a class-cache miss until then costs a name lookup, cached). */
+static void note_string_class(ClassID cls)
+{
+    char name[32];
+    if (ct_classid_name(cls, CT_NAME_FULL, name, sizeof name) == 0 &&
+        (!strcmp(name, "System.String") || !strcmp(name, "string")))
+        __atomic_store_n(&g_layout.string_class, (uint64_t)cls, __ATOMIC_RELAXED);
+}
+
 /* An object's class: GetClassFromObject, remembered per thread by the
  * object's method table pointer (its first word), which names its type. */
 static uint64_t class_of(void *ctx, uint64_t object)
@@ -186,6 +197,8 @@ static uint64_t class_of(void *ctx, uint64_t object)
     ICorProfilerInfo *info = g_ct.info;
     if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)))
         return 0;
+    if (cls && !__atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED))
+        note_string_class(cls);
     if (mt && cls) {
         b->class_cache[slot].mt = mt;
         b->class_cache[slot].cls = cls;
@@ -275,10 +288,13 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
         uint64_t obj, cls;
         memcpy(&obj, (const void *)addr, 8);
         cls = obj ? class_of(b, obj) : 0;
-        memcpy(body, &obj, 8);
-        memcpy(body + 8, &cls, 8);
-        ct_event_value_commit_status(w, m, 16, CT_VALUE_PLAN);
-        return;
+        /* A string takes the general capture below (its characters too). */
+        if (!cls || cls != __atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED)) {
+            memcpy(body, &obj, 8);
+            memcpy(body + 8, &cls, 8);
+            ct_event_value_commit_status(w, m, 16, CT_VALUE_PLAN);
+            return;
+        }
     }
     if (ct_plan_is_by_range(p) || !range_fits(p, len)) {
         size_t n = len < BY_RANGE_MAX_BYTES ? len : BY_RANGE_MAX_BYTES;

@@ -44,11 +44,9 @@ static uint64_t load_ref(const void *slot)
 
 static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned depth);
 
-static void capture_string(cap_ctx *c, uint64_t obj)
+/* A string's length and characters (after its address). */
+static void capture_chars(cap_ctx *c, uint64_t obj)
 {
-    emit_u64(c, obj);
-    if (!obj)
-        return;
     const uint8_t *o = (const uint8_t *)(uintptr_t)obj;
     int32_t length;
     memcpy(&length, o + c->layout->string_length_offset, 4);
@@ -58,6 +56,13 @@ static void capture_string(cap_ctx *c, uint64_t obj)
     emit(c, &length, 4);
     emit_u32(c, n);
     emit(c, o + c->layout->string_chars_offset, (size_t)n * 2);
+}
+
+static void capture_string(cap_ctx *c, uint64_t obj)
+{
+    emit_u64(c, obj);
+    if (obj)
+        capture_chars(c, obj);
 }
 
 /* The rule of include/clrtrace/value.h: these elements are copied. */
@@ -101,8 +106,13 @@ static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned d
         break;
     case CT_V_OBJECT: {
         uint64_t obj = load_ref(src);
+        uint64_t cls = obj && c->class_of ? c->class_of(c->ctx, obj) : 0;
+        int is_string = cls && !(cls & 1) &&
+                        cls == __atomic_load_n(&c->layout->string_class, __ATOMIC_RELAXED);
         emit_u64(c, obj);
-        emit_u64(c, obj && c->class_of ? c->class_of(c->ctx, obj) : 0);
+        emit_u64(c, is_string ? cls | 1 : cls);
+        if (is_string)
+            capture_chars(c, obj);
         break;
     }
     case CT_V_ARRAY:

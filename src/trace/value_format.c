@@ -133,15 +133,9 @@ static void put_char_escaped(ct_text *t, uint32_t cp, char quote)
     }
 }
 
-static void format_string(rd *r, fctx *f)
+/* A string's characters, quoted and escaped (after its address). */
+static void format_chars(rd *r, fctx *f)
 {
-    uint64_t addr = take_u(r, 8);
-    if (r->bad)
-        return;
-    if (!addr) {
-        ct_text_put(f->out, "null");
-        return;
-    }
     int32_t length = (int32_t)take_u(r, 4);
     uint32_t n = (uint32_t)take_u(r, 4);
     const uint8_t *chars = take(r, (size_t)n * 2);
@@ -163,6 +157,18 @@ static void format_string(rd *r, fctx *f)
     ct_text_put(f->out, "\"");
     if (length >= 0 && (uint32_t)length > n)
         ct_text_printf(f->out, "...(%d chars)", length);
+}
+
+static void format_string(rd *r, fctx *f)
+{
+    uint64_t addr = take_u(r, 8);
+    if (r->bad)
+        return;
+    if (!addr) {
+        ct_text_put(f->out, "null");
+        return;
+    }
+    format_chars(r, f);
 }
 
 static void format_class(fctx *f, uint64_t class_id, const char *fallback)
@@ -403,6 +409,11 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
             ct_text_put(t, "null");
             return;
         }
+        if (cls & 1) {
+            /* A string in an object slot: its text, as a string parameter's. */
+            format_chars(r, f);
+            return;
+        }
         format_class(f, cls, p->type_name);
         put_hex(t, "@0x", addr);
         return;
@@ -514,7 +525,16 @@ static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
     }
     case CT_V_OBJECT: {
         uint64_t addr = take_u(r, 8), cls = take_u(r, 8);
-        if (!r->bad && addr && cls)
+        if (r->bad || !addr)
+            return;
+        if (cls & 1) {
+            /* A string's characters follow; strings need no CLASS record. */
+            take_u(r, 4);
+            uint32_t n = (uint32_t)take_u(r, 4);
+            take(r, (size_t)n * 2);
+            return;
+        }
+        if (cls)
             w->fn(w->ctx, cls);
         return;
     }

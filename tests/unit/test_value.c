@@ -12,7 +12,7 @@
 
 #include "clrtrace/value.h"
 
-static const ct_layout layout = { 8, 12, 8, 16 };
+static const ct_layout layout = { 8, 12, 8, 16, 0 };
 static const ct_limits limits = { 5, 3 };
 
 static uint64_t fake_class_of(void *ctx, uint64_t obj)
@@ -169,6 +169,54 @@ static void test_strings(void **state)
     assert_string_equal(roundtrip(&p_str, &ref, t, sizeof t), "null");
 }
 
+/* System.String's class id as the layout knows it; any object here is a
+ * string to this class_of. */
+#define STRING_CLASS 0x5550u
+
+static uint64_t string_class_of(void *ctx, uint64_t obj)
+{
+    (void)ctx;
+    return obj ? STRING_CLASS : 0;
+}
+
+static void count_class(void *ctx, uint64_t cls)
+{
+    (void)cls;
+    ++*(int *)ctx;
+}
+
+/* A string in an object slot (object, or T in shared generic code) is
+ * captured and shown as a string parameter is; it names no class. */
+static void test_string_in_object_slot(void **state)
+{
+    (void)state;
+    static const ct_layout with_string = { 8, 12, 8, 16, STRING_CLASS };
+    fake_string s = { 0, 7, { 'a', 'l', 'p', 'h', 'a', '"', '!' } };
+    uint64_t ref = (uint64_t)(uintptr_t)&s;
+    uint8_t raw[256];
+    size_t n = ct_capture(&p_obj, &ref, &with_string, &limits, string_class_of, NULL, raw,
+                          sizeof raw);
+    /* address, class id | 1, length, n = 5 (the -s limit), 5 UTF-16 units */
+    assert_int_equal(n, 8 + 8 + 4 + 4 + 5 * 2);
+    char t[256];
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, raw, n, fake_name_of, NULL, &tx), n);
+    assert_string_equal(t, "\"alpha\"...(7 chars)");
+    int classes = 0;
+    ct_value_classes(&p_obj, raw, n, count_class, &classes);
+    assert_int_equal(classes, 0);
+    /* Cut short inside the characters: damaged, never read past the end. */
+    ct_text_init(&tx, t, sizeof t);
+    ct_format_value(&p_obj, raw, n - 1, fake_name_of, NULL, &tx);
+    assert_non_null(strstr(t, "damaged"));
+    /* Another class: address and class as before (one CLASS to name). */
+    n = ct_capture(&p_obj, &ref, &with_string, &limits, fake_class_of, NULL, raw, sizeof raw);
+    assert_int_equal(n, 16);
+    ct_value_classes(&p_obj, raw, n, count_class, &classes);
+    assert_int_equal(classes, 1);
+}
+
 static void test_objects_and_arrays(void **state)
 {
     (void)state;
@@ -295,6 +343,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_primitives),
+        cmocka_unit_test(test_string_in_object_slot),
         cmocka_unit_test(test_doubles_like_dotnet),
         cmocka_unit_test(test_floats_like_dotnet),
         cmocka_unit_test(test_decimal),
