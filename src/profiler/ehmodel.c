@@ -54,6 +54,7 @@ static void drop_passed_over(ct_eh_state *s, uint32_t below, uint64_t pos)
 void ct_eh_reset(ct_eh_state *s)
 {
     s->n = 0;
+    s->lost = 0;
 }
 
 void ct_eh_thrown(ct_eh_state *s)

@@ -69,7 +69,8 @@ typedef struct ct_eh_state {
     ct_eh_ctx ctx[CT_EH_NESTING];
 } ct_eh_state;
 
-/* Forgets every exception (a buffer taken by a new thread). */
+/* Forgets every exception. (A zeroed state, such as a new thread's, is
+ * reset already.) */
 void ct_eh_reset(ct_eh_state *s);
 
 /* ExceptionThrown. Exceptions that can no longer have a nested one (not

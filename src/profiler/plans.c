@@ -1317,7 +1317,10 @@ static uint32_t name_arity(const char *name)
 int ct_plan_state_machine(ct_function *f, const ct_method_info *mi)
 {
     const ct_module *m = mi->module;
-    if (!g_ct.cfg.signatures || !m || !m->mdi || !mi->cls || strcmp(mi->method_name, "MoveNext"))
+    if (!m || !m->mdi || strcmp(mi->method_name, "MoveNext"))
+        return -1;
+    /* Values need the state machine's exact class (its field layout). */
+    if (g_ct.cfg.signatures && !mi->cls)
         return -1;
     IMetaDataImport *mdi = m->mdi;
     WCHAR w[CT_NAME_MAX];
@@ -1348,9 +1351,25 @@ int ct_plan_state_machine(ct_function *f, const ct_method_info *mi)
     /* The state machine's type arguments: the declaring types' first, then
      * the method's own (its metadata name's arity). */
     uint32_t marity = name_arity(sm_name);
-    if (marity > mi->nclass_args)
-        return -1;
-    uint32_t nhead = mi->nclass_args - marity;
+    uint32_t ncargs = mi->cls ? mi->nclass_args : 0;
+    if (marity > ncargs)
+        marity = ncargs;
+    uint32_t nhead = ncargs - marity;
+
+    char mname[CT_NAME_MAX * 3], display[DISPLAY_MAX], shown[DISPLAY_MAX + 32];
+    ct_utf16_to_utf8(w, wlen, mname, sizeof mname);
+    ct_method_info kick = {
+        .module = m, .token = md, .owner = outer, .method_name = mname,
+        .cls = mi->cls, .class_args = mi->class_args, .nclass_args = nhead,
+        .method_args = mi->class_args + nhead, .nmethod_args = marity, .method_args_known = 1,
+    };
+    build_display(&kick, display, sizeof display);
+    snprintf(shown, sizeof shown, "%s%s", k_state_machines[kind].word, display);
+    if (!g_ct.cfg.signatures) {
+        /* Names only (or the fast path): "async Demo.Net.Fetch(...)". */
+        f->display = perm_text(shown);
+        return 0;
+    }
 
     session ss;
     if (session_open(&ss) != 0)
@@ -1418,15 +1437,6 @@ int ct_plan_state_machine(ct_function *f, const ct_method_info *mi)
     offsets[a++] = fd ? fd->offset : CT_SM_NO_FIELD;
     n = a;
 
-    char mname[CT_NAME_MAX * 3], display[DISPLAY_MAX], shown[DISPLAY_MAX + 32];
-    ct_utf16_to_utf8(w, wlen, mname, sizeof mname);
-    ct_method_info kick = {
-        .module = m, .token = md, .owner = outer, .method_name = mname,
-        .cls = mi->cls, .class_args = mi->class_args, .nclass_args = nhead,
-        .method_args = mi->class_args + nhead, .nmethod_args = marity, .method_args_known = 1,
-    };
-    build_display(&kick, display, sizeof display);
-    snprintf(shown, sizeof shown, "%s%s", k_state_machines[kind].word, display);
     f->display = perm_text(shown);
     f->args = args;
     f->nargs = n;

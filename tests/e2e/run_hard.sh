@@ -23,7 +23,8 @@
 #               gettid() as an argument), counts equal the program's, balanced
 #   async       MoveNext frames shown as their async methods, continuations on
 #               pool threads, balanced
-#   tailcalls   IL `tail.` calls built with PersistedAssemblyBuilder
+#   tailcalls   IL `tail.` calls built with PersistedAssemblyBuilder, also
+#               through the launcher (which keeps self-recursive ones calls)
 #   interop     P/Invoke, reverse P/Invoke (qsort), delegates, generic
 #               virtual methods, static constructors, a DynamicMethod
 #   recursion   10 000 deep; 70 000 deep (past the 65 536 timed frames)
