@@ -25,6 +25,10 @@
 
 /* Largest -s / --array-items (the profiler's CT_MAX_*_OPTION). */
 #define COUNT_OPTION_MAX 1000000ul
+/* The JIT's switch for turning self-recursive tail calls into loops
+ * (JitConfig TailCallLoopOpt, read by release runtimes), both spellings. */
+#define TAIL_LOOP_KNOB "DOTNET_TailCallLoopOpt"
+#define TAIL_LOOP_KNOB_OLD "COMPlus_TailCallLoopOpt"
 /* --buffer-kb bounds (the profiler's CT_MIN_RING_KB / CT_MAX_RING_KB). */
 #define BUFFER_KB_MIN 16ul
 #define BUFFER_KB_MAX (1024ul * 1024ul)
@@ -48,6 +52,9 @@ static const char k_common_options[] =
     "      --buffer-kb N      per-thread event buffer in KiB (16-1048576, default 512)\n"
     "      --inlining         let the JIT inline small methods (faster; inlined calls\n"
     "                         are then missing from the trace)\n"
+    "      --tail-call-loops  let the JIT turn self-recursive tail calls into loops\n"
+    "                         (by default DOTNET_TailCallLoopOpt=0 keeps them calls,\n"
+    "                         so that each one is traced)\n"
     "      --null[=fast]      hooks that return at once, nothing recorded (benchmarks:\n"
     "                         the runtime's own cost; fast: the fast-path stubs)\n"
     "      --profiler PATH    use this libclrtrace.so instead of the one installed\n"
@@ -267,7 +274,7 @@ int cli_trace_command(int argc, char **argv, int record)
     const char *output = NULL, *text = NULL, *profiler = NULL, *null_mode = NULL;
     const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL, *buffer_kb = NULL;
     static cli_filter filter;
-    int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0;
+    int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0, tail_loops = 0;
     /* Repeatable globs joined with ':' (CLRTRACE_INCLUDE, CLRTRACE_EXCLUDE,
      * CLRTRACE_ASSEMBLY). */
     static char include[CT_FILTER_MAX_GLOBS_TEXT], exclude[CT_FILTER_MAX_GLOBS_TEXT];
@@ -310,6 +317,8 @@ int cli_trace_command(int argc, char **argv, int record)
             no_summary = 1;
         } else if (!strcmp(a, "--inlining")) {
             inlining = 1;
+        } else if (!strcmp(a, "--tail-call-loops")) {
+            tail_loops = 1;
         } else if (!strcmp(a, "--no-args")) {
             no_args = 1;
         } else if (!strcmp(a, "--lossy")) {
@@ -468,6 +477,13 @@ int cli_trace_command(int argc, char **argv, int record)
         setenv("CLRTRACE_STRUCT_DEPTH", struct_depth, 1);
     if (buffer_kb)
         setenv("CLRTRACE_BUFFER_KB", buffer_kb, 1);
+    /* The JIT turns a method's tail call to itself into a loop, and no
+     * hook runs for the calls it removes. Its switch is a runtime knob the
+     * profiler cannot set from inside the process (the runtime reads its own
+     * copy of the environment, taken at start-up): the launcher sets it,
+     * unless the user set it (either spelling) or asked for the loops. */
+    if (!tail_loops && !getenv(TAIL_LOOP_KNOB) && !getenv(TAIL_LOOP_KNOB_OLD))
+        setenv(TAIL_LOOP_KNOB, "0", 1);
     return launch(who, argv + i);
 }
 

@@ -524,7 +524,9 @@ typedef struct IMetaDataImportVtbl {
     void *EnumMembers;                                                                /* 16 */
     void *EnumMembersWithName;                                                        /* 17 */
     void *EnumMethods;                                                                /* 18 */
-    void *EnumMethodsWithName;                                                        /* 19 */
+    HRESULT (*EnumMethodsWithName)(MI, HCORENUM *phEnum, mdTypeDef cl, const WCHAR *szName,
+                                   mdMethodDef rMethods[], ULONG cMax,
+                                   ULONG *pcTokens);                                  /* 19 */
     HRESULT (*EnumFields)(MI, HCORENUM *phEnum, mdTypeDef cl, mdFieldDef rFields[],
                           ULONG cMax, ULONG *pcTokens);                               /* 20 */
     void *EnumFieldsWithName;                                                         /* 21 */
@@ -700,6 +702,7 @@ _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetScopeProps) == 10, "IMetaDataImpo
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeDefProps) == 12, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeRefProps) == 14, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumFields) == 20, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumMethodsWithName) == 19, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetMethodProps) == 30, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeSpecFromToken) == 44, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetParamForMethodIndex) == 52, "IMetaDataImport");

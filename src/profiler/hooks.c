@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "clrtrace/event.h"
 #include "clrtrace/value.h"
+#include "ehmodel.h"
 #include "elt_stubs.h"
 #include "plans.h"
 #include "registry.h"
@@ -29,6 +30,8 @@
 /* Argument info fetched on the stack: 8 bytes of header plus 16 per range,
  * so up to 255 ranges. Larger infos record no values ("(?)"). */
 #define ARG_INFO_MAX_BYTES 4096
+/* Argument info fetched for a state machine's MoveNext (one range). */
+#define SM_ARG_INFO_BYTES 256
 /* Bytes kept of a value captured by its range (a type that has no plan). */
 #define BY_RANGE_MAX_BYTES 64
 
@@ -46,6 +49,56 @@ static atomic_int g_open;
 /* The initial-exec model: one load off the thread pointer instead of a call
  * to __tls_get_addr in every hook (8 bytes of static TLS). */
 static __thread ct_tbuf *t_self __attribute__((tls_model("initial-exec")));
+/* The exceptions in flight on this thread (ehmodel.h), followed on every
+ * thread, traced calls or not: a thread's buffer is made only at its first
+ * traced call. Dynamic TLS (about 800 bytes): only the exception callbacks
+ * touch it. */
+static __thread ct_eh_state t_eh;
+/* The record of AppContext.OnUnhandledException once mapped: hooked but not
+ * traced, its enter hook tells us the runtime reports an unhandled exception
+ * (unless the program traces it too, it records nothing). */
+static _Atomic(uintptr_t) g_watch_unhandled;
+
+static void on_unhandled(void);
+
+#ifdef CT_EH_LOG
+/* Debugging (cmake -DCLRTRACE_EH_LOG=ON): one stderr line per exception
+ * callback and hook, "TID what name", the notation of the scripts in
+ * tests/unit/test_ehmodel.c. */
+#include <stdio.h>
+static void eh_log(const char *what, const char *name)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "%ld %s%s%s\n", (long)syscall(SYS_gettid), what,
+                     name ? " " : "", name ? name : "");
+    if (n > 0)
+        (void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+static const char *eh_name(FunctionID id)
+{
+    const ct_function *f = ct_registry_find(id);
+    return f ? f->name : "?";
+}
+#define EH_LOG(what, name) eh_log(what, name)
+#else
+#define EH_LOG(what, name) ((void)0)
+#endif
+
+void ct_hooks_watch_unhandled(const ct_function *f)
+{
+    atomic_store(&g_watch_unhandled, (uintptr_t)f);
+}
+
+/* 1 when the hook must stop here: a watched function that is not traced.
+ * Its enter hook does what it is watched for. */
+static inline int watched(uintptr_t id, int enter)
+{
+    if (__builtin_expect(id != atomic_load_explicit(&g_watch_unhandled, memory_order_relaxed), 1))
+        return 0;
+    if (enter)
+        on_unhandled();
+    return !((const ct_function *)id)->hooked;
+}
 
 /* ------------------------------------------------------------- threads */
 
@@ -132,11 +185,13 @@ static inline ct_tbuf *thread_self(void)
 
 /* -------------------------------------------------- dropping whole calls */
 
-/* A frame opens; `dropped`: its enter event was not recorded. */
-static inline void frame_open(ct_tbuf *b, int dropped)
+/* A frame of function `key` opens; `dropped`: its enter event was not
+ * recorded. */
+static inline void frame_open(ct_tbuf *b, uint64_t key, int dropped)
 {
     uint32_t d = b->depth++;
     if (d < CT_DROP_TRACK_FRAMES) {
+        b->frame_keys[d] = key;
         uint64_t bit = 1ull << (d % 64);
         if (dropped)
             b->dropped_frames[d / 64] |= bit;
@@ -330,11 +385,46 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
     ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
 }
 
+/* A state machine's MoveNext (registry.h, sm_offsets): its values are
+ * fields of the state machine, which its one argument range (`this`: the
+ * struct's address, or the object reference of a class) points to. The
+ * runtime hands MoveNext a valid state machine, boxed or on the stack, and
+ * holds it still during the hook. 0 when the runtime gave no range. */
+static int capture_state_machine(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
+                                 ct_event_mark *m)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    COR_PRF_FRAME_INFO frame = 0;
+    /* One range, but the runtime asks for room for more (40 bytes on .NET
+     * 10 for a struct's MoveNext). */
+    union {
+        COR_PRF_FUNCTION_ARGUMENT_INFO info;
+        uint64_t align[SM_ARG_INFO_BYTES / sizeof(uint64_t)];
+    } args;
+    ULONG size = sizeof args;
+    if (FAILED(info->lpVtbl->GetFunctionEnter3Info(info, f->id, elt, &frame, &size, &args.info)) ||
+        args.info.numRanges != 1 || args.info.ranges[0].length != 8)
+        return 0;
+    uint64_t base;
+    memcpy(&base, (const void *)args.info.ranges[0].startAddress, 8);
+    for (uint32_t i = 0; i < f->nargs; i++) {
+        const ct_plan *p = ct_arg_plan(f, i);
+        uint32_t off = f->sm_offsets[i];
+        int ref = p->kind == CT_V_STRING || p->kind == CT_V_OBJECT || p->kind == CT_V_ARRAY ||
+                  p->kind == CT_V_BYREF || p->kind == CT_V_PTR;
+        UINT_PTR addr = base && off != CT_SM_NO_FIELD ? (UINT_PTR)(base + off) : 0;
+        capture_value(b, w, m, p, addr, ref ? 8 : p->size);
+    }
+    return 1;
+}
+
 /* The argument values of the call into w; 0 when the runtime gave none
  * (the event then has no values and reads "(?)"). */
 static int capture_args(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
                         ct_event_mark *m)
 {
+    if (f->sm_offsets)
+        return capture_state_machine(b, f, elt, w, m);
     /* Known locations: read them without asking the runtime. */
     COR_PRF_FUNCTION_ARGUMENT_RANGE direct[CT_ARGMAP_MAX_DIRECT];
     if (f->nargs <= CT_ARGMAP_MAX_DIRECT && ct_argmap_enter(f, elt, direct)) {
@@ -406,9 +496,10 @@ static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
 
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
-    if (!recording())
+    if (!recording() || watched(id.clientID, 1))
         return;
     ct_function *f = (ct_function *)id.clientID;
+    EH_LOG("enter", f->name);
     ct_tbuf *b = thread_self();
     if (!b)
         return;
@@ -437,7 +528,7 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         ct_event_begin(&w, CT_REC_ENTER, ct_now_ns(), b->tid, key, &m);
         ct_event_end(&w, &m);
     }
-    frame_open(b, !finish_record(b, &w, inplace));
+    frame_open(b, key, !finish_record(b, &w, inplace));
     atomic_store_explicit(&b->busy, 0, memory_order_release);
 }
 
@@ -464,6 +555,9 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     uint64_t now = ct_now_ns();
     ct_function *f = (ct_function *)id.clientID;
+    if (watched(id.clientID, 0))
+        return;
+    EH_LOG("leave", f->name);
     ct_tbuf *b = close_event_begin();
     if (!b)
         return;
@@ -517,14 +611,14 @@ static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key
         ct_event_end(&w, &m);
         ct_writer_naive_event(rec, w.len);
         if (type == CT_REC_ENTER)
-            frame_open(b, 0);
+            frame_open(b, key, 0);
         return;
     }
     p = ct_tbuf_reserve(b, CT_EVENT_BASE_BYTES);
     if (!p) {
         ct_tbuf_count_drop(b, 1);
         if (type == CT_REC_ENTER)
-            frame_open(b, 1);
+            frame_open(b, key, 1);
         return;
     }
     /* The record laid out by hand (little-endian, 8-byte aligned): type,
@@ -536,13 +630,16 @@ static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key
     memcpy(p + 24, &key, 8);
     ct_tbuf_commit(b, CT_EVENT_BASE_BYTES);
     if (type == CT_REC_ENTER)
-        frame_open(b, 0);
+        frame_open(b, key, 0);
 }
 
 void ct_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     (void)elt;
     uint64_t now = ct_now_ns();
+    if (watched(id.clientID, 0))
+        return;
+    EH_LOG("tailcall", ((const ct_function *)id.clientID)->name);
     ct_tbuf *b = close_event_begin();
     if (!b)
         return;
@@ -573,7 +670,7 @@ void ct_null_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 /* Called by the stubs of src/asm straight from JIT-compiled code. */
 static inline void fast_event(ct_rec_type type, uintptr_t id)
 {
-    if (g_mode != CT_HOOKS_FAST || !recording())
+    if (g_mode != CT_HOOKS_FAST || !recording() || watched(id, type == CT_REC_ENTER))
         return;
     uint64_t now = ct_now_ns();
     ct_tbuf *b = thread_self();
@@ -603,30 +700,175 @@ void ct_fast_tailcall(uintptr_t client_id)
 
 /* ---------------------------------------------------------- exceptions */
 
-void ct_unwind_function_enter(FunctionID id)
+/* The exception callbacks feed this thread's model of the exceptions in
+ * flight (ehmodel.h, t_eh), which says which frames an exception has
+ * popped; they are closed here with an UNWIND event each. A thread that has
+ * made no traced call has no buffer and no frames (depth 0), but its
+ * exceptions are followed all the same: traced calls may start inside a
+ * catch or finally block, and an unhandled exception ends every thread. */
+
+static void (*g_on_fatal)(void);
+
+void ct_hooks_on_fatal(void (*fn)(void))
 {
-    ct_tbuf *b = t_self;
-    if (!b)
-        return;
-    const ct_function *f = ct_registry_find(id);
-    b->unwinding = (f && f->hooked) ? f : NULL;
+    g_on_fatal = fn;
 }
 
-void ct_unwind_function_leave(void)
+/* The record of FunctionID id when it is traced, else NULL. */
+static const ct_function *traced_function(FunctionID id)
 {
+    const ct_function *f = ct_registry_find(id);
+    return f && f->hooked ? f : NULL;
+}
+
+/* The shadow depth that puts the frame of traced function `key` on top: its
+ * innermost open frame (normally the top one), or the depth itself when it
+ * is not among the frames whose keys are kept. */
+static uint32_t frame_depth_of(const ct_tbuf *b, uint64_t key)
+{
+    uint32_t d = b->depth;
+    if (d > CT_DROP_TRACK_FRAMES)
+        return d;
+    for (uint32_t i = d; i-- > 0;)
+        if (b->frame_keys[i] == key)
+            return i + 1;
+    return d;
+}
+
+/* Closes this thread's frames above `depth` (CT_EH_NONE: none) as left by an
+ * exception: an UNWIND event each, with its own function. Frames deeper than
+ * the kept keys are closed with the function of FunctionID fid (exact for
+ * the one frame an unwind leave closes). */
+static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now)
+{
+    if (depth == CT_EH_NONE || b->depth <= depth || !recording() ||
+        atomic_load_explicit(&b->busy, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    uint64_t deep_key = 0;
+    if (b->depth > CT_DROP_TRACK_FRAMES)
+        deep_key = (uint64_t)(uintptr_t)traced_function(fid);
+    while (b->depth > depth) {
+        uint32_t d = b->depth - 1;
+        uint64_t key = d < CT_DROP_TRACK_FRAMES ? b->frame_keys[d] : deep_key;
+        if (frame_close(b) || !key)
+            ct_tbuf_count_drop(b, 1);
+        else
+            plain_event(b, CT_REC_UNWIND, now, key);
+    }
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
+}
+
+void ct_ex_thrown(void)
+{
+    EH_LOG("thrown", NULL);
+    ct_eh_thrown(&t_eh);
+}
+
+void ct_ex_search_enter(FunctionID id)
+{
+    EH_LOG("search", eh_name(id));
+    ct_eh_search_enter(&t_eh, id);
+}
+
+void ct_ex_search_leave(void)
+{
+    EH_LOG("search-leave", NULL);
+    ct_eh_search_leave(&t_eh);
+}
+
+void ct_ex_catcher_found(void)
+{
+    EH_LOG("found", NULL);
+    ct_eh_catcher_found(&t_eh);
+}
+
+void ct_ex_filter_enter(void)
+{
+    EH_LOG("filter", NULL);
+    ct_tbuf *b = t_self;
+    ct_eh_filter_enter(&t_eh, b ? b->depth : 0);
+}
+
+void ct_ex_filter_leave(void)
+{
+    EH_LOG("filter-leave", NULL);
+    uint64_t now = ct_now_ns();
+    uint32_t depth = ct_eh_filter_leave(&t_eh);
+    ct_tbuf *b = t_self;
+    if (b)
+        unwind_to(b, depth, 0, now);
+}
+
+void ct_ex_unwind_function_enter(FunctionID id)
+{
+    EH_LOG("unwind", eh_name(id));
     uint64_t now = ct_now_ns();
     ct_tbuf *b = t_self;
-    if (!b || !b->unwinding)
+    const ct_function *f = b ? traced_function(id) : NULL;
+    uint32_t depth = !b ? 0 : f ? frame_depth_of(b, (uint64_t)(uintptr_t)f) : b->depth;
+    if (!ct_eh_unwind_enter(&t_eh, id, f != NULL, depth))
         return;
-    const ct_function *f = b->unwinding;
-    b->unwinding = NULL;
-    if (!recording() || atomic_load_explicit(&b->busy, memory_order_relaxed))
-        return;
-    if (frame_close(b)) {
-        ct_tbuf_count_drop(b, 1);
-        return;
-    }
-    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
-    plain_event(b, CT_REC_UNWIND, now, (uint64_t)(uintptr_t)f);
-    atomic_store_explicit(&b->busy, 0, memory_order_release);
+    /* The outermost managed frame of an unhandled exception: the runtime
+     * terminates the process (abort) once its finally blocks have run, with
+     * no callback and no Shutdown. Its frame and any above it are over;
+     * finish the trace now. */
+    if (b)
+        unwind_to(b, f ? depth - 1 : depth, id, now);
+    if (g_on_fatal)
+        g_on_fatal();
+}
+
+void ct_ex_unwind_function_leave(void)
+{
+    EH_LOG("unwind-leave", NULL);
+    uint64_t now = ct_now_ns();
+    uint64_t fid = 0;
+    uint32_t depth = ct_eh_unwind_leave(&t_eh, &fid);
+    ct_tbuf *b = t_self;
+    if (b)
+        unwind_to(b, depth, (FunctionID)fid, now);
+}
+
+void ct_ex_finally_enter(void)
+{
+    EH_LOG("finally", NULL);
+    uint64_t now = ct_now_ns();
+    uint32_t depth = ct_eh_finally_enter(&t_eh);
+    ct_tbuf *b = t_self;
+    if (b)
+        unwind_to(b, depth, 0, now);
+}
+
+void ct_ex_finally_leave(void)
+{
+    EH_LOG("finally-leave", NULL);
+    ct_eh_finally_leave(&t_eh);
+}
+
+void ct_ex_catcher_enter(FunctionID id)
+{
+    EH_LOG("catch", eh_name(id));
+    uint64_t now = ct_now_ns();
+    uint32_t depth = ct_eh_catcher_enter(&t_eh, id);
+    ct_tbuf *b = t_self;
+    if (b)
+        unwind_to(b, depth, 0, now);
+}
+
+void ct_ex_catcher_leave(void)
+{
+    EH_LOG("catch-leave", NULL);
+    ct_eh_catcher_leave(&t_eh);
+}
+
+/* AppContext.OnUnhandledException (watched, see registry.c) entered on this
+ * thread: the runtime's unhandled-exception path, or a program raising the
+ * event itself (ExceptionHandling.RaiseAppDomainUnhandledExceptionEvent).
+ * The model tells them apart: only the first is inside the first pass of an
+ * exception that found no catcher. */
+static void on_unhandled(void)
+{
+    EH_LOG("unhandled", NULL);
+    ct_eh_unhandled(&t_eh);
 }

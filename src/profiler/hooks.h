@@ -46,10 +46,32 @@ void ct_null_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_null_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 
-/* Exceptions: a frame popped by unwinding gets no leave hook. The runtime
- * reports it with ExceptionUnwindFunctionEnter/Leave; these record an UNWIND
- * event for it. */
-void ct_unwind_function_enter(FunctionID id);
-void ct_unwind_function_leave(void);
+/* The exception callbacks (profiler.c forwards them): a frame popped by an
+ * exception gets no leave hook; these follow the exceptions in flight on the
+ * calling thread (ehmodel.h) and record an UNWIND event for each traced
+ * frame an exception pops. */
+void ct_ex_thrown(void);
+void ct_ex_search_enter(FunctionID id);
+void ct_ex_search_leave(void);
+void ct_ex_catcher_found(void);
+void ct_ex_filter_enter(void);
+void ct_ex_filter_leave(void);
+void ct_ex_unwind_function_enter(FunctionID id);
+void ct_ex_unwind_function_leave(void);
+void ct_ex_finally_enter(void);
+void ct_ex_finally_leave(void);
+void ct_ex_catcher_enter(FunctionID id);
+void ct_ex_catcher_leave(void);
+
+/* Called (once, from the thread that dies) when an unhandled exception is
+ * about to end the process: the runtime then aborts with no Shutdown and
+ * SIGABRT reset to its default action. The profiler finishes the trace. */
+void ct_hooks_on_fatal(void (*fn)(void));
+
+/* Watch f (AppContext.OnUnhandledException): hooked without being traced,
+ * its enter hook tells the exception model that the runtime has found an
+ * exception unhandled (registry.c). */
+struct ct_function;
+void ct_hooks_watch_unhandled(const struct ct_function *f);
 
 #endif

@@ -60,6 +60,18 @@ typedef struct ct_method_info {
  * (preemptive mode: may load types). */
 int ct_plan_function(ct_function *f, const ct_method_info *mi);
 
+/* When f is the MoveNext of a compiler-generated state machine (an async
+ * method, an iterator, an async iterator: a type "<Name>d__N" nested in the
+ * method's type, named by the method's AsyncStateMachineAttribute,
+ * IteratorStateMachineAttribute or AsyncIteratorStateMachineAttribute):
+ * shows it as that method, "async Demo.Net.Fetch", with the method's
+ * parameters read from the state machine's fields of the same names (`this`
+ * from <>4__this), then the state (<>1__state), and sets f->sm_offsets
+ * (without signatures: the name only). Returns 0 then; -1 for any other
+ * function, or when values are wanted and the state machine's class is not
+ * known exactly (shared generic code): f is then planned as itself. */
+int ct_plan_state_machine(ct_function *f, const ct_method_info *mi);
+
 /* Binds the late plans of f at its first call, from the exact instantiation
  * the frame reveals. Called from the enter hook: loads nothing; whatever
  * needs a type load is captured by range instead. Returns 1 when this call

@@ -219,6 +219,16 @@ static void stop_at_exit(void)
     stop_tracing(0);
 }
 
+/* An unhandled exception is about to end the process (hooks.h): abort()
+ * follows, with no Shutdown, no exit handlers and our SIGABRT handler
+ * already replaced by the runtime's PAL (PROCAbort restores the handlers it
+ * found at start-up). The runtime is still alive: class names can still be
+ * asked for. */
+static void stop_on_fatal(void)
+{
+    stop_tracing(1);
+}
+
 /* Signals that end the process without Shutdown or exit handlers: a kill
  * (SIGTERM, SIGINT, SIGQUIT, SIGHUP) or abort() after an unhandled exception
  * (SIGABRT). On the first one the trace is finished (flushed, summary
@@ -328,6 +338,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
                         : fast                           ? CT_HOOKS_FAST
                                                          : CT_HOOKS_SLOW;
     ct_hooks_init(mode, cfg->buffer_kb, cfg->lossy, cfg->bench_naive);
+    ct_hooks_on_fatal(stop_on_fatal);
     /* The fast path must not ask for argument, return value or frame
      * information: the runtime refuses such a mask with fast hooks. */
     DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS;
@@ -406,17 +417,46 @@ static HRESULT cb_Shutdown(CB_SELF)
     return S_OK;
 }
 
-static HRESULT cb_ExceptionUnwindFunctionEnter(CB_SELF, FunctionID id)
+/* Exceptions: forwarded to hooks.c, which follows them per thread. */
+#define EX_CB0(name, call)                                                               \
+    static HRESULT cb_##name(CB_SELF)                                                    \
+    {                                                                                    \
+        (void)self;                                                                      \
+        call;                                                                            \
+        return S_OK;                                                                     \
+    }
+#define EX_CB1(name, call)                                                               \
+    static HRESULT cb_##name(CB_SELF, FunctionID id)                                     \
+    {                                                                                    \
+        (void)self;                                                                      \
+        (void)id;                                                                        \
+        call;                                                                            \
+        return S_OK;                                                                     \
+    }
+EX_CB1(ExceptionSearchFunctionEnter, ct_ex_search_enter(id))
+EX_CB0(ExceptionSearchFunctionLeave, ct_ex_search_leave())
+EX_CB1(ExceptionSearchFilterEnter, ct_ex_filter_enter())
+EX_CB0(ExceptionSearchFilterLeave, ct_ex_filter_leave())
+EX_CB1(ExceptionSearchCatcherFound, ct_ex_catcher_found())
+EX_CB1(ExceptionUnwindFunctionEnter, ct_ex_unwind_function_enter(id))
+EX_CB0(ExceptionUnwindFunctionLeave, ct_ex_unwind_function_leave())
+EX_CB1(ExceptionUnwindFinallyEnter, ct_ex_finally_enter())
+EX_CB0(ExceptionUnwindFinallyLeave, ct_ex_finally_leave())
+EX_CB0(ExceptionCatcherLeave, ct_ex_catcher_leave())
+
+static HRESULT cb_ExceptionThrown(CB_SELF, ObjectID thrown)
 {
     (void)self;
-    ct_unwind_function_enter(id);
+    (void)thrown;
+    ct_ex_thrown();
     return S_OK;
 }
 
-static HRESULT cb_ExceptionUnwindFunctionLeave(CB_SELF)
+static HRESULT cb_ExceptionCatcherEnter(CB_SELF, FunctionID id, ObjectID obj)
 {
     (void)self;
-    ct_unwind_function_leave();
+    (void)obj;
+    ct_ex_catcher_enter(id);
     return S_OK;
 }
 
@@ -481,18 +521,8 @@ STUB(ObjectAllocated, ObjectID obj, ClassID cls)
 STUB(ObjectsAllocatedByClass, ULONG n, ClassID cls[], ULONG counts[])
 STUB(ObjectReferences, ObjectID obj, ClassID cls, ULONG n, ObjectID refs[])
 STUB(RootReferences, ULONG n, ObjectID refs[])
-STUB(ExceptionThrown, ObjectID thrown)
-STUB(ExceptionSearchFunctionEnter, FunctionID id)
-STUB0(ExceptionSearchFunctionLeave)
-STUB(ExceptionSearchFilterEnter, FunctionID id)
-STUB0(ExceptionSearchFilterLeave)
-STUB(ExceptionSearchCatcherFound, FunctionID id)
 STUB(ExceptionOSHandlerEnter, UINT_PTR unused)
 STUB(ExceptionOSHandlerLeave, UINT_PTR unused)
-STUB(ExceptionUnwindFinallyEnter, FunctionID id)
-STUB0(ExceptionUnwindFinallyLeave)
-STUB(ExceptionCatcherEnter, FunctionID id, ObjectID obj)
-STUB0(ExceptionCatcherLeave)
 STUB(COMClassicVTableCreated, ClassID cls, REFGUID iid, void *vtbl, ULONG slots)
 STUB(COMClassicVTableDestroyed, ClassID cls, REFGUID iid, void *vtbl)
 STUB0(ExceptionCLRCatcherFound)

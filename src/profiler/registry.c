@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classnames.h"
+#include "hooks.h"
 #include "map.h"
 #include "modules.h"
 #include "perm.h"
@@ -16,6 +17,11 @@
 
 /* Longest "Namespace.Type.Method" name kept (UTF-8 bytes). */
 #define FULL_NAME_MAX (2 * CT_NAME_MAX * 3 + 2)
+
+/* The CoreLib method the runtime calls on its unhandled-exception path
+ * (excep.cpp, InternalUnhandledExceptionFilter_Worker, raises
+ * AppDomain.UnhandledException through it). */
+#define WATCH_UNHANDLED "System.AppContext.OnUnhandledException"
 
 /* FunctionID -> record, hashed with XXH3 (map.c). Every access holds
  * g_lock; the hooks never touch the map: they get the record address as
@@ -92,6 +98,9 @@ static ct_function *build_function(FunctionID id)
     f->display = name;
     f->hooked = ct_config_traces(&g_ct.cfg, name, m->assembly,
                                  g_ct.cfg.trace_all || (!name_is_framework(name) && !m->framework));
+    /* The runtime calls it when it finds an exception unhandled, before it
+     * aborts the process (hooks.c follows it). */
+    f->watched = m->corelib && !strcmp(name, WATCH_UNHANDLED);
     if (!f->hooked)
         return f;
 
@@ -108,7 +117,10 @@ static ct_function *build_function(FunctionID id)
         .cls = cls, .class_args = cargs, .nclass_args = nc,
         .method_args = margs, .nmethod_args = nm, .method_args_known = margs_known,
     };
-    ct_plan_function(f, &mi);
+    /* A state machine's MoveNext is shown as the async method (iterator)
+     * it implements; everything else as itself. */
+    if (ct_plan_state_machine(f, &mi) != 0)
+        ct_plan_function(f, &mi);
     return f;
 }
 
@@ -141,6 +153,8 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
         pthread_mutex_unlock(&g_lock);
         if (fresh && f->hooked)
             ct_writer_define(f);
+        if (fresh && f->watched)
+            ct_hooks_watch_unhandled(f);
         if (!f) {
             /* The table could not grow: this function goes unhooked. The
              * record stays in permanent memory, unused. */
@@ -148,7 +162,7 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
             return id;
         }
     }
-    *hook = f->hooked;
+    *hook = f->hooked || f->watched;
     return (UINT_PTR)f;
 }
 

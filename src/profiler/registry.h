@@ -33,7 +33,8 @@ typedef struct ct_late {
 
 typedef struct ct_function {
     FunctionID id;
-    int hooked;                 /* passes the filter: the runtime calls our hooks */
+    int hooked;                 /* passes the filter: traced */
+    int watched;                /* hooked for the profiler's own use (hooks.h) */
     atomic_uint arginfo_size;   /* bytes GetFunctionEnter3Info needs; 0 until learned */
     const char *name;           /* metadata name, "Demo.Box`1.Get"; "?" when unknown */
     const char *display;        /* as printed, "Demo.Box<int>.Get" */
@@ -45,6 +46,13 @@ typedef struct ct_function {
     int has_ret;                /* not void */
     const ct_plan *ret;         /* NULL with has_ret: late */
     const char *ret_label;      /* "int " */
+
+    /* A compiler-generated state machine's MoveNext shown as the method it
+     * implements (plans.h, ct_plan_state_machine): its nargs values are read
+     * from the fields of `this` (the state machine) at these offsets, not
+     * from argument ranges; CT_SM_NO_FIELD: a parameter with no field. NULL
+     * for every other function. */
+    const uint32_t *sm_offsets;
 
     const ct_late *late;        /* NULL when every plan is known */
     atomic_int late_state;      /* 0 unbound, 1 binding, 2 bound */
@@ -59,8 +67,10 @@ typedef struct ct_function {
     atomic_uint leave_loc;
 } ct_function;
 
+#define CT_SM_NO_FIELD UINT32_MAX
+
 /* The FunctionIDMapper2 we register. Returns the record's address and sets
- * *hook. Racing calls for one FunctionID get the same record. A hooked
+ * *hook (traced or watched). Racing calls for one FunctionID get the same record. A hooked
  * function's FUNCTION record is queued for the writer (writer.h) here, so it
  * precedes every event of the function. */
 UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);

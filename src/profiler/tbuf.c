@@ -42,7 +42,6 @@ static void reset_owner(ct_tbuf *b, uint64_t tid)
     b->depth = 0;
     memset(b->dropped_frames, 0, sizeof b->dropped_frames);
     b->stack_lo = b->stack_hi = 0;
-    b->unwinding = NULL;
     memset(b->class_cache, 0, sizeof b->class_cache);
 }
 

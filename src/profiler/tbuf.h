@@ -44,8 +44,9 @@
 #define CT_FULL_YIELDS 50
 #define CT_FULL_SLEEP_NS 50000L
 #define CT_FULL_WAIT_NS 2000000000ull
-/* Open frames whose enter event was dropped are remembered up to this depth,
- * so that their leave event is dropped too (the call tree stays whole). */
+/* Open frames are remembered up to this depth: whether their enter event was
+ * dropped (their leave event is dropped too: the call tree stays whole) and
+ * their function (the frames an exception leaves are closed with theirs). */
 #define CT_DROP_TRACK_FRAMES 4096
 /* Bytes of a byref target copied through the checked read. */
 #define CT_BOUNCE_BYTES 4096
@@ -72,10 +73,10 @@ typedef struct ct_tbuf {
     uint64_t tail_seen;           /* last tail read */
     int stalled;
     _Atomic int busy;             /* inside a hook (re-entry is dropped) */
-    uint32_t depth;               /* open frames, for dropping whole calls */
+    uint32_t depth;               /* open frames (the shadow stack) */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
+    uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
     uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
-    const void *unwinding;        /* function being unwound (exceptions) */
     struct {
         uintptr_t mt;             /* an object's method table pointer */
         uint64_t cls;             /* its ClassID */

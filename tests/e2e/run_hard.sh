@@ -12,22 +12,25 @@
 #   KEEP=1  keep the work directory (traces) and print its path.
 #
 # Sections (each check prints "ok   ..." or "FAIL ...", the script goes on):
-#   exceptions  thrown through traced frames and caught higher up, filters,
-#               finally (and one that throws), rethrow, a new exception from a
-#               catch block, caught in the same method, through framework
-#               frames: unwound frames closed "-> exception" / "} exception",
-#               the next call after each catch at the right depth
+#   exceptions  thrown through traced frames and caught higher up, filters
+#               (and one that throws), finally (one that throws, one that
+#               throws and catches), rethrow, a new exception from a catch
+#               block, caught in the same method, through framework frames:
+#               unwound frames closed "-> exception" / "} exception", the next
+#               call after each catch at the right depth
 #   threads     16 named threads, the thread pool, Parallel.For: each line on
 #               the thread that made the call (the program passes its own
 #               gettid() as an argument), counts equal the program's, balanced
-#   async       MoveNext frames, continuations on pool threads, balanced
-#   tailcalls   IL `tail.` calls built with PersistedAssemblyBuilder
+#   async       MoveNext frames shown as their async methods, continuations on
+#               pool threads, balanced
+#   tailcalls   IL `tail.` calls built with PersistedAssemblyBuilder, also
+#               through the launcher (which keeps self-recursive ones calls)
 #   interop     P/Invoke, reverse P/Invoke (qsort), delegates, generic
 #               virtual methods, static constructors, a DynamicMethod
 #   recursion   10 000 deep; 70 000 deep (past the 65 536 timed frames)
 #   ending      Environment.Exit(5) from 20 frames down, an unhandled
 #               exception, SIGTERM and SIGINT: exit code, stdout and stderr
-#               unchanged; the trace of Environment.Exit is complete
+#               unchanged; the traces are complete
 #   badenv      unwritable outputs, invalid option values, a full disk: one
 #               clear line (where one is promised) and an unharmed program
 #   stress      HARD_STRESS_CALLS calls over HARD_STRESS_THREADS threads: the
@@ -225,9 +228,68 @@ if want exceptions; then
     Hard.Exceptions.After(int step=11) -> int 11'
     check "exceptions 11: a catch block throws a new exception (wrapping the first), the caller catches it" \
         ct_diff_tree "$expected" "$(ct_between "$tree" "Wraps(int n=11)" "After(int step=11)")"
-    # Steps 8 (an exception thrown and caught inside a finally block) and 9
-    # (an exception escaping a filter) are in pending_hard.sh; the depth
-    # after their catch is right already.
+    # Step 8: a finally block (FinallyOuter's) calls CatchHigher(80), which
+    # throws and catches an exception of its own while FinallyOuter is being
+    # unwound. The runtime's callbacks of the two exceptions interleave (the
+    # catching frame gets ExceptionUnwindFunctionEnter without a Leave);
+    # the profiler follows each exception on its own (src/profiler/ehmodel.h).
+    expected='    Hard.Exceptions.FinallyWithInner(int n=8) {
+      Hard.Exceptions.FinallyOuter(int n=8) {
+        Hard.Exceptions.Level1(int n=8) {
+          Hard.Exceptions.Level2(int n=8) {
+            Hard.Exceptions.Level3(int n=8) {
+              Hard.Exceptions.Thrower(int n=8) -> exception
+            } exception
+          } exception
+        } exception
+        Hard.Exceptions.CatchHigher(int n=80) {
+          Hard.Exceptions.Level1(int n=80) {
+            Hard.Exceptions.Level2(int n=80) {
+              Hard.Exceptions.Level3(int n=80) {
+                Hard.Exceptions.Thrower(int n=80) -> exception
+              } exception
+            } exception
+          } exception
+          Hard.Exceptions.Handled(string message="boom 80") -> int 7
+        } -> int 7
+      } exception
+      Hard.Exceptions.Handled(string message="boom 8") -> int 6
+    } -> int 6
+    Hard.Exceptions.After(int step=8) -> int 8'
+    check "exceptions 8: an exception thrown and caught inside a finally block while another unwinds" \
+        ct_diff_tree "$expected" "$(ct_between "$tree" "FinallyWithInner(int n=8)" "After(int step=8)")"
+
+    # Step 9: BadFilter, called from ThrowingFilter's exception filter,
+    # calls Thrower(90), whose exception escapes the filter; the runtime
+    # swallows it (the filter counts as false) and the first exception goes
+    # on to FilterThrows. The second pass of the filter's exception starts
+    # with an ExceptionUnwindFunctionLeave that closes nothing (its first
+    # pass's last SearchFunctionLeave) and ends at the filter's boundary.
+    expected='    Hard.Exceptions.FilterThrows(int n=9) {
+      Hard.Exceptions.ThrowingFilter(int n=9) {
+        Hard.Exceptions.Level1(int n=9) {
+          Hard.Exceptions.Level2(int n=9) {
+            Hard.Exceptions.Level3(int n=9) {
+              Hard.Exceptions.Thrower(int n=9) {
+                Hard.Exceptions.BadFilter(int n=9) {
+                  Hard.Exceptions.Thrower(int n=90) -> exception
+                } exception
+              } exception
+            } exception
+          } exception
+        } exception
+      } exception
+      Hard.Exceptions.Handled(string message="boom 9") -> int 6
+    } -> int 6
+    Hard.Exceptions.After(int step=9) -> int 9'
+    check "exceptions 9: an exception escaping an exception filter" \
+        ct_diff_tree "$expected" "$(ct_between "$tree" "FilterThrows(int n=9)" "After(int step=9)")"
+    check "exceptions: per TID balanced, every line at its depth" ct_balance "$work/ex.txt"
+    check_eq "exceptions: no events dropped" 0 "$(summary_dropped "$work/ex.txt")"
+    # Thrower: n = 1..5, 7..11 (step 6 throws in SameMethod itself), 80,
+    # 90, 1000.
+    check_eq "exceptions: Thrower's summary row counts all 13 calls" 13 \
+        "$(ct_summary_calls "$work/ex.txt" Hard.Exceptions.Thrower)"
     # Main (depth 0) -> Run (1) -> each step and After (2): four spaces.
     for k in 1 2 3 4 5 6 7 8 9 10 11; do
         check_eq "exceptions $k: the call after the catch, After($k), is at Run's children's depth" \
@@ -280,12 +342,29 @@ if want async; then
     check_eq "async: Compute's calls = the program's count (200)" 200 "$(ct_count "$t" "Hard.AsyncOps.Compute(")"
     check_eq "async: Leaf, Middle called 100 times, Top once" "100 100 1" \
         "$(ct_count "$t" "Hard.AsyncOps.Leaf(") $(ct_count "$t" "Hard.AsyncOps.Middle(") $(ct_count "$t" "Hard.AsyncOps.Top(")"
+    # A state machine's MoveNext is shown as the async method it implements
+    # (docs/tracer.md, "Async methods and iterators"): "async NAME(the
+    # method's arguments from the state machine's fields, <>1__state=S)".
+    check_eq "async: no call line names a compiler-generated state machine (<Method>d__N.MoveNext)" 0 \
+        "$(ct_count_re "$t" '^[^(]*>d__[0-9]+\.MoveNext\(')"
     # Every await suspends (AsyncOps.cs): Leaf's state machine runs twice per
     # call, Middle's three times, Top's, ThrowLater's and CatchAsync's twice.
     check_eq "async: MoveNext frames of Leaf (200), Middle (300), Top (2), ThrowLater (2), CatchAsync (2)" \
         "200 300 2 2 2" \
-        "$(for m in Leaf Middle Top ThrowLater CatchAsync; do printf '%s ' "$(ct_count_re "$t" "^Hard\\.AsyncOps\\.<$m>d__[0-9]+\\.MoveNext\\(")"; done | sed 's/ $//')"
-    leaf_tids=$(ct_calls "$t" | awk '/Hard\.AsyncOps\.<Leaf>d__[0-9]+\.MoveNext\(/ { print $2 }' | sort -u)
+        "$(for m in Leaf Middle Top ThrowLater CatchAsync; do printf '%s ' "$(ct_count "$t" "async Hard.AsyncOps.$m(")"; done | sed 's/ $//')"
+    # Leaf(i) for i < 100: its body starts (state -1) and resumes after its
+    # one await (state 0); Middle(i) also resumes after its second (1).
+    sm_runs() { # FILE METHOD PARAM: "PARAM=V STATE" of each MoveNext line, sorted
+        grep -oE "async Hard\.AsyncOps\.$2\($3=[0-9]+, <>1__state=-?[0-9]+\)" "$1" |
+            sed -E 's/.*\((.*), <>1__state=(.*)\)/\1 \2/' | sort
+    }
+    check_eq "async: Leaf's MoveNext lines show Leaf's argument i=0..99, each with <>1__state=-1 and 0" \
+        "$(for i in $(seq 0 99); do printf 'int i=%s %s\n' "$i" -1 "$i" 0; done | sort)" "$(sm_runs "$t" Leaf 'int i')"
+    check_eq "async: Middle's MoveNext lines show i=0..99, each with <>1__state=-1, 0 and 1" \
+        "$(for i in $(seq 0 99); do printf 'int i=%s %s\n' "$i" -1 "$i" 0 "$i" 1; done | sort)" "$(sm_runs "$t" Middle 'int i')"
+    check_eq "async: Top's MoveNext lines show n=100, <>1__state=-1 then 0" \
+        "$(printf 'int n=100 -1\nint n=100 0')" "$(sm_runs "$t" Top 'int n')"
+    leaf_tids=$(ct_calls "$t" | awk '/ async Hard\.AsyncOps\.Leaf\(/ { print $2 }' | sort -u)
     pid=$(ct_pid "$t")
     check "async: Leaf's MoveNext runs on the main thread (start) and on pool threads (after the gate)" \
         bash -c 'grep -qx "$0" <<<"$1" && grep -qvx "$0" <<<"$1"' "$pid" "$leaf_tids"
@@ -337,6 +416,25 @@ if want tailcalls; then
         ct_diff_tree "$expected" "$(ct_subtree "$tree" "Emitted.Tails.Start(int n=5)")"
     check "tail calls: blocks balanced" ct_balance "$work/tc.txt"
     check_eq "tail calls: Countdown 6 calls (5 tail calls + the last)" 6 "$(ct_summary_calls "$work/tc.txt" Emitted.Tails.Countdown)"
+
+    # The launcher sets DOTNET_TailCallLoopOpt=0 itself (the profiler cannot
+    # from inside the process: docs/tracer.md, "Tail calls"); --tail-call-loops
+    # leaves the JIT's default.
+    if [[ -x "$launcher" ]]; then
+        ct_run "$work" tcl "$launcher" run --profiler "$lib" -o "$work/tcl.txt" -- dotnet "$app" tailcalls "$work"
+        check_same tcl tc.plain
+        check_eq "tail calls through clrtrace run, default settings: the 6 recursive Countdown calls are traced" 6 \
+            "$(ct_count "$work/tcl.txt" "Emitted.Tails.Countdown(")"
+        check "tail calls through clrtrace run: the same tree as with DOTNET_TailCallLoopOpt=0" \
+            ct_diff_tree "$expected" "$(ct_subtree "$(ct_tree "$work/tcl.txt")" "Emitted.Tails.Start(int n=5)")"
+        ct_run "$work" tcll "$launcher" run --tail-call-loops --profiler "$lib" -o "$work/tcll.txt" -- \
+            dotnet "$app" tailcalls "$work"
+        check_same tcll tc.plain
+        check_eq "tail calls through clrtrace run --tail-call-loops: the JIT's loop leaves one Countdown call" 1 \
+            "$(ct_count "$work/tcll.txt" "Emitted.Tails.Countdown(")"
+    else
+        echo "skip the launcher (no clrtrace beside $lib)"
+    fi
 
     # Default JIT settings: the non-recursive tail calls are the same.
     run_traced tcd -- tailcalls "$work"
@@ -481,6 +579,23 @@ if want ending; then
         "134 Unhandled exception. System.InvalidOperationException: unhandled from depth 20" \
         "$(cat "$work/unh.plain.rc") $(head -n 1 "$work/unh.plain.err")"
     check_same unh unh.plain
+    # The runtime finds no catcher, calls AppContext.OnUnhandledException
+    # (watched by the profiler), prints its report, unwinds every frame and
+    # aborts with SIGABRT reset to the default action (no Shutdown, no exit
+    # handlers, no signal handler of ours): the profiler finishes the trace
+    # when the second pass reaches the outermost frame (Main).
+    t="$work/unh.txt"
+    check "unhandled exception: the trace has the calls up to the throw" \
+        grep -qF 'Hard.Ending.Down(int n=0, bool raise=true)' "$t"
+    check "unhandled exception: the trace ends with the summary and the shutdown line" \
+        bash -c 'grep -q "^# summary: " "$0" && tail -n 1 "$0" | grep -q "^# clrtrace: shutdown, "' "$t"
+    # Main -> Ending.Unhandled -> Down(20) ... Down(0): 23 frames, each
+    # closed by the exception.
+    check_eq "unhandled exception: Down(n=0) left by the exception 22 levels deep, Main closed last" \
+        "$(printf '%44sHard.Ending.Down(int n=0, bool raise=true) -> exception|} exception' '')" \
+        "$(ct_tree "$t" | grep -F 'Down(int n=0,')|$(ct_tree "$t" | tail -n 1)"
+    check "unhandled exception: balanced, every frame closed" ct_balance "$t"
+    check_eq "unhandled exception: no events dropped" 0 "$(summary_dropped "$t")"
 
     for sig in TERM INT; do
         ready_then_signal "sig$sig.plain" "$sig"
