@@ -497,8 +497,23 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
     if (r->finished)
         return 0;
     switch (rec->type) {
-    case CT_REC_FUNCTION: case CT_REC_CLASS: case CT_REC_THREAD:
+    case CT_REC_FUNCTION: case CT_REC_CLASS:
         return ct_symbols_add(r->sym, rec);
+    case CT_REC_THREAD: {
+        if (ct_symbols_add(r->sym, rec) != 0)
+            return -1;
+        const char *name = ct_symbols_thread_name(r->sym, rec->tid);
+        if (r->opts.lines && name) {
+            /* "# thread 4243: worker-01", control characters as '?'. */
+            char clean[CT_SYMBOLS_THREAD_NAME_MAX + 1];
+            size_t n = 0;
+            for (; name[n] && n < sizeof clean - 1; n++)
+                clean[n] = (unsigned char)name[n] < 0x20 || name[n] == 0x7f ? '?' : name[n];
+            clean[n] = '\0';
+            emitf(r, "# thread %llu: %s\n", (unsigned long long)rec->tid, clean);
+        }
+        return 0;
+    }
     case CT_REC_DROPPED: {
         thread *th = thread_of(r, rec->tid);
         r->dropped += rec->count;

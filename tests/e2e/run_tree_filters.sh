@@ -229,6 +229,9 @@ import json, sys
 d = json.load(sys.stdin)
 ev = d["traceEvents"] if isinstance(d, dict) else d
 print(sum(1 for e in ev if e.get("ph") == "X"))')"
+check_eq "thread names in the text log: '# thread TID: gate-helper' twice, second-gate once" \
+    "$(names gate-helper) $(names second-gate)" \
+    "$("$ct" replay "$work/full" | sed -n 's/^# thread \([0-9]*\): gate-helper$/\1/p' | sort -n | paste -sd ' ') $("$ct" replay "$work/full" | sed -n 's/^# thread \([0-9]*\): second-gate$/\1/p')"
 "$ct" replay -D x "$work/full" >/dev/null 2>"$work/replay.err"
 check_eq "replay -D x: usage error 2" 2 "$?"
 

@@ -325,6 +325,10 @@ static void threads_trace(void)
     function(2, "B", CT_FN_STATIC, 1, b_p, "int ", &p_i4);
     val v[1];
     event(CT_REC_ENTER, 1000, 10, 1, 0, NULL);
+    end_block();
+    /* Thread 20 gets a name (a control character in it) before its first
+     * event; the line comes at once (A's line waits for thread 10's next). */
+    assert_int_equal(ct_write_thread(&w, 20, "work\ner"), CT_TRACE_OK);
     v[0] = v_i4(1);
     event(CT_REC_ENTER, 2000, 20, 2, 1, v);
     v[0] = v_i4(2);
@@ -348,6 +352,7 @@ static void test_threads_and_endings(void **state)
         "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
         "# CoreCLR 10.0.12, ICorProfilerInfo15\n"
         "#  TIME(s)    TID   DURATION  CALL\n"
+        "# thread 20: work?er\n"
         "  0.000001     10             A() {\n"
         "  0.000002     20     2.0 us  B(int n=1) -> exception\n"
         "  0.000003     10     2.0 us    B(int n=2) -> tailcall\n"
