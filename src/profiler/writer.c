@@ -266,6 +266,21 @@ static void enqueue(fnq_node *n)
     pthread_mutex_unlock(&g_fnq_lock);
 }
 
+/* A FUNCTION or THREAD record for the writer: queued (naive mode: written
+ * now). Takes node. */
+static void submit(fnq_node *node)
+{
+    if (g_cfg.naive) {
+        pthread_mutex_lock(&g_naive_lock);
+        if (!atomic_load(&g_done))
+            output(node->rec, node->len, NULL);
+        pthread_mutex_unlock(&g_naive_lock);
+        free(node);
+        return;
+    }
+    enqueue(node);
+}
+
 void ct_writer_define(const ct_function *f)
 {
     if (!atomic_load(&g_started) || atomic_load(&g_stopping))
@@ -303,15 +318,7 @@ void ct_writer_define(const ct_function *f)
     free(params);
     if (!node)
         return; /* the function's events will show it as "?" */
-    if (g_cfg.naive) {
-        pthread_mutex_lock(&g_naive_lock);
-        if (!atomic_load(&g_done))
-            output(node->rec, node->len, NULL);
-        pthread_mutex_unlock(&g_naive_lock);
-        free(node);
-        return;
-    }
-    enqueue(node);
+    submit(node);
 }
 
 void ct_writer_thread(uint64_t tid, const char *name)
@@ -330,15 +337,7 @@ void ct_writer_thread(uint64_t tid, const char *name)
     }
     node->next = NULL;
     node->len = w.len;
-    if (g_cfg.naive) {
-        pthread_mutex_lock(&g_naive_lock);
-        if (!atomic_load(&g_done))
-            output(node->rec, node->len, NULL);
-        pthread_mutex_unlock(&g_naive_lock);
-        free(node);
-        return;
-    }
-    enqueue(node);
+    submit(node);
 }
 
 static size_t drain_functions(void)

@@ -1,6 +1,7 @@
 /* Call filters that follow the call tree (include/clrtrace/filter.h). */
 #define _GNU_SOURCE
 #include "clrtrace/filter.h"
+#include "clrtrace/table.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -96,8 +97,6 @@ typedef struct frame {
 } frame;
 
 typedef struct thread {
-    uint64_t tid;
-    int used;
     frame *frames;
     uint32_t nframes, cap;
     uint64_t overflow;   /* calls open beyond CT_FILTER_MAX_FRAMES */
@@ -112,10 +111,8 @@ struct ct_filter {
     char *trigger;
     ct_filter_emit emit;
     void *ctx;
-    thread *threads;
-    size_t nthreads, thread_cap;  /* open addressing, power of two */
-    uint64_t *trig_keys;          /* keys of trigger functions: open addressing, 0 = empty */
-    size_t ntrig, trig_cap;
+    ct_table threads;             /* tid -> thread */
+    ct_table triggers;            /* function key -> (void *)1: trigger functions */
     uint64_t calls;               /* enter events seen (for after) */
     uint64_t hidden;
     int finished;
@@ -123,87 +120,20 @@ struct ct_filter {
 
 #define NO_PENDING UINT32_MAX
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
 static thread *thread_get(ct_filter *f, uint64_t tid)
 {
-    if ((f->nthreads + 1) * 2 > f->thread_cap) {
-        size_t cap = f->thread_cap ? f->thread_cap * 2 : 64;
-        thread *t = calloc(cap, sizeof *t);
-        if (!t)
-            return NULL;
-        for (size_t i = 0; i < f->thread_cap; i++) {
-            if (!f->threads[i].used)
-                continue;
-            size_t j = mix(f->threads[i].tid) & (cap - 1);
-            while (t[j].used)
-                j = (j + 1) & (cap - 1);
-            t[j] = f->threads[i];
-        }
-        free(f->threads);
-        f->threads = t;
-        f->thread_cap = cap;
+    thread *t = ct_table_get(&f->threads, tid);
+    if (t)
+        return t;
+    t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->low = NO_PENDING;
+    if (ct_table_put(&f->threads, tid, t) != 0) {
+        free(t);
+        return NULL;
     }
-    size_t j = mix(tid) & (f->thread_cap - 1);
-    while (f->threads[j].used) {
-        if (f->threads[j].tid == tid)
-            return &f->threads[j];
-        j = (j + 1) & (f->thread_cap - 1);
-    }
-    f->threads[j] = (thread){.tid = tid, .used = 1, .low = NO_PENDING};
-    f->nthreads++;
-    return &f->threads[j];
-}
-
-static int trig_add(ct_filter *f, uint64_t key)
-{
-    if (!key)
-        return 0;
-    if ((f->ntrig + 1) * 2 > f->trig_cap) {
-        size_t cap = f->trig_cap ? f->trig_cap * 2 : 16;
-        uint64_t *k = calloc(cap, sizeof *k);
-        if (!k)
-            return -1;
-        for (size_t i = 0; i < f->trig_cap; i++) {
-            if (!f->trig_keys[i])
-                continue;
-            size_t j = mix(f->trig_keys[i]) & (cap - 1);
-            while (k[j])
-                j = (j + 1) & (cap - 1);
-            k[j] = f->trig_keys[i];
-        }
-        free(f->trig_keys);
-        f->trig_keys = k;
-        f->trig_cap = cap;
-    }
-    size_t j = mix(key) & (f->trig_cap - 1);
-    while (f->trig_keys[j]) {
-        if (f->trig_keys[j] == key)
-            return 0;
-        j = (j + 1) & (f->trig_cap - 1);
-    }
-    f->trig_keys[j] = key;
-    f->ntrig++;
-    return 0;
-}
-
-static int trig_has(const ct_filter *f, uint64_t key)
-{
-    if (!f->ntrig || !key)
-        return 0;
-    size_t j = mix(key) & (f->trig_cap - 1);
-    while (f->trig_keys[j]) {
-        if (f->trig_keys[j] == key)
-            return 1;
-        j = (j + 1) & (f->trig_cap - 1);
-    }
-    return 0;
+    return t;
 }
 
 ct_filter *ct_filter_new(const ct_filter_opts *opts, ct_filter_emit emit, void *ctx)
@@ -237,16 +167,17 @@ void ct_filter_free(ct_filter *f)
 {
     if (!f)
         return;
-    for (size_t i = 0; i < f->thread_cap; i++) {
-        thread *t = &f->threads[i];
-        if (!t->used)
+    for (size_t i = 0; i < f->threads.cap; i++) {
+        thread *t = f->threads.slots[i].value;
+        if (!t)
             continue;
         for (uint32_t k = 0; k < t->nframes; k++)
             held_free(t->frames[k].pending);
         free(t->frames);
+        free(t);
     }
-    free(f->threads);
-    free(f->trig_keys);
+    ct_table_free(&f->threads);
+    ct_table_free(&f->triggers);
     free(f->trigger);
     free(f);
 }
@@ -353,7 +284,7 @@ static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *r
     }
     frame *fr = &t->frames[t->nframes++];
     *fr = (frame){.enter_ns = rec->time_ns};
-    fr->trigger = trig_has(f, rec->key);
+    fr->trigger = ct_table_get(&f->triggers, rec->key) != NULL;
     if (fr->trigger)
         t->gate++;
     int shown = f->calls > f->o.after && (!f->o.trigger || t->gate) &&
@@ -424,9 +355,9 @@ void ct_filter_finish(ct_filter *f)
     if (f->finished)
         return;
     f->finished = 1;
-    for (size_t i = 0; i < f->thread_cap; i++)
-        if (f->threads[i].used)
-            let_out_all(f, &f->threads[i]);
+    for (size_t i = 0; i < f->threads.cap; i++)
+        if (f->threads.slots[i].value)
+            let_out_all(f, f->threads.slots[i].value);
 }
 
 int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
@@ -439,7 +370,7 @@ int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t
             memcpy(name, rec->name, n);
             name[n] = '\0';
             if (ct_glob_list_match(f->trigger, name))
-                rc = trig_add(f, rec->key);
+                rc = ct_table_put(&f->triggers, rec->key, (void *)1);
         }
         pass(f, rec, raw, raw_len);
         return rc;
