@@ -13,6 +13,9 @@
 #   full/binary   full capture (every argument and return value) to a binary
 #                 trace (clrtrace record)
 #   full/text     full capture, the live text log to a file (clrtrace run -o)
+#   gated         --trigger on a function never called: every call is outside
+#                 the per-thread gate, so the hooks record it without values
+#                 and the writer's filter drops it (binary trace)
 #   fast/empty    --null=fast: the fast-path stubs calling empty callbacks
 #   fast          --no-args: calls and times through the fast path, binary trace
 #   naive         bench only (CLRTRACE_BENCH_NAIVE=1): capture, format and
@@ -90,11 +93,12 @@ measure fast_empty "$calls" "${profiled[@]}" CLRTRACE_NULL=fast
 measure fast "$calls" "${profiled[@]}" CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/fast.clrt"
 measure full_binary "$full_calls" "${profiled[@]}" "CLRTRACE_TRACE=$tmp/full_binary.clrt"
 measure full_text "$full_calls" "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/full_text.txt"
+measure gated "$full_calls" "${profiled[@]}" "CLRTRACE_TRACE=$tmp/gated.clrt" CLRTRACE_TRIGGER=No.Such.Method
 measure naive "$naive_calls" "${profiled[@]}" CLRTRACE_BENCH_NAIVE=1 "CLRTRACE_OUTPUT=$tmp/naive.txt"
 
 u=${ns[untraced]}
 printf '\n%-12s %11s %9s %10s %9s %12s\n' MODE CALLS NS/CALL XUNTRACED WALL_MS TRACE_MB
-for m in untraced floor full_binary full_text fast_empty fast naive; do
+for m in untraced floor full_binary full_text gated fast_empty fast naive; do
     awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v u="$u" -v w="${wall[$m]}" -v s="${size[$m]:-0}" \
         'BEGIN { printf "%-12s %11d %9.1f %10.1f %9d %12.1f\n", m, c, n, n / u, w, s / 1048576 }'
 done
@@ -102,7 +106,7 @@ done
 echo
 echo "== ratios against the goals"
 awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text]}" \
-    -v fe="${ns[fast_empty]}" -v fa="${ns[fast]}" -v nv="${ns[naive]}" 'BEGIN {
+    -v fe="${ns[fast_empty]}" -v fa="${ns[fast]}" -v nv="${ns[naive]}" -v gt="${ns[gated]}" 'BEGIN {
     floor = f - u
     printf "floor: the runtime adds %.1f ns/call over untraced\n", floor
     printf "full capture (binary) adds %.1f ns/call over the floor = %.2fx the floor'"'"'s own cost (goal <= 0.5): %s\n",
@@ -112,6 +116,7 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
     printf "fast path: %.1f ns/call against %.1f for the empty fast path = %.2fx (goal <= 1.2): %s\n",
            fa, fe, fa / fe, (fa / fe <= 1.2) ? "met" : "NOT met"
     printf "           (over untraced: fast path +%.1f ns/call, empty stubs +%.1f)\n", fa - u, fe - u
+    printf "trigger closed (gated): %.1f ns/call against %.1f for full capture to binary = %.2fx\n", gt, b, gt / b
     printf "naive: %.1f ns/call = %.1fx full capture to binary, %.1fx full capture to text (goal >= 20x): %s / %s\n",
            nv, nv / b, nv / t, (nv / b >= 20) ? "met" : "NOT met", (nv / t >= 20) ? "met" : "NOT met"
 }'

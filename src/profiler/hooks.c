@@ -42,6 +42,10 @@
 #define ARRAY_DATA_OFFSET 16
 
 static ct_layout g_layout;
+/* CLRTRACE_TRIGGER is set: a thread captures values only inside a trigger
+ * function's frame (tbuf.gate); its other calls are recorded without values
+ * (the writer's filter hides them: include/clrtrace/filter.h). */
+static int g_gated;
 static ct_hook_mode g_mode;
 static int g_naive;
 static pthread_key_t g_thread_key;
@@ -113,6 +117,7 @@ static void thread_exit(void *p)
 
 void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
 {
+    g_gated = g_ct.cfg.filter.trigger != NULL;
     g_mode = mode;
     g_naive = naive;
     ct_tbuf_setup(ring_kb, lossy);
@@ -192,6 +197,8 @@ static inline void frame_open(ct_tbuf *b, uint64_t key, int dropped)
     uint32_t d = b->depth++;
     if (d < CT_DROP_TRACK_FRAMES) {
         b->frame_keys[d] = key;
+        if (g_gated && key && ((const ct_function *)(uintptr_t)key)->trigger)
+            b->gate++;
         uint64_t bit = 1ull << (d % 64);
         if (dropped)
             b->dropped_frames[d / 64] |= bit;
@@ -206,7 +213,12 @@ static inline int frame_close(ct_tbuf *b)
     if (!b->depth)
         return 0;
     uint32_t d = --b->depth;
-    return d < CT_DROP_TRACK_FRAMES && (b->dropped_frames[d / 64] >> (d % 64) & 1);
+    if (d >= CT_DROP_TRACK_FRAMES)
+        return 0;
+    uint64_t key = b->frame_keys[d];
+    if (g_gated && key && b->gate && ((const ct_function *)(uintptr_t)key)->trigger)
+        b->gate--;
+    return b->dropped_frames[d / 64] >> (d % 64) & 1;
 }
 
 /* Copies a built record into the ring; 1, or 0 when it was dropped. */
@@ -516,7 +528,7 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     ct_event_mark m;
     ct_wbuf_init(&w, area, b->record_max);
     ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
-    if (f->values && !capture_args(b, f, elt, &w, &m)) {
+    if (f->values && (!g_gated || b->gate || f->trigger) && !capture_args(b, f, elt, &w, &m)) {
         /* Start again without values. */
         ct_wbuf_init(&w, area, b->record_max);
         ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
@@ -568,7 +580,7 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     ct_event_mark m;
     ct_wbuf_init(&w, area, b->record_max);
     ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
-    if (f->values && f->has_ret) {
+    if (f->values && f->has_ret && (!g_gated || b->gate || f->trigger)) {
         ICorProfilerInfo *info = g_ct.info;
         COR_PRF_FRAME_INFO frame = 0;
         COR_PRF_FUNCTION_ARGUMENT_RANGE range = {0, 0};

@@ -8,6 +8,7 @@
 #include "classnames.h"
 #include "hooks.h"
 #include "map.h"
+#include "clrtrace/filter.h"
 #include "modules.h"
 #include "perm.h"
 #include "plans.h"
@@ -101,6 +102,8 @@ static ct_function *build_function(FunctionID id)
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
     f->watched = m->corelib && !strcmp(name, WATCH_UNHANDLED);
+    f->trigger = f->hooked && g_ct.cfg.filter.trigger &&
+                 ct_glob_list_match(g_ct.cfg.filter.trigger, name);
     if (!f->hooked)
         return f;
 

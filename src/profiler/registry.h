@@ -35,6 +35,8 @@ typedef struct ct_function {
     FunctionID id;
     int hooked;                 /* passes the filter: traced */
     int watched;                /* hooked for the profiler's own use (hooks.h) */
+    int trigger;                /* matches CLRTRACE_TRIGGER: values are captured only
+                                   while such a frame is open on the thread (hooks.c) */
     atomic_uint arginfo_size;   /* bytes GetFunctionEnter3Info needs; 0 until learned */
     const char *name;           /* metadata name, "Demo.Box`1.Get"; "?" when unknown */
     const char *display;        /* as printed, "Demo.Box<int>.Get" */

@@ -74,6 +74,7 @@ typedef struct ct_tbuf {
     int stalled;
     _Atomic int busy;             /* inside a hook (re-entry is dropped) */
     uint32_t depth;               /* open frames (the shadow stack) */
+    uint32_t gate;                /* open frames of trigger functions (hooks.c) */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
     uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
     uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
