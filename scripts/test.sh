@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the build and unit tests (gcc), the same under ASan+UBSan,
-# end-to-end tests that trace real dotnet programs, and each libFuzzer harness
+# end-to-end tests that trace real dotnet programs (again with the ASan+UBSan
+# profiler inside dotnet; the CLI under valgrind), and each libFuzzer harness
 # briefly (FUZZ_SECONDS, default 30). Ends with "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
