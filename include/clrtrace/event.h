@@ -114,6 +114,13 @@ typedef struct ct_rec {
     uint64_t mapped, traced;
 } ct_rec;
 
+/* ENTER, LEAVE, TAILCALL or UNWIND: a record of a call's start or end. */
+static inline int ct_rec_is_event(ct_rec_type type)
+{
+    return type == CT_REC_ENTER || type == CT_REC_LEAVE || type == CT_REC_TAILCALL ||
+           type == CT_REC_UNWIND;
+}
+
 enum {
     CT_FN_HAS_THIS = 1,
     CT_FN_STATIC = 2,

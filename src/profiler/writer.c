@@ -225,8 +225,7 @@ static void output_event(const uint8_t *p, size_t len, const ct_rec *rec)
 static void filter_emit(void *ctx, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
 {
     (void)ctx;
-    if (rec->type == CT_REC_ENTER || rec->type == CT_REC_LEAVE ||
-        rec->type == CT_REC_TAILCALL || rec->type == CT_REC_UNWIND)
+    if (ct_rec_is_event(rec->type))
         output_event(raw, raw_len, rec);
     else
         output_now(raw, raw_len, g_render ? rec : NULL);
@@ -236,21 +235,17 @@ static void filter_emit(void *ctx, const ct_rec *rec, const uint8_t *raw, size_t
  * (triggers) and the END record (it lets out what it holds first). */
 static void output(const uint8_t *p, size_t len, const ct_rec *rec)
 {
-    if (g_filter && (p[0] == CT_REC_FUNCTION || p[0] == CT_REC_END)) {
-        ct_rec mine;
-        if (!rec) {
-            ct_rarena a = arena_for(len);
-            ct_trace_status st;
-            if (ct_read_record(p, len, 0, &a, &mine, &st) > 0) {
-                ct_filter_record(g_filter, &mine, p, len);
-                return;
-            }
-        } else {
-            ct_filter_record(g_filter, rec, p, len);
-            return;
-        }
+    ct_rec mine;
+    if (g_filter && (p[0] == CT_REC_FUNCTION || p[0] == CT_REC_END) && !rec) {
+        ct_rarena a = arena_for(len);
+        ct_trace_status st;
+        if (ct_read_record(p, len, 0, &a, &mine, &st) > 0)
+            rec = &mine;
     }
-    output_now(p, len, rec);
+    if (g_filter && rec && (rec->type == CT_REC_FUNCTION || rec->type == CT_REC_END))
+        ct_filter_record(g_filter, rec, p, len);
+    else
+        output_now(p, len, rec);
 }
 
 /* -------------------------------------------------- FUNCTION records */

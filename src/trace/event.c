@@ -640,8 +640,7 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
     memset(rec, 0, sizeof *rec);
     rec->type = (ct_rec_type)h[0];
     rec->offset = offset;
-    int is_event = rec->type == CT_REC_ENTER || rec->type == CT_REC_LEAVE ||
-                   rec->type == CT_REC_TAILCALL || rec->type == CT_REC_UNWIND;
+    int is_event = ct_rec_is_event(rec->type);
     int bad_pad = h[1] != 0 || (!is_event && (h[2] || h[3]));
     for (size_t i = REC_HEADER + plen; i < total; i++)
         bad_pad |= h[i] != 0;

@@ -90,7 +90,6 @@ typedef struct held {
 } held;
 
 typedef struct frame {
-    uint64_t enter_ns;
     held *pending;    /* the enter event, not passed on yet */
     uint8_t shown;    /* the call is shown (its events pass) */
     uint8_t trigger;  /* a trigger function: the gate is open inside */
@@ -252,12 +251,6 @@ static int hold(ct_filter *f, thread *t, frame *fr, const ct_rec *rec, const uin
     return 0;
 }
 
-static int is_event(ct_rec_type type)
-{
-    return type == CT_REC_ENTER || type == CT_REC_LEAVE || type == CT_REC_TAILCALL ||
-           type == CT_REC_UNWIND;
-}
-
 static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *raw,
                     size_t raw_len)
 {
@@ -283,7 +276,7 @@ static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *r
         t->cap = cap;
     }
     frame *fr = &t->frames[t->nframes++];
-    *fr = (frame){.enter_ns = rec->time_ns};
+    *fr = (frame){0};
     fr->trigger = ct_table_get(&f->triggers, rec->key) != NULL;
     if (fr->trigger)
         t->gate++;
@@ -332,21 +325,18 @@ static void on_end_of_call(ct_filter *f, thread *t, const ct_rec *rec, const uin
         return;
     t->shown--;
     if (fr.pending) {
-        if (rec->time_ns - fr.enter_ns < f->o.min_time_ns && rec->time_ns >= fr.enter_ns) {
+        uint64_t entered = fr.pending->rec.time_ns;
+        if (rec->time_ns - entered < f->o.min_time_ns && rec->time_ns >= entered) {
             t->held_bytes -= fr.pending->len;
             held_free(fr.pending);
             f->hidden++;
             return;
         }
-        /* Long enough: its callers and it go out, then its end. */
-        let_out_all(f, t);
-        t->held_bytes -= fr.pending->len;
-        pass(f, &fr.pending->rec, fr.pending->has_raw ? fr.pending->bytes : NULL,
-             fr.pending->has_raw ? fr.pending->len : 0);
-        held_free(fr.pending);
-    } else {
-        let_out_all(f, t);
     }
+    /* Shown: its callers go out, then it (when held back), then its end. */
+    let_out_all(f, t);
+    if (fr.pending)
+        let_out(f, t, &fr);
     pass(f, rec, raw, raw_len);
 }
 
@@ -377,7 +367,7 @@ int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t
     }
     if (rec->type == CT_REC_END)
         ct_filter_finish(f);
-    if (!is_event(rec->type) || f->finished) {
+    if (!ct_rec_is_event(rec->type) || f->finished) {
         pass(f, rec, raw, raw_len);
         return 0;
     }
