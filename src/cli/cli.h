@@ -38,8 +38,8 @@ typedef struct cli_filter {
 extern const char cli_filter_help[];
 /* Whether a is -D/--depth, -t/--min-time, -T/--trigger or --after. */
 int cli_is_filter_option(const char *a);
-/* Takes option a with its value into f: 1; 0 when a is not a filter option;
- * -1 after one error line ("clrtrace WHO: ..."). */
+/* Takes option a with its value (NULL: none given) into f: 1; 0 when a is
+ * not a filter option; -1 after one error line ("clrtrace WHO: ..."). */
 int cli_filter_option(const char *who, const char *a, const char *val, cli_filter *f);
 /* Appends a glob to a ':'-separated list: 0, or -1 when it is empty, has a
  * ':' or does not fit. */

@@ -134,8 +134,6 @@ int cmd_dump(int argc, char **argv)
                 fo.width = (unsigned)n;
             }
         } else if (cli_is_filter_option(a)) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", a);
             if (cli_filter_option("dump", a, argv[i + 1], &filter) < 0)
                 return 2;
             i++;

@@ -81,10 +81,6 @@ int cmd_replay(int argc, char **argv)
         } else if (!strcmp(argv[i], "--no-summary")) {
             summary = 0;
         } else if (cli_is_filter_option(argv[i])) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "clrtrace replay: %s needs a value (try --help)\n", argv[i]);
-                return 2;
-            }
             if (cli_filter_option("replay", argv[i], argv[i + 1], &filter) < 0)
                 return 2;
             i++;

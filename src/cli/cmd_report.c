@@ -67,10 +67,6 @@ int cmd_report(int argc, char **argv)
             o.top = (uint32_t)n;
             i++;
         } else if (cli_is_filter_option(argv[i])) {
-            if (!val) {
-                fprintf(stderr, "clrtrace report: %s needs a value (try --help)\n", argv[i]);
-                return 2;
-            }
             if (cli_filter_option("report", argv[i], val, &filter) < 0)
                 return 2;
             i++;

@@ -259,12 +259,11 @@ static int takes_value(const char *a, int record)
     static const char *const names[] = {
         "-o", "--output", "-s", "--string-chars", "--array-items", "--struct-depth",
         "--profiler", "--buffer-kb", "-F", "--include", "-N", "--exclude", "--assembly",
-        "-D", "--depth", "-t", "--min-time", "-T", "--trigger", "--after",
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(a, names[k]))
             return 1;
-    return record && !strcmp(a, "--text");
+    return cli_is_filter_option(a) || (record && !strcmp(a, "--text"));
 }
 
 /* run and record: the same options, two meanings of -o. */

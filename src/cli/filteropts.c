@@ -32,6 +32,10 @@ int cli_is_filter_option(const char *a)
 int cli_filter_option(const char *who, const char *a, const char *val, cli_filter *f)
 {
     unsigned long long v;
+    if (cli_is_filter_option(a) && !val) {
+        fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
+        return -1;
+    }
     if (!strcmp(a, "-D") || !strcmp(a, "--depth")) {
         if (whole(val, 1, CT_FILTER_MAX_FRAMES, &v) != 0) {
             fprintf(stderr, "clrtrace %s: %s takes a whole number from 1 to %u, not '%s'\n", who,

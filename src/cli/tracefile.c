@@ -67,50 +67,52 @@ typedef struct each_ctx {
     uint64_t offset;
 } each_ctx;
 
-static void each_filtered(void *c, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
+static void each_failed(each_ctx *e, uint64_t offset)
+{
+    if (!e->failed) {
+        e->failed = 1;
+        e->offset = offset;
+    }
+}
+
+/* Every record, straight from the reader or passed on by the filter. */
+static void each_record(void *c, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
 {
     (void)raw;
     (void)raw_len;
     each_ctx *e = c;
-    if (!e->failed && e->fn(e->ctx, rec) != 0) {
-        e->failed = 1;
-        e->offset = rec->offset;
-    }
+    if (!e->failed && e->fn(e->ctx, rec) != 0)
+        each_failed(e, rec->offset);
 }
 
 int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_rec *rec),
                    void *ctx)
 {
     ct_rec rec;
-    int st;
+    int st = 0;
     each_ctx e = {fn, ctx, 0, 0};
     ct_filter *filter = NULL;
     if (t->filter && ct_filter_opts_active(t->filter) &&
-        !(filter = ct_filter_new(t->filter, each_filtered, &e))) {
+        !(filter = ct_filter_new(t->filter, each_record, &e))) {
         fprintf(stderr, "clrtrace %s: out of memory\n", who);
         return 1;
     }
-    while ((st = ct_reader_next(&t->reader, &rec)) == 1) {
-        if (filter) {
-            if (ct_filter_record(filter, &rec, NULL, 0) != 0 && !e.failed) {
-                e.failed = 1;
-                e.offset = rec.offset;
-            }
-        } else if (fn(ctx, &rec) != 0) {
-            e.failed = 1;
-            e.offset = rec.offset;
-        }
-        if (e.failed) {
-            ct_filter_free(filter);
-            fprintf(stderr, "clrtrace %s: out of memory at offset %llu\n", who,
-                    (unsigned long long)e.offset);
-            return 1;
-        }
+    while (!e.failed && (st = ct_reader_next(&t->reader, &rec)) == 1) {
+        if (!filter)
+            each_record(&e, &rec, NULL, 0);
+        else if (ct_filter_record(filter, &rec, NULL, 0) != 0)
+            each_failed(&e, rec.offset);
         t->arena.used = 0; /* the renderer and the filter keep copies of what they need */
     }
     if (filter) {
-        ct_filter_finish(filter);
+        if (!e.failed)
+            ct_filter_finish(filter); /* held-back events: fn may fail on them too */
         ct_filter_free(filter);
+    }
+    if (e.failed) {
+        fprintf(stderr, "clrtrace %s: out of memory at offset %llu\n", who,
+                (unsigned long long)e.offset);
+        return 1;
     }
     if (st < 0) {
         fflush(stdout);

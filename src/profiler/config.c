@@ -56,7 +56,24 @@ static int env_flag(const char *name, int dflt, int *out, char *why, size_t cap)
     return -1;
 }
 
-/* A whole number in [min, max]: decimal digits only, no sign, no spaces. */
+/* A whole number of at most max: decimal digits only, no sign, no spaces;
+ * -1 for anything else. */
+static int parse_whole(const char *v, uint64_t max, uint64_t *out)
+{
+    uint64_t n = 0;
+    if (!*v)
+        return -1;
+    for (const char *p = v; *p; p++) {
+        uint64_t d = (uint64_t)(*p - '0');
+        if (*p < '0' || *p > '9' || d > max || n > (max - d) / 10)
+            return -1;
+        n = n * 10 + d;
+    }
+    *out = n;
+    return 0;
+}
+
+/* A whole number in [min, max]. */
 static int env_range(const char *name, uint32_t dflt, uint32_t min, uint32_t max, uint32_t *out,
                      char *why, size_t cap)
 {
@@ -65,14 +82,7 @@ static int env_range(const char *name, uint32_t dflt, uint32_t min, uint32_t max
     if (!v || !*v)
         return 0;
     uint64_t n = 0;
-    for (const char *p = v; *p; p++) {
-        if (*p < '0' || *p > '9' || n > max) {
-            n = (uint64_t)max + 1;
-            break;
-        }
-        n = n * 10 + (uint64_t)(*p - '0');
-    }
-    if (n > max || n < min || !*v) {
+    if (parse_whole(v, max, &n) != 0 || n < min) {
         snprintf(why, cap, "%s=%s is not valid (use a whole number from %u to %u)", name, v,
                  (unsigned)min, (unsigned)max);
         return -1;
@@ -100,22 +110,17 @@ static int env_globs(const char *name, const char **out, char *why, size_t cap)
     return 0;
 }
 
-/* A whole number up to 2^63; 0 when unset. */
+/* A whole number below 2^63; 0 when unset. */
 static int env_u64(const char *name, uint64_t *out, char *why, size_t cap)
 {
     const char *v = getenv(name);
     *out = 0;
     if (!v || !*v)
         return 0;
-    uint64_t n = 0;
-    for (const char *p = v; *p; p++) {
-        if (*p < '0' || *p > '9' || n > (UINT64_MAX >> 1) / 10) {
-            snprintf(why, cap, "%s=%s is not valid (use a whole number)", name, v);
-            return -1;
-        }
-        n = n * 10 + (uint64_t)(*p - '0');
+    if (parse_whole(v, UINT64_MAX >> 1, out) != 0) {
+        snprintf(why, cap, "%s=%s is not valid (use a whole number)", name, v);
+        return -1;
     }
-    *out = n;
     return 0;
 }
 
