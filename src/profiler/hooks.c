@@ -273,17 +273,22 @@ static uint64_t class_of(void *ctx, uint64_t object)
     return cls;
 }
 
-/* The length a range must have for the plan to read it as planned. */
-static int range_fits(const ct_plan *p, ULONG len)
+/* The bytes of the slot that holds a value of plan p: a reference or a
+ * pointer, or the value itself. */
+static ULONG slot_len(const ct_plan *p)
 {
     switch (p->kind) {
     case CT_V_STRING: case CT_V_OBJECT: case CT_V_ARRAY: case CT_V_BYREF: case CT_V_PTR:
-        return len == 8;
-    case CT_V_ELIDED:
-        return p->size == 0 || len == p->size;
+        return 8;
     default:
-        return len == p->size;
+        return p->size;
     }
+}
+
+/* The length a range must have for the plan to read it as planned. */
+static int range_fits(const ct_plan *p, ULONG len)
+{
+    return len == slot_len(p) || (p->kind == CT_V_ELIDED && p->size == 0);
 }
 
 /* 1 when the plan's encoding is empty (void, elided, a struct of nothing):
@@ -422,10 +427,8 @@ static int capture_state_machine(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO el
     for (uint32_t i = 0; i < f->nargs; i++) {
         const ct_plan *p = ct_arg_plan(f, i);
         uint32_t off = f->sm_offsets[i];
-        int ref = p->kind == CT_V_STRING || p->kind == CT_V_OBJECT || p->kind == CT_V_ARRAY ||
-                  p->kind == CT_V_BYREF || p->kind == CT_V_PTR;
         UINT_PTR addr = base && off != CT_SM_NO_FIELD ? (UINT_PTR)(base + off) : 0;
-        capture_value(b, w, m, p, addr, ref ? 8 : p->size);
+        capture_value(b, w, m, p, addr, slot_len(p));
     }
     return 1;
 }
