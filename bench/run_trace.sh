@@ -48,7 +48,7 @@ threads=64
 thread_calls=${BENCH_THREAD_CALLS:-200000}
 build=${BUILD:-$root/build}
 tmp=${BENCH_TMP:-$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-bench.XXXXXX")}
-[[ -n "${BENCH_TMP:-}" ]] || trap 'rm -rf "$tmp"' EXIT
+[[ -n "${BENCH_TMP:-}" ]] || trap '[[ $BASHPID != $$ ]] || { rm -rf "$tmp"; }' EXIT
 mkdir -p "$tmp"
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

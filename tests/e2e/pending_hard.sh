@@ -19,6 +19,10 @@ root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-hard-pending.XXXXXX")
 mounts=()
 cleanup() {
+    # A subshell forked a moment before a signal reaches it still runs this
+    # trap (bash resets traps in a child only later): only the script's own
+    # shell cleans up.
+    [[ $BASHPID == "$$" ]] || return 0
     local m
     for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
     if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi

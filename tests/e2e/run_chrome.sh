@@ -17,7 +17,7 @@ root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-chrome.XXXXXX")
-trap 'if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi' EXIT
+trap '[[ $BASHPID != $$ ]] || { if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi; }' EXIT
 
 lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
 ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")

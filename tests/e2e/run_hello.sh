@@ -21,7 +21,7 @@ root=$(cd "$here/../.." && pwd)
 target_dir="$root/tests/targets/Hello"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-e2e.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
 
 failures=0
 fail() {

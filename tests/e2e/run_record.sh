@@ -30,7 +30,7 @@ ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-record.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
 
 passes=0
 fails=0

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$tmp"; }' EXIT
 fails=0 passes=0
 check() { if "${@:2}"; then echo "ok   $1"; passes=$((passes + 1)); else echo "FAIL $1"; fails=$((fails + 1)); fi; }
 rows() { grep -vE '^#' "$1"; }

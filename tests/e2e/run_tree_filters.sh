@@ -13,7 +13,7 @@ root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-treefilters.XXXXXX")
-cleanup() { if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi; }
+cleanup() { [[ $BASHPID == "$$" ]] || return 0; if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi; }
 trap cleanup EXIT
 
 lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }

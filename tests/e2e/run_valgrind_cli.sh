@@ -11,7 +11,7 @@ root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 command -v valgrind >/dev/null || { echo "ERROR: valgrind is not installed (scripts/install-deps.sh)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-valgrind.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
 lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
 ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1

@@ -26,7 +26,7 @@ root=$(cd "$here/../.." && pwd)
 target_dir="$root/tests/targets/Values"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-values.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
 
 failures=0
 fail() {

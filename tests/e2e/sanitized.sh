@@ -26,7 +26,7 @@ ubsan=$(ldd "$lib" | awk '/libubsan\.so/ { print $3 }')
 real_dotnet=$(command -v dotnet) || { echo "ERROR: no dotnet" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-sanitized.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
 mkdir -p "$work/bin" "$work/logs"
 cat >"$work/bin/dotnet" <<WRAP
 #!/bin/bash

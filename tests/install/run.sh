@@ -7,7 +7,7 @@ set -euo pipefail
 build=$(readlink -f "${1:?usage: run.sh BUILD_DIR}")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$tmp"; }' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 # The text this blob must print: ECMA-335 II.23.2.1, DEFAULT, 2 params,
 # returns I4, params STRING and SZARRAY STRING (docs/libclrsig.md example).
