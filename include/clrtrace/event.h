@@ -23,8 +23,9 @@ extern "C" {
 /* 2.0: FUNCTION records carry the labels printed before each value, values
  * carry a status, the header a settings line, END the function counts. (1.0
  * was never written by a released profiler.) */
+/* 2.1: the header ends with the parent process's pid. */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 0
+#define CT_TRACE_VERSION_MINOR 1
 
 /* Largest payload of one record; longer records are rejected by the reader. */
 #define CT_MAX_RECORD (16u * 1024 * 1024)
@@ -70,6 +71,7 @@ const char *ct_trace_strerror(ct_trace_status st);
 typedef struct ct_trace_header {
     uint16_t major, minor;
     uint32_t pid;
+    uint32_t ppid;            /* the parent process (0 in traces before 2.1) */
     uint64_t start_unix_ns;   /* wall clock at start */
     const char *cmdline;      /* points into the file image when read */
     uint32_t cmdline_len;
@@ -160,7 +162,7 @@ void ct_wbuf_init(ct_wbuf *w, void *mem, size_t cap);
  * multiple of 8, or, when it does not fit, nothing (and returns
  * CT_TRACE_E_SPACE). The header is padded the same way, so in a buffer that
  * starts at a file offset that is a multiple of 8, every record does too. */
-ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint64_t start_unix_ns,
+ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint32_t ppid, uint64_t start_unix_ns,
                                 const char *cmdline, const char *filter, const char *settings);
 /* params[i].name and ret->name are the labels (NUL-terminated; name_len is
  * not read). ret NULL: void. */
@@ -240,12 +242,21 @@ typedef struct ct_reader {
     int in_block;
     size_t blk_pos, blk_end;
     uint64_t blk_tid, blk_time, blk_key;
+    /* The END record was read. At the end of the file without it, the trace
+     * is incomplete: the process was killed or crashed (or is still
+     * running) and cut_offset is where the readable part ends. */
+    int ended;
+    int incomplete;
+    uint64_t cut_offset;
 } ct_reader;
 
 /* Reads the header. */
 ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct_rarena *arena);
-/* The next record: 1 and *rec, 0 at a clean end of file, -1 on error
- * (r->error, r->error_offset). Plans of FUNCTION records stay valid as long as
+/* The next record: 1 and *rec, 0 at the end of what can be read, -1 on
+ * error (r->error, r->error_offset). A file that ends without its END
+ * record, or with less than one whole record left (a writer stopped in the
+ * middle of it), ends with 0 too, and r->incomplete is set with
+ * r->cut_offset: everything before stands. A damaged record is an error. Plans of FUNCTION records stay valid as long as
  * the arena is not reset; other pointers point into the file image. */
 int ct_reader_next(ct_reader *r, ct_rec *rec);
 

@@ -192,11 +192,12 @@ static inline ct_tbuf *thread_self(void)
 
 /* A frame of function `key` opens; `dropped`: its enter event was not
  * recorded. */
-static inline void frame_open(ct_tbuf *b, uint64_t key, int dropped)
+static inline void frame_open(ct_tbuf *b, uint64_t key, int dropped, uintptr_t caller_sp)
 {
     uint32_t d = b->depth++;
     if (d < CT_DROP_TRACK_FRAMES) {
         b->frame_keys[d] = key;
+        b->frame_sp[d] = caller_sp;
         if (g_gated && key && ((const ct_function *)(uintptr_t)key)->trigger)
             b->gate++;
         uint64_t bit = 1ull << (d % 64);
@@ -509,6 +510,70 @@ static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
     return emit(b, w->p, w->len);
 }
 
+/* ------------------------------------------------ tail calls, unhooked
+ *
+ * The runtime's tail-call helper (ProfileTailcallNaked, vm/amd64/
+ * asmhelpers.S) saves and reloads xmm0-xmm7 with movsd, 64 bits each, while
+ * the JIT keeps values it believes preserved in xmm0/xmm1 across it
+ * (targetamd64.h: RBM_PROFILER_TAILCALL_TRASH spares the float return
+ * registers; Lowering::LowerFastTailCall puts the hook after the arguments
+ * are computed). A Vector128/256 argument of a fast tail call then arrives
+ * with its upper half zeroed: the program computes something else. So the
+ * slow path registers no tail-call hook: the JIT then calls a bare `ret`
+ * (jithelpers.cpp maps a NULL hook to JIT_ProfilerEnterLeaveTailcallStub)
+ * and the program runs as it would untraced, tail calls included.
+ *
+ * The frame a tail call leaves is recognised instead when the next function
+ * enters on the thread: the JIT passes every profiled method's caller SP to
+ * the enter helper, which stores it in its frame (PROFILE_PLATFORM_SPECIFIC_
+ * DATA.profiledRsp, offset 0x20; COR_PRF_ELT_INFO points at a handle whose
+ * first word is that structure's address: vm/amd64/profiler.cpp). A
+ * callee that replaced its caller's frame has the caller's caller SP; a
+ * called function has a lower one (the stack grows down), below every frame
+ * still live. So every open frame whose caller SP is not above the entering
+ * function's has been left: by a tail call (no hook), and is closed as
+ * such. A frame whose caller SP is not known (outside this thread's stack)
+ * is never closed this way. */
+#define ELT_CALLER_SP_OFFSET 0x20
+
+static inline uintptr_t caller_sp(const ct_tbuf *b, COR_PRF_ELT_INFO elt)
+{
+    uintptr_t data, sp;
+    memcpy(&data, (const void *)(uintptr_t)elt, sizeof data);
+    /* The helper's data is in its frame, above the handle; the caller SP
+     * above both, inside this thread's stack, aligned. */
+    if (data <= (uintptr_t)elt || data >= b->stack_hi - ELT_CALLER_SP_OFFSET - sizeof sp)
+        return 0;
+    memcpy(&sp, (const void *)(data + ELT_CALLER_SP_OFFSET), sizeof sp);
+    if (sp <= data || sp > b->stack_hi || (sp & 7))
+        return 0;
+    return sp;
+}
+
+static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key);
+
+/* Closes, as left by tail calls, the open frames a function entering with
+ * caller SP csp has replaced. */
+static void close_frames_left(ct_tbuf *b, uintptr_t csp)
+{
+    if (!csp)
+        return;
+    uint64_t now = 0;
+    while (b->depth && b->depth <= CT_DROP_TRACK_FRAMES) {
+        uint32_t d = b->depth - 1;
+        uintptr_t sp = b->frame_sp[d];
+        if (!sp || sp > csp)
+            break;
+        uint64_t key = b->frame_keys[d];
+        if (!now)
+            now = ct_now_ns();
+        if (frame_close(b))
+            ct_tbuf_count_drop(b, 1);
+        else
+            plain_event(b, CT_REC_TAILCALL, now, key);
+    }
+}
+
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     if (!recording() || watched(id.clientID, 1))
@@ -524,6 +589,8 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         return;
     }
     atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    uintptr_t csp = caller_sp(b, elt);
+    close_frames_left(b, csp);
     uint64_t key = (uint64_t)(uintptr_t)f;
     int inplace;
     uint8_t *area = build_area(b, &inplace);
@@ -543,7 +610,7 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         ct_event_begin(&w, CT_REC_ENTER, ct_now_ns(), b->tid, key, &m);
         ct_event_end(&w, &m);
     }
-    frame_open(b, key, !finish_record(b, &w, inplace));
+    frame_open(b, key, !finish_record(b, &w, inplace), csp);
     atomic_store_explicit(&b->busy, 0, memory_order_release);
 }
 
@@ -626,14 +693,14 @@ static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key
         ct_event_end(&w, &m);
         ct_writer_naive_event(rec, w.len);
         if (type == CT_REC_ENTER)
-            frame_open(b, key, 0);
+            frame_open(b, key, 0, 0);
         return;
     }
     p = ct_tbuf_reserve(b, CT_EVENT_BASE_BYTES);
     if (!p) {
         ct_tbuf_count_drop(b, 1);
         if (type == CT_REC_ENTER)
-            frame_open(b, key, 1);
+            frame_open(b, key, 1, 0);
         return;
     }
     /* The record laid out by hand (little-endian, 8-byte aligned): type,
@@ -645,21 +712,7 @@ static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key
     memcpy(p + 24, &key, 8);
     ct_tbuf_commit(b, CT_EVENT_BASE_BYTES);
     if (type == CT_REC_ENTER)
-        frame_open(b, key, 0);
-}
-
-void ct_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
-{
-    (void)elt;
-    uint64_t now = ct_now_ns();
-    if (watched(id.clientID, 0))
-        return;
-    EH_LOG("tailcall", ((const ct_function *)id.clientID)->name);
-    ct_tbuf *b = close_event_begin();
-    if (!b)
-        return;
-    plain_event(b, CT_REC_TAILCALL, now, (uint64_t)id.clientID);
-    atomic_store_explicit(&b->busy, 0, memory_order_release);
+        frame_open(b, key, 0, 0);
 }
 
 void ct_null_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
@@ -669,12 +722,6 @@ void ct_null_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 }
 
 void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
-{
-    (void)id;
-    (void)elt;
-}
-
-void ct_null_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     (void)id;
     (void)elt;

@@ -39,12 +39,10 @@ void ct_hooks_close(void);
 
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
-void ct_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 
 /* The floor: WithInfo hooks that do nothing. */
 void ct_null_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
-void ct_null_tailcall_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 
 /* The exception callbacks (profiler.c forwards them): a frame popped by an
  * exception gets no leave hook; these follow the exceptions in flight on the

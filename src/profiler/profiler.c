@@ -358,12 +358,14 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
             info, (FunctionEnter3 *)(void *)ct_fast_enter_stub,
             (FunctionLeave3 *)(void *)ct_fast_leave_stub,
             (FunctionTailcall3 *)(void *)ct_fast_tailcall_stub);
+    /* No slow-path tail-call hook: the runtime's helper for it loses the
+     * upper half of vector registers (hooks.c, "tail calls, unhooked"). */
     else if (null_mode)
-        hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(
-            info, ct_null_enter_hook, ct_null_leave_hook, ct_null_tailcall_hook);
+        hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_null_enter_hook,
+                                                               ct_null_leave_hook, NULL);
     else
         hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_enter_hook, ct_leave_hook,
-                                                               ct_tailcall_hook);
+                                                               NULL);
     if (FAILED(hr))
         return give_up(fast ? "SetEnterLeaveFunctionHooks3" : "SetEnterLeaveFunctionHooks3WithInfo",
                        hr);
@@ -396,6 +398,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         .summary = cfg->summary,
         .naive = cfg->bench_naive,
         .pid = (uint32_t)getpid(),
+        .ppid = (uint32_t)getppid(),
         .start_unix_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
         .cmdline = cmdline,
         .filter = filter_text,

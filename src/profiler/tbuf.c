@@ -37,7 +37,6 @@ static void reset_owner(ct_tbuf *b, uint64_t tid)
 {
     b->tid = tid;
     b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-    b->stalled = 0;
     atomic_store_explicit(&b->busy, 0, memory_order_relaxed);
     b->depth = 0;
     memset(b->dropped_frames, 0, sizeof b->dropped_frames);
@@ -117,13 +116,9 @@ int ct_tbuf_wait(ct_tbuf *b, uint64_t need)
     ct_writer_kick();
     if (g_lossy || ct_writer_stopped())
         return 0;
-    if (b->stalled) {
-        /* The writer did not keep up before: drop until it has caught up. */
-        if (b->cap - (b->whead - b->tail_seen) < b->cap / 2)
-            return 0;
-        b->stalled = 0;
-        return has_room(b, need);
-    }
+    /* Lossless: wait as long as it takes, as strace does behind a slow
+     * reader. Only a writer that has stopped (the trace ended, or its
+     * outputs failed and tracing ended with them) lets the event go. */
     for (int i = 0; i < CT_FULL_SPINS; i++) {
 #if defined(__x86_64__)
         __builtin_ia32_pause();
@@ -136,15 +131,12 @@ int ct_tbuf_wait(ct_tbuf *b, uint64_t need)
         if (has_room(b, need))
             return 1;
     }
-    uint64_t start = ct_mono_raw_ns();
     for (;;) {
         nanosleep(&(struct timespec){0, CT_FULL_SLEEP_NS}, NULL);
         if (has_room(b, need))
             return 1;
-        if (ct_writer_stopped() || ct_mono_raw_ns() - start > CT_FULL_WAIT_NS) {
-            b->stalled = 1;
+        if (ct_writer_stopped())
             return 0;
-        }
         ct_writer_kick();
     }
 }

@@ -7,8 +7,9 @@
  * state. The owner appends records and publishes its head with a release
  * store; the writer thread reads up to that head and publishes its tail the
  * same way. No lock, no allocation, no system call in the common case: a
- * record that does not fit waits for the writer (bounded, CT_FULL_WAIT_NS)
- * or, with CLRTRACE_LOSSY=1, is dropped and counted.
+ * record that does not fit waits for the writer (for as long as it takes:
+ * the default mode loses nothing) or, with CLRTRACE_LOSSY=1, is dropped and
+ * counted.
  *
  * Buffers live on one append-only list. A thread that ends marks its buffer
  * orphaned; the writer drains it and marks it free; a new thread reuses a
@@ -36,14 +37,11 @@
 /* The record type of the filler that skips to the ring's start. */
 #define CT_RING_PAD 0xFFu
 /* A full ring (lossless mode): the hook spins this many times, then yields
- * this many times, then sleeps CT_FULL_SLEEP_NS at a time; after
- * CT_FULL_WAIT_NS in all it drops the event (counted) and the buffer is
- * "stalled": later events that do not fit are dropped at once until the
- * writer has emptied half the ring. */
+ * this many times, then sleeps CT_FULL_SLEEP_NS at a time until the writer
+ * has made room (or has stopped: the trace ended or its outputs failed). */
 #define CT_FULL_SPINS 200
 #define CT_FULL_YIELDS 50
 #define CT_FULL_SLEEP_NS 50000L
-#define CT_FULL_WAIT_NS 2000000000ull
 /* Open frames are remembered up to this depth: whether their enter event was
  * dropped (their leave event is dropped too: the call tree stays whole) and
  * their function (the frames an exception leaves are closed with theirs). */
@@ -71,12 +69,12 @@ typedef struct ct_tbuf {
      * what the writer reads). */
     _Alignas(64) uint64_t whead;  /* bytes written (own copy of head) */
     uint64_t tail_seen;           /* last tail read */
-    int stalled;
     _Atomic int busy;             /* inside a hook (re-entry is dropped) */
     uint32_t depth;               /* open frames (the shadow stack) */
     uint32_t gate;                /* open frames of trigger functions (hooks.c) */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
     uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
+    uintptr_t frame_sp[CT_DROP_TRACK_FRAMES];  /* each open frame's caller SP (0: unknown) */
     uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
     struct {
         uintptr_t mt;             /* an object's method table pointer */

@@ -692,7 +692,7 @@ int ct_writer_start(const ct_writer_config *c)
     }
     ct_trace_header h = {
         .major = CT_TRACE_VERSION_MAJOR, .minor = CT_TRACE_VERSION_MINOR,
-        .pid = c->pid, .start_unix_ns = c->start_unix_ns,
+        .pid = c->pid, .ppid = c->ppid, .start_unix_ns = c->start_unix_ns,
         .cmdline = c->cmdline, .cmdline_len = (uint32_t)strlen(c->cmdline),
         .filter = c->filter, .filter_len = (uint32_t)strlen(c->filter),
         .settings = c->settings, .settings_len = (uint32_t)strlen(c->settings),
@@ -703,7 +703,7 @@ int ct_writer_start(const ct_writer_config *c)
         uint8_t hdr[HEADER_BYTES_MAX];
         ct_wbuf w;
         ct_wbuf_init(&w, hdr, sizeof hdr);
-        if (ct_write_header(&w, c->pid, c->start_unix_ns, c->cmdline, c->filter, c->settings) !=
+        if (ct_write_header(&w, c->pid, c->ppid, c->start_unix_ns, c->cmdline, c->filter, c->settings) !=
             CT_TRACE_OK)
             return -1;
         bin_put(hdr, w.len);

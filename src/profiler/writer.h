@@ -41,7 +41,7 @@ typedef struct ct_writer_config {
     const char *binary_path;   /* its name, for messages */
     int summary;               /* the summary table at the end of the text */
     int naive;                 /* bench only: render in the hook, no thread */
-    uint32_t pid;
+    uint32_t pid, ppid;
     uint64_t start_unix_ns;
     const char *cmdline, *filter, *settings;
     const ct_filter_opts *calls_filter; /* --depth, --min-time, --trigger, --after

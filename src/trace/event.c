@@ -130,7 +130,7 @@ static ct_trace_status rec_end(ct_wbuf *w, size_t at, size_t undo)
     return CT_TRACE_OK;
 }
 
-ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint64_t start_unix_ns,
+ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint32_t ppid, uint64_t start_unix_ns,
                                 const char *cmdline, const char *filter, const char *settings)
 {
     size_t undo = w->len;
@@ -144,6 +144,7 @@ ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint64_t start_unix_ns
     put_str(w, cmdline);
     put_str(w, filter);
     put_str(w, settings);
+    put_u32(w, ppid);
     size_t hlen = w->len - len_at - 4;
     pad(w, undo);
     if (w->overflow) {
@@ -604,6 +605,9 @@ ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct
     r->header.cmdline = get_str(&h, &r->header.cmdline_len);
     r->header.filter = get_str(&h, &r->header.filter_len);
     r->header.settings = get_str(&h, &r->header.settings_len);
+    /* 2.1 added the parent's pid; older minors end here. */
+    if (!h.bad && r->header.minor >= 1)
+        r->header.ppid = (uint32_t)get_u(&h, 4);
     if (h.bad) {
         fail(r, CT_TRACE_E_RECORD, 16);
         return r->error;
@@ -810,16 +814,29 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
     if (r->in_block)
         return next_in_block(r, rec);
     for (;;) {
-        if (r->pos == r->len)
-            return 0;
         uint64_t at = r->pos;
+        if (r->pos == r->len) {
+            /* The file ends between records: whole, or cut there. */
+            if (!r->ended)
+                r->cut_offset = at, r->incomplete = 1;
+            return 0;
+        }
         ct_trace_status st;
         long n = ct_read_record(r->data + r->pos, r->len - r->pos, at, r->arena, rec, &st);
         if (n < 0)
             return fail(r, st, at);
-        if (n == 0)
-            return fail(r, CT_TRACE_E_TRUNCATED, at);
+        if (n == 0) {
+            /* Less than one whole record is left: the writer was stopped
+             * (the process killed or crashed) in the middle of it. What
+             * came before stands. */
+            r->cut_offset = at;
+            r->incomplete = 1;
+            r->pos = r->len;
+            return 0;
+        }
         r->pos += (size_t)n;
+        if (rec->type == CT_REC_END)
+            r->ended = 1;
         if (rec->type != CT_REC_EVENTS)
             return 1;
         if (!rec->values_len)

@@ -14,6 +14,10 @@
 # The helpers parse the prefix with a regular expression (a TID wider than
 # six digits shifts the columns) and count calls up to "# summary:".
 
+# The profiler's CLSID (include/clrtrace/launch.h), for runs that load it
+# through the CORECLR_* variables.
+CLRTRACE_CLSID='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
+
 # ----------------------------------------------------------------- reporting
 ct_fails=0
 ct_passes=0

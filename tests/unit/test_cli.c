@@ -321,7 +321,7 @@ static void test_folded_node_limit(void **state)
     uint8_t *mem = malloc(cap);
     assert_non_null(mem);
     ct_wbuf_init(&x.w, mem, cap);
-    assert_int_equal(ct_write_header(&x.w, 4242, 0, "test", "everything", ""), CT_TRACE_OK);
+    assert_int_equal(ct_write_header(&x.w, 4242, 1, 0, "test", "everything", ""), CT_TRACE_OK);
     for (unsigned k = 0; k < K; k++) {
         char name[16];
         snprintf(name, sizeof name, "f%04u", k);

@@ -28,7 +28,7 @@ static void write_sample(void)
 {
     ct_wbuf w;
     ct_wbuf_init(&w, file, sizeof file);
-    assert_int_equal(ct_write_header(&w, 4242, 1763781255000000000ull, "dotnet Demo.dll", "my code", "CoreCLR 10.0.12"), CT_TRACE_OK);
+    assert_int_equal(ct_write_header(&w, 4242, 1, 1763781255000000000ull, "dotnet Demo.dll", "my code", "CoreCLR 10.0.12"), CT_TRACE_OK);
     ct_fn_param params[] = { { "Point p=", 0, &p_point }, { "double k=", 0, &p_r8 }, { "Mode m=", 0, &p_mode },
                              { "int[] xs=", 0, &p_arr } };
     ct_fn_param ret = { "Point ", 0, &p_point };
@@ -238,7 +238,7 @@ static void test_writer_never_leaves_partial_records(void **state)
         ct_wbuf w;
         ct_wbuf_init(&w, small, cap);
         ct_fn_param params[] = { { "Point p=", 0, &p_point } };
-        if (ct_write_header(&w, 1, 2, "x", "y", "z") != CT_TRACE_OK) {
+        if (ct_write_header(&w, 1, 0, 2, "x", "y", "z") != CT_TRACE_OK) {
             assert_int_equal(w.len, 0);
             continue;
         }

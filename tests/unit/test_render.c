@@ -49,7 +49,7 @@ static void begin_trace(void)
 {
     block.open = 0;
     ct_wbuf_init(&w, file, sizeof file);
-    assert_int_equal(ct_write_header(&w, 4242, 1763781255000000000ull, "dotnet Demo.dll", "my code",
+    assert_int_equal(ct_write_header(&w, 4242, 1, 1763781255000000000ull, "dotnet Demo.dll", "my code",
                                      "CoreCLR 10.0.12, ICorProfilerInfo15"),
                      CT_TRACE_OK);
 }
