@@ -59,9 +59,36 @@ typedef struct cli_trace {
     const ct_filter_opts *filter; /* applied by cli_trace_each when set and active */
 } cli_trace;
 
-/* Opens DIR/trace.clrt, or arg itself when it is not a directory, and reads
- * the header. On failure prints one line ("clrtrace WHO: ...") and returns
- * -1. */
+/* Most processes one trace directory lists. */
+#define CLI_MAX_PROCESSES 1024
+/* --pid all. */
+#define CLI_PID_ALL (-1L)
+
+/* One process's trace in a `record -o DIR` directory. */
+typedef struct cli_proc {
+    char path[CLI_TRACE_PATH_MAX];
+    uint32_t pid, ppid;
+    uint64_t start;
+    char cmd[256];
+    int root;                 /* DIR/trace.clrt: the process the launcher started */
+} cli_proc;
+
+/* The traces in dir (trace.clrt and trace.PID.clrt), the root first, then
+ * by start time. Returns how many (at most cap), or -1 when dir cannot be
+ * read. */
+int cli_trace_list(const char *dir, cli_proc *out, int cap);
+
+/* --pid VALUE of replay/report/dump/info (allow_all: "all" too). Prints
+ * one line and returns -1 when VALUE is not a pid. */
+int cli_select_pid(const char *who, const char *val, int allow_all);
+long cli_pid_choice(void);
+
+/* Opens a trace and reads the header: for a directory, the root process's
+ * trace (DIR/trace.clrt; when there is none, the first process's) or the
+ * one --pid chose; arg itself when it is not a directory. On failure prints
+ * one line ("clrtrace WHO: ...") and returns -1. A trace that ends without
+ * its END record is read to where it ends: cli_trace_each then says so on
+ * stderr ("incomplete trace: ... ends at offset N") and returns 0. */
 int cli_trace_open(cli_trace *t, const char *who, const char *arg);
 /* Calls fn for each record in order (fn returns non-zero when out of
  * memory), through t->filter when one is set: then the records of hidden

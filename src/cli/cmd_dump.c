@@ -35,6 +35,8 @@ static void usage(FILE *to)
         "  --chrome       Chrome Trace Event Format JSON for Perfetto (ui.perfetto.dev) or\n"
         "                 chrome://tracing: one complete event per call (ts and dur in us),\n"
         "                 its arguments and return value in args, thread names\n"
+        "  --pid N        the process N of a recorded process tree (default: the process\n"
+        "                 the launcher started)\n"
         "  -h, --help     show this help\n"
         "filters (what every format shows; records of hidden calls are left out):\n"
         "%s"
@@ -119,6 +121,10 @@ int cmd_dump(int argc, char **argv)
             f = CHROME;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
+        } else if (!strcmp(a, "--pid")) {
+            if (cli_select_pid("dump", i + 1 < argc ? argv[i + 1] : NULL, 0) < 0)
+                return 2;
+            i++;
         } else if (!strcmp(a, "--width") || !strcmp(a, "--title")) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a value", a);

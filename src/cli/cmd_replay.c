@@ -3,6 +3,7 @@
  * same text. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clrtrace/render.h"
 #include "cli.h"
@@ -22,8 +23,14 @@ static void usage(FILE *to)
         "\n"
         "options:\n"
         "      --no-summary       leave out the summary table\n"
+        "      --pid N|all        the process N of a recorded process tree, or each in turn\n"
+        "                         (default: the process the launcher started, followed by\n"
+        "                         one line naming each other traced process)\n"
         "%s"
         "  -h, --help             show this help\n"
+        "\n"
+        "A trace without its end (the program was killed or crashed) is printed up to\n"
+        "where it ends, with one line on stderr saying so.\n"
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
         "gives the byte offset; what came before it is printed); 2 for a usage error.\n",
@@ -41,9 +48,48 @@ static int feed(void *ctx, const ct_rec *rec)
     return ct_render_record(ctx, rec);
 }
 
-/* Shared by replay (lines) and report (summary only). */
+static int render_one(const char *who, const char *arg, const ct_render_opts *opts,
+                      const cli_filter *f);
+
+/* The other processes of a recorded tree, after the root's output:
+ * "# traced child process PID (parent PPID): COMMAND". */
+static void name_children(const char *dir, const char *root_path)
+{
+    static cli_proc procs[CLI_MAX_PROCESSES];
+    int n = cli_trace_list(dir, procs, CLI_MAX_PROCESSES);
+    for (int i = 0; i < n; i++)
+        if (strcmp(procs[i].path, root_path) != 0)
+            printf("# traced child process %u (parent %u): %s\n", procs[i].pid, procs[i].ppid,
+                   procs[i].cmd);
+}
+
+/* Shared by replay (lines) and report (summary only): the root process's
+ * trace of a directory, one process's (--pid N) or each in turn (--pid all). */
 int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
                const cli_filter *f)
+{
+    struct stat st;
+    int dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!dir || cli_pid_choice() != CLI_PID_ALL)
+        return render_one(who, arg, opts, f);
+    static cli_proc procs[CLI_MAX_PROCESSES];
+    int n = cli_trace_list(arg, procs, CLI_MAX_PROCESSES), rc = 0;
+    if (n <= 0) {
+        fprintf(stderr, "clrtrace %s: no trace in %s\n", who, arg);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i)
+            printf("\n");
+        int r = render_one(who, procs[i].path, opts, f);
+        if (r)
+            rc = r;
+    }
+    return rc;
+}
+
+static int render_one(const char *who, const char *arg, const ct_render_opts *opts,
+                      const cli_filter *f)
 {
     cli_trace t;
     if (cli_trace_open(&t, who, arg) != 0)
@@ -61,6 +107,9 @@ int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
     int rc = cli_trace_each(&t, who, feed, r);
     ct_render_finish(r);
     ct_render_free(r);
+    struct stat st;
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode) && cli_pid_choice() == 0)
+        name_children(arg, t.path);
     cli_trace_close(&t);
     if (fflush(stdout) != 0) {
         perror("clrtrace: stdout");
@@ -80,6 +129,10 @@ int cmd_replay(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--no-summary")) {
             summary = 0;
+        } else if (!strcmp(argv[i], "--pid")) {
+            if (cli_select_pid("replay", argv[i + 1], 1) < 0)
+                return 2;
+            i++;
         } else if (cli_is_filter_option(argv[i])) {
             if (cli_filter_option("replay", argv[i], argv[i + 1], &filter) < 0)
                 return 2;

@@ -23,6 +23,8 @@ static void usage(FILE *to)
         "  -n, --top N   show only the first N rows\n"
         "  --percent     add TOTAL%% and SELF%% columns: shares of the traced time (the\n"
         "                sum of every function's self time)\n"
+        "  --pid N|all   the process N of a recorded process tree, or each in turn\n"
+        "                (default: the process the launcher started)\n"
         "filters (the table then counts only the calls shown):\n"
         "%s"
         "\n"
@@ -41,6 +43,10 @@ int cmd_report(int argc, char **argv)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(argv[i], "--pid")) {
+            if (cli_select_pid("report", val, 1) < 0)
+                return 2;
+            i++;
         } else if (!strcmp(argv[i], "--percent")) {
             o.percent = 1;
         } else if (!strcmp(argv[i], "--sort")) {

@@ -7,6 +7,7 @@
  * shell). `run` prints the live text log; `record` writes the binary trace
  * DIR/trace.clrt (and, with --text FILE, the live text log too). */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -52,6 +53,9 @@ static const char k_common_options[] =
     "      --buffer-kb N      per-thread event buffer in KiB (16-1048576, default 512)\n"
     "      --inlining         let the JIT inline small methods (faster; inlined calls\n"
     "                         are then missing from the trace)\n"
+    "      --no-follow        trace only PROGRAM's own process: .NET processes it starts\n"
+    "                         run untraced (by default each is traced into a file of its\n"
+    "                         own: FILE.PID for -o FILE, DIR/trace.PID.clrt for record)\n"
     "      --tail-call-loops  let the JIT turn self-recursive tail calls into loops\n"
     "                         (by default DOTNET_TailCallLoopOpt=0 keeps them calls,\n"
     "                         so that each one is traced)\n"
@@ -253,6 +257,81 @@ static int launch(const char *who, char **argv)
     return 1;
 }
 
+/* An output file the profiler will write: an error now, before the program
+ * runs, rather than an untraced run (as strace does). */
+static int check_writable(const char *who, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "clrtrace %s: cannot write the trace to %s: it is a directory\n", who,
+                path);
+        return -1;
+    }
+    int existed = stat(path, &st) == 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "clrtrace %s: cannot write the trace to %s: %s\n", who, path,
+                strerror(errno));
+        return -1;
+    }
+    close(fd);
+    if (!existed)
+        unlink(path);
+    return 0;
+}
+
+/* Removes DIR/trace.clrt and DIR/trace.PID.clrt. */
+static void remove_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (!strncmp(e->d_name, "trace.", 6) && n >= 10 && !strcmp(e->d_name + n - 5, ".clrt"))
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* After the program: which processes were traced, and where (the index's
+ * lines, src/profiler/outputs.h). Says so when the runtime never loaded the
+ * profiler: not a .NET program, or a profiler it could not load. */
+static void report_processes(const char *who, const char *index, const char *program,
+                             const char *text_log, int record)
+{
+    FILE *f = fopen(index, "re");
+    char line[4096];
+    int loaded = 0;
+    unsigned long me = (unsigned long)getpid();
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long pid = 0, ppid = 0;
+        char state[32];
+        int used = 0;
+        if (sscanf(line, "%lu %lu %31s%n", &pid, &ppid, state, &used) != 3)
+            continue;
+        loaded++;
+        if (ppid == me || strcmp(state, "traced") != 0)
+            continue;
+        /* "\tTEXT\tTRACE\tCOMMAND" */
+        char *text = line + used + 1, *bin = strchr(text, '\t'), *cmd = bin ? strchr(bin + 1, '\t') : NULL;
+        if (!bin || !cmd)
+            continue;
+        *bin++ = '\0';
+        *cmd++ = '\0';
+        cmd[strcspn(cmd, "\n")] = '\0';
+        const char *where = record ? bin : !text_log ? "stderr" : text;
+        fprintf(stderr, "clrtrace %s: pid %lu (%s) traced to %s\n", who, pid, cmd, where);
+    }
+    if (f)
+        fclose(f);
+    if (!loaded)
+        fprintf(stderr, "clrtrace %s: the .NET runtime never loaded the profiler: '%s' is not a "
+                "(CoreCLR) .NET program, or its runtime could not load %s; nothing was traced\n",
+                who, program, getenv("CORECLR_PROFILER_PATH") ? getenv("CORECLR_PROFILER_PATH") : "?");
+}
+
 /* Options that take a value (a following argument or --name=VALUE). */
 static int takes_value(const char *a, int record)
 {
@@ -274,6 +353,7 @@ int cli_trace_command(int argc, char **argv, int record)
     const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL, *buffer_kb = NULL;
     static cli_filter filter;
     int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0, tail_loops = 0;
+    int no_follow = 0;
     /* Repeatable globs joined with ':' (CLRTRACE_INCLUDE, CLRTRACE_EXCLUDE,
      * CLRTRACE_ASSEMBLY). */
     static char include[CT_FILTER_MAX_GLOBS_TEXT], exclude[CT_FILTER_MAX_GLOBS_TEXT];
@@ -318,6 +398,8 @@ int cli_trace_command(int argc, char **argv, int record)
             inlining = 1;
         } else if (!strcmp(a, "--tail-call-loops")) {
             tail_loops = 1;
+        } else if (!strcmp(a, "--no-follow")) {
+            no_follow = 1;
         } else if (!strcmp(a, "--no-args")) {
             no_args = 1;
         } else if (!strcmp(a, "--lossy")) {
@@ -389,6 +471,11 @@ int cli_trace_command(int argc, char **argv, int record)
         fprintf(stderr, "clrtrace %s: no program given (try --help)\n", who);
         return 2;
     }
+    if (all && assembly[0]) {
+        fprintf(stderr, "clrtrace %s: -a and --assembly do not go together (--assembly picks "
+                "assemblies, framework ones included; -a traces all of them)\n", who);
+        return 2;
+    }
 
     char lib[PATH_MAX];
     if (profiler) {
@@ -409,6 +496,8 @@ int cli_trace_command(int argc, char **argv, int record)
             return 2;
         }
         text_log = textpath;
+        if (check_writable(who, text_log) != 0)
+            return 2;
     }
     if (record) {
         char dir[PATH_MAX];
@@ -423,6 +512,13 @@ int cli_trace_command(int argc, char **argv, int record)
                     strerror(errno));
             return 2;
         }
+        if (access(dir, W_OK | X_OK) != 0) {
+            fprintf(stderr, "clrtrace record: cannot write in the trace directory '%s': %s\n",
+                    output, strerror(errno));
+            return 2;
+        }
+        /* Traces of an earlier recording are not this one's processes. */
+        remove_traces(dir);
     }
 
     setenv("CORECLR_ENABLE_PROFILING", "1", 1);
@@ -483,7 +579,29 @@ int cli_trace_command(int argc, char **argv, int record)
      * unless the user set it (either spelling) or asked for the loops. */
     if (!tail_loops && !getenv(TAIL_LOOP_KNOB) && !getenv(TAIL_LOOP_KNOB_OLD))
         setenv(TAIL_LOOP_KNOB, "0", 1);
-    return launch(who, argv + i);
+    /* The process tree: the root is our child; every traced process adds a
+     * line to the index (src/profiler/outputs.h), read once it ends. */
+    char index[PATH_MAX];
+    snprintf(num, sizeof num, "%ld", (long)getpid());
+    setenv("CLRTRACE_LAUNCHER_PID", num, 1);
+    if (no_follow)
+        setenv("CLRTRACE_FOLLOW", "0", 1);
+    else
+        unsetenv("CLRTRACE_FOLLOW");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(index, sizeof index, "%s/clrtrace-index.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int ifd = mkstemp(index);
+    if (ifd < 0) {
+        fprintf(stderr, "clrtrace %s: cannot create a file in %s: %s\n", who,
+                tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        return 2;
+    }
+    close(ifd);
+    setenv("CLRTRACE_INDEX", index, 1);
+    int rc = launch(who, argv + i);
+    report_processes(who, index, argv[i], text_log, record);
+    unlink(index);
+    return rc;
 }
 
 int cmd_run(int argc, char **argv)

@@ -1,6 +1,7 @@
 /* Reading a binary trace for replay, report and dump: the file is mapped
  * whole and walked with the bounds-checked reader (src/trace/event.c). */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,14 +18,128 @@
  * for the largest record the format allows. */
 #define TRACE_ARENA_BYTES (2u * CT_MAX_RECORD + (1u << 20))
 
+/* --pid: 0 the root (default), CLI_PID_ALL every process, else that pid. */
+static long g_pid_choice;
+
+int cli_select_pid(const char *who, const char *val, int allow_all)
+{
+    char *end;
+    if (val && allow_all && !strcmp(val, "all")) {
+        g_pid_choice = CLI_PID_ALL;
+        return 0;
+    }
+    errno = 0;
+    long v = val && *val >= '1' && *val <= '9' ? strtol(val, &end, 10) : -1;
+    if (v <= 0 || errno || *end || v > 0x7fffffffL) {
+        fprintf(stderr, "clrtrace %s: --pid takes a process id%s, not '%s'\n", who,
+                allow_all ? " or all" : "", val ? val : "");
+        return -1;
+    }
+    g_pid_choice = v;
+    return 0;
+}
+
+long cli_pid_choice(void)
+{
+    return g_pid_choice;
+}
+
+/* The pid and start time in a trace file's header (0 when unreadable). */
+static int peek_header(const char *path, uint32_t *pid, uint32_t *ppid, uint64_t *start,
+                       char *cmd, size_t cmd_cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    uint8_t buf[8192];
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n < 12)
+        return -1;
+    /* The header alone: cut at its declared end. */
+    uint32_t hlen;
+    memcpy(&hlen, buf + 12, 4);
+    size_t want = 16 + (size_t)hlen;
+    if (want > (size_t)n)
+        return -1;
+    want = (want + 7) & ~(size_t)7;
+    if (want > (size_t)n)
+        want = (size_t)n;
+    ct_reader r;
+    static uint8_t arena[64];
+    ct_rarena a = {arena, sizeof arena, 0};
+    if (ct_reader_open(&r, buf, want, &a) != CT_TRACE_OK)
+        return -1;
+    *pid = r.header.pid;
+    *ppid = r.header.ppid;
+    *start = r.header.start_unix_ns;
+    if (cmd)
+        snprintf(cmd, cmd_cap, "%.*s", (int)(r.header.cmdline_len < 200 ? r.header.cmdline_len : 200),
+                 r.header.cmdline);
+    return 0;
+}
+
+int cli_trace_list(const char *dir, cli_proc *out, int cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < cap) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "trace.", 6) != 0 || len < 10 ||
+            strcmp(e->d_name + len - 5, ".clrt") != 0)
+            continue;
+        cli_proc *p = &out[n];
+        snprintf(p->path, sizeof p->path, "%s/%s", dir, e->d_name);
+        if (peek_header(p->path, &p->pid, &p->ppid, &p->start, p->cmd, sizeof p->cmd) != 0)
+            continue;
+        p->root = !strcmp(e->d_name, CLRTRACE_TRACE_FILE);
+        n++;
+    }
+    closedir(d);
+    /* The root first, then by start time. */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            cli_proc *a = &out[j - 1], *b = &out[j];
+            int swap = b->root > a->root ||
+                       (b->root == a->root && (b->start < a->start ||
+                                               (b->start == a->start && b->pid < a->pid)));
+            if (!swap)
+                break;
+            cli_proc t = *a;
+            *a = *b;
+            *b = t;
+        }
+    return n;
+}
+
 int cli_trace_open(cli_trace *t, const char *who, const char *arg)
 {
     memset(t, 0, sizeof *t);
     struct stat st;
-    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(t->path, sizeof t->path, "%s/%s", arg, CLRTRACE_TRACE_FILE);
-    else
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* One trace per process: the root's (or the first to start when the
+         * root was not a .NET program), or --pid's. */
+        static cli_proc procs[CLI_MAX_PROCESSES];
+        int n = cli_trace_list(arg, procs, CLI_MAX_PROCESSES);
+        long want = g_pid_choice;
+        int pick = -1;
+        for (int i = 0; i < n && pick < 0; i++)
+            if (want <= 0 ? 1 : procs[i].pid == (uint32_t)want)
+                pick = i;
+        if (want > 0 && pick < 0) {
+            fprintf(stderr, "clrtrace %s: %s holds no trace of pid %ld\n", who, arg, want);
+            return -1;
+        }
+        if (pick >= 0)
+            snprintf(t->path, sizeof t->path, "%s", procs[pick].path);
+        else
+            snprintf(t->path, sizeof t->path, "%s/%s", arg, CLRTRACE_TRACE_FILE);
+    } else {
         snprintf(t->path, sizeof t->path, "%s", arg);
+    }
     int fd = open(t->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0) {
         fprintf(stderr, "clrtrace %s: cannot read %s: %s\n", who, t->path, strerror(errno));
@@ -119,6 +234,11 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
         fprintf(stderr, "clrtrace %s: %s: %s at offset %llu\n", who, t->path,
                 ct_trace_strerror(t->reader.error), (unsigned long long)t->reader.error_offset);
         return 1;
+    }
+    if (t->reader.incomplete) {
+        fflush(stdout);
+        fprintf(stderr, "clrtrace %s: incomplete trace: %s ends at offset %llu (the program was "
+                "killed or crashed?)\n", who, t->path, (unsigned long long)t->reader.cut_offset);
     }
     return 0;
 }

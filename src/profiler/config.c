@@ -129,6 +129,8 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
     const char *out = getenv("CLRTRACE_OUTPUT");
     c->output_path = (out && *out) ? out : NULL;
     const char *trace = getenv("CLRTRACE_TRACE");
+    const char *index = getenv("CLRTRACE_INDEX");
+    c->index_path = index && *index ? index : NULL;
     c->trace_path = (trace && *trace) ? trace : NULL;
     if (env_flag("CLRTRACE_ALL", 0, &c->trace_all, why, cap) ||
         env_flag("CLRTRACE_LOSSY", 0, &c->lossy, why, cap) ||
@@ -140,6 +142,8 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
         env_flag("CLRTRACE_INLINING", 0, &c->allow_inlining, why, cap) ||
         env_flag("CLRTRACE_SIGNATURES", 1, &c->signatures, why, cap) ||
         env_flag("CLRTRACE_SUMMARY", 1, &c->summary, why, cap) ||
+        env_flag("CLRTRACE_FOLLOW", 1, &c->follow, why, cap) ||
+        env_range("CLRTRACE_LAUNCHER_PID", 0, 0, UINT32_MAX >> 1, &c->launcher_pid, why, cap) ||
         env_count("CLRTRACE_STRING_CHARS", CT_DEFAULT_STRING_CHARS, CT_MAX_STRING_CHARS_OPTION,
                   &c->string_chars, why, cap) ||
         env_count("CLRTRACE_ARRAY_ITEMS", CT_DEFAULT_ARRAY_ITEMS, CT_MAX_ARRAY_ITEMS_OPTION,

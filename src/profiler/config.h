@@ -30,6 +30,12 @@ typedef struct ct_config {
     const char *trace_path;  /* CLRTRACE_TRACE: the binary trace; NULL: none. Without
                                 CLRTRACE_OUTPUT, a binary trace means no text log. */
     int lossy;               /* CLRTRACE_LOSSY=1: drop events when a buffer is full */
+    int follow;              /* CLRTRACE_FOLLOW=0: only the launcher's own child is traced */
+    uint32_t launcher_pid;   /* CLRTRACE_LAUNCHER_PID (set by `clrtrace run/record`): the
+                                process whose parent it is is the root of the tree; 0:
+                                not known (the environment alone loaded us) */
+    const char *index_path;  /* CLRTRACE_INDEX (set by the launcher): each traced
+                                process adds one line there (outputs.h) */
     int no_args;             /* CLRTRACE_NO_ARGS=1: fast path, calls and times only */
     ct_null_mode null_mode;  /* CLRTRACE_NULL */
     int bench_naive;         /* CLRTRACE_BENCH_NAIVE=1 (bench only): render and write

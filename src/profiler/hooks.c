@@ -139,6 +139,11 @@ void ct_hooks_open(void)
     atomic_store(&g_open, 1);
 }
 
+void ct_hooks_stop(void)
+{
+    atomic_store(&g_open, 0);
+}
+
 void ct_hooks_close(void)
 {
     atomic_store(&g_open, 0);

@@ -33,9 +33,12 @@ typedef enum ct_hook_mode {
 void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive);
 
 /* Recording starts (after the writer) and stops (at Shutdown or exit: waits
- * up to CT_QUIESCE_WAIT_NS for hooks in flight). */
+ * up to CT_QUIESCE_WAIT_NS for hooks in flight; atomics, clock_gettime and
+ * nanosleep only, so a signal handler may call it). */
 void ct_hooks_open(void);
 void ct_hooks_close(void);
+/* Recording stops, without waiting (the writer, when every output failed). */
+void ct_hooks_stop(void);
 
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);

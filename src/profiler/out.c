@@ -1,61 +1,115 @@
 #include "out.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
-
-static FILE *g_out;
-static char g_name[256];
-
-/* A write that fails (a full disk, a file size limit) is reported once, on
- * one line; the rest of the log is dropped. */
-static void failed(void)
-{
-    int e = errno;
-    fprintf(stderr, "clrtrace: writing the trace to %s failed (%s); the rest of the trace is "
-                    "lost\n", g_name, strerror(e ? e : EIO));
-    g_out = NULL;
-}
 
 /* A large buffer keeps the writer from calling write(2) per line. */
 #define OUT_BUFFER_SIZE (1 << 20)
 
-int ct_out_open(const char *path, int unbuffered, char *why, size_t why_cap)
+static int g_fd = -1;
+static int g_shared;   /* not a regular file: other processes may write to it too */
+static int g_unbuffered;
+static char g_name[256];
+static char g_buf[OUT_BUFFER_SIZE];
+static size_t g_len;
+
+/* A write that fails (a full disk, a file size limit, a reader that went
+ * away) is reported once, on one line; the rest of the log is dropped. */
+static void failed(int e)
 {
-    /* stderr itself stays as the program left it: the log goes through a
-     * stream of its own on a copy of the descriptor. */
-    int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
-                  : fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-    if (fd < 0) {
-        snprintf(why, why_cap, "%s", strerror(errno));
-        return -1;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        snprintf(why, why_cap, "%s", strerror(errno));
-        close(fd);
-        return -1;
-    }
-    /* glibc ignores the size when it allocates the buffer itself: give it
-     * one. The stream is never closed, the buffer never freed. */
-    static char buffer[OUT_BUFFER_SIZE];
-    if (unbuffered)
-        setvbuf(f, NULL, _IONBF, 0);
-    else
-        setvbuf(f, buffer, _IOFBF, sizeof buffer);
-    g_out = f;
-    snprintf(g_name, sizeof g_name, "%s", path ? path : "stderr");
+    char line[512];
+    int n = snprintf(line, sizeof line,
+                     "clrtrace: writing the trace to %s failed (%s); the rest of the trace is lost\n",
+                     g_name, strerror(e ? e : EIO));
+    if (n > 0)
+        (void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    g_fd = -1;
+}
+
+int ct_out_open(int fd, const char *name, int unbuffered)
+{
+    struct stat st;
+    g_fd = fd;
+    g_shared = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode);
+    g_unbuffered = unbuffered;
+    g_len = 0;
+    snprintf(g_name, sizeof g_name, "%s", name);
     return 0;
+}
+
+int ct_out_ok(void)
+{
+    return g_fd >= 0;
+}
+
+static int write_all(const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(g_fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            failed(k < 0 ? errno : EIO);
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Writes whole lines. On a stream other processes may share (stderr, a
+ * pipe, a terminal: the traced program's children write their logs there
+ * too), each write(2) is at most PIPE_BUF bytes of whole lines, which the
+ * kernel keeps together, so lines of different processes never mix (a
+ * single line longer than that goes alone). */
+static void put_out(const char *p, size_t n)
+{
+    if (g_fd < 0)
+        return;
+    if (!g_shared) {
+        write_all(p, n);
+        return;
+    }
+    while (n && g_fd >= 0) {
+        size_t k = n <= PIPE_BUF ? n : 0;
+        if (!k) {
+            /* The last line end within PIPE_BUF, else the first one. */
+            for (size_t i = PIPE_BUF; i > 0 && !k; i--)
+                if (p[i - 1] == '\n')
+                    k = i;
+            if (!k) {
+                const char *nl = memchr(p, '\n', n);
+                k = nl ? (size_t)(nl - p) + 1 : n;
+            }
+        }
+        write_all(p, k);
+        p += k;
+        n -= k;
+    }
 }
 
 void ct_out_write(const char *text, size_t len)
 {
-    if (g_out && fwrite(text, 1, len, g_out) != len)
-        failed();
+    if (g_fd < 0)
+        return;
+    if (g_unbuffered) {
+        put_out(text, len);
+        return;
+    }
+    if (len > sizeof g_buf - g_len)
+        ct_out_flush();
+    if (len > sizeof g_buf) {
+        put_out(text, len);
+        return;
+    }
+    memcpy(g_buf + g_len, text, len);
+    g_len += len;
 }
 
 void ct_out_printf(const char *fmt, ...)
@@ -77,6 +131,7 @@ void ct_out_printf(const char *fmt, ...)
 
 void ct_out_flush(void)
 {
-    if (g_out && fflush(g_out) != 0)
-        failed();
+    if (g_len)
+        put_out(g_buf, g_len);
+    g_len = 0;
 }

@@ -13,6 +13,7 @@
  * (hooks.c). Every callback we do not use returns S_OK.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -29,6 +30,7 @@
 #include "elt_stubs.h"
 #include "hooks.h"
 #include "out.h"
+#include "outputs.h"
 #include "registry.h"
 #include "state.h"
 #include "threads.h"
@@ -239,10 +241,28 @@ static const int k_fatal_signals[] = { SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGABRT
 #define N_FATAL_SIGNALS (sizeof k_fatal_signals / sizeof k_fatal_signals[0])
 static struct sigaction g_prev_action[N_FATAL_SIGNALS];
 
+/* The trace is finished from a signal handler with async-signal-safe calls
+ * only: the signal may have landed while this thread held a lock (the
+ * registry's, malloc's, stdio's), and taking it again would hang the
+ * process. So the handler only stops the hooks (atomics, nanosleep), reads
+ * the registry's counts (atomic loads), tells the writer thread to finish
+ * (futex) and waits for it (futex, clock_gettime); the writer, which takes
+ * no signals, does the rest. If the writer needs a lock this thread holds,
+ * it makes no progress and the wait ends after CT_WRITER_STALL_NS. */
+static void stop_tracing_from_signal(void)
+{
+    if (atomic_exchange(&g_stopped, 1))
+        return;
+    ct_hooks_close();
+    unsigned long mapped = 0, hooked = 0;
+    ct_registry_counts(&mapped, &hooked);
+    ct_writer_stop_from_signal(mapped, hooked);
+}
+
 static void finish_on_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
-    stop_tracing(0);
+    stop_tracing_from_signal();
     for (size_t i = 0; i < N_FATAL_SIGNALS; i++) {
         if (k_fatal_signals[i] != sig)
             continue;
@@ -294,10 +314,19 @@ static HRESULT decline(const char *fmt, const char *a, const char *b)
 static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
 {
     (void)self;
-    char why[256];
+    char why[PATH_MAX + 256];
     ct_config *cfg = &g_ct.cfg;
+    char cmdline[CMDLINE_MAX + 4];
+    command_line(cmdline, sizeof cmdline);
     if (ct_config_from_env(cfg, why, sizeof why) != 0) {
         fprintf(stderr, "clrtrace: %s; the program runs untraced\n", why);
+        ct_outputs_index(cfg, "declined", NULL, cmdline);
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    /* --no-follow: the launcher's own child only; its children run as if
+     * no profiler were there (they keep ReadyToRun code). */
+    if (!cfg->follow && ct_outputs_root(cfg) == 0) {
+        ct_outputs_index(cfg, "unfollowed", NULL, cmdline);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
     int null_mode = cfg->null_mode != CT_NULL_OFF;
@@ -307,18 +336,15 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     if (fast || null_mode)
         cfg->signatures = 0;
     int text = !null_mode && (cfg->output_path || !cfg->trace_path);
-    if (text && ct_out_open(cfg->output_path, cfg->bench_naive, why, sizeof why) != 0)
-        return decline("clrtrace: cannot write the trace to CLRTRACE_OUTPUT=%s (%s); the program "
-                       "runs untraced\n",
-                       cfg->output_path ? cfg->output_path : "(stderr)", why);
-    int bin_fd = -1;
-    if (!null_mode && cfg->trace_path) {
-        bin_fd = open(cfg->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (bin_fd < 0)
-            return decline("clrtrace: cannot write the trace to CLRTRACE_TRACE=%s (%s); the "
-                           "program runs untraced\n",
-                           cfg->trace_path, strerror(errno));
+    ct_outputs outs = { .text_fd = -1, .bin_fd = -1 };
+    if (!null_mode && ct_outputs_open(cfg, text, &outs, why, sizeof why) != 0) {
+        ct_outputs_index(cfg, "declined", NULL, cmdline);
+        return decline("clrtrace: cannot write the trace to %s%s; the program runs untraced\n",
+                       why, "");
     }
+    if (text)
+        ct_out_open(outs.text_fd, outs.text_path[0] ? outs.text_path : "stderr", cfg->bench_naive);
+    int bin_fd = outs.bin_fd;
 
     for (size_t i = 0; i < sizeof k_info_versions / sizeof *k_info_versions; i++) {
         void *p = NULL;
@@ -369,12 +395,13 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     if (FAILED(hr))
         return give_up(fast ? "SetEnterLeaveFunctionHooks3" : "SetEnterLeaveFunctionHooks3WithInfo",
                        hr);
-    if (null_mode)
+    if (null_mode) {
+        ct_outputs_index(cfg, "traced", &outs, cmdline);
         return S_OK; /* nothing is recorded, nothing is written */
+    }
 
-    char version[64], cmdline[CMDLINE_MAX + 4], settings[SETTINGS_MAX];
+    char version[64], settings[SETTINGS_MAX];
     runtime_version(version, sizeof version);
-    command_line(cmdline, sizeof cmdline);
     int n;
     if (fast)
         n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, no arguments "
@@ -394,7 +421,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     ct_writer_config wc = {
         .text = text,
         .binary_fd = bin_fd,
-        .binary_path = cfg->trace_path,
+        .binary_path = outs.bin_path,
         .summary = cfg->summary,
         .naive = cfg->bench_naive,
         .pid = (uint32_t)getpid(),
@@ -410,6 +437,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     ct_hooks_open();
     atexit(stop_at_exit);
     finish_on_fatal_signals();
+    ct_outputs_index(cfg, "traced", &outs, cmdline);
     return S_OK;
 }
 

@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,9 @@
  * their client id. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_map g_functions;
-static unsigned long g_hooked;
+/* Counts for the END record, kept apart from the map so that a signal
+ * handler can read them without the lock (profiler.c). */
+static _Atomic unsigned long g_hooked, g_mapped;
 
 /* ------------------------------------------------------------ the filter */
 
@@ -150,8 +153,9 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
         if (!f && ct_map_put(&g_functions, key, mine) == 0) {
             f = mine;
             fresh = 1;
+            atomic_fetch_add(&g_mapped, 1);
             if (f->hooked)
-                g_hooked++;
+                atomic_fetch_add(&g_hooked, 1);
         }
         pthread_mutex_unlock(&g_lock);
         if (fresh && f->hooked)
@@ -180,10 +184,8 @@ const ct_function *ct_registry_find(FunctionID id)
 
 void ct_registry_counts(unsigned long *mapped, unsigned long *hooked)
 {
-    pthread_mutex_lock(&g_lock);
-    *mapped = (unsigned long)g_functions.used;
-    *hooked = g_hooked;
-    pthread_mutex_unlock(&g_lock);
+    *mapped = atomic_load(&g_mapped);
+    *hooked = atomic_load(&g_hooked);
 }
 
 typedef struct each_ctx {

@@ -80,7 +80,7 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
 /* The record for id, or NULL when the mapper has not seen it. */
 const ct_function *ct_registry_find(FunctionID id);
 
-/* Counts for the closing lines. */
+/* Counts for the closing lines. Atomic loads only: async-signal-safe. */
 void ct_registry_counts(unsigned long *mapped, unsigned long *hooked);
 
 /* Calls fn for every record. Holds the registry lock: fn must not call back

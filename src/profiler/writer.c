@@ -20,6 +20,7 @@
 #include "map.h"
 #include "out.h"
 #include "plans.h"
+#include "hooks.h"
 #include "tbuf.h"
 
 /* First size tried for a FUNCTION record; it grows by 4x up to the format's
@@ -63,6 +64,12 @@ static uint8_t *g_arena_mem;
 static size_t g_arena_cap;
 static int g_runtime_alive = 1;
 static uint64_t g_mapped, g_traced;
+/* Rounds that handled something and writes that went through: a stop waits
+ * while this moves (a slow reader slows the end too, as it slows the
+ * program), and gives up only after CT_WRITER_STALL_NS without a change. */
+static _Atomic uint64_t g_progress;
+/* Every output failed: tracing is over, hooks stop waiting for room. */
+static atomic_int g_lost;
 
 /* ----------------------------------------------------------- outputs */
 
@@ -99,6 +106,7 @@ static void bin_flush(void)
             break;
         }
         off += (size_t)n;
+        atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
     }
     g_bin_len = 0;
 }
@@ -624,7 +632,22 @@ void ct_writer_kick(void)
 
 int ct_writer_stopped(void)
 {
-    return atomic_load_explicit(&g_done, memory_order_acquire);
+    return atomic_load_explicit(&g_done, memory_order_acquire) ||
+           atomic_load_explicit(&g_lost, memory_order_relaxed);
+}
+
+/* After a write failed: with no output left, tracing ends here (the
+ * failure was reported on stderr, once per output); the program runs on
+ * untraced and no hook waits for room any more. */
+static void check_outputs(void)
+{
+    if (atomic_load_explicit(&g_lost, memory_order_relaxed))
+        return;
+    int text_ok = g_render && ct_out_ok();
+    if (text_ok || g_bin_fd >= 0)
+        return;
+    atomic_store_explicit(&g_lost, 1, memory_order_release);
+    ct_hooks_stop();
 }
 
 static void finish(void)
@@ -645,9 +668,22 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     long idle = CT_WRITER_IDLE_NS;
+    uint64_t last_flush = ct_mono_raw_ns();
     for (;;) {
         int stopping = atomic_load_explicit(&g_stopping, memory_order_acquire);
         size_t n = round_once();
+        if (n)
+            atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
+        /* What is written reaches the file at least every CT_WRITER_FLUSH_NS,
+         * whole records only: a process killed (SIGKILL, the OOM killer, a
+         * crash) leaves a trace that ends at most that long before it. */
+        uint64_t now = ct_mono_raw_ns();
+        if (now - last_flush >= CT_WRITER_FLUSH_NS) {
+            bin_flush();
+            ct_out_flush();
+            last_flush = now;
+        }
+        check_outputs();
         if (stopping) {
             /* Events committed while this round ran are taken by the next;
              * stop after a round that found nothing. */
@@ -666,11 +702,9 @@ static void *writer_main(void *arg)
         atomic_store_explicit(&g_kick, 0, memory_order_relaxed);
         if (idle < CT_WRITER_IDLE_MAX_NS)
             idle *= 2;
-        /* The text log is for watching: let it reach the file while idle. */
-        if (g_render)
-            ct_out_flush();
     }
     finish();
+    syscall(SYS_futex, &g_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
     return NULL;
 }
 
@@ -724,11 +758,45 @@ int ct_writer_start(const ct_writer_config *c)
     return 0;
 }
 
-void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
+/* Waits for the writer to finish: as long as it makes progress, and at most
+ * CT_WRITER_STALL_NS without any. Only system calls that are
+ * async-signal-safe (futex, clock_gettime): a signal handler waits here
+ * too. Returns 1 when the writer finished. */
+static int wait_done(void)
+{
+    uint64_t seen = atomic_load(&g_progress), since = ct_mono_raw_ns();
+    while (!atomic_load_explicit(&g_done, memory_order_acquire)) {
+        struct timespec ts = {0, CT_WRITER_STOP_POLL_NS};
+        syscall(SYS_futex, &g_done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        uint64_t p = atomic_load(&g_progress), now = ct_mono_raw_ns();
+        if (p != seen) {
+            seen = p;
+            since = now;
+        } else if (now - since > CT_WRITER_STALL_NS) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int begin_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
 {
     if (!atomic_load(&g_started) || atomic_exchange(&g_stop_called, 1))
-        return;
+        return 0;
+    /* Read by the writer after it sees g_stopping (release/acquire). */
+    g_mapped = mapped;
+    g_traced = traced;
+    g_runtime_alive = runtime_alive;
+    atomic_store_explicit(&g_stopping, 1, memory_order_release);
+    ct_writer_kick();
+    return 1;
+}
+
+void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
+{
     if (g_cfg.naive) {
+        if (!atomic_load(&g_started) || atomic_exchange(&g_stop_called, 1))
+            return;
         pthread_mutex_lock(&g_naive_lock);
         atomic_store(&g_stopping, 1);
         g_mapped = mapped;
@@ -738,17 +806,25 @@ void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
         pthread_mutex_unlock(&g_naive_lock);
         return;
     }
-    /* Read by the writer after it sees g_stopping (release/acquire). */
-    g_mapped = mapped;
-    g_traced = traced;
-    g_runtime_alive = runtime_alive;
-    atomic_store_explicit(&g_stopping, 1, memory_order_release);
-    ct_writer_kick();
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(CT_WRITER_STOP_WAIT_NS / 1000000000u);
-    if (pthread_timedjoin_np(g_thread, NULL, &until) != 0)
-        fprintf(stderr, "clrtrace: the trace writer did not finish in %llu s; the end of the "
+    if (!begin_stop(mapped, traced, runtime_alive))
+        return;
+    if (wait_done())
+        pthread_join(g_thread, NULL);
+    else
+        fprintf(stderr, "clrtrace: the trace writer made no progress for %llu s; the end of the "
                         "trace may be missing\n",
-                (unsigned long long)(CT_WRITER_STOP_WAIT_NS / 1000000000u));
+                (unsigned long long)(CT_WRITER_STALL_NS / 1000000000u));
 }
+
+void ct_writer_stop_from_signal(uint64_t mapped, uint64_t traced)
+{
+    /* The naive mode writes under a lock: nothing to do safely here. */
+    if (g_cfg.naive || !begin_stop(mapped, traced, 1))
+        return;
+    if (!wait_done()) {
+        static const char msg[] = "clrtrace: the trace writer made no progress; the end of the "
+                                  "trace may be missing\n";
+        (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    }
+}
+

@@ -28,8 +28,15 @@
 #define CT_WRITER_FILE_BUFFER (1u << 20)
 /* Largest EVENTS record the writer builds (a run of one thread's events). */
 #define CT_WRITER_BLOCK_BYTES (64u * 1024u)
-/* At shutdown, how long to wait for the writer to drain everything. */
-#define CT_WRITER_STOP_WAIT_NS 10000000000ull
+/* At the end, the writer is waited for as long as it makes progress (a slow
+ * reader delays the end as it delays the program); after this long without
+ * any, the end of the trace is given up. */
+#define CT_WRITER_STALL_NS 10000000000ull
+#define CT_WRITER_STOP_POLL_NS 50000000L
+/* What is written reaches the file at least this often (whole records): a
+ * killed process leaves a trace that ends at most about this long before
+ * its end (docs/tracer.md, "A killed program"). */
+#define CT_WRITER_FLUSH_NS 500000000ull
 /* The writer frees ring space at least every this many bytes it handles. */
 #define CT_WRITER_TAIL_STEP (64u * 1024u)
 /* Longest class name put in a CLASS record. */
@@ -63,14 +70,21 @@ void ct_writer_thread(uint64_t tid, const char *name);
  * already awake. */
 void ct_writer_kick(void);
 
-/* 1 once the writer has written its last record (nothing will be drained). */
+/* 1 once the writer has written its last record (nothing will be drained),
+ * or when every output failed (tracing ended): a hook waiting for room
+ * gives up. */
 int ct_writer_stopped(void);
 
 /* Drains everything, writes the END record (with the mapper's counts), the
  * end of the text log, and flushes. runtime_alive: class names may still be
- * asked of the runtime (0 at process exit without Shutdown). Waits at most
- * CT_WRITER_STOP_WAIT_NS; only the first call does anything. */
+ * asked of the runtime (0 at process exit without Shutdown). Waits while the
+ * writer makes progress (CT_WRITER_STALL_NS); only the first call does
+ * anything. */
 void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive);
+
+/* The same from a signal handler: only async-signal-safe calls (atomics,
+ * futex, clock_gettime, write); the writer thread does the work. */
+void ct_writer_stop_from_signal(uint64_t mapped, uint64_t traced);
 
 /* Naive mode: renders and writes one event record now. */
 void ct_writer_naive_event(const uint8_t *rec, size_t len);

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# End-to-end test of the two promises (issue 11): no trace is lost or mixed
+# up, and the launcher tells the truth (tests/targets/Tree).
+#
+# Usage: tests/e2e/run_trust.sh [path/to/libclrtrace.so]
+#   1. process trees: a parent making 2N calls around four children (two in
+#      sequence, two at once) making K calls each: record -o DIR keeps one
+#      trace per process, each with exactly its own calls; run -o FILE puts
+#      the children beside FILE; --no-follow traces the parent only;
+#      `sh -c 'dotnet a; dotnet a'` keeps both;
+#   2. a killed program: SIGKILL after seconds of tracing, at a low and a
+#      high call rate: the trace reads as incomplete (exit 0, one stderr
+#      line) and holds every call the program had counted one second before;
+#   3. the default mode loses nothing behind a slow reader: eight threads
+#      through `2>&1 | (sleep 5; cat)`, 0 dropped, every call there;
+#   4. the launcher: not a .NET program, a profiler that cannot load, an
+#      output that cannot be created, -a with --assembly.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-trust.XXXXXX")
+trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
+
+lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
+ct=$(readlink -f "$(dirname "$lib")/../../clrtrace" 2>/dev/null || true)
+[[ -x "$ct" ]] || { echo "ERROR: no clrtrace next to $lib" >&2; exit 2; }
+export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+
+echo "== building tests/targets/Tree"
+app=$(ct_dotnet_build "$root/tests/targets/Tree" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Tree failed" >&2; exit 2; }
+
+# work_calls FILE: how many calls of Tree.Program.Work FILE's text holds.
+work_calls() { ct_calls "$1" | grep -c ' Tree\.Program\.Work(int i=' ; }
+
+# ================================================================ 1. trees
+echo "== process trees"
+ct_run "$work" tree "$ct" record --profiler "$lib" -o "$work/tree" -- dotnet "$app" parent 7 5
+check_eq "record: the program's own output" "$(printf 'child: calls=5\n%.0s' 1 2 3 4; echo 'parent: calls=14 children=4')" \
+    "$(sort "$work/tree.out" | tr -d '\r')"
+check_eq "record: one trace per process (the root and four children)" 5 \
+    "$(ls "$work/tree" | grep -cE '^trace(\.[0-9]+)?\.clrt$')"
+"$ct" replay "$work/tree" >"$work/tree.root" 2>"$work/tree.root.err"
+check_eq "record: the root's trace holds its 14 Work calls" 14 "$(work_calls "$work/tree.root")"
+check_eq "record: the root's replay names its four children" 4 \
+    "$(grep -c '^# traced child process [0-9]* (parent [0-9]*): dotnet .*Tree.dll child 5$' "$work/tree.root")"
+for pid in $(ls "$work/tree" | sed -n 's/^trace\.\([0-9]*\)\.clrt$/\1/p'); do
+    "$ct" replay --pid "$pid" "$work/tree" >"$work/tree.$pid" 2>&1
+    check_eq "record: child $pid's trace holds its 5 Work calls, and is its own" "5 $pid" \
+        "$(work_calls "$work/tree.$pid") $(ct_pid "$work/tree.$pid")"
+done
+check_eq "record: the launcher says where each child went" 4 \
+    "$(grep -c '^clrtrace record: pid [0-9]* (dotnet .*Tree.dll child 5) traced to .*/trace\.[0-9]*\.clrt$' "$work/tree.err")"
+check_eq "report --pid all: five processes" 5 "$("$ct" report --pid all "$work/tree" | grep -c '^# summary: ')"
+
+ct_run "$work" treetext "$ct" run --profiler "$lib" -o "$work/t.txt" -- dotnet "$app" parent 7 5
+check_eq "run -o FILE: the root's log holds its 14 calls" 14 "$(work_calls "$work/t.txt")"
+n=0
+for f in "$work"/t.txt.*; do
+    [[ "$(work_calls "$f")" == 5 ]] && n=$((n + 1))
+done
+check_eq "run -o FILE: four FILE.PID logs, 5 calls each" 4 "$n"
+check "run -o FILE: no NUL bytes in any log" bash -c '! grep -qaP "\x00" "$@"' _ "$work"/t.txt*
+
+ct_run "$work" nofollow "$ct" run --no-follow --profiler "$lib" -o "$work/nf.txt" -- dotnet "$app" parent 7 5
+check_eq "--no-follow: the root traced, no child logs" "14 0" \
+    "$(work_calls "$work/nf.txt") $(ls "$work" | grep -c '^nf\.txt\.')"
+
+ct_run "$work" seq "$ct" record --profiler "$lib" -o "$work/seq" -- sh -c "dotnet '$app' child 3; dotnet '$app' child 4"
+check_eq "sh -c 'dotnet a; dotnet a': both traces kept" "3 4" \
+    "$(for p in $(ls "$work/seq" | sed -n 's/^trace\.\([0-9]*\)\.clrt$/\1/p;s/^trace\.clrt$/root/p'); do
+        if [[ $p == root ]]; then "$ct" replay "$work/seq"; else "$ct" replay --pid "$p" "$work/seq"; fi 2>/dev/null | work_calls /dev/stdin
+    done | sort | tr '\n' ' ' | sed 's/ $//')"
+
+# ================================================================ 2. killed
+echo "== a killed program"
+for pause in 20 0; do
+    name=kill$pause
+    "$ct" record --profiler "$lib" -o "$work/$name" -- dotnet "$app" ticker "$pause" >"$work/$name.out" 2>"$work/$name.err" &
+    for ((i = 0; i < 300; i++)); do
+        grep -q '^t=2[0-9][0-9][0-9] ' "$work/$name.out" 2>/dev/null && break
+        sleep 0.1
+    done
+    pkill -KILL -f "Tree.dll ticker $pause\$"
+    wait 2>/dev/null
+    rm -f "$work/$name.err"
+    last=$(tail -n 1 "$work/$name.out" | sed -n 's/^t=\([0-9]*\) .*/\1/p')
+    # The count the program printed one second before its last line.
+    before=$(awk -v lim=$((last - 1000)) -F'[= ]' '$2 <= lim { c = $4 } END { print c + 0 }' "$work/$name.out")
+    rc=0
+    "$ct" replay "$work/$name" >"$work/$name.replay" 2>"$work/$name.replay.err" || rc=$?
+    check_eq "SIGKILL (pause ${pause} ms): replay exits 0 and says the trace is incomplete" \
+        "0 1" "$rc $(grep -c '^clrtrace replay: incomplete trace: .* ends at offset [0-9]* (the program was killed or crashed?)$' "$work/$name.replay.err")"
+    got=$(ct_calls "$work/$name.replay" | grep -c ' Tree\.Program\.Tick(long i=')
+    check "SIGKILL (pause ${pause} ms): the trace holds every call made 1 s before the end ($before <= $got)" \
+        test "$before" -gt 0 -a "$got" -ge "$before"
+done
+
+# ================================================================ 3. slow reader
+echo "== a slow reader"
+( "$ct" run --profiler "$lib" --buffer-kb 64 -- dotnet "$app" burst 8 20000 2>&1 | (sleep 5; cat) ) >"$work/slow.txt"
+check_eq "slow reader: the program finished" "burst: calls=160000" "$(grep '^burst:' "$work/slow.txt")"
+check_eq "slow reader: 0 events dropped" 0 "$(summary_dropped "$work/slow.txt")"
+check_eq "slow reader: every call in the log" 160000 "$(grep -c ' Tree\.Program\.Burst(int thread=' "$work/slow.txt")"
+
+# ================================================================ 4. launcher
+echo "== the launcher"
+ct_run "$work" ls "$ct" run --profiler "$lib" -o "$work/ls.txt" -- /bin/ls /nonexistent
+check_eq "not a .NET program: its exit code (2), one line saying nothing was traced" \
+    "2 1" "$(cat "$work/ls.rc") $(grep -c "^clrtrace run: the .NET runtime never loaded the profiler: '/bin/ls' is not a" "$work/ls.err")"
+ct_run "$work" badlib "$ct" run --profiler /etc/passwd -- dotnet "$app" child 2
+check_eq "a profiler that cannot load: the program's exit code and output, one line" \
+    "0 child: calls=2 1" "$(cat "$work/badlib.rc") $(cat "$work/badlib.out") $(grep -c 'never loaded the profiler' "$work/badlib.err")"
+for bad in /no/such/dir/x "$work"; do
+    ct_run "$work" badout "$ct" run --profiler "$lib" -o "$bad" -- sh -c 'echo ran'
+    check_eq "-o $bad: exit 2, one line, nothing run" "2 1 0" \
+        "$(cat "$work/badout.rc") $(grep -c "^clrtrace run: cannot write the trace to $bad: " "$work/badout.err") $(grep -c ran "$work/badout.out")"
+done
+ct_run "$work" aasm "$ct" run -a --assembly Tree --profiler "$lib" -- sh -c 'echo ran'
+check_eq "-a with --assembly: exit 2, nothing run" "2 0" "$(cat "$work/aasm.rc") $(grep -c ran "$work/aasm.out")"
+
+ct_end run_trust.sh
