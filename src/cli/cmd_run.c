@@ -192,6 +192,8 @@ static int make_dirs(const char *path)
 }
 
 static volatile sig_atomic_t child_pid;
+/* The program could not be started (exec failed): nothing to report after. */
+static int g_exec_failed;
 
 static void forward(int sig)
 {
@@ -247,6 +249,7 @@ static int launch(const char *who, char **argv)
         }
     }
     if (r == (ssize_t)sizeof exec_errno) {
+        g_exec_failed = 1;
         fprintf(stderr, "clrtrace %s: cannot run '%s': %s\n", who, argv[0], strerror(exec_errno));
         return 127;
     }
@@ -301,6 +304,8 @@ static void remove_traces(const char *dir)
 static void report_processes(const char *who, const char *index, const char *program,
                              const char *text_log, int record)
 {
+    if (g_exec_failed)
+        return;
     FILE *f = fopen(index, "re");
     char line[4096];
     int loaded = 0;

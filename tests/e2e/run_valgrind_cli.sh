@@ -40,7 +40,7 @@ check "valgrind: report --sort self --percent" vg report report --sort self --pe
 check "valgrind: dump" vg dump dump "$work/t"
 check "valgrind: dump --folded" vg folded dump --folded "$work/t"
 check "valgrind: replay -t 50ms -D 3 -T 'Filt.*' --after 2" vg filt replay -t 50ms -D 3 -T 'Filt.*' --after 2 "$work/t"
-check "valgrind: replay of a cut trace (exit 1, no memcheck error)" vg cut replay "$work/cut.clrt"
+check "valgrind: replay of a cut trace (exit 0: incomplete, no memcheck error)" vg cut replay "$work/cut.clrt"
 check "valgrind: sigs --members of the traced assembly" vg sigs sigs --members "$app"
 check "valgrind: decode" vg decode decode "20 02 08 1d 0e 15 12 08 01 1e 00"
 check_eq "valgrind: replay printed the program's calls" 1 \
