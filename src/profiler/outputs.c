@@ -71,7 +71,6 @@ static int open_own(const char *base, int root, char *path, size_t cap)
 
 int ct_outputs_open(const ct_config *c, int want_text, ct_outputs *o, char *why, size_t why_cap)
 {
-    o->root = ct_outputs_root(c) != 0;
     o->text_fd = o->bin_fd = -1;
     o->text_path[0] = o->bin_path[0] = '\0';
     int root = ct_outputs_root(c);

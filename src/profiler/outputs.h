@@ -27,7 +27,6 @@
 #define CT_INDEX_LINE_MAX 4096
 
 typedef struct ct_outputs {
-    int root;                    /* 1: the root of the tree (or not known to be a child) */
     int text_fd, bin_fd;         /* -1 when not written */
     char text_path[PATH_MAX];    /* "" for stderr */
     char bin_path[PATH_MAX];
