@@ -250,6 +250,17 @@ typedef struct ct_reader {
     uint64_t cut_offset;
 } ct_reader;
 
+/* The file's first bytes, enough to learn the header's size. */
+#define CT_TRACE_PREFIX_BYTES 16
+/* Largest header the format allows: three strings and the fixed fields. */
+#define CT_MAX_HEADER (CT_TRACE_PREFIX_BYTES + 3 * (4 + CT_MAX_STRING) + 32)
+
+/* From a file's first CT_TRACE_PREFIX_BYTES bytes: how many bytes the
+ * header takes with its padding (what ct_reader_open needs to read the
+ * header alone), or 0 when data does not start a trace of a known major
+ * version or declares a header above CT_MAX_HEADER. */
+size_t ct_header_bytes(const uint8_t *data, size_t len);
+
 /* Reads the header. */
 ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct_rarena *arena);
 /* The next record: 1 and *rec, 0 at the end of what can be read, -1 on

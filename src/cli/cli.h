@@ -15,6 +15,7 @@
 
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -57,6 +58,7 @@ typedef struct cli_trace {
     ct_rarena arena;
     uint8_t *arena_mem;
     const ct_filter_opts *filter; /* applied by cli_trace_each when set and active */
+    int quiet_incomplete;         /* cli_trace_each does not say the trace is incomplete */
 } cli_trace;
 
 /* Most processes one trace directory lists. */
@@ -73,10 +75,13 @@ typedef struct cli_proc {
     int root;                 /* DIR/trace.clrt: the process the launcher started */
 } cli_proc;
 
-/* The traces in dir (trace.clrt and trace.PID.clrt), the root first, then
- * by start time. Returns how many (at most cap), or -1 when dir cannot be
- * read. */
-int cli_trace_list(const char *dir, cli_proc *out, int cap);
+/* The traces in dir (trace.clrt and trace.PID.clrt; at most
+ * CLI_MAX_PROCESSES), the root first, then by start time: a malloc'd array
+ * of *count entries for the caller to free, or NULL when dir cannot be read
+ * or memory ran out. Files that are not readable traces are left out. */
+cli_proc *cli_trace_list(const char *dir, int *count);
+/* Whether path is a directory. */
+int cli_is_dir(const char *path);
 
 /* --pid VALUE of replay/report/dump/info (allow_all: "all" too). Prints
  * one line and returns -1 when VALUE is not a pid. */

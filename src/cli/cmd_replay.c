@@ -2,8 +2,8 @@
  * code as the profiler's live log (include/clrtrace/render.h), so it is the
  * same text. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "clrtrace/render.h"
 #include "cli.h"
@@ -55,12 +55,13 @@ static int render_one(const char *who, const char *arg, const ct_render_opts *op
  * "# traced child process PID (parent PPID): COMMAND". */
 static void name_children(const char *dir, const char *root_path)
 {
-    static cli_proc procs[CLI_MAX_PROCESSES];
-    int n = cli_trace_list(dir, procs, CLI_MAX_PROCESSES);
+    int n;
+    cli_proc *procs = cli_trace_list(dir, &n);
     for (int i = 0; i < n; i++)
         if (strcmp(procs[i].path, root_path) != 0)
             printf("# traced child process %u (parent %u): %s\n", procs[i].pid, procs[i].ppid,
                    procs[i].cmd);
+    free(procs);
 }
 
 /* Shared by replay (lines) and report (summary only): the root process's
@@ -68,14 +69,13 @@ static void name_children(const char *dir, const char *root_path)
 int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
                const cli_filter *f)
 {
-    struct stat st;
-    int dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
-    if (!dir || cli_pid_choice() != CLI_PID_ALL)
+    if (!cli_is_dir(arg) || cli_pid_choice() != CLI_PID_ALL)
         return render_one(who, arg, opts, f);
-    static cli_proc procs[CLI_MAX_PROCESSES];
-    int n = cli_trace_list(arg, procs, CLI_MAX_PROCESSES), rc = 0;
+    int n, rc = 0;
+    cli_proc *procs = cli_trace_list(arg, &n);
     if (n <= 0) {
         fprintf(stderr, "clrtrace %s: no trace in %s\n", who, arg);
+        free(procs);
         return 1;
     }
     for (int i = 0; i < n; i++) {
@@ -85,6 +85,7 @@ int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
         if (r)
             rc = r;
     }
+    free(procs);
     return rc;
 }
 
@@ -107,8 +108,7 @@ static int render_one(const char *who, const char *arg, const ct_render_opts *op
     int rc = cli_trace_each(&t, who, feed, r);
     ct_render_finish(r);
     ct_render_free(r);
-    struct stat st;
-    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode) && cli_pid_choice() == 0)
+    if (cli_is_dir(arg) && cli_pid_choice() == 0)
         name_children(arg, t.path);
     cli_trace_close(&t);
     if (fflush(stdout) != 0) {

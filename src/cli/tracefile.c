@@ -44,86 +44,108 @@ long cli_pid_choice(void)
     return g_pid_choice;
 }
 
-/* The pid and start time in a trace file's header (0 when unreadable). */
-static int peek_header(const char *path, uint32_t *pid, uint32_t *ppid, uint64_t *start,
-                       char *cmd, size_t cmd_cap)
+/* The header of the trace at path, read alone: 0 and its fields in *p, or
+ * -1 when it is not a readable trace. */
+static int peek_header(const char *path, cli_proc *p)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    uint8_t buf[8192];
-    ssize_t n = read(fd, buf, sizeof buf);
+    uint8_t prefix[CT_TRACE_PREFIX_BYTES];
+    size_t want = 0;
+    uint8_t *buf = NULL;
+    if (pread(fd, prefix, sizeof prefix, 0) == (ssize_t)sizeof prefix &&
+        (want = ct_header_bytes(prefix, sizeof prefix)) && (buf = malloc(want)) &&
+        pread(fd, buf, want, 0) != (ssize_t)want)
+        want = 0;
     close(fd);
-    if (n < 12)
-        return -1;
-    /* The header alone: cut at its declared end. */
-    uint32_t hlen;
-    memcpy(&hlen, buf + 12, 4);
-    size_t want = 16 + (size_t)hlen;
-    if (want > (size_t)n)
-        return -1;
-    want = (want + 7) & ~(size_t)7;
-    if (want > (size_t)n)
-        want = (size_t)n;
     ct_reader r;
-    static uint8_t arena[64];
+    uint8_t arena[64];
     ct_rarena a = {arena, sizeof arena, 0};
-    if (ct_reader_open(&r, buf, want, &a) != CT_TRACE_OK)
-        return -1;
-    *pid = r.header.pid;
-    *ppid = r.header.ppid;
-    *start = r.header.start_unix_ns;
-    if (cmd)
-        snprintf(cmd, cmd_cap, "%.*s", (int)(r.header.cmdline_len < 200 ? r.header.cmdline_len : 200),
-                 r.header.cmdline);
-    return 0;
+    int rc = -1;
+    if (want && buf && ct_reader_open(&r, buf, want, &a) == CT_TRACE_OK) {
+        p->pid = r.header.pid;
+        p->ppid = r.header.ppid;
+        p->start = r.header.start_unix_ns;
+        uint32_t n = r.header.cmdline_len;
+        if (n >= sizeof p->cmd)
+            n = sizeof p->cmd - 1;
+        memcpy(p->cmd, r.header.cmdline, n);
+        p->cmd[n] = 0;
+        rc = 0;
+    }
+    free(buf);
+    return rc;
 }
 
-int cli_trace_list(const char *dir, cli_proc *out, int cap)
+static int proc_before(const cli_proc *a, const cli_proc *b)
 {
+    if (a->root != b->root)
+        return a->root;
+    if (a->start != b->start)
+        return a->start < b->start;
+    return a->pid < b->pid;
+}
+
+cli_proc *cli_trace_list(const char *dir, int *count)
+{
+    *count = 0;
     DIR *d = opendir(dir);
     if (!d)
-        return -1;
-    int n = 0;
+        return NULL;
+    cli_proc *out = NULL;
+    int n = 0, cap = 0;
     struct dirent *e;
-    while ((e = readdir(d)) && n < cap) {
+    while ((e = readdir(d)) && n < CLI_MAX_PROCESSES) {
         size_t len = strlen(e->d_name);
         if (strncmp(e->d_name, "trace.", 6) != 0 || len < 10 ||
             strcmp(e->d_name + len - 5, ".clrt") != 0)
             continue;
+        if (n == cap) {
+            int ncap = cap ? 2 * cap : 16;
+            cli_proc *m = realloc(out, (size_t)ncap * sizeof *m);
+            if (!m)
+                break;
+            out = m;
+            cap = ncap;
+        }
         cli_proc *p = &out[n];
+        memset(p, 0, sizeof *p);
         snprintf(p->path, sizeof p->path, "%s/%s", dir, e->d_name);
-        if (peek_header(p->path, &p->pid, &p->ppid, &p->start, p->cmd, sizeof p->cmd) != 0)
+        if (peek_header(p->path, p) != 0)
             continue;
         p->root = !strcmp(e->d_name, CLRTRACE_TRACE_FILE);
         n++;
     }
     closedir(d);
-    /* The root first, then by start time. */
+    /* The root first, then by start time (insertion sort: few processes). */
     for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            cli_proc *a = &out[j - 1], *b = &out[j];
-            int swap = b->root > a->root ||
-                       (b->root == a->root && (b->start < a->start ||
-                                               (b->start == a->start && b->pid < a->pid)));
-            if (!swap)
-                break;
-            cli_proc t = *a;
-            *a = *b;
-            *b = t;
+        for (int j = i; j > 0 && proc_before(&out[j], &out[j - 1]); j--) {
+            cli_proc t = out[j - 1];
+            out[j - 1] = out[j];
+            out[j] = t;
         }
-    return n;
+    *count = n;
+    if (!out)
+        out = calloc(1, sizeof *out); /* an empty list, not a failure */
+    return out;
+}
+
+int cli_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int cli_trace_open(cli_trace *t, const char *who, const char *arg)
 {
     memset(t, 0, sizeof *t);
     struct stat st;
-    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (cli_is_dir(arg)) {
         /* One trace per process: the root's (or the first to start when the
          * root was not a .NET program), or --pid's. */
-        static cli_proc procs[CLI_MAX_PROCESSES];
-        int n = cli_trace_list(arg, procs, CLI_MAX_PROCESSES);
+        int n;
+        cli_proc *procs = cli_trace_list(arg, &n);
         long want = g_pid_choice;
         int pick = -1;
         for (int i = 0; i < n && pick < 0; i++)
@@ -131,12 +153,14 @@ int cli_trace_open(cli_trace *t, const char *who, const char *arg)
                 pick = i;
         if (want > 0 && pick < 0) {
             fprintf(stderr, "clrtrace %s: %s holds no trace of pid %ld\n", who, arg, want);
+            free(procs);
             return -1;
         }
         if (pick >= 0)
             snprintf(t->path, sizeof t->path, "%s", procs[pick].path);
         else
             snprintf(t->path, sizeof t->path, "%s/%s", arg, CLRTRACE_TRACE_FILE);
+        free(procs);
     } else {
         snprintf(t->path, sizeof t->path, "%s", arg);
     }
@@ -235,7 +259,7 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
                 ct_trace_strerror(t->reader.error), (unsigned long long)t->reader.error_offset);
         return 1;
     }
-    if (t->reader.incomplete) {
+    if (t->reader.incomplete && !t->quiet_incomplete) {
         fflush(stdout);
         fprintf(stderr, "clrtrace %s: incomplete trace: %s ends at offset %llu (the program was "
                 "killed or crashed?)\n", who, t->path, (unsigned long long)t->reader.cut_offset);

@@ -626,6 +626,19 @@ ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct
     return CT_TRACE_OK;
 }
 
+size_t ct_header_bytes(const uint8_t *data, size_t len)
+{
+    if (len < CT_TRACE_PREFIX_BYTES || memcmp(data, CT_TRACE_MAGIC, 8) != 0)
+        return 0;
+    cur c = { data, len, 8, 0 };
+    uint16_t major = (uint16_t)get_u(&c, 2);
+    get_u(&c, 2);
+    uint32_t hlen = (uint32_t)get_u(&c, 4);
+    if (c.bad || major != CT_TRACE_VERSION_MAJOR || hlen > CT_MAX_HEADER - CT_TRACE_PREFIX_BYTES)
+        return 0;
+    return align8(CT_TRACE_PREFIX_BYTES + (size_t)hlen);
+}
+
 long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena *arena,
                     ct_rec *rec, ct_trace_status *error)
 {

@@ -5,9 +5,10 @@
 # Usage: tests/e2e/run_trust.sh [path/to/libclrtrace.so]
 #   1. process trees: a parent making 2N calls around four children (two in
 #      sequence, two at once) making K calls each: record -o DIR keeps one
-#      trace per process, each with exactly its own calls; run -o FILE puts
-#      the children beside FILE; --no-follow traces the parent only;
-#      `sh -c 'dotnet a; dotnet a'` keeps both;
+#      trace per process, each with exactly its own calls, and info counts
+#      them; run -o FILE puts the children beside FILE; --no-follow traces
+#      the parent only; `sh -c 'dotnet a; dotnet a'` keeps both; `dotnet
+#      run` of a project: the program's own process keeps its calls;
 #   2. a killed program: SIGKILL after seconds of tracing, at a low and a
 #      high call rate: the trace reads as incomplete (exit 0, one stderr
 #      line) and holds every call the program had counted one second before;
@@ -55,6 +56,38 @@ done
 check_eq "record: the launcher says where each child went" 4 \
     "$(grep -c '^clrtrace record: pid [0-9]* (dotnet .*Tree.dll child 5) traced to .*/trace\.[0-9]*\.clrt$' "$work/tree.err")"
 check_eq "report --pid all: five processes" 5 "$("$ct" report --pid all "$work/tree" | grep -c '^# summary: ')"
+# info: the root's calls (Main, 14 Work, 4 Child), then a table of the five
+# processes: each child (Main, 5 Work) is the root's, every trace complete.
+"$ct" info "$work/tree" >"$work/tree.info" 2>&1
+check_eq "info: the root's 19 calls, complete" "19 ended|yes" \
+    "$(sed -n 's/^calls  *\([0-9]* ended\) .*/\1/p' "$work/tree.info")|$(sed -n 's/^complete  *//p' "$work/tree.info")"
+rootpid=$(sed -n 's/^process  *\([0-9]*\) .*/\1/p' "$work/tree.info")
+check_eq "info: the table lists the root, then four children of it with 6 calls each" \
+    "$rootpid 19 yes|$rootpid 6 yes|$rootpid 6 yes|$rootpid 6 yes|$rootpid 6 yes|" \
+    "$(awk '/^5 traced processes:$/ { t = 1; next } t && $1 != "PID" { printf "%s %s %s|", ($1 == "'"$rootpid"'" ? $1 : $2), $3, $4 }' "$work/tree.info")"
+
+# dotnet run of a project (built beforehand, so dotnet run only checks it is
+# up to date and starts it): the program runs in a child of the dotnet CLI,
+# and that child's trace holds its own calls (Main and 5 Work).
+cp -r "$root/tests/targets/Tree" "$work/proj"
+dotnet build "$work/proj" -c Release >"$work/proj.build.log" 2>&1 ||
+    { cat "$work/proj.build.log" >&2; ct_fail "dotnet build of the copied project"; }
+ct_run "$work" drun "$ct" record --profiler "$lib" -o "$work/drun" -- dotnet run --project "$work/proj" -c Release -- child 5
+"$ct" info "$work/drun" >"$work/drun.info" 2>&1
+check_eq "dotnet run: the program's output and exit code" "0 child: calls=5" "$(cat "$work/drun.rc") $(cat "$work/drun.out")"
+check_eq "dotnet run: the root is the dotnet CLI" "dotnet run --project $work/proj -c Release -- child 5" \
+    "$(sed -n 's/^command line  *//p' "$work/drun.info")"
+clipid=$(sed -n 's/^process  *\([0-9]*\) .*/\1/p' "$work/drun.info")
+# The table's rows "  PID PARENT CALLS COMPLETE COMMAND" of the CLI's children
+# running the program (the apphost or dotnet Tree.dll, "child 5").
+app_row() { awk -v cli="$clipid" '/^  [0-9]/ && $2 == cli && $(NF - 1) == "child" && $NF == "5"' "$work/drun.info"; }
+check_eq "dotnet run: the program's process holds its 6 calls (Main, 5 Work), as the CLI's child" \
+    "$clipid 6 yes" "$(app_row | awk '{ print $2, $3, $4 }')"
+apppid=$(app_row | awk '{ print $1 }')
+check_eq "dotnet run: 5 Work calls in the program's replay" 5 \
+    "$("$ct" replay --pid "${apppid:-0}" "$work/drun" 2>/dev/null | work_calls /dev/stdin)"
+check_eq "dotnet run: every process's trace is complete" "" \
+    "$(awk '/traced processes:$/ { t = 1; next } t && $1 != "PID" && $4 != "yes"' "$work/drun.info")"
 
 ct_run "$work" treetext "$ct" run --profiler "$lib" -o "$work/t.txt" -- dotnet "$app" parent 7 5
 check_eq "run -o FILE: the root's log holds its 14 calls" 14 "$(work_calls "$work/t.txt")"
@@ -95,6 +128,10 @@ for pause in 20 0; do
     check_eq "SIGKILL (pause ${pause} ms): replay exits 0 and says the trace is incomplete" \
         "0 1" "$rc $(grep -c '^clrtrace replay: incomplete trace: .* ends at offset [0-9]* (the program was killed or crashed?)$' "$work/$name.replay.err")"
     got=$(ct_calls "$work/$name.replay" | grep -c ' Tree\.Program\.Tick(long i=')
+    rc=0
+    "$ct" info "$work/$name" >"$work/$name.info" 2>&1 || rc=$?
+    check_eq "SIGKILL (pause ${pause} ms): info exits 0 and says the trace is incomplete" "0 1" \
+        "$rc $(grep -c '^complete  *no: ends at offset [0-9]* (the program was killed or crashed?)$' "$work/$name.info")"
     check "SIGKILL (pause ${pause} ms): the trace holds every call made 1 s before the end ($before <= $got)" \
         test "$before" -gt 0 -a "$got" -ge "$before"
 done

@@ -227,6 +227,35 @@ static void test_corruption(void **state)
     assert_int_equal(ct_reader_open(&r, junk, sizeof junk, &a), CT_TRACE_E_MAGIC);
 }
 
+/* The header's size from the file's first 16 bytes (what `info` and the
+ * process listing read before the header alone). */
+static void test_header_bytes(void **state)
+{
+    (void)state;
+    write_sample();
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    ct_reader r;
+    assert_int_equal(ct_reader_open(&r, file, file_len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_header_bytes(file, CT_TRACE_PREFIX_BYTES), r.pos);
+    assert_int_equal(ct_header_bytes(file, CT_TRACE_PREFIX_BYTES - 1), 0);
+    /* Exactly the header: the reader opens it and finds no record. */
+    ct_rarena a2 = { arena_mem, sizeof arena_mem, 0 };
+    assert_int_equal(ct_reader_open(&r, file, ct_header_bytes(file, file_len), &a2), CT_TRACE_OK);
+    uint8_t p[CT_TRACE_PREFIX_BYTES];
+    memcpy(p, file, sizeof p);
+    uint32_t at_limit = CT_MAX_HEADER - CT_TRACE_PREFIX_BYTES, past = at_limit + 1;
+    memcpy(p + 12, &at_limit, 4);
+    assert_int_equal(ct_header_bytes(p, sizeof p), (CT_MAX_HEADER + 7) & ~7u);
+    memcpy(p + 12, &past, 4);
+    assert_int_equal(ct_header_bytes(p, sizeof p), 0);
+    memcpy(p, file, sizeof p);
+    p[8] = CT_TRACE_VERSION_MAJOR + 1; /* a major version this reader does not know */
+    assert_int_equal(ct_header_bytes(p, sizeof p), 0);
+    memcpy(p, file, sizeof p);
+    p[0] = 'X';
+    assert_int_equal(ct_header_bytes(p, sizeof p), 0);
+}
+
 static void test_writer_never_leaves_partial_records(void **state)
 {
     (void)state;
@@ -274,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_truncation_everywhere),
         cmocka_unit_test(test_corruption),
+        cmocka_unit_test(test_header_bytes),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
     };

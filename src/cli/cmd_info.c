@@ -1,0 +1,251 @@
+/* clrtrace info TRACE: what a binary trace holds, without printing its
+ * calls: the process, its command line, when and how long it ran, the
+ * settings and filter in force, the counts, and whether the trace is
+ * complete. For a recorded process tree, every process in a table. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clrtrace/table.h"
+#include "cli.h"
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+        "usage: clrtrace info [options] TRACE\n"
+        "\n"
+        "Describes a binary trace (a `clrtrace record -o DIR` directory, or one trace file):\n"
+        "the command line, process and parent ids, start time, duration, the settings and\n"
+        "filter it was recorded with, how many calls, functions, threads, exceptions and\n"
+        "dropped events it holds, its size, and whether it is complete. For a directory\n"
+        "holding a process tree, the process the launcher started, then a table of every\n"
+        "traced process.\n"
+        "\n"
+        "options:\n"
+        "      --pid N|all        the process N of a recorded process tree, or each in turn\n"
+        "  -h, --help             show this help\n"
+        "\n"
+        "A trace without its end (the program was killed or crashed, or still runs) reads\n"
+        "'complete: no' with the offset where it ends; that is not an error.\n"
+        "\n"
+        "Exit status: 0; 1 when a trace cannot be read or is damaged (its line gives the\n"
+        "byte offset; the counts are of what came before); 2 for a usage error.\n");
+}
+
+/* What one trace holds. */
+typedef struct info_stats {
+    uint64_t enters, returns, tailcalls, unwinds; /* events */
+    uint64_t dropped;         /* events the profiler lost (DROPPED records) */
+    uint64_t functions;       /* FUNCTION records: functions traced */
+    uint64_t classes;
+    uint64_t threads;         /* distinct threads with events */
+    uint64_t last_time;       /* latest time in the trace, ns */
+    uint64_t mapped, traced;  /* from END */
+    int ended;
+    ct_table tids;
+} info_stats;
+
+static int count(void *ctx, const ct_rec *rec)
+{
+    info_stats *s = ctx;
+    switch (rec->type) {
+    case CT_REC_ENTER: s->enters++; break;
+    case CT_REC_LEAVE: s->returns++; break;
+    case CT_REC_TAILCALL: s->tailcalls++; break;
+    case CT_REC_UNWIND: s->unwinds++; break;
+    case CT_REC_DROPPED: s->dropped += rec->count; break;
+    case CT_REC_FUNCTION: s->functions++; break;
+    case CT_REC_CLASS: s->classes++; break;
+    case CT_REC_END:
+        s->ended = 1;
+        s->mapped = rec->mapped;
+        s->traced = rec->traced;
+        break;
+    default: break;
+    }
+    if (ct_rec_is_event(rec->type) || rec->type == CT_REC_END) {
+        if (rec->time_ns > s->last_time)
+            s->last_time = rec->time_ns;
+    }
+    if (ct_rec_is_event(rec->type) && !ct_table_get(&s->tids, rec->tid + 1)) {
+        /* The table wants non-NULL values; the key alone matters. */
+        if (ct_table_put(&s->tids, rec->tid + 1, (void *)1) != 0)
+            return -1;
+        s->threads++;
+    }
+    return 0;
+}
+
+/* One trace read whole. */
+typedef struct info_trace {
+    cli_trace t;
+    info_stats s;
+    int damaged;              /* cli_trace_each failed (its line was printed) */
+} info_trace;
+
+static int info_read(info_trace *it, const char *path)
+{
+    memset(&it->s, 0, sizeof it->s);
+    it->damaged = 0;
+    if (cli_trace_open(&it->t, "info", path) != 0)
+        return -1;
+    it->t.quiet_incomplete = 1;
+    it->damaged = cli_trace_each(&it->t, "info", count, &it->s) != 0;
+    ct_table_free(&it->s.tids);
+    return 0;
+}
+
+static uint64_t calls_of(const info_stats *s)
+{
+    return s->returns + s->tailcalls + s->unwinds;
+}
+
+static const char *state_of(const info_trace *it)
+{
+    return it->damaged ? "damaged" : it->t.reader.incomplete ? "no" : "yes";
+}
+
+static void print_time(uint64_t unix_ns)
+{
+    time_t sec = (time_t)(unix_ns / 1000000000u);
+    struct tm tm;
+    char buf[64];
+    if (!unix_ns || !gmtime_r(&sec, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm)) {
+        printf("unknown\n");
+        return;
+    }
+    printf("%s.%06u UTC\n", buf, (unsigned)(unix_ns % 1000000000u / 1000u));
+}
+
+static void describe(const info_trace *it)
+{
+    const ct_trace_header *h = &it->t.reader.header;
+    const info_stats *s = &it->s;
+    printf("%-14s%s\n", "trace", it->t.path);
+    printf("%-14s%llu bytes, format %u.%u\n", "size", (unsigned long long)it->t.len, h->major,
+           h->minor);
+    printf("%-14s%.*s\n", "command line", (int)h->cmdline_len, h->cmdline);
+    if (h->ppid)
+        printf("%-14s%u (parent %u)\n", "process", h->pid, h->ppid);
+    else
+        printf("%-14s%u\n", "process", h->pid);
+    printf("%-14s", "started");
+    print_time(h->start_unix_ns);
+    printf("%-14s%llu.%06llu s%s\n", "duration", (unsigned long long)(s->last_time / 1000000000u),
+           (unsigned long long)(s->last_time % 1000000000u / 1000u),
+           s->ended ? "" : " (to the last event kept)");
+    if (h->settings_len)
+        printf("%-14s%.*s\n", "settings", (int)h->settings_len, h->settings);
+    if (h->filter_len)
+        printf("%-14s%.*s\n", "filter", (int)h->filter_len, h->filter);
+    else
+        printf("%-14snone (every function)\n", "filter");
+    printf("%-14s%llu ended (%llu returned, %llu by exception, %llu by tail call); %llu entered\n",
+           "calls", (unsigned long long)calls_of(s), (unsigned long long)s->returns,
+           (unsigned long long)s->unwinds, (unsigned long long)s->tailcalls,
+           (unsigned long long)s->enters);
+    if (s->ended)
+        printf("%-14s%llu traced (%llu the runtime mapped)\n", "functions",
+               (unsigned long long)s->functions, (unsigned long long)s->mapped);
+    else
+        printf("%-14s%llu traced\n", "functions", (unsigned long long)s->functions);
+    printf("%-14s%llu\n", "threads", (unsigned long long)s->threads);
+    printf("%-14s%llu events\n", "dropped", (unsigned long long)s->dropped);
+    if (it->damaged)
+        printf("%-14sdamaged: %s at offset %llu\n", "complete",
+               ct_trace_strerror(it->t.reader.error),
+               (unsigned long long)it->t.reader.error_offset);
+    else if (it->t.reader.incomplete)
+        printf("%-14sno: ends at offset %llu (the program was killed or crashed?)\n", "complete",
+               (unsigned long long)it->t.reader.cut_offset);
+    else
+        printf("%-14syes\n", "complete");
+}
+
+/* Every process of a recorded tree, one line each. */
+static int process_table(const cli_proc *procs, int n)
+{
+    int rc = 0;
+    printf("\n%d traced processes:\n", n);
+    printf("  %-8s %-8s %-10s %-9s %s\n", "PID", "PARENT", "CALLS", "COMPLETE", "COMMAND");
+    for (int i = 0; i < n; i++) {
+        static info_trace it;
+        if (info_read(&it, procs[i].path) != 0) {
+            rc = 1;
+            continue;
+        }
+        if (it.damaged)
+            rc = 1;
+        printf("  %-8u %-8u %-10llu %-9s %s\n", procs[i].pid, procs[i].ppid,
+               (unsigned long long)calls_of(&it.s), state_of(&it), procs[i].cmd);
+        cli_trace_close(&it.t);
+    }
+    return rc;
+}
+
+static int info_one(const char *path)
+{
+    static info_trace it;
+    if (info_read(&it, path) != 0)
+        return 1;
+    describe(&it);
+    int rc = it.damaged;
+    cli_trace_close(&it.t);
+    return rc;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *arg = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--pid")) {
+            if (cli_select_pid("info", argv[i + 1], 1) < 0)
+                return 2;
+            i++;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "clrtrace info: unknown option '%s' (try --help)\n", argv[i]);
+            return 2;
+        } else if (arg) {
+            fprintf(stderr, "clrtrace info: one trace at a time (try --help)\n");
+            return 2;
+        } else {
+            arg = argv[i];
+        }
+    }
+    if (!arg) {
+        fprintf(stderr, "clrtrace info: no trace given (try --help)\n");
+        return 2;
+    }
+    if (!cli_is_dir(arg) || cli_pid_choice() > 0)
+        return info_one(arg);
+    int n, rc = 0;
+    cli_proc *procs = cli_trace_list(arg, &n);
+    if (n <= 0) {
+        /* No trace at all: say why as the reader would. */
+        free(procs);
+        return info_one(arg);
+    }
+    if (cli_pid_choice() == CLI_PID_ALL) {
+        for (int i = 0; i < n; i++) {
+            if (i)
+                printf("\n");
+            if (info_one(procs[i].path))
+                rc = 1;
+        }
+    } else {
+        rc = info_one(procs[0].path);
+        if (n > 1 && process_table(procs, n))
+            rc = 1;
+    }
+    free(procs);
+    if (fflush(stdout) != 0) {
+        perror("clrtrace: stdout");
+        return 1;
+    }
+    return rc;
+}
