@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -120,4 +121,42 @@ void ct_outputs_index(const ct_config *c, const char *state, const ct_outputs *o
         (void)!write(fd, line, k);
     }
     close(fd);
+}
+
+void ct_outputs_children(const char *index_path, void (*emit)(const char *text, size_t len))
+{
+    if (!index_path)
+        return;
+    int fd = open(index_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char *buf = malloc(CT_INDEX_READ_MAX + 1);
+    size_t len = 0;
+    ssize_t n = 0;
+    while (buf && len < CT_INDEX_READ_MAX &&
+           (n = read(fd, buf + len, CT_INDEX_READ_MAX - len)) > 0)
+        len += (size_t)n;
+    close(fd);
+    if (!buf)
+        return;
+    buf[len] = 0;
+    unsigned self = (unsigned)getpid();
+    for (char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = 0;
+        /* "PID PPID STATE\tTEXT\tTRACE\tCOMMAND" */
+        unsigned pid, ppid;
+        int state_at = 0;
+        char *cmd = line;
+        for (int tabs = 0; tabs < 3 && cmd; tabs++)
+            cmd = (cmd = strchr(cmd, '\t')) ? cmd + 1 : NULL;
+        if (!cmd || sscanf(line, "%u %u %n", &pid, &ppid, &state_at) != 2 || !state_at ||
+            pid == self || strncmp(line + state_at, "traced\t", 7) != 0)
+            continue;
+        char out[CT_INDEX_LINE_MAX + 64];
+        int k = snprintf(out, sizeof out, "# traced child process %u (parent %u): %s\n", pid, ppid,
+                         cmd);
+        if (k > 0 && (size_t)k < sizeof out)
+            emit(out, (size_t)k);
+    }
+    free(buf);
 }

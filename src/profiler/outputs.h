@@ -45,6 +45,16 @@ int ct_outputs_open(const ct_config *c, int want_text, ct_outputs *o, char *why,
  * name ending in ".clrt", NAME.PID.clrt. 0, or -1 when it does not fit. */
 int ct_outputs_beside(const char *base, unsigned pid, char *out, size_t cap);
 
+/* Most bytes of the index ct_outputs_children reads (about 250 processes
+ * with long command lines; later lines are not named). */
+#define CT_INDEX_READ_MAX (1u << 20)
+
+/* Passes emit one line "# traced child process PID (parent PPID): COMMAND\n"
+ * for each process of the index at index_path, other than this one, that
+ * was traced (the root's text log ends with them, as replay's does). Not
+ * async-signal-safe: the writer thread calls it. */
+void ct_outputs_children(const char *index_path, void (*emit)(const char *text, size_t len));
+
 /* Adds this process's line to the launcher's index (nothing without one). */
 void ct_outputs_index(const ct_config *c, const char *state, const ct_outputs *o,
                       const char *cmdline);

@@ -190,11 +190,13 @@ static void command_line(char *out, size_t cap)
     snprintf(out, cap, "%s%s", buf, n == CMDLINE_MAX ? "..." : "");
 }
 
-/* Reports a setup failure on stderr (one line) and gives the Info back. */
-static HRESULT give_up(const char *what, HRESULT hr)
+/* Reports a setup failure on stderr (one line) and in the launcher's index,
+ * and gives the Info back. */
+static HRESULT give_up(const char *cmdline, const char *what, HRESULT hr)
 {
     fprintf(stderr, "clrtrace: %s failed (HRESULT 0x%08X); the program runs untraced\n", what,
             (unsigned)hr);
+    ct_outputs_index(&g_ct.cfg, "declined", NULL, cmdline);
     if (g_ct.info) {
         g_ct.info->lpVtbl->Release(g_ct.info);
         g_ct.info = NULL;
@@ -355,7 +357,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         }
     }
     if (!g_ct.info)
-        return give_up("QueryInterface for ICorProfilerInfo3 or newer", E_NOINTERFACE);
+        return give_up(cmdline, "QueryInterface for ICorProfilerInfo3 or newer", E_NOINTERFACE);
 
     ICorProfilerInfo *info = g_ct.info;
     ct_clock_init();
@@ -375,10 +377,10 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         mask |= COR_PRF_DISABLE_INLINING;
     HRESULT hr = info->lpVtbl->SetEventMask(info, mask);
     if (FAILED(hr))
-        return give_up("SetEventMask", hr);
+        return give_up(cmdline, "SetEventMask", hr);
     hr = info->lpVtbl->SetFunctionIDMapper2(info, ct_function_mapper, NULL);
     if (FAILED(hr))
-        return give_up("SetFunctionIDMapper2", hr);
+        return give_up(cmdline, "SetFunctionIDMapper2", hr);
     if (fast)
         hr = info->lpVtbl->SetEnterLeaveFunctionHooks3(
             info, (FunctionEnter3 *)(void *)ct_fast_enter_stub,
@@ -393,7 +395,8 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_enter_hook, ct_leave_hook,
                                                                NULL);
     if (FAILED(hr))
-        return give_up(fast ? "SetEnterLeaveFunctionHooks3" : "SetEnterLeaveFunctionHooks3WithInfo",
+        return give_up(cmdline,
+                       fast ? "SetEnterLeaveFunctionHooks3" : "SetEnterLeaveFunctionHooks3WithInfo",
                        hr);
     if (null_mode) {
         ct_outputs_index(cfg, "traced", &outs, cmdline);
@@ -431,9 +434,10 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         .filter = filter_text,
         .calls_filter = &cfg->filter,
         .settings = settings,
+        .children_index = cfg->summary && ct_outputs_root(cfg) == 1 ? cfg->index_path : NULL,
     };
     if (ct_writer_start(&wc) != 0)
-        return give_up("starting the trace writer", E_OUTOFMEMORY);
+        return give_up(cmdline, "starting the trace writer", E_OUTOFMEMORY);
     ct_hooks_open();
     atexit(stop_at_exit);
     finish_on_fatal_signals();

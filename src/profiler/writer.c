@@ -19,6 +19,7 @@
 #include "clrtrace/render.h"
 #include "map.h"
 #include "out.h"
+#include "outputs.h"
 #include "plans.h"
 #include "hooks.h"
 #include "tbuf.h"
@@ -180,6 +181,11 @@ static void bin_put_raw(const uint8_t *p, size_t n)
     }
     memcpy(g_bin_buf + g_bin_len, p, n);
     g_bin_len += n;
+}
+
+static void text_line(const char *text, size_t len)
+{
+    ct_out_write(text, len);
 }
 
 static void text_sink(void *ctx, const char *text, size_t len)
@@ -657,8 +663,11 @@ static void finish(void)
     ct_wbuf_init(&w, buf, sizeof buf);
     if (ct_write_end(&w, ct_now_ns(), g_events, g_mapped, g_traced) == CT_TRACE_OK)
         output(buf, w.len, NULL);
-    if (g_render)
+    if (g_render) {
         ct_render_finish(g_render);
+        if (g_cfg.children_index)
+            ct_outputs_children(g_cfg.children_index, text_line);
+    }
     bin_flush();
     ct_out_flush();
     atomic_store_explicit(&g_done, 1, memory_order_release);

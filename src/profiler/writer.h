@@ -53,6 +53,9 @@ typedef struct ct_writer_config {
     const char *cmdline, *filter, *settings;
     const ct_filter_opts *calls_filter; /* --depth, --min-time, --trigger, --after
                                            (include/clrtrace/filter.h), or NULL */
+    const char *children_index; /* the root of a launcher's tree: the launcher's index;
+                                   the text log ends naming the other traced processes
+                                   (outputs.h), or NULL */
 } ct_writer_config;
 
 /* Writes the header and starts the thread (not in naive mode). Returns 0, or

@@ -96,6 +96,8 @@ for f in "$work"/t.txt.*; do
     [[ "$(work_calls "$f")" == 5 ]] && n=$((n + 1))
 done
 check_eq "run -o FILE: four FILE.PID logs, 5 calls each" 4 "$n"
+check_eq "run -o FILE: the root's log ends naming its four children" 4 \
+    "$(tail -n 4 "$work/t.txt" | grep -c '^# traced child process [0-9]* (parent [0-9]*): dotnet .*Tree.dll child 5$')"
 check "run -o FILE: no NUL bytes in any log" bash -c '! grep -qaP "\x00" "$@"' _ "$work"/t.txt*
 
 ct_run "$work" nofollow "$ct" run --no-follow --profiler "$lib" -o "$work/nf.txt" -- dotnet "$app" parent 7 5
