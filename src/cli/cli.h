@@ -32,16 +32,17 @@ typedef struct cli_filter {
     char trigger[CT_FILTER_MAX_GLOBS_TEXT]; /* -T globs joined by ':' */
 } cli_filter;
 
-/* Largest --after. */
-#define CLI_AFTER_MAX 1000000000000000000ull
-
-/* The options' lines for --help texts. */
-extern const char cli_filter_help[];
+/* The options' lines for --help texts (from the settings table). */
+const char *cli_filter_help(void);
 /* Whether a is -D/--depth, -t/--min-time, -T/--trigger or --after. */
 int cli_is_filter_option(const char *a);
 /* Takes option a with its value (NULL: none given) into f: 1; 0 when a is
  * not a filter option; -1 after one error line ("clrtrace WHO: ..."). */
 int cli_filter_option(const char *who, const char *a, const char *val, cli_filter *f);
+/* Parses val as option a of setting id (include/clrtrace/settings.h, with
+ * the option's bounds) into *num: 0, or -1 after one line ("clrtrace WHO: A
+ * takes WHAT, not 'VAL'"). */
+int cli_setting_value(const char *who, const char *a, int id, const char *val, uint64_t *num);
 /* Appends a glob to a ':'-separated list: 0, or -1 when it is empty, has a
  * ':' or does not fit. */
 int cli_add_glob(char *list, size_t cap, const char *glob);

@@ -48,7 +48,7 @@ static void usage(FILE *to)
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
         "gives the byte offset; what came before it is written, and --chrome's JSON is\n"
         "still complete); 2 usage error.\n",
-        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, cli_filter_help,
+        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, cli_filter_help(),
         CLI_CALLS_MAX_DEPTH);
 }
 

@@ -34,7 +34,7 @@ static void usage(FILE *to)
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
         "gives the byte offset; what came before it is printed); 2 for a usage error.\n",
-        cli_filter_help);
+        cli_filter_help());
 }
 
 static void to_stdout(void *ctx, const char *text, size_t len)

@@ -30,7 +30,7 @@ static void usage(FILE *to)
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
         "gives the byte offset); 2 for a usage error.\n",
-        cli_filter_help);
+        cli_filter_help());
 }
 
 int cmd_report(int argc, char **argv)

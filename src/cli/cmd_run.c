@@ -21,57 +21,47 @@
 
 #include "clrtrace/filter.h"
 #include "clrtrace/launch.h"
-#include "clrtrace/value.h"
+#include "clrtrace/settings.h"
 #include "cli.h"
 
-/* Largest -s / --array-items (the profiler's CT_MAX_*_OPTION). */
-#define COUNT_OPTION_MAX 1000000ul
 /* The JIT's switch for turning self-recursive tail calls into loops
  * (JitConfig TailCallLoopOpt, read by release runtimes), both spellings. */
 #define TAIL_LOOP_KNOB "DOTNET_TailCallLoopOpt"
 #define TAIL_LOOP_KNOB_OLD "COMPlus_TailCallLoopOpt"
-/* --buffer-kb bounds (the profiler's CT_MIN_RING_KB / CT_MAX_RING_KB). */
-#define BUFFER_KB_MIN 16ul
-#define BUFFER_KB_MAX (1024ul * 1024ul)
 
-/* A format: %s is cli_filter_help. */
-static const char k_common_options[] =
-    "  -a, --all              also trace framework code (System.*, Microsoft.*)\n"
-    "  -F, --include GLOB     trace only functions whose full name (Ns.Type.Method)\n"
-    "                         matches GLOB, framework code included (repeatable)\n"
-    "  -N, --exclude GLOB     never trace functions matching GLOB (repeatable)\n"
-    "      --assembly NAME    trace only functions of assemblies whose simple name\n"
-    "                         matches NAME (a glob; repeatable), framework included;\n"
-    "                         -F then narrows it further\n"
-    "%s"
-    "  -s, --string-chars N   keep at most N characters of each string (default 64)\n"
-    "      --array-items N    show at most N elements of each array (default 8)\n"
-    "      --struct-depth N   follow nested struct fields N levels deep (0-8, default 4)\n"
-    "      --no-args          fast path: calls, times and the call tree, no values\n"
-    "      --lossy            drop events (counted) rather than wait when a thread's\n"
-    "                         buffer is full\n"
-    "      --buffer-kb N      per-thread event buffer in KiB (16-1048576, default 512)\n"
-    "      --inlining         let the JIT inline small methods (faster; inlined calls\n"
-    "                         are then missing from the trace)\n"
-    "      --no-follow        trace only PROGRAM's own process: .NET processes it starts\n"
-    "                         run untraced (by default each is traced into a file of its\n"
-    "                         own: FILE.PID for -o FILE, DIR/trace.PID.clrt for record)\n"
+/* The launcher's own options, after the settings' (which come from the
+ * settings table, include/clrtrace/settings.h). */
+static const char k_launcher_options[] =
     "      --tail-call-loops  let the JIT turn self-recursive tail calls into loops\n"
     "                         (by default DOTNET_TailCallLoopOpt=0 keeps them calls,\n"
     "                         so that each one is traced)\n"
-    "      --null[=fast]      hooks that return at once, nothing recorded (benchmarks:\n"
-    "                         the runtime's own cost; fast: the fast-path stubs)\n"
     "      --profiler PATH    use this libclrtrace.so instead of the one installed\n"
     "  -h, --help             show this help\n";
 
-static const char k_env_note[] =
-    "Options given as --name=VALUE work too. Each option is also an environment variable\n"
-    "of the traced process, for use without the launcher: CLRTRACE_OUTPUT, CLRTRACE_TRACE,\n"
-    "CLRTRACE_ALL, CLRTRACE_INCLUDE, CLRTRACE_EXCLUDE, CLRTRACE_ASSEMBLY, CLRTRACE_TRIGGER\n"
-    "(lists joined by ':'), CLRTRACE_DEPTH, CLRTRACE_MIN_TIME, CLRTRACE_AFTER,\n"
-    "CLRTRACE_STRING_CHARS, CLRTRACE_ARRAY_ITEMS, CLRTRACE_STRUCT_DEPTH, CLRTRACE_SUMMARY,\n"
-    "CLRTRACE_NO_ARGS, CLRTRACE_LOSSY, CLRTRACE_BUFFER_KB, CLRTRACE_INLINING, CLRTRACE_NULL\n"
-    "(see docs/cli.md).\n";
+/* "Each option is also an environment variable ...": the variables of the
+ * settings that have an option, wrapped at 80 columns. */
+static void env_note(FILE *to)
+{
+    fputs("Options given as --name=VALUE work too. Each option is also an environment\n"
+          "variable of the traced process, for use without the launcher (lists joined\n"
+          "by ':'):", to);
+    int col = 8; /* after "by ':'):" */
+    for (int k = 0; k < CT_SETTING_COUNT; k++) {
+        const ct_setting *s = &ct_settings[k];
+        if (!s->longopt && k != CT_SET_OUTPUT && k != CT_SET_TRACE)
+            continue;
+        int w = (int)strlen(s->env) + 2;
+        if (col + w > 80) {
+            fputs("\n", to);
+            col = 0;
+        } else {
+            fputs(" ", to);
+            col++;
+        }
+        col += fprintf(to, "%s,", s->env);
+    }
+    fputs("\nand CLRTRACE_SIGNATURES=0 for names only (see docs/cli.md, docs/tracer.md).\n", to);
+}
 
 static void usage(FILE *to, int record)
 {
@@ -86,8 +76,8 @@ static void usage(FILE *to, int record)
               "\n"
               "options:\n"
               "  -o, --output DIR       the trace directory (required)\n"
-              "      --text FILE        also write the live text log to FILE (created mode 0600);\n"
-              "                         it equals `clrtrace replay DIR`\n"
+              "      --text FILE        also write the live text log to FILE (created mode\n"
+              "                         0600); it equals `clrtrace replay DIR`\n"
               "      --no-summary       no summary table at the end of --text FILE\n",
               to);
     else
@@ -98,25 +88,20 @@ static void usage(FILE *to, int record)
               "thread and duration, followed by a summary.\n"
               "\n"
               "options:\n"
-              "  -o, --output FILE      write the trace to FILE (created mode 0600; default: stderr)\n"
+              "  -o, --output FILE      write the trace to FILE (created mode 0600; default:\n"
+              "                         stderr)\n"
               "      --no-summary       do not print the per-function summary at exit\n",
               to);
-    fprintf(to, k_common_options, cli_filter_help);
+    ct_settings_help(to, CT_GROUP_SELECT);
+    ct_settings_help(to, CT_GROUP_FILTER);
+    ct_settings_help(to, CT_GROUP_VALUES);
+    ct_settings_help(to, CT_GROUP_MODE);
+    fputs(k_launcher_options, to);
     fputs("\n"
-          "Exit status: the program's own; 127 if it cannot be started; 2 for a usage error.\n",
+          "Exit status: the program's own; 127 if it cannot be started; 2 for a usage\n"
+          "error.\n",
           to);
-    fputs(k_env_note, to);
-}
-
-/* A whole number in min..max. */
-static int is_count(const char *s, unsigned long min, unsigned long max)
-{
-    if (!*s || s[0] == '-')
-        return 0;
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    return *end == '\0' && errno == 0 && v >= min && v <= max;
+    env_note(to);
 }
 
 static int file_exists(const char *path)
@@ -337,32 +322,32 @@ static void report_processes(const char *who, const char *index, const char *pro
                 who, program, getenv("CORECLR_PROFILER_PATH") ? getenv("CORECLR_PROFILER_PATH") : "?");
 }
 
-/* Options that take a value (a following argument or --name=VALUE). */
+/* The launcher's own options that take a value. */
+static int launcher_value_option(const char *a, int record)
+{
+    return !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--profiler") ||
+           (record && !strcmp(a, "--text"));
+}
+
+/* Whether option a takes a value (a following argument or --name=VALUE). */
 static int takes_value(const char *a, int record)
 {
-    static const char *const names[] = {
-        "-o", "--output", "-s", "--string-chars", "--array-items", "--struct-depth",
-        "--profiler", "--buffer-kb", "-F", "--include", "-N", "--exclude", "--assembly",
-    };
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        if (!strcmp(a, names[k]))
-            return 1;
-    return cli_is_filter_option(a) || (record && !strcmp(a, "--text"));
+    int id = ct_setting_by_option(a);
+    if (id >= 0)
+        return !ct_settings[id].sets;
+    return launcher_value_option(a, record);
 }
 
 /* run and record: the same options, two meanings of -o. */
 int cli_trace_command(int argc, char **argv, int record)
 {
     const char *who = record ? "record" : "run";
-    const char *output = NULL, *text = NULL, *profiler = NULL, *null_mode = NULL;
-    const char *string_chars = NULL, *array_items = NULL, *struct_depth = NULL, *buffer_kb = NULL;
-    static cli_filter filter;
-    int all = 0, no_summary = 0, inlining = 0, no_args = 0, lossy = 0, tail_loops = 0;
-    int no_follow = 0;
-    /* Repeatable globs joined with ':' (CLRTRACE_INCLUDE, CLRTRACE_EXCLUDE,
-     * CLRTRACE_ASSEMBLY). */
-    static char include[CT_FILTER_MAX_GLOBS_TEXT], exclude[CT_FILTER_MAX_GLOBS_TEXT];
-    static char assembly[CT_FILTER_MAX_GLOBS_TEXT];
+    const char *output = NULL, *text = NULL, *profiler = NULL;
+    int tail_loops = 0;
+    /* What each setting's variable gets (NULL: not given); repeatable
+     * patterns joined by ':'. */
+    const char *given[CT_SETTING_COUNT] = {0};
+    static char lists[CT_SETTING_COUNT][CT_FILTER_MAX_GLOBS_TEXT];
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -371,7 +356,7 @@ int cli_trace_command(int argc, char **argv, int record)
         char name[32];
         int inline_val = 0;
         const char *eq = strchr(a, '=');
-        if (a[0] == '-' && a[1] == '-' && eq && strncmp(a, "--null=", 7) != 0) {
+        if (a[0] == '-' && a[1] == '-' && eq) {
             size_t n = (size_t)(eq - a);
             if (n >= sizeof name) {
                 fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
@@ -379,7 +364,8 @@ int cli_trace_command(int argc, char **argv, int record)
             }
             memcpy(name, a, n);
             name[n] = '\0';
-            if (!takes_value(name, record)) {
+            int nid = ct_setting_by_option(name);
+            if (!takes_value(name, record) && !(nid >= 0 && ct_settings[nid].kind == CT_KIND_NULL)) {
                 fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, name);
                 return 2;
             }
@@ -387,6 +373,8 @@ int cli_trace_command(int argc, char **argv, int record)
             val = eq + 1;
             inline_val = 1;
         }
+        int id = ct_setting_by_option(a);
+        const ct_setting *s = id >= 0 ? &ct_settings[id] : NULL;
         if (!strcmp(a, "--")) {
             i++;
             break;
@@ -395,25 +383,17 @@ int cli_trace_command(int argc, char **argv, int record)
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout, record);
             return 0;
-        } else if (!strcmp(a, "-a") || !strcmp(a, "--all")) {
-            all = 1;
-        } else if (!strcmp(a, "--no-summary")) {
-            no_summary = 1;
-        } else if (!strcmp(a, "--inlining")) {
-            inlining = 1;
         } else if (!strcmp(a, "--tail-call-loops")) {
             tail_loops = 1;
-        } else if (!strcmp(a, "--no-follow")) {
-            no_follow = 1;
-        } else if (!strcmp(a, "--no-args")) {
-            no_args = 1;
-        } else if (!strcmp(a, "--lossy")) {
-            lossy = 1;
-        } else if (!strcmp(a, "--null") || !strcmp(a, "--null=slow")) {
-            null_mode = "1";
-        } else if (!strcmp(a, "--null=fast")) {
-            null_mode = "fast";
-        } else if (!takes_value(a, record)) {
+        } else if (s && s->kind == CT_KIND_NULL) {
+            /* --null, --null=slow, --null=fast */
+            uint64_t v;
+            if (inline_val && cli_setting_value(who, a, id, val, &v) != 0)
+                return 2;
+            given[id] = inline_val ? val : "1";
+        } else if (s && s->sets) {
+            given[id] = s->sets;
+        } else if (!s && !launcher_value_option(a, record)) {
             fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
             return 2;
         } else if (!val) {
@@ -422,49 +402,24 @@ int cli_trace_command(int argc, char **argv, int record)
         } else {
             if (!inline_val)
                 i++;
-            char *list = NULL;
-            if (!strcmp(a, "-F") || !strcmp(a, "--include"))
-                list = include;
-            else if (!strcmp(a, "-N") || !strcmp(a, "--exclude"))
-                list = exclude;
-            else if (!strcmp(a, "--assembly"))
-                list = assembly;
-            if (list) {
-                if (cli_add_glob(list, sizeof include, val) != 0) {
+            uint64_t v;
+            if (s && s->kind == CT_KIND_GLOBS) {
+                if (cli_add_glob(lists[id], sizeof lists[id], val) != 0) {
                     fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns "
-                            "together at most %zu characters)\n", who, a, sizeof include - 1);
+                            "together at most %zu characters)\n", who, a, sizeof lists[id] - 1);
                     return 2;
                 }
+                given[id] = lists[id];
+            } else if (s) {
+                if (cli_setting_value(who, a, id, val, &v) != 0)
+                    return 2;
+                given[id] = val;
             } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
                 output = val;
             } else if (!strcmp(a, "--text")) {
                 text = val;
-            } else if (!strcmp(a, "--profiler")) {
-                profiler = val;
-            } else if (cli_is_filter_option(a)) {
-                if (cli_filter_option(who, a, val, &filter) < 0)
-                    return 2;
             } else {
-                unsigned long min = 0, max = COUNT_OPTION_MAX;
-                if (!strcmp(a, "--struct-depth"))
-                    max = CT_MAX_VALUE_DEPTH;
-                else if (!strcmp(a, "--buffer-kb")) {
-                    min = BUFFER_KB_MIN;
-                    max = BUFFER_KB_MAX;
-                }
-                if (!is_count(val, min, max)) {
-                    fprintf(stderr, "clrtrace %s: %s takes a whole number from %lu to %lu, not '%s'\n",
-                            who, a, min, max, val);
-                    return 2;
-                }
-                if (!strcmp(a, "-s") || !strcmp(a, "--string-chars"))
-                    string_chars = val;
-                else if (!strcmp(a, "--array-items"))
-                    array_items = val;
-                else if (!strcmp(a, "--buffer-kb"))
-                    buffer_kb = val;
-                else
-                    struct_depth = val;
+                profiler = val;
             }
         }
     }
@@ -476,7 +431,7 @@ int cli_trace_command(int argc, char **argv, int record)
         fprintf(stderr, "clrtrace %s: no program given (try --help)\n", who);
         return 2;
     }
-    if (all && assembly[0]) {
+    if (given[CT_SET_ALL] && given[CT_SET_ASSEMBLY]) {
         fprintf(stderr, "clrtrace %s: -a and --assembly do not go together (--assembly picks "
                 "assemblies, framework ones included; -a traces all of them)\n", who);
         return 2;
@@ -536,47 +491,10 @@ int cli_trace_command(int argc, char **argv, int record)
         setenv("CLRTRACE_OUTPUT", text_log, 1);
     if (record)
         setenv("CLRTRACE_TRACE", tracepath, 1);
-    if (all)
-        setenv("CLRTRACE_ALL", "1", 1);
-    if (include[0])
-        setenv("CLRTRACE_INCLUDE", include, 1);
-    if (exclude[0])
-        setenv("CLRTRACE_EXCLUDE", exclude, 1);
-    if (assembly[0])
-        setenv("CLRTRACE_ASSEMBLY", assembly, 1);
+    for (int k = 0; k < CT_SETTING_COUNT; k++)
+        if (given[k])
+            setenv(ct_settings[k].env, given[k], 1);
     char num[32];
-    if (filter.trigger[0])
-        setenv("CLRTRACE_TRIGGER", filter.trigger, 1);
-    if (filter.opts.depth) {
-        snprintf(num, sizeof num, "%u", filter.opts.depth);
-        setenv("CLRTRACE_DEPTH", num, 1);
-    }
-    if (filter.opts.min_time_ns) {
-        snprintf(num, sizeof num, "%lluns", (unsigned long long)filter.opts.min_time_ns);
-        setenv("CLRTRACE_MIN_TIME", num, 1);
-    }
-    if (filter.opts.after) {
-        snprintf(num, sizeof num, "%llu", (unsigned long long)filter.opts.after);
-        setenv("CLRTRACE_AFTER", num, 1);
-    }
-    if (no_summary)
-        setenv("CLRTRACE_SUMMARY", "0", 1);
-    if (inlining)
-        setenv("CLRTRACE_INLINING", "1", 1);
-    if (no_args)
-        setenv("CLRTRACE_NO_ARGS", "1", 1);
-    if (lossy)
-        setenv("CLRTRACE_LOSSY", "1", 1);
-    if (null_mode)
-        setenv("CLRTRACE_NULL", null_mode, 1);
-    if (string_chars)
-        setenv("CLRTRACE_STRING_CHARS", string_chars, 1);
-    if (array_items)
-        setenv("CLRTRACE_ARRAY_ITEMS", array_items, 1);
-    if (struct_depth)
-        setenv("CLRTRACE_STRUCT_DEPTH", struct_depth, 1);
-    if (buffer_kb)
-        setenv("CLRTRACE_BUFFER_KB", buffer_kb, 1);
     /* The JIT turns a method's tail call to itself into a loop, and no
      * hook runs for the calls it removes. Its switch is a runtime knob the
      * profiler cannot set from inside the process (the runtime reads its own
@@ -589,9 +507,7 @@ int cli_trace_command(int argc, char **argv, int record)
     char index[PATH_MAX];
     snprintf(num, sizeof num, "%ld", (long)getpid());
     setenv("CLRTRACE_LAUNCHER_PID", num, 1);
-    if (no_follow)
-        setenv("CLRTRACE_FOLLOW", "0", 1);
-    else
+    if (!given[CT_SET_FOLLOW])
         unsetenv("CLRTRACE_FOLLOW");
     const char *tmp = getenv("TMPDIR");
     snprintf(index, sizeof index, "%s/clrtrace-index.XXXXXX", tmp && *tmp ? tmp : "/tmp");

@@ -1,73 +1,62 @@
 /* The tree-filter options shared by run/record (passed to the profiler) and
  * replay/report/dump (applied while reading): -D/--depth, -t/--min-time,
- * -T/--trigger, --after (include/clrtrace/filter.h). */
-#include <errno.h>
+ * -T/--trigger, --after (include/clrtrace/filter.h). Names, bounds and help
+ * lines come from the settings table (include/clrtrace/settings.h). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "clrtrace/settings.h"
 #include "cli.h"
 
-static int whole(const char *s, unsigned long long min, unsigned long long max,
-                 unsigned long long *out)
+/* The filter setting opt names, or -1. */
+static int filter_setting(const char *opt)
 {
-    if (!s || !*s || s[0] == '-' || s[0] == '+' || s[0] == ' ')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    int id = ct_setting_by_option(opt);
+    return id >= 0 && ct_settings[id].group == CT_GROUP_FILTER ? id : -1;
 }
 
 int cli_is_filter_option(const char *a)
 {
-    return !strcmp(a, "-D") || !strcmp(a, "--depth") || !strcmp(a, "-t") ||
-           !strcmp(a, "--min-time") || !strcmp(a, "-T") || !strcmp(a, "--trigger") ||
-           !strcmp(a, "--after");
+    return filter_setting(a) >= 0;
+}
+
+int cli_setting_value(const char *who, const char *a, int id, const char *val, uint64_t *num)
+{
+    char want[CT_SETTING_WANT_MAX];
+    if (ct_setting_parse((ct_setting_id)id, val, 1, num, want, sizeof want) == 0)
+        return 0;
+    fprintf(stderr, "clrtrace %s: %s takes %s, not '%s'\n", who, a, want, val);
+    return -1;
 }
 
 int cli_filter_option(const char *who, const char *a, const char *val, cli_filter *f)
 {
-    unsigned long long v;
-    if (cli_is_filter_option(a) && !val) {
+    int id = filter_setting(a);
+    if (id < 0)
+        return 0;
+    if (!val) {
         fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
         return -1;
     }
-    if (!strcmp(a, "-D") || !strcmp(a, "--depth")) {
-        if (whole(val, 1, CT_FILTER_MAX_FRAMES, &v) != 0) {
-            fprintf(stderr, "clrtrace %s: %s takes a whole number from 1 to %u, not '%s'\n", who,
-                    a, CT_FILTER_MAX_FRAMES, val);
-            return -1;
-        }
-        f->opts.depth = (uint32_t)v;
-    } else if (!strcmp(a, "-t") || !strcmp(a, "--min-time")) {
-        uint64_t ns;
-        if (ct_parse_duration(val, &ns) != 0 || ns == 0) {
-            fprintf(stderr, "clrtrace %s: %s takes a duration such as 100us, 2.5ms or 1s (more "
-                    "than 0, at most one day), not '%s'\n", who, a, val);
-            return -1;
-        }
-        f->opts.min_time_ns = ns;
-    } else if (!strcmp(a, "--after")) {
-        if (whole(val, 1, CLI_AFTER_MAX, &v) != 0) {
-            fprintf(stderr, "clrtrace %s: %s takes a whole number from 1 to %llu, not '%s'\n",
-                    who, a, (unsigned long long)CLI_AFTER_MAX, val);
-            return -1;
-        }
-        f->opts.after = v;
-    } else if (!strcmp(a, "-T") || !strcmp(a, "--trigger")) {
+    if (ct_settings[id].kind == CT_KIND_GLOBS) {
         if (cli_add_glob(f->trigger, sizeof f->trigger, val) != 0) {
             fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns together at "
                     "most %zu characters)\n", who, a, sizeof f->trigger - 1);
             return -1;
         }
         f->opts.trigger = f->trigger;
-    } else {
-        return 0;
+        return 1;
     }
+    uint64_t v = 0;
+    if (cli_setting_value(who, a, id, val, &v) != 0)
+        return -1;
+    if (id == CT_SET_DEPTH)
+        f->opts.depth = (uint32_t)v;
+    else if (id == CT_SET_MIN_TIME)
+        f->opts.min_time_ns = v;
+    else
+        f->opts.after = v;
     return 1;
 }
 
@@ -80,10 +69,15 @@ int cli_add_glob(char *list, size_t cap, const char *glob)
     return 0;
 }
 
-const char cli_filter_help[] =
-    "  -D, --depth N          show calls at most N levels deep (1-65536)\n"
-    "  -t, --min-time TIME    hide calls shorter than TIME (100us, 2.5ms, 1s; a bare\n"
-    "                         number is us)\n"
-    "  -T, --trigger GLOB     show only calls made while a function matching GLOB runs\n"
-    "                         on the same thread, that function included (repeatable)\n"
-    "      --after N          hide the first N calls (the calls they make later show)\n";
+const char *cli_filter_help(void)
+{
+    static char text[2048];
+    if (!text[0]) {
+        FILE *f = fmemopen(text, sizeof text - 1, "w");
+        if (!f)
+            return "";
+        ct_settings_help(f, CT_GROUP_FILTER);
+        fclose(f);
+    }
+    return text;
+}

@@ -1,4 +1,5 @@
-/* Settings read once from the environment in Initialize (docs/tracer.md). */
+/* Settings read once from the environment in Initialize, through the
+ * settings table (include/clrtrace/settings.h; docs/tracer.md). */
 #ifndef CLRTRACE_CONFIG_H
 #define CLRTRACE_CONFIG_H
 
@@ -6,19 +7,10 @@
 #include <stdint.h>
 
 #include "clrtrace/filter.h"
-
-/* Largest accepted CLRTRACE_STRING_CHARS / CLRTRACE_ARRAY_ITEMS (the same
- * bound `clrtrace run` puts on -s and --array-items). What really fits in one
- * event is bounded by the per-thread capture buffer (hooks.c): a value that
- * does not fit is captured again with smaller limits. */
-#define CT_MAX_STRING_CHARS_OPTION 1000000u
-#define CT_MAX_ARRAY_ITEMS_OPTION 1000000u
-/* Default nesting of struct fields followed (CLRTRACE_STRUCT_DEPTH); the
- * largest accepted value is CT_MAX_VALUE_DEPTH (include/clrtrace/value.h). */
-#define CT_DEFAULT_STRUCT_DEPTH 4u
+#include "clrtrace/settings.h" /* every variable's name, bounds and default */
 
 /* CLRTRACE_NULL: hooks that return at once, for measuring the runtime's own
- * cost (bench/). */
+ * cost (bench/). The values are those ct_setting_parse gives. */
 typedef enum ct_null_mode {
     CT_NULL_OFF = 0,
     CT_NULL_SLOW = 1,  /* "1"/"slow": slow-path WithInfo hooks, empty */

@@ -22,12 +22,7 @@
 #include <stdint.h>
 
 #include "argmap.h"
-
-/* Ring size per thread (CLRTRACE_BUFFER_KB, rounded down to a power of
- * two), default and bounds. */
-#define CT_DEFAULT_RING_KB 512u
-#define CT_MIN_RING_KB 16u
-#define CT_MAX_RING_KB (1024u * 1024u)
+#include "clrtrace/settings.h" /* the ring's size: CT_DEFAULT_RING_KB and its bounds */
 /* Largest record the slow-path hooks build (values included); never more
  * than half the ring, so a record always fits after padding to the ring's
  * end. Values that do not fit are captured again with smaller limits. */

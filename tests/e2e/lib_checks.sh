@@ -14,9 +14,10 @@
 # The helpers parse the prefix with a regular expression (a TID wider than
 # six digits shifts the columns) and count calls up to "# summary:".
 
-# The profiler's CLSID (include/clrtrace/launch.h), for runs that load it
-# through the CORECLR_* variables.
-CLRTRACE_CLSID='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
+# The profiler's CLSID, for runs that load it through the CORECLR_* variables:
+# read from include/clrtrace/launch.h, where it is spelled once.
+CLRTRACE_CLSID=$(sed -n 's/^#define CLRTRACE_CLSID_TEXT "\(.*\)"$/\1/p' \
+    "$(dirname "${BASH_SOURCE[0]}")/../../include/clrtrace/launch.h")
 
 # ----------------------------------------------------------------- reporting
 ct_fails=0

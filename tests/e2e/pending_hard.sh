@@ -38,7 +38,7 @@ echo "== building tests/targets/Hard"
 app=$(ct_dotnet_build "$root/tests/targets/Hard" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Hard failed" >&2; exit 2; }
 
-clsid='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
+clsid=$CLRTRACE_CLSID
 traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
 want() { [[ -z "${HARD_ONLY:-}" || " $HARD_ONLY " == *" $1 "* ]]; }
 

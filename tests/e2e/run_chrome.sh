@@ -23,7 +23,7 @@ lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; 
 ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
 [[ -x "$ct" ]] || { echo "ERROR: no clrtrace beside $lib" >&2; exit 2; }
 chk() { python3 "$here/check_chrome.py" "$@"; }
-clsid='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
+clsid=$CLRTRACE_CLSID
 traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
 
 echo "== building tests/targets/Hello, Values, Hard"

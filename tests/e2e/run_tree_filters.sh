@@ -24,7 +24,7 @@ export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPE
 echo "== building tests/targets/Filters"
 app=$(ct_dotnet_build "$root/tests/targets/Filters" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Filters failed" >&2; exit 2; }
-clsid='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
+clsid=$CLRTRACE_CLSID
 traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
 
 run_plain plain
