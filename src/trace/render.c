@@ -126,18 +126,21 @@ void ct_render_free(ct_render *r)
     free(r);
 }
 
-/* Decimal digits of v, right-aligned in out[0..width) (wider when needed);
- * returns the characters written (no NUL). */
+/* Most characters put_uint writes: a u64's 20 digits, or a field of 24. */
+#define UINT_TEXT_MAX 24
+
+/* Decimal digits of v, right-aligned in out[0..width) (wider when needed;
+ * width at most UINT_TEXT_MAX); returns the characters written (no NUL). */
 static size_t put_uint(char *out, uint64_t v, int width, char fill)
 {
-    char tmp[24];
+    char tmp[20];
     size_t n = 0;
     do {
         tmp[n++] = (char)('0' + v % 10);
         v /= 10;
-    } while (v);
+    } while (v && n < sizeof tmp);
     size_t k = 0;
-    for (; (int)(k + n) < width; k++)
+    for (; (int)(k + n) < width && k + n < UINT_TEXT_MAX; k++)
         out[k] = fill;
     while (n)
         out[k++] = tmp[--n];
