@@ -41,7 +41,8 @@ step "unit tests (asan+ubsan)" ctest_in build-asan -L unit
 step "e2e with the ASan+UBSan profiler inside dotnet" bash tests/e2e/sanitized.sh build-asan
 # Every build type is warning-free under -Werror with both compilers: gcc
 # built RelWithDebInfo and Debug (asan) above; here Release with each.
-step "compile (gcc Release, -Werror)" bash -c "cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-release -j2"
+step "compile (gcc Release, -Werror)" bash -c "cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr >/dev/null && cmake --build build-release -j2"
+step "install: the tool from a prefix and from a .deb traces a program" bash tests/install/run_tool.sh build-release
 step "compile (clang-14 Release, -Werror)" bash -c "CC=clang-14 cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-clang -j2"
 for h in fuzz_sig fuzz_compressed fuzz_trace fuzz_meta; do
   step "fuzz $h ${FUZZ_SECONDS:-30}s" bash fuzz/run.sh "$h" "${FUZZ_SECONDS:-30}"

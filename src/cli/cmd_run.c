@@ -24,6 +24,10 @@
 #include "clrtrace/settings.h"
 #include "cli.h"
 
+#ifndef CLRTRACE_PROFILER_DIR
+#define CLRTRACE_PROFILER_DIR "../lib/clrtrace" /* set by CMakeLists.txt */
+#endif
+
 /* The JIT's switch for turning self-recursive tail calls into loops
  * (JitConfig TailCallLoopOpt, read by release runtimes), both spellings. */
 #define TAIL_LOOP_KNOB "DOTNET_TailCallLoopOpt"
@@ -110,8 +114,9 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The profiler next to this executable (installed: ../lib/clrtrace/; build
- * tree: src/profiler/). Writes an absolute path: the runtime requires one. */
+/* The profiler next to this executable (installed: CLRTRACE_PROFILER_DIR,
+ * from BINDIR to LIBDIR/clrtrace; build tree: src/profiler/). Writes an
+ * absolute path: the runtime requires one. */
 static int find_profiler(char *out, size_t cap)
 {
     char exe[PATH_MAX];
@@ -124,11 +129,14 @@ static int find_profiler(char *out, size_t cap)
         return -1;
     *slash = '\0';
     static const char *const rel[] = {
-        "", "/src/profiler", "/../lib/clrtrace", "/../lib",
+        "", "/src/profiler", "/" CLRTRACE_PROFILER_DIR, "/../lib/clrtrace",
     };
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        char cand[PATH_MAX + 64];
-        snprintf(cand, sizeof cand, "%s%s/%s", exe, rel[i], CLRTRACE_PROFILER_FILE);
+        char cand[PATH_MAX + 300];
+        /* An absolute CLRTRACE_PROFILER_DIR stands alone. */
+        const char *base = rel[i][0] == '/' && rel[i][1] == '/' ? "" : exe;
+        snprintf(cand, sizeof cand, "%s%s/%s", base, base[0] ? rel[i] : rel[i] + 1,
+                 CLRTRACE_PROFILER_FILE);
         char real[PATH_MAX];
         if (file_exists(cand) && realpath(cand, real) && strlen(real) < cap) {
             snprintf(out, cap, "%s", real);
