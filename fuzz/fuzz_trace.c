@@ -16,7 +16,7 @@
 #include "clrtrace/event.h"
 #include "clrtrace/filter.h"
 #include "clrtrace/render.h"
-#include "../src/cli/cli.h"
+#include "cli.h"
 
 static uint8_t arena_mem[1 << 20];
 

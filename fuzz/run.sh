@@ -17,7 +17,7 @@ if [ "$harness" = fuzz_trace ]; then
   seeds="$here/seeds-trace"   # small binary traces written by tests/unit/test_event.c's writer
 elif [ "$harness" = fuzz_meta ]; then
   # Small real assemblies (the shared framework's facades) and the one-byte
-  # inputs that select tests/meta/fuzz_meta.c's synthetic-assembly mutations.
+  # inputs that select fuzz/fuzz_meta.c's synthetic-assembly mutations.
   rm -rf "$seeds" && mkdir -p "$seeds"
   fw=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.NETCore.App" { v = $2; d = substr($3, 2, length($3) - 2) } END { print d "/" v }')
   [ -d "$fw" ] && find "$fw" -maxdepth 1 -name '*.dll' -size -20k -exec cp {} "$seeds/" \;

@@ -129,7 +129,7 @@ static int find_profiler(char *out, size_t cap)
         return -1;
     *slash = '\0';
     static const char *const rel[] = {
-        "", "/src/profiler", "/" CLRTRACE_PROFILER_DIR, "/../lib/clrtrace",
+        "", "/src/profiler", ("/" CLRTRACE_PROFILER_DIR), "/../lib/clrtrace",
     };
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 300];
