@@ -1,16 +1,14 @@
 /* The call stacks of a trace, thread by thread (cli.h, "call stacks"): the
  * walk under dump --folded, --flame and --chrome. Ends are paired with
- * enters the way the text renderer pairs them (src/trace/render.c): an end
- * closes the innermost open call of its function; calls above that one never
- * ended (an event was missed) and are closed as unfinished; an end with no
- * open call of its function is counted and ignored. */
+ * enters by the rule of include/clrtrace/stack.h, as the text renderer and
+ * the filters pair them: an end closes the innermost open call of its
+ * function; calls above that one never ended (an event was missed) and are
+ * closed as unfinished; an end with no open call of its function is counted
+ * and ignored. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-/* Frames per thread at first; the stack doubles up to CLI_CALLS_MAX_DEPTH. */
-#define INITIAL_FRAMES 16
 
 cli_calls *cli_calls_new(const cli_calls_ops *ops, void *ctx)
 {
@@ -34,7 +32,7 @@ void cli_calls_free(cli_calls *w)
         return;
     for (cli_thread *t = w->first, *n; t; t = n) {
         n = t->next;
-        free(t->frames);
+        ct_stack_free(&t->stack);
         free(t);
     }
     ct_table_free(&w->threads);
@@ -53,6 +51,7 @@ static cli_thread *thread_of(cli_calls *w, uint64_t tid, int *err)
         return NULL;
     }
     t->tid = tid;
+    ct_stack_init(&t->stack, sizeof(cli_frame), CLI_CALLS_MAX_DEPTH);
     if (w->last)
         w->last->next = t;
     else
@@ -63,72 +62,58 @@ static cli_thread *thread_of(cli_calls *w, uint64_t tid, int *err)
     return t;
 }
 
-/* Closes the top frame at `end` and pops it. */
+/* Closes the innermost kept frame at `end` and pops it. */
 static int close_top(cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,
                      const ct_rec *leave)
 {
-    cli_frame *f = &t->frames[t->depth - 1];
+    cli_frame *f = cli_top(t);
     uint64_t total = end - f->start; /* end >= start: times on a thread never go back */
     int rc = w->ops.leave ? w->ops.leave(w->ctx, w, t, end, how, leave) : 0;
-    t->depth--;
+    ct_stack_pop(&t->stack);
     if (how == CLI_END_UNFINISHED) {
         /* Its time stays its caller's own. */
         w->unfinished++;
     } else {
         w->calls++;
-        if (t->depth > 0)
-            t->frames[t->depth - 1].children += total;
+        cli_frame *caller = cli_top(t);
+        if (caller)
+            caller->children += total;
     }
     return rc;
 }
 
 static int on_enter(cli_calls *w, cli_thread *t, const ct_rec *rec, uint64_t now)
 {
-    if (t->depth >= CLI_CALLS_MAX_DEPTH) {
-        t->depth++;
-        w->too_deep++;
-        return 0;
-    }
-    if (t->depth == t->cap) {
-        uint32_t cap = t->cap ? 2 * t->cap : INITIAL_FRAMES;
-        if (cap > CLI_CALLS_MAX_DEPTH)
-            cap = CLI_CALLS_MAX_DEPTH;
-        cli_frame *more = realloc(t->frames, cap * sizeof *more);
-        if (!more)
-            return -1;
-        t->frames = more;
-        t->cap = cap;
-    }
     const ct_function *fn = ct_symbols_function(w->sym, rec->key);
     if (!fn)
         return -1;
-    t->frames[t->depth++] = (cli_frame){fn, now, 0, 0};
+    int nomem = 0;
+    cli_frame *f = ct_stack_push(&t->stack, rec->key, &nomem);
+    if (!f) {
+        if (nomem)
+            return -1;
+        w->too_deep++;
+        return 0;
+    }
+    f->fn = fn;
+    f->start = now;
     return w->ops.enter ? w->ops.enter(w->ctx, w, t, rec) : 0;
 }
 
 static int on_end(cli_calls *w, cli_thread *t, const ct_rec *rec, uint64_t now)
 {
-    if (t->depth == 0) {
+    long k = ct_stack_match(&t->stack, rec->key);
+    if (k == CT_STACK_UNMATCHED) {
         w->unmatched++;
         return 0;
     }
-    if (t->depth > CLI_CALLS_MAX_DEPTH) {
+    if (k == CT_STACK_UNKEPT) {
         /* Not kept, not checked: as the renderer does past its frames. */
-        t->depth--;
-        return 0;
-    }
-    const ct_function *fn = ct_symbols_function(w->sym, rec->key);
-    if (!fn)
-        return -1;
-    uint32_t k = t->depth;
-    while (k > 0 && t->frames[k - 1].fn != fn)
-        k--;
-    if (k == 0) {
-        w->unmatched++;
+        ct_stack_pop(&t->stack);
         return 0;
     }
     int rc = 0;
-    while (t->depth > k && rc == 0)
+    while (t->stack.kept > (uint32_t)k + 1 && rc == 0)
         rc = close_top(w, t, now, CLI_END_UNFINISHED, NULL);
     if (rc)
         return rc;
@@ -177,9 +162,9 @@ int cli_calls_finish(cli_calls *w)
         return 0;
     w->finished = 1;
     for (cli_thread *t = w->first; t; t = t->next) {
-        if (t->depth > CLI_CALLS_MAX_DEPTH)
-            t->depth = CLI_CALLS_MAX_DEPTH;
-        while (t->depth > 0) {
+        while (t->stack.depth > t->stack.kept)
+            ct_stack_pop(&t->stack); /* not kept: nothing to report */
+        while (t->stack.kept > 0) {
             /* The end of the trace is at least the thread's latest time. */
             int rc = close_top(w, t, w->last_time, CLI_END_UNFINISHED, NULL);
             if (rc)

@@ -159,7 +159,7 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
 {
     chrome *c = ctx;
     thread_args *a = t->user;
-    cli_frame *f = &t->frames[t->depth - 1];
+    cli_frame *f = cli_top(t);
     const ct_function *fn = f->fn;
     if (!a)
         return -1; /* its thread_args could not be made */
@@ -198,7 +198,7 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
 {
     chrome *c = ctx;
     thread_args *a = t->user;
-    const cli_frame *f = &t->frames[t->depth - 1];
+    const cli_frame *f = cli_top(t);
     FILE *out = c->out;
     if (!a)
         return -1;

@@ -10,6 +10,7 @@
 #include "clrtrace/event.h"
 #include "clrtrace/filter.h"
 #include "clrtrace/render.h"
+#include "clrtrace/stack.h"
 #include "clrtrace/symbols.h"
 #include "clrtrace/table.h"
 
@@ -117,11 +118,12 @@ long cli_parse_hex(const char *text, uint8_t *out, size_t cap, char *err, size_t
 
 /* ------------------------------------------------ call stacks (calls.c)
  * The walk shared by dump --folded, --flame and --chrome: each thread's
- * stack of open calls, built from ENTER and closed by LEAVE, UNWIND and
- * TAILCALL, with the functions of the symbol table. Times on one thread
- * never go back (an event earlier than the thread's previous one is taken
- * at the previous time), so a callee's interval always lies inside its
- * caller's. */
+ * stack of open calls (include/clrtrace/stack.h: ends pair with calls as in
+ * the text renderer and the filters), built from ENTER and closed by LEAVE,
+ * UNWIND and TAILCALL, with the functions of the symbol table. Times on one
+ * thread never go back (an event earlier than the thread's previous one is
+ * taken at the previous time), so a callee's interval always lies inside
+ * its caller's. */
 
 /* Deepest stack kept per thread. Calls below this depth are not reported
  * (counted in too_deep); their time stays in the deepest reported frame. */
@@ -137,6 +139,7 @@ typedef enum cli_call_end {
 } cli_call_end;
 
 typedef struct cli_frame {
+    ct_stack_frame h;   /* the function's key */
     const ct_function *fn;
     uint64_t start;     /* ns since the trace started */
     uint64_t children;  /* ns in callees that ended (not unfinished) */
@@ -146,12 +149,22 @@ typedef struct cli_frame {
 typedef struct cli_thread {
     uint64_t tid;
     uint64_t now;       /* the thread's latest time */
-    uint32_t depth;     /* calls open; frames[0..min(depth, MAX)) are kept */
-    uint32_t cap;
-    cli_frame *frames;
+    ct_stack stack;     /* of cli_frame: the calls open (stack.depth), the
+                           outermost CLI_CALLS_MAX_DEPTH kept */
     void *user;         /* the user's (freed by the user) */
     struct cli_thread *next; /* first-seen order */
 } cli_thread;
+
+/* The innermost kept call of t, and its caller (NULL: none). */
+static inline cli_frame *cli_top(const cli_thread *t)
+{
+    return ct_stack_top(&t->stack);
+}
+
+static inline cli_frame *cli_caller(const cli_thread *t)
+{
+    return ct_stack_below_top(&t->stack);
+}
 
 typedef struct cli_calls cli_calls;
 
@@ -160,11 +173,11 @@ typedef struct cli_calls cli_calls;
 typedef struct cli_calls_ops {
     /* A thread's first event. */
     int (*thread)(void *ctx, cli_calls *w, cli_thread *t);
-    /* A call began: t->frames[t->depth - 1] is its frame (aux is 0). */
+    /* A call began: cli_top(t) is its frame (aux is 0). */
     int (*enter)(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *enter);
-    /* A call ended at `end` (ns): t->frames[t->depth - 1] is its frame,
-     * frames below it its callers. leave: the LEAVE record for
-     * CLI_END_RETURN, else NULL. The frame is popped after the call. */
+    /* A call ended at `end` (ns): cli_top(t) is its frame, frames below it
+     * its callers. leave: the LEAVE record for CLI_END_RETURN, else NULL.
+     * The frame is popped after the call. */
     int (*leave)(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,
                  const ct_rec *leave);
     /* Every record that is not an event, after the walker took it (FUNCTION,

@@ -84,8 +84,8 @@ static uint64_t child(folded_tree *tr, uint32_t parent, const char *name, int *o
 static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
 {
     folded_tree *tr = ctx;
-    cli_frame *f = &t->frames[t->depth - 1];
-    uint64_t parent = t->depth > 1 ? t->frames[t->depth - 2].aux : 0;
+    cli_frame *f = cli_top(t);
+    uint64_t parent = cli_caller(t) ? cli_caller(t)->aux : 0;
     int oom = 0;
     f->aux = parent == NO_NODE ? NO_NODE : child(tr, (uint32_t)parent, f->fn->name, &oom);
     return oom ? -1 : 0;
@@ -95,7 +95,7 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
                     const ct_rec *rec)
 {
     folded_tree *tr = ctx;
-    const cli_frame *f = &t->frames[t->depth - 1];
+    const cli_frame *f = cli_top(t);
     if (how == CLI_END_UNFINISHED)
         return 0;
     if (f->aux == NO_NODE) {

@@ -1,6 +1,7 @@
 /* Call filters that follow the call tree (include/clrtrace/filter.h). */
 #define _GNU_SOURCE
 #include "clrtrace/filter.h"
+#include "clrtrace/stack.h"
 #include "clrtrace/table.h"
 
 #include <fnmatch.h>
@@ -90,20 +91,25 @@ typedef struct held {
 } held;
 
 typedef struct frame {
+    ct_stack_frame h; /* the function's key */
     held *pending;    /* the enter event, not passed on yet */
     uint8_t shown;    /* the call is shown (its events pass) */
     uint8_t trigger;  /* a trigger function: the gate is open inside */
 } frame;
 
 typedef struct thread {
-    frame *frames;
-    uint32_t nframes, cap;
-    uint64_t overflow;   /* calls open beyond CT_FILTER_MAX_FRAMES */
+    ct_stack stack;      /* the calls open (include/clrtrace/stack.h): the
+                            outermost CT_FILTER_MAX_FRAMES followed */
     uint32_t shown;      /* shown calls open on the stack */
     uint32_t gate;       /* trigger calls open on the stack */
-    uint32_t low;        /* frames[low..nframes) may hold events; NO_PENDING: none */
+    uint32_t low;        /* frames [low, kept) may hold events; NO_PENDING: none */
     size_t held_bytes;
 } thread;
+
+static frame *frame_at(const thread *t, uint32_t i)
+{
+    return ct_stack_at(&t->stack, i);
+}
 
 struct ct_filter {
     ct_filter_opts o;
@@ -128,6 +134,7 @@ static thread *thread_get(ct_filter *f, uint64_t tid)
     if (!t)
         return NULL;
     t->low = NO_PENDING;
+    ct_stack_init(&t->stack, sizeof(frame), CT_FILTER_MAX_FRAMES);
     if (ct_table_put(&f->threads, tid, t) != 0) {
         free(t);
         return NULL;
@@ -170,9 +177,9 @@ void ct_filter_free(ct_filter *f)
         thread *t = f->threads.slots[i].value;
         if (!t)
             continue;
-        for (uint32_t k = 0; k < t->nframes; k++)
-            held_free(t->frames[k].pending);
-        free(t->frames);
+        for (uint32_t k = 0; k < t->stack.kept; k++)
+            held_free(frame_at(t, k)->pending);
+        ct_stack_free(&t->stack);
         free(t);
     }
     ct_table_free(&f->threads);
@@ -206,9 +213,9 @@ static void let_out(ct_filter *f, thread *t, frame *fr)
  * call below them is shown, so they are too). */
 static void let_out_all(ct_filter *f, thread *t)
 {
-    for (uint32_t k = t->low; k < t->nframes; k++)
-        if (t->frames[k].pending)
-            let_out(f, t, &t->frames[k]);
+    for (uint32_t k = t->low; k < t->stack.kept; k++)
+        if (frame_at(t, k)->pending)
+            let_out(f, t, frame_at(t, k));
     t->low = NO_PENDING;
 }
 
@@ -238,14 +245,14 @@ static int hold(ct_filter *f, thread *t, frame *fr, const ct_rec *rec, const uin
     }
     /* Room first: the oldest held events go out when the thread holds too
      * much. */
-    while (t->held_bytes + len > CT_FILTER_MAX_HELD_BYTES && t->low < t->nframes) {
-        frame *old = &t->frames[t->low++];
+    while (t->held_bytes + len > CT_FILTER_MAX_HELD_BYTES && t->low < t->stack.kept) {
+        frame *old = frame_at(t, t->low++);
         if (old->pending)
             let_out(f, t, old);
     }
     fr->pending = h;
     t->held_bytes += len;
-    uint32_t idx = (uint32_t)(fr - t->frames);
+    uint32_t idx = t->stack.kept - 1; /* fr is the innermost frame */
     if (t->low == NO_PENDING || t->low > idx)
         t->low = idx;
     return 0;
@@ -255,28 +262,19 @@ static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *r
                     size_t raw_len)
 {
     f->calls++;
-    if (t->nframes >= CT_FILTER_MAX_FRAMES) {
-        t->overflow++;
+    int nomem = 0;
+    frame *fr = ct_stack_push(&t->stack, rec->key, &nomem);
+    if (!fr) {
+        /* Past CT_FILTER_MAX_FRAMES (or out of memory): not followed. */
+        int rc = nomem ? -1 : 0;
         if (f->o.depth || (f->o.trigger && !t->gate) || f->calls <= f->o.after) {
             f->hidden++;
-            return 0;
+            return rc;
         }
         let_out_all(f, t);
         pass(f, rec, raw, raw_len);
-        return 0;
+        return rc;
     }
-    if (t->nframes == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 32;
-        if (cap > CT_FILTER_MAX_FRAMES)
-            cap = CT_FILTER_MAX_FRAMES;
-        frame *fr = realloc(t->frames, cap * sizeof *fr);
-        if (!fr)
-            return -1;
-        t->frames = fr;
-        t->cap = cap;
-    }
-    frame *fr = &t->frames[t->nframes++];
-    *fr = (frame){0};
     fr->trigger = ct_table_get(&f->triggers, rec->key) != NULL;
     if (fr->trigger)
         t->gate++;
@@ -300,39 +298,66 @@ static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *r
     return 0;
 }
 
+/* Pops the innermost frame into *out: the gate and the shown count follow. */
+static void pop_frame(thread *t, frame *out)
+{
+    *out = *frame_at(t, t->stack.kept - 1);
+    ct_stack_pop(&t->stack);
+    if (t->low >= t->stack.kept)
+        t->low = NO_PENDING;
+    if (out->trigger)
+        t->gate--;
+    if (out->shown)
+        t->shown--;
+}
+
+/* Whether a shown call held back for --min-time, entered at its pending
+ * event's time and ended at `end`, is too short to show (then it is freed). */
+static int too_short(ct_filter *f, thread *t, frame *fr, uint64_t end)
+{
+    uint64_t entered = fr->pending->rec.time_ns;
+    if (end - entered < f->o.min_time_ns && end >= entered) {
+        t->held_bytes -= fr->pending->len;
+        held_free(fr->pending);
+        fr->pending = NULL;
+        f->hidden++;
+        return 1;
+    }
+    return 0;
+}
+
 static void on_end_of_call(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *raw,
                            size_t raw_len)
 {
-    if (t->overflow) {
-        t->overflow--;
+    long k = ct_stack_match(&t->stack, rec->key);
+    if (k == CT_STACK_UNKEPT) {
+        ct_stack_pop(&t->stack);
         if (f->o.depth || (f->o.trigger && !t->gate))
             return;
         let_out_all(f, t);
         pass(f, rec, raw, raw_len);
         return;
     }
-    if (!t->nframes) {
+    if (k == CT_STACK_UNMATCHED) {
         /* Not entered as far as we know: the consumer reports it. */
         pass(f, rec, raw, raw_len);
         return;
     }
-    frame fr = t->frames[--t->nframes];
-    if (t->low >= t->nframes)
-        t->low = NO_PENDING;
-    if (fr.trigger)
-        t->gate--;
-    if (!fr.shown)
-        return;
-    t->shown--;
-    if (fr.pending) {
-        uint64_t entered = fr.pending->rec.time_ns;
-        if (rec->time_ns - entered < f->o.min_time_ns && rec->time_ns >= entered) {
-            t->held_bytes -= fr.pending->len;
-            held_free(fr.pending);
-            f->hidden++;
-            return;
+    frame fr;
+    /* Calls above k never ended (a missed event): each is judged as if it
+     * ended now; the consumer closes those it sees as unfinished. */
+    while (t->stack.kept > (uint32_t)k + 1) {
+        pop_frame(t, &fr);
+        if (fr.pending && !too_short(f, t, &fr, rec->time_ns)) {
+            let_out_all(f, t);
+            let_out(f, t, &fr);
         }
     }
+    pop_frame(t, &fr);
+    if (!fr.shown)
+        return;
+    if (fr.pending && too_short(f, t, &fr, rec->time_ns))
+        return;
     /* Shown: its callers go out, then it (when held back), then its end. */
     let_out_all(f, t);
     if (fr.pending)

@@ -10,11 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "clrtrace/stack.h"
 #include "clrtrace/symbols.h"
 #include "clrtrace/table.h"
 
-/* Frames per thread at first; the stack doubles up to CT_RENDER_MAX_FRAMES. */
-#define INITIAL_FRAMES 16
 /* A thread's held-back line buffer at first; it grows to the longest line
  * the thread holds back (a process may have thousands of threads). */
 #define INITIAL_PEND 256
@@ -33,6 +32,7 @@ typedef struct fn {
 } fn;
 
 typedef struct frame {
+    ct_stack_frame h;       /* the function's key */
     fn *f;
     uint64_t start, child;
 } frame;
@@ -40,9 +40,8 @@ typedef struct frame {
 typedef struct thread {
     uint64_t tid;
     struct thread *next;    /* in first-seen order */
-    unsigned depth;         /* calls open */
-    frame *frames;
-    unsigned frames_cap;
+    ct_stack stack;         /* the calls open (include/clrtrace/stack.h), the
+                               outermost CT_RENDER_MAX_FRAMES timed */
     int gap;                /* events of this thread were dropped: pairing
                                failures that follow are their echo */
     int pending;            /* an enter line is held back */
@@ -114,7 +113,7 @@ void ct_render_free(ct_render *r)
         return;
     for (thread *t = r->first, *n; t; t = n) {
         n = t->next;
-        free(t->frames);
+        ct_stack_free(&t->stack);
         free(t->pend);
         free(t);
     }
@@ -251,13 +250,10 @@ static thread *thread_of(ct_render *r, uint64_t tid)
     if (!t)
         return NULL;
     t->tid = tid;
-    t->frames = calloc(INITIAL_FRAMES, sizeof *t->frames);
-    t->frames_cap = INITIAL_FRAMES;
+    ct_stack_init(&t->stack, sizeof(frame), CT_RENDER_MAX_FRAMES);
     t->pend = malloc(INITIAL_PEND);
     t->pend_cap = INITIAL_PEND;
-    if (!t->frames || !t->pend || ct_table_put(&r->threads, tid, t) != 0) {
-        free(t->frames);
-        free(t->pend);
+    if (!t->pend || ct_table_put(&r->threads, tid, t) != 0) {
         free(t);
         return NULL;
     }
@@ -357,59 +353,50 @@ static void count_dropped(ct_render *r, thread *th, uint64_t n)
         r->dropped += n;
 }
 
-static void push_frame(ct_render *r, thread *th, fn *f, uint64_t now)
+/* A call of f began: its frame, timed when it is kept. */
+static void push_frame(thread *th, fn *f, uint64_t now)
 {
-    if (th->depth == th->frames_cap && th->frames_cap < CT_RENDER_MAX_FRAMES) {
-        frame *more = realloc(th->frames, 2 * (size_t)th->frames_cap * sizeof *more);
-        if (more) {
-            th->frames = more;
-            th->frames_cap *= 2;
-        }
+    frame *fr = ct_stack_push(&th->stack, f->def->key, NULL);
+    if (fr) {
+        fr->f = f;
+        fr->start = now;
     }
-    (void)r;
-    if (th->depth < th->frames_cap)
-        th->frames[th->depth] = (frame){f, now, 0};
-    th->depth++;
 }
 
-/* Pops f's frame; *dur gets its duration when it was timed (returns 1).
- * Returns 0 for an untimed frame, -1 when f is not open on this thread. */
+/* Pops f's frame by the rule of include/clrtrace/stack.h; *dur gets its
+ * duration when it was timed (returns 1). Returns 0 for an untimed frame,
+ * -1 when f is not open on this thread. Frames above f's never ended: they
+ * go, uncounted, as dropped events. */
 static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *dur)
 {
-    if (th->depth == 0) {
+    long k = ct_stack_match(&th->stack, f->def->key);
+    if (k == CT_STACK_UNMATCHED) {
         count_dropped(r, th, 1);
         return -1;
     }
-    if (th->depth > th->frames_cap) {
-        th->depth--;
+    if (k == CT_STACK_UNKEPT) {
+        ct_stack_pop(&th->stack);
         count_dropped(r, th, 1);
         return 0;
     }
-    unsigned top = th->depth - 1;
-    if (th->frames[top].f != f) {
-        /* A frame that never closed (missed unwinding, a dropped event):
-         * find f below it and drop the frames above. */
-        unsigned k = top;
-        while (k > 0 && th->frames[k - 1].f != f)
-            k--;
-        if (k == 0) {
-            count_dropped(r, th, 1);
-            return -1;
-        }
-        count_dropped(r, th, top - (k - 1));
-        top = k - 1;
-        th->depth = k;
+    uint32_t top = th->stack.kept - 1;
+    if ((uint32_t)k != top) {
+        /* A frame that never closed (missed unwinding, a dropped event). */
+        count_dropped(r, th, top - (uint32_t)k);
+        while (th->stack.kept > (uint32_t)k + 1)
+            ct_stack_pop(&th->stack);
         th->pending = 0;
     }
-    frame *fr = &th->frames[top];
+    frame *fr = ct_stack_top(&th->stack);
     uint64_t total = now > fr->start ? now - fr->start : 0;
     uint64_t self = total > fr->child ? total - fr->child : 0;
     f->calls++;
     f->total += total;
     f->self += self;
-    if (top > 0)
-        th->frames[top - 1].child += total;
-    th->depth = top;
+    ct_stack_pop(&th->stack);
+    frame *caller = ct_stack_top(&th->stack);
+    if (caller)
+        caller->child += total;
     *dur = total;
     return 1;
 }
@@ -425,7 +412,7 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
     uint64_t dur = 0;
     int timed = pop_frame(r, th, f, now, &dur);
     const uint64_t *d = timed == 1 ? &dur : NULL;
-    unsigned depth = th->depth;
+    unsigned depth = th->stack.depth;
     char *line = r->line;
     size_t n;
     if (th->pending && timed >= 0 && th->pend_depth == depth) {
@@ -473,8 +460,8 @@ static void on_enter(ct_render *r, thread *th, fn *f, const ct_rec *rec)
         format_call(r, th, f->def, rec);
     th->pending = 1;
     th->pend_time = rec->time_ns;
-    th->pend_depth = th->depth;
-    push_frame(r, th, f, rec->time_ns);
+    th->pend_depth = th->stack.depth;
+    push_frame(th, f, rec->time_ns);
 }
 
 static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)

@@ -133,9 +133,8 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
 {
     seen *s = ctx;
     s->enters++;
-    if (t->depth <= 4)
-        note(s, "+%s@%llu ", t->frames[t->depth - 1].fn->name,
-             (unsigned long long)t->frames[t->depth - 1].start);
+    if (t->stack.depth <= 4)
+        note(s, "+%s@%llu ", cli_top(t)->fn->name, (unsigned long long)cli_top(t)->start);
     return 0;
 }
 
@@ -144,11 +143,11 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
 {
     static const char *const ways[] = { "ret", "exc", "tail", "unf" };
     seen *s = ctx;
-    const cli_frame *f = &t->frames[t->depth - 1];
+    const cli_frame *f = cli_top(t);
     s->leaves++;
     assert_true(end >= f->start);
     assert_true((how == CLI_END_RETURN) == (leave != NULL));
-    if (t->depth <= 4)
+    if (t->stack.depth <= 4)
         note(s, "-%s@%llu:%s/%llu ", f->fn->name, (unsigned long long)end, ways[how],
              (unsigned long long)f->children);
     return 0;
@@ -275,7 +274,7 @@ static void test_walk_depth_limit(void **state)
         assert_int_equal(s.leaves, CLI_CALLS_MAX_DEPTH);
         assert_int_equal(w->calls, CLI_CALLS_MAX_DEPTH);
         assert_int_equal(w->unmatched + w->unfinished, 0);
-        assert_int_equal(w->first->depth, 0);
+        assert_int_equal(w->first->stack.depth, 0);
         cli_calls_free(w);
     }
 }
