@@ -2,7 +2,7 @@
  * Every setting of the profiler, written once: its environment variable, the
  * launcher's option for it, its type, bounds, default and help line. The
  * launcher (src/cli/cmd_run.c) parses and exports options from this table,
- * the profiler (src/profiler/config.c) reads the environment through it, and
+ * the profiler (src/profiler/model/config.c) reads the environment through it, and
  * `clrtrace run --help` prints its option lines from it, so a bound or a
  * spelling cannot differ between them. docs/tracer.md lists the same table.
  */

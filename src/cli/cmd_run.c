@@ -292,7 +292,7 @@ static void remove_traces(const char *dir)
 }
 
 /* After the program: which processes were traced, and where (the index's
- * lines, src/profiler/outputs.h). Says so when the runtime never loaded the
+ * lines, src/profiler/core/outputs.h). Says so when the runtime never loaded the
  * profiler: not a .NET program, or a profiler it could not load. */
 static void report_processes(const char *who, const char *index, const char *program,
                              const char *text_log, int record)
@@ -511,7 +511,7 @@ int cli_trace_command(int argc, char **argv, int record)
     if (!tail_loops && !getenv(TAIL_LOOP_KNOB) && !getenv(TAIL_LOOP_KNOB_OLD))
         setenv(TAIL_LOOP_KNOB, "0", 1);
     /* The process tree: the root is our child; every traced process adds a
-     * line to the index (src/profiler/outputs.h), read once it ends. */
+     * line to the index (src/profiler/core/outputs.h), read once it ends. */
     char index[PATH_MAX];
     snprintf(num, sizeof num, "%ld", (long)getpid());
     setenv("CLRTRACE_LAUNCHER_PID", num, 1);

@@ -434,6 +434,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         .filter = filter_text,
         .calls_filter = &cfg->filter,
         .settings = settings,
+        .stop_engine = ct_hooks_stop,
         .children_index = cfg->summary && ct_outputs_root(cfg) == 1 ? cfg->index_path : NULL,
     };
     if (ct_writer_start(&wc) != 0)

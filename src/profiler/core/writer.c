@@ -21,7 +21,6 @@
 #include "out.h"
 #include "outputs.h"
 #include "plans.h"
-#include "hooks.h"
 #include "tbuf.h"
 
 /* First size tried for a FUNCTION record; it grows by 4x up to the format's
@@ -653,7 +652,8 @@ static void check_outputs(void)
     if (text_ok || g_bin_fd >= 0)
         return;
     atomic_store_explicit(&g_lost, 1, memory_order_release);
-    ct_hooks_stop();
+    if (g_cfg.stop_engine)
+        g_cfg.stop_engine();
 }
 
 static void finish(void)

@@ -53,6 +53,8 @@ typedef struct ct_writer_config {
     const char *cmdline, *filter, *settings;
     const ct_filter_opts *calls_filter; /* --depth, --min-time, --trigger, --after
                                            (include/clrtrace/filter.h), or NULL */
+    void (*stop_engine)(void);  /* every output failed: the engine stops recording
+                                   (its hooks return at once from then on) */
     const char *children_index; /* the root of a launcher's tree: the launcher's index;
                                    the text log ends naming the other traced processes
                                    (outputs.h), or NULL */
