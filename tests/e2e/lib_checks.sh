@@ -330,3 +330,23 @@ signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:
     echo "$rc" >"$work/$name.rc"
 }
 
+# ------------------------------------------------------------- setup
+# ct_setup NAME LIB [cli]: the usual start of a script, after it has set
+# `root` and sourced this file; call it directly (not in a subshell). Sets
+# work, a temporary directory removed when the script exits (not when one of
+# its subshells does); lib, the profiler (ct_profiler: LIB, or built); with
+# "cli", ct, the clrtrace beside the profiler (its directory/../../clrtrace); exports
+# the DOTNET_* variables that keep dotnet quiet. A failure is an "ERROR: ..."
+# line and exit 2.
+ct_setup() {
+    local name=$1 want=${2:-} cli=${3:-}
+    work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-$name.XXXXXX") ||
+        { echo "ERROR: cannot create a temporary directory" >&2; exit 2; }
+    trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
+    lib=$(ct_profiler "${root:?}" "$work" "$want") || { echo "ERROR: no profiler" >&2; exit 2; }
+    if [[ $cli == cli ]]; then
+        ct=$(readlink -f "$(dirname "$lib")/../../clrtrace" 2>/dev/null || true)
+        [[ -x "$ct" ]] || { echo "ERROR: no clrtrace next to $lib" >&2; exit 2; }
+    fi
+    export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+}

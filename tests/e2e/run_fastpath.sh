@@ -2,7 +2,7 @@
 # End-to-end test of the fast-path mode (`--no-args`: SetEnterLeaveFunctionHooks3
 # with the assembly stubs of src/asm) on tests/targets/FastPath.
 #
-# Usage: tests/e2e/run_fastpath.sh path/to/libclrtrace.so   (clrtrace is found
+# Usage: tests/e2e/run_fastpath.sh [path/to/libclrtrace.so]   (clrtrace is found
 # beside the build: ../../clrtrace from the library)
 #
 # Checks:
@@ -21,36 +21,13 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-lib=$(readlink -f "${1:?usage: run_fastpath.sh path/to/libclrtrace.so}")
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
-[[ -x "$ct" ]] || { echo "ERROR: no clrtrace beside $lib" >&2; exit 2; }
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-fastpath.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
-
-passes=0
-fails=0
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-bad() { echo "FAIL $1"; shift; for d in "$@"; do [[ -n "$d" ]] && printf '     %s\n' "$d"; done; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...
-    local desc=$1 out
-    shift
-    if out=$("$@" 2>&1); then ok "$desc"; else bad "$desc" "$(head -n 12 <<<"$out")"; fi
-}
+. "$here/lib_checks.sh"
+ct_setup fastpath "${1:-}" cli
 
 echo "== building tests/targets/FastPath"
-dotnet build "$root/tests/targets/FastPath" -c Release --artifacts-path "$work/artifacts" -v quiet -nologo \
-    >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; echo "ERROR: dotnet build failed" >&2; exit 2; }
-app=$(find "$work/artifacts/bin" -name FastPath.dll | head -n 1)
-[[ -n "$app" ]] || { echo "ERROR: FastPath.dll not found" >&2; exit 2; }
+app=$(ct_dotnet_build "$root/tests/targets/FastPath" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/FastPath failed" >&2; exit 2; }
 
-run() { # run NAME COMMAND...: NAME.out, NAME.err, NAME.rc in $work
-    local name=$1 rc=0
-    shift
-    "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-    echo "$rc" >"$work/$name.rc"
-}
 same_as_plain() { # stdout, exit code, and an empty stderr
     local name=$1
     cmp -s "$work/plain.out" "$work/$name.out" ||
@@ -62,7 +39,7 @@ same_as_plain() { # stdout, exit code, and an empty stderr
 
 # ------------------------------------------------------------ 1. results
 echo "== results"
-run plain dotnet "$app"
+ct_run "$work" plain dotnet "$app"
 # Worked out from Program.cs: 40 + 2; 1 + 2*2 + 3*3 + ... + 9*9 + 10*big.A
 # with big.A = 23156 % 1000 = 156 (so big = 156 24336 3796416 -156); Fib(6);
 # Guarded(2) = 2 * 10, Guarded(5) = -"n=5".Length; Echo returns its argument.
@@ -72,19 +49,19 @@ for line in 'int 42' 'long -5185185138' 'pair -15555555414 35' 'big 156 24336 37
 done
 check "untraced: 19 result lines" test "$(wc -l <"$work/plain.out")" = 19
 
-run fast "$ct" run --profiler "$lib" --no-args -o "$work/fast.txt" -- dotnet "$app"
+ct_run "$work" fast "$ct" run --profiler "$lib" --no-args -o "$work/fast.txt" -- dotnet "$app"
 check "fast path (text log): same results and exit code" same_as_plain fast
-run fastrec "$ct" record --profiler "$lib" --no-args -o "$work/fastrec" --text "$work/fastrec.txt" -- dotnet "$app"
+ct_run "$work" fastrec "$ct" record --profiler "$lib" --no-args -o "$work/fastrec" --text "$work/fastrec.txt" -- dotnet "$app"
 check "fast path (binary trace): same results and exit code" same_as_plain fastrec
-run fastinl "$ct" run --profiler "$lib" --no-args --inlining -o "$work/fastinl.txt" -- dotnet "$app"
+ct_run "$work" fastinl "$ct" run --profiler "$lib" --no-args --inlining -o "$work/fastinl.txt" -- dotnet "$app"
 check "fast path with inlining: same results and exit code" same_as_plain fastinl
-run fastnull "$ct" run --profiler "$lib" --null=fast -- dotnet "$app"
+ct_run "$work" fastnull "$ct" run --profiler "$lib" --null=fast -- dotnet "$app"
 check "empty fast-path stubs (--null=fast): same results and exit code" same_as_plain fastnull
-run slownull "$ct" run --profiler "$lib" --null -- dotnet "$app"
+ct_run "$work" slownull "$ct" run --profiler "$lib" --null -- dotnet "$app"
 check "empty slow-path hooks (--null): same results and exit code" same_as_plain slownull
-run slow "$ct" run --profiler "$lib" -o "$work/slow.txt" -- dotnet "$app"
+ct_run "$work" slow "$ct" run --profiler "$lib" -o "$work/slow.txt" -- dotnet "$app"
 check "full capture: same results and exit code" same_as_plain slow
-run fastall "$ct" run --profiler "$lib" --no-args --all -o "$work/fastall.txt" -- dotnet "$app"
+ct_run "$work" fastall "$ct" run --profiler "$lib" --no-args --all -o "$work/fastall.txt" -- dotnet "$app"
 check "fast path, framework code traced too: same results and exit code" same_as_plain fastall
 check "fast path, framework code traced too: System.* calls in the trace" \
     grep -qE '^ *[0-9.]+ +[0-9]+ .* System\.[A-Za-z.]+\(\.\.\.\)' "$work/fastall.txt"
@@ -149,5 +126,4 @@ check "fast path: replay equals the live text log" cmp "$work/fastrec.txt" "$wor
 tree "$work/fastrec.replay" >"$work/fastrec.tree"
 check "fast path: the recorded tree is the same tree" diff "$work/fast.tree" "$work/fastrec.tree"
 
-echo "run_fastpath.sh: $passes passed, $fails failed"
-((fails == 0))
+ct_end run_fastpath.sh

@@ -13,84 +13,47 @@
 #   3. the default filter keeps framework code out; CLRTRACE_ALL=1 lets it in;
 #   4. an unwritable CLRTRACE_OUTPUT gives exactly one stderr line and an
 #      untouched run.
-# Exits non-zero with a message naming the first failed check.
-set -euo pipefail
+# Ends with "run_hello.sh: N passed, M failed"; exits non-zero when a check
+# failed (2 when the setup did).
+set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-target_dir="$root/tests/targets/Hello"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-e2e.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
-
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-die() {
-    echo "ERROR: $*" >&2
-    exit 2
-}
-
-# ------------------------------------------------------------- the profiler
-lib=${1:-${CLRTRACE_LIB:-}}
-if [[ -z "$lib" ]]; then
-    echo "== building libclrtrace.so"
-    cmake -S "$root" -B "$work/build" -DCLRTRACE_TESTS=OFF >"$work/cmake.log" 2>&1 ||
-        { cat "$work/cmake.log" >&2; die "cmake configure failed"; }
-    cmake --build "$work/build" --target clrtrace_profiler >>"$work/cmake.log" 2>&1 ||
-        { cat "$work/cmake.log" >&2; die "building clrtrace_profiler failed"; }
-    lib="$work/build/src/profiler/libclrtrace.so"
-fi
-[[ -f "$lib" ]] || die "no profiler library at $lib"
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+. "$here/lib_checks.sh"
+# The profiler (built when no library is given), the work directory.
+ct_setup hello "${1:-}"
 
 # --------------------------------------------------------------- the target
 echo "== building tests/targets/Hello"
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 # --artifacts-path keeps bin/ and obj/ out of the source tree.
-dotnet build "$target_dir/Hello.csproj" -c Release --artifacts-path "$work/artifacts" \
-    >"$work/dotnet-build.log" 2>&1 ||
-    { cat "$work/dotnet-build.log" >&2; die "dotnet build failed"; }
-app=$(find "$work/artifacts/bin" -name Hello.dll | head -n 1)
-[[ -n "$app" ]] || die "Hello.dll not found after the build"
+app=$(ct_dotnet_build "$root/tests/targets/Hello" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Hello failed" >&2; exit 2; }
 
-clsid='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
+# The settings that load the profiler, for run_traced (lib_checks.sh).
+traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$CLRTRACE_CLSID" "CORECLR_PROFILER_PATH=$lib")
 
-# run NAME [VAR=VALUE...]: runs the target with the extra environment,
-# leaving NAME.out, NAME.err and NAME.rc in $work.
-run() {
-    local name=$1
-    shift
-    local rc=0
-    env "$@" dotnet "$app" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-    echo "$rc" >"$work/$name.rc"
-}
-traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
-
-# Compares a run's stdout and exit code with the untraced run.
+# Compares a run's stdout and exit code with the untraced run (two checks).
 same_as_plain() {
     local name=$1
-    cmp -s "$work/plain.out" "$work/$name.out" ||
-        fail "$name: stdout differs from the untraced run: $(diff "$work/plain.out" "$work/$name.out" | head -n 5)"
-    [[ "$(cat "$work/$name.rc")" == "$(cat "$work/plain.rc")" ]] ||
-        fail "$name: exit code $(cat "$work/$name.rc"), untraced $(cat "$work/plain.rc")"
+    check "$name: stdout equals the untraced run's" diff "$work/plain.out" "$work/$name.out"
+    check_eq "$name: exit code equals the untraced run's" "$(cat "$work/plain.rc")" "$(cat "$work/$name.rc")"
 }
+# empty FILE: FILE is empty, or its first lines.
+empty() { [[ ! -s "$1" ]] || { head -n 3 "$1"; return 1; }; }
 
 # ------------------------------------------------------------ 1. same run
 echo "== untraced and traced runs"
-run plain
-[[ "$(cat "$work/plain.rc")" == 3 ]] || fail "untraced run exited with $(cat "$work/plain.rc"), expected 3"
+run_plain plain
+check_eq "untraced run exits with 3" 3 "$(cat "$work/plain.rc")"
 expected_stdout=$'sum=5\nscaled=6\nfib=5\nHello, clrtrace!!\nbumped=10\ndivide=3; error: b must not be zero'
-[[ "$(cat "$work/plain.out")" == "$expected_stdout" ]] ||
-    fail "untraced stdout is not what Program.cs prints: $(head -n 3 "$work/plain.out")"
+check_eq "untraced stdout is what Program.cs prints" "$expected_stdout" "$(cat "$work/plain.out")"
 
-trace="$work/trace.txt"
-run traced "${traced[@]}" "CLRTRACE_OUTPUT=$trace"
+trace="$work/traced.txt"
+run_traced traced --
 same_as_plain traced
-[[ ! -s "$work/traced.err" ]] || fail "traced run wrote to stderr: $(head -n 3 "$work/traced.err")"
-[[ -s "$trace" ]] || die "the traced run wrote no trace to $trace (is the profiler loading?)"
+check "traced run writes nothing to stderr" empty "$work/traced.err"
+check "the traced run wrote a trace to $trace" test -s "$trace"
+[[ -s "$trace" ]] || { echo "ERROR: the traced run wrote no trace to $trace (is the profiler loading?)" >&2; exit 2; }
 
 # ------------------------------------------------------------- 2. the trace
 echo "== trace contents"
@@ -137,8 +100,7 @@ expect=(
 for e in "${expect[@]}"; do
     want=${e%%|*}
     re=${e#*|}
-    got=$(grep -cE -- "$re" "$trace" || true)
-    [[ "$got" == "$want" ]] || fail "trace: expected $want line(s) matching /$re/, found $got"
+    check_eq "trace: $want line(s) matching /$re/" "$want" "$(grep -cE -- "$re" "$trace")"
 done
 
 # Every call line belongs to Demo (the filter); blocks open and close in
@@ -147,37 +109,35 @@ done
 # Divide 2).
 calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)
 others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +(Demo\.|\})' <<<"$calls" || true)
-[[ -z "$others" ]] || fail "trace has calls outside Demo with the default filter: $(head -n 3 <<<"$others")"
+check_eq "trace: no calls outside Demo with the default filter" "" "$(head -n 3 <<<"$others")"
 opens=$(grep -cE ' \{$' <<<"$calls" || true)
 closes=$(grep -cE '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\}' <<<"$calls" || true)
-[[ "$opens" == "$closes" ]] || fail "trace: $opens blocks opened but $closes closed"
+check_eq "trace: as many blocks closed as opened ($opens)" "$opens" "$closes"
 timed=$(grep -cE '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s ' <<<"$calls" || true)
-[[ "$timed" == 27 ]] || fail "trace: expected 27 calls, found $timed"
+check_eq "trace: 27 calls end on a line with a duration" 27 "$timed"
 
 # --------------------------------------------------- 3. CLRTRACE_ALL=1
 echo "== CLRTRACE_ALL=1"
-run all "${traced[@]}" "CLRTRACE_OUTPUT=$work/all.txt" CLRTRACE_ALL=1
+run_traced all CLRTRACE_ALL=1 --
 same_as_plain all
-grep -qE '^ *[0-9.]+ +[0-9]+ .* System\.' "$work/all.txt" ||
-    fail "CLRTRACE_ALL=1: no framework (System.*) calls in the trace"
-grep -qE ' Demo\.MathOps\.Add\(int a=2, int b=3\) -> int 5$' "$work/all.txt" ||
-    fail "CLRTRACE_ALL=1: Demo.MathOps.Add missing from the trace"
+check "CLRTRACE_ALL=1: framework (System.*) calls in the trace" \
+    grep -qE '^ *[0-9.]+ +[0-9]+ .* System\.' "$work/all.txt"
+check "CLRTRACE_ALL=1: Demo.MathOps.Add in the trace" \
+    grep -qE ' Demo\.MathOps\.Add\(int a=2, int b=3\) -> int 5$' "$work/all.txt"
 
 # ------------------------------------------- 4. unwritable CLRTRACE_OUTPUT
 echo "== unwritable CLRTRACE_OUTPUT"
 bad="$work/no-such-dir/trace.txt"
-run badout "${traced[@]}" "CLRTRACE_OUTPUT=$bad"
+run_traced badout "CLRTRACE_OUTPUT=$bad" --
 same_as_plain badout
-nerr=$(wc -l <"$work/badout.err")
-[[ "$nerr" == 1 ]] || fail "unwritable output: expected 1 stderr line, got $nerr: $(head -n 3 "$work/badout.err")"
-grep -qE '^clrtrace: cannot write the trace to CLRTRACE_OUTPUT=.*no-such-dir/trace\.txt \(No such file or directory\); the program runs untraced$' \
-    "$work/badout.err" || fail "unwritable output: unexpected message: $(cat "$work/badout.err")"
-[[ ! -e "$bad" ]] || fail "unwritable output: $bad exists"
+check_eq "unwritable output: 1 stderr line" 1 "$(wc -l <"$work/badout.err")"
+check "unwritable output: the message says why and that the program runs untraced" \
+    grep -qE '^clrtrace: cannot write the trace to CLRTRACE_OUTPUT=.*no-such-dir/trace\.txt \(No such file or directory\); the program runs untraced$' \
+    "$work/badout.err"
+check "unwritable output: $bad does not exist" test ! -e "$bad"
 
-if ((failures)); then
-    echo "run_hello.sh: $failures check(s) failed; trace kept in the output above" >&2
-    echo "---- trace ----" >&2
-    head -n 80 "$trace" >&2
-    exit 1
+if ((ct_fails)); then
+    echo "---- trace ($trace) ----"
+    head -n 80 "$trace"
 fi
-echo "run_hello.sh: all checks passed"
+ct_end run_hello.sh

@@ -2,7 +2,7 @@
 # End-to-end test of the binary trace: `clrtrace record`, `replay`, `report`
 # and `dump` on real dotnet programs.
 #
-# Usage: tests/e2e/run_record.sh path/to/libclrtrace.so   (clrtrace is found
+# Usage: tests/e2e/run_record.sh [path/to/libclrtrace.so]   (clrtrace is found
 # beside the build: ../../clrtrace from the library)
 #
 # Checks:
@@ -24,23 +24,9 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-lib=$(readlink -f "${1:?usage: run_record.sh path/to/libclrtrace.so}")
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
-[[ -x "$ct" ]] || { echo "ERROR: no clrtrace beside $lib" >&2; exit 2; }
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+. "$here/lib_checks.sh"
+ct_setup record "${1:-}" cli
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-record.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
-
-passes=0
-fails=0
-ok() { echo "ok   $1"; passes=$((passes + 1)); }
-bad() { echo "FAIL $1"; shift; for d in "$@"; do [[ -n "$d" ]] && printf '     %s\n' "$d"; done; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...
-    local desc=$1 out
-    shift
-    if out=$("$@" 2>&1); then ok "$desc"; else bad "$desc" "$(head -n 12 <<<"$out")"; fi
-}
 same_file() { # same_file A B: byte for byte, or the first differences
     cmp -s "$1" "$2" && return 0
     echo "$(basename "$1") and $(basename "$2") differ ($(wc -l <"$1") and $(wc -l <"$2") lines):"
@@ -64,23 +50,15 @@ summary_of() {
 dump_events() { "$ct" dump "$1" | awk '$2 ~ /^(ENTER|LEAVE|TAILCALL|UNWIND)$/ { n++ } END { print n + 0 }'; }
 dump_dropped() { "$ct" dump "$1" | awk '$2 == "DROPPED" { split($4, a, "="); n += a[2] } END { print n + 0 }'; }
 dump_end_events() { "$ct" dump "$1" | awk '$2 == "END" { split($4, a, "="); print a[2] }'; }
-summary_dropped() { sed -nE 's/^# summary: .*, ([0-9]+) events? dropped$/\1/p' "$1"; }
+# (lib_checks.sh's summary_dropped reads "events dropped" only; this one also "1 event dropped".)
+dropped_in_summary() { sed -nE 's/^# summary: .*, ([0-9]+) events? dropped$/\1/p' "$1"; }
 
-build() { # build PROJECT-DIR NAME: prints the dll
-    dotnet build "$1" -c Release --artifacts-path "$work/artifacts" -v quiet -nologo \
-        >"$work/build-$2.log" 2>&1 || { cat "$work/build-$2.log" >&2; return 1; }
-    find "$work/artifacts/bin" -name "$2.dll" | head -n 1
-}
 echo "== building the targets"
-values=$(build "$root/tests/targets/Values" Values) && [[ -n "$values" ]] || { echo "ERROR: Values" >&2; exit 2; }
-workload=$(build "$root/bench/Workload" Workload) && [[ -n "$workload" ]] || { echo "ERROR: Workload" >&2; exit 2; }
+values=$(ct_dotnet_build "$root/tests/targets/Values" "$work") && [[ -n "$values" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Values failed" >&2; exit 2; }
+workload=$(ct_dotnet_build "$root/bench/Workload" "$work") && [[ -n "$workload" ]] ||
+    { echo "ERROR: dotnet build of bench/Workload failed" >&2; exit 2; }
 
-run() { # run NAME COMMAND...: NAME.out, NAME.err, NAME.rc in $work
-    local name=$1 rc=0
-    shift
-    "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-    echo "$rc" >"$work/$name.rc"
-}
 same_run() { # same_run A B: stdout and exit code
     same_file "$work/$1.out" "$work/$2.out" &&
         [[ "$(cat "$work/$1.rc")" == "$(cat "$work/$2.rc")" ]] ||
@@ -89,9 +67,9 @@ same_run() { # same_run A B: stdout and exit code
 
 # ------------------------------------------------- 1. live log == replay
 echo "== record, replay, report: Values"
-run plain dotnet "$values"
+ct_run "$work" plain dotnet "$values"
 check "Values untraced exits 7" test "$(cat "$work/plain.rc")" = 7
-run rec "$ct" record --profiler "$lib" -o "$work/v/nested/dir" --text "$work/v.txt" -- dotnet "$values"
+ct_run "$work" rec "$ct" record --profiler "$lib" -o "$work/v/nested/dir" --text "$work/v.txt" -- dotnet "$values"
 check "record: same stdout and exit code as untraced" same_run plain rec
 check "record: nothing on stderr" test ! -s "$work/rec.err"
 check "record: the trace directory is created, mode 700" mode_is "$work/v/nested/dir" 700
@@ -122,8 +100,8 @@ check "replay --no-summary leaves out the table only" \
     bash -c "! grep -q '^# summary' '$work/v.nosum' && grep -q '^# clrtrace: shutdown' '$work/v.nosum'"
 
 echo "== record, replay: 8 threads, the fast path"
-run wplain dotnet "$workload" threads 8 40000
-run wrec "$ct" record --profiler "$lib" -o "$work/w" --text "$work/w.txt" -- dotnet "$workload" threads 8 40000
+ct_run "$work" wplain dotnet "$workload" threads 8 40000
+ct_run "$work" wrec "$ct" record --profiler "$lib" -o "$work/w" --text "$work/w.txt" -- dotnet "$workload" threads 8 40000
 check "8 threads: the program's checksum is unchanged" \
     test "$(sed -E 's/ns_per_call=[0-9.]+ //; s/ vmhwm_kib=[0-9]+//' "$work/wplain.out")" = \
          "$(sed -E 's/ns_per_call=[0-9.]+ //; s/ vmhwm_kib=[0-9]+//' "$work/wrec.out")"
@@ -134,7 +112,7 @@ check "8 threads: 9 threads in the summary, nothing dropped" \
 # Each thread makes 40000 / 19 = 2105 steps of 19 calls (Program.cs).
 check "8 threads: Step called 8 x 2105 times" grep -qE '^ +16840 .* Bench\.Program\.Step$' "$work/w.replay"
 check "8 threads: Fib called 8 x 2105 x 9 times" grep -qE '^ +151560 .* Bench\.Ops\.Fib$' "$work/w.replay"
-run frec "$ct" record --profiler "$lib" --no-args -o "$work/f" --text "$work/f.txt" -- dotnet "$workload" threads 2 20000
+ct_run "$work" frec "$ct" record --profiler "$lib" --no-args -o "$work/f" --text "$work/f.txt" -- dotnet "$workload" threads 2 20000
 "$ct" replay "$work/f" >"$work/f.replay"
 check "fast path: replay equals the live text log" same_file "$work/f.txt" "$work/f.replay"
 check "fast path: calls without values" has_line "$work/f.replay" 'Bench.Ops.Add(...)'
@@ -142,7 +120,7 @@ check "fast path: calls without values" has_line "$work/f.replay" 'Bench.Ops.Add
 # Values of thousands of calls, most read at the locations the first calls
 # learned (argmap.c), checked against what Program.cs computes from them.
 echo "== values of repeated calls (learned argument locations)"
-run crec "$ct" record --profiler "$lib" -o "$work/c" -- dotnet "$workload" calls 100000
+ct_run "$work" crec "$ct" record --profiler "$lib" -o "$work/c" -- dotnet "$workload" calls 100000
 "$ct" replay "$work/c" >"$work/c.replay"
 check_values() { # the replayed lines of Workload's Step, against Program.cs
     python3 - "$1" <<'PY'
@@ -189,11 +167,11 @@ check "calls: every value agrees with what Program.cs computes from the argument
 
 # ---------------------------------------------------------- 2. lossy mode
 echo "== lossy mode: dropped events are counted"
-run lless "$ct" record --profiler "$lib" -o "$work/lless" -- dotnet "$workload" threads 4 400000
+ct_run "$work" lless "$ct" record --profiler "$lib" -o "$work/lless" -- dotnet "$workload" threads 4 400000
 total=$(dump_end_events "$work/lless")
 check "lossless: the END record counts every event recorded" test "$total" = "$(dump_events "$work/lless")"
 check "lossless: nothing dropped" test "$(dump_dropped "$work/lless")" = 0
-run lossy "$ct" record --profiler "$lib" --lossy --buffer-kb 16 -o "$work/lossy" --text "$work/lossy.txt" -- \
+ct_run "$work" lossy "$ct" record --profiler "$lib" --lossy --buffer-kb 16 -o "$work/lossy" --text "$work/lossy.txt" -- \
     dotnet "$workload" threads 4 400000
 check "lossy: the program's checksum is unchanged" \
     test "$(sed -E 's/ns_per_call=[0-9.]+ //; s/ vmhwm_kib=[0-9]+//' "$work/lless.out")" = \
@@ -203,15 +181,15 @@ dropped=$(dump_dropped "$work/lossy")
 echo "     lossless: $total events; lossy: $recorded recorded, $dropped dropped"
 check "lossy: events were dropped with a 16 KiB buffer" test "$dropped" -gt 0
 check "lossy: recorded + dropped = the lossless run's events ($total)" test $((recorded + dropped)) = "$total"
-check "lossy: the summary says $dropped events dropped" test "$(summary_dropped "$work/lossy.txt")" = "$dropped"
+check "lossy: the summary says $dropped events dropped" test "$(dropped_in_summary "$work/lossy.txt")" = "$dropped"
 "$ct" replay "$work/lossy" >"$work/lossy.replay"
 check "lossy: replay equals the live text log" same_file "$work/lossy.txt" "$work/lossy.replay"
 check "lossy: the header says lossy" grep -qE '^# CoreCLR .*, lossy$' "$work/lossy.replay"
 
 # --------------------------------------------------- 3. Environment.Exit
 echo "== Environment.Exit from 20 frames down"
-run eplain dotnet "$workload" exit 20
-run erec "$ct" record --profiler "$lib" -o "$work/e" -- dotnet "$workload" exit 20
+ct_run "$work" eplain dotnet "$workload" exit 20
+ct_run "$work" erec "$ct" record --profiler "$lib" -o "$work/e" -- dotnet "$workload" exit 20
 check "exit: same stdout and exit code (5)" same_run eplain erec
 check "exit: untraced exit code is 5" test "$(cat "$work/eplain.rc")" = 5
 "$ct" replay "$work/e" >"$work/e.replay"
@@ -246,7 +224,8 @@ cp "$trace" "$work/flip.clrt"
 first=$("$ct" dump "$trace" | sed -n '2p' | awk '{print $1}')
 printf '\x63' | dd of="$work/flip.clrt" bs=1 seek="$first" conv=notrunc status=none
 check "an unknown record type: one line with the offset, exit 1" damaged flip.clrt
-grep -q "at offset $first\$" "$work/flip.clrt.err" || bad "an unknown record type: the offset is $first" "$(cat "$work/flip.clrt.err")"
+check "an unknown record type: the offset is $first" \
+    bash -c 'grep -q "at offset $0\$" "$1" || { cat "$1"; exit 1; }' "$first" "$work/flip.clrt.err"
 "$ct" report "$work/junk.clrt" >/dev/null 2>&1
 check "report of a damaged trace exits 1" test $? = 1
 "$ct" replay "$work/no-such-dir" >/dev/null 2>"$work/missing.err"
@@ -266,5 +245,4 @@ printf 'x' >"$work/afile"
 "$ct" record --profiler "$lib" -o "$work/afile" -- true 2>"$work/afile.err"
 check "record -o onto a file: usage error 2 with one line" test $? = 2 -a "$(wc -l <"$work/afile.err")" = 1
 
-echo "run_record.sh: $passes passed, $fails failed"
-((fails == 0))
+ct_end run_record.sh

@@ -18,91 +18,53 @@
 #   5. bad option values: one stderr line, an untraced run, same output and
 #      exit code;
 #   6. CLRTRACE_ALL=1 (every framework method planned too) runs unchanged.
-# Exits non-zero with a message naming each failed check.
-set -euo pipefail
+# Ends with "run_values.sh: N passed, M failed"; exits non-zero when a check
+# failed (2 when the setup did).
+set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-target_dir="$root/tests/targets/Values"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-values.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
-
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-die() {
-    echo "ERROR: $*" >&2
-    exit 2
-}
-
-# ------------------------------------------------------------- the profiler
-lib=${1:-${CLRTRACE_LIB:-}}
-if [[ -z "$lib" ]]; then
-    echo "== building libclrtrace.so"
-    cmake -S "$root" -B "$work/build" -DCLRTRACE_TESTS=OFF >"$work/cmake.log" 2>&1 ||
-        { cat "$work/cmake.log" >&2; die "cmake configure failed"; }
-    cmake --build "$work/build" --target clrtrace_profiler >>"$work/cmake.log" 2>&1 ||
-        { cat "$work/cmake.log" >&2; die "building clrtrace_profiler failed"; }
-    lib="$work/build/src/profiler/libclrtrace.so"
-fi
-[[ -f "$lib" ]] || die "no profiler library at $lib"
-lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+. "$here/lib_checks.sh"
+# The profiler (built when no library is given), the work directory.
+ct_setup values "${1:-}"
 
 # --------------------------------------------------------------- the target
 echo "== building tests/targets/Values"
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-dotnet build "$target_dir/Values.csproj" -c Release --artifacts-path "$work/artifacts" \
-    >"$work/dotnet-build.log" 2>&1 ||
-    { cat "$work/dotnet-build.log" >&2; die "dotnet build failed"; }
-app=$(find "$work/artifacts/bin" -name Values.dll | head -n 1)
-[[ -n "$app" ]] || die "Values.dll not found after the build"
+app=$(ct_dotnet_build "$root/tests/targets/Values" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Values failed" >&2; exit 2; }
 
-clsid='{8B4B2E65-C262-4FCC-BAE6-2A302612F038}'
-traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
+# The settings that load the profiler, for run_traced (lib_checks.sh).
+traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$CLRTRACE_CLSID" "CORECLR_PROFILER_PATH=$lib")
 
-# run NAME [VAR=VALUE...]: leaves NAME.out, NAME.err and NAME.rc in $work.
-run() {
-    local name=$1
-    shift
-    local rc=0
-    env "$@" dotnet "$app" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-    echo "$rc" >"$work/$name.rc"
-}
-
+# Compares a run's stdout and exit code with the untraced run (two checks).
 same_as_plain() {
     local name=$1
-    cmp -s "$work/plain.out" "$work/$name.out" ||
-        fail "$name: stdout differs from the untraced run: $(diff "$work/plain.out" "$work/$name.out" | head -n 5)"
-    [[ "$(cat "$work/$name.rc")" == "$(cat "$work/plain.rc")" ]] ||
-        fail "$name: exit code $(cat "$work/$name.rc"), untraced $(cat "$work/plain.rc")"
+    check "$name: stdout equals the untraced run's" diff "$work/plain.out" "$work/$name.out"
+    check_eq "$name: exit code equals the untraced run's" "$(cat "$work/plain.rc")" "$(cat "$work/$name.rc")"
 }
+# empty FILE: FILE is empty, or its first lines.
+empty() { [[ ! -s "$1" ]] || { head -n 3 "$1"; return 1; }; }
 
 # has TRACE COUNT TEXT: TEXT (fixed string) is on exactly COUNT lines.
 has() {
-    local trace=$1 want=$2 text=$3 got
-    got=$(grep -cF -- "$text" "$trace" || true)
-    [[ "$got" == "$want" ]] || fail "$(basename "$trace"): expected $want line(s) with: $text (found $got)"
+    check_eq "$(basename "$1"): $2 line(s) with: $3" "$2" "$(grep -cF -- "$3" "$1")"
 }
 # has_re TRACE COUNT REGEX: like has, with an extended regex (for addresses).
 has_re() {
-    local trace=$1 want=$2 re=$3 got
-    got=$(grep -cE -- "$re" "$trace" || true)
-    [[ "$got" == "$want" ]] || fail "$(basename "$trace"): expected $want line(s) matching /$re/ (found $got)"
+    check_eq "$(basename "$1"): $2 line(s) matching /$3/" "$2" "$(grep -cE -- "$3" "$1")"
 }
 
 # ------------------------------------------------------------ 1. same run
 echo "== untraced and traced runs"
-run plain
-[[ "$(cat "$work/plain.rc")" == 7 ]] || fail "untraced run exited with $(cat "$work/plain.rc"), expected 7"
-grep -qx 'simple=-111' "$work/plain.out" || fail "untraced stdout lacks simple=-111 (Abi.SimpleArgs)"
-trace="$work/trace.txt"
-run traced "${traced[@]}" "CLRTRACE_OUTPUT=$trace"
+run_plain plain
+check_eq "untraced run exits with 7" 7 "$(cat "$work/plain.rc")"
+check "untraced stdout has simple=-111 (Abi.SimpleArgs)" grep -qx 'simple=-111' "$work/plain.out"
+trace="$work/traced.txt"
+run_traced traced --
 same_as_plain traced
-[[ ! -s "$work/traced.err" ]] || fail "traced run wrote to stderr: $(head -n 3 "$work/traced.err")"
-[[ -s "$trace" ]] || die "the traced run wrote no trace (is the profiler loading?)"
+check "traced run writes nothing to stderr" empty "$work/traced.err"
+check "the traced run wrote a trace to $trace" test -s "$trace"
+[[ -s "$trace" ]] || { echo "ERROR: the traced run wrote no trace (is the profiler loading?)" >&2; exit 2; }
 
 # ------------------------------------------------- 2. the decoded calls
 echo "== decoded values"
@@ -220,29 +182,34 @@ has "$trace" 1 '#  TIME(s)    TID   DURATION  CALL'
 # The call lines: everything before the summary that is not a comment.
 calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)
 bad=$(grep -vE '^ *[0-9]+\.[0-9]{6} +[0-9]+ ' <<<"$calls" || true)
-[[ -z "$bad" ]] || fail "lines without time and thread: $(head -n 3 <<<"$bad")"
+check_eq "every call line has a time and a thread" "" "$(head -n 3 <<<"$bad")"
 others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +(Demo\.|\})' <<<"$calls" || true)
-[[ -z "$others" ]] || fail "calls outside Demo with the default filter: $(head -n 3 <<<"$others")"
+check_eq "no calls outside Demo with the default filter" "" "$(head -n 3 <<<"$others")"
 # Two threads: Main's and the worker's (Program.cs starts one Thread).
 main_tid=$(grep -F 'Demo.Program.Main(' "$trace" | awk '{print $2}')
 worker_tid=$(grep -F 'Demo.Worker.Run(int n=12) -> int 144' "$trace" | awk '{print $2}')
-[[ -n "$main_tid" && -n "$worker_tid" && "$main_tid" != "$worker_tid" ]] ||
-    fail "Worker.Run should run on its own thread (main $main_tid, worker $worker_tid)"
+check "Worker.Run runs on its own thread (main $main_tid, worker $worker_tid)" \
+    test -n "$main_tid" -a -n "$worker_tid" -a "$main_tid" != "$worker_tid"
 # Per thread, every "{" is closed by a "}".
 for tid in $main_tid $worker_tid; do
     opens=$(awk -v t="$tid" '$2 == t && / \{$/' "$trace" | wc -l)
     closes=$(awk -v t="$tid" '$2 == t && / \}( |$)/' "$trace" | wc -l)
-    [[ "$opens" == "$closes" ]] || fail "thread $tid: $opens blocks opened, $closes closed"
+    check_eq "thread $tid: as many blocks closed as opened ($opens)" "$opens" "$closes"
 done
 # Every call ends on exactly one line with a duration: the summary's call
 # count is the number of such lines; its function count the table's rows.
 timed=$(grep -cE '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s ' "$trace" || true)
 summary=$(grep -E '^# summary: ' "$trace" || true)
-[[ "$summary" =~ ^#\ summary:\ ([0-9]+)\ calls,\ ([0-9]+)\ functions,\ 2\ threads,\ 0\ events\ dropped$ ]] ||
-    fail "summary line: '$summary'"
-[[ "${BASH_REMATCH[1]:-}" == "$timed" ]] || fail "summary counts ${BASH_REMATCH[1]:-?} calls, the trace has $timed"
+# (The match is made here, not inside `check`, which runs its command in a
+# subshell: BASH_REMATCH is read below.)
+if [[ "$summary" =~ ^#\ summary:\ ([0-9]+)\ calls,\ ([0-9]+)\ functions,\ 2\ threads,\ 0\ events\ dropped$ ]]; then
+    ct_ok "summary line: N calls, M functions, 2 threads, 0 events dropped"
+else
+    ct_fail "summary line: N calls, M functions, 2 threads, 0 events dropped" "actual: '$summary'"
+fi
+check_eq "the summary's call count is the trace's timed lines" "$timed" "${BASH_REMATCH[1]:-?}"
 rows=$(sed -n '/^#  CALLS      TOTAL       SELF  FUNCTION$/,/^# clrtrace: shutdown/p' "$trace" | grep -cE '^ +[0-9]+ ' || true)
-[[ "${BASH_REMATCH[2]:-}" == "$rows" ]] || fail "summary counts ${BASH_REMATCH[2]:-?} functions, its table has $rows rows"
+check_eq "the summary's function count is its table's rows" "$rows" "${BASH_REMATCH[2]:-?}"
 # Per function: the calls in the table are the lines ending a call of it
 # (Show is called once per result line of stdout).
 shows=$(wc -l <"$work/plain.out")
@@ -251,7 +218,7 @@ has_re "$trace" 1 '^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.Box<T>\.Get$'
 # SELF adds up to the TOTAL of the two outermost calls (Main and the
 # worker's lambda), within the table's rounding (0.05 us a row and 0.05 ms
 # for rows printed in ms).
-awk '
+check "summary times add up (SELF never above TOTAL; SELF sums to the roots' TOTAL)" awk '
     function ns(v, u) { return u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
     /^#  CALLS/ { on = 1; next }
     /^# clrtrace: shutdown/ { on = 0 }
@@ -265,32 +232,32 @@ awk '
         if (bad != "") { print "SELF above TOTAL for" bad; exit 1 }
         d = self - roots; if (d < 0) d = -d
         if (d > slack) { printf "SELF sums to %.0f ns, roots TOTAL %.0f ns\n", self, roots; exit 1 }
-    }' "$trace" || fail "summary times do not add up"
+    }' "$trace"
 
 # ------------------------------------------------------------ 4. limits
 echo "== limits"
 # Strings: at the limit the text is whole, one below it is cut.
-run s12 "${traced[@]}" "CLRTRACE_OUTPUT=$work/s12.txt" CLRTRACE_STRING_CHARS=12
+run_traced s12 CLRTRACE_STRING_CHARS=12 --
 same_as_plain s12
 has "$work/s12.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
-run s11 "${traced[@]}" "CLRTRACE_OUTPUT=$work/s11.txt" CLRTRACE_STRING_CHARS=11
+run_traced s11 CLRTRACE_STRING_CHARS=11 --
 has "$work/s11.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test"...(12 chars)) -> int -111'
-run s0 "${traced[@]}" "CLRTRACE_OUTPUT=$work/s0.txt" CLRTRACE_STRING_CHARS=0
+run_traced s0 CLRTRACE_STRING_CHARS=0 --
 has "$work/s0.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s=""...(12 chars)) -> int -111'
 # Arrays: three elements at a limit of 3, cut at 2.
-run a3 "${traced[@]}" "CLRTRACE_OUTPUT=$work/a3.txt" CLRTRACE_ARRAY_ITEMS=3
+run_traced a3 CLRTRACE_ARRAY_ITEMS=3 --
 has "$work/a3.txt" 1 'int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}'
-run a2 "${traced[@]}" "CLRTRACE_OUTPUT=$work/a2.txt" CLRTRACE_ARRAY_ITEMS=2
+run_traced a2 CLRTRACE_ARRAY_ITEMS=2 --
 has "$work/a2.txt" 1 'int[] ints=int[3] {1, 2, ...}, string[] words=string[2] {"a", "b"}'
 # Struct depth: Level1 nests five structs.
-run d5 "${traced[@]}" "CLRTRACE_OUTPUT=$work/d5.txt" CLRTRACE_STRUCT_DEPTH=5
+run_traced d5 CLRTRACE_STRUCT_DEPTH=5 --
 has "$work/d5.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={E=5}}}}}) -> int 6'
-run d1 "${traced[@]}" "CLRTRACE_OUTPUT=$work/d1.txt" CLRTRACE_STRUCT_DEPTH=1
+run_traced d1 CLRTRACE_STRUCT_DEPTH=1 --
 has "$work/d1.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={...}}) -> int 6'
 has "$work/d1.txt" 1 'Demo.Kinds.Lines(Line l={A={...}, B={...}}) -> double 2'
-run d0 "${traced[@]}" "CLRTRACE_OUTPUT=$work/d0.txt" CLRTRACE_STRUCT_DEPTH=0
+run_traced d0 CLRTRACE_STRUCT_DEPTH=0 --
 has "$work/d0.txt" 1 'Demo.Kinds.Deep(Level1 v={...}) -> int 6'
-run nosum "${traced[@]}" "CLRTRACE_OUTPUT=$work/nosum.txt" CLRTRACE_SUMMARY=0
+run_traced nosum CLRTRACE_SUMMARY=0 --
 same_as_plain nosum
 has "$work/nosum.txt" 0 '# summary:'
 has "$work/nosum.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
@@ -299,13 +266,11 @@ has "$work/nosum.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s=
 echo "== bad option values"
 bad_option() { # NAME VAR=VALUE EXPECTED-MESSAGE
     local name=$1 setting=$2 message=$3
-    run "$name" "${traced[@]}" "CLRTRACE_OUTPUT=$work/$name.txt" "$setting"
+    run_traced "$name" "$setting" --
     same_as_plain "$name"
-    local n
-    n=$(wc -l <"$work/$name.err")
-    [[ "$n" == 1 ]] || fail "$setting: expected 1 stderr line, got $n: $(head -n 3 "$work/$name.err")"
-    [[ "$(cat "$work/$name.err")" == "$message" ]] || fail "$setting: stderr says: $(cat "$work/$name.err")"
-    [[ ! -e "$work/$name.txt" ]] || fail "$setting: a trace was written"
+    check_eq "$setting: 1 stderr line" 1 "$(wc -l <"$work/$name.err")"
+    check_eq "$setting: the stderr message" "$message" "$(cat "$work/$name.err")"
+    check "$setting: no trace written" test ! -e "$work/$name.txt"
 }
 bad_option badchars CLRTRACE_STRING_CHARS=abc \
     'clrtrace: CLRTRACE_STRING_CHARS=abc is not valid (use a whole number from 0 to 1000000); the program runs untraced'
@@ -318,17 +283,15 @@ bad_option badsummary CLRTRACE_SUMMARY=maybe \
 
 # ------------------------------------------------------ 6. CLRTRACE_ALL
 echo "== CLRTRACE_ALL=1"
-run all "${traced[@]}" "CLRTRACE_OUTPUT=$work/all.txt" CLRTRACE_ALL=1
+run_traced all CLRTRACE_ALL=1 --
 same_as_plain all
-[[ ! -s "$work/all.err" ]] || fail "CLRTRACE_ALL=1 wrote to stderr: $(head -n 3 "$work/all.err")"
-grep -qE '^ *[0-9.]+ +[0-9]+ .*System\.' "$work/all.txt" || fail "CLRTRACE_ALL=1: no framework calls in the trace"
+check "CLRTRACE_ALL=1 writes nothing to stderr" empty "$work/all.err"
+check "CLRTRACE_ALL=1: framework calls in the trace" grep -qE '^ *[0-9.]+ +[0-9]+ .*System\.' "$work/all.txt"
 has "$work/all.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
 has "$work/all.txt" 0 '<damaged>'
 
-if ((failures)); then
-    echo "run_values.sh: $failures check(s) failed" >&2
-    echo "---- trace (first 60 lines) ----" >&2
-    head -n 60 "$trace" >&2
-    exit 1
+if ((ct_fails)); then
+    echo "---- trace (first 60 lines of $trace) ----"
+    head -n 60 "$trace"
 fi
-echo "run_values.sh: all checks passed"
+ct_end run_values.sh
