@@ -303,7 +303,7 @@ check_same() {
 check_stdout() { # NAME EXPECTED-TEXT: run NAME printed exactly this
     check_eq "$1: the program printed what its source says" "$2" "$(cat "$work/$1.out")"
 }
-summary_dropped() { sed -n 's/^# summary: .*, \([0-9][0-9]*\) events dropped$/\1/p' "$1"; }
+summary_dropped() { sed -nE 's/^# summary: .*, ([0-9]+) events? dropped$/\1/p' "$1"; }
 
 # ready_then_signal NAME SIGNAL [VAR=VALUE...]: starts `Hard.dll loop` (traced
 # when VAR=VALUE are given) with SIGINT at its default disposition (a

@@ -119,7 +119,8 @@ for pause in 20 0; do
         grep -q '^t=2[0-9][0-9][0-9] ' "$work/$name.out" 2>/dev/null && break
         sleep 0.1
     done
-    pkill -KILL -f "Tree.dll ticker $pause\$"
+    # The program only: its launcher survives, says what it saw and cleans up.
+    pkill -KILL -f "^dotnet .*Tree\.dll ticker $pause\$"
     wait 2>/dev/null
     rm -f "$work/$name.err"
     last=$(tail -n 1 "$work/$name.out" | sed -n 's/^t=\([0-9]*\) .*/\1/p')
