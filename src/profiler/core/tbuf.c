@@ -1,20 +1,17 @@
 #include "tbuf.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "clock.h"
 #include "writer.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(ct_tbuf *) g_first;
 static size_t g_ring_bytes = (size_t)CT_DEFAULT_RING_KB * 1024;
-static int g_lossy;
+static size_t g_engine_bytes;
 
-void ct_tbuf_setup(uint32_t ring_kb, int lossy)
+void ct_tbuf_setup(uint32_t ring_kb, int lossy, size_t engine_bytes)
 {
     if (ring_kb < CT_MIN_RING_KB)
         ring_kb = CT_MIN_RING_KB;
@@ -25,7 +22,8 @@ void ct_tbuf_setup(uint32_t ring_kb, int lossy)
     while (p2 * 2 <= bytes)
         p2 *= 2;
     g_ring_bytes = p2;
-    g_lossy = lossy;
+    g_engine_bytes = engine_bytes;
+    ct_ring_setup(lossy, ct_writer_kick, ct_writer_stopped);
 }
 
 ct_tbuf *ct_tbuf_first(void)
@@ -36,12 +34,8 @@ ct_tbuf *ct_tbuf_first(void)
 static void reset_owner(ct_tbuf *b, uint64_t tid)
 {
     b->tid = tid;
-    b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-    atomic_store_explicit(&b->busy, 0, memory_order_relaxed);
-    b->depth = 0;
-    memset(b->dropped_frames, 0, sizeof b->dropped_frames);
-    b->stack_lo = b->stack_hi = 0;
-    memset(b->class_cache, 0, sizeof b->class_cache);
+    ct_ring_take(&b->ring);
+    memset(b->engine, 0, g_engine_bytes);
 }
 
 ct_tbuf *ct_tbuf_acquire(uint64_t tid, int with_scratch)
@@ -59,7 +53,11 @@ ct_tbuf *ct_tbuf_acquire(uint64_t tid, int with_scratch)
         pthread_mutex_unlock(&g_lock);
         return b;
     }
-    b = calloc(1, sizeof *b);
+    /* The struct's alignment (its atomics on lines of their own) is more
+     * than malloc promises. */
+    size_t size = sizeof *b + g_engine_bytes;
+    size = (size + CT_TBUF_ENGINE_ALIGN - 1) & ~(size_t)(CT_TBUF_ENGINE_ALIGN - 1);
+    b = aligned_alloc(CT_TBUF_ENGINE_ALIGN, size);
     uint8_t *ring = malloc(g_ring_bytes);
     uint8_t *scratch = with_scratch ? malloc(CT_RECORD_MAX_BYTES) : NULL;
     if (!b || !ring || (with_scratch && !scratch)) {
@@ -69,9 +67,8 @@ ct_tbuf *ct_tbuf_acquire(uint64_t tid, int with_scratch)
         free(scratch);
         return NULL;
     }
-    b->cap = g_ring_bytes;
-    b->record_max = CT_RECORD_MAX_BYTES < b->cap / 2 ? CT_RECORD_MAX_BYTES : b->cap / 2;
-    b->ring = ring;
+    memset(b, 0, size);
+    ct_ring_init(&b->ring, ring, g_ring_bytes, CT_RECORD_MAX_BYTES);
     b->scratch = scratch;
     reset_owner(b, tid);
     atomic_store_explicit(&b->state, CT_TBUF_IN_USE, memory_order_relaxed);
@@ -93,50 +90,4 @@ void ct_tbuf_release(ct_tbuf *b)
     if (atomic_load_explicit(&b->state, memory_order_acquire) == CT_TBUF_ORPHANED)
         atomic_store_explicit(&b->state, CT_TBUF_FREE, memory_order_release);
     pthread_mutex_unlock(&g_lock);
-}
-
-void ct_tbuf_kick(ct_tbuf *b)
-{
-    b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-    if (b->whead - b->tail_seen > b->cap / 2 &&
-        !atomic_exchange_explicit(&b->kicked, 1, memory_order_relaxed))
-        ct_writer_kick();
-}
-
-static int has_room(ct_tbuf *b, uint64_t need)
-{
-    b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-    return b->cap - (b->whead - b->tail_seen) >= need;
-}
-
-int ct_tbuf_wait(ct_tbuf *b, uint64_t need)
-{
-    if (need > b->cap)
-        return 0;
-    ct_writer_kick();
-    if (g_lossy || ct_writer_stopped())
-        return 0;
-    /* Lossless: wait as long as it takes, as strace does behind a slow
-     * reader. Only a writer that has stopped (the trace ended, or its
-     * outputs failed and tracing ended with them) lets the event go. */
-    for (int i = 0; i < CT_FULL_SPINS; i++) {
-#if defined(__x86_64__)
-        __builtin_ia32_pause();
-#endif
-        if (has_room(b, need))
-            return 1;
-    }
-    for (int i = 0; i < CT_FULL_YIELDS; i++) {
-        sched_yield();
-        if (has_room(b, need))
-            return 1;
-    }
-    for (;;) {
-        nanosleep(&(struct timespec){0, CT_FULL_SLEEP_NS}, NULL);
-        if (has_room(b, need))
-            return 1;
-        if (ct_writer_stopped())
-            return 0;
-        ct_writer_kick();
-    }
 }

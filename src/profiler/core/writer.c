@@ -73,13 +73,6 @@ static atomic_int g_lost;
 
 /* ----------------------------------------------------------- outputs */
 
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 static uint64_t rd64(const uint8_t *p)
 {
     uint64_t v;
@@ -463,22 +456,13 @@ static size_t *g_heap;
  * Returns 0 when the cursor is at its end. */
 static int peek(cursor *c)
 {
-    ct_tbuf *b = c->b;
-    while (c->pos < c->end) {
-        const uint8_t *p = b->ring + (c->pos & (b->cap - 1));
-        uint64_t size = ct_align8(8 + (size_t)rd32(p + 4));
-        if (size > c->end - c->pos || size > b->cap - (c->pos & (b->cap - 1))) {
-            /* Cannot happen with our own records; never loop on it. */
-            c->pos = c->end;
-            break;
-        }
-        if (p[0] != CT_RING_PAD) {
-            c->time = rd64(p + 8);
-            return 1;
-        }
-        c->pos += size;
+    uint64_t size;
+    const uint8_t *p = ct_ring_peek(&c->b->ring, &c->pos, c->end, &size);
+    if (p) {
+        c->time = rd64(p + 8);
+        return 1;
     }
-    atomic_store_explicit(&b->tail, c->pos, memory_order_release);
+    ct_ring_release(&c->b->ring, c->pos);
     return 0;
 }
 
@@ -487,29 +471,22 @@ static int peek(cursor *c)
  * others. Frees the ring as it goes. */
 static size_t drain(cursor *c, int bounded, uint64_t limit)
 {
-    ct_tbuf *b = c->b;
-    size_t mask = b->cap - 1, n = 0;
-    uint64_t stored = c->pos;
-    while (c->pos < c->end) {
-        const uint8_t *p = b->ring + (c->pos & mask);
-        uint64_t size = ct_align8(8 + (size_t)rd32(p + 4));
-        if (size > c->end - c->pos || size > b->cap - (c->pos & mask)) {
-            c->pos = c->end;
+    ct_ring *r = &c->b->ring;
+    size_t n = 0;
+    uint64_t stored = c->pos, size;
+    const uint8_t *p;
+    while ((p = ct_ring_peek(r, &c->pos, c->end, &size))) {
+        if (bounded && rd64(p + 8) > limit)
             break;
-        }
-        if (p[0] != CT_RING_PAD) {
-            if (bounded && rd64(p + 8) > limit)
-                break;
-            process_event(p, (size_t)size);
-            n++;
-        }
+        process_event(p, (size_t)size);
+        n++;
         c->pos += size;
         if (c->pos - stored >= CT_WRITER_TAIL_STEP) {
-            atomic_store_explicit(&b->tail, c->pos, memory_order_release);
+            ct_ring_release(r, c->pos);
             stored = c->pos;
         }
     }
-    atomic_store_explicit(&b->tail, c->pos, memory_order_release);
+    ct_ring_release(r, c->pos);
     return n;
 }
 
@@ -578,8 +555,8 @@ static size_t round_once(void)
         cursor *c = &g_cur[n++];
         c->b = b;
         c->orphaned = st == CT_TBUF_ORPHANED;
-        c->end = atomic_load_explicit(&b->head, memory_order_acquire);
-        c->pos = atomic_load_explicit(&b->tail, memory_order_relaxed);
+        c->end = ct_ring_head(&b->ring);
+        c->pos = ct_ring_tail(&b->ring);
     }
     /* After the snapshot: every function an event names was queued before
      * the event was published. */
@@ -615,9 +592,8 @@ static size_t round_once(void)
     }
     for (size_t i = 0; i < n; i++) {
         cursor *c = &g_cur[i];
-        atomic_store_explicit(&c->b->kicked, 0, memory_order_relaxed);
-        if (c->orphaned &&
-            atomic_load_explicit(&c->b->head, memory_order_acquire) == c->pos &&
+        ct_ring_rearm(&c->b->ring);
+        if (c->orphaned && ct_ring_head(&c->b->ring) == c->pos &&
             atomic_load_explicit(&c->b->dropped, memory_order_relaxed) ==
                 c->b->dropped_reported)
             ct_tbuf_release(c->b);

@@ -22,6 +22,29 @@
 #include "tbuf.h"
 #include "writer.h"
 
+/* The ELT engine's state of one thread: the engine area of its buffer
+ * (tbuf.h), zeroed when a thread takes the buffer. */
+typedef struct elt_thread {
+    _Atomic int busy;             /* inside a hook (re-entry is dropped) */
+    uint32_t depth;               /* open frames (the shadow stack) */
+    uint32_t gate;                /* open frames of trigger functions */
+    uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
+    uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
+    uintptr_t frame_sp[CT_DROP_TRACK_FRAMES];  /* each open frame's caller SP (0: unknown) */
+    uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
+    struct {
+        uintptr_t mt;             /* an object's method table pointer */
+        uint64_t cls;             /* its ClassID */
+    } class_cache[CT_CLASS_CACHE];
+    uint8_t bounce[CT_BOUNCE_BYTES];
+    ct_argmap_snapshot snap;      /* the runtime's frame, while argmap learns */
+} elt_thread;
+
+static inline elt_thread *E(const ct_tbuf *b)
+{
+    return (elt_thread *)(void *)b->engine;
+}
+
 /* A value that does not fit the record is captured again with the string
  * and array limits divided by CAPTURE_RETRY_DIVISOR, up to CAPTURE_RETRIES
  * times, then recorded as too large. */
@@ -120,7 +143,7 @@ void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
     g_gated = g_ct.cfg.filter.trigger != NULL;
     g_mode = mode;
     g_naive = naive;
-    ct_tbuf_setup(ring_kb, lossy);
+    ct_tbuf_setup(ring_kb, lossy, sizeof(elt_thread));
     pthread_key_create(&g_thread_key, thread_exit);
     ULONG len_off = 8, buf_off = 12;
     ICorProfilerInfo *info = g_ct.info;
@@ -151,7 +174,7 @@ void ct_hooks_close(void)
      * something this thread holds) is left alone. */
     uint64_t start = ct_mono_raw_ns();
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
-        while (atomic_load_explicit(&b->busy, memory_order_acquire) &&
+        while (atomic_load_explicit(&E(b)->busy, memory_order_acquire) &&
                ct_mono_raw_ns() - start < CT_QUIESCE_WAIT_NS)
             nanosleep(&(struct timespec){0, CT_QUIESCE_POLL_NS}, NULL);
 }
@@ -176,8 +199,8 @@ static ct_tbuf *thread_new(void)
             void *addr = NULL;
             size_t size = 0;
             if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-                b->stack_lo = (uintptr_t)addr;
-                b->stack_hi = (uintptr_t)addr + size;
+                E(b)->stack_lo = (uintptr_t)addr;
+                E(b)->stack_hi = (uintptr_t)addr + size;
             }
             pthread_attr_destroy(&attr);
         }
@@ -199,32 +222,32 @@ static inline ct_tbuf *thread_self(void)
  * recorded. */
 static inline void frame_open(ct_tbuf *b, uint64_t key, int dropped, uintptr_t caller_sp)
 {
-    uint32_t d = b->depth++;
+    uint32_t d = E(b)->depth++;
     if (d < CT_DROP_TRACK_FRAMES) {
-        b->frame_keys[d] = key;
-        b->frame_sp[d] = caller_sp;
+        E(b)->frame_keys[d] = key;
+        E(b)->frame_sp[d] = caller_sp;
         if (g_gated && key && ((const ct_function *)(uintptr_t)key)->trigger)
-            b->gate++;
+            E(b)->gate++;
         uint64_t bit = 1ull << (d % 64);
         if (dropped)
-            b->dropped_frames[d / 64] |= bit;
+            E(b)->dropped_frames[d / 64] |= bit;
         else
-            b->dropped_frames[d / 64] &= ~bit;
+            E(b)->dropped_frames[d / 64] &= ~bit;
     }
 }
 
 /* A frame closes; returns 1 when its enter event was dropped (so is this). */
 static inline int frame_close(ct_tbuf *b)
 {
-    if (!b->depth)
+    if (!E(b)->depth)
         return 0;
-    uint32_t d = --b->depth;
+    uint32_t d = --E(b)->depth;
     if (d >= CT_DROP_TRACK_FRAMES)
         return 0;
-    uint64_t key = b->frame_keys[d];
-    if (g_gated && key && b->gate && ((const ct_function *)(uintptr_t)key)->trigger)
-        b->gate--;
-    return b->dropped_frames[d / 64] >> (d % 64) & 1;
+    uint64_t key = E(b)->frame_keys[d];
+    if (g_gated && key && E(b)->gate && ((const ct_function *)(uintptr_t)key)->trigger)
+        E(b)->gate--;
+    return E(b)->dropped_frames[d / 64] >> (d % 64) & 1;
 }
 
 /* Copies a built record into the ring; 1, or 0 when it was dropped. */
@@ -234,13 +257,13 @@ static int emit(ct_tbuf *b, const uint8_t *rec, size_t len)
         ct_writer_naive_event(rec, len);
         return 1;
     }
-    uint8_t *p = ct_tbuf_reserve(b, len);
+    uint8_t *p = ct_ring_reserve(&b->ring, len);
     if (!p) {
         ct_tbuf_count_drop(b, 1);
         return 0;
     }
     memcpy(p, rec, len);
-    ct_tbuf_commit(b, len);
+    ct_ring_commit(&b->ring, len);
     return 1;
 }
 
@@ -264,8 +287,8 @@ static uint64_t class_of(void *ctx, uint64_t object)
     uintptr_t mt;
     memcpy(&mt, (const void *)(uintptr_t)object, sizeof mt);
     size_t slot = (mt >> 4) & (CT_CLASS_CACHE - 1);
-    if (mt && b->class_cache[slot].mt == mt)
-        return b->class_cache[slot].cls;
+    if (mt && E(b)->class_cache[slot].mt == mt)
+        return E(b)->class_cache[slot].cls;
     ClassID cls = 0;
     ICorProfilerInfo *info = g_ct.info;
     if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)))
@@ -273,8 +296,8 @@ static uint64_t class_of(void *ctx, uint64_t object)
     if (cls && !__atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED))
         note_string_class(cls);
     if (mt && cls) {
-        b->class_cache[slot].mt = mt;
-        b->class_cache[slot].cls = cls;
+        E(b)->class_cache[slot].mt = mt;
+        E(b)->class_cache[slot].cls = cls;
     }
     return cls;
 }
@@ -332,11 +355,11 @@ static const void *byref_source(ct_tbuf *b, const ct_plan *target, uintptr_t add
         n = 8;
     if (!addr || n == 0)
         return NULL;
-    if (addr >= b->stack_lo && addr < b->stack_hi && n <= b->stack_hi - addr)
+    if (addr >= E(b)->stack_lo && addr < E(b)->stack_hi && n <= E(b)->stack_hi - addr)
         return (const void *)addr;
-    if (n > CT_BOUNCE_BYTES || !ct_plan_is_flat(target, 1) || checked_copy(b->bounce, addr, n))
+    if (n > CT_BOUNCE_BYTES || !ct_plan_is_flat(target, 1) || checked_copy(E(b)->bounce, addr, n))
         return NULL;
-    return b->bounce;
+    return E(b)->bounce;
 }
 
 /* Appends one value to the event being built in w. */
@@ -455,8 +478,8 @@ static int capture_args(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbu
     }
     ct_argmap_snapshot *snap = NULL;
     if (ct_argmap_learning_enter(f)) {
-        snap = &b->snap;
-        ct_argmap_snap(snap, elt, b->stack_hi);
+        snap = &E(b)->snap;
+        ct_argmap_snap(snap, elt, E(b)->stack_hi);
     }
     ICorProfilerInfo *info = g_ct.info;
     /* Learn the size once per function: a first call with a zero size (and
@@ -500,7 +523,7 @@ static int capture_args(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbu
  * the largest record in one piece, else in the thread's scratch buffer. */
 static inline uint8_t *build_area(ct_tbuf *b, int *inplace)
 {
-    uint8_t *p = g_naive ? NULL : ct_tbuf_inplace(b);
+    uint8_t *p = g_naive ? NULL : ct_ring_inplace(&b->ring);
     *inplace = p != NULL;
     return p ? p : b->scratch;
 }
@@ -509,7 +532,7 @@ static inline uint8_t *build_area(ct_tbuf *b, int *inplace)
 static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
 {
     if (inplace) {
-        ct_tbuf_commit(b, w->len);
+        ct_ring_commit(&b->ring, w->len);
         return 1;
     }
     return emit(b, w->p, w->len);
@@ -547,10 +570,10 @@ static inline uintptr_t caller_sp(const ct_tbuf *b, COR_PRF_ELT_INFO elt)
     memcpy(&data, (const void *)(uintptr_t)elt, sizeof data);
     /* The helper's data is in its frame, above the handle; the caller SP
      * above both, inside this thread's stack, aligned. */
-    if (data <= (uintptr_t)elt || data >= b->stack_hi - ELT_CALLER_SP_OFFSET - sizeof sp)
+    if (data <= (uintptr_t)elt || data >= E(b)->stack_hi - ELT_CALLER_SP_OFFSET - sizeof sp)
         return 0;
     memcpy(&sp, (const void *)(data + ELT_CALLER_SP_OFFSET), sizeof sp);
-    if (sp <= data || sp > b->stack_hi || (sp & 7))
+    if (sp <= data || sp > E(b)->stack_hi || (sp & 7))
         return 0;
     return sp;
 }
@@ -564,12 +587,12 @@ static void close_frames_left(ct_tbuf *b, uintptr_t csp)
     if (!csp)
         return;
     uint64_t now = 0;
-    while (b->depth && b->depth <= CT_DROP_TRACK_FRAMES) {
-        uint32_t d = b->depth - 1;
-        uintptr_t sp = b->frame_sp[d];
+    while (E(b)->depth && E(b)->depth <= CT_DROP_TRACK_FRAMES) {
+        uint32_t d = E(b)->depth - 1;
+        uintptr_t sp = E(b)->frame_sp[d];
         if (!sp || sp > csp)
             break;
-        uint64_t key = b->frame_keys[d];
+        uint64_t key = E(b)->frame_keys[d];
         if (!now)
             now = ct_now_ns();
         if (frame_close(b))
@@ -588,12 +611,12 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     ct_tbuf *b = thread_self();
     if (!b)
         return;
-    if (atomic_load_explicit(&b->busy, memory_order_relaxed)) {
+    if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed)) {
         /* Re-entered (the runtime ran managed code inside our hook). */
         ct_tbuf_count_drop(b, 1);
         return;
     }
-    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    atomic_store_explicit(&E(b)->busy, 1, memory_order_relaxed);
     uintptr_t csp = caller_sp(b, elt);
     close_frames_left(b, csp);
     uint64_t key = (uint64_t)(uintptr_t)f;
@@ -601,22 +624,22 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     uint8_t *area = build_area(b, &inplace);
     ct_wbuf w;
     ct_event_mark m;
-    ct_wbuf_init(&w, area, b->record_max);
+    ct_wbuf_init(&w, area, b->ring.record_max);
     ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
-    if (f->values && (!g_gated || b->gate || f->trigger) && !capture_args(b, f, elt, &w, &m)) {
+    if (f->values && (!g_gated || E(b)->gate || f->trigger) && !capture_args(b, f, elt, &w, &m)) {
         /* Start again without values. */
-        ct_wbuf_init(&w, area, b->record_max);
+        ct_wbuf_init(&w, area, b->ring.record_max);
         ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
     }
     /* Timed from here: the hook's own work is not the callee's. */
     ct_event_set_time(&w, &m, ct_now_ns());
     if (ct_event_end(&w, &m) != CT_TRACE_OK) {
-        ct_wbuf_init(&w, area, b->record_max);
+        ct_wbuf_init(&w, area, b->ring.record_max);
         ct_event_begin(&w, CT_REC_ENTER, ct_now_ns(), b->tid, key, &m);
         ct_event_end(&w, &m);
     }
     frame_open(b, key, !finish_record(b, &w, inplace), csp);
-    atomic_store_explicit(&b->busy, 0, memory_order_release);
+    atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
 /* The common start of a slow-path event that closes a frame (leave,
@@ -630,11 +653,11 @@ static inline ct_tbuf *close_event_begin(void)
     ct_tbuf *b = thread_self();
     if (!b)
         return NULL;
-    if (atomic_load_explicit(&b->busy, memory_order_relaxed) || frame_close(b)) {
+    if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed) || frame_close(b)) {
         ct_tbuf_count_drop(b, 1);
         return NULL;
     }
-    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    atomic_store_explicit(&E(b)->busy, 1, memory_order_relaxed);
     return b;
 }
 
@@ -653,9 +676,9 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     uint8_t *area = build_area(b, &inplace);
     ct_wbuf w;
     ct_event_mark m;
-    ct_wbuf_init(&w, area, b->record_max);
+    ct_wbuf_init(&w, area, b->ring.record_max);
     ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
-    if (f->values && f->has_ret && (!g_gated || b->gate || f->trigger)) {
+    if (f->values && f->has_ret && (!g_gated || E(b)->gate || f->trigger)) {
         ICorProfilerInfo *info = g_ct.info;
         COR_PRF_FRAME_INFO frame = 0;
         COR_PRF_FUNCTION_ARGUMENT_RANGE range = {0, 0};
@@ -664,8 +687,8 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         } else {
             ct_argmap_snapshot *snap = NULL;
             if (ct_argmap_learning_leave(f)) {
-                snap = &b->snap;
-                ct_argmap_snap(snap, elt, b->stack_hi);
+                snap = &E(b)->snap;
+                ct_argmap_snap(snap, elt, E(b)->stack_hi);
             }
             if (SUCCEEDED(info->lpVtbl->GetFunctionLeave3Info(info, f->id, elt, &frame, &range))) {
                 if (snap)
@@ -676,12 +699,12 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         }
     }
     if (ct_event_end(&w, &m) != CT_TRACE_OK) {
-        ct_wbuf_init(&w, area, b->record_max);
+        ct_wbuf_init(&w, area, b->ring.record_max);
         ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
         ct_event_end(&w, &m);
     }
     finish_record(b, &w, inplace);
-    atomic_store_explicit(&b->busy, 0, memory_order_release);
+    atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
 /* A record without values (tail call, unwind; the fast path's events). */
@@ -701,7 +724,7 @@ static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key
             frame_open(b, key, 0, 0);
         return;
     }
-    p = ct_tbuf_reserve(b, CT_EVENT_BASE_BYTES);
+    p = ct_ring_reserve(&b->ring, CT_EVENT_BASE_BYTES);
     if (!p) {
         ct_tbuf_count_drop(b, 1);
         if (type == CT_REC_ENTER)
@@ -715,7 +738,7 @@ static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key
     memcpy(p + 8, &now, 8);
     memcpy(p + 16, &b->tid, 8);
     memcpy(p + 24, &key, 8);
-    ct_tbuf_commit(b, CT_EVENT_BASE_BYTES);
+    ct_ring_commit(&b->ring, CT_EVENT_BASE_BYTES);
     if (type == CT_REC_ENTER)
         frame_open(b, key, 0, 0);
 }
@@ -793,11 +816,11 @@ static const ct_function *traced_function(FunctionID id)
  * is not among the frames whose keys are kept. */
 static uint32_t frame_depth_of(const ct_tbuf *b, uint64_t key)
 {
-    uint32_t d = b->depth;
+    uint32_t d = E(b)->depth;
     if (d > CT_DROP_TRACK_FRAMES)
         return d;
     for (uint32_t i = d; i-- > 0;)
-        if (b->frame_keys[i] == key)
+        if (E(b)->frame_keys[i] == key)
             return i + 1;
     return d;
 }
@@ -808,22 +831,22 @@ static uint32_t frame_depth_of(const ct_tbuf *b, uint64_t key)
  * the one frame an unwind leave closes). */
 static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now)
 {
-    if (depth == CT_EH_NONE || b->depth <= depth || !recording() ||
-        atomic_load_explicit(&b->busy, memory_order_relaxed))
+    if (depth == CT_EH_NONE || E(b)->depth <= depth || !recording() ||
+        atomic_load_explicit(&E(b)->busy, memory_order_relaxed))
         return;
-    atomic_store_explicit(&b->busy, 1, memory_order_relaxed);
+    atomic_store_explicit(&E(b)->busy, 1, memory_order_relaxed);
     uint64_t deep_key = 0;
-    if (b->depth > CT_DROP_TRACK_FRAMES)
+    if (E(b)->depth > CT_DROP_TRACK_FRAMES)
         deep_key = (uint64_t)(uintptr_t)traced_function(fid);
-    while (b->depth > depth) {
-        uint32_t d = b->depth - 1;
-        uint64_t key = d < CT_DROP_TRACK_FRAMES ? b->frame_keys[d] : deep_key;
+    while (E(b)->depth > depth) {
+        uint32_t d = E(b)->depth - 1;
+        uint64_t key = d < CT_DROP_TRACK_FRAMES ? E(b)->frame_keys[d] : deep_key;
         if (frame_close(b) || !key)
             ct_tbuf_count_drop(b, 1);
         else
             plain_event(b, CT_REC_UNWIND, now, key);
     }
-    atomic_store_explicit(&b->busy, 0, memory_order_release);
+    atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
 void ct_ex_thrown(void)
@@ -854,7 +877,7 @@ void ct_ex_filter_enter(void)
 {
     EH_LOG("filter", NULL);
     ct_tbuf *b = t_self;
-    ct_eh_filter_enter(&t_eh, b ? b->depth : 0);
+    ct_eh_filter_enter(&t_eh, b ? E(b)->depth : 0);
 }
 
 void ct_ex_filter_leave(void)
@@ -873,7 +896,7 @@ void ct_ex_unwind_function_enter(FunctionID id)
     uint64_t now = ct_now_ns();
     ct_tbuf *b = t_self;
     const ct_function *f = b ? traced_function(id) : NULL;
-    uint32_t depth = !b ? 0 : f ? frame_depth_of(b, (uint64_t)(uintptr_t)f) : b->depth;
+    uint32_t depth = !b ? 0 : f ? frame_depth_of(b, (uint64_t)(uintptr_t)f) : E(b)->depth;
     if (!ct_eh_unwind_enter(&t_eh, id, f != NULL, depth))
         return;
     /* The outermost managed frame of an unhandled exception: the runtime

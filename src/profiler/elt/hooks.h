@@ -16,6 +16,17 @@
 
 #include "corprof_decls.h"
 
+/* Each thread's engine state (hooks.c, in its buffer's engine area):
+ * open frames are remembered up to CT_DROP_TRACK_FRAMES deep (whether
+ * their enter event was dropped, so their leave is dropped too and the call
+ * tree stays whole; their function, so the frames an exception leaves close
+ * with theirs; their caller's SP, for tail calls); a byref target is copied
+ * through a checked read of at most CT_BOUNCE_BYTES; CT_CLASS_CACHE entries
+ * (a power of two) cache object classes (method table -> ClassID). */
+#define CT_DROP_TRACK_FRAMES 4096
+#define CT_BOUNCE_BYTES 4096
+#define CT_CLASS_CACHE 64
+
 /* At Shutdown, how long to wait for hooks still running on other threads
  * after recording stopped (polled every CT_QUIESCE_POLL_NS). */
 #define CT_QUIESCE_WAIT_NS 200000000ull
