@@ -1,5 +1,5 @@
 /* Reading a binary trace for replay, report and dump: the file is mapped
- * whole and walked with the bounds-checked reader (src/trace/event.c). */
+ * whole and walked with the bounds-checked reader (src/trace/event_read.c). */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>

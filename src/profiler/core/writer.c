@@ -282,7 +282,7 @@ static void submit(fnq_node *node)
     enqueue(node);
 }
 
-void ct_writer_define(const ct_function *f)
+void ct_writer_define(const ct_mapped_fn *f)
 {
     if (!atomic_load(&g_started) || atomic_load(&g_stopping))
         return;
@@ -411,7 +411,7 @@ static void process_event(const uint8_t *p, size_t len)
         rec.tid = rd64(p + 16);
     }
     if (valued) {
-        const ct_function *f = (const ct_function *)(uintptr_t)rec.key;
+        const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)rec.key;
         size_t pos = 0;
         const uint8_t *v;
         uint32_t vl;

@@ -66,7 +66,7 @@ int ct_writer_start(const ct_writer_config *c);
 
 /* Queues the FUNCTION record of f (at map time, and again when its late
  * plans are bound). */
-void ct_writer_define(const ct_function *f);
+void ct_writer_define(const ct_mapped_fn *f);
 
 /* Queues a THREAD record: OS thread tid is named name (threads.c). */
 void ct_writer_thread(uint64_t tid, const char *name);

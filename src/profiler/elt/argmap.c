@@ -63,14 +63,14 @@ static int is_float(const ct_plan *p)
     return p->kind == CT_V_R4 || p->kind == CT_V_R8;
 }
 
-static int has_this(const ct_function *f)
+static int has_this(const ct_mapped_fn *f)
 {
     return f->nargs && !strcmp(f->args[0].label, "this=");
 }
 
 /* No hidden argument can come first: not generic code (an instantiation
  * argument), no struct returned through a buffer. */
-static int plain(const ct_function *f)
+static int plain(const ct_mapped_fn *f)
 {
     if (f->late || strchr(f->display, '<'))
         return 0;
@@ -93,21 +93,27 @@ static int snap_has(const ct_argmap_snapshot *s, long off, uintptr_t addr, uint3
            !memcmp(s->bytes + off, (const void *)addr, len);
 }
 
-int ct_argmap_learning_enter(const ct_function *f)
+int ct_argmap_learning_enter(const ct_mapped_fn *f)
 {
-    int st = atomic_load_explicit(&((ct_function *)f)->enter_map, memory_order_relaxed);
+    if (!CT_ARGMAP_LAYOUT)
+        return 0;
+    int st = atomic_load_explicit(&((ct_mapped_fn *)f)->enter_map, memory_order_relaxed);
     return st >= 0 && st < CT_ARGMAP_LEARN_CALLS;
 }
 
-int ct_argmap_learning_leave(const ct_function *f)
+int ct_argmap_learning_leave(const ct_mapped_fn *f)
 {
-    int st = atomic_load_explicit(&((ct_function *)f)->leave_map, memory_order_relaxed);
+    if (!CT_ARGMAP_LAYOUT)
+        return 0;
+    int st = atomic_load_explicit(&((ct_mapped_fn *)f)->leave_map, memory_order_relaxed);
     return st >= 0 && st < CT_ARGMAP_LEARN_CALLS;
 }
 
-void ct_argmap_learn_enter(ct_function *f, const ct_argmap_snapshot *s,
+void ct_argmap_learn_enter(ct_mapped_fn *f, const ct_argmap_snapshot *s,
                            const COR_PRF_FUNCTION_ARGUMENT_INFO *info)
 {
+    if (!CT_ARGMAP_LAYOUT)
+        return;
     uint32_t n = info->numRanges;
     if (n != f->nargs || n > ARGMAP_MAX_ARGS) {
         atomic_store(&f->enter_map, DISABLED);
@@ -180,13 +186,15 @@ void ct_argmap_learn_enter(ct_function *f, const ct_argmap_snapshot *s,
         ;
 }
 
-int ct_argmap_enter(const ct_function *f, COR_PRF_ELT_INFO elt,
+int ct_argmap_enter(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt,
                     COR_PRF_FUNCTION_ARGUMENT_RANGE *ranges)
 {
-    if (atomic_load_explicit(&((ct_function *)f)->enter_map, memory_order_acquire) !=
+    if (!CT_ARGMAP_LAYOUT)
+        return 0;
+    if (atomic_load_explicit(&((ct_mapped_fn *)f)->enter_map, memory_order_acquire) !=
         CT_ARGMAP_LEARN_CALLS)
         return 0;
-    const uint32_t *locs = atomic_load_explicit(&((ct_function *)f)->enter_locs,
+    const uint32_t *locs = atomic_load_explicit(&((ct_mapped_fn *)f)->enter_locs,
                                                 memory_order_acquire);
     int rdi = slot_get(&g_rdi);
     for (uint32_t i = 0; i < f->nargs; i++) {
@@ -200,9 +208,11 @@ int ct_argmap_enter(const ct_function *f, COR_PRF_ELT_INFO elt,
     return 1;
 }
 
-void ct_argmap_learn_leave(ct_function *f, const ct_argmap_snapshot *s,
+void ct_argmap_learn_leave(ct_mapped_fn *f, const ct_argmap_snapshot *s,
                            const COR_PRF_FUNCTION_ARGUMENT_RANGE *range)
 {
+    if (!CT_ARGMAP_LAYOUT)
+        return;
     const ct_plan *p = ct_arg_plan(f, f->nargs);
     uintptr_t addr = range->startAddress;
     uint32_t len = range->length, loc;
@@ -238,13 +248,15 @@ void ct_argmap_learn_leave(ct_function *f, const ct_argmap_snapshot *s,
         ;
 }
 
-int ct_argmap_leave(const ct_function *f, COR_PRF_ELT_INFO elt,
+int ct_argmap_leave(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt,
                     COR_PRF_FUNCTION_ARGUMENT_RANGE *range)
 {
-    if (atomic_load_explicit(&((ct_function *)f)->leave_map, memory_order_acquire) !=
+    if (!CT_ARGMAP_LAYOUT)
+        return 0;
+    if (atomic_load_explicit(&((ct_mapped_fn *)f)->leave_map, memory_order_acquire) !=
         CT_ARGMAP_LEARN_CALLS)
         return 0;
-    uint32_t loc = atomic_load_explicit(&((ct_function *)f)->leave_loc, memory_order_relaxed);
+    uint32_t loc = atomic_load_explicit(&((ct_mapped_fn *)f)->leave_loc, memory_order_relaxed);
     uint32_t off = loc & 0xFFFFu;
     if (loc & LOC_FLT0) {
         int rax = slot_get(&g_leave_rax);

@@ -49,6 +49,16 @@
 /* Functions that agree on a global register slot before it is trusted. */
 #define CT_ARGMAP_SLOT_VOTES 2
 
+/* The layout above is amd64's (System V): there the hooks learn argument
+ * locations and read them directly. On any other architecture argmap learns
+ * nothing and every call asks the runtime (GetFunctionEnter3Info /
+ * GetFunctionLeave3Info): slower, never wrong. */
+#if defined(__x86_64__)
+#define CT_ARGMAP_LAYOUT 1
+#else
+#define CT_ARGMAP_LAYOUT 0
+#endif
+
 typedef struct ct_argmap_snapshot {
     uintptr_t elt;
     size_t len;                     /* bytes copied (the window, or less at the stack's end) */
@@ -61,19 +71,19 @@ void ct_argmap_snap(ct_argmap_snapshot *s, COR_PRF_ELT_INFO elt, uintptr_t stack
 
 /* Enter: 1 and the ranges of f's arguments when they can be read without
  * asking; 0 to ask (and then call ct_argmap_learn_enter). */
-int ct_argmap_enter(const ct_function *f, COR_PRF_ELT_INFO elt,
+int ct_argmap_enter(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt,
                     COR_PRF_FUNCTION_ARGUMENT_RANGE *ranges);
-void ct_argmap_learn_enter(ct_function *f, const ct_argmap_snapshot *s,
+void ct_argmap_learn_enter(ct_mapped_fn *f, const ct_argmap_snapshot *s,
                            const COR_PRF_FUNCTION_ARGUMENT_INFO *info);
 
 /* Leave: the same for the return value. */
-int ct_argmap_leave(const ct_function *f, COR_PRF_ELT_INFO elt,
+int ct_argmap_leave(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt,
                     COR_PRF_FUNCTION_ARGUMENT_RANGE *range);
-void ct_argmap_learn_leave(ct_function *f, const ct_argmap_snapshot *s,
+void ct_argmap_learn_leave(ct_mapped_fn *f, const ct_argmap_snapshot *s,
                            const COR_PRF_FUNCTION_ARGUMENT_RANGE *range);
 
 /* 1 while f still asks the runtime and learns (the caller snapshots first). */
-int ct_argmap_learning_enter(const ct_function *f);
-int ct_argmap_learning_leave(const ct_function *f);
+int ct_argmap_learning_enter(const ct_mapped_fn *f);
+int ct_argmap_learning_leave(const ct_mapped_fn *f);
 
 #endif

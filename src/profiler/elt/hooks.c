@@ -103,7 +103,7 @@ static void eh_log(const char *what, const char *name)
 }
 static const char *eh_name(FunctionID id)
 {
-    const ct_function *f = ct_registry_find(id);
+    const ct_mapped_fn *f = ct_registry_find(id);
     return f ? f->name : "?";
 }
 #define EH_LOG(what, name) eh_log(what, name)
@@ -111,7 +111,7 @@ static const char *eh_name(FunctionID id)
 #define EH_LOG(what, name) ((void)0)
 #endif
 
-void ct_hooks_watch_unhandled(const ct_function *f)
+void ct_hooks_watch_unhandled(const ct_mapped_fn *f)
 {
     atomic_store(&g_watch_unhandled, (uintptr_t)f);
 }
@@ -124,7 +124,7 @@ static inline int watched(uintptr_t id, int enter)
         return 0;
     if (enter)
         on_unhandled();
-    return !((const ct_function *)id)->hooked;
+    return !((const ct_mapped_fn *)id)->hooked;
 }
 
 /* ------------------------------------------------------------- threads */
@@ -226,7 +226,7 @@ static inline void frame_open(ct_tbuf *b, uint64_t key, int dropped, uintptr_t c
     if (d < CT_DROP_TRACK_FRAMES) {
         E(b)->frame_keys[d] = key;
         E(b)->frame_sp[d] = caller_sp;
-        if (g_gated && key && ((const ct_function *)(uintptr_t)key)->trigger)
+        if (g_gated && key && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
             E(b)->gate++;
         uint64_t bit = 1ull << (d % 64);
         if (dropped)
@@ -245,7 +245,7 @@ static inline int frame_close(ct_tbuf *b)
     if (d >= CT_DROP_TRACK_FRAMES)
         return 0;
     uint64_t key = E(b)->frame_keys[d];
-    if (g_gated && key && E(b)->gate && ((const ct_function *)(uintptr_t)key)->trigger)
+    if (g_gated && key && E(b)->gate && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
         E(b)->gate--;
     return E(b)->dropped_frames[d / 64] >> (d % 64) & 1;
 }
@@ -436,7 +436,7 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
  * struct's address, or the object reference of a class) points to. The
  * runtime hands MoveNext a valid state machine, boxed or on the stack, and
  * holds it still during the hook. 0 when the runtime gave no range. */
-static int capture_state_machine(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
+static int capture_state_machine(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
                                  ct_event_mark *m)
 {
     ICorProfilerInfo *info = g_ct.info;
@@ -464,7 +464,7 @@ static int capture_state_machine(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO el
 
 /* The argument values of the call into w; 0 when the runtime gave none
  * (the event then has no values and reads "(?)"). */
-static int capture_args(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
+static int capture_args(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
                         ct_event_mark *m)
 {
     if (f->sm_offsets)
@@ -507,7 +507,7 @@ static int capture_args(ct_tbuf *b, ct_function *f, COR_PRF_ELT_INFO elt, ct_wbu
         return 0;
     /* Shared generic code: the plans come from the first call's frame; the
      * function's record is written again with them. */
-    if (f->late && atomic_load(&f->late_state) == 0 && ct_plan_late(f, frame))
+    if (f->late && atomic_load(&f->late_state) == CT_LATE_UNBOUND && ct_plan_late(f, frame))
         ct_writer_define(f);
     if (snap)
         ct_argmap_learn_enter(f, snap, &args.info);
@@ -566,6 +566,13 @@ static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
 
 static inline uintptr_t caller_sp(const ct_tbuf *b, COR_PRF_ELT_INFO elt)
 {
+#if !defined(__x86_64__)
+    /* Another helper frame layout: not known, so frames are never closed
+     * this way (tail calls then read as unfinished frames). */
+    (void)b;
+    (void)elt;
+    return 0;
+#endif
     uintptr_t data, sp;
     memcpy(&data, (const void *)(uintptr_t)elt, sizeof data);
     /* The helper's data is in its frame, above the handle; the caller SP
@@ -606,7 +613,7 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     if (!recording() || watched(id.clientID, 1))
         return;
-    ct_function *f = (ct_function *)id.clientID;
+    ct_mapped_fn *f = (ct_mapped_fn *)id.clientID;
     EH_LOG("enter", f->name);
     ct_tbuf *b = thread_self();
     if (!b)
@@ -664,7 +671,7 @@ static inline ct_tbuf *close_event_begin(void)
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     uint64_t now = ct_now_ns();
-    ct_function *f = (ct_function *)id.clientID;
+    ct_mapped_fn *f = (ct_mapped_fn *)id.clientID;
     if (watched(id.clientID, 0))
         return;
     EH_LOG("leave", f->name);
@@ -805,9 +812,9 @@ void ct_hooks_on_fatal(void (*fn)(void))
 }
 
 /* The record of FunctionID id when it is traced, else NULL. */
-static const ct_function *traced_function(FunctionID id)
+static const ct_mapped_fn *traced_function(FunctionID id)
 {
-    const ct_function *f = ct_registry_find(id);
+    const ct_mapped_fn *f = ct_registry_find(id);
     return f && f->hooked ? f : NULL;
 }
 
@@ -895,7 +902,7 @@ void ct_ex_unwind_function_enter(FunctionID id)
     EH_LOG("unwind", eh_name(id));
     uint64_t now = ct_now_ns();
     ct_tbuf *b = t_self;
-    const ct_function *f = b ? traced_function(id) : NULL;
+    const ct_mapped_fn *f = b ? traced_function(id) : NULL;
     uint32_t depth = !b ? 0 : f ? frame_depth_of(b, (uint64_t)(uintptr_t)f) : E(b)->depth;
     if (!ct_eh_unwind_enter(&t_eh, id, f != NULL, depth))
         return;

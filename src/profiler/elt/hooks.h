@@ -83,7 +83,7 @@ void ct_hooks_on_fatal(void (*fn)(void));
 /* Watch f (AppContext.OnUnhandledException): hooked without being traced,
  * its enter hook tells the exception model that the runtime has found an
  * exception unhandled (registry.c). */
-struct ct_function;
-void ct_hooks_watch_unhandled(const struct ct_function *f);
+struct ct_mapped_fn;
+void ct_hooks_watch_unhandled(const struct ct_mapped_fn *f);
 
 #endif

@@ -1103,7 +1103,7 @@ static int session_open(session *s)
     return 0;
 }
 
-int ct_plan_function(ct_function *f, const ct_method_info *mi)
+int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
 {
     char display[DISPLAY_MAX];
     build_display(mi, display, sizeof display);
@@ -1314,7 +1314,7 @@ static uint32_t name_arity(const char *name)
     return tick ? (uint32_t)strtoul(tick + 1, NULL, 10) : 0;
 }
 
-int ct_plan_state_machine(ct_function *f, const ct_method_info *mi)
+int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
 {
     const ct_module *m = mi->module;
     if (!m || !m->mdi || strcmp(mi->method_name, "MoveNext"))
@@ -1482,10 +1482,10 @@ static void canonicalize(ClassID *args, uint32_t n)
     }
 }
 
-int ct_plan_late(ct_function *f, COR_PRF_FRAME_INFO frame)
+int ct_plan_late(ct_mapped_fn *f, COR_PRF_FRAME_INFO frame)
 {
-    int expected = 0;
-    if (!f->late || !atomic_compare_exchange_strong(&f->late_state, &expected, 1))
+    int expected = CT_LATE_UNBOUND;
+    if (!f->late || !atomic_compare_exchange_strong(&f->late_state, &expected, CT_LATE_BINDING))
         return 0;
     ICorProfilerInfo *info = g_ct.info;
     const ct_late *l = f->late;
@@ -1577,6 +1577,6 @@ done:
     }
     free(c);
     free(ss.mem);
-    atomic_store(&f->late_state, 2);
+    atomic_store(&f->late_state, CT_LATE_BOUND);
     return 1;
 }

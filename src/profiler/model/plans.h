@@ -58,7 +58,7 @@ typedef struct ct_method_info {
 /* Fills f->display, the labels and plans. Returns 0, or -1 when the
  * signature cannot be read (f->values stays 0). Called from the mapper
  * (preemptive mode: may load types). */
-int ct_plan_function(ct_function *f, const ct_method_info *mi);
+int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi);
 
 /* When f is the MoveNext of a compiler-generated state machine (an async
  * method, an iterator, an async iterator: a type "<Name>d__N" nested in the
@@ -70,21 +70,21 @@ int ct_plan_function(ct_function *f, const ct_method_info *mi);
  * (without signatures: the name only). Returns 0 then; -1 for any other
  * function, or when values are wanted and the state machine's class is not
  * known exactly (shared generic code): f is then planned as itself. */
-int ct_plan_state_machine(ct_function *f, const ct_method_info *mi);
+int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi);
 
 /* Binds the late plans of f at its first call, from the exact instantiation
  * the frame reveals. Called from the enter hook: loads nothing; whatever
  * needs a type load is captured by range instead. Returns 1 when this call
  * bound them (the caller writes the function's record again), else 0. */
-int ct_plan_late(ct_function *f, COR_PRF_FRAME_INFO frame);
+int ct_plan_late(ct_mapped_fn *f, COR_PRF_FRAME_INFO frame);
 
 /* A plan's effective value for argument i (nargs: the return value). */
-static inline const ct_plan *ct_arg_plan(const ct_function *f, uint32_t i)
+static inline const ct_plan *ct_arg_plan(const ct_mapped_fn *f, uint32_t i)
 {
     const ct_plan *p = i < f->nargs ? f->args[i].plan : f->ret;
     if (p)
         return p;
-    const ct_plan *const *late = atomic_load_explicit(&((ct_function *)f)->late_plans,
+    const ct_plan *const *late = atomic_load_explicit(&((ct_mapped_fn *)f)->late_plans,
                                                       memory_order_acquire);
     return late && late[i] ? late[i] : &ct_plan_by_range;
 }

@@ -49,10 +49,10 @@ static int name_is_framework(const char *name)
 
 /* Everything the record needs, from metadata and the runtime. Called
  * without g_lock held: it calls back into the runtime. */
-static ct_function *build_function(FunctionID id)
+static ct_mapped_fn *build_function(FunctionID id)
 {
     ICorProfilerInfo *info = g_ct.info;
-    ct_function *f = ct_perm_alloc(sizeof *f);
+    ct_mapped_fn *f = ct_perm_alloc(sizeof *f);
     if (!f)
         return NULL;
     f->id = id;
@@ -137,11 +137,11 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     (void)client_data;
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    ct_function *f = ct_map_get(&g_functions, key);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
 
     if (!f) {
-        ct_function *mine = build_function(id);
+        ct_mapped_fn *mine = build_function(id);
         if (!mine) {
             /* Out of memory: no hooks. The return value must not be 0. */
             *hook = 0;
@@ -173,11 +173,11 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     return (UINT_PTR)f;
 }
 
-const ct_function *ct_registry_find(FunctionID id)
+const ct_mapped_fn *ct_registry_find(FunctionID id)
 {
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    const ct_function *f = ct_map_get(&g_functions, key);
+    const ct_mapped_fn *f = ct_map_get(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
     return f;
 }
@@ -189,7 +189,7 @@ void ct_registry_counts(unsigned long *mapped, unsigned long *hooked)
 }
 
 typedef struct each_ctx {
-    void (*fn)(void *ctx, const ct_function *f);
+    void (*fn)(void *ctx, const ct_mapped_fn *f);
     void *ctx;
 } each_ctx;
 
@@ -200,7 +200,7 @@ static void each_entry(void *ctx, ct_key key, void *value)
     e->fn(e->ctx, value);
 }
 
-void ct_registry_each(void (*fn)(void *ctx, const ct_function *f), void *ctx)
+void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx)
 {
     each_ctx e = {fn, ctx};
     pthread_mutex_lock(&g_lock);

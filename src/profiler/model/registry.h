@@ -31,7 +31,18 @@ typedef struct ct_late {
     uint32_t sig_len;
 } ct_late;
 
-typedef struct ct_function {
+/* Whether a function's late plans (those that need the runtime's view of
+ * its first call's frame) are bound. */
+typedef enum ct_late_state {
+    CT_LATE_UNBOUND = 0,
+    CT_LATE_BINDING = 1,  /* one thread binds them; the others go on without */
+    CT_LATE_BOUND = 2
+} ct_late_state;
+
+/* A function the runtime mapped (one per FunctionID), as the profiler
+ * knows it. (The CLI's ct_function, include/clrtrace/symbols.h, is what a
+ * trace's FUNCTION record says; this is its source.) */
+typedef struct ct_mapped_fn {
     FunctionID id;
     int hooked;                 /* passes the filter: traced */
     int watched;                /* hooked for the profiler's own use (hooks.h) */
@@ -57,7 +68,7 @@ typedef struct ct_function {
     const uint32_t *sm_offsets;
 
     const ct_late *late;        /* NULL when every plan is known */
-    atomic_int late_state;      /* 0 unbound, 1 binding, 2 bound */
+    atomic_int late_state;      /* a ct_late_state */
     _Atomic(const ct_plan *const *) late_plans; /* nargs + 1 (return) once bound */
 
     /* Where the arguments and the return value are (argmap.h): the learning
@@ -67,7 +78,7 @@ typedef struct ct_function {
     atomic_uint enter_tries;
     _Atomic(uint32_t *) enter_locs;
     atomic_uint leave_loc;
-} ct_function;
+} ct_mapped_fn;
 
 #define CT_SM_NO_FIELD UINT32_MAX
 
@@ -78,13 +89,13 @@ typedef struct ct_function {
 UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
 
 /* The record for id, or NULL when the mapper has not seen it. */
-const ct_function *ct_registry_find(FunctionID id);
+const ct_mapped_fn *ct_registry_find(FunctionID id);
 
 /* Counts for the closing lines. Atomic loads only: async-signal-safe. */
 void ct_registry_counts(unsigned long *mapped, unsigned long *hooked);
 
 /* Calls fn for every record. Holds the registry lock: fn must not call back
  * into the registry. */
-void ct_registry_each(void (*fn)(void *ctx, const ct_function *f), void *ctx);
+void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx);
 
 #endif
