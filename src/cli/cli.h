@@ -44,6 +44,15 @@ int cli_filter_option(const char *who, const char *a, const char *val, cli_filte
  * the option's bounds) into *num: 0, or -1 after one line ("clrtrace WHO: A
  * takes WHAT, not 'VAL'"). */
 int cli_setting_value(const char *who, const char *a, int id, const char *val, uint64_t *num);
+/* The options every offline command (replay, report, dump, info) shares
+ * and its one trace argument: takes argv[*i] (and its value: *i advances)
+ * as --pid (pid_all: "all" allowed), a tree filter into f (NULL: the
+ * command takes none), or the trace into *trace. Returns 1, or -1 after one
+ * usage-error line (an unknown option, a second trace, a bad value). */
+int cli_offline_arg(const char *who, int argc, char **argv, int *i, const char **trace,
+                    cli_filter *f, int pid_all);
+/* 0 when a trace was given, else -1 after one usage-error line. */
+int cli_offline_trace(const char *who, const char *trace);
 /* Appends a glob to a ':'-separated list: 0, or -1 when it is empty, has a
  * ':' or does not fit. */
 int cli_add_glob(char *list, size_t cap, const char *glob);

@@ -121,10 +121,6 @@ int cmd_dump(int argc, char **argv)
             f = CHROME;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
-        } else if (!strcmp(a, "--pid")) {
-            if (cli_select_pid("dump", i + 1 < argc ? argv[i + 1] : NULL, 0) < 0)
-                return 2;
-            i++;
         } else if (!strcmp(a, "--width") || !strcmp(a, "--title")) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a value", a);
@@ -139,16 +135,8 @@ int cmd_dump(int argc, char **argv)
                     return usage_error("--width '%s': a number of pixels is needed", v);
                 fo.width = (unsigned)n;
             }
-        } else if (cli_is_filter_option(a)) {
-            if (cli_filter_option("dump", a, argv[i + 1], &filter) < 0)
-                return 2;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
-        } else if (dir) {
-            return usage_error("one trace at a time ('%s')", a);
-        } else {
-            dir = a;
+        } else if (cli_offline_arg("dump", argc, argv, &i, &dir, &filter, 0) < 0) {
+            return 2;
         }
         if (f >= 0) {
             if (format != RECORDS && (int)format != f)
@@ -156,8 +144,8 @@ int cmd_dump(int argc, char **argv)
             format = f;
         }
     }
-    if (!dir)
-        return usage_error("%s", "no trace given");
+    if (cli_offline_trace("dump", dir) < 0)
+        return 2;
     if (calls && format != FOLDED && format != FLAME)
         return usage_error("%s", "--calls goes with --folded or --flame");
     if (flame_only && format != FLAME)

@@ -204,24 +204,12 @@ int cmd_info(int argc, char **argv)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--pid")) {
-            if (cli_select_pid("info", argv[i + 1], 1) < 0)
-                return 2;
-            i++;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "clrtrace info: unknown option '%s' (try --help)\n", argv[i]);
+        } else if (cli_offline_arg("info", argc, argv, &i, &arg, NULL, 1) < 0) {
             return 2;
-        } else if (arg) {
-            fprintf(stderr, "clrtrace info: one trace at a time (try --help)\n");
-            return 2;
-        } else {
-            arg = argv[i];
         }
     }
-    if (!arg) {
-        fprintf(stderr, "clrtrace info: no trace given (try --help)\n");
+    if (cli_offline_trace("info", arg) < 0)
         return 2;
-    }
     if (!cli_is_dir(arg) || cli_pid_choice() > 0)
         return info_one(arg);
     int n, rc = 0;

@@ -129,28 +129,12 @@ int cmd_replay(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--no-summary")) {
             summary = 0;
-        } else if (!strcmp(argv[i], "--pid")) {
-            if (cli_select_pid("replay", argv[i + 1], 1) < 0)
-                return 2;
-            i++;
-        } else if (cli_is_filter_option(argv[i])) {
-            if (cli_filter_option("replay", argv[i], argv[i + 1], &filter) < 0)
-                return 2;
-            i++;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "clrtrace replay: unknown option '%s' (try --help)\n", argv[i]);
+        } else if (cli_offline_arg("replay", argc, argv, &i, &dir, &filter, 1) < 0) {
             return 2;
-        } else if (dir) {
-            fprintf(stderr, "clrtrace replay: one trace at a time (try --help)\n");
-            return 2;
-        } else {
-            dir = argv[i];
         }
     }
-    if (!dir) {
-        fprintf(stderr, "clrtrace replay: no trace given (try --help)\n");
+    if (cli_offline_trace("replay", dir) < 0)
         return 2;
-    }
     ct_render_opts o = { .lines = 1, .summary = summary };
     return cli_render("replay", dir, &o, &filter);
 }

@@ -43,10 +43,6 @@ int cmd_report(int argc, char **argv)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--pid")) {
-            if (cli_select_pid("report", val, 1) < 0)
-                return 2;
-            i++;
         } else if (!strcmp(argv[i], "--percent")) {
             o.percent = 1;
         } else if (!strcmp(argv[i], "--sort")) {
@@ -72,23 +68,11 @@ int cmd_report(int argc, char **argv)
             }
             o.top = (uint32_t)n;
             i++;
-        } else if (cli_is_filter_option(argv[i])) {
-            if (cli_filter_option("report", argv[i], val, &filter) < 0)
-                return 2;
-            i++;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "clrtrace report: unknown option '%s' (try --help)\n", argv[i]);
+        } else if (cli_offline_arg("report", argc, argv, &i, &dir, &filter, 1) < 0) {
             return 2;
-        } else if (dir) {
-            fprintf(stderr, "clrtrace report: one trace at a time (try --help)\n");
-            return 2;
-        } else {
-            dir = argv[i];
         }
     }
-    if (!dir) {
-        fprintf(stderr, "clrtrace report: no trace given (try --help)\n");
+    if (cli_offline_trace("report", dir) < 0)
         return 2;
-    }
     return cli_render("report", dir, &o, &filter);
 }

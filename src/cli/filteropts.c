@@ -81,3 +81,35 @@ const char *cli_filter_help(void)
     }
     return text;
 }
+
+int cli_offline_arg(const char *who, int argc, char **argv, int *i, const char **trace,
+                    cli_filter *f, int pid_all)
+{
+    const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--pid")) {
+        if (cli_select_pid(who, val, pid_all) < 0)
+            return -1;
+        (*i)++;
+    } else if (f && cli_is_filter_option(a)) {
+        if (cli_filter_option(who, a, val, f) < 0)
+            return -1;
+        (*i)++;
+    } else if (a[0] == '-' && a[1]) {
+        fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
+        return -1;
+    } else if (*trace) {
+        fprintf(stderr, "clrtrace %s: one trace at a time (try --help)\n", who);
+        return -1;
+    } else {
+        *trace = a;
+    }
+    return 1;
+}
+
+int cli_offline_trace(const char *who, const char *trace)
+{
+    if (trace)
+        return 0;
+    fprintf(stderr, "clrtrace %s: no trace given (try --help)\n", who);
+    return -1;
+}
