@@ -372,8 +372,7 @@ int cli_trace_command(int argc, char **argv, int record)
             }
             memcpy(name, a, n);
             name[n] = '\0';
-            int nid = ct_setting_by_option(name);
-            if (!takes_value(name, record) && !(nid >= 0 && ct_settings[nid].kind == CT_KIND_NULL)) {
+            if (!takes_value(name, record)) {
                 fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, name);
                 return 2;
             }
