@@ -24,8 +24,10 @@ extern "C" {
  * carry a status, the header a settings line, END the function counts. (1.0
  * was never written by a released profiler.) */
 /* 2.1: the header ends with the parent process's pid. */
+/* 2.2: plans of well-known structs (DateTime, TimeSpan, Guid, Half,
+ * Int128, UInt128: include/clrtrace/value.h). */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 1
+#define CT_TRACE_VERSION_MINOR 2
 
 /* Largest payload of one record; longer records are rejected by the reader. */
 #define CT_MAX_RECORD (16u * 1024 * 1024)

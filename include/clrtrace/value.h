@@ -30,6 +30,8 @@
  *                                     target is capturable: the target value
  *   OPAQUE                            plan->size bytes, shown as hex
  *   ELIDED                            nothing (shown as {...})
+ *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
+ *   I16, U16                          16, 2, 16, 16)
  * Every read of the raw bytes is bounds-checked: a short or damaged record
  * formats as "<damaged>" rather than reading past the end.
  */
@@ -62,6 +64,14 @@ typedef enum ct_vkind {
     CT_V_OPAQUE,
     CT_V_ELIDED,          /* not followed (past a depth limit): nothing is
                              captured; shown as {...} */
+    /* Well-known CoreLib structs, shown as a person reads them (trace format
+     * 2.2); each is its bytes, as passed. */
+    CT_V_DATETIME,        /* System.DateTime: u64 ticks | kind << 62 */
+    CT_V_TIMESPAN,        /* System.TimeSpan: i64 ticks */
+    CT_V_GUID,            /* System.Guid: u32, u16, u16, 8 bytes */
+    CT_V_HALF,            /* System.Half: IEEE 754 binary16 */
+    CT_V_I16, CT_V_U16,   /* System.Int128, System.UInt128: low u64, high u64 */
+    CT_V_KIND_MAX = CT_V_U16
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;

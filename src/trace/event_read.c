@@ -113,7 +113,7 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
     p->type_name = rstr(r->a, s, n, &r->nomem);
     if (c->bad)
         return NULL;
-    if ((unsigned)p->kind > CT_V_ELIDED || (unsigned)p->underlying > CT_V_OPAQUE ||
+    if ((unsigned)p->kind > CT_V_KIND_MAX || (unsigned)p->underlying > CT_V_OPAQUE ||
         p->size > CT_MAX_RECORD) {
         c->bad = 1;
         return NULL;

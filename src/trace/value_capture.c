@@ -69,7 +69,8 @@ static void capture_string(cap_ctx *c, uint64_t obj)
 int ct_array_items_captured(const ct_plan *e)
 {
     return e && ((e->kind >= CT_V_BOOL && e->kind <= CT_V_U) || e->kind == CT_V_ENUM ||
-                 e->kind == CT_V_STRING || e->kind == CT_V_DECIMAL);
+                 e->kind == CT_V_STRING || e->kind == CT_V_DECIMAL ||
+                 (e->kind >= CT_V_DATETIME && e->kind <= CT_V_KIND_MAX));
 }
 
 static void capture_array(cap_ctx *c, const ct_plan *p, uint64_t obj, unsigned depth)
@@ -136,7 +137,7 @@ static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned d
             capture(c, p->elem, (const uint8_t *)(uintptr_t)addr, depth + 1);
         break;
     }
-    default: /* primitives, ENUM, DECIMAL, PTR, OPAQUE: the bytes */
+    default: /* primitives, ENUM, DECIMAL, PTR, OPAQUE, the well-known structs: the bytes */
         emit(c, src, p->size);
         break;
     }

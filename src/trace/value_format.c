@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "clrtrace/value.h"
+#include "value_wellknown.h"
 
 typedef struct rd {
     const uint8_t *p;
@@ -317,7 +318,7 @@ static uint32_t fixed_size(ct_vkind k)
     case CT_V_I4: case CT_V_U4: case CT_V_R4: return 4;
     case CT_V_I8: case CT_V_U8: case CT_V_R8: case CT_V_I: case CT_V_U: return 8;
     case CT_V_DECIMAL: return 16;
-    default: return 0;
+    default: return ct_wellknown_size(k);
     }
 }
 
@@ -462,6 +463,13 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_ELIDED:
         ct_text_put(t, "{...}");
         return;
+    case CT_V_DATETIME: case CT_V_TIMESPAN: case CT_V_GUID: case CT_V_HALF: case CT_V_I16:
+    case CT_V_U16: {
+        const uint8_t *b = take(r, p->size);
+        if (b)
+            ct_wellknown_format(p->kind, b, t);
+        return;
+    }
     case CT_V_OPAQUE: {
         const uint8_t *b = take(r, p->size);
         if (!b)
@@ -566,7 +574,7 @@ static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
             walk(r, p->elem, w, depth + 1);
         return;
     }
-    default: /* primitives, ENUM, DECIMAL, PTR, OPAQUE */
+    default: /* primitives, ENUM, DECIMAL, PTR, OPAQUE, the well-known structs */
         take(r, p->size);
         return;
     }

@@ -293,6 +293,80 @@ static void test_structs_enums_nullable(void **state)
     assert_string_equal(roundtrip(&p_ref, &addr, t, sizeof t), want);
 }
 
+/* The well-known structs. Ticks computed independently (Python's datetime:
+ * days and seconds since 0001-01-01 times 10^7); the texts are .NET's "o"
+ * (DateTime), "c" (TimeSpan) and "D" (Guid) formats, Half and Int128 as
+ * their ToString() prints them (each checked against dotnet 10). */
+static const char *wellknown(ct_vkind k, const void *bytes, uint32_t size, char *t, size_t cap)
+{
+    ct_plan p = { .kind = k, .size = size, .type_name = "?" };
+    return roundtrip(&p, bytes, t, cap);
+}
+
+static void test_wellknown(void **state)
+{
+    (void)state;
+    char t[256];
+    uint64_t d = 638505760891234567ull | 1ull << 62; /* 2024-05-06T07:08:09 + 1234567 ticks, Utc */
+    assert_string_equal(wellknown(CT_V_DATETIME, &d, 8, t, sizeof t), "2024-05-06T07:08:09.1234567Z");
+    d = 621355968000000000ull; /* the Unix epoch, Unspecified */
+    assert_string_equal(wellknown(CT_V_DATETIME, &d, 8, t, sizeof t), "1970-01-01T00:00:00.0000000");
+    d = 630874224000000000ull | 2ull << 62; /* a leap day, Local */
+    assert_string_equal(wellknown(CT_V_DATETIME, &d, 8, t, sizeof t),
+                        "2000-02-29T12:00:00.0000000 (local)");
+    d = 504646848000000000ull | 3ull << 62; /* the day after 1600's leap day; Local in a DST overlap */
+    assert_string_equal(wellknown(CT_V_DATETIME, &d, 8, t, sizeof t),
+                        "1600-03-01T00:00:00.0000000 (local)");
+    d = 3155378975999999999ull; /* DateTime.MaxValue, at the limit */
+    assert_string_equal(wellknown(CT_V_DATETIME, &d, 8, t, sizeof t), "9999-12-31T23:59:59.9999999");
+    d = 3155378976000000000ull; /* one past: not a DateTime */
+    assert_string_equal(wellknown(CT_V_DATETIME, &d, 8, t, sizeof t),
+                        "<DateTime ticks=3155378976000000000>");
+
+    int64_t span = 0;
+    assert_string_equal(wellknown(CT_V_TIMESPAN, &span, 8, t, sizeof t), "00:00:00");
+    span = -1;
+    assert_string_equal(wellknown(CT_V_TIMESPAN, &span, 8, t, sizeof t), "-00:00:00.0000001");
+    span = INT64_MIN; /* TimeSpan.MinValue */
+    assert_string_equal(wellknown(CT_V_TIMESPAN, &span, 8, t, sizeof t), "-10675199.02:48:05.4775808");
+    span = INT64_MAX; /* TimeSpan.MaxValue */
+    assert_string_equal(wellknown(CT_V_TIMESPAN, &span, 8, t, sizeof t), "10675199.02:48:05.4775807");
+
+    /* new Guid("0f8fad5b-d9cb-469f-a165-70867728950e"): _a, _b, _c little-endian. */
+    static const uint8_t g[16] = { 0x5b, 0xad, 0x8f, 0x0f, 0xcb, 0xd9, 0x9f, 0x46,
+                                   0xa1, 0x65, 0x70, 0x86, 0x77, 0x28, 0x95, 0x0e };
+    assert_string_equal(wellknown(CT_V_GUID, g, 16, t, sizeof t),
+                        "0f8fad5b-d9cb-469f-a165-70867728950e");
+
+    static const struct { uint16_t bits; const char *text; } halves[] = {
+        { 0x3C00, "1" }, { 0x3E00, "1.5" }, { 0xC000, "-2" },
+        { 0x2E66, "0.1" },    /* (Half)0.1 is 0.0999755859375 */
+        { 0x7BFF, "65500" },  /* Half.MaxValue (65504): its shortest text, as .NET prints it */
+        { 0x0001, "6E-08" },  /* Half.Epsilon, 2^-24 */
+        { 0x0000, "0" }, { 0x7C00, "Infinity" },
+    };
+    for (size_t i = 0; i < sizeof halves / sizeof *halves; i++)
+        assert_string_equal(wellknown(CT_V_HALF, &halves[i].bits, 2, t, sizeof t), halves[i].text);
+
+    uint64_t i128[2] = { 0, 1ull << 63 }; /* Int128.MinValue */
+    assert_string_equal(wellknown(CT_V_I16, i128, 16, t, sizeof t),
+                        "-170141183460469231731687303715884105728");
+    i128[0] = i128[1] = UINT64_MAX;
+    assert_string_equal(wellknown(CT_V_I16, i128, 16, t, sizeof t), "-1");
+    assert_string_equal(wellknown(CT_V_U16, i128, 16, t, sizeof t),
+                        "340282366920938463463374607431768211455");
+    i128[0] = 0;
+    i128[1] = 1; /* 2^64 */
+    assert_string_equal(wellknown(CT_V_U16, i128, 16, t, sizeof t), "18446744073709551616");
+    /* A plan whose size is not the kind's is refused. */
+    ct_plan bad = { .kind = CT_V_GUID, .size = 8, .type_name = "Guid" };
+    uint8_t raw[16] = { 0 };
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    ct_format_value(&bad, raw, 8, fake_name_of, NULL, &tx);
+    assert_non_null(strstr(t, "damaged"));
+}
+
 static void test_damaged_and_small_buffers(void **state)
 {
     (void)state;
@@ -350,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_objects_and_arrays),
         cmocka_unit_test(test_structs_enums_nullable),
+        cmocka_unit_test(test_wellknown),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

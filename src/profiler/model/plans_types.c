@@ -51,6 +51,13 @@ static const ct_plan k_string = FIXED(CT_V_STRING, 8, "string");
 static const ct_plan k_object = FIXED(CT_V_OBJECT, 8, "object");
 static const ct_plan k_decimal = FIXED(CT_V_DECIMAL, 16, "decimal");
 static const ct_plan k_typedref = FIXED(CT_V_OPAQUE, 16, "TypedReference");
+/* Well-known structs (value_wellknown.c says how each reads). */
+static const ct_plan k_datetime = FIXED(CT_V_DATETIME, 8, "DateTime");
+static const ct_plan k_timespan = FIXED(CT_V_TIMESPAN, 8, "TimeSpan");
+static const ct_plan k_guid = FIXED(CT_V_GUID, 16, "Guid");
+static const ct_plan k_half = FIXED(CT_V_HALF, 2, "Half");
+static const ct_plan k_int128 = FIXED(CT_V_I16, 16, "Int128");
+static const ct_plan k_uint128 = FIXED(CT_V_U16, 16, "UInt128");
 const ct_plan ct_plan_by_range = FIXED(CT_V_OPAQUE, 0, "?");
 
 const ct_plan *ct_pl_prim_plan(uint8_t et)
@@ -88,7 +95,9 @@ static const struct {
     {"System.UInt64", &k_u8},    {"System.Single", &k_r4},     {"System.Double", &k_r8},
     {"System.IntPtr", &k_i},     {"System.UIntPtr", &k_u},     {"System.String", &k_string},
     {"System.Object", &k_object}, {"System.__Canon", &k_object}, {"System.Decimal", &k_decimal},
-    {"System.TypedReference", &k_typedref},
+    {"System.TypedReference", &k_typedref}, {"System.DateTime", &k_datetime},
+    {"System.TimeSpan", &k_timespan}, {"System.Guid", &k_guid}, {"System.Half", &k_half},
+    {"System.Int128", &k_int128}, {"System.UInt128", &k_uint128},
 };
 
 const ct_plan *ct_pl_corelib_plan(const char *full)

@@ -88,6 +88,14 @@ namespace Demo
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static decimal Money(decimal price, decimal qty) => price * 2;
 
+        // The well-known structs, read as a person reads them.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static TimeSpan WellKnown(DateTime utc, DateTime plain, DateTime local, TimeSpan span, TimeSpan neg,
+                                         Guid id, Half h, Int128 big, UInt128 ubig) => span + neg;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Dates(DateTime[] days, DateTime? maybe, Guid? none) => days.Length;
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Strings(string s, string empty, string none, string esc) => s.Length + empty.Length;
 

@@ -33,6 +33,13 @@ namespace Demo
             Show("floats", Kinds.Floats(-4.3f, 1.5, 1e10f, 2.5e-7));
             Show("natives", Kinds.Natives(-42, 42));
             Show("money", Kinds.Money(19.99m, -0.500m));
+            Show("wellknown", Kinds.WellKnown(
+                new DateTime(2024, 5, 6, 7, 8, 9, DateTimeKind.Utc).AddTicks(1234567),
+                new DateTime(1999, 12, 31, 23, 59, 59),
+                new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Local),
+                new TimeSpan(1, 2, 3, 4, 500), TimeSpan.FromMinutes(-90),
+                new Guid("0f8fad5b-d9cb-469f-a165-70867728950e"), (Half)1.5, Int128.MinValue, UInt128.MaxValue));
+            Show("dates", Kinds.Dates(new[] { new DateTime(1, 1, 1), DateTime.MaxValue }, new DateTime(2038, 1, 19, 3, 14, 7), null));
             Show("strings", Kinds.Strings("Hello, test!", "", null, "tab\there \"quoted\" back\\slash"));
             Show("long", Kinds.LongString("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"));
             Show("unicode", Kinds.Unicode("h\u00e9llo \u2713"));
