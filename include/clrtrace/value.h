@@ -20,7 +20,10 @@
  *                                     (the class id is layout.string_class
  *                                     | 1) and its characters follow as in
  *                                     STRING after the address: i32 length,
- *                                     u32 n, n UTF-16 code units
+ *                                     u32 n, n UTF-16 code units; when bit 1
+ *                                     is set, a boxed value (int, double,
+ *                                     DateTime, ...): u8 its kind, then its
+ *                                     bytes (ct_vkind_size of the kind)
  *   ARRAY (SZARRAY)                   u64 address; if non-zero: u64 class id,
  *                                     u32 length, u32 n copied, n elements
  *                                     each in its element plan's encoding
@@ -119,8 +122,17 @@ typedef struct ct_limits {
 } ct_limits;
 
 /* Maps an object's address to its class id (the profiler calls
- * GetClassFromObject); NULL or a 0 result records class id 0. */
-typedef uint64_t (*ct_class_of)(void *ctx, uint64_t object);
+ * GetClassFromObject); NULL or a 0 result records class id 0. When boxed is
+ * not NULL, *boxed gets the kind of the value a boxed CoreLib primitive or
+ * well-known struct holds (its bytes follow the method table pointer),
+ * CT_V_VOID for any other object. */
+typedef uint64_t (*ct_class_of)(void *ctx, uint64_t object, ct_vkind *boxed);
+
+/* The bytes of a fixed-size kind (BOOL..U, DECIMAL, the well-known structs);
+ * 0 for kinds of any size. */
+uint32_t ct_vkind_size(ct_vkind k);
+/* The C# name of a fixed-size kind ("int", "DateTime"); NULL for others. */
+const char *ct_vkind_name(ct_vkind k);
 
 /* Whether an array's elements of this plan are copied (primitives, enums,
  * strings, decimals; NULL: no); other arrays record their length only. The

@@ -79,7 +79,7 @@ static void capture_array(cap_ctx *c, const ct_plan *p, uint64_t obj, unsigned d
     if (!obj)
         return;
     const uint8_t *o = (const uint8_t *)(uintptr_t)obj;
-    emit_u64(c, c->class_of ? c->class_of(c->ctx, obj) : 0);
+    emit_u64(c, c->class_of ? c->class_of(c->ctx, obj, NULL) : 0);
     uint32_t length;
     memcpy(&length, o + c->layout->array_length_offset, 4);
     uint32_t n = ct_array_items_captured(p->elem) ? length : 0;
@@ -107,13 +107,21 @@ static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned d
         break;
     case CT_V_OBJECT: {
         uint64_t obj = load_ref(src);
-        uint64_t cls = obj && c->class_of ? c->class_of(c->ctx, obj) : 0;
-        int is_string = cls && !(cls & 1) &&
+        ct_vkind boxed = CT_V_VOID;
+        uint64_t cls = obj && c->class_of ? c->class_of(c->ctx, obj, &boxed) : 0;
+        int is_string = cls && !(cls & 3) &&
                         cls == __atomic_load_n(&c->layout->string_class, __ATOMIC_RELAXED);
+        uint32_t boxed_size = cls && !(cls & 3) && !is_string ? ct_vkind_size(boxed) : 0;
         emit_u64(c, obj);
-        emit_u64(c, is_string ? cls | 1 : cls);
-        if (is_string)
+        emit_u64(c, is_string ? cls | 1 : boxed_size ? cls | 2 : cls);
+        if (is_string) {
             capture_chars(c, obj);
+        } else if (boxed_size) {
+            /* The value follows the method table pointer. */
+            uint8_t k = (uint8_t)boxed;
+            emit(c, &k, 1);
+            emit(c, (const uint8_t *)(uintptr_t)obj + 8, boxed_size);
+        }
         break;
     }
     case CT_V_ARRAY:

@@ -310,7 +310,7 @@ static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 
 /* The size a fixed-size kind must have; 0 for kinds of any size. A plan
  * read from a damaged file may say otherwise, and must not be trusted. */
-static uint32_t fixed_size(ct_vkind k)
+uint32_t ct_vkind_size(ct_vkind k)
 {
     switch (k) {
     case CT_V_BOOL: case CT_V_I1: case CT_V_U1: return 1;
@@ -322,10 +322,38 @@ static uint32_t fixed_size(ct_vkind k)
     }
 }
 
+const char *ct_vkind_name(ct_vkind k)
+{
+    static const char *const names[] = {
+        [CT_V_BOOL] = "bool", [CT_V_CHAR] = "char", [CT_V_I1] = "sbyte", [CT_V_U1] = "byte",
+        [CT_V_I2] = "short", [CT_V_U2] = "ushort", [CT_V_I4] = "int", [CT_V_U4] = "uint",
+        [CT_V_I8] = "long", [CT_V_U8] = "ulong", [CT_V_R4] = "float", [CT_V_R8] = "double",
+        [CT_V_I] = "nint", [CT_V_U] = "nuint", [CT_V_DECIMAL] = "decimal",
+        [CT_V_DATETIME] = "DateTime", [CT_V_TIMESPAN] = "TimeSpan", [CT_V_GUID] = "Guid",
+        [CT_V_HALF] = "Half", [CT_V_I16] = "Int128", [CT_V_U16] = "UInt128",
+    };
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : NULL;
+}
+
+/* A boxed value in an OBJECT slot: "int 5" (include/clrtrace/value.h). */
+static void format_boxed(rd *r, fctx *f, unsigned depth)
+{
+    ct_vkind k = (ct_vkind)take_u(r, 1);
+    const char *name = r->bad ? NULL : ct_vkind_name(k);
+    if (!name) {
+        r->bad = 1;
+        return;
+    }
+    ct_plan p = {.kind = k, .size = ct_vkind_size(k), .type_name = name};
+    ct_text_put(f->out, name);
+    ct_text_put(f->out, " ");
+    format(r, &p, f, depth + 1);
+}
+
 static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     ct_text *t = f->out;
-    uint32_t want = fixed_size(p->kind);
+    uint32_t want = ct_vkind_size(p->kind);
     if (depth > CT_MAX_VALUE_DEPTH || (want && p->size != want) ||
         ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
         r->bad = 1;
@@ -413,6 +441,10 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         if (cls & 1) {
             /* A string in an object slot: its text, as a string parameter's. */
             format_chars(r, f);
+            return;
+        }
+        if (cls & 2) {
+            format_boxed(r, f, depth);
             return;
         }
         format_class(f, cls, p->type_name);
@@ -513,7 +545,7 @@ typedef struct walk_ctx {
 /* Follows the encoding like format() does, reporting object class ids. */
 static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
 {
-    uint32_t want = fixed_size(p->kind);
+    uint32_t want = ct_vkind_size(p->kind);
     if (depth > CT_MAX_VALUE_DEPTH || (want && p->size != want) ||
         ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
         r->bad = 1;
@@ -540,6 +572,15 @@ static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
             take_u(r, 4);
             uint32_t n = (uint32_t)take_u(r, 4);
             take(r, (size_t)n * 2);
+            return;
+        }
+        if (cls & 2) {
+            /* A boxed value: named by its kind, no CLASS record either. */
+            ct_vkind k = (ct_vkind)take_u(r, 1);
+            if (!r->bad && !ct_vkind_name(k))
+                r->bad = 1;
+            else if (!r->bad)
+                take(r, ct_vkind_size(k));
             return;
         }
         if (cls)

@@ -87,10 +87,12 @@ has "$trace" 1 'Demo.Kinds.Dates(DateTime[] days=DateTime[2] {0001-01-01T00:00:0
 has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'
 has "$trace" 1 'Demo.Kinds.LongString(string text="0123456789012345678901234567890123456789012345678901234567890123"...(100 chars)) -> int 100'
 has "$trace" 1 $'Demo.Kinds.Unicode(string s="h\u00e9llo \u2713") -> int 7'
-# Objects by their actual class; arrays with their elements (8 by default);
+# Objects by their actual class, boxed primitives and well-known structs by value;
+# arrays with their elements (8 by default);
 # a multi-dimensional array and an array of structs by type only.
 has_re "$trace" 1 '^.* Demo\.Kinds\.Describe\(Shape shape=Demo\.Circle@0x[0-9a-f]+\) -> string "circle"$'
-has_re "$trace" 1 '^.* Demo\.Kinds\.Objects\(object boxed=int@0x[0-9a-f]+, object text="text", object nothing=null\) -> int 42$'
+has "$trace" 1 'Demo.Kinds.Objects(object boxed=int 42, object text="text", object nothing=null) -> int 42'
+has_re "$trace" 1 '^.* Demo\.Kinds\.Boxes\(object d=double 1\.5, object day=DateTime 2024-01-02T00:00:00\.0000000Z, object flag=bool true, IComparable c=long 7, object e=Demo\.Color@0x[0-9a-f]+\) -> int 3$'
 has "$trace" 1 'Demo.Kinds.Arrays(int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}, double[] empty=double[0] {}, int[] none=null, long[] many=long[20] {1, 2, 3, 4, 5, 6, 7, 8, ...}) -> int 5'
 has_re "$trace" 1 '^.* Demo\.Kinds\.MoreArrays\(Color\[\] colors=Color\[2\] \{Red, Blue\}, Point\[\] points=Point\[2\], int\[,\] grid=int\[,\]@0x[0-9a-f]+\) -> int 10$'
 # Enums by name, [Flags] combinations, a value with no name, byte and long

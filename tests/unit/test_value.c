@@ -15,9 +15,11 @@
 static const ct_layout layout = { 8, 12, 8, 16, 0 };
 static const ct_limits limits = { 5, 3 };
 
-static uint64_t fake_class_of(void *ctx, uint64_t obj)
+static uint64_t fake_class_of(void *ctx, uint64_t obj, ct_vkind *boxed)
 {
     (void)ctx;
+    if (boxed)
+        *boxed = CT_V_VOID;
     return obj ? 0x1234 : 0;
 }
 
@@ -173,10 +175,68 @@ static void test_strings(void **state)
  * string to this class_of. */
 #define STRING_CLASS 0x5550u
 
-static uint64_t string_class_of(void *ctx, uint64_t obj)
+static uint64_t string_class_of(void *ctx, uint64_t obj, ct_vkind *boxed)
 {
     (void)ctx;
+    if (boxed)
+        *boxed = CT_V_VOID;
     return obj ? STRING_CLASS : 0;
+}
+
+/* Boxed objects: the class says which kind of value follows the method
+ * table pointer (the profiler asks the runtime; here the object says). */
+#define BOXED_INT_CLASS 0x5550ull
+#define BOXED_DATETIME_CLASS 0x5560ull
+static uint64_t boxed_class_of(void *ctx, uint64_t obj, ct_vkind *boxed)
+{
+    (void)ctx;
+    uint64_t mt;
+    memcpy(&mt, (const void *)(uintptr_t)obj, 8);
+    if (boxed)
+        *boxed = mt == BOXED_INT_CLASS ? CT_V_I4 : mt == BOXED_DATETIME_CLASS ? CT_V_DATETIME
+                                                                              : CT_V_VOID;
+    return mt;
+}
+
+static void count_class(void *ctx, uint64_t cls);
+
+static void test_boxed_values(void **state)
+{
+    (void)state;
+    /* object o = 5; object d = DateTime(2024-05-06T07:08:09.1234567, Utc); a
+     * plain object stays type@address. */
+    uint64_t box_i[2] = { BOXED_INT_CLASS, 5 };
+    uint64_t box_d[2] = { BOXED_DATETIME_CLASS, 638505760891234567ull | 1ull << 62 };
+    uint64_t plain[2] = { 0x1234, 0 };
+    const struct { const uint64_t *obj; const char *text; } cases[] = {
+        { box_i, "int 5" }, { box_d, "DateTime 2024-05-06T07:08:09.1234567Z" },
+        { plain, "Demo.Shapes@0x" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint64_t ref = (uint64_t)(uintptr_t)cases[i].obj;
+        uint8_t raw[64];
+        size_t n = ct_capture(&p_obj, &ref, &layout, &limits, boxed_class_of, NULL, raw, sizeof raw);
+        char t[128];
+        ct_text tx;
+        ct_text_init(&tx, t, sizeof t);
+        assert_int_equal(ct_format_value(&p_obj, raw, n, fake_name_of, NULL, &tx), n);
+        assert_int_equal(strncmp(t, cases[i].text, strlen(cases[i].text)), 0);
+        /* No CLASS record is asked for a boxed value. */
+        int classes = 0;
+        ct_value_classes(&p_obj, raw, n, count_class, &classes);
+        assert_int_equal(classes, i == 2 ? 1 : 0);
+    }
+    /* A boxed kind the reader does not know is damage, not a crash. */
+    uint8_t raw[32] = { 0 };
+    uint64_t addr = 0x1000, cls = BOXED_INT_CLASS | 2;
+    memcpy(raw, &addr, 8);
+    memcpy(raw + 8, &cls, 8);
+    raw[16] = 0xEE;
+    char t[128];
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    ct_format_value(&p_obj, raw, 17 + 4, fake_name_of, NULL, &tx);
+    assert_non_null(strstr(t, "damaged"));
 }
 
 static void count_class(void *ctx, uint64_t cls)
@@ -425,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_objects_and_arrays),
         cmocka_unit_test(test_structs_enums_nullable),
         cmocka_unit_test(test_wellknown),
+        cmocka_unit_test(test_boxed_values),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

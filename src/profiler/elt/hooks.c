@@ -35,6 +35,7 @@ typedef struct elt_thread {
     struct {
         uintptr_t mt;             /* an object's method table pointer */
         uint64_t cls;             /* its ClassID */
+        uint8_t boxed;            /* the kind of value it boxes (CT_V_VOID: none) */
     } class_cache[CT_CLASS_CACHE];
     uint8_t bounce[CT_BOUNCE_BYTES];
     ct_argmap_snapshot snap;      /* the runtime's frame, while argmap learns */
@@ -280,24 +281,35 @@ static void note_string_class(ClassID cls)
 }
 
 /* An object's class: GetClassFromObject, remembered per thread by the
- * object's method table pointer (its first word), which names its type. */
-static uint64_t class_of(void *ctx, uint64_t object)
+ * object's method table pointer (its first word), which names its type;
+ * with it, whether the object is a boxed primitive or well-known struct
+ * (*boxed: its kind, else CT_V_VOID). */
+static uint64_t class_of(void *ctx, uint64_t object, ct_vkind *boxed)
 {
     ct_tbuf *b = ctx;
     uintptr_t mt;
     memcpy(&mt, (const void *)(uintptr_t)object, sizeof mt);
     size_t slot = (mt >> 4) & (CT_CLASS_CACHE - 1);
-    if (mt && E(b)->class_cache[slot].mt == mt)
+    if (boxed)
+        *boxed = CT_V_VOID;
+    if (mt && E(b)->class_cache[slot].mt == mt) {
+        if (boxed)
+            *boxed = (ct_vkind)E(b)->class_cache[slot].boxed;
         return E(b)->class_cache[slot].cls;
+    }
     ClassID cls = 0;
     ICorProfilerInfo *info = g_ct.info;
     if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)))
         return 0;
     if (cls && !__atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED))
         note_string_class(cls);
+    ct_vkind kind = cls ? ct_plan_boxed_kind(cls) : CT_V_VOID;
+    if (boxed)
+        *boxed = kind;
     if (mt && cls) {
         E(b)->class_cache[slot].mt = mt;
         E(b)->class_cache[slot].cls = cls;
+        E(b)->class_cache[slot].boxed = (uint8_t)kind;
     }
     return cls;
 }
@@ -387,10 +399,13 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
     }
     if (p->kind == CT_V_OBJECT && len == 8) {
         uint64_t obj, cls;
+        ct_vkind boxed = CT_V_VOID;
         memcpy(&obj, (const void *)addr, 8);
-        cls = obj ? class_of(b, obj) : 0;
-        /* A string takes the general capture below (its characters too). */
-        if (!cls || cls != __atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED)) {
+        cls = obj ? class_of(b, obj, &boxed) : 0;
+        /* A string or a boxed value takes the general capture below (its
+         * characters or its value too). */
+        if (!cls || (cls != __atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED) &&
+                     boxed == CT_V_VOID)) {
             memcpy(body, &obj, 8);
             memcpy(body + 8, &cls, 8);
             ct_event_value_commit_status(w, m, 16, CT_VALUE_PLAN);

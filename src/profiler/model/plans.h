@@ -39,6 +39,12 @@ static inline int ct_plan_is_by_range(const ct_plan *p)
  * depth: the nesting level p sits at (recursion bound). */
 int ct_plan_is_flat(const ct_plan *p, unsigned depth);
 
+/* The kind of the value a boxed object of class cls holds, when cls is a
+ * CoreLib primitive, decimal or well-known struct (System.Int32,
+ * System.DateTime, ...); CT_V_VOID for any other class. Not cached: the
+ * hooks keep the answer per thread with the class (hooks.c). */
+ct_vkind ct_plan_boxed_kind(ClassID cls);
+
 /* Every fact about a method the planner needs, gathered by the mapper. */
 typedef struct ct_method_info {
     const ct_module *module;

@@ -108,6 +108,25 @@ const ct_plan *ct_pl_corelib_plan(const char *full)
     return NULL;
 }
 
+ct_vkind ct_plan_boxed_kind(ClassID cls)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ModuleID mod = 0;
+    mdTypeDef td = 0;
+    ClassID parent = 0;
+    ULONG32 nargs = 0;
+    if (!cls || FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, 0, &nargs,
+                                                      NULL)) || nargs)
+        return CT_V_VOID;
+    const ct_module *m = ct_module_get(mod);
+    char full[CT_NAME_MAX * 3];
+    if (!m || !m->corelib || !m->mdi || ct_typedef_name(m, td, 1, full, sizeof full) != 0)
+        return CT_V_VOID;
+    const ct_plan *p = ct_pl_corelib_plan(full);
+    /* Only values of a fixed size, held right after the method table. */
+    return p && ct_vkind_size(p->kind) ? p->kind : CT_V_VOID;
+}
+
 /* ----------------------------------------------------------- caches */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -111,6 +111,11 @@ namespace Demo
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Objects(object boxed, object text, object nothing) => boxed is int n ? n : -1;
 
+        // Boxed values in object and interface slots: CoreLib primitives and
+        // well-known structs by value; an enum stays type@address.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Boxes(object d, object day, object flag, IComparable c, object e) => 3;
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Arrays(int[] ints, string[] words, double[] empty, int[] none, long[] many)
             => ints.Length + words.Length;

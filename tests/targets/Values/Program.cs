@@ -45,6 +45,7 @@ namespace Demo
             Show("unicode", Kinds.Unicode("h\u00e9llo \u2713"));
             Show("describe", Kinds.Describe(new Circle { R = 2 }));
             Show("objects", Kinds.Objects(42, "text", null));
+            Show("boxes", Kinds.Boxes(1.5, new DateTime(2024, 1, 2, 0, 0, 0, DateTimeKind.Utc), true, 7L, Color.Green));
             long[] many = new long[20];
             for (int i = 0; i < many.Length; i++)
             {
