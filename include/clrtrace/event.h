@@ -25,7 +25,8 @@ extern "C" {
  * was never written by a released profiler.) */
 /* 2.1: the header ends with the parent process's pid. */
 /* 2.2: plans of well-known structs (DateTime, TimeSpan, Guid, Half,
- * Int128, UInt128: include/clrtrace/value.h). */
+ * Int128, UInt128) and spans; boxed values in OBJECT slots
+ * (include/clrtrace/value.h). */
 #define CT_TRACE_VERSION_MAJOR 2
 #define CT_TRACE_VERSION_MINOR 2
 

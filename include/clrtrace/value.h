@@ -35,6 +35,10 @@
  *   ELIDED                            nothing (shown as {...})
  *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
  *   I16, U16                          16, 2, 16, 16)
+ *   SPAN                              u64 address; if non-zero: i32 length,
+ *                                     u32 n copied, n elements each in its
+ *                                     element plan's encoding (a char span's
+ *                                     are UTF-16 code units, as a string's)
  * Every read of the raw bytes is bounds-checked: a short or damaged record
  * formats as "<damaged>" rather than reading past the end.
  */
@@ -74,7 +78,10 @@ typedef enum ct_vkind {
     CT_V_GUID,            /* System.Guid: u32, u16, u16, 8 bytes */
     CT_V_HALF,            /* System.Half: IEEE 754 binary16 */
     CT_V_I16, CT_V_U16,   /* System.Int128, System.UInt128: low u64, high u64 */
-    CT_V_KIND_MAX = CT_V_U16
+    CT_V_SPAN,            /* Span<T>, ReadOnlySpan<T> of a T whose elements are
+                             copied (ct_array_items_captured): elem, and the
+                             _length field at value_offset (_reference at 0) */
+    CT_V_KIND_MAX = CT_V_SPAN
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;
@@ -99,8 +106,9 @@ struct ct_plan {
     uint32_t count;       /* STRUCT: fields; ENUM: items */
     const ct_field *fields;
     const ct_enum_item *items;
-    const ct_plan *elem;  /* ARRAY element, BYREF target, NULLABLE value */
-    uint32_t value_offset;/* NULLABLE: offset of the value after the bool */
+    const ct_plan *elem;  /* ARRAY, SPAN element, BYREF target, NULLABLE value */
+    uint32_t value_offset;/* NULLABLE: offset of the value after the bool;
+                             SPAN: offset of _length */
 };
 
 /* Where the runtime keeps string and array contents (from

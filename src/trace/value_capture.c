@@ -92,6 +92,32 @@ static void capture_array(cap_ctx *c, const ct_plan *p, uint64_t obj, unsigned d
         capture(c, p->elem, data + (size_t)i * p->elem->size, depth + 1);
 }
 
+/* A span's elements, valid while the hook runs (the span's own promise):
+ * as many as the limits allow, characters for a char span. */
+static void capture_span(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned depth)
+{
+    uint64_t ptr = load_ref(src);
+    int32_t length;
+    memcpy(&length, src + p->value_offset, 4);
+    emit_u64(c, ptr);
+    if (!ptr || !p->elem)
+        return;
+    int chars = p->elem->kind == CT_V_CHAR;
+    uint32_t n = length < 0 ? 0 : (uint32_t)length;
+    uint32_t limit = chars ? c->limits->string_chars : c->limits->array_items;
+    if (n > limit)
+        n = limit;
+    emit(c, &length, 4);
+    emit_u32(c, n);
+    const uint8_t *data = (const uint8_t *)(uintptr_t)ptr;
+    if (chars) {
+        emit(c, data, (size_t)n * 2);
+        return;
+    }
+    for (uint32_t i = 0; i < n && !c->overflow; i++)
+        capture(c, p->elem, data + (size_t)i * p->elem->size, depth + 1);
+}
+
 static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned depth)
 {
     if (depth > CT_MAX_VALUE_DEPTH) {
@@ -126,6 +152,9 @@ static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned d
     }
     case CT_V_ARRAY:
         capture_array(c, p, load_ref(src), depth);
+        break;
+    case CT_V_SPAN:
+        capture_span(c, p, src, depth);
         break;
     case CT_V_STRUCT:
         for (uint32_t i = 0; i < p->count && !c->overflow; i++)

@@ -308,6 +308,45 @@ static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     ct_text_put(f->out, "}");
 }
 
+/* A span: "text" for chars, else its length and elements. */
+static int span_ok(const ct_plan *p)
+{
+    return p->elem && (p->elem->kind == CT_V_CHAR || ct_array_items_captured(p->elem));
+}
+
+static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = take_u(r, 8);
+    if (r->bad || !span_ok(p)) {
+        r->bad = 1;
+        return;
+    }
+    int chars = p->elem->kind == CT_V_CHAR;
+    if (!addr) {
+        ct_text_put(f->out, chars ? "\"\"" : "[0] {}");
+        return;
+    }
+    if (chars) {
+        format_chars(r, f);
+        return;
+    }
+    int32_t length = (int32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || length < 0 || n > (uint32_t)length) {
+        r->bad = 1;
+        return;
+    }
+    ct_text_printf(f->out, "[%d] {", length);
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        format(r, p->elem, f, depth + 1);
+    }
+    if (n < (uint32_t)length)
+        ct_text_put(f->out, n ? ", ..." : "...");
+    ct_text_put(f->out, "}");
+}
+
 /* The size a fixed-size kind must have; 0 for kinds of any size. A plan
  * read from a damaged file may say otherwise, and must not be trusted. */
 uint32_t ct_vkind_size(ct_vkind k)
@@ -454,6 +493,9 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_ARRAY:
         format_array(r, p, f, depth);
         return;
+    case CT_V_SPAN:
+        format_span(r, p, f, depth);
+        return;
     case CT_V_STRUCT:
         ct_text_put(t, "{");
         for (uint32_t i = 0; i < p->count && !r->bad; i++) {
@@ -595,6 +637,28 @@ static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
         uint32_t length = (uint32_t)take_u(r, 4), n = (uint32_t)take_u(r, 4);
         if (r->bad || n > length || (n && !ct_array_items_captured(p->elem))) {
             r->bad = 1;
+            return;
+        }
+        for (uint32_t i = 0; i < n && !r->bad; i++)
+            walk(r, p->elem, w, depth + 1);
+        return;
+    }
+    case CT_V_SPAN: {
+        uint64_t addr = take_u(r, 8);
+        if (r->bad || !addr)
+            return;
+        if (!span_ok(p)) {
+            r->bad = 1;
+            return;
+        }
+        int32_t length = (int32_t)take_u(r, 4);
+        uint32_t n = (uint32_t)take_u(r, 4);
+        if (r->bad || length < 0 || n > (uint32_t)length) {
+            r->bad = 1;
+            return;
+        }
+        if (p->elem->kind == CT_V_CHAR) {
+            take(r, (size_t)n * 2);
             return;
         }
         for (uint32_t i = 0; i < n && !r->bad; i++)

@@ -198,6 +198,46 @@ static uint64_t boxed_class_of(void *ctx, uint64_t obj, ct_vkind *boxed)
     return mt;
 }
 
+/* Spans (a ref and a length, as the runtime lays them out): a char span's
+ * text cut at the string limit (5), other elements at the array limit (3). */
+static void test_spans(void **state)
+{
+    (void)state;
+    static const uint16_t chars[] = { 'h', 'e', 'l', 'l', 'o', '!', '!' };
+    static const int32_t ints[] = { 4, 5, 6, 7 };
+    static const ct_plan p_char16 = { .kind = CT_V_CHAR, .size = 2, .type_name = "char" };
+    ct_plan text = { .kind = CT_V_SPAN, .size = 16, .type_name = "ReadOnlySpan<char>",
+                     .elem = &p_char16, .value_offset = 8 };
+    ct_plan nums = { .kind = CT_V_SPAN, .size = 16, .type_name = "Span<int>", .elem = &p_i4,
+                     .value_offset = 8 };
+    struct { const void *ref; int32_t length, pad; } span = { chars, 3, 0 };
+    char t[128];
+    assert_string_equal(roundtrip(&text, &span, t, sizeof t), "\"hel\"");
+    span.length = 7;
+    assert_string_equal(roundtrip(&text, &span, t, sizeof t), "\"hello\"...(7 chars)");
+    span.ref = ints;
+    span.length = 4;
+    assert_string_equal(roundtrip(&nums, &span, t, sizeof t), "[4] {4, 5, 6, ...}");
+    span.length = 2;
+    assert_string_equal(roundtrip(&nums, &span, t, sizeof t), "[2] {4, 5}");
+    span.ref = NULL;
+    span.length = 0;
+    assert_string_equal(roundtrip(&nums, &span, t, sizeof t), "[0] {}");
+    assert_string_equal(roundtrip(&text, &span, t, sizeof t), "\"\"");
+    /* More elements than the length says: damage. */
+    uint8_t raw[64] = { 0 };
+    uint64_t addr = 0x1000;
+    int32_t len = 1;
+    uint32_t n = 2;
+    memcpy(raw, &addr, 8);
+    memcpy(raw + 8, &len, 4);
+    memcpy(raw + 12, &n, 4);
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    ct_format_value(&nums, raw, 16 + 8, fake_name_of, NULL, &tx);
+    assert_non_null(strstr(t, "damaged"));
+}
+
 static void count_class(void *ctx, uint64_t cls);
 
 static void test_boxed_values(void **state)
@@ -486,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_structs_enums_nullable),
         cmocka_unit_test(test_wellknown),
         cmocka_unit_test(test_boxed_values),
+        cmocka_unit_test(test_spans),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

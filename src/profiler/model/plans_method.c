@@ -64,7 +64,7 @@ int ct_plan_is_flat(const ct_plan *p, unsigned depth)
     if (!p || depth > CT_MAX_VALUE_DEPTH)
         return 0;
     switch (p->kind) {
-    case CT_V_STRING: case CT_V_OBJECT: case CT_V_ARRAY: case CT_V_BYREF:
+    case CT_V_STRING: case CT_V_OBJECT: case CT_V_ARRAY: case CT_V_BYREF: case CT_V_SPAN:
         return 0;
     case CT_V_STRUCT:
         for (uint32_t i = 0; i < p->count; i++)

@@ -720,6 +720,29 @@ static const ct_plan *plan_nullable(pctx *c, ClassID cls, const ct_module *m,
     return ct_pl_new_plan(&p);
 }
 
+/* Span<T> and ReadOnlySpan<T> of a T whose elements are copied: a SPAN plan
+ * (its elements, a char span's text); NULL to plan it as the struct it is.
+ * The layout is taken from the runtime's: _reference at 0, then _length. */
+static const ct_plan *plan_span(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                const ClassID *args, ULONG32 nargs, const char *tname,
+                                unsigned sl, unsigned dl)
+{
+    if (nargs != 1 || dl == 0)
+        return NULL;
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    if (!st || st->kind != CT_V_STRUCT || st->count != 2 ||
+        strcmp(st->fields[0].name, "_reference") != 0 || st->fields[0].offset != 0 ||
+        strcmp(st->fields[1].name, "_length") != 0 || st->fields[1].offset + 4 > st->size)
+        return NULL;
+    const ct_plan *elem = ct_pl_plan_class(c, args[0], 0, dl - 1);
+    if (!elem || ct_plan_is_by_range(elem) ||
+        (elem->kind != CT_V_CHAR && !ct_array_items_captured(elem)))
+        return NULL;
+    ct_plan p = {.kind = CT_V_SPAN, .size = st->size, .type_name = ct_pl_perm_text(tname),
+                 .elem = elem, .value_offset = st->fields[1].offset};
+    return ct_pl_new_plan(&p);
+}
+
 static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsigned dl)
 {
     ICorProfilerInfo *info = g_ct.info;
@@ -767,6 +790,11 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
             return fixed;
         if (!strcmp(full, "System.Nullable`1"))
             return plan_nullable(c, cls, m, args, nargs, tname, sl, dl);
+        if (!strcmp(full, "System.Span`1") || !strcmp(full, "System.ReadOnlySpan`1")) {
+            const ct_plan *span = plan_span(c, cls, m, td, args, nargs, tname, sl, dl);
+            if (span)
+                return span;
+        }
     }
     switch (ct_typedef_kind(m, td)) {
     case CT_TYPE_ENUM:

@@ -96,6 +96,12 @@ namespace Demo
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Dates(DateTime[] days, DateTime? maybe, Guid? none) => days.Length;
 
+        // Spans: a char span as its text, others by element (valid while
+        // the call runs); the default span is empty.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Spans(ReadOnlySpan<char> text, Span<int> ints, ReadOnlySpan<double> none,
+                                ReadOnlySpan<char> cut, Span<long> many) => text.Length + ints.Length;
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Strings(string s, string empty, string none, string esc) => s.Length + empty.Length;
 

@@ -39,6 +39,14 @@ namespace Demo
                 new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Local),
                 new TimeSpan(1, 2, 3, 4, 500), TimeSpan.FromMinutes(-90),
                 new Guid("0f8fad5b-d9cb-469f-a165-70867728950e"), (Half)1.5, Int128.MinValue, UInt128.MaxValue));
+            Span<int> ints = stackalloc int[] { 4, 5, 6 };
+            long[] longs = new long[12];
+            for (int i = 0; i < longs.Length; i++)
+            {
+                longs[i] = 10 * (i + 1);
+            }
+            Show("spans", Kinds.Spans("hello, span".AsSpan(0, 5), ints, default,
+                new string('x', 100).AsSpan(), longs));
             Show("dates", Kinds.Dates(new[] { new DateTime(1, 1, 1), DateTime.MaxValue }, new DateTime(2038, 1, 19, 3, 14, 7), null));
             Show("strings", Kinds.Strings("Hello, test!", "", null, "tab\there \"quoted\" back\\slash"));
             Show("long", Kinds.LongString("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"));
