@@ -35,6 +35,7 @@
  *   ELIDED                            nothing (shown as {...})
  *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
  *   I16, U16                          16, 2, 16, 16)
+ *   VECTOR                            the value's bytes (plan->size)
  *   SPAN                              u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n elements each in its
  *                                     element plan's encoding (a char span's
@@ -81,7 +82,9 @@ typedef enum ct_vkind {
     CT_V_SPAN,            /* Span<T>, ReadOnlySpan<T> of a T whose elements are
                              copied (ct_array_items_captured): elem, and the
                              _length field at value_offset (_reference at 0) */
-    CT_V_KIND_MAX = CT_V_SPAN
+    CT_V_VECTOR,          /* Vector64/128/256/512<T>, Vector<T>, Vector2/3/4:
+                             size / elem->size elements of a primitive elem */
+    CT_V_KIND_MAX = CT_V_VECTOR
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;
@@ -106,7 +109,7 @@ struct ct_plan {
     uint32_t count;       /* STRUCT: fields; ENUM: items */
     const ct_field *fields;
     const ct_enum_item *items;
-    const ct_plan *elem;  /* ARRAY, SPAN element, BYREF target, NULLABLE value */
+    const ct_plan *elem;  /* ARRAY, SPAN, VECTOR element, BYREF target, NULLABLE value */
     uint32_t value_offset;/* NULLABLE: offset of the value after the bool;
                              SPAN: offset of _length */
 };

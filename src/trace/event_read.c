@@ -164,7 +164,7 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         p->items = it;
         break;
     }
-    case CT_V_ARRAY: case CT_V_BYREF: case CT_V_NULLABLE: case CT_V_SPAN:
+    case CT_V_ARRAY: case CT_V_BYREF: case CT_V_NULLABLE: case CT_V_SPAN: case CT_V_VECTOR:
         p->value_offset = (uint32_t)get_u(c, 4);
         if (get_u(c, 1))
             p->elem = get_plan(r, depth + 1);

@@ -162,7 +162,7 @@ static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
             put_u64(w, p->items[i].value);
         }
         break;
-    case CT_V_ARRAY: case CT_V_BYREF: case CT_V_NULLABLE: case CT_V_SPAN:
+    case CT_V_ARRAY: case CT_V_BYREF: case CT_V_NULLABLE: case CT_V_SPAN: case CT_V_VECTOR:
         put_u32(w, p->value_offset);
         put_u8(w, p->elem ? 1 : 0);
         if (p->elem)

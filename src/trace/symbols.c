@@ -112,7 +112,8 @@ static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
         d->count = 0;
     }
     if (src->elem && (src->kind == CT_V_ARRAY || src->kind == CT_V_BYREF ||
-                      src->kind == CT_V_NULLABLE || src->kind == CT_V_SPAN)) {
+                      src->kind == CT_V_NULLABLE || src->kind == CT_V_SPAN ||
+                      src->kind == CT_V_VECTOR)) {
         d->elem = plan_clone(p, src->elem, depth + 1);
         if (!d->elem)
             return NULL;

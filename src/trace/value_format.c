@@ -347,6 +347,25 @@ static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     ct_text_put(f->out, "}");
 }
 
+/* A vector's elements, as .NET writes a vector: "<1, 2, 3, 4>". */
+static void format_vector(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    const ct_plan *e = p->elem;
+    uint32_t es = e ? ct_vkind_size(e->kind) : 0;
+    if (!es || e->kind == CT_V_DECIMAL || e->kind >= CT_V_DATETIME || e->size != es ||
+        p->size % es) {
+        r->bad = 1;
+        return;
+    }
+    ct_text_put(f->out, "<");
+    for (uint32_t i = 0; i < p->size / es && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        format(r, e, f, depth + 1);
+    }
+    ct_text_put(f->out, ">");
+}
+
 /* The size a fixed-size kind must have; 0 for kinds of any size. A plan
  * read from a damaged file may say otherwise, and must not be trusted. */
 uint32_t ct_vkind_size(ct_vkind k)
@@ -495,6 +514,9 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         return;
     case CT_V_SPAN:
         format_span(r, p, f, depth);
+        return;
+    case CT_V_VECTOR:
+        format_vector(r, p, f, depth);
         return;
     case CT_V_STRUCT:
         ct_text_put(t, "{");

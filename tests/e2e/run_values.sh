@@ -81,6 +81,8 @@ has "$trace" 1 'Demo.Kinds.Money(decimal price=19.99, decimal qty=-0.500) -> dec
 # format, Guid as "D", Half as its shortest text, Int128/UInt128 in decimal;
 # 1.02:03:04.5 - 1:30 = 1.00:33:04.5.
 has "$trace" 1 'Demo.Kinds.WellKnown(DateTime utc=2024-05-06T07:08:09.1234567Z, DateTime plain=1999-12-31T23:59:59.0000000, DateTime local=2000-01-01T00:00:00.0000000 (local), TimeSpan span=1.02:03:04.5000000, TimeSpan neg=-01:30:00, Guid id=0f8fad5b-d9cb-469f-a165-70867728950e, Half h=1.5, Int128 big=-170141183460469231731687303715884105728, UInt128 ubig=340282366920938463463374607431768211455) -> TimeSpan 1.00:33:04.5000000'
+# SIMD vectors by element, as .NET's ToString writes them; 1 + 8 = 9.
+has "$trace" 1 'Demo.Kinds.Simd(Vector128<int> a=<1, 2, 3, 4>, Vector2 p=<1.5, 2>, Vector3 q=<1, 2, 3>, Vector4 r=<1, 2, 3, 4>, Vector64<byte> b=<1, 2, 3, 4, 5, 6, 7, 8>, Vector256<double> d=<1, 2, 3, 4>) -> int 9'
 # Spans: a char span's text (cut at 64 characters, with its length), other
 # spans' elements (8 by default, --array-items), the default span empty.
 has "$trace" 1 'Demo.Kinds.Spans(ReadOnlySpan<char> text="hello", Span<int> ints=[3] {4, 5, 6}, ReadOnlySpan<double> none=[0] {}, ReadOnlySpan<char> cut="xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...(100 chars), Span<long> many=[12] {10, 20, 30, 40, 50, 60, 70, 80, ...}) -> int 8'

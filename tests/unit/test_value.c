@@ -238,6 +238,32 @@ static void test_spans(void **state)
     assert_non_null(strstr(t, "damaged"));
 }
 
+/* SIMD vectors: their bytes, written element by element as .NET does. */
+static void test_vectors(void **state)
+{
+    (void)state;
+    char t[128];
+    int32_t v128[4] = { 1, -2, 3, 4 };
+    ct_plan vi = { .kind = CT_V_VECTOR, .size = 16, .type_name = "Vector128<int>", .elem = &p_i4 };
+    assert_string_equal(roundtrip(&vi, v128, t, sizeof t), "<1, -2, 3, 4>");
+    float v2[2] = { 1.5f, 2 };
+    ct_plan vf = { .kind = CT_V_VECTOR, .size = 8, .type_name = "Vector2", .elem = &p_r4 };
+    assert_string_equal(roundtrip(&vf, v2, t, sizeof t), "<1.5, 2>");
+    /* A size that is not a whole number of elements, or an element that is
+     * not a number, is damage. */
+    ct_plan bad = { .kind = CT_V_VECTOR, .size = 6, .type_name = "?", .elem = &p_i4 };
+    uint8_t raw[8] = { 0 };
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    ct_format_value(&bad, raw, 6, fake_name_of, NULL, &tx);
+    assert_non_null(strstr(t, "damaged"));
+    bad.size = 16;
+    bad.elem = &p_str;
+    ct_text_init(&tx, t, sizeof t);
+    ct_format_value(&bad, raw, 8, fake_name_of, NULL, &tx);
+    assert_non_null(strstr(t, "damaged"));
+}
+
 static void count_class(void *ctx, uint64_t cls);
 
 static void test_boxed_values(void **state)
@@ -527,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_wellknown),
         cmocka_unit_test(test_boxed_values),
         cmocka_unit_test(test_spans),
+        cmocka_unit_test(test_vectors),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

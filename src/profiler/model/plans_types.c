@@ -743,6 +743,38 @@ static const ct_plan *plan_span(pctx *c, ClassID cls, const ct_module *m, mdType
     return ct_pl_new_plan(&p);
 }
 
+/* The SIMD vectors: Vector64/128/256/512<T> and Vector<T> of a numeric T,
+ * and Vector2/3/4 (floats): a VECTOR plan of the runtime's size; NULL for
+ * any other type. */
+static const ct_plan *plan_vector(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                  const char *full, const ClassID *args, ULONG32 nargs,
+                                  const char *tname, unsigned sl, unsigned dl)
+{
+    static const char *const generic[] = {
+        "System.Runtime.Intrinsics.Vector64`1", "System.Runtime.Intrinsics.Vector128`1",
+        "System.Runtime.Intrinsics.Vector256`1", "System.Runtime.Intrinsics.Vector512`1",
+        "System.Numerics.Vector`1",
+    };
+    static const char *const floats[] = {
+        "System.Numerics.Vector2", "System.Numerics.Vector3", "System.Numerics.Vector4",
+    };
+    const ct_plan *elem = NULL;
+    for (size_t i = 0; i < sizeof generic / sizeof *generic && !elem; i++)
+        if (nargs == 1 && !strcmp(full, generic[i]))
+            elem = ct_pl_plan_class(c, args[0], 0, dl ? dl - 1 : 0);
+    for (size_t i = 0; i < sizeof floats / sizeof *floats && !elem; i++)
+        if (nargs == 0 && !strcmp(full, floats[i]))
+            elem = ct_pl_prim_plan(CLRSIG_ET_R4);
+    if (!elem || elem->kind < CT_V_I1 || elem->kind > CT_V_U || elem->kind == CT_V_CHAR)
+        return NULL;
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    if (!st || ct_plan_is_by_range(st) || !st->size || st->size % elem->size)
+        return NULL;
+    ct_plan p = {.kind = CT_V_VECTOR, .size = st->size, .type_name = ct_pl_perm_text(tname),
+                 .elem = elem};
+    return ct_pl_new_plan(&p);
+}
+
 static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsigned dl)
 {
     ICorProfilerInfo *info = g_ct.info;
@@ -795,6 +827,9 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
             if (span)
                 return span;
         }
+        const ct_plan *vec = plan_vector(c, cls, m, td, full, args, nargs, tname, sl, dl);
+        if (vec)
+            return vec;
     }
     switch (ct_typedef_kind(m, td)) {
     case CT_TYPE_ENUM:

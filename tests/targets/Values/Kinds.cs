@@ -2,7 +2,9 @@
 // are chosen so that the expected text can be written by hand (see
 // tests/e2e/run_values.sh); NoInlining keeps each call a real call.
 using System;
+using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.Intrinsics;
 
 namespace Demo
 {
@@ -95,6 +97,11 @@ namespace Demo
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Dates(DateTime[] days, DateTime? maybe, Guid? none) => days.Length;
+
+        // SIMD vectors by element, as .NET writes them ("<1, 2, 3, 4>").
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Simd(Vector128<int> a, Vector2 p, Vector3 q, Vector4 r, Vector64<byte> b,
+                               Vector256<double> d) => a.GetElement(0) + b.GetElement(7);
 
         // Spans: a char span as its text, others by element (valid while
         // the call runs); the default span is empty.

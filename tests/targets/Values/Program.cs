@@ -39,6 +39,11 @@ namespace Demo
                 new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Local),
                 new TimeSpan(1, 2, 3, 4, 500), TimeSpan.FromMinutes(-90),
                 new Guid("0f8fad5b-d9cb-469f-a165-70867728950e"), (Half)1.5, Int128.MinValue, UInt128.MaxValue));
+            Show("simd", Kinds.Simd(System.Runtime.Intrinsics.Vector128.Create(1, 2, 3, 4),
+                new System.Numerics.Vector2(1.5f, 2), new System.Numerics.Vector3(1, 2, 3),
+                new System.Numerics.Vector4(1, 2, 3, 4),
+                System.Runtime.Intrinsics.Vector64.Create((byte)1, 2, 3, 4, 5, 6, 7, 8),
+                System.Runtime.Intrinsics.Vector256.Create(1.0, 2.0, 3.0, 4.0)));
             Span<int> ints = stackalloc int[] { 4, 5, 6 };
             long[] longs = new long[12];
             for (int i = 0; i < longs.Length; i++)
