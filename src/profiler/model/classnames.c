@@ -84,15 +84,29 @@ static ct_name_style arg_style(ct_name_style style)
     return style == CT_NAME_FULL ? CT_NAME_FULL : CT_NAME_SHORT;
 }
 
-/* Appends "<a, b>" for args[from..to). */
+/* Whether cls is System.__Canon: the stand-in for every reference type in
+ * shared generic code, which no user should read. */
+static int is_canon(ClassID cls, unsigned depth)
+{
+    char name[32];
+    sbuf nb = {name, sizeof name, 0, 0};
+    name[0] = '\0';
+    return build(cls, CT_NAME_FULL, depth + 1, &nb) == 0 && !strcmp(name, "System.__Canon");
+}
+
+/* Appends "<a, b>" for args[from..to) of the generic type td of module m:
+ * System.__Canon as the generic parameter's declared name ("T"). */
 static void put_args(const ClassID *args, ULONG32 from, ULONG32 to, ct_name_style style,
-                     unsigned depth, sbuf *b)
+                     unsigned depth, sbuf *b, const ct_module *m, mdTypeDef td)
 {
     put(b, "<");
     for (ULONG32 i = from; i < to; i++) {
         if (i > from)
             put(b, ", ");
-        if (build(args[i], arg_style(style), depth + 1, b) != 0)
+        char param[CT_NAME_MAX];
+        if (is_canon(args[i], depth) && ct_generic_param_name(m, td, i, param, sizeof param) == 0)
+            put(b, param);
+        else if (build(args[i], arg_style(style), depth + 1, b) != 0)
             put(b, "?");
     }
     put(b, ">");
@@ -200,12 +214,12 @@ static int build(ClassID cls, ct_name_style style, unsigned depth, sbuf *b)
         base[base_len] = '\0';
         put(b, base);
         if (arity && used + arity <= nargs) {
-            put_args(args, used, used + arity, style, depth, b);
+            put_args(args, used, used + arity, style, depth, b, m, td);
             used += arity;
         }
     }
     if (used < nargs)
-        put_args(args, used, nargs, style, depth, b);
+        put_args(args, used, nargs, style, depth, b, m, td);
     return 0;
 }
 

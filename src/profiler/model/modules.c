@@ -363,3 +363,34 @@ ct_type_kind ct_typedef_kind(const ct_module *m, mdTypeDef td)
         return CT_TYPE_STRUCT;
     return CT_TYPE_CLASS;
 }
+
+/* The declared name of generic parameter index of owner ("T"). */
+int ct_generic_param_name(const ct_module *m, mdToken owner, uint32_t index, char *name,
+                          size_t cap)
+{
+    IMetaDataImport *mdi2 = m ? m->mdi2 : NULL;
+    HCORENUM e = NULL;
+    mdGenericParam params[CT_GENERIC_PARAMS_MAX];
+    ULONG n = 0;
+    int rc = -1;
+    if (!mdi2 || !owner ||
+        FAILED(mdi2->lpVtbl->EnumGenericParams(mdi2, &e, owner, params, CT_GENERIC_PARAMS_MAX, &n)))
+        goto done;
+    for (ULONG i = 0; i < n; i++) {
+        WCHAR w[CT_NAME_MAX];
+        ULONG seq = 0, len = 0;
+        DWORD flags = 0, reserved = 0;
+        mdToken tk = 0;
+        if (SUCCEEDED(mdi2->lpVtbl->GetGenericParamProps(mdi2, params[i], &seq, &flags, &tk,
+                                                         &reserved, w, CT_NAME_MAX, &len)) &&
+            seq == index) {
+            ct_utf16_to_utf8(w, len, name, cap);
+            rc = name[0] ? 0 : -1;
+            break;
+        }
+    }
+done:
+    if (e)
+        mdi2->lpVtbl->CloseEnum(mdi2, e);
+    return rc;
+}

@@ -48,6 +48,13 @@ int ct_corelib_typedef(const char *full_name, mdTypeDef *td);
  * namespace when with_ns, metadata arity suffixes (`1) kept. 0 or -1. */
 int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap);
 
+/* Most generic parameters looked at per owner (more are not named). */
+#define CT_GENERIC_PARAMS_MAX 64
+/* The declared name of generic parameter `index` of owner (a TypeDef or a
+ * MethodDef): "T". 0, or -1 when it has none. */
+int ct_generic_param_name(const ct_module *m, mdToken owner, uint32_t index, char *name,
+                          size_t cap);
+
 typedef enum ct_type_kind {
     CT_TYPE_CLASS,  /* reference type (class, interface, delegate, array base) */
     CT_TYPE_STRUCT, /* value type other than an enum */

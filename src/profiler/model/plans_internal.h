@@ -61,8 +61,6 @@ const char *ct_pl_perm_text(const char *s);
 /* 1 for CANON_MARK and System.__Canon: code shared by every reference type. */
 int ct_pl_is_canon(ClassID cls);
 /* The declared name of generic parameter index of owner ("T"); 0, or -1. */
-int ct_pl_generic_param_name(const ct_module *m, mdToken owner, uint32_t index, char *name,
-                             size_t cap);
 /* C# text of a type, short names, actual generic arguments where known. */
 void ct_pl_type_text(pctx *c, const clrsig_type *t, char *out, size_t cap);
 /* A struct, field by field. m/td/args describe the ClassID cls. */

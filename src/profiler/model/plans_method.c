@@ -113,7 +113,7 @@ void ct_pl_typedef_display(const ct_module *m, mdTypeDef td, const ClassID *args
             char pn[TYPE_TEXT_MAX];
             if (next < nargs && args[next] && !ct_pl_is_canon(args[next]))
                 ct_classid_name(args[next], CT_NAME_SHORT, pn, sizeof pn);
-            else if (ct_pl_generic_param_name(m, td, next, pn, sizeof pn) != 0)
+            else if (ct_generic_param_name(m, td, next, pn, sizeof pn) != 0)
                 snprintf(pn, sizeof pn, "!%u", next);
             o += (size_t)snprintf(out + o, cap - o, "%s%s", i ? ", " : "", pn);
         }
@@ -141,7 +141,7 @@ void ct_pl_build_display(const ct_method_info *mi, char *out, size_t cap)
         char an[TYPE_TEXT_MAX];
         ClassID a = mi->method_args_known ? mi->method_args[i] : 0;
         if (!a || ct_pl_is_canon(a)) {
-            if (ct_pl_generic_param_name(mi->module, mi->token, i, an, sizeof an) != 0)
+            if (ct_generic_param_name(mi->module, mi->token, i, an, sizeof an) != 0)
                 snprintf(an, sizeof an, "!!%u", i);
         } else {
             ct_classid_name(a, CT_NAME_SHORT, an, sizeof an);

@@ -16,8 +16,6 @@
 #include "state.h"
 #include "utf16.h"
 
-/* Most generic parameters named per owner (more print as !n / !!n). */
-#define GENERIC_PARAMS_MAX 64
 /* Most instance fields shown per struct (the first ones by declaration). */
 #define STRUCT_MAX_FIELDS 256
 /* Most named values kept per enum. */
@@ -261,37 +259,6 @@ static int r_typespec(void *ctx, uint32_t token, const uint8_t **blob, uint32_t 
     return 0;
 }
 
-/* The declared name of generic parameter index of owner ("T"). */
-int ct_pl_generic_param_name(const ct_module *m, mdToken owner, uint32_t index, char *name,
-                             size_t cap)
-{
-    IMetaDataImport *mdi2 = m ? m->mdi2 : NULL;
-    HCORENUM e = NULL;
-    mdGenericParam params[GENERIC_PARAMS_MAX];
-    ULONG n = 0;
-    int rc = -1;
-    if (!mdi2 || !owner ||
-        FAILED(mdi2->lpVtbl->EnumGenericParams(mdi2, &e, owner, params, GENERIC_PARAMS_MAX, &n)))
-        goto done;
-    for (ULONG i = 0; i < n; i++) {
-        WCHAR w[PARAM_NAME_MAX];
-        ULONG seq = 0, len = 0;
-        DWORD flags = 0, reserved = 0;
-        mdToken tk = 0;
-        if (SUCCEEDED(mdi2->lpVtbl->GetGenericParamProps(mdi2, params[i], &seq, &flags, &tk,
-                                                         &reserved, w, PARAM_NAME_MAX, &len)) &&
-            seq == index) {
-            ct_utf16_to_utf8(w, len, name, cap);
-            rc = name[0] ? 0 : -1;
-            break;
-        }
-    }
-done:
-    if (e)
-        mdi2->lpVtbl->CloseEnum(mdi2, e);
-    return rc;
-}
-
 /* A known, exact type argument (System.__Canon is shown by its declared
  * name: the code is shared by every reference type). */
 static ClassID actual_arg(const pctx *c, int is_method, uint32_t index)
@@ -318,7 +285,7 @@ static int r_generic_param(void *ctx, int is_method, uint32_t index, char *name,
         *actual = node;
         return 0;
     }
-    return ct_pl_generic_param_name(c->m, is_method ? c->method_owner : c->type_owner, index,
+    return ct_generic_param_name(c->m, is_method ? c->method_owner : c->type_owner, index,
                                     name, cap);
 }
 

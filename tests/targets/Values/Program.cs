@@ -109,6 +109,7 @@ namespace Demo
             Show("pair value", pair.Value());
             Show("id int", Util.Id(5));
             Show("id string", Util.Id("five"));
+            Show("id nested", Util.Id((new System.Collections.Generic.List<string> { "x" }, true)).Item2 ? 1 : 0);
             Show("unwrap", Util.Unwrap(new Wrapper<int> { Value = 9, Tag = 1 }));
             Show("count", Util.CountOf(new[] { 1.5, 2.5 }));
             Show("twice", Outer.Inner.Twice(21));
