@@ -25,8 +25,9 @@ extern "C" {
  * was never written by a released profiler.) */
 /* 2.1: the header ends with the parent process's pid. */
 /* 2.2: plans of well-known structs (DateTime, TimeSpan, Guid, Half,
- * Int128, UInt128) and spans; boxed values in OBJECT slots
- * (include/clrtrace/value.h). */
+ * Int128, UInt128), spans and SIMD vectors; boxed values in OBJECT slots
+ * (include/clrtrace/value.h); FUNCTION records' out mask, and the LEAVE
+ * values it announces. */
 #define CT_TRACE_VERSION_MAJOR 2
 #define CT_TRACE_VERSION_MINOR 2
 
@@ -109,6 +110,11 @@ typedef struct ct_rec {
     uint32_t nparams;         /* FUNCTION: parameters including `this` */
     ct_fn_param *params;      /* FUNCTION: nparams entries */
     ct_fn_param ret;          /* FUNCTION: the return plan (kind VOID for void) */
+    uint64_t out_mask;        /* FUNCTION (2.2): bit i set when parameter i's target
+                                 (out, ref, in) is captured again at return: the
+                                 LEAVE records carry one value for each, in order,
+                                 after the return value (a MISSING one when it was
+                                 not read again) */
     /* ENTER: the raw values, one per parameter; LEAVE: one (the return) */
     uint32_t nvalues;
     const uint8_t *values;    /* nvalues × (u32 status/length word, bytes) */
@@ -172,6 +178,11 @@ ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint32_t ppid, uint64_
 ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
                                   uint32_t flags, uint32_t nparams, const ct_fn_param *params,
                                   const ct_fn_param *ret);
+/* The same with the parameters re-read at return (ct_rec.out_mask). */
+ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *name,
+                                       const char *sig, uint32_t flags, uint32_t nparams,
+                                       const ct_fn_param *params, const ct_fn_param *ret,
+                                       uint64_t out_mask);
 ct_trace_status ct_write_thread(ct_wbuf *w, uint64_t tid, const char *name);
 ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);

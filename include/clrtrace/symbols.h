@@ -46,6 +46,8 @@ typedef struct ct_function {
     const ct_plan **plans;    /* nparams plans */
     const char *ret_label;    /* "Point " */
     const ct_plan *ret;       /* NULL: void */
+    uint64_t out_mask;        /* parameters whose targets LEAVE records carry again
+                                 after the return value (ct_rec.out_mask) */
 } ct_function;
 
 typedef struct ct_symbols ct_symbols;
@@ -83,6 +85,10 @@ void ct_symbols_value_text(ct_symbols *s, const ct_plan *p, const uint8_t *v, ui
  * (void, or its values are not captured). */
 int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave,
                            ct_text *out);
+/* Appends "  name=value" for each out, ref or in parameter a LEAVE record
+ * carries again (after the return value): its target as the call returns.
+ * Returns how many were written. */
+int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave, ct_text *out);
 
 #ifdef __cplusplus
 }

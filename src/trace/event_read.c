@@ -300,6 +300,16 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         }
         rec->ret.name = get_str(&c, &rec->ret.name_len);
         rec->ret.plan = get_plan(&pr, 0);
+        /* 2.2: the parameters re-read at return, when the writer named any:
+         * each one a parameter that exists. */
+        rec->out_mask = 0;
+        if (!c.bad && c.n - c.pos >= 8) {
+            rec->out_mask = get_u(&c, 8);
+            if (rec->nparams < 64 && (rec->out_mask >> rec->nparams) != 0) {
+                *error = CT_TRACE_E_RECORD;
+                return -1;
+            }
+        }
         break;
     }
     case CT_REC_THREAD:

@@ -177,6 +177,14 @@ ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, co
                                   uint32_t flags, uint32_t nparams, const ct_fn_param *params,
                                   const ct_fn_param *ret)
 {
+    return ct_write_function_outs(w, key, name, sig, flags, nparams, params, ret, 0);
+}
+
+ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *name,
+                                       const char *sig, uint32_t flags, uint32_t nparams,
+                                       const ct_fn_param *params, const ct_fn_param *ret,
+                                       uint64_t out_mask)
+{
     static const ct_plan void_plan = { .kind = CT_V_VOID, .type_name = "void" };
     size_t undo = w->len, at = rec_begin(w, CT_REC_FUNCTION);
     if (nparams > CT_MAX_PARAMS + 1)
@@ -192,6 +200,9 @@ ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, co
     }
     put_str(w, ret ? ret->name : "");
     put_plan(w, ret && ret->plan ? ret->plan : &void_plan, 0);
+    /* 2.2: the parameters re-read at return, when there are any. */
+    if (out_mask && (nparams >= 64 || (out_mask >> nparams) == 0))
+        put_u64(w, out_mask);
     return rec_end(w, at, undo);
 }
 

@@ -62,8 +62,9 @@ struct ct_render {
     uint64_t nthreads, dropped, events;
     int finished, have_end;
     uint64_t mapped, traced;
-    char line[PREFIX_MAX + CT_RENDER_LINE_MAX + CT_RENDER_RET_MAX + 64];
+    char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
+    char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
     char call[CT_RENDER_LINE_MAX]; /* a call's text, before it goes to its thread */
 };
 
@@ -329,7 +330,8 @@ static size_t prefix(char *out, uint64_t t_ns, uint64_t tid, const uint64_t *dur
 
 static void put(char *line, size_t *n, const char *s, size_t len)
 {
-    memcpy(line + *n, s, len);
+    if (len)
+        memcpy(line + *n, s, len);
     *n += len;
 }
 
@@ -407,7 +409,7 @@ typedef enum ending { END_RETURN, END_EXCEPTION, END_TAILCALL } ending;
  * children, else writes "} -> value". ret: the return value's text
  * ("int 0") or NULL. */
 static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending how,
-                        const char *ret, size_t ret_len)
+                        const char *ret, size_t ret_len, const char *outs, size_t outs_len)
 {
     uint64_t dur = 0;
     int timed = pop_frame(r, th, f, now, &dur);
@@ -429,6 +431,7 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
             put(line, &n, " -> ", 4);
             put(line, &n, ret, ret_len);
         }
+        put(line, &n, outs, outs_len);
     } else {
         flush_pending(r, th);
         if (!r->opts.lines)
@@ -443,6 +446,7 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
             put(line, &n, " -> ", 4);
             put(line, &n, ret, ret_len);
         }
+        put(line, &n, outs, outs_len);
         if (timed < 0) {
             static const char note[] = "  (not entered on this thread)";
             put(line, &n, note, sizeof note - 1);
@@ -467,7 +471,7 @@ static void on_enter(ct_render *r, thread *th, fn *f, const ct_rec *rec)
 static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)
 {
     const char *ret = NULL;
-    size_t ret_len = 0;
+    size_t ret_len = 0, outs_len = 0;
     const ct_function *def = f->def;
     if (r->opts.lines && !(def->flags & CT_FN_NO_VALUES) && def->ret) {
         ct_text t;
@@ -477,7 +481,13 @@ static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)
         ret_len = ct_text_end(&t);
         ret = r->ret;
     }
-    close_frame(r, th, f, rec->time_ns, END_RETURN, ret, ret_len);
+    if (r->opts.lines && def->out_mask) {
+        ct_text t;
+        ct_text_init(&t, r->outs, sizeof r->outs);
+        ct_symbols_out_text(r->sym, def, rec, &t);
+        outs_len = ct_text_end(&t);
+    }
+    close_frame(r, th, f, rec->time_ns, END_RETURN, ret, ret_len, r->outs, outs_len);
 }
 
 static void finish(ct_render *r);
@@ -529,7 +539,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
             on_leave(r, th, f, rec);
         else
             close_frame(r, th, f, rec->time_ns,
-                        rec->type == CT_REC_TAILCALL ? END_TAILCALL : END_EXCEPTION, NULL, 0);
+                        rec->type == CT_REC_TAILCALL ? END_TAILCALL : END_EXCEPTION, NULL, 0,
+                        NULL, 0);
         return 0;
     }
     default:

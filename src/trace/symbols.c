@@ -196,6 +196,11 @@ static int define_function(ct_symbols *s, const ct_rec *rec)
     f->plans = plans;
     f->ret_label = ret_label;
     f->ret = ret;
+    /* Only parameters whose target plan is known can be read. */
+    f->out_mask = 0;
+    for (uint32_t i = 0; i < rec->nparams && i < 64; i++)
+        if ((rec->out_mask >> i & 1) && plans[i]->kind == CT_V_BYREF && plans[i]->elem)
+            f->out_mask |= 1ull << i;
     return 0;
 }
 
@@ -300,9 +305,49 @@ int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *l
     const uint8_t *v;
     uint32_t len;
     ct_value_status st;
-    if (leave->nvalues == 1 && ct_next_value(leave, &pos, &v, &len, &st) == 1)
+    if (leave->nvalues >= 1 && ct_next_value(leave, &pos, &v, &len, &st) == 1)
         ct_symbols_value_text(s, fn->ret, v, len, st, out);
     else
         ct_text_put(out, "?");
     return 1;
+}
+
+/* The parameter's name in its label: "out int value=" -> "value". */
+static void put_param_name(ct_text *out, const char *label)
+{
+    size_t n = strlen(label);
+    if (n && label[n - 1] == '=')
+        n--;
+    size_t start = n;
+    while (start && label[start - 1] != ' ')
+        start--;
+    ct_text_putn(out, label + start, n - start);
+}
+
+int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave, ct_text *out)
+{
+    if ((fn->flags & CT_FN_NO_VALUES) || !fn->out_mask)
+        return 0;
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    /* The return value comes first (a void function has none). */
+    if (fn->ret && ct_next_value(leave, &pos, &v, &len, &st) != 1)
+        return 0;
+    int shown = 0;
+    for (uint32_t i = 0; i < fn->nparams && i < 64; i++) {
+        if (!(fn->out_mask >> i & 1))
+            continue;
+        if (ct_next_value(leave, &pos, &v, &len, &st) != 1)
+            break;
+        if (st == CT_VALUE_MISSING)
+            continue; /* not read again (a target outside the thread's stack) */
+        ct_text_put(out, "  ");
+        put_param_name(out, fn->labels[i]);
+        ct_text_put(out, "=");
+        ct_symbols_value_text(s, fn->plans[i]->elem, v, len, st, out);
+        shown++;
+    }
+    return shown;
 }

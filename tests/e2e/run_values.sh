@@ -114,8 +114,13 @@ has "$trace" 1 'Demo.Kinds.Warmer(Temperature t={Celsius=21.5}) {'
 has "$trace" 1 '} -> Temperature {Celsius=22.5}'
 has_re "$trace" 1 'Demo\.Temperature\.get_Celsius\(this=0x[0-9a-f]+ -> \{Celsius=21\.5\}\) -> double 21\.5$'
 # ref / out / in: the address and the value at entry (out: before the
-# callee writes it); a pointer: its address.
-has_re "$trace" 1 '^.* Demo\.Kinds\.Refs\(ref int counter=0x[0-9a-f]+ -> 10, out int result=0x[0-9a-f]+ -> -1, in Point origin=0x[0-9a-f]+ -> \{X=0, Y=0\}, ref string text=0x[0-9a-f]+ -> "abc"\)$'
+# callee writes it), then at return each target in the caller's stack read
+# again (counter 10 -> 11, result = 11 * 2, text "abc" + "0"); a target in
+# the heap (an array element) is not; a pointer: its address.
+has_re "$trace" 1 '^.* Demo\.Kinds\.Refs\(ref int counter=0x[0-9a-f]+ -> 10, out int result=0x[0-9a-f]+ -> -1, in Point origin=0x[0-9a-f]+ -> \{X=0, Y=0\}, ref string text=0x[0-9a-f]+ -> "abc"\)  counter=11  result=22  origin=\{X=0, Y=0\}  text="abc0"$'
+has_re "$trace" 1 '^.* Demo\.Kinds\.TryGet\(string key="key", out int v=0x[0-9a-f]+ -> 0\) -> bool true  v=12$'
+has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6  x=6$'
+has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6$'
 has_re "$trace" 1 '^.* Demo\.Kinds\.Deref\(int\* p=0x[0-9a-f]+\) -> int 77$'
 has "$trace" 1 'Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}'
 # this: a class instance, a struct (by address), a virtual override called

@@ -256,6 +256,50 @@ static void test_header_bytes(void **state)
     assert_int_equal(ct_header_bytes(p, sizeof p), 0);
 }
 
+/* FUNCTION records since 2.2 may say which parameters' targets LEAVE
+ * records carry again; a mask naming a parameter that does not exist is a
+ * damaged record; without one the mask reads 0. */
+static void test_function_out_mask(void **state)
+{
+    (void)state;
+    static uint8_t buf[4096];
+    static const ct_plan p_int = { .kind = CT_V_I4, .size = 4, .type_name = "int" };
+    static const ct_plan p_ref = { .kind = CT_V_BYREF, .size = 8, .type_name = "ref int",
+                                   .elem = &p_int };
+    ct_fn_param params[] = { { "int a=", 0, &p_int }, { "out int v=", 0, &p_ref } };
+    for (int round = 0; round < 3; round++) {
+        uint64_t mask = round == 0 ? 2 : round == 1 ? 0 : 4; /* 4: a third parameter */
+        ct_wbuf w;
+        ct_wbuf_init(&w, buf, sizeof buf);
+        assert_int_equal(ct_write_function_outs(&w, 7, "F", "", 0, 2, params, NULL, mask),
+                         CT_TRACE_OK);
+        if (round == 2) {
+            /* The writer refuses to name a parameter that is not there. */
+            ct_wbuf_init(&w, buf, sizeof buf);
+            assert_int_equal(ct_write_function(&w, 7, "F", "", 0, 2, params, NULL), CT_TRACE_OK);
+            /* Patch one in by hand: 8 more payload bytes holding mask 4. */
+            uint32_t plen;
+            memcpy(&plen, buf + 4, 4);
+            size_t end = 8 + plen;
+            memcpy(buf + end, &mask, 8);
+            plen += 8;
+            memcpy(buf + 4, &plen, 4);
+            w.len = (end + 8 + 7) & ~(size_t)7;
+        }
+        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+        ct_rec rec;
+        ct_trace_status st;
+        long n = ct_read_record(buf, w.len, 0, &a, &rec, &st);
+        if (round == 2) {
+            assert_int_equal(n, -1);
+            assert_int_equal(st, CT_TRACE_E_RECORD);
+        } else {
+            assert_true(n > 0);
+            assert_true(rec.out_mask == mask);
+        }
+    }
+}
+
 static void test_writer_never_leaves_partial_records(void **state)
 {
     (void)state;
@@ -304,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_truncation_everywhere),
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_header_bytes),
+        cmocka_unit_test(test_function_out_mask),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
     };

@@ -307,8 +307,9 @@ void ct_writer_define(const ct_mapped_fn *f)
             break;
         ct_wbuf w;
         ct_wbuf_init(&w, node->rec, cap);
-        if (ct_write_function(&w, (uint64_t)(uintptr_t)f, f->display, "", flags, n, params,
-                              ret.plan ? &ret : NULL) == CT_TRACE_OK) {
+        if (ct_write_function_outs(&w, (uint64_t)(uintptr_t)f, f->display, "", flags, n, params,
+                                   ret.plan ? &ret : NULL,
+                                   f->values ? f->out_mask : 0) == CT_TRACE_OK) {
             node->next = NULL;
             node->len = w.len;
             break;
@@ -419,10 +420,12 @@ static void process_event(const uint8_t *p, size_t len)
         for (uint32_t i = 0; ct_next_value(&rec, &pos, &v, &vl, &vs) == 1; i++) {
             if (vs != CT_VALUE_PLAN)
                 continue;
-            uint32_t arg = rec.type == CT_REC_LEAVE ? f->nargs : i;
-            if (arg > f->nargs)
+            const ct_plan *plan = rec.type == CT_REC_LEAVE ? ct_leave_plan(f, i)
+                                  : i < f->nargs         ? ct_arg_plan(f, i)
+                                                         : NULL;
+            if (!plan)
                 break;
-            ct_value_classes(ct_arg_plan(f, arg), v, vl, on_class, NULL);
+            ct_value_classes(plan, v, vl, on_class, NULL);
         }
     }
     if (g_filter)

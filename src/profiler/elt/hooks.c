@@ -39,6 +39,12 @@ typedef struct elt_thread {
     } class_cache[CT_CLASS_CACHE];
     uint8_t bounce[CT_BOUNCE_BYTES];
     ct_argmap_snapshot snap;      /* the runtime's frame, while argmap learns */
+    struct {
+        uint32_t depth;           /* the frame's depth (its index on the shadow stack) */
+        uint32_t arg;             /* the argument */
+        uintptr_t target;         /* where it points, in this thread's stack */
+    } outs[CT_OUT_TRACK];         /* ordered by depth, innermost last */
+    uint32_t nouts;
 } elt_thread;
 
 static inline elt_thread *E(const ct_tbuf *b)
@@ -479,6 +485,55 @@ static int capture_state_machine(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO e
 
 /* The argument values of the call into w; 0 when the runtime gave none
  * (the event then has no values and reads "(?)"). */
+/* Forgets the out arguments of frames at depth d and deeper (ended, or
+ * left by an exception or a tail call). */
+static inline void outs_forget(ct_tbuf *b, uint32_t d)
+{
+    while (E(b)->nouts && E(b)->outs[E(b)->nouts - 1].depth >= d)
+        E(b)->nouts--;
+}
+
+/* Remembers where f's out, ref and in arguments point, for the frame being
+ * entered (at the current depth), when the target is in this thread's
+ * stack: a local, still there when the call returns. A target elsewhere (a
+ * field, an array element) may move with a GC before then: not read again. */
+static void outs_track(ct_tbuf *b, const ct_mapped_fn *f, const COR_PRF_FUNCTION_ARGUMENT_RANGE *r,
+                       uint32_t n)
+{
+    uint32_t d = E(b)->depth;
+    outs_forget(b, d);
+    for (uint32_t i = 0; i < n && i < 64; i++) {
+        uintptr_t target;
+        if (!(f->out_mask >> i & 1) || !r[i].startAddress || r[i].length != sizeof target)
+            continue;
+        memcpy(&target, (const void *)r[i].startAddress, sizeof target);
+        if (target < E(b)->stack_lo || target >= E(b)->stack_hi || E(b)->nouts >= CT_OUT_TRACK)
+            continue;
+        E(b)->outs[E(b)->nouts].depth = d;
+        E(b)->outs[E(b)->nouts].arg = i;
+        E(b)->outs[E(b)->nouts].target = target;
+        E(b)->nouts++;
+    }
+}
+
+/* The LEAVE values of f's out arguments, in order: each target read again
+ * (from the frame now closing, at the current depth), or MISSING. */
+static void outs_capture(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m)
+{
+    uint32_t d = E(b)->depth;
+    for (uint32_t i = 0; i < f->nargs && i < 64; i++) {
+        if (!(f->out_mask >> i & 1))
+            continue;
+        uintptr_t target = 0;
+        for (uint32_t k = E(b)->nouts; k > 0 && E(b)->outs[k - 1].depth >= d; k--)
+            if (E(b)->outs[k - 1].depth == d && E(b)->outs[k - 1].arg == i)
+                target = E(b)->outs[k - 1].target;
+        const ct_plan *p = f->args[i].plan->elem;
+        capture_value(b, w, m, p, target, slot_len(p));
+    }
+    outs_forget(b, d);
+}
+
 static int capture_args(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
                         ct_event_mark *m)
 {
@@ -489,6 +544,8 @@ static int capture_args(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wb
     if (f->nargs <= CT_ARGMAP_MAX_DIRECT && ct_argmap_enter(f, elt, direct)) {
         for (uint32_t i = 0; i < f->nargs; i++)
             capture_value(b, w, m, ct_arg_plan(f, i), direct[i].startAddress, direct[i].length);
+        if (f->out_mask)
+            outs_track(b, f, direct, f->nargs);
         return 1;
     }
     ct_argmap_snapshot *snap = NULL;
@@ -529,6 +586,8 @@ static int capture_args(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wb
     for (ULONG i = 0; i < args.info.numRanges; i++)
         capture_value(b, w, m, ct_arg_plan(f, i), args.info.ranges[i].startAddress,
                       args.info.ranges[i].length);
+    if (f->out_mask)
+        outs_track(b, f, args.info.ranges, args.info.numRanges);
     return 1;
 }
 
@@ -641,6 +700,10 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     atomic_store_explicit(&E(b)->busy, 1, memory_order_relaxed);
     uintptr_t csp = caller_sp(b, elt);
     close_frames_left(b, csp);
+    /* Out arguments of frames that ended without a leave (an exception, a
+     * tail call) at this depth or deeper are not this call's. */
+    if (E(b)->nouts)
+        outs_forget(b, E(b)->depth);
     uint64_t key = (uint64_t)(uintptr_t)f;
     int inplace;
     uint8_t *area = build_area(b, &inplace);
@@ -700,11 +763,13 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     ct_event_mark m;
     ct_wbuf_init(&w, area, b->ring.record_max);
     ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
-    if (f->values && f->has_ret && (!g_gated || E(b)->gate || f->trigger)) {
+    if (f->values && (f->has_ret || f->out_mask) && (!g_gated || E(b)->gate || f->trigger)) {
         ICorProfilerInfo *info = g_ct.info;
         COR_PRF_FRAME_INFO frame = 0;
         COR_PRF_FUNCTION_ARGUMENT_RANGE range = {0, 0};
-        if (ct_argmap_leave(f, elt, &range)) {
+        if (!f->has_ret) {
+            /* void: only the out arguments */
+        } else if (ct_argmap_leave(f, elt, &range)) {
             capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), range.startAddress, range.length);
         } else {
             ct_argmap_snapshot *snap = NULL;
@@ -717,8 +782,13 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
                     ct_argmap_learn_leave(f, snap, &range);
                 capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), range.startAddress,
                               range.length);
+            } else if (f->out_mask) {
+                /* The out values come after the return value's place. */
+                capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), 0, 0);
             }
         }
+        if (f->out_mask)
+            outs_capture(b, f, &w, &m);
     }
     if (ct_event_end(&w, &m) != CT_TRACE_OK) {
         ct_wbuf_init(&w, area, b->ring.record_max);

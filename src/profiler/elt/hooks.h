@@ -26,6 +26,10 @@
 #define CT_DROP_TRACK_FRAMES 4096
 #define CT_BOUNCE_BYTES 4096
 #define CT_CLASS_CACHE 64
+/* Out, ref and in arguments whose target (in the thread's stack) is read
+ * again at return, remembered per thread from enter to leave: at most this
+ * many at once (more read "not read again" at return). */
+#define CT_OUT_TRACK 128
 
 /* At Shutdown, how long to wait for hooks still running on other threads
  * after recording stopped (polled every CT_QUIESCE_POLL_NS). */

@@ -95,4 +95,20 @@ static inline const ct_plan *ct_arg_plan(const ct_mapped_fn *f, uint32_t i)
     return late && late[i] ? late[i] : &ct_plan_by_range;
 }
 
+/* The plan of value i of a LEAVE record of f: the return value (when f has
+ * one), then the target of each parameter of f->out_mask in order; NULL
+ * past them. */
+static inline const ct_plan *ct_leave_plan(const ct_mapped_fn *f, uint32_t i)
+{
+    if (f->has_ret) {
+        if (i == 0)
+            return ct_arg_plan(f, f->nargs);
+        i--;
+    }
+    for (uint32_t a = 0; a < f->nargs && a < 64; a++)
+        if ((f->out_mask >> a & 1) && i-- == 0)
+            return f->args[a].plan->elem;
+    return NULL;
+}
+
 #endif

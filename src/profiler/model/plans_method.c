@@ -286,6 +286,11 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
     }
     f->args = args;
     f->nargs = nargs;
+    f->out_mask = 0;
+    for (uint32_t i = 0; i < nargs && i < 64; i++)
+        if (args[i].plan && args[i].plan->kind == CT_V_BYREF && args[i].plan->elem &&
+            strcmp(args[i].label, "this=") != 0)
+            f->out_mask |= 1ull << i;
     f->values = 1;
     rc = 0;
 done:

@@ -67,6 +67,12 @@ typedef struct ct_mapped_fn {
      * for every other function. */
     const uint32_t *sm_offsets;
 
+    /* Out, ref and in parameters whose target is read again at return (bit
+     * i: argument i, of the first 64; known plans only, fixed at map time):
+     * the LEAVE record carries one value for each after the return value,
+     * and the FUNCTION record says which (ct_rec.out_mask). */
+    uint64_t out_mask;
+
     const ct_late *late;        /* NULL when every plan is known */
     atomic_int late_state;      /* a ct_late_state */
     _Atomic(const ct_plan *const *) late_plans; /* nargs + 1 (return) once bound */

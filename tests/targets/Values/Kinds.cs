@@ -164,6 +164,18 @@ namespace Demo
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static unsafe int Deref(int* p) => *p;
+
+        // Out and ref results read again at return (targets in the caller's
+        // stack; a target in the heap is not).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool TryGet(string key, out int v)
+        {
+            v = key.Length * 4;
+            return true;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Inc(ref long x) => ++x;
     }
 
     public static class Shapes

@@ -84,6 +84,10 @@ namespace Demo
             Show("refs", counter + " " + result + " " + text);
             int target = 77;
             Show("deref", Kinds.Deref(&target));
+            Show("tryget", Kinds.TryGet("key", out int got) ? got : -1);
+            long local = 5;
+            long[] cell = { 5 };
+            Show("inc", Kinds.Inc(ref local) + Kinds.Inc(ref cell[0]));
             Show("scale", Shapes.Scale(new Point { X = 1, Y = 2 }, 1.5).X);
 
             // this: class, struct, virtual, interface.
