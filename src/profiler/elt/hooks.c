@@ -483,8 +483,6 @@ static int capture_state_machine(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO e
     return 1;
 }
 
-/* The argument values of the call into w; 0 when the runtime gave none
- * (the event then has no values and reads "(?)"). */
 /* Forgets the out arguments of frames at depth d and deeper (ended, or
  * left by an exception or a tail call). */
 static inline void outs_forget(ct_tbuf *b, uint32_t d)
@@ -497,8 +495,8 @@ static inline void outs_forget(ct_tbuf *b, uint32_t d)
  * entered (at the current depth), when the target is in this thread's
  * stack: a local, still there when the call returns. A target elsewhere (a
  * field, an array element) may move with a GC before then: not read again. */
-static void outs_track(ct_tbuf *b, const ct_mapped_fn *f, const COR_PRF_FUNCTION_ARGUMENT_RANGE *r,
-                       uint32_t n)
+static void outs_track(ct_tbuf *b, const ct_mapped_fn *f,
+                       const COR_PRF_FUNCTION_ARGUMENT_RANGE *r, uint32_t n)
 {
     uint32_t d = E(b)->depth;
     outs_forget(b, d);
@@ -534,6 +532,8 @@ static void outs_capture(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event
     outs_forget(b, d);
 }
 
+/* The argument values of the call into w; 0 when the runtime gave none
+ * (the event then has no values and reads "(?)"). */
 static int capture_args(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wbuf *w,
                         ct_event_mark *m)
 {
