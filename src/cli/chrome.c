@@ -230,6 +230,14 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
             size_t len = ct_text_end(&text);
             fprintf(out, "%s\"return\":", sep);
             cli_json_string(out, c->val, len);
+            sep = ",";
+        }
+        /* out, ref and in arguments as the call returned: "v=12  x=6". */
+        ct_text_init(&text, c->val, CT_RENDER_RET_MAX);
+        if (ct_symbols_out_text(w->sym, f->fn, rec, &text)) {
+            size_t len = ct_text_end(&text);
+            fprintf(out, "%s\"at return\":", sep);
+            cli_json_string(out, c->val + 2, len > 2 ? len - 2 : 0); /* past the leading "  " */
         }
     } else {
         static const char *const ending[] = { [CLI_END_EXCEPTION] = "exception",

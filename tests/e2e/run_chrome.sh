@@ -121,6 +121,9 @@ EOF
 )
 check "Values: chars, escaped strings, Unicode, the second thread's call" ct_diff_tree "$want" \
     "$(calls_of "$work/values.json" | grep -E '^Demo\.(Kinds\.(Chars|Strings|Unicode)|Worker\.Run) ')"
+# An out argument as the call returned (Kinds.TryGet writes key.Length * 4).
+check_eq "Values: TryGet returns true, its out v at return is 12" '"at return": "v=12"|"return": "true"' \
+    "$(calls_of "$work/values.json" | grep '^Demo\.Kinds\.TryGet ' | grep -o '"at return": "[^"]*"\|"return": "[^"]*"' | paste -sd '|')"
 check_eq "Values: two threads, each named" "2" \
     "$(chk validate "$work/values.json" | sed -n 's/.* threads=\([0-9]*\) .*/\1/p')"
 
