@@ -21,7 +21,8 @@ static void usage(FILE *to)
         "               methodspec, or any (guess from the first byte)\n"
         "  --ildasm     ILDasm-style text instead of C#-style\n"
         "  --both       print C#-style, then ILDasm-style text\n"
-        "  --runtime N  accept runtime-internal element types with N-byte pointers (4 or 8)\n"
+        "  --runtime N  accept runtime-internal element types with N-byte pointers\n"
+        "               (4 or 8)\n"
         "\n"
         "Tokens print as <0x01000012> (no metadata is read). Exit status: 0 decoded,\n"
         "1 malformed blob (the error and its byte offset go to stderr), 2 usage error.\n");

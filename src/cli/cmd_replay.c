@@ -23,17 +23,18 @@ static void usage(FILE *to)
         "\n"
         "options:\n"
         "      --no-summary       leave out the summary table\n"
-        "      --pid N|all        the process N of a recorded process tree, or each in turn\n"
-        "                         (default: the process the launcher started, followed by\n"
-        "                         one line naming each other traced process)\n"
+        "      --pid N|all        the process N of a recorded process tree, or each in\n"
+        "                         turn (default: the process the launcher started,\n"
+        "                         followed by one line naming each other traced process)\n"
         "%s"
         "  -h, --help             show this help\n"
         "\n"
         "A trace without its end (the program was killed or crashed) is printed up to\n"
         "where it ends, with one line on stderr saying so.\n"
         "\n"
-        "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
-        "gives the byte offset; what came before it is printed); 2 for a usage error.\n",
+        "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
+        "stderr gives the byte offset; what came before it is printed); 2 for a usage\n"
+        "error.\n",
         cli_filter_help());
 }
 

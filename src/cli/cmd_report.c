@@ -10,7 +10,8 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [filters] DIR\n"
+        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [filters]\n"
+        "                       DIR\n"
         "\n"
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
         "DIR may also be the trace file itself): the program's header line, then one\n"
@@ -28,8 +29,8 @@ static void usage(FILE *to)
         "filters (the table then counts only the calls shown):\n"
         "%s"
         "\n"
-        "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on stderr\n"
-        "gives the byte offset); 2 for a usage error.\n",
+        "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
+        "stderr gives the byte offset); 2 for a usage error.\n",
         cli_filter_help());
 }
 
