@@ -165,33 +165,64 @@ static void describe(const info_trace *it)
         printf("%-14syes\n", "complete");
 }
 
-/* Every process of a recorded tree, one line each. */
-static int process_table(const cli_proc *procs, int n)
+/* A process's line in the table of a tree: what reading its trace found. */
+typedef struct info_row {
+    int read;                 /* the trace could be read (else its error was printed) */
+    int damaged;
+    uint64_t calls;
+    const char *state;
+} info_row;
+
+static info_row row_of(const info_trace *it)
+{
+    return (info_row){1, it->damaged, calls_of(&it->s), state_of(it)};
+}
+
+static void info_read_row(const char *path, info_row *row)
+{
+    static info_trace it;
+    memset(row, 0, sizeof *row);
+    if (info_read(&it, path) != 0)
+        return;
+    *row = row_of(&it);
+    cli_trace_close(&it.t);
+}
+
+/* Every process of a recorded tree, one line each; the first one's row is
+ * the one `first` already holds (its trace is not read again). */
+static int process_table(const cli_proc *procs, int n, const info_row *first)
 {
     int rc = 0;
     printf("\n%d traced processes:\n", n);
     printf("  %-8s %-8s %-10s %-9s %s\n", "PID", "PARENT", "CALLS", "COMPLETE", "COMMAND");
     for (int i = 0; i < n; i++) {
-        static info_trace it;
-        if (info_read(&it, procs[i].path) != 0) {
+        info_row row;
+        if (i == 0)
+            row = *first;
+        else
+            info_read_row(procs[i].path, &row);
+        if (!row.read || row.damaged)
             rc = 1;
+        if (!row.read)
             continue;
-        }
-        if (it.damaged)
-            rc = 1;
         printf("  %-8u %-8u %-10llu %-9s %s\n", procs[i].pid, procs[i].ppid,
-               (unsigned long long)calls_of(&it.s), state_of(&it), procs[i].cmd);
-        cli_trace_close(&it.t);
+               (unsigned long long)row.calls, row.state, procs[i].cmd);
     }
     return rc;
 }
 
-static int info_one(const char *path)
+/* Describes the trace at path; its row for a table into *row when row is not
+ * NULL. */
+static int info_one(const char *path, info_row *row)
 {
     static info_trace it;
+    if (row)
+        memset(row, 0, sizeof *row);
     if (info_read(&it, path) != 0)
         return 1;
     describe(&it);
+    if (row)
+        *row = row_of(&it);
     int rc = it.damaged;
     cli_trace_close(&it.t);
     return rc;
@@ -211,24 +242,25 @@ int cmd_info(int argc, char **argv)
     if (cli_offline_trace("info", arg) < 0)
         return 2;
     if (!cli_is_dir(arg) || cli_pid_choice() > 0)
-        return info_one(arg);
+        return info_one(arg, NULL);
     int n, rc = 0;
     cli_proc *procs = cli_trace_list(arg, &n);
     if (n <= 0) {
         /* No trace at all: say why as the reader would. */
         free(procs);
-        return info_one(arg);
+        return info_one(arg, NULL);
     }
     if (cli_pid_choice() == CLI_PID_ALL) {
         for (int i = 0; i < n; i++) {
             if (i)
                 printf("\n");
-            if (info_one(procs[i].path))
+            if (info_one(procs[i].path, NULL))
                 rc = 1;
         }
     } else {
-        rc = info_one(procs[0].path);
-        if (n > 1 && process_table(procs, n))
+        info_row first;
+        rc = info_one(procs[0].path, &first);
+        if (n > 1 && process_table(procs, n, &first))
             rc = 1;
     }
     free(procs);
