@@ -314,6 +314,19 @@ static int span_ok(const ct_plan *p)
     return p->elem && (p->elem->kind == CT_V_CHAR || ct_array_items_captured(p->elem));
 }
 
+/* A span's length and the elements copied of it (after its address): 0, or
+ * -1 (r->bad set) when they do not agree. */
+static int span_head(rd *r, int32_t *length, uint32_t *n)
+{
+    *length = (int32_t)take_u(r, 4);
+    *n = (uint32_t)take_u(r, 4);
+    if (r->bad || *length < 0 || *n > (uint32_t)*length) {
+        r->bad = 1;
+        return -1;
+    }
+    return 0;
+}
+
 static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     uint64_t addr = take_u(r, 8);
@@ -330,12 +343,10 @@ static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         format_chars(r, f);
         return;
     }
-    int32_t length = (int32_t)take_u(r, 4);
-    uint32_t n = (uint32_t)take_u(r, 4);
-    if (r->bad || length < 0 || n > (uint32_t)length) {
-        r->bad = 1;
+    int32_t length;
+    uint32_t n;
+    if (span_head(r, &length, &n) != 0)
         return;
-    }
     ct_text_printf(f->out, "[%d] {", length);
     for (uint32_t i = 0; i < n && !r->bad; i++) {
         if (i)
@@ -673,12 +684,10 @@ static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
             r->bad = 1;
             return;
         }
-        int32_t length = (int32_t)take_u(r, 4);
-        uint32_t n = (uint32_t)take_u(r, 4);
-        if (r->bad || length < 0 || n > (uint32_t)length) {
-            r->bad = 1;
+        int32_t length;
+        uint32_t n;
+        if (span_head(r, &length, &n) != 0)
             return;
-        }
         if (p->elem->kind == CT_V_CHAR) {
             take(r, (size_t)n * 2);
             return;
