@@ -22,13 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-trust.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
-
-lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace" 2>/dev/null || true)
-[[ -x "$ct" ]] || { echo "ERROR: no clrtrace next to $lib" >&2; exit 2; }
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+ct_setup trust "${1:-}" cli
 
 echo "== building tests/targets/Tree"
 app=$(ct_dotnet_build "$root/tests/targets/Tree" "$work") && [[ -n "$app" ]] ||

@@ -23,13 +23,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-vectors.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
-
-lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace" 2>/dev/null || true)
-[[ -x "$ct" ]] || { echo "ERROR: no clrtrace next to $lib" >&2; exit 2; }
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+ct_setup vectors "${1:-}" cli
 
 echo "== building tests/targets/Vectors"
 app=$(ct_dotnet_build "$root/tests/targets/Vectors" "$work") && [[ -n "$app" ]] ||
