@@ -28,8 +28,13 @@ extern "C" {
  * Int128, UInt128), spans and SIMD vectors; boxed values in OBJECT slots
  * (include/clrtrace/value.h); FUNCTION records' out mask, and the LEAVE
  * values it announces. */
+/* 2.3: objects and collections by content: CLASS records may end with
+ * the plan of their class's content (CLASS or SEQ), which OBJECT values
+ * whose class id carries CT_CLASS_CONTENT follow; a repeated object
+ * (CT_CLASS_SEEN); plans of multi-dimensional arrays, array segments and
+ * memories, DateTimeOffset and Rune; arrays of any element. */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 2
+#define CT_TRACE_VERSION_MINOR 3
 
 /* Largest payload of one record; longer records are rejected by the reader. */
 #define CT_MAX_RECORD (16u * 1024 * 1024)
@@ -119,6 +124,8 @@ typedef struct ct_rec {
     uint32_t nvalues;
     const uint8_t *values;    /* nvalues × (u32 status/length word, bytes) */
     size_t values_len;
+    /* CLASS (2.3): the plan of the class's content, or NULL */
+    const ct_plan *content;
     /* DROPPED / END */
     uint64_t count;
     /* END: functions the runtime mapped, and those traced */
@@ -185,6 +192,9 @@ ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *nam
                                        uint64_t out_mask);
 ct_trace_status ct_write_thread(ct_wbuf *w, uint64_t tid, const char *name);
 ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
+/* The same with the plan of the class's content (NULL: none). */
+ct_trace_status ct_write_class_content(ct_wbuf *w, uint64_t class_id, const char *name,
+                                       const ct_plan *content);
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
 ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
                              uint64_t traced);

@@ -14,19 +14,46 @@
  *   primitives, ENUM, DECIMAL, PTR    the value's bytes (plan->size)
  *   STRING                            u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n UTF-16 code units
- *   OBJECT                            u64 address, u64 class id; when bit 0
- *                                     of the class id is set (real class ids
- *                                     are aligned), the object is a string
- *                                     (the class id is layout.string_class
- *                                     | 1) and its characters follow as in
- *                                     STRING after the address: i32 length,
- *                                     u32 n, n UTF-16 code units; when bit 1
- *                                     is set, a boxed value (int, double,
- *                                     DateTime, ...): u8 its kind, then its
- *                                     bytes (ct_vkind_size of the kind)
+ *   OBJECT                            u64 address, u64 class id; real class
+ *                                     ids are aligned to 8, and the low 3
+ *                                     bits say what follows (CT_CLASS_*):
+ *                                     0: nothing (shown as Type@0x...);
+ *                                     STRING (1): the object is a string,
+ *                                     its characters follow as in STRING
+ *                                     after the address: i32 length, u32 n,
+ *                                     n UTF-16 code units; BOXED (2): a boxed
+ *                                     value (int, double, DateTime, ...): u8
+ *                                     its kind, then its bytes (ct_vkind_size
+ *                                     of the kind); SEEN (3): the object was
+ *                                     shown before in this value: u8 1 when
+ *                                     it is one of its own containers (a
+ *                                     cycle), else 0; CONTENT (4): the
+ *                                     object's content follows, in the
+ *                                     encoding of its class's content plan
+ *                                     (CLASS or SEQ; the CLASS record carries
+ *                                     it)
  *   ARRAY (SZARRAY)                   u64 address; if non-zero: u64 class id,
  *                                     u32 length, u32 n copied, n elements
  *                                     each in its element plan's encoding
+ *                                     (n is 0 when the elements are not
+ *                                     copied: ct_array_items_captured)
+ *   MDARRAY (int[,])                  u64 address; if non-zero: u32 rank (the
+ *                                     plan's count), rank x i32 lengths,
+ *                                     rank x i32 lower bounds, u32 n copied,
+ *                                     n elements in row-major order
+ *   SEGMENT                           u64 address of the object the segment
+ *   (ArraySegment<T>, Memory<T>,      views (an array or a string); if
+ *   ReadOnlyMemory<T>)                non-zero: i32 count, u8 what the
+ *                                     object is (0 other, 1 array, 2
+ *                                     string); for an array or a string:
+ *                                     u32 n copied, n elements (a string's
+ *                                     are UTF-16 code units) from the
+ *                                     segment's start
+ *   CLASS (content of an object)      each shown field in order, in its own
+ *                                     encoding (fields at offsets from the
+ *                                     object's address)
+ *   SEQ (content of a collection)     i32 count, u32 n copied, n elements
+ *                                     (a dictionary's: key, then value)
  *   STRUCT                            each field in order, in its own encoding
  *   NULLABLE                          u8 has-value, then the value if set
  *   BYREF                             u64 address; if non-zero and the
@@ -34,7 +61,7 @@
  *   OPAQUE                            plan->size bytes, shown as hex
  *   ELIDED                            nothing (shown as {...})
  *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
- *   I16, U16                          16, 2, 16, 16)
+ *   I16, U16, DTOFFSET, RUNE          16, 2, 16, 16, 16, 4)
  *   VECTOR                            the value's bytes (plan->size)
  *   SPAN                              u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n elements each in its
@@ -53,12 +80,74 @@
 extern "C" {
 #endif
 
-/* How deep struct fields (and byref/array/nullable wrappers) are followed. */
+/* How deep struct fields (and byref/array/nullable wrappers, and objects)
+ * are followed. */
 #define CT_MAX_VALUE_DEPTH 8
+/* How deep one value's encoding may nest (fields, elements, objects and
+ * their content together); the capture stops following objects
+ * CT_OBJECT_NESTING_RESERVE levels before it, so a struct in a collection in
+ * the deepest object still fits. */
+#define CT_MAX_NESTING 32
+#define CT_OBJECT_NESTING_RESERVE 12
 /* Default characters of a string kept (the -s option). */
 #define CT_DEFAULT_STRING_CHARS 64
 /* Default array elements kept (the --array-items option). */
 #define CT_DEFAULT_ARRAY_ITEMS 8
+/* Default levels of objects shown field by field (the --object-depth
+ * option); deeper objects read Type@0x... */
+#define CT_DEFAULT_OBJECT_DEPTH 3
+#define CT_MAX_OBJECT_DEPTH 6
+/* Default and largest fields shown per object (the --object-fields
+ * option); the others read ", ...". */
+#define CT_DEFAULT_OBJECT_FIELDS 20
+#define CT_MAX_OBJECT_FIELDS 256
+/* Default bytes one value's capture may take before objects it still
+ * holds are shown as Type@0x... (the --value-bytes option), and the
+ * bounds of the option. */
+#define CT_DEFAULT_VALUE_BYTES 4096
+#define CT_MIN_VALUE_BYTES 64
+#define CT_MAX_VALUE_BYTES (1u << 20)
+/* Objects remembered per value to show a repeated reference once (the
+ * rest are shown again). */
+#define CT_MAX_SEEN_OBJECTS 64
+/* Dimensions of a multi-dimensional array shown with its bounds (the
+ * runtime allows 32). */
+#define CT_MAX_ARRAY_RANK 32
+
+/* The low bits of an OBJECT value's class id: what follows it. */
+enum {
+    CT_CLASS_PLAIN = 0,
+    CT_CLASS_STRING = 1,
+    CT_CLASS_BOXED = 2,
+    CT_CLASS_SEEN = 3,
+    CT_CLASS_CONTENT = 4,
+    CT_CLASS_TAG_MASK = 7
+};
+
+/* How a SEQ plan's collection keeps its elements. */
+typedef enum ct_seq_shape {
+    CT_SEQ_LIST = 1,   /* List<T>: _items[0.._size) */
+    CT_SEQ_QUEUE = 2,  /* Queue<T>: _array from _head, _size of them, wrapping */
+    CT_SEQ_STACK = 3,  /* Stack<T>: _array[0.._size), shown top first */
+    CT_SEQ_SET = 4,    /* HashSet<T>: _entries[0.._count) whose Next >= -1 */
+    CT_SEQ_DICT = 5,   /* Dictionary<K,V>: _entries as HashSet's, key and value */
+    CT_SEQ_ARRAY = 6,  /* T[] in an object slot: its own elements */
+    CT_SEQ_SHAPE_MAX = CT_SEQ_ARRAY
+} ct_seq_shape;
+
+/* Where a collection object keeps its elements (the capture's side of a
+ * SEQ plan; the reader has none): offsets from the object's address, and
+ * for SET/DICT within one entry of the entries array. */
+typedef struct ct_seq {
+    uint32_t items;       /* the array field (T[] or Entry[]) */
+    uint32_t count;       /* the i32 count (_size, _count) */
+    uint32_t head;        /* QUEUE: _head */
+    uint32_t free_count;  /* SET/DICT: _freeCount */
+    uint32_t entry_size;  /* SET/DICT: bytes per entry */
+    uint32_t entry_next;  /* SET/DICT: the entry's i32 next */
+    uint32_t entry_key;   /* DICT: the entry's key */
+    uint32_t entry_value; /* SET/DICT: the entry's value */
+} ct_seq;
 
 typedef enum ct_vkind {
     CT_V_VOID,
@@ -84,7 +173,22 @@ typedef enum ct_vkind {
                              _length field at value_offset (_reference at 0) */
     CT_V_VECTOR,          /* Vector64/128/256/512<T>, Vector<T>, Vector2/3/4:
                              size / elem->size elements of a primitive elem */
-    CT_V_KIND_MAX = CT_V_VECTOR
+    /* Trace format 2.3: objects and collections by content. */
+    CT_V_CLASS,           /* an object's content, in CLASS records: fields (at
+                             offsets from the object's address, base class
+                             first); value_offset: fields not shown */
+    CT_V_SEQ,             /* a collection's content, in CLASS records: shape,
+                             elem, key (DICT), seq (capture only) */
+    CT_V_MDARRAY,         /* a multi-dimensional array: count = rank, elem */
+    CT_V_SEGMENT,         /* ArraySegment<T>, Memory<T>, ReadOnlyMemory<T>: the
+                             object reference at 0, the i32 start at
+                             value_offset, the i32 count at count_offset; elem */
+    CT_V_DTOFFSET,        /* System.DateTimeOffset, 16 bytes as the runtime lays
+                             it out: the UTC DateTime at value_offset, the
+                             offset in minutes (underlying I2 or I4) at
+                             count_offset */
+    CT_V_RUNE,            /* System.Text.Rune: u32 scalar value */
+    CT_V_KIND_MAX = CT_V_RUNE
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;
@@ -105,13 +209,20 @@ struct ct_plan {
     uint32_t size;        /* bytes the value occupies where it is passed/stored */
     const char *type_name;/* how the type is shown: "int", "Point", "List<int>" */
     int is_flags;         /* ENUM: [Flags] */
-    ct_vkind underlying;  /* ENUM: CT_V_I1..CT_V_U8 */
+    ct_vkind underlying;  /* ENUM: CT_V_I1..CT_V_U8; DTOFFSET: CT_V_I2 or CT_V_I4 */
     uint32_t count;       /* STRUCT: fields; ENUM: items */
     const ct_field *fields;
     const ct_enum_item *items;
-    const ct_plan *elem;  /* ARRAY, SPAN, VECTOR element, BYREF target, NULLABLE value */
+    const ct_plan *elem;  /* ARRAY, SPAN, VECTOR, MDARRAY, SEGMENT, SEQ element,
+                             BYREF target, NULLABLE value */
     uint32_t value_offset;/* NULLABLE: offset of the value after the bool;
-                             SPAN: offset of _length */
+                             SPAN: offset of _length; SEGMENT: of the start;
+                             CLASS: fields not shown */
+    uint32_t count_offset;/* SEGMENT: offset of the count; DTOFFSET: of the
+                             offset in minutes */
+    uint8_t shape;        /* SEQ: ct_seq_shape */
+    const ct_plan *key;   /* SEQ (DICT): the key's plan */
+    const ct_seq *seq;    /* SEQ: where the elements are (capture only) */
 };
 
 /* Where the runtime keeps string and array contents (from
@@ -126,18 +237,29 @@ typedef struct ct_layout {
                                generic code) is then captured with its characters */
 } ct_layout;
 
-/* Capture limits (the -s and --array-items options). */
+/* Capture limits (the -s, --array-items, --object-depth and --value-bytes
+ * options). */
 typedef struct ct_limits {
     uint32_t string_chars;
     uint32_t array_items;
+    uint32_t object_depth;  /* levels of objects captured by content (0: none) */
+    uint32_t value_bytes;   /* past this many bytes, objects are not followed */
 } ct_limits;
 
-/* Maps an object's address to its class id (the profiler calls
- * GetClassFromObject); NULL or a 0 result records class id 0. When boxed is
- * not NULL, *boxed gets the kind of the value a boxed CoreLib primitive or
- * well-known struct holds (its bytes follow the method table pointer),
- * CT_V_VOID for any other object. */
-typedef uint64_t (*ct_class_of)(void *ctx, uint64_t object, ct_vkind *boxed);
+/* What the capture knows of an object's class. */
+typedef struct ct_class_info {
+    uint64_t id;             /* the class id (0: unknown: recorded as 0) */
+    ct_vkind boxed;          /* the kind of the value a boxed CoreLib primitive or
+                                well-known struct holds (its bytes follow the
+                                method table pointer); CT_V_VOID otherwise */
+    const ct_plan *content;  /* CLASS or SEQ plan of its content, or NULL */
+    int szarray;             /* a one-dimensional zero-based array (T[]) */
+    int string;              /* System.String */
+} ct_class_info;
+
+/* Describes the object at an address (the profiler calls GetClassFromObject
+ * and its class plans); fills *out, zeroed first. */
+typedef void (*ct_class_of)(void *ctx, uint64_t object, ct_class_info *out);
 
 /* The bytes of a fixed-size kind (BOOL..U, DECIMAL, the well-known structs);
  * 0 for kinds of any size. */
@@ -145,9 +267,10 @@ uint32_t ct_vkind_size(ct_vkind k);
 /* The C# name of a fixed-size kind ("int", "DateTime"); NULL for others. */
 const char *ct_vkind_name(ct_vkind k);
 
-/* Whether an array's elements of this plan are copied (primitives, enums,
- * strings, decimals; NULL: no); other arrays record their length only. The
- * capture, the formatter and the plan builder all follow this one rule. */
+/* Whether an array's elements of this plan are copied (any plan but
+ * opaque bytes, elided, pointers and byrefs; NULL: no); other arrays record
+ * their length only. The capture, the formatter and the plan builder all
+ * follow this one rule. */
 int ct_array_items_captured(const ct_plan *elem);
 
 /* Copies the raw encoding of the value at `src` (as passed: the value itself,
@@ -161,12 +284,21 @@ size_t ct_capture(const ct_plan *p, const void *src, const ct_layout *layout,
 /* Names a class id for display ("Demo.Shapes"); returns 0 on success. */
 typedef int (*ct_class_name)(void *ctx, uint64_t class_id, char *out, size_t cap);
 
+/* What the reader knows of the classes a value names: their names and the
+ * plans of their content (a CLASS record's). Either function may be NULL. */
+typedef struct ct_classes {
+    ct_class_name name;
+    const ct_plan *(*content)(void *ctx, uint64_t class_id);
+    void *ctx;
+} ct_classes;
+
 typedef struct ct_text {
     char *p;
     size_t cap;
     size_t len;           /* full length, may exceed cap - 1 (then cut) */
 } ct_text;
 
+/* The put functions do nothing when t is NULL. */
 void ct_text_init(ct_text *t, char *buf, size_t cap);
 void ct_text_put(ct_text *t, const char *s);
 void ct_text_putn(ct_text *t, const char *s, size_t n);
@@ -177,15 +309,18 @@ void ct_text_printf(ct_text *t, const char *fmt, ...) __attribute__((format(prin
 size_t ct_text_end(ct_text *t);
 
 /* Formats one captured value (raw[0..n)) as text: 1.5, "run", Safe,
- * {X=1, Y=2}, Demo.Shapes@0x7f3a2c01e8a0, int[3] {1, 2, 3}, null. Returns the
- * raw bytes consumed, or 0 when the record is damaged ("<damaged>" is
+ * {X=1, Y=2}, Demo.Shapes@0x7f3a2c01e8a0, Demo.Order{Id=5, Sku="x"},
+ * int[3] {1, 2, 3}, List<int>(2) {1, 2}, null. classes may be NULL. Returns
+ * the raw bytes consumed, or 0 when the record is damaged ("<damaged>" is
  * written). */
-size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, ct_class_name name_of,
-                       void *ctx, ct_text *out);
+size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, const ct_classes *classes,
+                       ct_text *out);
 
 /* Calls fn with the class id of every object in a captured value (the ids
- * a formatter will ask names for). Stops quietly at damaged bytes. */
-void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n,
+ * a formatter will ask names for), in the order it meets them: a class is
+ * reported before its content is read (with classes->content, which fn may
+ * make known). Stops quietly at damaged bytes. */
+void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n, const ct_classes *classes,
                       void (*fn)(void *ctx, uint64_t class_id), void *ctx);
 
 /* Shortest text that reads back to the same double / float ("1.5", "0.1",

@@ -89,6 +89,39 @@ typedef struct plan_rd {
     int nomem, limit;
 } plan_rd;
 
+static const ct_plan *get_opt_plan(plan_rd *r, unsigned depth);
+static const ct_plan *get_plan(plan_rd *r, unsigned depth);
+
+/* A STRUCT's or CLASS's fields: u32 n, n x (name, u32 offset, plan), each
+ * inside the value's size. */
+static void get_fields(plan_rd *r, ct_plan *p, unsigned depth)
+{
+    cur *c = r->c;
+    uint32_t n;
+    p->count = (uint32_t)get_u(c, 4);
+    /* each field takes at least 4 + 4 + 12 bytes */
+    if (c->bad || p->count > (c->n - c->pos) / 20) {
+        c->bad = 1;
+        return;
+    }
+    ct_field *f = ralloc(r->a, (size_t)p->count * sizeof *f);
+    if (!f && p->count) {
+        r->nomem = 1;
+        c->bad = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < p->count && !c->bad; i++) {
+        const char *s = get_str(c, &n);
+        f[i].name = rstr(r->a, s, n, &r->nomem);
+        f[i].offset = (uint32_t)get_u(c, 4);
+        f[i].plan = get_plan(r, depth + 1);
+        if (f[i].plan && (uint64_t)f[i].offset + f[i].plan->size > p->size &&
+            f[i].plan->kind != CT_V_VOID)
+            c->bad = 1; /* a field outside its struct would read past the capture */
+    }
+    p->fields = f;
+}
+
 static const ct_plan *get_plan(plan_rd *r, unsigned depth)
 {
     cur *c = r->c;
@@ -119,31 +152,9 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         return NULL;
     }
     switch (p->kind) {
-    case CT_V_STRUCT: {
-        p->count = (uint32_t)get_u(c, 4);
-        /* each field takes at least 4 + 4 + 12 bytes */
-        if (c->bad || p->count > (c->n - c->pos) / 20) {
-            c->bad = 1;
-            return NULL;
-        }
-        ct_field *f = ralloc(r->a, (size_t)p->count * sizeof *f);
-        if (!f && p->count) {
-            r->nomem = 1;
-            c->bad = 1;
-            return NULL;
-        }
-        for (uint32_t i = 0; i < p->count && !c->bad; i++) {
-            s = get_str(c, &n);
-            f[i].name = rstr(r->a, s, n, &r->nomem);
-            f[i].offset = (uint32_t)get_u(c, 4);
-            f[i].plan = get_plan(r, depth + 1);
-            if (f[i].plan && (uint64_t)f[i].offset + f[i].plan->size > p->size &&
-                f[i].plan->kind != CT_V_VOID)
-                c->bad = 1; /* a field outside its struct would read past the capture */
-        }
-        p->fields = f;
+    case CT_V_STRUCT:
+        get_fields(r, p, depth);
         break;
-    }
     case CT_V_ENUM: {
         p->count = (uint32_t)get_u(c, 4);
         if (c->bad || p->count > (c->n - c->pos) / 12) {
@@ -166,13 +177,48 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
     }
     case CT_V_ARRAY: case CT_V_BYREF: case CT_V_NULLABLE: case CT_V_SPAN: case CT_V_VECTOR:
         p->value_offset = (uint32_t)get_u(c, 4);
-        if (get_u(c, 1))
-            p->elem = get_plan(r, depth + 1);
+        p->elem = get_opt_plan(r, depth);
+        break;
+    case CT_V_CLASS:
+        p->value_offset = (uint32_t)get_u(c, 4);
+        get_fields(r, p, depth);
+        break;
+    case CT_V_SEQ:
+        p->shape = (uint8_t)get_u(c, 1);
+        p->elem = get_opt_plan(r, depth);
+        p->key = get_opt_plan(r, depth);
+        if (p->shape < CT_SEQ_LIST || p->shape > CT_SEQ_SHAPE_MAX || !p->elem ||
+            (p->shape == CT_SEQ_DICT) != (p->key != NULL))
+            c->bad = 1;
+        break;
+    case CT_V_MDARRAY:
+        p->count = (uint32_t)get_u(c, 4);
+        p->elem = get_opt_plan(r, depth);
+        if (p->count == 0 || p->count > CT_MAX_ARRAY_RANK)
+            c->bad = 1;
+        break;
+    case CT_V_SEGMENT:
+        p->value_offset = (uint32_t)get_u(c, 4);
+        p->count_offset = (uint32_t)get_u(c, 4);
+        p->elem = get_opt_plan(r, depth);
+        if (!p->elem || (uint64_t)p->value_offset + 4 > p->size ||
+            (uint64_t)p->count_offset + 4 > p->size || p->size < 8)
+            c->bad = 1;
+        break;
+    case CT_V_DTOFFSET:
+        p->value_offset = (uint32_t)get_u(c, 4);
+        p->count_offset = (uint32_t)get_u(c, 4);
         break;
     default:
         break;
     }
     return c->bad ? NULL : p;
+}
+
+/* u8 has-plan, then the plan. */
+static const ct_plan *get_opt_plan(plan_rd *r, unsigned depth)
+{
+    return get_u(r->c, 1) ? get_plan(r, depth + 1) : NULL;
 }
 
 static int fail(ct_reader *r, ct_trace_status st, uint64_t at)
@@ -319,6 +365,13 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         else
             rec->key = get_u(&c, 8);
         rec->name = get_str(&c, &rec->name_len);
+        /* 2.3: a class's content plan, when the capture has one. */
+        if (rec->type == CT_REC_CLASS && !c.bad && c.pos < c.n) {
+            rec->content = get_opt_plan(&pr, 0);
+            if (!c.bad && (!rec->content || (rec->content->kind != CT_V_CLASS &&
+                                              rec->content->kind != CT_V_SEQ)))
+                c.bad = 1;
+        }
         break;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
         rec->nvalues = (uint32_t)h[2] | (uint32_t)h[3] << 8;

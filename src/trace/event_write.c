@@ -134,6 +134,8 @@ ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint32_t ppid, uint64_
     return CT_TRACE_OK;
 }
 
+static void put_opt_plan(ct_wbuf *w, const ct_plan *p, unsigned depth);
+
 static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
 {
     if (depth > CT_MAX_PLAN_DEPTH) {
@@ -164,13 +166,46 @@ static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
         break;
     case CT_V_ARRAY: case CT_V_BYREF: case CT_V_NULLABLE: case CT_V_SPAN: case CT_V_VECTOR:
         put_u32(w, p->value_offset);
-        put_u8(w, p->elem ? 1 : 0);
-        if (p->elem)
-            put_plan(w, p->elem, depth + 1);
+        put_opt_plan(w, p->elem, depth);
+        break;
+    case CT_V_CLASS:
+        put_u32(w, p->value_offset);
+        put_u32(w, p->count);
+        for (uint32_t i = 0; i < p->count; i++) {
+            put_str(w, p->fields[i].name);
+            put_u32(w, p->fields[i].offset);
+            put_plan(w, p->fields[i].plan, depth + 1);
+        }
+        break;
+    case CT_V_SEQ:
+        put_u8(w, p->shape);
+        put_opt_plan(w, p->elem, depth);
+        put_opt_plan(w, p->key, depth);
+        break;
+    case CT_V_MDARRAY:
+        put_u32(w, p->count);
+        put_opt_plan(w, p->elem, depth);
+        break;
+    case CT_V_SEGMENT:
+        put_u32(w, p->value_offset);
+        put_u32(w, p->count_offset);
+        put_opt_plan(w, p->elem, depth);
+        break;
+    case CT_V_DTOFFSET:
+        put_u32(w, p->value_offset);
+        put_u32(w, p->count_offset);
         break;
     default:
         break;
     }
+}
+
+/* u8 1 and the plan, or u8 0 for none. */
+static void put_opt_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
+{
+    put_u8(w, p ? 1 : 0);
+    if (p)
+        put_plan(w, p, depth + 1);
 }
 
 ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
@@ -222,6 +257,18 @@ ct_trace_status ct_write_thread(ct_wbuf *w, uint64_t tid, const char *name)
 ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name)
 {
     return write_named(w, CT_REC_CLASS, class_id, name);
+}
+
+ct_trace_status ct_write_class_content(ct_wbuf *w, uint64_t class_id, const char *name,
+                                       const ct_plan *content)
+{
+    if (!content)
+        return ct_write_class(w, class_id, name);
+    size_t undo = w->len, at = rec_begin(w, CT_REC_CLASS);
+    put_u64(w, class_id);
+    put_str(w, name);
+    put_opt_plan(w, content, 0);
+    return rec_end(w, at, undo);
 }
 
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count)

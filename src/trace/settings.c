@@ -57,6 +57,21 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                              CT_GROUP_VALUES, 0, 0, CT_MAX_VALUE_DEPTH, CT_DEFAULT_STRUCT_DEPTH,
                              NULL, "N",
                              "follow nested struct fields N deep ({min}-{max}, default {default})"},
+    [CT_SET_OBJECT_DEPTH] = {"CLRTRACE_OBJECT_DEPTH", NULL, "--object-depth", CT_KIND_NUMBER,
+                             CT_GROUP_VALUES, 0, 0, CT_MAX_OBJECT_DEPTH,
+                             CT_DEFAULT_OBJECT_DEPTH, NULL, "N",
+                             "show objects field by field N levels deep; deeper ones "
+                             "read Type@0x... ({min}-{max}, default {default})"},
+    [CT_SET_OBJECT_FIELDS] = {"CLRTRACE_OBJECT_FIELDS", NULL, "--object-fields", CT_KIND_NUMBER,
+                              CT_GROUP_VALUES, 0, 1, CT_MAX_OBJECT_FIELDS,
+                              CT_DEFAULT_OBJECT_FIELDS, NULL, "N",
+                              "show at most N fields of each object ({min}-{max}, "
+                              "default {default})"},
+    [CT_SET_VALUE_BYTES] = {"CLRTRACE_VALUE_BYTES", NULL, "--value-bytes", CT_KIND_NUMBER,
+                            CT_GROUP_VALUES, 0, CT_MIN_VALUE_BYTES, CT_MAX_VALUE_BYTES,
+                            CT_DEFAULT_VALUE_BYTES, NULL, "N",
+                            "past N bytes captured for one value, its objects read "
+                            "Type@0x... ({min}-{max}, default {default})"},
     [CT_SET_NO_ARGS] = {"CLRTRACE_NO_ARGS", NULL, "--no-args", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0,
                         1, 0, "1", NULL, "fast path: calls, times and the call tree, no values"},
     [CT_SET_LOSSY] = {"CLRTRACE_LOSSY", NULL, "--lossy", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0, 1, 0,

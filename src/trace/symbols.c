@@ -83,7 +83,9 @@ static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
     d->fields = NULL;
     d->items = NULL;
     d->elem = NULL;
-    if (src->kind == CT_V_STRUCT && src->count) {
+    d->key = NULL;
+    d->seq = NULL;
+    if ((src->kind == CT_V_STRUCT || src->kind == CT_V_CLASS) && src->count) {
         ct_field *f = pool_alloc(p, src->count * sizeof *f);
         if (!f)
             return NULL;
@@ -108,14 +110,21 @@ static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
                 return NULL;
         }
         d->items = it;
-    } else if (src->kind != CT_V_STRUCT && src->kind != CT_V_ENUM) {
+    } else if (src->kind != CT_V_STRUCT && src->kind != CT_V_ENUM && src->kind != CT_V_CLASS &&
+               src->kind != CT_V_MDARRAY) {
         d->count = 0;
     }
     if (src->elem && (src->kind == CT_V_ARRAY || src->kind == CT_V_BYREF ||
                       src->kind == CT_V_NULLABLE || src->kind == CT_V_SPAN ||
-                      src->kind == CT_V_VECTOR)) {
+                      src->kind == CT_V_VECTOR || src->kind == CT_V_SEQ ||
+                      src->kind == CT_V_MDARRAY || src->kind == CT_V_SEGMENT)) {
         d->elem = plan_clone(p, src->elem, depth + 1);
         if (!d->elem)
+            return NULL;
+    }
+    if (src->key && src->kind == CT_V_SEQ) {
+        d->key = plan_clone(p, src->key, depth + 1);
+        if (!d->key)
             return NULL;
     }
     return d->type_name ? d : NULL;
@@ -127,6 +136,7 @@ struct ct_symbols {
     pool mem;
     ct_table fns;      /* key -> ct_function (malloc'd; labels/plans arrays malloc'd) */
     ct_table classes;  /* class id -> name (pool) */
+    ct_table contents; /* class id -> the plan of its content (pool) */
     ct_table threads;  /* tid -> name (pool) */
 };
 
@@ -148,6 +158,7 @@ void ct_symbols_free(ct_symbols *s)
         }
     ct_table_free(&s->fns);
     ct_table_free(&s->classes);
+    ct_table_free(&s->contents);
     ct_table_free(&s->threads);
     pool_free(&s->mem);
     free(s);
@@ -221,6 +232,11 @@ int ct_symbols_add(ct_symbols *s, const ct_rec *rec)
     case CT_REC_FUNCTION:
         return define_function(s, rec);
     case CT_REC_CLASS:
+        if (rec->content) {
+            const ct_plan *c = plan_clone(&s->mem, rec->content, 0);
+            if (!c || ct_table_put(&s->contents, rec->key, (void *)c) != 0)
+                return -1;
+        }
         return define_name(s, &s->classes, rec->key, rec->name, rec->name_len,
                            CT_SYMBOLS_CLASS_NAME_MAX);
     case CT_REC_THREAD:
@@ -267,19 +283,26 @@ static int class_name(void *ctx, uint64_t cls, char *out, size_t cap)
     return 0;
 }
 
+static const ct_plan *class_content(void *ctx, uint64_t cls)
+{
+    ct_symbols *s = ctx;
+    return ct_table_get(&s->contents, cls);
+}
+
 void ct_symbols_value_text(ct_symbols *s, const ct_plan *p, const uint8_t *v, uint32_t len,
                            ct_value_status st, ct_text *t)
 {
+    ct_classes cl = {class_name, class_content, s};
     switch (st) {
     case CT_VALUE_PLAN:
         if (p)
-            ct_format_value(p, v, len, class_name, s, t);
+            ct_format_value(p, v, len, &cl, t);
         else
             ct_text_put(t, "<damaged>");
         break;
     case CT_VALUE_RANGE: {
         ct_plan bytes = {.kind = CT_V_OPAQUE, .size = len, .type_name = "?"};
-        ct_format_value(&bytes, v, len, class_name, s, t);
+        ct_format_value(&bytes, v, len, &cl, t);
         break;
     }
     case CT_VALUE_TOO_LARGE:
@@ -287,7 +310,7 @@ void ct_symbols_value_text(ct_symbols *s, const ct_plan *p, const uint8_t *v, ui
         break;
     case CT_VALUE_ADDRESS: {
         ct_plan addr = {.kind = CT_V_PTR, .size = 8, .type_name = "ref"};
-        ct_format_value(&addr, v, len, class_name, s, t);
+        ct_format_value(&addr, v, len, &cl, t);
         break;
     }
     default:

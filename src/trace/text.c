@@ -16,6 +16,8 @@ void ct_text_init(ct_text *t, char *buf, size_t cap)
 
 void ct_text_putn(ct_text *t, const char *s, size_t n)
 {
+    if (!t)
+        return;
     if (t->cap && t->len < t->cap - 1) {
         size_t room = t->cap - 1 - t->len;
         size_t k = n < room ? n : room;
@@ -27,13 +29,16 @@ void ct_text_putn(ct_text *t, const char *s, size_t n)
 
 void ct_text_put(ct_text *t, const char *s)
 {
-    ct_text_putn(t, s, strlen(s));
+    if (t)
+        ct_text_putn(t, s, strlen(s));
 }
 
 void ct_text_printf(ct_text *t, const char *fmt, ...)
 {
     char tmp[256];
     va_list ap;
+    if (!t)
+        return;
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);

@@ -36,6 +36,15 @@ static uint64_t take_u(rd *r, size_t k)
     return v;
 }
 
+/* n (<= 8) little-endian bytes at b. */
+static uint64_t take_le(const uint8_t *b, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
+
 static int64_t sign_extend(uint64_t v, size_t bytes)
 {
     if (bytes >= 8)
@@ -80,10 +89,13 @@ static void put_hex(ct_text *t, const char *lead, uint64_t v)
     ct_text_putn(t, b + n, sizeof b - n);
 }
 
+/* The formatter's state. With out NULL it only walks the encoding (for
+ * ct_value_classes), reporting each class id to on_class. */
 typedef struct fctx {
-    ct_class_name name_of;
-    void *ctx;
+    const ct_classes *cl;
     ct_text *out;
+    void (*on_class)(void *ctx, uint64_t class_id);
+    void *on_ctx;
 } fctx;
 
 static void put_utf8(ct_text *t, uint32_t cp)
@@ -134,13 +146,11 @@ static void put_char_escaped(ct_text *t, uint32_t cp, char quote)
     }
 }
 
-/* A string's characters, quoted and escaped (after its address). */
-static void format_chars(rd *r, fctx *f)
+/* n UTF-16 code units of a string of `length`, quoted and escaped, then
+ * "...(N chars)" when some were not kept. */
+static void put_chars(fctx *f, int32_t length, const uint8_t *chars, uint32_t n)
 {
-    int32_t length = (int32_t)take_u(r, 4);
-    uint32_t n = (uint32_t)take_u(r, 4);
-    const uint8_t *chars = take(r, (size_t)n * 2);
-    if (!chars)
+    if (!f->out)
         return;
     ct_text_put(f->out, "\"");
     for (uint32_t i = 0; i < n; i++) {
@@ -160,6 +170,16 @@ static void format_chars(rd *r, fctx *f)
         ct_text_printf(f->out, "...(%d chars)", length);
 }
 
+/* A string's characters, quoted and escaped (after its address). */
+static void format_chars(rd *r, fctx *f)
+{
+    int32_t length = (int32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    const uint8_t *chars = take(r, (size_t)n * 2);
+    if (chars)
+        put_chars(f, length, chars, n);
+}
+
 static void format_string(rd *r, fctx *f)
 {
     uint64_t addr = take_u(r, 8);
@@ -172,13 +192,26 @@ static void format_string(rd *r, fctx *f)
     format_chars(r, f);
 }
 
-static void format_class(fctx *f, uint64_t class_id, const char *fallback)
+/* The class's name, or the fallback; with short set, a collection's name
+ * without its namespace ("List<int>"). */
+static void format_class(fctx *f, uint64_t class_id, const char *fallback, int short_name)
 {
     char name[512];
-    if (class_id && f->name_of && f->name_of(f->ctx, class_id, name, sizeof name) == 0)
-        ct_text_put(f->out, name);
-    else
+    if (!f->out)
+        return;
+    if (class_id && f->cl && f->cl->name && f->cl->name(f->cl->ctx, class_id, name, sizeof name) == 0) {
+        const char *s = name;
+        if (short_name) {
+            const char *lt = strchr(name, '<');
+            size_t n = lt ? (size_t)(lt - name) : strlen(name);
+            for (size_t i = 0; i < n; i++)
+                if (name[i] == '.')
+                    s = name + i + 1;
+        }
+        ct_text_put(f->out, s);
+    } else {
         ct_text_put(f->out, fallback ? fallback : "object");
+    }
 }
 
 /* 96-bit unsigned integer divided by 10 in place; returns the remainder. */
@@ -277,6 +310,42 @@ static void format_enum(const ct_plan *p, uint64_t raw, ct_text *t)
 
 static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth);
 
+/* "int[3]" for an int element; a jagged element "int[]" gives "int[3][]". */
+static void put_array_head(fctx *f, const char *elem_name, uint32_t length)
+{
+    if (!f->out)
+        return;
+    const char *e = elem_name ? elem_name : "?";
+    const char *br = strchr(e, '[');
+    size_t n = br ? (size_t)(br - e) : strlen(e);
+    ct_text_putn(f->out, e, n);
+    ct_text_printf(f->out, "[%u]", length);
+    if (br)
+        ct_text_put(f->out, br);
+}
+
+/* n elements of plan e, then ", ..." when length says there are more. */
+static void format_items(rd *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
+                         unsigned depth)
+{
+    ct_text_put(f->out, " {");
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        format(r, e, f, depth + 1);
+    }
+    if (n < length)
+        ct_text_put(f->out, n ? ", ..." : "...");
+    ct_text_put(f->out, "}");
+}
+
+/* A copied element count against the whole: n <= length, and none copied
+ * of elements that are not. */
+static int items_ok(const ct_plan *e, uint32_t n, uint64_t length)
+{
+    return n <= length && (!n || ct_array_items_captured(e));
+}
+
 static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     uint64_t addr = take_u(r, 8);
@@ -289,23 +358,97 @@ static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     take_u(r, 8); /* class id: the element type comes from the plan */
     uint32_t length = (uint32_t)take_u(r, 4);
     uint32_t n = (uint32_t)take_u(r, 4);
-    if (r->bad || n > length || (n && !ct_array_items_captured(p->elem))) {
+    if (r->bad || !items_ok(p->elem, n, length)) {
         r->bad = 1;
         return;
     }
-    ct_text_printf(f->out, "%s[%u]", p->elem && p->elem->type_name ? p->elem->type_name : "?",
-                   length);
+    /* A struct that wraps an array (ImmutableArray<T>) is named by its type. */
+    if (p->type_name && !strchr(p->type_name, '[')) {
+        ct_text_put(f->out, p->type_name);
+        ct_text_printf(f->out, "(%u)", length);
+    } else {
+        put_array_head(f, p->elem ? p->elem->type_name : NULL, length);
+    }
     if (!ct_array_items_captured(p->elem))
         return;
-    ct_text_put(f->out, " {");
-    for (uint32_t i = 0; i < n && !r->bad; i++) {
+    format_items(r, p->elem, n, length, f, depth);
+}
+
+/* Row-major elements of dimension d on: "{{1, 2}, {3, 4}}". *left: the
+ * elements copied and not yet shown. */
+static void format_dims(rd *r, const ct_plan *p, fctx *f, const uint32_t *len, uint32_t rank,
+                        uint32_t d, uint32_t *left, unsigned depth)
+{
+    ct_text_put(f->out, "{");
+    for (uint32_t i = 0; i < len[d] && !r->bad; i++) {
         if (i)
             ct_text_put(f->out, ", ");
-        format(r, p->elem, f, depth + 1);
+        if (!*left) {
+            ct_text_put(f->out, "...");
+            break;
+        }
+        if (d + 1 < rank) {
+            format_dims(r, p, f, len, rank, d + 1, left, depth);
+        } else {
+            format(r, p->elem, f, depth + 1);
+            (*left)--;
+        }
     }
-    if (n < length)
-        ct_text_put(f->out, n ? ", ..." : "...");
     ct_text_put(f->out, "}");
+}
+
+static void format_mdarray(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = take_u(r, 8);
+    if (r->bad)
+        return;
+    if (!addr) {
+        ct_text_put(f->out, "null");
+        return;
+    }
+    uint32_t rank = (uint32_t)take_u(r, 4);
+    uint32_t len[CT_MAX_ARRAY_RANK];
+    int32_t lo[CT_MAX_ARRAY_RANK];
+    if (r->bad || rank != p->count || rank == 0 || rank > CT_MAX_ARRAY_RANK) {
+        r->bad = 1;
+        return;
+    }
+    uint64_t total = 1;
+    for (uint32_t i = 0; i < rank; i++) {
+        len[i] = (uint32_t)take_u(r, 4);
+        total = total * len[i] > UINT32_MAX ? UINT32_MAX : total * len[i];
+    }
+    for (uint32_t i = 0; i < rank; i++)
+        lo[i] = (int32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || !items_ok(p->elem, n, total)) {
+        r->bad = 1;
+        return;
+    }
+    if (f->out) {
+        const char *e = p->elem && p->elem->type_name ? p->elem->type_name : "?";
+        const char *br = strchr(e, '[');
+        ct_text_putn(f->out, e, br ? (size_t)(br - e) : strlen(e));
+        ct_text_put(f->out, "[");
+        for (uint32_t i = 0; i < rank; i++) {
+            if (i)
+                ct_text_put(f->out, ",");
+            if (lo[i])
+                ct_text_printf(f->out, "%d..%lld", lo[i], (long long)lo[i] + len[i] - 1);
+            else
+                put_u64(f->out, len[i]);
+        }
+        ct_text_put(f->out, "]");
+        if (br)
+            ct_text_put(f->out, br);
+    }
+    if (!ct_array_items_captured(p->elem))
+        return;
+    ct_text_put(f->out, " ");
+    uint32_t left = n;
+    format_dims(r, p, f, len, rank, 0, &left, depth);
+    if (left)
+        r->bad = 1; /* more elements than the bounds hold */
 }
 
 /* A span: "text" for chars, else its length and elements. */
@@ -347,15 +490,55 @@ static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     uint32_t n;
     if (span_head(r, &length, &n) != 0)
         return;
-    ct_text_printf(f->out, "[%d] {", length);
-    for (uint32_t i = 0; i < n && !r->bad; i++) {
-        if (i)
-            ct_text_put(f->out, ", ");
-        format(r, p->elem, f, depth + 1);
+    ct_text_printf(f->out, "[%d]", length);
+    format_items(r, p->elem, n, (uint32_t)length, f, depth);
+}
+
+/* ArraySegment<T>, Memory<T>: "ArraySegment<int>(2) {2, 3}", a string's
+ * "ReadOnlyMemory<char>(5) "hello"". */
+static void format_segment(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = take_u(r, 8);
+    if (r->bad || !p->elem) {
+        r->bad = 1;
+        return;
     }
-    if (n < (uint32_t)length)
-        ct_text_put(f->out, n ? ", ..." : "...");
-    ct_text_put(f->out, "}");
+    const char *name = p->type_name ? p->type_name : "?";
+    if (!addr) {
+        ct_text_put(f->out, name);
+        ct_text_put(f->out, "(0) {}");
+        return;
+    }
+    int32_t count = (int32_t)take_u(r, 4);
+    uint64_t what = take_u(r, 1);
+    if (r->bad || what > 2) {
+        r->bad = 1;
+        return;
+    }
+    ct_text_put(f->out, name);
+    ct_text_printf(f->out, "(%d)", count);
+    if (what == 0)
+        return;
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || count < 0 || n > (uint32_t)count) {
+        r->bad = 1;
+        return;
+    }
+    if (what == 2) {
+        const uint8_t *chars = take(r, (size_t)n * 2);
+        if (!chars || p->elem->kind != CT_V_CHAR) {
+            r->bad = 1;
+            return;
+        }
+        ct_text_put(f->out, " ");
+        put_chars(f, count, chars, n);
+        return;
+    }
+    if (!items_ok(p->elem, n, (uint32_t)count)) {
+        r->bad = 1;
+        return;
+    }
+    format_items(r, p->elem, n, (uint32_t)count, f, depth);
 }
 
 /* A vector's elements, as .NET writes a vector: "<1, 2, 3, 4>". */
@@ -400,6 +583,7 @@ const char *ct_vkind_name(ct_vkind k)
         [CT_V_I] = "nint", [CT_V_U] = "nuint", [CT_V_DECIMAL] = "decimal",
         [CT_V_DATETIME] = "DateTime", [CT_V_TIMESPAN] = "TimeSpan", [CT_V_GUID] = "Guid",
         [CT_V_HALF] = "Half", [CT_V_I16] = "Int128", [CT_V_U16] = "UInt128",
+        [CT_V_DTOFFSET] = "DateTimeOffset", [CT_V_RUNE] = "Rune",
     };
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : NULL;
 }
@@ -419,13 +603,161 @@ static void format_boxed(rd *r, fctx *f, unsigned depth)
     format(r, &p, f, depth + 1);
 }
 
+/* An object's content by its class's plan: "Demo.Order{Id=5, ...}",
+ * "List<int>(3) {1, 2, 3}", "Dictionary<string, int>(1) {["a"]=1}". */
+static void format_content(rd *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
+{
+    if (c->kind == CT_V_CLASS && c->count == 1 && !c->value_offset && !c->fields[0].name[0]) {
+        /* A boxed struct or enum: "Demo.Point{X=1, Y=2}", "Demo.Color Green". */
+        format_class(f, cls, c->type_name, 0);
+        if (c->fields[0].plan->kind != CT_V_STRUCT)
+            ct_text_put(f->out, " ");
+        format(r, c->fields[0].plan, f, depth + 1);
+        return;
+    }
+    if (c->kind == CT_V_CLASS) {
+        format_class(f, cls, c->type_name, 0);
+        ct_text_put(f->out, "{");
+        for (uint32_t i = 0; i < c->count && !r->bad; i++) {
+            if (i)
+                ct_text_put(f->out, ", ");
+            ct_text_put(f->out, c->fields[i].name);
+            ct_text_put(f->out, "=");
+            format(r, c->fields[i].plan, f, depth + 1);
+        }
+        if (c->value_offset)
+            ct_text_put(f->out, c->count ? ", ...}" : "...}");
+        else
+            ct_text_put(f->out, "}");
+        return;
+    }
+    int dict = c->shape == CT_SEQ_DICT;
+    int32_t count = (int32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || c->kind != CT_V_SEQ || count < 0 || !c->elem || (dict && !c->key) ||
+        !items_ok(c->elem, n, (uint32_t)count) || (dict && n && !ct_array_items_captured(c->key))) {
+        r->bad = 1;
+        return;
+    }
+    if (c->shape == CT_SEQ_ARRAY) {
+        put_array_head(f, c->elem->type_name, (uint32_t)count);
+    } else {
+        format_class(f, cls, c->type_name, 1);
+        ct_text_printf(f->out, "(%d)", count);
+    }
+    if (!ct_array_items_captured(c->elem) || (dict && !ct_array_items_captured(c->key)))
+        return;
+    ct_text_put(f->out, " {");
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        if (dict) {
+            ct_text_put(f->out, "[");
+            format(r, c->key, f, depth + 1);
+            ct_text_put(f->out, "]=");
+        }
+        format(r, c->elem, f, depth + 1);
+    }
+    if (n < (uint32_t)count)
+        ct_text_put(f->out, n ? ", ..." : "...");
+    ct_text_put(f->out, "}");
+}
+
+/* An OBJECT value: null, a string, a boxed value, a repeated reference, an
+ * object's content, or its class and address. */
+static void format_object(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = take_u(r, 8), id = take_u(r, 8);
+    if (r->bad)
+        return;
+    if (!addr) {
+        ct_text_put(f->out, "null");
+        return;
+    }
+    uint64_t cls = id & ~(uint64_t)CT_CLASS_TAG_MASK;
+    switch (id & CT_CLASS_TAG_MASK) {
+    case CT_CLASS_STRING:
+        /* A string in an object slot: its text, as a string parameter's;
+         * strings need no CLASS record. */
+        format_chars(r, f);
+        return;
+    case CT_CLASS_BOXED:
+        /* Named by its kind: no CLASS record either. */
+        format_boxed(r, f, depth);
+        return;
+    case CT_CLASS_PLAIN:
+        if (cls && f->on_class)
+            f->on_class(f->on_ctx, cls);
+        format_class(f, cls, p->type_name, 0);
+        put_hex(f->out, "@0x", addr);
+        return;
+    case CT_CLASS_SEEN: {
+        uint64_t cycle = take_u(r, 1);
+        if (r->bad || cycle > 1 || !cls) {
+            r->bad = 1;
+            return;
+        }
+        if (f->on_class)
+            f->on_class(f->on_ctx, cls);
+        format_class(f, cls, p->type_name, 0);
+        ct_text_put(f->out, cycle ? "{<cycle>}" : "{<shown above>}");
+        return;
+    }
+    case CT_CLASS_CONTENT: {
+        if (!cls) {
+            r->bad = 1;
+            return;
+        }
+        if (f->on_class)
+            f->on_class(f->on_ctx, cls);
+        const ct_plan *c = f->cl && f->cl->content ? f->cl->content(f->cl->ctx, cls) : NULL;
+        if (!c || (c->kind != CT_V_CLASS && c->kind != CT_V_SEQ)) {
+            r->bad = 1;
+            return;
+        }
+        format_content(r, cls, c, f, depth);
+        return;
+    }
+    default:
+        r->bad = 1;
+        return;
+    }
+}
+
+/* A Rune as a char literal ('x'); an impossible value as its number. */
+static void format_rune(const uint8_t *b, fctx *f)
+{
+    uint32_t v;
+    memcpy(&v, b, 4);
+    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+        ct_text_printf(f->out, "<Rune 0x%x>", v);
+        return;
+    }
+    ct_text_put(f->out, "'");
+    put_char_escaped(f->out, v, '\'');
+    ct_text_put(f->out, "'");
+}
+
+/* Kinds that are only their bytes. */
+static int is_bytes_kind(ct_vkind k)
+{
+    return (k >= CT_V_BOOL && k <= CT_V_DECIMAL) || k == CT_V_ENUM || k == CT_V_PTR ||
+           k == CT_V_OPAQUE || (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_VECTOR ||
+           k == CT_V_DTOFFSET || k == CT_V_RUNE;
+}
+
 static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     ct_text *t = f->out;
     uint32_t want = ct_vkind_size(p->kind);
-    if (depth > CT_MAX_VALUE_DEPTH || (want && p->size != want) ||
+    if (depth > CT_MAX_NESTING || (want && p->size != want) ||
         ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
         r->bad = 1;
+        return;
+    }
+    if (!t && is_bytes_kind(p->kind)) {
+        /* Walking: the bytes only (a vector's size is checked when shown). */
+        take(r, p->size);
         return;
     }
     switch (p->kind) {
@@ -499,32 +831,20 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_STRING:
         format_string(r, f);
         return;
-    case CT_V_OBJECT: {
-        uint64_t addr = take_u(r, 8), cls = take_u(r, 8);
-        if (r->bad)
-            return;
-        if (!addr) {
-            ct_text_put(t, "null");
-            return;
-        }
-        if (cls & 1) {
-            /* A string in an object slot: its text, as a string parameter's. */
-            format_chars(r, f);
-            return;
-        }
-        if (cls & 2) {
-            format_boxed(r, f, depth);
-            return;
-        }
-        format_class(f, cls, p->type_name);
-        put_hex(t, "@0x", addr);
+    case CT_V_OBJECT:
+        format_object(r, p, f, depth);
         return;
-    }
     case CT_V_ARRAY:
         format_array(r, p, f, depth);
         return;
+    case CT_V_MDARRAY:
+        format_mdarray(r, p, f, depth);
+        return;
     case CT_V_SPAN:
         format_span(r, p, f, depth);
+        return;
+    case CT_V_SEGMENT:
+        format_segment(r, p, f, depth);
         return;
     case CT_V_VECTOR:
         format_vector(r, p, f, depth);
@@ -546,8 +866,10 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
             return;
         if (!has)
             ct_text_put(t, "null");
-        else
+        else if (p->elem)
             format(r, p->elem, f, depth + 1);
+        else
+            r->bad = 1;
         return;
     }
     case CT_V_PTR: {
@@ -570,11 +892,34 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_ELIDED:
         ct_text_put(t, "{...}");
         return;
+    case CT_V_DTOFFSET: {
+        /* To the form ct_wellknown_format reads: the DateTime, then the
+         * offset as an i16, each where the plan says it is. */
+        const uint8_t *b = take(r, 16);
+        uint32_t ms = p->underlying == CT_V_I2 ? 2 : p->underlying == CT_V_I4 ? 4 : 0;
+        if (!b || !ms || p->value_offset > 8 || p->count_offset > 16 - ms) {
+            r->bad = 1;
+            return;
+        }
+        uint8_t norm[16] = {0};
+        int64_t minutes = sign_extend(take_le(b + p->count_offset, ms), ms);
+        int16_t m16 = minutes < INT16_MIN || minutes > INT16_MAX ? INT16_MAX : (int16_t)minutes;
+        memcpy(norm, b + p->value_offset, 8);
+        memcpy(norm + 8, &m16, 2);
+        ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+        return;
+    }
     case CT_V_DATETIME: case CT_V_TIMESPAN: case CT_V_GUID: case CT_V_HALF: case CT_V_I16:
     case CT_V_U16: {
         const uint8_t *b = take(r, p->size);
         if (b)
             ct_wellknown_format(p->kind, b, t);
+        return;
+    }
+    case CT_V_RUNE: {
+        const uint8_t *b = take(r, 4);
+        if (b)
+            format_rune(b, f);
         return;
     }
     case CT_V_OPAQUE: {
@@ -587,15 +932,17 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         ct_text_put(t, p->size > 16 ? " ...>" : ">");
         return;
     }
+    case CT_V_CLASS: case CT_V_SEQ:
+        break; /* reached through an object only */
     }
     r->bad = 1;
 }
 
-size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, ct_class_name name_of,
-                       void *ctx, ct_text *out)
+size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, const ct_classes *classes,
+                       ct_text *out)
 {
     rd r = { raw, n, 0, 0 };
-    fctx f = { name_of, ctx, out };
+    fctx f = { classes, out, NULL, NULL };
     size_t mark = out->len;
     format(&r, p, &f, 0);
     if (r.bad) {
@@ -610,122 +957,12 @@ size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, ct_class_
     return r.pos;
 }
 
-/* ------------------------------------------------ class ids in a value */
-
-typedef struct walk_ctx {
-    void (*fn)(void *ctx, uint64_t class_id);
-    void *ctx;
-} walk_ctx;
-
-/* Follows the encoding like format() does, reporting object class ids. */
-static void walk(rd *r, const ct_plan *p, const walk_ctx *w, unsigned depth)
-{
-    uint32_t want = ct_vkind_size(p->kind);
-    if (depth > CT_MAX_VALUE_DEPTH || (want && p->size != want) ||
-        ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
-        r->bad = 1;
-        return;
-    }
-    switch (p->kind) {
-    case CT_V_VOID: case CT_V_ELIDED:
-        return;
-    case CT_V_STRING: {
-        uint64_t addr = take_u(r, 8);
-        if (r->bad || !addr)
-            return;
-        take_u(r, 4);
-        uint32_t n = (uint32_t)take_u(r, 4);
-        take(r, (size_t)n * 2);
-        return;
-    }
-    case CT_V_OBJECT: {
-        uint64_t addr = take_u(r, 8), cls = take_u(r, 8);
-        if (r->bad || !addr)
-            return;
-        if (cls & 1) {
-            /* A string's characters follow; strings need no CLASS record. */
-            take_u(r, 4);
-            uint32_t n = (uint32_t)take_u(r, 4);
-            take(r, (size_t)n * 2);
-            return;
-        }
-        if (cls & 2) {
-            /* A boxed value: named by its kind, no CLASS record either. */
-            ct_vkind k = (ct_vkind)take_u(r, 1);
-            if (!r->bad && !ct_vkind_name(k))
-                r->bad = 1;
-            else if (!r->bad)
-                take(r, ct_vkind_size(k));
-            return;
-        }
-        if (cls)
-            w->fn(w->ctx, cls);
-        return;
-    }
-    case CT_V_ARRAY: {
-        uint64_t addr = take_u(r, 8);
-        if (r->bad || !addr)
-            return;
-        take_u(r, 8);
-        uint32_t length = (uint32_t)take_u(r, 4), n = (uint32_t)take_u(r, 4);
-        if (r->bad || n > length || (n && !ct_array_items_captured(p->elem))) {
-            r->bad = 1;
-            return;
-        }
-        for (uint32_t i = 0; i < n && !r->bad; i++)
-            walk(r, p->elem, w, depth + 1);
-        return;
-    }
-    case CT_V_SPAN: {
-        uint64_t addr = take_u(r, 8);
-        if (r->bad || !addr)
-            return;
-        if (!span_ok(p)) {
-            r->bad = 1;
-            return;
-        }
-        int32_t length;
-        uint32_t n;
-        if (span_head(r, &length, &n) != 0)
-            return;
-        if (p->elem->kind == CT_V_CHAR) {
-            take(r, (size_t)n * 2);
-            return;
-        }
-        for (uint32_t i = 0; i < n && !r->bad; i++)
-            walk(r, p->elem, w, depth + 1);
-        return;
-    }
-    case CT_V_STRUCT:
-        for (uint32_t i = 0; i < p->count && !r->bad; i++)
-            walk(r, p->fields[i].plan, w, depth + 1);
-        return;
-    case CT_V_NULLABLE:
-        if (take_u(r, 1) && !r->bad && p->elem)
-            walk(r, p->elem, w, depth + 1);
-        return;
-    case CT_V_BYREF: {
-        uint64_t addr = take_u(r, 8);
-        if (!r->bad && addr && p->elem)
-            walk(r, p->elem, w, depth + 1);
-        return;
-    }
-    default: /* primitives, ENUM, DECIMAL, PTR, OPAQUE, the well-known structs */
-        take(r, p->size);
-        return;
-    }
-}
-
-void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n,
+void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n, const ct_classes *classes,
                       void (*fn)(void *ctx, uint64_t class_id), void *ctx)
 {
-    switch (p->kind) {
-    case CT_V_OBJECT: case CT_V_ARRAY: case CT_V_STRUCT: case CT_V_NULLABLE: case CT_V_BYREF:
-        break;
-    default:
+    if (is_bytes_kind(p->kind) || p->kind == CT_V_STRING || p->kind == CT_V_VOID)
         return; /* no object inside */
-    }
     rd r = { raw, n, 0, 0 };
-    walk_ctx w = { fn, ctx };
-    walk(&r, p, &w, 0);
+    fctx f = { classes, NULL, fn, ctx };
+    format(&r, p, &f, 0);
 }

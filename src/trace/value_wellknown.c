@@ -8,10 +8,16 @@
  *   Guid      .NET's "D" format, lowercase: 0f8fad5b-d9cb-469f-a165-70867728950e
  *   Half      the shortest text that reads back as the same Half
  *   Int128, UInt128   decimal
+ *   DateTimeOffset  .NET's "o" format with the offset:
+ *             2024-05-06T09:08:09.1234567+02:00 (the clock time at the offset)
+ *   Rune      as a char: 'x', '\u0007'; U+1F600 as its character
  * The facts: DateTime's _dateData holds the ticks (100 ns since
  * 0001-01-01T00:00:00) in its low 62 bits and the kind (0 Unspecified, 1 Utc,
  * 2 Local, 3 Local in a DST overlap) in its top two; Guid's fields are
- * _a (u32), _b, _c (u16), _d.._k (bytes); Int128 keeps _lower then _upper. */
+ * _a (u32), _b, _c (u16), _d.._k (bytes); Int128 keeps _lower then _upper;
+ * DateTimeOffset keeps the UTC time as a DateTime (_dateTime, kind
+ * Unspecified) then the offset in minutes (_offsetMinutes, i16); Rune its
+ * scalar value (_value, u32). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +50,17 @@ static void civil(uint64_t days, unsigned *y, unsigned *m, unsigned *d)
     *y = (unsigned)(era * 400 + yoe + (*m <= 2));
 }
 
+/* ticks as ISO 8601 date and time, then suffix. */
+static void put_ticks(uint64_t ticks, const char *suffix, ct_text *t)
+{
+    unsigned y, mo, d;
+    civil(ticks / TICKS_PER_DAY, &y, &mo, &d);
+    uint64_t in_day = ticks % TICKS_PER_DAY, sec = in_day / 10000000u;
+    ct_text_printf(t, "%04u-%02u-%02uT%02u:%02u:%02u.%07u%s", y, mo, d, (unsigned)(sec / 3600),
+                   (unsigned)(sec / 60 % 60), (unsigned)(sec % 60),
+                   (unsigned)(in_day % 10000000u), suffix);
+}
+
 static void put_datetime(const uint8_t *b, ct_text *t)
 {
     uint64_t data = le64(b), ticks = data & 0x3FFFFFFFFFFFFFFFull;
@@ -52,12 +69,28 @@ static void put_datetime(const uint8_t *b, ct_text *t)
         ct_text_printf(t, "<DateTime ticks=%llu>", (unsigned long long)ticks);
         return;
     }
-    unsigned y, mo, d;
-    civil(ticks / TICKS_PER_DAY, &y, &mo, &d);
-    uint64_t in_day = ticks % TICKS_PER_DAY, sec = in_day / 10000000u;
-    ct_text_printf(t, "%04u-%02u-%02uT%02u:%02u:%02u.%07u%s", y, mo, d, (unsigned)(sec / 3600),
-                   (unsigned)(sec / 60 % 60), (unsigned)(sec % 60),
-                   (unsigned)(in_day % 10000000u), kind == 1 ? "Z" : kind >= 2 ? " (local)" : "");
+    put_ticks(ticks, kind == 1 ? "Z" : kind >= 2 ? " (local)" : "", t);
+}
+
+/* DateTimeOffset: its offset is at most 14 hours either way. */
+#define DTO_MAX_OFFSET_MINUTES 840
+#define TICKS_PER_MINUTE 600000000ll
+
+static void put_dtoffset(const uint8_t *b, ct_text *t)
+{
+    uint64_t utc = le64(b) & 0x3FFFFFFFFFFFFFFFull;
+    int16_t off;
+    memcpy(&off, b + 8, 2);
+    int64_t local = (int64_t)utc + off * TICKS_PER_MINUTE;
+    if (utc > DATETIME_MAX_TICKS || off > DTO_MAX_OFFSET_MINUTES ||
+        off < -DTO_MAX_OFFSET_MINUTES || local < 0 || (uint64_t)local > DATETIME_MAX_TICKS) {
+        ct_text_printf(t, "<DateTimeOffset ticks=%llu offset=%d>", (unsigned long long)utc, off);
+        return;
+    }
+    unsigned a = (unsigned)(off < 0 ? -off : off);
+    char suffix[16];
+    snprintf(suffix, sizeof suffix, "%c%02u:%02u", off < 0 ? '-' : '+', a / 60, a % 60);
+    put_ticks((uint64_t)local, suffix, t);
 }
 
 static void put_timespan(const uint8_t *b, ct_text *t)
@@ -187,8 +220,9 @@ uint32_t ct_wellknown_size(ct_vkind k)
 {
     switch (k) {
     case CT_V_DATETIME: case CT_V_TIMESPAN: return 8;
-    case CT_V_GUID: case CT_V_I16: case CT_V_U16: return 16;
+    case CT_V_GUID: case CT_V_I16: case CT_V_U16: case CT_V_DTOFFSET: return 16;
     case CT_V_HALF: return 2;
+    case CT_V_RUNE: return 4;
     default: return 0;
     }
 }
@@ -202,6 +236,7 @@ void ct_wellknown_format(ct_vkind k, const uint8_t *b, ct_text *t)
     case CT_V_HALF: put_half(b, t); return;
     case CT_V_I16: put_int128(b, 1, t); return;
     case CT_V_U16: put_int128(b, 0, t); return;
-    default: return;
+    case CT_V_DTOFFSET: put_dtoffset(b, t); return;
+    default: return; /* RUNE: value_format.c writes it as a char */
     }
 }

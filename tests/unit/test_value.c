@@ -13,24 +13,25 @@
 #include "clrtrace/value.h"
 
 static const ct_layout layout = { 8, 12, 8, 16, 0 };
-static const ct_limits limits = { 5, 3 };
+static const ct_limits limits = { 5, 3, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
 
-static uint64_t fake_class_of(void *ctx, uint64_t obj, ct_vkind *boxed)
+static void fake_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
 {
     (void)ctx;
-    if (boxed)
-        *boxed = CT_V_VOID;
-    return obj ? 0x1234 : 0;
+    memset(ci, 0, sizeof *ci);
+    ci->id = obj ? 0x1238 : 0;
 }
 
 static int fake_name_of(void *ctx, uint64_t cls, char *out, size_t cap)
 {
     (void)ctx;
-    if (cls != 0x1234)
+    if (cls != 0x1238)
         return 1;
     snprintf(out, cap, "Demo.Shapes");
     return 0;
 }
+
+static const ct_classes fake_classes = { fake_name_of, NULL, NULL };
 
 static const char *roundtrip(const ct_plan *p, const void *src, char *text, size_t cap)
 {
@@ -39,7 +40,7 @@ static const char *roundtrip(const ct_plan *p, const void *src, char *text, size
     assert_true(n > 0 || p->kind == CT_V_VOID);
     ct_text t;
     ct_text_init(&t, text, cap);
-    assert_int_equal(ct_format_value(p, raw, n, fake_name_of, NULL, &t), n);
+    assert_int_equal(ct_format_value(p, raw, n, &fake_classes, &t), n);
     return text;
 }
 
@@ -175,27 +176,27 @@ static void test_strings(void **state)
  * string to this class_of. */
 #define STRING_CLASS 0x5550u
 
-static uint64_t string_class_of(void *ctx, uint64_t obj, ct_vkind *boxed)
+static void string_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
 {
     (void)ctx;
-    if (boxed)
-        *boxed = CT_V_VOID;
-    return obj ? STRING_CLASS : 0;
+    memset(ci, 0, sizeof *ci);
+    ci->id = obj ? STRING_CLASS : 0;
+    ci->string = obj != 0;
 }
 
 /* Boxed objects: the class says which kind of value follows the method
  * table pointer (the profiler asks the runtime; here the object says). */
 #define BOXED_INT_CLASS 0x5550ull
 #define BOXED_DATETIME_CLASS 0x5560ull
-static uint64_t boxed_class_of(void *ctx, uint64_t obj, ct_vkind *boxed)
+static void boxed_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
 {
     (void)ctx;
     uint64_t mt;
     memcpy(&mt, (const void *)(uintptr_t)obj, 8);
-    if (boxed)
-        *boxed = mt == BOXED_INT_CLASS ? CT_V_I4 : mt == BOXED_DATETIME_CLASS ? CT_V_DATETIME
-                                                                              : CT_V_VOID;
-    return mt;
+    memset(ci, 0, sizeof *ci);
+    ci->boxed = mt == BOXED_INT_CLASS ? CT_V_I4 : mt == BOXED_DATETIME_CLASS ? CT_V_DATETIME
+                                                                           : CT_V_VOID;
+    ci->id = mt;
 }
 
 /* Spans (a ref and a length, as the runtime lays them out): a char span's
@@ -234,7 +235,7 @@ static void test_spans(void **state)
     memcpy(raw + 12, &n, 4);
     ct_text tx;
     ct_text_init(&tx, t, sizeof t);
-    ct_format_value(&nums, raw, 16 + 8, fake_name_of, NULL, &tx);
+    ct_format_value(&nums, raw, 16 + 8, &fake_classes, &tx);
     assert_non_null(strstr(t, "damaged"));
 }
 
@@ -255,12 +256,12 @@ static void test_vectors(void **state)
     uint8_t raw[8] = { 0 };
     ct_text tx;
     ct_text_init(&tx, t, sizeof t);
-    ct_format_value(&bad, raw, 6, fake_name_of, NULL, &tx);
+    ct_format_value(&bad, raw, 6, &fake_classes, &tx);
     assert_non_null(strstr(t, "damaged"));
     bad.size = 16;
     bad.elem = &p_str;
     ct_text_init(&tx, t, sizeof t);
-    ct_format_value(&bad, raw, 8, fake_name_of, NULL, &tx);
+    ct_format_value(&bad, raw, 8, &fake_classes, &tx);
     assert_non_null(strstr(t, "damaged"));
 }
 
@@ -273,7 +274,7 @@ static void test_boxed_values(void **state)
      * plain object stays type@address. */
     uint64_t box_i[2] = { BOXED_INT_CLASS, 5 };
     uint64_t box_d[2] = { BOXED_DATETIME_CLASS, 638505760891234567ull | 1ull << 62 };
-    uint64_t plain[2] = { 0x1234, 0 };
+    uint64_t plain[2] = { 0x1238, 0 };
     const struct { const uint64_t *obj; const char *text; } cases[] = {
         { box_i, "int 5" }, { box_d, "DateTime 2024-05-06T07:08:09.1234567Z" },
         { plain, "Demo.Shapes@0x" },
@@ -285,11 +286,11 @@ static void test_boxed_values(void **state)
         char t[128];
         ct_text tx;
         ct_text_init(&tx, t, sizeof t);
-        assert_int_equal(ct_format_value(&p_obj, raw, n, fake_name_of, NULL, &tx), n);
+        assert_int_equal(ct_format_value(&p_obj, raw, n, &fake_classes, &tx), n);
         assert_int_equal(strncmp(t, cases[i].text, strlen(cases[i].text)), 0);
         /* No CLASS record is asked for a boxed value. */
         int classes = 0;
-        ct_value_classes(&p_obj, raw, n, count_class, &classes);
+        ct_value_classes(&p_obj, raw, n, &fake_classes, count_class, &classes);
         assert_int_equal(classes, i == 2 ? 1 : 0);
     }
     /* A boxed kind the reader does not know is damage, not a crash. */
@@ -301,7 +302,7 @@ static void test_boxed_values(void **state)
     char t[128];
     ct_text tx;
     ct_text_init(&tx, t, sizeof t);
-    ct_format_value(&p_obj, raw, 17 + 4, fake_name_of, NULL, &tx);
+    ct_format_value(&p_obj, raw, 17 + 4, &fake_classes, &tx);
     assert_non_null(strstr(t, "damaged"));
 }
 
@@ -327,19 +328,19 @@ static void test_string_in_object_slot(void **state)
     char t[256];
     ct_text tx;
     ct_text_init(&tx, t, sizeof t);
-    assert_int_equal(ct_format_value(&p_obj, raw, n, fake_name_of, NULL, &tx), n);
+    assert_int_equal(ct_format_value(&p_obj, raw, n, &fake_classes, &tx), n);
     assert_string_equal(t, "\"alpha\"...(7 chars)");
     int classes = 0;
-    ct_value_classes(&p_obj, raw, n, count_class, &classes);
+    ct_value_classes(&p_obj, raw, n, &fake_classes, count_class, &classes);
     assert_int_equal(classes, 0);
     /* Cut short inside the characters: damaged, never read past the end. */
     ct_text_init(&tx, t, sizeof t);
-    ct_format_value(&p_obj, raw, n - 1, fake_name_of, NULL, &tx);
+    ct_format_value(&p_obj, raw, n - 1, &fake_classes, &tx);
     assert_non_null(strstr(t, "damaged"));
     /* Another class: address and class as before (one CLASS to name). */
     n = ct_capture(&p_obj, &ref, &with_string, &limits, fake_class_of, NULL, raw, sizeof raw);
     assert_int_equal(n, 16);
-    ct_value_classes(&p_obj, raw, n, count_class, &classes);
+    ct_value_classes(&p_obj, raw, n, &fake_classes, count_class, &classes);
     assert_int_equal(classes, 1);
 }
 
@@ -489,7 +490,7 @@ static void test_wellknown(void **state)
     uint8_t raw[16] = { 0 };
     ct_text tx;
     ct_text_init(&tx, t, sizeof t);
-    ct_format_value(&bad, raw, 8, fake_name_of, NULL, &tx);
+    ct_format_value(&bad, raw, 8, &fake_classes, &tx);
     assert_non_null(strstr(t, "damaged"));
 }
 
@@ -508,14 +509,14 @@ static void test_damaged_and_small_buffers(void **state)
     for (size_t cut = 0; cut < n; cut++) {
         ct_text tx;
         ct_text_init(&tx, t, sizeof t);
-        assert_int_equal(ct_format_value(&p_str, raw, cut, NULL, NULL, &tx), 0);
+        assert_int_equal(ct_format_value(&p_str, raw, cut, NULL, &tx), 0);
         assert_string_equal(t, "<damaged>");
     }
     /* Text that does not fit is cut, never overflowed. */
     char small[4];
     ct_text tx;
     ct_text_init(&tx, small, sizeof small);
-    assert_int_equal(ct_format_value(&p_str, raw, n, NULL, NULL, &tx), n);
+    assert_int_equal(ct_format_value(&p_str, raw, n, NULL, &tx), n);
     assert_string_equal(small, "\"ru");
     assert_int_equal(tx.len, 5);
 }
@@ -532,10 +533,10 @@ static void test_regression_oversized_plan(void **state)
     char t[64];
     ct_text tx;
     ct_text_init(&tx, t, sizeof t);
-    assert_int_equal(ct_format_value(&bad_int, raw, sizeof raw, NULL, NULL, &tx), 0);
+    assert_int_equal(ct_format_value(&bad_int, raw, sizeof raw, NULL, &tx), 0);
     assert_string_equal(t, "<damaged>");
     ct_text_init(&tx, t, sizeof t);
-    assert_int_equal(ct_format_value(&bad_enum, raw, sizeof raw, NULL, NULL, &tx), 0);
+    assert_int_equal(ct_format_value(&bad_enum, raw, sizeof raw, NULL, &tx), 0);
     assert_string_equal(t, "<damaged>");
 }
 

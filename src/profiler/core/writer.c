@@ -361,23 +361,46 @@ static size_t drain_functions(void)
 
 /* ------------------------------------------------------------ events */
 
+/* The plan of a class's content, for the walk of a value (the profiler's
+ * cache: a class the hooks met). */
+static const ct_plan *known_content(void *ctx, uint64_t cls)
+{
+    (void)ctx;
+    return ct_plan_content_known((ClassID)cls);
+}
+
+/* A class a value names: its CLASS record (with the plan of its content)
+ * once, before the event; again when its content plan came later (a
+ * dictionary first met empty). */
 static void on_class(void *ctx, uint64_t cls)
 {
     (void)ctx;
     ct_key key = {cls, 0};
-    if (ct_map_get(&g_seen_classes, key))
+    const ct_plan *content = ct_plan_content_known((ClassID)cls);
+    void *seen = ct_map_get(&g_seen_classes, key);
+    if (seen && (seen == (void *)2 || !content))
         return;
-    ct_map_put(&g_seen_classes, key, (void *)1);
+    ct_map_put(&g_seen_classes, key, content ? (void *)2 : (void *)1);
     if (!g_runtime_alive)
         return;
     char name[CT_WRITER_CLASS_NAME_MAX];
     if (ct_classid_name((ClassID)cls, CT_NAME_FULL, name, sizeof name) != 0)
         return;
-    uint8_t buf[CT_WRITER_CLASS_NAME_MAX + 32];
+    uint8_t small[CT_WRITER_CLASS_NAME_MAX + 32];
+    uint8_t *buf = small;
+    size_t cap = sizeof small;
+    if (content) {
+        cap = CT_WRITER_CLASS_RECORD_MAX;
+        buf = malloc(cap);
+        if (!buf)
+            return;
+    }
     ct_wbuf w;
-    ct_wbuf_init(&w, buf, sizeof buf);
-    if (ct_write_class(&w, cls, name) == CT_TRACE_OK)
+    ct_wbuf_init(&w, buf, cap);
+    if (ct_write_class_content(&w, cls, name, content) == CT_TRACE_OK)
         output(buf, w.len, NULL);
+    if (buf != small)
+        free(buf);
 }
 
 /* One event record (len: its size with padding): CLASS records for new
@@ -412,6 +435,7 @@ static void process_event(const uint8_t *p, size_t len)
         rec.tid = rd64(p + 16);
     }
     if (valued) {
+        static const ct_classes classes = {NULL, known_content, NULL};
         const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)rec.key;
         size_t pos = 0;
         const uint8_t *v;
@@ -425,7 +449,7 @@ static void process_event(const uint8_t *p, size_t len)
                                                          : NULL;
             if (!plan)
                 break;
-            ct_value_classes(plan, v, vl, on_class, NULL);
+            ct_value_classes(plan, v, vl, &classes, on_class, NULL);
         }
     }
     if (g_filter)

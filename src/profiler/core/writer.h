@@ -41,6 +41,10 @@
 #define CT_WRITER_TAIL_STEP (64u * 1024u)
 /* Longest class name put in a CLASS record. */
 #define CT_WRITER_CLASS_NAME_MAX 1024
+/* Largest CLASS record with its content plan; a larger one is written
+ * without the plan (its objects then read <damaged>: never in practice,
+ * a plan has at most CT_MAX_OBJECT_FIELDS fields at the top). */
+#define CT_WRITER_CLASS_RECORD_MAX (256u * 1024)
 
 typedef struct ct_writer_config {
     int text;                  /* the live text log (out.h) */

@@ -35,7 +35,10 @@ typedef struct elt_thread {
     struct {
         uintptr_t mt;             /* an object's method table pointer */
         uint64_t cls;             /* its ClassID */
+        const ct_plan *content;   /* the plan of its content (NULL: none) */
         uint8_t boxed;            /* the kind of value it boxes (CT_V_VOID: none) */
+        uint8_t szarray, string;  /* T[]; System.String */
+        uint8_t again;            /* no content plan yet: ask again */
     } class_cache[CT_CLASS_CACHE];
     uint8_t bounce[CT_BOUNCE_BYTES];
     ct_argmap_snapshot snap;      /* the runtime's frame, while argmap learns */
@@ -288,36 +291,47 @@ static void note_string_class(ClassID cls)
 
 /* An object's class: GetClassFromObject, remembered per thread by the
  * object's method table pointer (its first word), which names its type;
- * with it, whether the object is a boxed primitive or well-known struct
- * (*boxed: its kind, else CT_V_VOID). */
-static uint64_t class_of(void *ctx, uint64_t object, ct_vkind *boxed)
+ * with it, whether the object is a string, an array or a boxed primitive
+ * or well-known struct, and the plan of its content (ct_plan_content). */
+static void class_of(void *ctx, uint64_t object, ct_class_info *out)
 {
     ct_tbuf *b = ctx;
     uintptr_t mt;
     memcpy(&mt, (const void *)(uintptr_t)object, sizeof mt);
-    size_t slot = (mt >> 4) & (CT_CLASS_CACHE - 1);
-    if (boxed)
-        *boxed = CT_V_VOID;
-    if (mt && E(b)->class_cache[slot].mt == mt) {
-        if (boxed)
-            *boxed = (ct_vkind)E(b)->class_cache[slot].boxed;
-        return E(b)->class_cache[slot].cls;
+    memset(out, 0, sizeof *out);
+    out->boxed = CT_V_VOID;
+    if (!mt)
+        return;
+    __typeof__(E(b)->class_cache[0]) *e = &E(b)->class_cache[(mt >> 4) & (CT_CLASS_CACHE - 1)];
+    if (e->mt != mt) {
+        ClassID cls = 0;
+        ICorProfilerInfo *info = g_ct.info;
+        if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)) || !cls)
+            return;
+        if (!__atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED))
+            note_string_class(cls);
+        CorElementType et = 0;
+        ClassID elem = 0;
+        ULONG rank = 0;
+        e->mt = mt;
+        e->cls = cls;
+        e->boxed = (uint8_t)ct_plan_boxed_kind(cls);
+        e->string = cls == __atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED);
+        e->szarray = info->lpVtbl->IsArrayClass(info, cls, &et, &elem, &rank) == S_OK &&
+                     rank == 1;
+        e->content = NULL;
+        e->again = !e->string && e->boxed == CT_V_VOID;
     }
-    ClassID cls = 0;
-    ICorProfilerInfo *info = g_ct.info;
-    if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)))
-        return 0;
-    if (cls && !__atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED))
-        note_string_class(cls);
-    ct_vkind kind = cls ? ct_plan_boxed_kind(cls) : CT_V_VOID;
-    if (boxed)
-        *boxed = kind;
-    if (mt && cls) {
-        E(b)->class_cache[slot].mt = mt;
-        E(b)->class_cache[slot].cls = cls;
-        E(b)->class_cache[slot].boxed = (uint8_t)kind;
+    if (e->again) {
+        int again = 0;
+        e->content = ct_plan_content((ClassID)e->cls, (const void *)(uintptr_t)object, &again);
+        e->again = (uint8_t)again;
     }
-    return cls;
+    out->id = e->cls;
+    out->boxed = (ct_vkind)e->boxed;
+    out->content = e->content;
+    out->szarray = e->szarray;
+    out->string = e->string;
 }
 
 /* The bytes of the slot that holds a value of plan p: a reference or a
@@ -380,9 +394,11 @@ static const void *byref_source(ct_tbuf *b, const ct_plan *target, uintptr_t add
     return E(b)->bounce;
 }
 
-/* Appends one value to the event being built in w. */
+/* Appends one value to the event being built in w; object_depth: the
+ * levels of objects shown by content (0 for `this`: its class and address
+ * say which object it is). */
 static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p,
-                          UINT_PTR addr, ULONG len)
+                          UINT_PTR addr, ULONG len, uint32_t object_depth)
 {
     if (w->cap - w->len < 4 + BY_RANGE_MAX_BYTES + 8) {
         ct_event_value_reserve(w, 0);
@@ -404,14 +420,16 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
         return;
     }
     if (p->kind == CT_V_OBJECT && len == 8) {
-        uint64_t obj, cls;
-        ct_vkind boxed = CT_V_VOID;
+        uint64_t obj;
+        ct_class_info ci = {0};
         memcpy(&obj, (const void *)addr, 8);
-        cls = obj ? class_of(b, obj, &boxed) : 0;
-        /* A string or a boxed value takes the general capture below (its
-         * characters or its value too). */
-        if (!cls || (cls != __atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED) &&
-                     boxed == CT_V_VOID)) {
+        if (obj)
+            class_of(b, obj, &ci);
+        /* A string, a boxed value or an object shown by content takes the
+         * general capture below. */
+        if (!ci.id || (ci.id & CT_CLASS_TAG_MASK) ||
+            (!ci.string && ci.boxed == CT_V_VOID && (!ci.content || !object_depth))) {
+            uint64_t cls = ci.id & CT_CLASS_TAG_MASK ? 0 : ci.id;
             memcpy(body, &obj, 8);
             memcpy(body + 8, &cls, 8);
             ct_event_value_commit_status(w, m, 16, CT_VALUE_PLAN);
@@ -424,7 +442,8 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
         ct_event_value_commit_status(w, m, n, CT_VALUE_RANGE);
         return;
     }
-    ct_limits lim = {g_ct.cfg.string_chars, g_ct.cfg.array_items};
+    ct_limits lim = {g_ct.cfg.string_chars, g_ct.cfg.array_items, object_depth,
+                     g_ct.cfg.value_bytes};
     const void *src = (const void *)addr;
     size_t skip = 0;
     if (p->kind == CT_V_BYREF && p->elem) {
@@ -448,8 +467,17 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
         }
         lim.string_chars /= CAPTURE_RETRY_DIVISOR;
         lim.array_items /= CAPTURE_RETRY_DIVISOR;
+        lim.object_depth /= 2;
+        lim.value_bytes /= CAPTURE_RETRY_DIVISOR;
     }
     ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
+}
+
+/* The levels of objects argument i of f is shown by: none for `this` (its
+ * class and address say which object it is), else the option's. */
+static inline uint32_t arg_object_depth(const ct_mapped_fn *f, uint32_t i)
+{
+    return i == 0 && f->args && !strcmp(f->args[0].label, "this=") ? 0 : g_ct.cfg.object_depth;
 }
 
 /* A state machine's MoveNext (registry.h, sm_offsets): its values are
@@ -478,7 +506,7 @@ static int capture_state_machine(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO e
         const ct_plan *p = ct_arg_plan(f, i);
         uint32_t off = f->sm_offsets[i];
         UINT_PTR addr = base && off != CT_SM_NO_FIELD ? (UINT_PTR)(base + off) : 0;
-        capture_value(b, w, m, p, addr, slot_len(p));
+        capture_value(b, w, m, p, addr, slot_len(p), arg_object_depth(f, i));
     }
     return 1;
 }
@@ -527,7 +555,7 @@ static void outs_capture(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event
             if (E(b)->outs[k - 1].depth == d && E(b)->outs[k - 1].arg == i)
                 target = E(b)->outs[k - 1].target;
         const ct_plan *p = f->args[i].plan->elem;
-        capture_value(b, w, m, p, target, slot_len(p));
+        capture_value(b, w, m, p, target, slot_len(p), g_ct.cfg.object_depth);
     }
     outs_forget(b, d);
 }
@@ -543,7 +571,8 @@ static int capture_args(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wb
     COR_PRF_FUNCTION_ARGUMENT_RANGE direct[CT_ARGMAP_MAX_DIRECT];
     if (f->nargs <= CT_ARGMAP_MAX_DIRECT && ct_argmap_enter(f, elt, direct)) {
         for (uint32_t i = 0; i < f->nargs; i++)
-            capture_value(b, w, m, ct_arg_plan(f, i), direct[i].startAddress, direct[i].length);
+            capture_value(b, w, m, ct_arg_plan(f, i), direct[i].startAddress, direct[i].length,
+                          arg_object_depth(f, i));
         if (f->out_mask)
             outs_track(b, f, direct, f->nargs);
         return 1;
@@ -585,7 +614,7 @@ static int capture_args(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO elt, ct_wb
         ct_argmap_learn_enter(f, snap, &args.info);
     for (ULONG i = 0; i < args.info.numRanges; i++)
         capture_value(b, w, m, ct_arg_plan(f, i), args.info.ranges[i].startAddress,
-                      args.info.ranges[i].length);
+                      args.info.ranges[i].length, arg_object_depth(f, i));
     if (f->out_mask)
         outs_track(b, f, args.info.ranges, args.info.numRanges);
     return 1;
@@ -770,7 +799,8 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         if (!f->has_ret) {
             /* void: only the out arguments */
         } else if (ct_argmap_leave(f, elt, &range)) {
-            capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), range.startAddress, range.length);
+            capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), range.startAddress, range.length,
+                          g_ct.cfg.object_depth);
         } else {
             ct_argmap_snapshot *snap = NULL;
             if (ct_argmap_learning_leave(f)) {
@@ -781,10 +811,10 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
                 if (snap)
                     ct_argmap_learn_leave(f, snap, &range);
                 capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), range.startAddress,
-                              range.length);
+                              range.length, g_ct.cfg.object_depth);
             } else if (f->out_mask) {
                 /* The out values come after the return value's place. */
-                capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), 0, 0);
+                capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), 0, 0, 0);
             }
         }
         if (f->out_mask)

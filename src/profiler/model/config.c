@@ -52,6 +52,9 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
     c->string_chars = (uint32_t)v[CT_SET_STRING_CHARS];
     c->array_items = (uint32_t)v[CT_SET_ARRAY_ITEMS];
     c->struct_depth = (uint32_t)v[CT_SET_STRUCT_DEPTH];
+    c->object_depth = (uint32_t)v[CT_SET_OBJECT_DEPTH];
+    c->object_fields = (uint32_t)v[CT_SET_OBJECT_FIELDS];
+    c->value_bytes = (uint32_t)v[CT_SET_VALUE_BYTES];
     c->include = str[CT_SET_INCLUDE];
     c->exclude = str[CT_SET_EXCLUDE];
     c->assembly = str[CT_SET_ASSEMBLY];

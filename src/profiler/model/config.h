@@ -40,6 +40,9 @@ typedef struct ct_config {
     uint32_t string_chars;   /* CLRTRACE_STRING_CHARS */
     uint32_t array_items;    /* CLRTRACE_ARRAY_ITEMS */
     uint32_t struct_depth;   /* CLRTRACE_STRUCT_DEPTH */
+    uint32_t object_depth;   /* CLRTRACE_OBJECT_DEPTH */
+    uint32_t object_fields;  /* CLRTRACE_OBJECT_FIELDS */
+    uint32_t value_bytes;    /* CLRTRACE_VALUE_BYTES */
     const char *include;     /* CLRTRACE_INCLUDE: globs on full names, ':'-separated;
                                 when set, only matching functions are traced */
     const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */

@@ -45,6 +45,16 @@ int ct_plan_is_flat(const ct_plan *p, unsigned depth);
  * hooks keep the answer per thread with the class (hooks.c). */
 ct_vkind ct_plan_boxed_kind(ClassID cls);
 
+/* The plan of the content of an object of class cls (CT_V_CLASS or
+ * CT_V_SEQ; include/clrtrace/value.h), obj one such object: built at the
+ * first call for the class and cached. NULL when objects of cls are not
+ * shown by content; *again is then set when a later object may tell (an
+ * empty dictionary does not show its entries' layout). Called from the
+ * hooks: loads no type. */
+const ct_plan *ct_plan_content(ClassID cls, const void *obj, int *again);
+/* The cached content plan of cls, or NULL (the writer: no planning). */
+const ct_plan *ct_plan_content_known(ClassID cls);
+
 /* Every fact about a method the planner needs, gathered by the mapper. */
 typedef struct ct_method_info {
     const ct_module *module;

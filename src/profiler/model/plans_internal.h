@@ -63,6 +63,20 @@ int ct_pl_is_canon(ClassID cls);
 /* The declared name of generic parameter index of owner ("T"); 0, or -1. */
 /* C# text of a type, short names, actual generic arguments where known. */
 void ct_pl_type_text(pctx *c, const clrsig_type *t, char *out, size_t cap);
+/* Most instance fields one class (a struct, or one level of a class)
+ * declares that are planned. */
+#define STRUCT_MAX_FIELDS 256
+/* The instance fields cls declares (not its base classes'), in declaration
+ * order: at most cap planned into fields[] (*nfields of them), offsets as
+ * GetClassLayout gives them; *size the class's size. m/td/args describe
+ * cls. Returns the number of fields cls declares, or -1 when the runtime
+ * cannot lay it out. sl or dl 0: no field is planned. */
+int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
+                      const ClassID *args, uint32_t nargs, unsigned sl, unsigned dl,
+                      ct_field *fields, uint32_t cap, uint32_t *nfields, uint32_t *size);
+/* The element plan of a sequence (array, span, segment, collection) of
+ * the ClassID t: NULL when its elements cannot be copied. */
+const ct_plan *ct_pl_elem_plan(pctx *c, ClassID t, unsigned sl, unsigned dl);
 /* A struct, field by field. m/td/args describe the ClassID cls. */
 const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
                                  const ClassID *args, uint32_t nargs, const char *tname,
@@ -103,7 +117,7 @@ typedef struct session {
 
 /* Opens a planning session for method mi: the arenas, and a planning
  * context in them for mi's tokens and type arguments (the class's known
- * when mi->cls is set). allow_load: may load types (the mapper only). NULL
+ * when mi->cls is set; mi NULL: no method, for plans by ClassID). allow_load: may load types (the mapper only). NULL
  * when out of memory (s->mem then NULL). */
 pctx *ct_pl_open(session *s, const ct_method_info *mi, int allow_load);
 /* Frees c and the session's arenas (either may be absent). */

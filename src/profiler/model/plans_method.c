@@ -192,6 +192,11 @@ pctx *ct_pl_open(session *s, const ct_method_info *mi, int allow_load)
         s->mem = NULL;
         return NULL;
     }
+    c->allow_load = allow_load;
+    c->arena = &s->arena;
+    c->scratch = &s->scratch;
+    if (!mi)
+        return c;
     c->m = mi->module;
     c->type_owner = mi->owner;
     c->method_owner = mi->token;
@@ -201,9 +206,6 @@ pctx *ct_pl_open(session *s, const ct_method_info *mi, int allow_load)
     c->margs = mi->method_args;
     c->nmargs = mi->nmethod_args;
     c->mknown = mi->method_args_known;
-    c->allow_load = allow_load;
-    c->arena = &s->arena;
-    c->scratch = &s->scratch;
     return c;
 }
 

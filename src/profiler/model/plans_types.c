@@ -16,8 +16,6 @@
 #include "state.h"
 #include "utf16.h"
 
-/* Most instance fields shown per struct (the first ones by declaration). */
-#define STRUCT_MAX_FIELDS 256
 /* Most named values kept per enum. */
 #define ENUM_MAX_ITEMS 4096
 /* Fields and enum values fetched per EnumFields call. */
@@ -56,6 +54,7 @@ static const ct_plan k_guid = FIXED(CT_V_GUID, 16, "Guid");
 static const ct_plan k_half = FIXED(CT_V_HALF, 2, "Half");
 static const ct_plan k_int128 = FIXED(CT_V_I16, 16, "Int128");
 static const ct_plan k_uint128 = FIXED(CT_V_U16, 16, "UInt128");
+static const ct_plan k_rune = FIXED(CT_V_RUNE, 4, "Rune");
 const ct_plan ct_plan_by_range = FIXED(CT_V_OPAQUE, 0, "?");
 
 const ct_plan *ct_pl_prim_plan(uint8_t et)
@@ -96,6 +95,7 @@ static const struct {
     {"System.TypedReference", &k_typedref}, {"System.DateTime", &k_datetime},
     {"System.TimeSpan", &k_timespan}, {"System.Guid", &k_guid}, {"System.Half", &k_half},
     {"System.Int128", &k_int128}, {"System.UInt128", &k_uint128},
+    {"System.Text.Rune", &k_rune},
 };
 
 const ct_plan *ct_pl_corelib_plan(const char *full)
@@ -540,6 +540,7 @@ static const ct_plan *plan_enum(const ct_module *m, mdTypeDef td)
 
 /* ----------------------------------------------------- value types */
 
+
 static int by_token(const void *a, const void *b)
 {
     const COR_FIELD_OFFSET *x = a, *y = b;
@@ -569,28 +570,25 @@ static const ct_plan *opaque(const char *type_name, uint32_t size)
     return size ? ct_pl_new_plan(&p) : &ct_plan_by_range;
 }
 
-/* A struct, field by field. m/td/args describe the ClassID cls. */
-const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
-                                 const ClassID *args, uint32_t nargs, const char *tname,
-                                 unsigned sl, unsigned dl)
+int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
+                      const ClassID *args, uint32_t nargs, unsigned sl, unsigned dl,
+                      ct_field *fields, uint32_t cap, uint32_t *nfields, uint32_t *size)
 {
     ICorProfilerInfo *info = g_ct.info;
     COR_FIELD_OFFSET fo[STRUCT_MAX_FIELDS];
-    ULONG nf = 0, size = 0;
-    if (FAILED(info->lpVtbl->GetClassLayout(info, cls, fo, STRUCT_MAX_FIELDS, &nf, &size)))
-        return &ct_plan_by_range;
+    ULONG nf = 0, sz = 0;
+    if (FAILED(info->lpVtbl->GetClassLayout(info, cls, fo, STRUCT_MAX_FIELDS, &nf, &sz)))
+        return -1;
     if (nf > STRUCT_MAX_FIELDS)
         nf = STRUCT_MAX_FIELDS;
-    if (sl == 0 || dl == 0)
-        return elided(tname, size);
+    *size = sz;
+    *nfields = 0;
+    if (sl == 0 || dl == 0 || !fields)
+        return 0;
     qsort(fo, nf, sizeof *fo, by_token);
-
-    ct_field *fields = ct_perm_alloc((nf ? nf : 1) * sizeof *fields);
-    if (!fields)
-        return &ct_plan_by_range;
     pctx *fc = calloc(1, sizeof *fc);
     if (!fc)
-        return &ct_plan_by_range;
+        return -1;
     fc->m = m;
     fc->type_owner = td;
     fc->cargs = args;
@@ -601,7 +599,7 @@ const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, m
     fc->arena = outer->arena;
     fc->scratch = outer->scratch;
 
-    for (ULONG i = 0; i < nf; i++) {
+    for (ULONG i = 0; i < nf && i < cap; i++) {
         WCHAR w[PARAM_NAME_MAX];
         char name[PARAM_NAME_MAX];
         ULONG len = 0, sig_len = 0, value_len = 0;
@@ -627,8 +625,8 @@ const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, m
             fc->arena->used = mark;
         }
         if (ct_plan_is_by_range(fp)) {
-            /* Shown as bytes: up to the next field (or the struct's end). */
-            uint32_t end = size;
+            /* Shown as bytes: up to the next field (or the value's end). */
+            uint32_t end = sz;
             for (ULONG j = 0; j < nf; j++)
                 if (fo[j].ulOffset > fo[i].ulOffset && fo[j].ulOffset < end)
                     end = fo[j].ulOffset;
@@ -639,10 +637,35 @@ const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, m
         fields[i].name = ct_pl_perm_text(name);
         fields[i].offset = fo[i].ulOffset;
         fields[i].plan = fp;
+        (*nfields)++;
     }
     free(fc);
+    return (int)nf;
+}
+
+/* A struct, field by field. m/td/args describe the ClassID cls. */
+const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
+                                 const ClassID *args, uint32_t nargs, const char *tname,
+                                 unsigned sl, unsigned dl)
+{
+    ct_field *tmp = sl && dl ? malloc(STRUCT_MAX_FIELDS * sizeof *tmp) : NULL;
+    uint32_t nf = 0, size = 0;
+    if ((sl && dl && !tmp) ||
+        ct_pl_plan_fields(outer, cls, m, td, args, nargs, sl, dl, tmp, STRUCT_MAX_FIELDS, &nf,
+                          &size) < 0) {
+        free(tmp);
+        return &ct_plan_by_range;
+    }
+    if (sl == 0 || dl == 0)
+        return elided(tname, size);
+    ct_field *fields = ct_perm_alloc((nf ? nf : 1) * sizeof *fields);
+    if (fields)
+        memcpy(fields, tmp, nf * sizeof *fields);
+    free(tmp);
+    if (!fields)
+        return &ct_plan_by_range;
     ct_plan p = {.kind = CT_V_STRUCT, .size = size, .type_name = ct_pl_perm_text(tname),
-                 .count = (uint32_t)nf, .fields = fields};
+                 .count = nf, .fields = fields};
     return ct_pl_new_plan(&p);
 }
 
@@ -701,9 +724,8 @@ static const ct_plan *plan_span(pctx *c, ClassID cls, const ct_module *m, mdType
         strcmp(st->fields[0].name, "_reference") != 0 || st->fields[0].offset != 0 ||
         strcmp(st->fields[1].name, "_length") != 0 || st->fields[1].offset + 4 > st->size)
         return NULL;
-    const ct_plan *elem = ct_pl_plan_class(c, args[0], 0, dl - 1);
-    if (!elem || ct_plan_is_by_range(elem) ||
-        (elem->kind != CT_V_CHAR && !ct_array_items_captured(elem)))
+    const ct_plan *elem = ct_pl_elem_plan(c, args[0], sl, dl);
+    if (!elem)
         return NULL;
     ct_plan p = {.kind = CT_V_SPAN, .size = st->size, .type_name = ct_pl_perm_text(tname),
                  .elem = elem, .value_offset = st->fields[1].offset};
@@ -742,6 +764,93 @@ static const ct_plan *plan_vector(pctx *c, ClassID cls, const ct_module *m, mdTy
     return ct_pl_new_plan(&p);
 }
 
+/* The element plan of a sequence (array, segment, collection) of T: NULL
+ * when its elements cannot be copied. */
+const ct_plan *ct_pl_elem_plan(pctx *c, ClassID t, unsigned sl, unsigned dl)
+{
+    const ct_plan *e = dl ? ct_pl_plan_class(c, t, sl, dl - 1) : NULL;
+    return e && !ct_plan_is_by_range(e) && (e->kind == CT_V_CHAR || ct_array_items_captured(e))
+               ? e
+               : NULL;
+}
+
+/* ArraySegment<T> (_array, _offset, _count), Memory<T> and
+ * ReadOnlyMemory<T> (_object, _index, _length): a SEGMENT plan, the
+ * offsets taken from the runtime's layout; NULL for any other type. */
+static const ct_plan *plan_segment(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                   const char *full, const ClassID *args, ULONG32 nargs,
+                                   const char *tname, unsigned sl, unsigned dl)
+{
+    static const char *const names[][4] = {
+        {"System.ArraySegment`1", "_array", "_offset", "_count"},
+        {"System.Memory`1", "_object", "_index", "_length"},
+        {"System.ReadOnlyMemory`1", "_object", "_index", "_length"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (nargs != 1 || strcmp(full, names[i][0]) != 0)
+            continue;
+        const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, 1, 1);
+        const ct_plan *elem = ct_pl_elem_plan(c, args[0], sl, dl);
+        if (!elem || !st || st->kind != CT_V_STRUCT || st->count != 3 ||
+            strcmp(st->fields[0].name, names[i][1]) != 0 || st->fields[0].offset != 0 ||
+            strcmp(st->fields[1].name, names[i][2]) != 0 ||
+            strcmp(st->fields[2].name, names[i][3]) != 0 || st->fields[1].offset + 4 > st->size ||
+            st->fields[2].offset + 4 > st->size)
+            return NULL;
+        ct_plan p = {.kind = CT_V_SEGMENT, .size = st->size, .type_name = ct_pl_perm_text(tname),
+                     .elem = elem, .value_offset = st->fields[1].offset,
+                     .count_offset = st->fields[2].offset};
+        return ct_pl_new_plan(&p);
+    }
+    return NULL;
+}
+
+/* DateTimeOffset: a DTOFFSET plan with where the runtime put its UTC
+ * DateTime (_dateTime: value_offset) and its offset in minutes
+ * (_offsetMinutes: count_offset, underlying I2 or I4); NULL when it is laid
+ * out otherwise. */
+static const ct_plan *plan_dtoffset(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                    const char *tname)
+{
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, NULL, 0, tname, 1, 1);
+    int64_t at = -1, minutes = -1;
+    ct_vkind mk = CT_V_VOID;
+    for (uint32_t i = 0; st && st->kind == CT_V_STRUCT && i < st->count; i++) {
+        if (!strcmp(st->fields[i].name, "_dateTime") &&
+            st->fields[i].plan->kind == CT_V_DATETIME)
+            at = st->fields[i].offset;
+        if (!strcmp(st->fields[i].name, "_offsetMinutes") &&
+            (st->fields[i].plan->kind == CT_V_I2 || st->fields[i].plan->kind == CT_V_I4)) {
+            minutes = st->fields[i].offset;
+            mk = st->fields[i].plan->kind;
+        }
+    }
+    if (!st || st->size != 16 || at < 0 || at + 8 > 16 || minutes < 0 ||
+        minutes + ct_vkind_size(mk) > 16)
+        return NULL;
+    ct_plan p = {.kind = CT_V_DTOFFSET, .size = 16, .type_name = ct_pl_perm_text(tname),
+                 .underlying = mk, .value_offset = (uint32_t)at,
+                 .count_offset = (uint32_t)minutes};
+    return ct_pl_new_plan(&p);
+}
+
+/* A struct whose one field is the array it wraps (ImmutableArray<T>): an
+ * ARRAY plan named by the struct; NULL when it is laid out otherwise. */
+static const ct_plan *plan_wrapped_array(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                         const ClassID *args, ULONG32 nargs, const char *tname,
+                                         unsigned sl, unsigned dl)
+{
+    const ct_plan *st = nargs == 1 ? ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, 1, 1)
+                                   : NULL;
+    const ct_plan *elem = st ? ct_pl_elem_plan(c, args[0], sl, dl) : NULL;
+    if (!elem || !ct_array_items_captured(elem) || st->kind != CT_V_STRUCT || st->count != 1 ||
+        st->fields[0].offset != 0 || st->size != 8)
+        return NULL;
+    ct_plan p = {.kind = CT_V_ARRAY, .size = 8, .type_name = ct_pl_perm_text(tname),
+                 .elem = elem};
+    return ct_pl_new_plan(&p);
+}
+
 static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsigned dl)
 {
     ICorProfilerInfo *info = g_ct.info;
@@ -753,9 +862,9 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
     ULONG rank = 0;
     if (info->lpVtbl->IsArrayClass(info, cls, &et, &elem_cls, &rank) == S_OK) {
         ct_plan p = {.kind = CT_V_OBJECT, .size = 8, .type_name = ct_pl_perm_text(tname)};
-        if (rank != 1 || dl == 0)
+        if (rank == 0 || rank > CT_MAX_ARRAY_RANK || dl == 0)
             return ct_pl_new_plan(&p);
-        const ct_plan *elem = elem_cls ? ct_pl_plan_class(c, elem_cls, 0, dl - 1)
+        const ct_plan *elem = elem_cls ? ct_pl_plan_class(c, elem_cls, sl, dl - 1)
                                        : ct_pl_prim_plan((uint8_t)et);
         if (!elem || ct_plan_is_by_range(elem))
             return ct_pl_new_plan(&p);
@@ -764,7 +873,8 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
             ct_classid_name(elem_cls, CT_NAME_SHORT, en, sizeof en);
             elem = elided(en, elem->size);
         }
-        p.kind = CT_V_ARRAY;
+        p.kind = rank == 1 ? CT_V_ARRAY : CT_V_MDARRAY;
+        p.count = rank == 1 ? 0 : rank;
         p.elem = elem;
         return ct_pl_new_plan(&p);
     }
@@ -797,6 +907,19 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
         const ct_plan *vec = plan_vector(c, cls, m, td, full, args, nargs, tname, sl, dl);
         if (vec)
             return vec;
+        const ct_plan *seg = plan_segment(c, cls, m, td, full, args, nargs, tname, sl, dl);
+        if (seg)
+            return seg;
+        if (!strcmp(full, "System.DateTimeOffset")) {
+            const ct_plan *dto = plan_dtoffset(c, cls, m, td, tname);
+            if (dto)
+                return dto;
+        }
+    }
+    if (!strcmp(full, "System.Collections.Immutable.ImmutableArray`1")) {
+        const ct_plan *arr = plan_wrapped_array(c, cls, m, td, args, nargs, tname, sl, dl);
+        if (arr)
+            return arr;
     }
     switch (ct_typedef_kind(m, td)) {
     case CT_TYPE_ENUM:
@@ -894,24 +1017,26 @@ const ct_plan *ct_pl_plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsig
         p.type_name = ct_pl_perm_text(text);
         return ct_pl_new_plan(&p);
     }
-    case CLRSIG_ET_SZARRAY: {
+    case CLRSIG_ET_SZARRAY:
+    case CLRSIG_ET_ARRAY: {
         ct_pl_type_text(c, t, text, sizeof text);
         ct_plan p = {.kind = CT_V_OBJECT, .size = 8, .type_name = ct_pl_perm_text(text)};
         if (dl == 0)
             return ct_pl_new_plan(&p);
-        const ct_plan *e = ct_pl_plan_type(c, t->u.elem, 0, dl - 1);
+        const clrsig_type *et = t->kind == CLRSIG_ET_ARRAY ? t->u.array.elem : t->u.elem;
+        const ct_plan *e = ct_pl_plan_type(c, et, sl, dl - 1);
         if (!e)
             return NULL;
         if (ct_plan_is_by_range(e) || !ct_array_items_captured(e)) {
-            char et[TYPE_TEXT_MAX];
-            ct_pl_type_text(c, t->u.elem, et, sizeof et);
-            e = elided(et, ct_plan_is_by_range(e) ? 0 : e->size);
+            char en[TYPE_TEXT_MAX];
+            ct_pl_type_text(c, et, en, sizeof en);
+            e = elided(en, ct_plan_is_by_range(e) ? 0 : e->size);
         }
-        p.kind = CT_V_ARRAY;
+        p.kind = t->kind == CLRSIG_ET_ARRAY ? CT_V_MDARRAY : CT_V_ARRAY;
+        p.count = t->kind == CLRSIG_ET_ARRAY ? t->u.array.rank : 0;
         p.elem = e;
         return ct_pl_new_plan(&p);
     }
-    case CLRSIG_ET_ARRAY:
     case CLRSIG_ET_CLASS:
         ct_pl_type_text(c, t, text, sizeof text);
         goto object;
