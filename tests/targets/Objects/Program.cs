@@ -126,6 +126,9 @@ namespace Demo
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Holder(object anything) => 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Crowd(List<Customer> people) => people.Count;
     }
 
     public static class Program
@@ -190,6 +193,10 @@ namespace Demo
                 many.Add(i);
             Show("big", Calls.Big(many));
             Show("holder", Calls.Holder(new[] { 1, 2 }));
+            var crowd = new List<Customer>();
+            for (int i = 0; i < 10; i++)
+                crowd.Add(new Customer { Name = "c" + i, Age = i });
+            Show("crowd", Calls.Crowd(crowd));
             return 5;
         }
     }
