@@ -332,17 +332,17 @@ static void capture_object(cap_ctx *c, uint64_t obj, unsigned depth)
         return;
     }
     const ct_plan *content = ci.content;
-    if (!content || c->objects >= c->limits->object_depth || c->len >= c->limits->value_bytes ||
-        depth + CT_OBJECT_NESTING_RESERVE >= CT_MAX_NESTING) {
-        emit_u64(c, cls);
-        return;
-    }
-    for (uint32_t i = 0; i < c->nseen; i++)
+    for (uint32_t i = 0; content && i < c->nseen; i++)
         if (c->seen[i].addr == obj) {
             emit_u64(c, cls | CT_CLASS_SEEN);
             emit_u8(c, c->seen[i].open ? 1 : 0);
             return;
         }
+    if (!content || c->objects >= c->limits->object_depth || c->len >= c->limits->value_bytes ||
+        depth + CT_OBJECT_NESTING_RESERVE >= CT_MAX_NESTING) {
+        emit_u64(c, cls);
+        return;
+    }
     uint32_t slot = c->nseen < CT_MAX_SEEN_OBJECTS ? c->nseen++ : CT_MAX_SEEN_OBJECTS;
     if (slot < CT_MAX_SEEN_OBJECTS) {
         c->seen[slot].addr = obj;

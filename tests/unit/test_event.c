@@ -341,10 +341,84 @@ static void test_arena_exhaustion(void **state)
     assert_int_equal(r.error, CT_TRACE_E_NOMEM);
 }
 
+
+/* 2.3: a CLASS record with its content plan (fields, a collection, a grid,
+ * a segment, a DateTimeOffset) reads back as written; a damaged one is an
+ * error with its offset. */
+static void test_class_content(void **state)
+{
+    (void)state;
+    static const ct_plan p_str = { .kind = CT_V_STRING, .size = 8, .type_name = "string" };
+    static const ct_plan p_grid = { .kind = CT_V_MDARRAY, .size = 8, .type_name = "int[,]",
+                                    .count = 2, .elem = &p_i4 };
+    static const ct_plan p_seg = { .kind = CT_V_SEGMENT, .size = 16, .type_name = "Memory<int>",
+                                   .elem = &p_i4, .value_offset = 8, .count_offset = 12 };
+    static const ct_plan p_dto = { .kind = CT_V_DTOFFSET, .size = 16, .type_name = "DateTimeOffset",
+                                   .underlying = CT_V_I2, .value_offset = 8, .count_offset = 0 };
+    static const ct_field fields[] = { { "Name", 8, &p_str }, { "Grid", 16, &p_grid },
+                                       { "Mem", 24, &p_seg }, { "At", 40, &p_dto } };
+    static const ct_plan order = { .kind = CT_V_CLASS, .size = 56, .type_name = "Order",
+                                   .count = 4, .fields = fields, .value_offset = 3 };
+    static const ct_plan dict = { .kind = CT_V_SEQ, .size = 8, .type_name = "Dictionary<string, int>",
+                                  .shape = CT_SEQ_DICT, .elem = &p_i4, .key = &p_str };
+    uint8_t buf[2048];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_header(&w, 1, 0, 0, "x", "", ""), CT_TRACE_OK);
+    size_t first = w.len;
+    assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Order", &order), CT_TRACE_OK);
+    assert_int_equal(ct_write_class_content(&w, 0x7100, "System.Collections.Generic.Dictionary<string, int>", &dict), CT_TRACE_OK);
+    assert_int_equal(ct_write_class_content(&w, 0x7200, "Demo.Plain", NULL), CT_TRACE_OK);
+    static uint8_t mem[64 * 1024];
+    ct_rarena a = { mem, sizeof mem, 0 };
+    ct_reader r;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    ct_rec rec;
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_CLASS);
+    const ct_plan *c = rec.content;
+    assert_non_null(c);
+    assert_int_equal(c->kind, CT_V_CLASS);
+    assert_int_equal(c->count, 4);
+    assert_int_equal(c->value_offset, 3);
+    assert_string_equal(c->fields[0].name, "Name");
+    assert_int_equal(c->fields[1].plan->kind, CT_V_MDARRAY);
+    assert_int_equal(c->fields[1].plan->count, 2);
+    assert_int_equal(c->fields[2].plan->kind, CT_V_SEGMENT);
+    assert_int_equal(c->fields[2].plan->count_offset, 12);
+    assert_int_equal(c->fields[3].plan->underlying, CT_V_I2);
+    assert_int_equal(c->fields[3].plan->value_offset, 8);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.content->shape, CT_SEQ_DICT);
+    assert_int_equal(rec.content->key->kind, CT_V_STRING);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_null(rec.content);
+    assert_int_equal(ct_reader_next(&r, &rec), 0);
+    /* A dictionary without its key, a rank of 33, a content that is not a
+     * CLASS or SEQ: damaged records. */
+    static const ct_plan nokey = { .kind = CT_V_SEQ, .size = 8, .type_name = "D",
+                                   .shape = CT_SEQ_DICT, .elem = &p_i4 };
+    static const ct_plan rank33 = { .kind = CT_V_MDARRAY, .size = 8, .type_name = "G",
+                                    .count = 33, .elem = &p_i4 };
+    static const ct_field f33[] = { { "G", 8, &rank33 } };
+    static const ct_plan bad33 = { .kind = CT_V_CLASS, .size = 16, .type_name = "C", .count = 1,
+                                   .fields = f33 };
+    const ct_plan *bad[] = { &nokey, &bad33, &p_i4 };
+    for (size_t i = 0; i < 3; i++) {
+        w.len = first;
+        assert_int_equal(ct_write_class_content(&w, 0x7000, "X", bad[i]), CT_TRACE_OK);
+        a.used = 0;
+        assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+        assert_int_equal(ct_reader_next(&r, &rec), -1);
+        assert_int_equal(r.error_offset, first);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_class_content),
         cmocka_unit_test(test_truncation_everywhere),
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_header_bytes),

@@ -494,6 +494,281 @@ static void test_wellknown(void **state)
     assert_non_null(strstr(t, "damaged"));
 }
 
+
+/* ------------------------------------------- objects by their content */
+
+/* Fake objects as CoreCLR lays them out on 64-bit: the method table pointer
+ * (here the class id itself), then the fields at the content plan's
+ * offsets. */
+#define NODE_CLASS 0x7000ull
+#define LIST_CLASS 0x7100ull
+#define DICT_CLASS 0x7200ull
+#define ARRAY_CLASS 0x7300ull
+typedef struct fake_node {
+    uint64_t mt;
+    int32_t value;
+    int32_t pad;
+    uint64_t next;
+} fake_node;
+
+static const ct_field node_fields[] = {
+    { "Value", 8, &p_i4 },
+    { "Next", 16, &p_obj },
+};
+static const ct_plan node_content = { .kind = CT_V_CLASS, .size = 24, .type_name = "Node",
+                                      .count = 2, .fields = node_fields };
+/* The same with a third field not shown (--object-fields 2). */
+static const ct_plan node_cut = { .kind = CT_V_CLASS, .size = 24, .type_name = "Node",
+                                  .count = 2, .fields = node_fields, .value_offset = 1 };
+static int node_fields_cut;
+
+static const ct_seq list_layout = { .items = 8, .count = 16 };
+static const ct_plan list_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "List<int>",
+                                      .shape = CT_SEQ_LIST, .elem = &p_i4, .seq = &list_layout };
+/* Dictionary<string, int>: entries of {u32 hash, i32 next, string key, int value}. */
+static const ct_seq dict_layout = { .items = 8, .count = 16, .free_count = 20, .entry_size = 24,
+                                    .entry_next = 4, .entry_key = 8, .entry_value = 16 };
+static const ct_plan dict_content = { .kind = CT_V_SEQ, .size = 8,
+                                      .type_name = "Dictionary<string, int>",
+                                      .shape = CT_SEQ_DICT, .elem = &p_i4, .key = &p_str,
+                                      .seq = &dict_layout };
+static const ct_plan array_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "int[]",
+                                       .shape = CT_SEQ_ARRAY, .elem = &p_i4 };
+
+static const ct_plan *content_of(uint64_t cls)
+{
+    switch (cls) {
+    case NODE_CLASS: return node_fields_cut ? &node_cut : &node_content;
+    case LIST_CLASS: return &list_content;
+    case DICT_CLASS: return &dict_content;
+    case ARRAY_CLASS: return &array_content;
+    default: return NULL;
+    }
+}
+
+static void content_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
+{
+    (void)ctx;
+    uint64_t mt;
+    memcpy(&mt, (const void *)(uintptr_t)obj, 8);
+    memset(ci, 0, sizeof *ci);
+    ci->id = mt;
+    ci->string = mt == STRING_CLASS;
+    ci->szarray = mt == ARRAY_CLASS;
+    ci->content = content_of(mt);
+}
+
+static int content_name_of(void *ctx, uint64_t cls, char *out, size_t cap)
+{
+    (void)ctx;
+    const ct_plan *c = content_of(cls);
+    if (!c)
+        return 1;
+    snprintf(out, cap, "Demo.%s", c->type_name);
+    return 0;
+}
+
+static const ct_plan *content_plan_of(void *ctx, uint64_t cls)
+{
+    (void)ctx;
+    return content_of(cls);
+}
+
+static const ct_classes content_classes = { content_name_of, content_plan_of, NULL };
+
+/* Captures p at src with lim and formats it; returns the raw length. */
+static size_t content_roundtrip(const ct_plan *p, const void *src, const ct_limits *lim,
+                                char *text, size_t cap)
+{
+    static const ct_layout lay = { 8, 12, 8, 16, STRING_CLASS };
+    uint8_t raw[2048];
+    size_t n = ct_capture(p, src, &lay, lim, content_class_of, NULL, raw, sizeof raw);
+    assert_true(n > 0);
+    ct_text t;
+    ct_text_init(&t, text, cap);
+    assert_int_equal(ct_format_value(p, raw, n, &content_classes, &t), n);
+    /* Every strict prefix is damaged, never read past. */
+    for (size_t cut = 0; cut < n; cut++) {
+        char tmp[512];
+        ct_text tt;
+        ct_text_init(&tt, tmp, sizeof tmp);
+        assert_int_equal(ct_format_value(p, raw, cut, &content_classes, &tt), 0);
+    }
+    return n;
+}
+
+static void count_ids(void *ctx, uint64_t cls)
+{
+    (void)cls;
+    ++*(int *)ctx;
+}
+
+static void test_objects_by_content(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 5, 3, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    /* a -> b -> a: the cycle is shown once. */
+    fake_node a = { NODE_CLASS, 1, 0, 0 }, b = { NODE_CLASS, 2, 0, 0 };
+    a.next = (uint64_t)(uintptr_t)&b;
+    b.next = (uint64_t)(uintptr_t)&a;
+    uint64_t ref = (uint64_t)(uintptr_t)&a;
+    size_t n = content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.Node{Value=1, Next=Demo.Node{Value=2, Next=Demo.Node{<cycle>}}}");
+    /* The classes are reported for each object, container first. */
+    static const ct_layout lay = { 8, 12, 8, 16, STRING_CLASS };
+    uint8_t raw[512];
+    n = ct_capture(&p_obj, &ref, &lay, &lim, content_class_of, NULL, raw, sizeof raw);
+    int ids = 0;
+    ct_value_classes(&p_obj, raw, n, &content_classes, count_ids, &ids);
+    assert_int_equal(ids, 3);
+    /* Depth: at --object-depth 1 the inner node is shown by class. */
+    lim.object_depth = 1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    char want[128];
+    snprintf(want, sizeof want, "Demo.Node{Value=1, Next=Demo.Node@0x%llx}",
+             (unsigned long long)(uintptr_t)&b);
+    assert_string_equal(t, want);
+    /* 0: by class only (as `this`). */
+    lim.object_depth = 0;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    snprintf(want, sizeof want, "Demo.Node@0x%llx", (unsigned long long)(uintptr_t)&a);
+    assert_string_equal(t, want);
+    /* --value-bytes: b's address takes the value to 8+8+4+8 = 28 bytes: at
+     * 28 it is shown by class, at 29 by content. */
+    lim.object_depth = CT_DEFAULT_OBJECT_DEPTH;
+    lim.value_bytes = 28;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    snprintf(want, sizeof want, "Demo.Node{Value=1, Next=Demo.Node@0x%llx}",
+             (unsigned long long)(uintptr_t)&b);
+    assert_string_equal(t, want);
+    lim.value_bytes = 29;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.Node{Value=1, Next=Demo.Node{Value=2, Next=Demo.Node{<cycle>}}}");
+    /* Shared, not a cycle: an array holding one node twice. */
+    lim.value_bytes = CT_DEFAULT_VALUE_BYTES;
+    b.next = 0;
+    struct { uint64_t mt; uint32_t len, pad; uint64_t items[2]; } arr = {
+        0, 2, 0, { (uint64_t)(uintptr_t)&b, (uint64_t)(uintptr_t)&b } };
+    static const ct_plan p_nodes = { .kind = CT_V_ARRAY, .size = 8, .type_name = "Node[]",
+                                     .elem = &p_obj };
+    uint64_t aref = (uint64_t)(uintptr_t)&arr;
+    content_roundtrip(&p_nodes, &aref, &lim, t, sizeof t);
+    assert_string_equal(t, "object[2] {Demo.Node{Value=2, Next=null}, Demo.Node{<shown above>}}");
+    /* Fields not shown. */
+    node_fields_cut = 1;
+    content_roundtrip(&p_obj, &aref, &lim, t, sizeof t);
+    node_fields_cut = 0;
+}
+
+static void test_collections(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 5, 3, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    /* List<int> {1, 2, 3, 4} in an array of 6: 3 shown (--array-items 3). */
+    struct { uint64_t mt; uint32_t len, pad; int32_t items[6]; } items = {
+        ARRAY_CLASS, 6, 0, { 1, 2, 3, 4, 0, 0 } };
+    struct { uint64_t mt; uint64_t items; int32_t size, version; } list = {
+        LIST_CLASS, (uint64_t)(uintptr_t)&items, 4, 0 };
+    uint64_t ref = (uint64_t)(uintptr_t)&list;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "List<int>(4) {1, 2, 3, ...}");
+    /* A count past the array: shown as empty, never read past it. */
+    list.size = 7;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "List<int>(0) {}");
+    /* An array in an object slot. */
+    uint64_t iref = (uint64_t)(uintptr_t)&items;
+    content_roundtrip(&p_obj, &iref, &lim, t, sizeof t);
+    assert_string_equal(t, "int[6] {1, 2, 3, ...}");
+    /* Dictionary: {"x"=1, (free), "z"=3}: _count 3, _freeCount 1. */
+    fake_string kx = { STRING_CLASS, 1, { 'x' } }, kz = { STRING_CLASS, 1, { 'z' } };
+    struct entry { uint32_t hash; int32_t next; uint64_t key; int32_t value, pad; };
+    struct { uint64_t mt; uint32_t len, pad; struct entry e[4]; } entries = {
+        ARRAY_CLASS, 4, 0,
+        { { 7, -1, (uint64_t)(uintptr_t)&kx, 1, 0 }, { 0, -3, 0, 0, 0 },
+          { 9, -1, (uint64_t)(uintptr_t)&kz, 3, 0 }, { 0, 0, 0, 0, 0 } } };
+    struct { uint64_t mt; uint64_t entries; int32_t count, free_count; } dict = {
+        DICT_CLASS, (uint64_t)(uintptr_t)&entries, 3, 1 };
+    ref = (uint64_t)(uintptr_t)&dict;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Dictionary<string, int>(2) {[\"x\"]=1, [\"z\"]=3}");
+}
+
+static void test_grids_and_segments(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 5, 5, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    /* int[2,3] laid out as CoreCLR does: length, lengths, lower bounds, data. */
+    struct { uint64_t mt; uint32_t len, pad; int32_t bounds[4]; int32_t data[6]; } grid = {
+        0, 6, 0, { 2, 3, 0, 0 }, { 1, 0, 0, 0, 0, 6 } };
+    static const ct_plan p_grid = { .kind = CT_V_MDARRAY, .size = 8, .type_name = "int[,]",
+                                    .count = 2, .elem = &p_i4 };
+    uint64_t ref = (uint64_t)(uintptr_t)&grid;
+    content_roundtrip(&p_grid, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "int[2,3] {{1, 0, 0}, {0, 0, ...}}");
+    /* ArraySegment<int>(backing, 1, 3) over an array of 5. */
+    struct { uint64_t mt; uint32_t len, pad; int32_t data[5]; } backing = {
+        ARRAY_CLASS, 5, 0, { 10, 20, 30, 40, 50 } };
+    struct { uint64_t array; int32_t offset, count; } seg = { (uint64_t)(uintptr_t)&backing, 1, 3 };
+    static const ct_plan p_seg = { .kind = CT_V_SEGMENT, .size = 16,
+                                   .type_name = "ArraySegment<int>", .elem = &p_i4,
+                                   .value_offset = 8, .count_offset = 12 };
+    content_roundtrip(&p_seg, &seg, &lim, t, sizeof t);
+    assert_string_equal(t, "ArraySegment<int>(3) {20, 30, 40}");
+    /* Past the array's end: the count only. */
+    seg.count = 5;
+    content_roundtrip(&p_seg, &seg, &lim, t, sizeof t);
+    assert_string_equal(t, "ArraySegment<int>(5)");
+    /* ReadOnlyMemory<char> over a string, its start's flag bit ignored. */
+    fake_string hw = { STRING_CLASS, 11, { 'h', 'e', 'l', 'l', 'o', ' ', 'w', 'o', 'r', 'l', 'd' } };
+    struct { uint64_t obj; int32_t index, length; } mem = { (uint64_t)(uintptr_t)&hw,
+                                                           (int32_t)(6u | 0x80000000u), 5 };
+    static const ct_plan p_mem = { .kind = CT_V_SEGMENT, .size = 16,
+                                   .type_name = "ReadOnlyMemory<char>", .elem = &p_char,
+                                   .value_offset = 8, .count_offset = 12 };
+    content_roundtrip(&p_mem, &mem, &lim, t, sizeof t);
+    assert_string_equal(t, "ReadOnlyMemory<char>(5) \"world\"");
+    /* DateTimeOffset as the runtime lays it out in .NET 10: the offset in
+     * minutes (i16) at 0, the UTC DateTime at 8. 2024-05-06T07:08:07.1234567Z
+     * at +02:00. */
+    struct { int16_t minutes; int16_t pad[3]; uint64_t utc; } dto = { 120, { 0 },
+                                                                      638505760871234567ull };
+    static const ct_plan p_dto = { .kind = CT_V_DTOFFSET, .size = 16, .type_name = "DateTimeOffset",
+                                   .underlying = CT_V_I2, .value_offset = 8, .count_offset = 0 };
+    assert_string_equal(roundtrip(&p_dto, &dto, t, sizeof t), "2024-05-06T09:08:07.1234567+02:00");
+    dto.minutes = -330;
+    assert_string_equal(roundtrip(&p_dto, &dto, t, sizeof t), "2024-05-06T01:38:07.1234567-05:30");
+    static const ct_plan p_rune = { .kind = CT_V_RUNE, .size = 4, .type_name = "Rune" };
+    uint32_t rune = 'A';
+    assert_string_equal(roundtrip(&p_rune, &rune, t, sizeof t), "'A'");
+    rune = 0x110000;
+    assert_string_equal(roundtrip(&p_rune, &rune, t, sizeof t), "<Rune 0x110000>");
+}
+
+static void test_content_damage(void **state)
+{
+    (void)state;
+    /* An object announcing content the reader has no plan for; a repeated
+     * object with a bad flag; an unknown tag. */
+    const uint64_t tags[] = { (NODE_CLASS + 0x10) | CT_CLASS_CONTENT, NODE_CLASS | CT_CLASS_SEEN,
+                              NODE_CLASS | 5 };
+    for (size_t i = 0; i < 3; i++) {
+        uint8_t raw[32] = { 0 };
+        uint64_t addr = 0x1000;
+        memcpy(raw, &addr, 8);
+        memcpy(raw + 8, &tags[i], 8);
+        raw[16] = 2;
+        char t[64];
+        ct_text tx;
+        ct_text_init(&tx, t, sizeof t);
+        assert_int_equal(ct_format_value(&p_obj, raw, sizeof raw, &content_classes, &tx), 0);
+        assert_string_equal(t, "<damaged>");
+    }
+}
+
 static void test_damaged_and_small_buffers(void **state)
 {
     (void)state;
@@ -555,6 +830,10 @@ int main(void)
         cmocka_unit_test(test_boxed_values),
         cmocka_unit_test(test_spans),
         cmocka_unit_test(test_vectors),
+        cmocka_unit_test(test_objects_by_content),
+        cmocka_unit_test(test_collections),
+        cmocka_unit_test(test_grids_and_segments),
+        cmocka_unit_test(test_content_damage),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };
