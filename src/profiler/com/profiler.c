@@ -412,9 +412,11 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
                      cfg->allow_inlining ? "allowed" : "disabled");
     else
         n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, strings %u "
-                     "chars, arrays %u items, structs %u levels", version, g_ct.info_version,
+                     "chars, arrays %u items, structs %u levels, objects %u levels, %u fields, "
+                     "%u bytes", version, g_ct.info_version,
                      cfg->allow_inlining ? "allowed" : "disabled", cfg->string_chars,
-                     cfg->array_items, cfg->struct_depth);
+                     cfg->array_items, cfg->struct_depth, cfg->object_depth, cfg->object_fields,
+                     cfg->value_bytes);
     if (cfg->lossy && n > 0 && (size_t)n < sizeof settings)
         snprintf(settings + n, sizeof settings - (size_t)n, ", lossy");
     char filter_text[FILTER_TEXT_MAX];
