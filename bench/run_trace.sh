@@ -21,6 +21,12 @@
 #   naive         bench only (CLRTRACE_BENCH_NAIVE=1): capture, format and
 #                 write(2) each line in the hook, under one lock
 #
+# Values (Workload objects: calls passing a three-level object, a List<int>
+# of 100 and a Dictionary<string, int> of 20), full capture to a binary
+# trace: objects by content (the defaults) against objects by class and
+# address (--object-depth 0, what clrtrace showed before), and by content to
+# the text log.
+#
 # Also: start-up of a traced "hello" against untraced (wall time, best of
 # BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
 # capture, binary) against untraced.
@@ -75,7 +81,7 @@ measure() {
     for ((i = 0; i < repeats; i++)); do
         rm -f "$tmp/$name".*
         t0=$(now_ms)
-        out=$(env "$@" dotnet "$app" calls "$n")
+        out=$(env "$@" dotnet "$app" "${workload_mode:-calls}" "$n")
         t1=$(now_ms)
         v=$(sed -nE 's/.*ns_per_call=([0-9.]+).*/\1/p' <<<"$out")
         [[ -n "$v" ]] || { echo "bench: no result from mode $name: $out" >&2; exit 1; }
@@ -142,6 +148,24 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
     printf "trigger closed (gated): %.1f ns/call against %.1f for full capture to binary = %.2fx\n", gt, b, gt / b
     printf "naive: %.1f ns/call = %.1fx full capture to binary, %.1fx full capture to text (goal >= 20x): %s / %s\n",
            nv, nv / b, nv / t, (nv / b >= 20) ? "met" : "NOT met", (nv / t >= 20) ? "met" : "NOT met"
+}'
+
+echo
+echo "== values: objects and collections (Workload objects), ns/call, best of $repeats"
+workload_mode=objects
+obj_calls=$((full_calls / 4))
+measure obj_untraced "$obj_calls"
+measure obj_address "$obj_calls" "${profiled[@]}" CLRTRACE_OBJECT_DEPTH=0 "CLRTRACE_TRACE=$tmp/obj_address.clrt"
+measure obj_content "$obj_calls" "${profiled[@]}" "CLRTRACE_TRACE=$tmp/obj_content.clrt"
+measure obj_text "$obj_calls" "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/obj_text.txt"
+workload_mode=calls
+printf '%-12s %11s %9s %12s\n' MODE CALLS NS/CALL TRACE_MB
+for m in obj_untraced obj_address obj_content obj_text; do
+    awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v s="${size[$m]:-0}" \
+        'BEGIN { printf "%-12s %11d %9.1f %12.1f\n", m, c, n, s / 1048576 }'
+done
+awk -v a="${ns[obj_address]}" -v c="${ns[obj_content]}" -v t="${ns[obj_text]}" 'BEGIN {
+    printf "objects by content cost %.1f ns/call more than by class and address (%.2fx); to text %.1f ns/call\n", c - a, c / a, t
 }'
 
 echo

@@ -7,11 +7,16 @@
 //                                      "calls=C ns_per_call=X sum=S"
 //   dotnet Workload.dll threads T N    T threads making about N calls each; prints
 //                                      "calls=C ... vmhwm_kib=K" (peak RSS)
+//   dotnet Workload.dll objects N      about N calls passing objects: a
+//                                      three-level object, a List<int> of 100,
+//                                      a Dictionary<string, int> of 20; prints
+//                                      "calls=C ns_per_call=X sum=S"
 //   dotnet Workload.dll hello          prints "hello" (start-up time)
 //   dotnet Workload.dll exit N         N-deep recursion, then Environment.Exit(5)
 //                                      from the innermost call (the trace must
 //                                      still be complete)
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -21,6 +26,37 @@ namespace Bench
     public struct Vec
     {
         public double X, Y;
+    }
+
+    public sealed class Address
+    {
+        public string City;
+        public int Zip;
+    }
+
+    public sealed class Customer
+    {
+        public string Name;
+        public Address Home;
+    }
+
+    public sealed class Order
+    {
+        public long Id;
+        public decimal Total;
+        public Customer Buyer;
+    }
+
+    public static class Values
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Save(Order o) => o.Id + o.Buyer.Home.Zip;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Sum(List<int> l) => l.Count;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Look(Dictionary<string, int> d) => d.Count;
     }
 
     public interface IShape
@@ -156,6 +192,27 @@ namespace Bench
                                   sw.Elapsed.TotalMilliseconds * 1e6 / made, sum);
                 return 0;
             }
+            if (mode == "objects")
+            {
+                long calls = args.Length > 1 ? long.Parse(args[1]) : 1_000_000;
+                var order = new Order { Id = 5, Total = 12.5m, Buyer = new Customer { Name = "Ada", Home = new Address { City = "Paris", Zip = 75001 } } };
+                var list = new List<int>();
+                for (int i = 0; i < 100; i++)
+                    list.Add(i);
+                var dict = new Dictionary<string, int>();
+                for (int i = 0; i < 20; i++)
+                    dict["k" + i] = i;
+                long steps = calls / 3, sum = 0;
+                for (long i = 0; i < Math.Min(steps, 20_000); i++) // warm-up
+                    sum += Values.Save(order) + Values.Sum(list) + Values.Look(dict);
+                var sw = Stopwatch.StartNew();
+                for (long i = 0; i < steps; i++)
+                    sum += Values.Save(order) + Values.Sum(list) + Values.Look(dict);
+                sw.Stop();
+                Console.WriteLine("calls={0} ns_per_call={1:F2} sum={2}", steps * 3,
+                                  sw.Elapsed.TotalMilliseconds * 1e6 / (steps * 3), sum);
+                return 0;
+            }
             if (mode == "threads")
             {
                 int n = args.Length > 1 ? int.Parse(args[1]) : 64;
@@ -181,7 +238,7 @@ namespace Bench
                                   sw.Elapsed.TotalMilliseconds * 1e6 / made, sum, VmHwmKib());
                 return 0;
             }
-            Console.Error.WriteLine("usage: Workload calls N | threads T N | hello | exit N");
+            Console.Error.WriteLine("usage: Workload calls N | objects N | threads T N | hello | exit N");
             return 2;
         }
     }

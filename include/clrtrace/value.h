@@ -95,7 +95,7 @@ extern "C" {
 #define CT_DEFAULT_ARRAY_ITEMS 8
 /* Default levels of objects shown field by field (the --object-depth
  * option); deeper objects read Type@0x... */
-#define CT_DEFAULT_OBJECT_DEPTH 3
+#define CT_DEFAULT_OBJECT_DEPTH 2
 #define CT_MAX_OBJECT_DEPTH 6
 /* Default and largest fields shown per object (the --object-fields
  * option); the others read ", ...". */
@@ -104,7 +104,7 @@ extern "C" {
 /* Default bytes one value's capture may take before objects it still
  * holds are shown as Type@0x... (the --value-bytes option), and the
  * bounds of the option. */
-#define CT_DEFAULT_VALUE_BYTES 4096
+#define CT_DEFAULT_VALUE_BYTES 1024
 #define CT_MIN_VALUE_BYTES 64
 #define CT_MAX_VALUE_BYTES (1u << 20)
 /* Objects remembered per value to show a repeated reference once (the

@@ -69,8 +69,8 @@ has "$trace" 1 'Demo.Calls.Pair(Customer a=Demo.Customer{Name="Bob", Age=7}, Cus
 # an object with no field by class and address.
 has_re "$trace" 1 '^.* Demo\.Calls\.Boxes\(object i=int 5, IComparable<Point> p=Demo\.Point\{X=1, Y=2\}, object c=Demo\.Color Blue, object s="str", object e=Demo\.Empty@0x[0-9a-f]+\) -> int 4$'
 has "$trace" 1 'Demo.Calls.Fields(Wide w=Demo.Wide{F1=1, F2=2, F3=3, F4=4, F5=5}) -> int 5'
-# Three levels of objects by default (--object-depth 3), the fourth by class.
-has_re "$trace" 1 '^.* Demo\.Calls\.Nest\(Deep d=Demo\.Deep\{Level=1, Inner=Demo\.Deep\{Level=2, Inner=Demo\.Deep\{Level=3, Inner=Demo\.Deep@0x[0-9a-f]+\}\}\}\) -> int 1$'
+# Two levels of objects by default (--object-depth 2), the third by class.
+has_re "$trace" 1 '^.* Demo\.Calls\.Nest\(Deep d=Demo\.Deep\{Level=1, Inner=Demo\.Deep\{Level=2, Inner=Demo\.Deep@0x[0-9a-f]+\}\}\) -> int 1$'
 has_re "$trace" 1 '^.* Demo\.Calls\.Nothing\(Empty e=Demo\.Empty@0x[0-9a-f]+\) -> int 0$'
 # `this` stays class and address.
 has_re "$trace" 1 '^.* Demo\.Customer\.set_Name\(this=Demo\.Customer@0x[0-9a-f]+, string value="Ada"\)$'
@@ -106,8 +106,10 @@ check "dump --chrome carries the values" grep -qF 'Demo.Customer{Name=\"Ada\", A
 
 # ------------------------------------------------------------ 4. limits
 echo "== limits"
+run_traced d3 CLRTRACE_OBJECT_DEPTH=3 --
+same_as_plain d3
+has_re "$work/d3.txt" 1 '^.* Demo\.Calls\.Nest\(Deep d=Demo\.Deep\{Level=1, Inner=Demo\.Deep\{Level=2, Inner=Demo\.Deep\{Level=3, Inner=Demo\.Deep@0x[0-9a-f]+\}\}\}\) -> int 1$'
 run_traced d4 CLRTRACE_OBJECT_DEPTH=4 --
-same_as_plain d4
 has "$work/d4.txt" 1 'Demo.Calls.Nest(Deep d=Demo.Deep{Level=1, Inner=Demo.Deep{Level=2, Inner=Demo.Deep{Level=3, Inner=Demo.Deep{Level=4, Inner=null}}}}) -> int 1'
 run_traced d0 CLRTRACE_OBJECT_DEPTH=0 --
 same_as_plain d0
