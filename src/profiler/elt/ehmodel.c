@@ -55,6 +55,7 @@ void ct_eh_reset(ct_eh_state *s)
 {
     s->n = 0;
     s->lost = 0;
+    s->serials = 0;
 }
 
 void ct_eh_thrown(ct_eh_state *s)

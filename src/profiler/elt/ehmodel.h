@@ -67,7 +67,7 @@ typedef struct ct_eh_ctx {
 typedef struct ct_eh_state {
     uint32_t n;             /* exceptions in flight; ctx[n - 1] is the newest */
     uint32_t lost;          /* pushed out past CT_EH_NESTING (never reset) */
-    uint32_t serials;       /* the last serial given (never reset) */
+    uint32_t serials;       /* the last serial given */
     ct_eh_ctx ctx[CT_EH_NESTING];
 } ct_eh_state;
 
