@@ -365,16 +365,14 @@ static void test_unwind_values(void **state)
         const uint8_t *vv;
         uint32_t vl;
         ct_value_status vs;
-        char text[128];
-        ct_text t;
         assert_int_equal(ct_next_value(&rec, &pos, &vv, &vl, &vs), 1);
         assert_int_equal(vs, CT_VALUE_PLAN);
         assert_int_equal(vl, 16);
         assert_memory_equal(vv, vals + 4, 16);
         assert_int_equal(ct_next_value(&rec, &pos, &vv, &vl, &vs), 1);
-        ct_text_init(&t, text, sizeof text);
-        assert_int_equal(ct_format_value(ct_unwind_plan(1), vv, vl, NULL, NULL, &t), 24);
-        assert_string_equal(text, "\"boom\"");
+        assert_int_equal(vs, CT_VALUE_PLAN);
+        assert_int_equal(vl, 24);
+        assert_memory_equal(vv, vals + 24, 24); /* the message "boom" */
         assert_int_equal(ct_next_value(&rec, &pos, &vv, &vl, &vs), 0);
     }
     assert_int_equal(ct_reader_next(&r, &rec), 0);

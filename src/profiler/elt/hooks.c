@@ -1035,7 +1035,7 @@ static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
         uint64_t ref;
         memcpy(&ref, (const void *)(uintptr_t)(obj + off), 8);
         uint32_t chars = g_ct.cfg.string_chars;
-        ct_limits lim = {chars < CT_EXC_MESSAGE_CHARS ? chars : CT_EXC_MESSAGE_CHARS, 0};
+        ct_limits lim = {.string_chars = chars < CT_EXC_MESSAGE_CHARS ? chars : CT_EXC_MESSAGE_CHARS};
         size_t n = ct_capture(ct_unwind_plan(1), &ref, &g_layout, &lim, NULL, NULL,
                               p + x->len + 4, sizeof x->values - x->len - 4);
         if (n) {
