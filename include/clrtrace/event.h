@@ -32,7 +32,8 @@ extern "C" {
  * the plan of their class's content (CLASS or SEQ), which OBJECT values
  * whose class id carries CT_CLASS_CONTENT follow; a repeated object
  * (CT_CLASS_SEEN); plans of multi-dimensional arrays, array segments and
- * memories, DateTimeOffset and Rune; arrays of any element. */
+ * memories, DateTimeOffset and Rune; arrays of any element; UNWIND records
+ * may carry the exception (its object and message). */
 #define CT_TRACE_VERSION_MAJOR 2
 #define CT_TRACE_VERSION_MINOR 3
 
@@ -120,7 +121,8 @@ typedef struct ct_rec {
                                  LEAVE records carry one value for each, in order,
                                  after the return value (a MISSING one when it was
                                  not read again) */
-    /* ENTER: the raw values, one per parameter; LEAVE: one (the return) */
+    /* ENTER: the raw values, one per parameter; LEAVE: one (the return);
+       UNWIND: the exception (ct_unwind_plan) */
     uint32_t nvalues;
     const uint8_t *values;    /* nvalues × (u32 status/length word, bytes) */
     size_t values_len;
@@ -163,6 +165,15 @@ typedef enum ct_value_status {
  * when damaged. *pos starts at 0. */
 int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t *len,
                   ct_value_status *status);
+
+/* The values of an UNWIND record (docs/trace-format.md; none in traces of
+ * 2.2 and before, nor when the profiler did not learn the exception): value 0
+ * is the exception object (OBJECT plan: u64 address, u64 class id, the class
+ * named by a CLASS record), value 1 its Exception._message (STRING plan:
+ * address 0 when the field is null). The plan of UNWIND value i, or NULL past
+ * the last. */
+#define CT_UNWIND_VALUES 2
+const ct_plan *ct_unwind_plan(uint32_t i);
 
 /* ----------------------------------------------------------------- writing */
 

@@ -90,6 +90,15 @@ int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *l
  * Returns how many were written. */
 int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave, ct_text *out);
 
+/* Appends the exception an UNWIND record carries (ct_unwind_plan), as the
+ * text log shows it after "exception ": its class as a CLASS record names it
+ * ("System.InvalidOperationException"; "?" when none did), then, when its
+ * message was read and is not null, ": " and the message as a string value
+ * is shown ("\"the message\""). Returns 1; returns 0 and appends nothing
+ * when the record carries no exception (traces of 2.2 and before, an
+ * exception the profiler could not describe). */
+int ct_symbols_exception_text(ct_symbols *s, const ct_rec *unwind, ct_text *out);
+
 #ifdef __cplusplus
 }
 #endif

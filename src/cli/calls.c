@@ -120,7 +120,7 @@ static int on_end(cli_calls *w, cli_thread *t, const ct_rec *rec, uint64_t now)
     cli_call_end how = rec->type == CT_REC_LEAVE     ? CLI_END_RETURN
                        : rec->type == CT_REC_UNWIND ? CLI_END_EXCEPTION
                                                     : CLI_END_TAILCALL;
-    return close_top(w, t, now, how, how == CLI_END_RETURN ? rec : NULL);
+    return close_top(w, t, now, how, how == CLI_END_TAILCALL ? NULL : rec);
 }
 
 int cli_calls_record(void *walker, const ct_rec *rec)

@@ -239,6 +239,16 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
             fprintf(out, "%s\"at return\":", sep);
             cli_json_string(out, c->val + 2, len > 2 ? len - 2 : 0); /* past the leading "  " */
         }
+    } else if (how == CLI_END_EXCEPTION && rec && rec->nvalues) {
+        /* "exception": "System.InvalidOperationException: \"boom\"", as the
+         * text log shows it (true when the record does not say which). */
+        ct_text text;
+        ct_text_init(&text, c->val, CT_RENDER_RET_MAX);
+        fprintf(out, "%s\"exception\":", sep);
+        if (ct_symbols_exception_text(w->sym, rec, &text))
+            cli_json_string(out, c->val, ct_text_end(&text));
+        else
+            fputs("true", out);
     } else {
         static const char *const ending[] = { [CLI_END_EXCEPTION] = "exception",
                                               [CLI_END_TAILCALL] = "tailcall",

@@ -185,7 +185,8 @@ typedef struct cli_calls_ops {
     /* A call began: cli_top(t) is its frame (aux is 0). */
     int (*enter)(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *enter);
     /* A call ended at `end` (ns): cli_top(t) is its frame, frames below it
-     * its callers. leave: the LEAVE record for CLI_END_RETURN, else NULL.
+     * its callers. leave: the LEAVE record for CLI_END_RETURN, the UNWIND
+     * record for CLI_END_EXCEPTION, else NULL.
      * The frame is popped after the call. */
     int (*leave)(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,
                  const ct_rec *leave);

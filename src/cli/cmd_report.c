@@ -1,5 +1,6 @@
 /* clrtrace report DIR: the summary table of a binary trace (calls, total
- * and self time per function), as at the end of the text log. */
+ * and self time, calls ended by an exception per function), as at the end of
+ * the text log. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@ static void usage(FILE *to)
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
         "DIR may also be the trace file itself): the program's header line, then one\n"
         "row per function with its calls, total (inclusive) and self time, largest total\n"
-        "first; the same table as at the end of `clrtrace replay DIR`.\n"
+        "first; the same table as at the end of `clrtrace replay DIR`. When any call\n"
+        "ended by an exception, an EXCEPTIONS column says how many of each function's\n"
+        "calls did.\n"
         "\n"
         "options:\n"
         "  --sort KEY    order rows by total (inclusive) time, self time, or calls;\n"

@@ -389,7 +389,7 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
             k++;
         if (c.bad || st < 0 || k != rec->nvalues || pos != rec->values_len)
             c.bad = 1;
-        if ((rec->type == CT_REC_TAILCALL || rec->type == CT_REC_UNWIND) && rec->nvalues)
+        if (rec->type == CT_REC_TAILCALL && rec->nvalues)
             c.bad = 1;
         c.pos = c.n;
         break;
@@ -465,7 +465,7 @@ static int next_in_block(ct_reader *r, ct_rec *rec)
             return fail(r, CT_TRACE_E_RECORD, rec->offset);
         if (n > CT_MAX_PARAMS + 1)
             return fail(r, CT_TRACE_E_LIMIT, rec->offset);
-        if (!n || rec->type == CT_REC_TAILCALL || rec->type == CT_REC_UNWIND)
+        if (!n || rec->type == CT_REC_TAILCALL)
             return fail(r, CT_TRACE_E_RECORD, rec->offset);
         rec->nvalues = (uint32_t)n;
         rec->values = r->data + at;
@@ -550,4 +550,13 @@ int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t 
         *status = (ct_value_status)st;
     *pos += 4 + n;
     return 1;
+}
+
+const ct_plan *ct_unwind_plan(uint32_t i)
+{
+    static const ct_plan plans[CT_UNWIND_VALUES] = {
+        {.kind = CT_V_OBJECT, .size = 8, .type_name = "System.Exception"},
+        {.kind = CT_V_STRING, .size = 8, .type_name = "string"},
+    };
+    return i < CT_UNWIND_VALUES ? &plans[i] : NULL;
 }

@@ -29,6 +29,7 @@
 typedef struct fn {
     const ct_function *def;
     uint64_t calls, total, self;
+    uint64_t exceptions;    /* calls that ended by an exception */
 } fn;
 
 typedef struct frame {
@@ -407,13 +408,16 @@ typedef enum ending { END_RETURN, END_EXCEPTION, END_TAILCALL } ending;
 
 /* Closes f's frame: folds it onto its held-back enter line when it had no
  * children, else writes "} -> value". ret: the return value's text
- * ("int 0") or NULL. */
+ * ("int 0"), or for an exception the exception's text
+ * ("System.InvalidOperationException: \"boom\""), or NULL. */
 static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending how,
                         const char *ret, size_t ret_len, const char *outs, size_t outs_len)
 {
     uint64_t dur = 0;
     int timed = pop_frame(r, th, f, now, &dur);
     const uint64_t *d = timed == 1 ? &dur : NULL;
+    if (timed == 1 && how == END_EXCEPTION)
+        f->exceptions++;
     unsigned depth = th->stack.depth;
     char *line = r->line;
     size_t n;
@@ -423,9 +427,13 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
             return;
         n = prefix(line, th->pend_time, th->tid, d, depth);
         put(line, &n, th->pend, th->pend_len);
-        if (how == END_EXCEPTION)
+        if (how == END_EXCEPTION) {
             put(line, &n, " -> exception", 13);
-        else if (how == END_TAILCALL)
+            if (ret) {
+                put(line, &n, " ", 1);
+                put(line, &n, ret, ret_len);
+            }
+        } else if (how == END_TAILCALL)
             put(line, &n, " -> tailcall", 12);
         else if (ret) {
             put(line, &n, " -> ", 4);
@@ -438,9 +446,13 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
             return;
         n = prefix(line, now, th->tid, d, depth);
         line[n++] = '}';
-        if (how == END_EXCEPTION)
+        if (how == END_EXCEPTION) {
             put(line, &n, " exception", 10);
-        else if (how == END_TAILCALL)
+            if (ret) {
+                put(line, &n, " ", 1);
+                put(line, &n, ret, ret_len);
+            }
+        } else if (how == END_TAILCALL)
             put(line, &n, " tailcall", 9);
         else if (ret) {
             put(line, &n, " -> ", 4);
@@ -490,6 +502,23 @@ static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)
     close_frame(r, th, f, rec->time_ns, END_RETURN, ret, ret_len, r->outs, outs_len);
 }
 
+/* A frame left by an exception: "} exception System.InvalidOperationException:
+ * \"boom\"" when the record says which. */
+static void on_unwind(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    const char *exc = NULL;
+    size_t exc_len = 0;
+    if (r->opts.lines && rec->nvalues) {
+        ct_text t;
+        ct_text_init(&t, r->ret, sizeof r->ret);
+        if (ct_symbols_exception_text(r->sym, rec, &t)) {
+            exc_len = ct_text_end(&t);
+            exc = r->ret;
+        }
+    }
+    close_frame(r, th, f, rec->time_ns, END_EXCEPTION, exc, exc_len, NULL, 0);
+}
+
 static void finish(ct_render *r);
 
 int ct_render_record(ct_render *r, const ct_rec *rec)
@@ -537,10 +566,10 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
             on_enter(r, th, f, rec);
         else if (rec->type == CT_REC_LEAVE)
             on_leave(r, th, f, rec);
+        else if (rec->type == CT_REC_UNWIND)
+            on_unwind(r, th, f, rec);
         else
-            close_frame(r, th, f, rec->time_ns,
-                        rec->type == CT_REC_TAILCALL ? END_TAILCALL : END_EXCEPTION, NULL, 0,
-                        NULL, 0);
+            close_frame(r, th, f, rec->time_ns, END_TAILCALL, NULL, 0, NULL, 0);
         return 0;
     }
     default:
@@ -552,7 +581,7 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
 
 typedef struct row {
     const char *name;
-    uint64_t calls, total, self;
+    uint64_t calls, total, self, exceptions;
 } row;
 
 /* Largest first; ties by name, so the order never depends on hashing. */
@@ -590,13 +619,14 @@ static void summary(ct_render *r)
 {
     row *rows = calloc(r->fns.used ? r->fns.used : 1, sizeof *rows);
     size_t n = 0;
-    uint64_t calls = 0;
+    uint64_t calls = 0, exceptions = 0;
     for (size_t i = 0; rows && i < r->fns.cap; i++) {
         fn *f = r->fns.slots[i].value;
         if (!f || !f->calls)
             continue;
-        rows[n++] = (row){f->def->name, f->calls, f->total, f->self};
+        rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions};
         calls += f->calls;
+        exceptions += f->exceptions;
     }
     uint64_t traced_ns = 0;
     for (size_t i = 0; i < n; i++)
@@ -608,21 +638,27 @@ static void summary(ct_render *r)
           plural(n, "function", "functions"), (unsigned long long)r->nthreads,
           plural(r->nthreads, "thread", "threads"), (unsigned long long)r->dropped,
           plural(r->dropped, "event", "events"));
-    emitf(r, r->opts.percent ? "#  CALLS      TOTAL  TOTAL%%       SELF   SELF%%  FUNCTION\n"
-                             : "#  CALLS      TOTAL       SELF  FUNCTION\n");
+    /* The EXCEPTIONS column when any call ended by an exception. */
+    int exc_col = exceptions != 0;
+    emitf(r, "%s%s  FUNCTION\n",
+          r->opts.percent ? "#  CALLS      TOTAL  TOTAL%       SELF   SELF%"
+                          : "#  CALLS      TOTAL       SELF",
+          exc_col ? "  EXCEPTIONS" : "");
     size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
     for (size_t i = 0; i < shown; i++) {
-        char total[32], self[32];
+        char total[32], self[32], exc[32] = "";
         ct_format_duration(rows[i].total, total, sizeof total);
         ct_format_duration(rows[i].self, self, sizeof self);
+        if (exc_col)
+            snprintf(exc, sizeof exc, "  %10llu", (unsigned long long)rows[i].exceptions);
         if (r->opts.percent) {
             double d = traced_ns ? (double)traced_ns : 1.0;
-            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%  %s\n", (unsigned long long)rows[i].calls,
+            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s  %s\n", (unsigned long long)rows[i].calls,
                   total, 100.0 * (double)rows[i].total / d, self, 100.0 * (double)rows[i].self / d,
-                  rows[i].name);
+                  exc, rows[i].name);
         } else {
-            emitf(r, "%8llu %10s %10s  %s\n", (unsigned long long)rows[i].calls, total, self,
-                  rows[i].name);
+            emitf(r, "%8llu %10s %10s%s  %s\n", (unsigned long long)rows[i].calls, total, self,
+                  exc, rows[i].name);
         }
     }
     free(rows);

@@ -374,3 +374,28 @@ int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leav
     }
     return shown;
 }
+
+int ct_symbols_exception_text(ct_symbols *s, const ct_rec *unwind, ct_text *out)
+{
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    uint64_t cls = 0, msg = 0;
+    if (unwind->type != CT_REC_UNWIND || ct_next_value(unwind, &pos, &v, &len, &st) != 1 ||
+        st != CT_VALUE_PLAN || len != 16)
+        return 0;
+    for (int i = 7; i >= 0; i--)
+        cls = cls << 8 | v[8 + i];
+    char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
+    ct_text_put(out, class_name(s, cls, name, sizeof name) == 0 ? name : "?");
+    if (ct_next_value(unwind, &pos, &v, &len, &st) != 1 || st != CT_VALUE_PLAN || len < 8)
+        return 1;
+    for (int i = 7; i >= 0; i--)
+        msg = msg << 8 | v[i];
+    if (msg) {
+        ct_text_put(out, ": ");
+        ct_symbols_value_text(s, ct_unwind_plan(1), v, len, st, out);
+    }
+    return 1;
+}

@@ -8,9 +8,11 @@
 #   Name(args) {              an opening line (the call has children)
 #   Name(args) -> type value  a folded call (no children), with a duration
 #   Name(args)                a folded void call
-#   Name(args) -> exception   a folded call left by an exception
+#   Name(args) -> exception TYPE: "MESSAGE"   a folded call left by an exception
+#                             (TYPE alone when the message is null; `exception`
+#                             alone when the exception is not known)
 #   Name(args) -> tailcall    a folded call left by a tail call
-#   } -> type value | } | } exception | } tailcall   a closing line
+#   } -> type value | } | } exception TYPE: "MESSAGE" | } tailcall   a closing line
 # The helpers parse the prefix with a regular expression (a TID wider than
 # six digits shifts the columns) and count calls up to "# summary:".
 

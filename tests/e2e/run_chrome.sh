@@ -86,7 +86,7 @@ Demo.Greeter.Counter.Bump {"by": "6", "return": "10", "this": "Demo.Greeter.Coun
 Demo.MathOps.TryDivide {"a": "7", "b": "2", "return": "\"3\""}
 Demo.MathOps.Divide {"a": "7", "b": "2", "return": "3"}
 Demo.MathOps.TryDivide {"a": "1", "b": "0", "return": "\"error: b must not be zero\""}
-Demo.MathOps.Divide {"a": "1", "b": "0", "exception": true}
+Demo.MathOps.Divide {"a": "1", "b": "0", "exception": "System.ArgumentException: \"b must not be zero\""}
 EOF
 )
 check "Hello: every call in order with its arguments and return value (or exception)" \

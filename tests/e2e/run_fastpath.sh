@@ -70,16 +70,17 @@ check "fast path, framework code traced too: System.* calls in the trace" \
 echo "== call tree"
 # The tree of a text log: per call line, its indentation and what the line
 # is, without times, thread, values: "    Name {", "    Name", "    Name ->
-# exception", "  }", "  } exception". Lines up to the summary.
+# exception TYPE: MESSAGE", "  }", "  } exception TYPE: MESSAGE". Lines up to
+# the summary.
 tree() {
     sed '/^# summary: /,$d' "$1" | grep -vE '^(#|$)' | cut -c31- | awk '
         {
             match($0, /^ */); ind = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
-            if (rest ~ /^\}/) { out = "}"; if (rest ~ / exception$/) out = out " exception"; if (rest ~ / tailcall$/) out = out " tailcall" }
+            if (rest ~ /^\}/) { out = "}"; if (rest ~ /^\} exception/) out = rest; if (rest ~ / tailcall$/) out = out " tailcall" }
             else {
                 out = rest; sub(/\(.*/, "", out)
                 if (rest ~ / \{$/) out = out " {"
-                else if (rest ~ / -> exception$/) out = out " -> exception"
+                else if (match(rest, /\) -> exception( .*)?$/)) out = out substr(rest, RSTART + 1)
                 else if (rest ~ / -> tailcall$/) out = out " -> tailcall"
             }
             print ind out
@@ -99,18 +100,23 @@ check "Fib: the deepest calls are 6 levels down" \
 check "Chain: 5 blocks and 1 leaf" \
     test "$(grep -cE '^ *FastPath\.Calc\.Chain \{$' "$work/fast.tree") $(grep -cE '^ *FastPath\.Calc\.Chain$' "$work/fast.tree")" = "5 1"
 # Guarded(5): Throws(5) leaves by an exception, Guarded returns normally.
-check "Throws(5) ends by an exception" test "$(grep -cE '^ *FastPath\.Calc\.Throws -> exception$' "$work/fast.tree")" = 1
+check "Throws(5) ends by an exception, with its type and message" \
+    test "$(grep -cE '^ *FastPath\.Calc\.Throws -> exception System\.InvalidOperationException: "n=5"$' "$work/fast.tree")" = 1
 check "Throws(2) returns" test "$(grep -cE '^ *FastPath\.Calc\.Throws$' "$work/fast.tree")" = 1
 # Tripler's constructor calls Doubler's.
 check "Tripler..ctor opens a block around Doubler..ctor" \
     grep -qzE 'FastPath\.Tripler\.\.ctor \{'$'\n''  +FastPath\.Doubler\.\.ctor'$'\n' "$work/fast.tree"
 summary_row() { # summary_row FILE CALLS NAME
-    grep -qE "^ +$2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  $3\$" "$1" || { echo "no summary row: $2 calls of $3"; return 1; }
+    # (Throws(5)'s exception adds the EXCEPTIONS column after SELF.)
+    grep -qE "^ +$2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +[0-9]+  $3\$" "$1" || { echo "no summary row: $2 calls of $3"; return 1; }
 }
 check "summary: Fib 25 calls" summary_row "$work/fast.txt" 25 'FastPath\.Calc\.Fib'
 check "summary: Chain 6 calls" summary_row "$work/fast.txt" 6 'FastPath\.Calc\.Chain'
 check "summary: Guarded 2 calls" summary_row "$work/fast.txt" 2 'FastPath\.Calc\.Guarded'
 check "summary: Throws 2 calls" summary_row "$work/fast.txt" 2 'FastPath\.Calc\.Throws'
+check_eq "summary: EXCEPTIONS of Throws 1 (Throws(5)), of Guarded 0" "1 0" \
+    "$(awk '/^#  CALLS/ { on = 1 } on && $NF == "FastPath.Calc.Throws" { t = $(NF - 1) }
+            on && $NF == "FastPath.Calc.Guarded" { g = $(NF - 1) } END { print t, g }' "$work/fast.txt")"
 check "summary: Everything 1 call" summary_row "$work/fast.txt" 1 'FastPath\.Calc\.Everything'
 check "summary: Main 1 call" summary_row "$work/fast.txt" 1 'FastPath\.Program\.Main'
 check "summary: the same calls and functions as the slow path" \

@@ -15,9 +15,12 @@
 #   exceptions  thrown through traced frames and caught higher up, filters
 #               (and one that throws), finally (one that throws, one that
 #               throws and catches), rethrow, a new exception from a catch
-#               block, caught in the same method, through framework frames:
-#               unwound frames closed "-> exception" / "} exception", the next
-#               call after each catch at the right depth
+#               block, caught in the same method, through framework frames,
+#               a message that is not in Exception._message, one that needs
+#               escaping: unwound frames closed "-> exception TYPE: "MESSAGE""
+#               / "} exception TYPE: ...", each with the exception that left
+#               it; the next call after each catch at the right depth; the
+#               summary's EXCEPTIONS column
 #   threads     16 named threads, the thread pool, Parallel.For: each line on
 #               the thread that made the call (the program passes its own
 #               gettid() as an argument), counts equal the program's, balanced
@@ -96,20 +99,21 @@ if want exceptions; then
     run_plain ex.plain exceptions
     run_traced ex -- exceptions
     # total: steps 1-9 return "boom N".Length = 6 (SameMethod adds Log(6)),
-    # step 10 "boom 1000".Length = 9, step 11 "wrapped boom 11".Length = 15;
-    # handled: 11 steps + CatchHigher(80) inside step 8's finally; filters:
+    # step 10 "boom 1000".Length = 9, step 11 "wrapped boom 11".Length = 15,
+    # step 12 "quiet 12".Length = 8, step 13 "line\n\"q\" 13".Length = 11;
+    # handled: 13 steps + CatchHigher(80) inside step 8's finally; filters:
     # steps 2, 3, 9; finallies: steps 4, 8, 10.
-    check_stdout ex.plain "exceptions: total=84 handled=12 filters=3 finallies=3"
+    check_stdout ex.plain "exceptions: total=103 handled=14 filters=3 finallies=3"
     check_same ex ex.plain
     tree=$(ct_tree "$work/ex.txt")
     expected='    Hard.Exceptions.CatchHigher(int n=1) {
       Hard.Exceptions.Level1(int n=1) {
         Hard.Exceptions.Level2(int n=1) {
           Hard.Exceptions.Level3(int n=1) {
-            Hard.Exceptions.Thrower(int n=1) -> exception
-          } exception
-        } exception
-      } exception
+            Hard.Exceptions.Thrower(int n=1) -> exception System.InvalidOperationException: "boom 1"
+          } exception System.InvalidOperationException: "boom 1"
+        } exception System.InvalidOperationException: "boom 1"
+      } exception System.InvalidOperationException: "boom 1"
       Hard.Exceptions.Handled(string message="boom 1") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=1) -> int 1'
@@ -121,10 +125,10 @@ if want exceptions; then
           Hard.Exceptions.Level3(int n=2) {
             Hard.Exceptions.Thrower(int n=2) {
               Hard.Exceptions.Filter(Exception e=System.InvalidOperationException@ADDR, int n=2, bool accept=true) -> bool true
-            } exception
-          } exception
-        } exception
-      } exception
+            } exception System.InvalidOperationException: "boom 2"
+          } exception System.InvalidOperationException: "boom 2"
+        } exception System.InvalidOperationException: "boom 2"
+      } exception System.InvalidOperationException: "boom 2"
       Hard.Exceptions.Handled(string message="boom 2") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=2) -> int 2'
@@ -137,11 +141,11 @@ if want exceptions; then
             Hard.Exceptions.Level3(int n=3) {
               Hard.Exceptions.Thrower(int n=3) {
                 Hard.Exceptions.Filter(Exception e=System.InvalidOperationException@ADDR, int n=3, bool accept=false) -> bool false
-              } exception
-            } exception
-          } exception
-        } exception
-      } exception
+              } exception System.InvalidOperationException: "boom 3"
+            } exception System.InvalidOperationException: "boom 3"
+          } exception System.InvalidOperationException: "boom 3"
+        } exception System.InvalidOperationException: "boom 3"
+      } exception System.InvalidOperationException: "boom 3"
       Hard.Exceptions.Handled(string message="boom 3") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=3) -> int 3'
@@ -152,12 +156,12 @@ if want exceptions; then
         Hard.Exceptions.Level1(int n=4) {
           Hard.Exceptions.Level2(int n=4) {
             Hard.Exceptions.Level3(int n=4) {
-              Hard.Exceptions.Thrower(int n=4) -> exception
-            } exception
-          } exception
-        } exception
+              Hard.Exceptions.Thrower(int n=4) -> exception System.InvalidOperationException: "boom 4"
+            } exception System.InvalidOperationException: "boom 4"
+          } exception System.InvalidOperationException: "boom 4"
+        } exception System.InvalidOperationException: "boom 4"
         Hard.Exceptions.Cleanup(int n=4) -> int 40
-      } exception
+      } exception System.InvalidOperationException: "boom 4"
       Hard.Exceptions.Handled(string message="boom 4") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=4) -> int 4'
@@ -168,12 +172,12 @@ if want exceptions; then
         Hard.Exceptions.Level1(int n=5) {
           Hard.Exceptions.Level2(int n=5) {
             Hard.Exceptions.Level3(int n=5) {
-              Hard.Exceptions.Thrower(int n=5) -> exception
-            } exception
-          } exception
-        } exception
+              Hard.Exceptions.Thrower(int n=5) -> exception System.InvalidOperationException: "boom 5"
+            } exception System.InvalidOperationException: "boom 5"
+          } exception System.InvalidOperationException: "boom 5"
+        } exception System.InvalidOperationException: "boom 5"
         Hard.Exceptions.Log(int n=5) -> int 5
-      } exception
+      } exception System.InvalidOperationException: "boom 5"
       Hard.Exceptions.Handled(string message="boom 5") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=5) -> int 5'
@@ -191,11 +195,11 @@ if want exceptions; then
         Hard.Exceptions.Level1(int n=7) {
           Hard.Exceptions.Level2(int n=7) {
             Hard.Exceptions.Level3(int n=7) {
-              Hard.Exceptions.Thrower(int n=7) -> exception
-            } exception
-          } exception
-        } exception
-      } exception
+              Hard.Exceptions.Thrower(int n=7) -> exception System.InvalidOperationException: "boom 7"
+            } exception System.InvalidOperationException: "boom 7"
+          } exception System.InvalidOperationException: "boom 7"
+        } exception System.InvalidOperationException: "boom 7"
+      } exception System.InvalidOperationException: "boom 7"
       Hard.Exceptions.Handled(string message="boom 7") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=7) -> int 7'
@@ -206,12 +210,12 @@ if want exceptions; then
         Hard.Exceptions.Level1(int n=10) {
           Hard.Exceptions.Level2(int n=10) {
             Hard.Exceptions.Level3(int n=10) {
-              Hard.Exceptions.Thrower(int n=10) -> exception
-            } exception
-          } exception
-        } exception
-        Hard.Exceptions.Thrower(int n=1000) -> exception
-      } exception
+              Hard.Exceptions.Thrower(int n=10) -> exception System.InvalidOperationException: "boom 10"
+            } exception System.InvalidOperationException: "boom 10"
+          } exception System.InvalidOperationException: "boom 10"
+        } exception System.InvalidOperationException: "boom 10"
+        Hard.Exceptions.Thrower(int n=1000) -> exception System.InvalidOperationException: "boom 1000"
+      } exception System.InvalidOperationException: "boom 1000"
       Hard.Exceptions.Handled(string message="boom 1000") -> int 9
     } -> int 9
     Hard.Exceptions.After(int step=10) -> int 10'
@@ -222,11 +226,11 @@ if want exceptions; then
         Hard.Exceptions.Level1(int n=11) {
           Hard.Exceptions.Level2(int n=11) {
             Hard.Exceptions.Level3(int n=11) {
-              Hard.Exceptions.Thrower(int n=11) -> exception
-            } exception
-          } exception
-        } exception
-      } exception
+              Hard.Exceptions.Thrower(int n=11) -> exception System.InvalidOperationException: "boom 11"
+            } exception System.InvalidOperationException: "boom 11"
+          } exception System.InvalidOperationException: "boom 11"
+        } exception System.InvalidOperationException: "boom 11"
+      } exception System.ArgumentException: "wrapped boom 11"
       Hard.Exceptions.Handled(string message="wrapped boom 11") -> int 15
     } -> int 15
     Hard.Exceptions.After(int step=11) -> int 11'
@@ -242,21 +246,21 @@ if want exceptions; then
         Hard.Exceptions.Level1(int n=8) {
           Hard.Exceptions.Level2(int n=8) {
             Hard.Exceptions.Level3(int n=8) {
-              Hard.Exceptions.Thrower(int n=8) -> exception
-            } exception
-          } exception
-        } exception
+              Hard.Exceptions.Thrower(int n=8) -> exception System.InvalidOperationException: "boom 8"
+            } exception System.InvalidOperationException: "boom 8"
+          } exception System.InvalidOperationException: "boom 8"
+        } exception System.InvalidOperationException: "boom 8"
         Hard.Exceptions.CatchHigher(int n=80) {
           Hard.Exceptions.Level1(int n=80) {
             Hard.Exceptions.Level2(int n=80) {
               Hard.Exceptions.Level3(int n=80) {
-                Hard.Exceptions.Thrower(int n=80) -> exception
-              } exception
-            } exception
-          } exception
+                Hard.Exceptions.Thrower(int n=80) -> exception System.InvalidOperationException: "boom 80"
+              } exception System.InvalidOperationException: "boom 80"
+            } exception System.InvalidOperationException: "boom 80"
+          } exception System.InvalidOperationException: "boom 80"
           Hard.Exceptions.Handled(string message="boom 80") -> int 7
         } -> int 7
-      } exception
+      } exception System.InvalidOperationException: "boom 8"
       Hard.Exceptions.Handled(string message="boom 8") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=8) -> int 8'
@@ -276,26 +280,56 @@ if want exceptions; then
             Hard.Exceptions.Level3(int n=9) {
               Hard.Exceptions.Thrower(int n=9) {
                 Hard.Exceptions.BadFilter(int n=9) {
-                  Hard.Exceptions.Thrower(int n=90) -> exception
-                } exception
-              } exception
-            } exception
-          } exception
-        } exception
-      } exception
+                  Hard.Exceptions.Thrower(int n=90) -> exception System.InvalidOperationException: "boom 90"
+                } exception System.InvalidOperationException: "boom 90"
+              } exception System.InvalidOperationException: "boom 9"
+            } exception System.InvalidOperationException: "boom 9"
+          } exception System.InvalidOperationException: "boom 9"
+        } exception System.InvalidOperationException: "boom 9"
+      } exception System.InvalidOperationException: "boom 9"
       Hard.Exceptions.Handled(string message="boom 9") -> int 6
     } -> int 6
     Hard.Exceptions.After(int step=9) -> int 9'
     check "exceptions 9: an exception escaping an exception filter" \
         ct_diff_tree "$expected" "$(ct_between "$tree" "FilterThrows(int n=9)" "After(int step=9)")"
+    # Step 12: QuietException's message is its Message override: its
+    # Exception._message is null, so the frame shows the type alone.
+    expected='    Hard.Exceptions.NoMessage(int n=12) {
+      Hard.Exceptions.QuietThrower(int n=12) {
+        Hard.QuietException..ctor(this=Hard.QuietException@ADDR, int n=12)
+      } exception Hard.QuietException
+      Hard.QuietException.get_Message(this=Hard.QuietException@ADDR) -> string "quiet 12"
+      Hard.Exceptions.Handled(string message="quiet 12") -> int 8
+    } -> int 8
+    Hard.Exceptions.After(int step=12) -> int 12'
+    check "exceptions 12: an exception whose _message is null (a Message override): its type alone" \
+        ct_diff_tree "$expected" "$(ct_between "$tree" "NoMessage(int n=12)" "After(int step=12)")"
+    # Step 13: the message escaped as a string value is (the same text as
+    # Handled's argument).
+    expected='    Hard.Exceptions.Escaped(int n=13) {
+      Hard.Exceptions.EscapedThrower(int n=13) -> exception System.FormatException: "line\n\"q\" 13"
+      Hard.Exceptions.Handled(string message="line\n\"q\" 13") -> int 11
+    } -> int 11
+    Hard.Exceptions.After(int step=13) -> int 13'
+    check "exceptions 13: a message with a newline and quotes, escaped as C# writes it" \
+        ct_diff_tree "$expected" "$(ct_between "$tree" "Escaped(int n=13)" "After(int step=13)")"
     check "exceptions: per TID balanced, every line at its depth" ct_balance "$work/ex.txt"
     check_eq "exceptions: no events dropped" 0 "$(summary_dropped "$work/ex.txt")"
     # Thrower: n = 1..5, 7..11 (step 6 throws in SameMethod itself), 80,
     # 90, 1000.
     check_eq "exceptions: Thrower's summary row counts all 13 calls" 13 \
         "$(ct_summary_calls "$work/ex.txt" Hard.Exceptions.Thrower)"
+    # The EXCEPTIONS column: calls ended by an exception. Every Thrower call;
+    # Level1: steps 1-5, 7-11 and CatchHigher(80); RethrowMiddle once (the
+    # rethrow); Handled and CatchHigher never.
+    check_eq "exceptions: the summary has an EXCEPTIONS column" \
+        "#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION" "$(grep '^#  CALLS' "$work/ex.txt")"
+    check_eq "exceptions: EXCEPTIONS of Thrower 13, Level1 11, RethrowMiddle 1, QuietThrower 1, Handled 0, CatchHigher 0" \
+        "13 11 1 1 0 0" "$(for f in Thrower Level1 RethrowMiddle QuietThrower Handled CatchHigher; do
+            awk -v f="Hard.Exceptions.$f" '/^#  CALLS/ {on = 1; next} on && $NF == f {print $(NF - 1); exit}' "$work/ex.txt"
+        done | tr '\n' ' ' | sed 's/ $//')"
     # Main (depth 0) -> Run (1) -> each step and After (2): four spaces.
-    for k in 1 2 3 4 5 6 7 8 9 10 11; do
+    for k in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
         check_eq "exceptions $k: the call after the catch, After($k), is at Run's children's depth" \
             "    Hard.Exceptions.After(int step=$k) -> int $k" "$(grep -F "Hard.Exceptions.After(int step=$k)" <<<"$tree")"
     done
@@ -596,7 +630,9 @@ if want ending; then
     # Main -> Ending.Unhandled -> Down(20) ... Down(0): 23 frames, each
     # closed by the exception.
     check_eq "unhandled exception: Down(n=0) left by the exception 22 levels deep, Main closed last" \
-        "$(printf '%44sHard.Ending.Down(int n=0, bool raise=true) -> exception|} exception' '')" \
+        "$(printf '%44sHard.Ending.Down(int n=0, bool raise=true) -> exception %s|} exception %s' '' \
+            'System.InvalidOperationException: "unhandled from depth 20"' \
+            'System.InvalidOperationException: "unhandled from depth 20"')" \
         "$(ct_tree "$t" | grep -F 'Down(int n=0,')|$(ct_tree "$t" | tail -n 1)"
     check "unhandled exception: balanced, every frame closed" ct_balance "$t"
     check_eq "unhandled exception: no events dropped" 0 "$(summary_dropped "$t")"

@@ -61,7 +61,8 @@ echo "== trace contents"
 # Fib(5) makes 15 calls (Fib(1) five times and Fib(0) three times are
 # leaves, folded onto one line; Fib(2) three times, Fib(3) twice, Fib(4) and
 # Fib(5) have children and open blocks); Bump, TryDivide and Divide run
-# twice; the second Divide leaves by an exception. Values are shown as
+# twice; the second Divide leaves by an exception, an ArgumentException("b
+# must not be zero"), which the summary's EXCEPTIONS column counts. Values are shown as
 # `type name=value`, returns as `-> type value`, objects as Class@address.
 a='0x[0-9a-f]+'
 expect=(
@@ -89,12 +90,13 @@ expect=(
     '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {6}Demo\.MathOps\.Divide\(int a=7, int b=2\) -> int 3$'
     '1| \} -> string "3"$'
     '1| Demo\.MathOps\.TryDivide\(int a=1, int b=0\) \{$'
-    '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {6}Demo\.MathOps\.Divide\(int a=1, int b=0\) -> exception$'
+    '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {6}Demo\.MathOps\.Divide\(int a=1, int b=0\) -> exception System\.ArgumentException: "b must not be zero"$'
     '1| \} -> string "error: b must not be zero"$'
     '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s  \} -> int 3$'
     '1|^# summary: 27 calls, 10 functions, 1 thread, 0 events dropped$'
-    '1|^ +15 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.MathOps\.Fib$'
-    '1|^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.MathOps\.Divide$'
+    '1|^#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION$'
+    '1|^ +15 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.MathOps\.Fib$'
+    '1|^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +1  Demo\.MathOps\.Divide$'
     '1|^# clrtrace: shutdown, [0-9]+ functions JIT-compiled, 10 traced$'
 )
 for e in "${expect[@]}"; do

@@ -21,13 +21,18 @@ app=$(ct_dotnet_build "$root/tests/targets/Hello" "$work") && [[ -n "$app" ]] ||
 "$ct" record --profiler "$lib" -o "$work/rec" -- dotnet "$app" > /dev/null
 
 "$ct" report --sort calls -n 1 "$work/rec" > "$work/calls.txt"
-check "--sort calls -n 1: Fib with its 15 calls" \
-  grep -qE '^ +15 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.MathOps\.Fib$' "$work/calls.txt"
+# The EXCEPTIONS column (the second Divide ends by an exception): Fib 0.
+check "--sort calls -n 1: Fib with its 15 calls, none ended by an exception" \
+  grep -qE '^ +15 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.MathOps\.Fib$' "$work/calls.txt"
 check "--sort calls -n 1: one row" test "$(rows "$work/calls.txt" | wc -l)" -eq 1
 "$ct" report --sort calls "$work/rec" > "$work/calls_all.txt"
 check "--sort calls: call counts never increase down the table" \
   bash -c 'grep -vE "^#" "$0" | awk "NR > 1 && \$1 > prev { bad = 1 } { prev = \$1 } END { exit bad }"' "$work/calls_all.txt"
 check "--sort calls: ten functions (the summary's count)" test "$(rows "$work/calls_all.txt" | wc -l)" -eq 10
+check_eq "EXCEPTIONS: Divide's 2 calls, 1 ended by its exception" "2 1" \
+  "$(awk '$NF == "Demo.MathOps.Divide" { print $1, $(NF - 1) }' "$work/calls_all.txt")"
+check_eq "EXCEPTIONS: the header" "#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION" \
+  "$(grep '^#  CALLS' "$work/calls_all.txt")"
 
 "$ct" report --sort self "$work/rec" > "$work/self.txt"
 check "--sort self: self times never increase down the table" \

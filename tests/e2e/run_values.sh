@@ -192,8 +192,8 @@ has "$trace" 1 'Demo.Abi.MakeInts(int a=4, int b=5, long c=6000000000) -> IntsOn
 # Catch, which returns normally.
 has "$trace" 1 'Demo.Thrower.Catch(int code=3) {'
 has "$trace" 1 'Demo.Thrower.Outer(int code=3) {'
-has "$trace" 1 'Demo.Thrower.Fail(int code=3) -> exception'
-has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} exception$'
+has "$trace" 1 'Demo.Thrower.Fail(int code=3) -> exception System.InvalidOperationException: "code 3"'
+has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} exception System\.InvalidOperationException: "code 3"$'
 has "$trace" 1 '} -> string "code 3"'
 # Main opens the trace and closes it last on its thread.
 has "$trace" 1 'Demo.Program.Main(string[] args=string[0] {}) {'
@@ -232,13 +232,15 @@ else
     ct_fail "summary line: N calls, M functions, 2 threads, 0 events dropped" "actual: '$summary'"
 fi
 check_eq "the summary's call count is the trace's timed lines" "$timed" "${BASH_REMATCH[1]:-?}"
-rows=$(sed -n '/^#  CALLS      TOTAL       SELF  FUNCTION$/,/^# clrtrace: shutdown/p' "$trace" | grep -cE '^ +[0-9]+ ' || true)
+# (Thrower's exception adds the EXCEPTIONS column after SELF.)
+rows=$(sed -n '/^#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION$/,/^# clrtrace: shutdown/p' "$trace" | grep -cE '^ +[0-9]+ ' || true)
 check_eq "the summary's function count is its table's rows" "$rows" "${BASH_REMATCH[2]:-?}"
 # Per function: the calls in the table are the lines ending a call of it
 # (Show is called once per result line of stdout).
 shows=$(wc -l <"$work/plain.out")
-has_re "$trace" 1 "^ +$shows +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.Program\.Show\$"
-has_re "$trace" 1 '^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s  Demo\.Box<T>\.Get$'
+has_re "$trace" 1 "^ +$shows +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Program\.Show\$"
+has_re "$trace" 1 '^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Box<T>\.Get$'
+has_re "$trace" 1 '^ +1 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +1  Demo\.Thrower\.Fail$'
 # SELF adds up to the TOTAL of the two outermost calls (Main and the
 # worker's lambda), within the table's rounding (0.05 us a row and 0.05 ms
 # for rows printed in ms).
@@ -246,11 +248,11 @@ check "summary times add up (SELF never above TOTAL; SELF sums to the roots' TOT
     function ns(v, u) { return u == "us" ? v * 1e3 : u == "ms" ? v * 1e6 : v * 1e9 }
     /^#  CALLS/ { on = 1; next }
     /^# clrtrace: shutdown/ { on = 0 }
-    on && NF >= 6 {
+    on && NF >= 7 {
         self += ns($4, $5); slack += ($5 == "us" ? 50 : $5 == "ms" ? 5e4 : 5e6)
-        if ($6 == "Demo.Program.Main" || $6 ~ /^Demo\.Program\.<>c__DisplayClass[0-9_]+\.<Main>b__/)
+        if ($7 == "Demo.Program.Main" || $7 ~ /^Demo\.Program\.<>c__DisplayClass[0-9_]+\.<Main>b__/)
             { roots += ns($2, $3); slack += ($3 == "us" ? 50 : $3 == "ms" ? 5e4 : 5e6) }
-        if (ns($4, $5) > ns($2, $3) + 1e-9) bad = bad " " $6
+        if (ns($4, $5) > ns($2, $3) + 1e-9) bad = bad " " $7
     }
     END {
         if (bad != "") { print "SELF above TOTAL for" bad; exit 1 }

@@ -146,7 +146,10 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     const cli_frame *f = cli_top(t);
     s->leaves++;
     assert_true(end >= f->start);
-    assert_true((how == CLI_END_RETURN) == (leave != NULL));
+    /* The LEAVE record of a return, the UNWIND record of an exception. */
+    assert_true((how == CLI_END_RETURN || how == CLI_END_EXCEPTION) == (leave != NULL));
+    if (leave)
+        assert_int_equal(leave->type, how == CLI_END_RETURN ? CT_REC_LEAVE : CT_REC_UNWIND);
     if (t->stack.depth <= 4)
         note(s, "-%s@%llu:%s/%llu ", f->fn->name, (unsigned long long)end, ways[how],
              (unsigned long long)f->children);

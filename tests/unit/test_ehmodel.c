@@ -283,6 +283,32 @@ static void nesting_limit(void **state)
     assert_int_equal(s.ctx[0].fid, 101);
 }
 
+/* Each exception thrown gets the next serial; the newest one's is the
+ * model's answer, also again once a nested one is over. */
+static void serials(void **state)
+{
+    (void)state;
+    ct_eh_state s;
+    ct_eh_reset(&s);
+    assert_int_equal(ct_eh_serial(&s), 0);
+    ct_eh_thrown(&s);
+    assert_int_equal(ct_eh_serial(&s), 1);
+    ct_eh_unwind_enter(&s, 10, 1, 3);
+    assert_int_equal(ct_eh_finally_enter(&s), 3);
+    /* Thrown and caught inside the finally block. */
+    ct_eh_thrown(&s);
+    assert_int_equal(ct_eh_serial(&s), 2);
+    ct_eh_unwind_enter(&s, 20, 1, 5);
+    assert_int_equal(ct_eh_catcher_enter(&s, 20), 5);
+    ct_eh_catcher_leave(&s);
+    assert_int_equal(ct_eh_serial(&s), 1);
+    ct_eh_finally_leave(&s);
+    /* The first can host no nested one any more: the next throw drops it. */
+    ct_eh_thrown(&s);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(ct_eh_serial(&s), 3);
+}
+
 /* Callbacks with no exception known to the model change nothing. */
 static void callbacks_without_exception(void **state)
 {
@@ -338,7 +364,7 @@ int main(int argc, char **argv)
         return 2;
     }
     qsort(scripts, n, sizeof *scripts, by_name);
-    struct CMUnitTest *tests = calloc(n + 2, sizeof *tests);
+    struct CMUnitTest *tests = calloc(n + 3, sizeof *tests);
     if (!tests)
         return 2;
     for (size_t i = 0; i < n; i++)
@@ -346,5 +372,6 @@ int main(int argc, char **argv)
                                        &scripts[i]};
     tests[n] = (struct CMUnitTest)cmocka_unit_test(nesting_limit);
     tests[n + 1] = (struct CMUnitTest)cmocka_unit_test(callbacks_without_exception);
-    return _cmocka_run_group_tests("ehmodel", tests, n + 2, NULL, NULL);
+    tests[n + 2] = (struct CMUnitTest)cmocka_unit_test(serials);
+    return _cmocka_run_group_tests("ehmodel", tests, n + 3, NULL, NULL);
 }

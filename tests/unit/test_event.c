@@ -300,6 +300,113 @@ static void test_function_out_mask(void **state)
     }
 }
 
+/* UNWIND events may carry the exception (ct_unwind_plan): as records and in
+ * EVENTS blocks they read back with their values; an UNWIND without values
+ * (every trace of 2.2 and before) still reads; a TAILCALL with values is a
+ * damaged record. */
+static void test_unwind_values(void **state)
+{
+    (void)state;
+    static uint8_t buf[4096];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_header(&w, 1, 0, 2, "x", "y", "z"), CT_TRACE_OK);
+    assert_int_equal(ct_write_class(&w, 0x80, "System.InvalidOperationException"), CT_TRACE_OK);
+    /* The values: the object (address, class), the message "boom". */
+    uint8_t vals[4 + 16 + 4 + 16 + 8];
+    uint64_t addr = 0x7f0000001000, cls = 0x80, saddr = 0x7f0000002000;
+    uint32_t word = 16, slen = 4, n = 4;
+    size_t len = 0;
+    memcpy(vals + len, &word, 4), len += 4;
+    memcpy(vals + len, &addr, 8), len += 8;
+    memcpy(vals + len, &cls, 8), len += 8;
+    word = 16 + 8;
+    memcpy(vals + len, &word, 4), len += 4;
+    memcpy(vals + len, &saddr, 8), len += 8;
+    memcpy(vals + len, &slen, 4), len += 4;
+    memcpy(vals + len, &n, 4), len += 4;
+    memcpy(vals + len, (const uint8_t[]){ 'b', 0, 'o', 0, 'o', 0, 'm', 0 }, 8), len += 8;
+    assert_int_equal(len, sizeof vals);
+    ct_event_mark m;
+    assert_int_equal(ct_event_begin(&w, CT_REC_UNWIND, 10, 7, 0x1000, &m), CT_TRACE_OK);
+    uint8_t *v = ct_event_value_reserve(&w, 16);
+    memcpy(v, vals + 4, 16);
+    ct_event_value_commit(&w, &m, 16);
+    v = ct_event_value_reserve(&w, 24);
+    memcpy(v, vals + 24, 24);
+    ct_event_value_commit(&w, &m, 24);
+    assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_begin(&w, CT_REC_UNWIND, 11, 7, 0x1000, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    ct_events_mark em;
+    assert_int_equal(ct_events_begin(&w, 7, 20, 0x1000, &em), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 20, 0x1000, 2, vals, len), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 21, 0x1000, 0, NULL, 0), CT_TRACE_OK);
+    assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
+    size_t good = w.len;
+
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    ct_reader r;
+    assert_int_equal(ct_reader_open(&r, buf, good, &a), CT_TRACE_OK);
+    ct_rec rec;
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_CLASS);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(ct_reader_next(&r, &rec), 1);
+        assert_int_equal(rec.type, CT_REC_UNWIND);
+        assert_int_equal(rec.key, 0x1000);
+        assert_int_equal(rec.time_ns, i < 2 ? 10 + i : 18 + i);
+        if (i % 2) {
+            assert_int_equal(rec.nvalues, 0); /* as 2.2 writes them */
+            continue;
+        }
+        assert_int_equal(rec.nvalues, 2);
+        size_t pos = 0;
+        const uint8_t *vv;
+        uint32_t vl;
+        ct_value_status vs;
+        assert_int_equal(ct_next_value(&rec, &pos, &vv, &vl, &vs), 1);
+        assert_int_equal(vs, CT_VALUE_PLAN);
+        assert_int_equal(vl, 16);
+        assert_memory_equal(vv, vals + 4, 16);
+        assert_int_equal(ct_next_value(&rec, &pos, &vv, &vl, &vs), 1);
+        assert_int_equal(vs, CT_VALUE_PLAN);
+        assert_int_equal(vl, 24);
+        assert_memory_equal(vv, vals + 24, 24); /* the message "boom" */
+        assert_int_equal(ct_next_value(&rec, &pos, &vv, &vl, &vs), 0);
+    }
+    assert_int_equal(ct_reader_next(&r, &rec), 0);
+    assert_int_equal(ct_unwind_plan(0)->kind, CT_V_OBJECT);
+    assert_int_equal(ct_unwind_plan(1)->kind, CT_V_STRING);
+    assert_null(ct_unwind_plan(CT_UNWIND_VALUES));
+
+    /* A TAILCALL with values: a damaged record, alone or in a block. */
+    for (int in_block = 0; in_block < 2; in_block++) {
+        w.len = good;
+        if (in_block) {
+            assert_int_equal(ct_events_begin(&w, 7, 30, 0x1000, &em), CT_TRACE_OK);
+            assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 30, 0x1000, 2, vals, len),
+                             CT_TRACE_OK);
+            /* Patch its head byte: kind 2 (TAILCALL) with values. */
+            w.p[w.len - len - 1 - 1 - 1 - 1 - 1] = 2 | 4;
+            assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
+        } else {
+            assert_int_equal(ct_event_begin(&w, CT_REC_TAILCALL, 30, 7, 0x1000, &m), CT_TRACE_OK);
+            v = ct_event_value_reserve(&w, 16);
+            memcpy(v, vals + 4, 16);
+            ct_event_value_commit(&w, &m, 16);
+            assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+        }
+        a.used = 0;
+        assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+        int st;
+        while ((st = ct_reader_next(&r, &rec)) == 1)
+            ;
+        assert_int_equal(st, -1);
+        assert_int_equal(r.error, CT_TRACE_E_RECORD);
+    }
+}
+
 static void test_writer_never_leaves_partial_records(void **state)
 {
     (void)state;
@@ -423,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_header_bytes),
         cmocka_unit_test(test_function_out_mask),
+        cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
     };

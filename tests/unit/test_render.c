@@ -361,9 +361,9 @@ static void test_threads_and_endings(void **state)
         "  0.000008     10             B(?) {\n"
         "\n"
         "# summary: 3 calls, 2 functions, 2 threads, 4 events dropped\n"
-        "#  CALLS      TOTAL       SELF  FUNCTION\n"
-        "       1     5.0 us     3.0 us  A\n"
-        "       2     4.0 us     4.0 us  B\n");
+        "#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION\n"
+        "       1     5.0 us     3.0 us           0  A\n"
+        "       2     4.0 us     4.0 us           1  B\n");
     assert_int_equal(t.dropped, 4);
     assert_int_equal(t.threads, 2);
     /* Stored as EVENTS blocks (a new block at each change of thread). */
@@ -371,6 +371,79 @@ static void test_threads_and_endings(void **state)
     snprintf(single, sizeof single, "%s", out);
     blocks = 1;
     threads_trace();
+    blocks = 0;
+    assert_string_equal(render(1, 1, NULL), single);
+}
+
+/* Frames left by exceptions: UNWIND records carrying the exception (its
+ * class named by a CLASS record, its message), one with a null message, one
+ * whose class no CLASS record names, and one of a trace before the values
+ * (none). */
+static void exceptions_trace(void)
+{
+    begin_trace();
+    function(1, "Main", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    ct_fn_param t_p[] = { { "int n=", 0, &p_i4 } };
+    function(2, "Thrower", CT_FN_STATIC, 1, t_p, "int ", &p_i4);
+    function(3, "Quiet", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    function(4, "Lost", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    assert_int_equal(ct_write_class(&w, 0x80, "System.InvalidOperationException"), CT_TRACE_OK);
+    assert_int_equal(ct_write_class(&w, 0x90, "Demo.QuietException"), CT_TRACE_OK);
+    val v[2];
+    event(CT_REC_ENTER, 1000, 4242, 1, 0, NULL);
+    v[0] = v_i4(1);
+    event(CT_REC_ENTER, 2000, 4242, 2, 1, v);
+    v[0] = v_i4(2);
+    event(CT_REC_ENTER, 3000, 4242, 2, 1, v);
+    v[0] = v_obj(0x7f0000003000, 0x80);
+    v[1] = v_str("say \"hi\"\n");
+    event(CT_REC_UNWIND, 4000, 4242, 2, 2, v);
+    event(CT_REC_UNWIND, 5000, 4242, 2, 2, v);
+    event(CT_REC_ENTER, 6000, 4242, 3, 0, NULL);
+    uint64_t null_ref = 0;
+    v[0] = v_obj(0x7f0000004000, 0x90);
+    v[1] = v_status(CT_VALUE_PLAN, &null_ref, 8);
+    event(CT_REC_UNWIND, 7000, 4242, 3, 2, v);
+    event(CT_REC_ENTER, 8000, 4242, 4, 0, NULL);
+    v[0] = v_obj(0x7f0000005000, 0xA0);
+    event(CT_REC_UNWIND, 9000, 4242, 4, 1, v);
+    v[0] = v_i4(3);
+    event(CT_REC_ENTER, 10000, 4242, 2, 1, v);
+    event(CT_REC_UNWIND, 11000, 4242, 2, 0, NULL);
+    event(CT_REC_LEAVE, 12000, 4242, 1, 0, NULL);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 13000, 12, 10, 4), CT_TRACE_OK);
+}
+
+static void test_exceptions(void **state)
+{
+    (void)state;
+    exceptions_trace();
+    assert_string_equal(render(1, 1, NULL),
+        "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
+        "# CoreCLR 10.0.12, ICorProfilerInfo15\n"
+        "#  TIME(s)    TID   DURATION  CALL\n"
+        "  0.000001   4242             Main() {\n"
+        "  0.000002   4242               Thrower(int n=1) {\n"
+        "  0.000003   4242     1.0 us      Thrower(int n=2) -> exception System.InvalidOperationException: \"say \\\"hi\\\"\\n\"\n"
+        "  0.000005   4242     3.0 us    } exception System.InvalidOperationException: \"say \\\"hi\\\"\\n\"\n"
+        "  0.000006   4242     1.0 us    Quiet() -> exception Demo.QuietException\n"
+        "  0.000008   4242     1.0 us    Lost() -> exception ?\n"
+        "  0.000010   4242     1.0 us    Thrower(int n=3) -> exception\n"
+        "  0.000012   4242    11.0 us  }\n"
+        "\n"
+        "# summary: 6 calls, 4 functions, 1 thread, 0 events dropped\n"
+        "#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION\n"
+        "       1    11.0 us     5.0 us           0  Main\n"
+        "       3     5.0 us     4.0 us           3  Thrower\n"
+        "       1     1.0 us     1.0 us           1  Lost\n"
+        "       1     1.0 us     1.0 us           1  Quiet\n"
+        "# clrtrace: shutdown, 10 functions JIT-compiled, 4 traced\n");
+    /* The same in EVENTS blocks. */
+    static char single[1 << 16];
+    snprintf(single, sizeof single, "%s", out);
+    blocks = 1;
+    exceptions_trace();
     blocks = 0;
     assert_string_equal(render(1, 1, NULL), single);
 }
@@ -480,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_demo),
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_threads_and_endings),
+        cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_value_statuses),
         cmocka_unit_test(test_redefined_function),
         cmocka_unit_test(test_depth_and_units),

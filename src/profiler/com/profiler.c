@@ -485,8 +485,7 @@ EX_CB0(ExceptionCatcherLeave, ct_ex_catcher_leave())
 static HRESULT cb_ExceptionThrown(CB_SELF, ObjectID thrown)
 {
     (void)self;
-    (void)thrown;
-    ct_ex_thrown();
+    ct_ex_thrown(thrown);
     return S_OK;
 }
 

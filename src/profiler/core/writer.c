@@ -412,7 +412,8 @@ static void process_event(const uint8_t *p, size_t len)
     if (len < CT_EVENT_BASE_BYTES)
         return;
     uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8;
-    int valued = nvalues && (p[0] == CT_REC_ENTER || p[0] == CT_REC_LEAVE);
+    int valued = nvalues && (p[0] == CT_REC_ENTER || p[0] == CT_REC_LEAVE ||
+                             p[0] == CT_REC_UNWIND);
     if (!valued && !g_render && !g_filter) {
         block_event(p, len);
         return;
@@ -444,7 +445,8 @@ static void process_event(const uint8_t *p, size_t len)
         for (uint32_t i = 0; ct_next_value(&rec, &pos, &v, &vl, &vs) == 1; i++) {
             if (vs != CT_VALUE_PLAN)
                 continue;
-            const ct_plan *plan = rec.type == CT_REC_LEAVE ? ct_leave_plan(f, i)
+            const ct_plan *plan = rec.type == CT_REC_UNWIND ? ct_unwind_plan(i)
+                                  : rec.type == CT_REC_LEAVE ? ct_leave_plan(f, i)
                                   : i < f->nargs         ? ct_arg_plan(f, i)
                                                          : NULL;
             if (!plan)

@@ -55,6 +55,7 @@ void ct_eh_reset(ct_eh_state *s)
 {
     s->n = 0;
     s->lost = 0;
+    s->serials = 0;
 }
 
 void ct_eh_thrown(ct_eh_state *s)
@@ -69,6 +70,14 @@ void ct_eh_thrown(ct_eh_state *s)
     memset(c, 0, sizeof *c);
     c->pass = 1;
     c->filter_depth = CT_EH_NONE;
+    if (++s->serials == 0)
+        s->serials = 1;
+    c->serial = s->serials;
+}
+
+uint32_t ct_eh_serial(const ct_eh_state *s)
+{
+    return s->n ? s->ctx[s->n - 1].serial : 0;
 }
 
 void ct_eh_search_enter(ct_eh_state *s, uint64_t fid)

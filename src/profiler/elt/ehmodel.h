@@ -61,11 +61,13 @@ typedef struct ct_eh_ctx {
     uint8_t in_finally;     /* running a finally (or fault) block */
     uint8_t in_catch;       /* running its catch block */
     uint8_t fatal;          /* unhandled: the process ends after the second pass */
+    uint32_t serial;        /* which exception this is (ct_eh_serial) */
 } ct_eh_ctx;
 
 typedef struct ct_eh_state {
     uint32_t n;             /* exceptions in flight; ctx[n - 1] is the newest */
     uint32_t lost;          /* pushed out past CT_EH_NESTING (never reset) */
+    uint32_t serials;       /* the last serial given */
     ct_eh_ctx ctx[CT_EH_NESTING];
 } ct_eh_state;
 
@@ -77,6 +79,11 @@ void ct_eh_reset(ct_eh_state *s);
  * running a filter, finally or catch block) are over: they are dropped
  * first. */
 void ct_eh_thrown(ct_eh_state *s);
+
+/* The newest exception's serial, or 0 when none is in flight: each exception
+ * ct_eh_thrown starts gets the next one (never 0), which says, for the
+ * frames an exception unwinds, which thrown object it is. */
+uint32_t ct_eh_serial(const ct_eh_state *s);
 
 /* ExceptionSearchFunctionEnter / Leave, ExceptionSearchCatcherFound. */
 void ct_eh_search_enter(ct_eh_state *s, uint64_t fid);

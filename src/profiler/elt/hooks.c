@@ -1,5 +1,6 @@
 #include "hooks.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -16,10 +17,12 @@
 #include "clrtrace/value.h"
 #include "ehmodel.h"
 #include "elt_stubs.h"
+#include "modules.h"
 #include "plans.h"
 #include "registry.h"
 #include "state.h"
 #include "tbuf.h"
+#include "utf16.h"
 #include "writer.h"
 
 /* The ELT engine's state of one thread: the engine area of its buffer
@@ -48,6 +51,15 @@ typedef struct elt_thread {
         uintptr_t target;         /* where it points, in this thread's stack */
     } outs[CT_OUT_TRACK];         /* ordered by depth, innermost last */
     uint32_t nouts;
+    /* The latest exceptions thrown on this thread (ct_ex_thrown), at
+     * serial % CT_EXC_SLOTS: the values of the UNWIND events of the frames
+     * each one leaves, as ct_event_value words and bytes. */
+    struct {
+        uint32_t serial;          /* ct_eh_serial; 0: none */
+        uint32_t nvalues;
+        uint32_t len;
+        uint8_t values[(4 + 16) + (4 + 16 + 2 * CT_EXC_MESSAGE_CHARS)];
+    } exc[CT_EXC_SLOTS];
 } elt_thread;
 
 static inline elt_thread *E(const ct_tbuf *b)
@@ -947,11 +959,163 @@ static uint32_t frame_depth_of(const ct_tbuf *b, uint64_t key)
     return d;
 }
 
+/* System.Exception's ClassID and the offset of its _message field in an
+ * object (EXC_NO_FIELD: not found), learned at the first exception. */
+static _Atomic(uint64_t) g_exc_class;
+static _Atomic(uint32_t) g_exc_message_offset;
+#define EXC_NO_FIELD UINT32_MAX
+/* Base classes followed from a thrown object's class to System.Exception,
+ * and the fields of System.Exception looked at. */
+#define EXC_MAX_BASES 64
+#define EXC_MAX_FIELDS 64
+
+/* 1 when cls (its module and TypeDef) is CoreLib's System.Exception. */
+static int is_system_exception(ClassID cls)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ModuleID mod = 0;
+    mdTypeDef td = 0;
+    char name[32];
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, &td, NULL, 0, NULL, NULL)))
+        return 0;
+    const ct_module *m = ct_module_get(mod);
+    return m && m->corelib && ct_typedef_name(m, td, 1, name, sizeof name) == 0 &&
+           !strcmp(name, "System.Exception");
+}
+
+/* Learns where System.Exception (ClassID cls) keeps _message: the runtime's
+ * layout of its fields, named by CoreLib's metadata. */
+static void learn_exception(ClassID cls)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ModuleID mod = 0;
+    COR_FIELD_OFFSET fo[EXC_MAX_FIELDS];
+    ULONG nf = 0, size = 0;
+    uint32_t offset = EXC_NO_FIELD;
+    const ct_module *m = NULL;
+    if (SUCCEEDED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, NULL, NULL, 0, NULL, NULL)) &&
+        (m = ct_module_get(mod)) && m->mdi &&
+        SUCCEEDED(info->lpVtbl->GetClassLayout(info, cls, fo, EXC_MAX_FIELDS, &nf, &size))) {
+        for (ULONG i = 0; i < nf && i < EXC_MAX_FIELDS; i++) {
+            WCHAR w[64];
+            char name[64];
+            ULONG len = 0, sig_len = 0, value_len = 0;
+            DWORD attr = 0, cplus = 0;
+            mdTypeDef owner = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            const void *value = NULL;
+            if (FAILED(m->mdi->lpVtbl->GetFieldProps(m->mdi, fo[i].ridOfField, &owner, w, 64,
+                                                     &len, &attr, &sig, &sig_len, &cplus, &value,
+                                                     &value_len)))
+                continue;
+            ct_utf16_to_utf8(w, len, name, sizeof name);
+            /* An object reference inside the object, after its method table. */
+            if (!strcmp(name, "_message") && fo[i].ulOffset >= 8 && fo[i].ulOffset + 8 <= size &&
+                !(fo[i].ulOffset & 7))
+                offset = fo[i].ulOffset;
+        }
+    }
+    atomic_store(&g_exc_message_offset, offset);
+    atomic_store(&g_exc_class, (uint64_t)cls);
+}
+
+/* 1 when an object of class cls is a System.Exception (the runtime wraps
+ * anything else a program throws, unless its assembly asks not to). */
+static int is_exception(ClassID cls)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    for (int i = 0; cls && i < EXC_MAX_BASES; i++) {
+        uint64_t known = atomic_load(&g_exc_class);
+        if (known ? cls == known : is_system_exception(cls)) {
+            if (!known)
+                learn_exception(cls);
+            return 1;
+        }
+        ClassID parent = 0;
+        if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, &parent, 0, NULL, NULL)))
+            return 0;
+        cls = parent;
+    }
+    return 0;
+}
+
+/* Keeps what the UNWIND events of the frames exception `serial` leaves
+ * carry: the thrown object's address and class (an OBJECT value; the writer
+ * names the class in a CLASS record), and its _message (a STRING value),
+ * read now: the object may move before its frames unwind. Only runtime
+ * calls that do not trigger a GC; nothing managed runs. */
+static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
+{
+    __typeof__(E(b)->exc[0]) *x = &E(b)->exc[serial % CT_EXC_SLOTS];
+    x->serial = 0;
+    ClassID cls = 0;
+    ICorProfilerInfo *info = g_ct.info;
+    if (!serial || !obj || FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) || !cls)
+        return;
+    uint8_t *p = x->values;
+    uint64_t addr = (uint64_t)obj, id = (uint64_t)cls;
+    uint32_t word = 16;
+    memcpy(p, &word, 4);
+    memcpy(p + 4, &addr, 8);
+    memcpy(p + 12, &id, 8);
+    x->len = 20;
+    x->nvalues = 1;
+    uint32_t off = is_exception(cls) ? atomic_load(&g_exc_message_offset) : EXC_NO_FIELD;
+    if (off != EXC_NO_FIELD) {
+        uint64_t ref;
+        memcpy(&ref, (const void *)(uintptr_t)(obj + off), 8);
+        uint32_t chars = g_ct.cfg.string_chars;
+        ct_limits lim = {.string_chars = chars < CT_EXC_MESSAGE_CHARS ? chars : CT_EXC_MESSAGE_CHARS};
+        size_t n = ct_capture(ct_unwind_plan(1), &ref, &g_layout, &lim, NULL, NULL,
+                              p + x->len + 4, sizeof x->values - x->len - 4);
+        if (n) {
+            word = (uint32_t)n;
+            memcpy(p + x->len, &word, 4);
+            x->len += 4 + (uint32_t)n;
+            x->nvalues = 2;
+        }
+    }
+    x->serial = serial;
+}
+
+/* An UNWIND event of the frame of function `key`, left by exception
+ * `serial`: with its values when they are still kept, else without. */
+static void unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial)
+{
+    const __typeof__(E(b)->exc[0]) *x = &E(b)->exc[serial % CT_EXC_SLOTS];
+    /* Built here (the fast path's buffers have no scratch): the header, the
+     * values, padding. */
+    uint8_t rec[CT_EVENT_BASE_BYTES + sizeof x->values + 8];
+    ct_wbuf w;
+    ct_event_mark m;
+    if (!serial || x->serial != serial) {
+        plain_event(b, CT_REC_UNWIND, now, key);
+        return;
+    }
+    ct_wbuf_init(&w, rec, sizeof rec);
+    ct_event_begin(&w, CT_REC_UNWIND, now, b->tid, key, &m);
+    for (size_t pos = 0, i = 0; i < x->nvalues && pos + 4 <= x->len; i++) {
+        uint32_t word, n;
+        memcpy(&word, x->values + pos, 4);
+        n = word & CT_VALUE_LEN_MASK;
+        uint8_t *v = ct_event_value_reserve(&w, n);
+        if (v)
+            memcpy(v, x->values + pos + 4, n);
+        ct_event_value_commit_status(&w, &m, n, (ct_value_status)(word >> CT_VALUE_STATUS_SHIFT));
+        pos += 4 + n;
+    }
+    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
+        plain_event(b, CT_REC_UNWIND, now, key);
+        return;
+    }
+    emit(b, rec, w.len);
+}
+
 /* Closes this thread's frames above `depth` (CT_EH_NONE: none) as left by an
  * exception: an UNWIND event each, with its own function. Frames deeper than
  * the kept keys are closed with the function of FunctionID fid (exact for
  * the one frame an unwind leave closes). */
-static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now)
+static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, uint32_t serial)
 {
     if (depth == CT_EH_NONE || E(b)->depth <= depth || !recording() ||
         atomic_load_explicit(&E(b)->busy, memory_order_relaxed))
@@ -966,15 +1130,19 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now)
         if (frame_close(b) || !key)
             ct_tbuf_count_drop(b, 1);
         else
-            plain_event(b, CT_REC_UNWIND, now, key);
+            unwind_event(b, now, key, serial);
     }
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
-void ct_ex_thrown(void)
+void ct_ex_thrown(ObjectID thrown)
 {
     EH_LOG("thrown", NULL);
     ct_eh_thrown(&t_eh);
+    /* A thread without a buffer has no frames this exception can leave. */
+    ct_tbuf *b = t_self;
+    if (b && recording())
+        exc_capture(b, ct_eh_serial(&t_eh), thrown);
 }
 
 void ct_ex_search_enter(FunctionID id)
@@ -1006,10 +1174,13 @@ void ct_ex_filter_leave(void)
 {
     EH_LOG("filter-leave", NULL);
     uint64_t now = ct_now_ns();
+    /* Frames left open above the filter were left by the exception thrown
+     * inside it (the newest), which the leave ends. */
+    uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_filter_leave(&t_eh);
     ct_tbuf *b = t_self;
     if (b)
-        unwind_to(b, depth, 0, now);
+        unwind_to(b, depth, 0, now, serial);
 }
 
 void ct_ex_unwind_function_enter(FunctionID id)
@@ -1026,7 +1197,7 @@ void ct_ex_unwind_function_enter(FunctionID id)
      * no callback and no Shutdown. Its frame and any above it are over;
      * finish the trace now. */
     if (b)
-        unwind_to(b, f ? depth - 1 : depth, id, now);
+        unwind_to(b, f ? depth - 1 : depth, id, now, ct_eh_serial(&t_eh));
     if (g_on_fatal)
         g_on_fatal();
 }
@@ -1036,20 +1207,22 @@ void ct_ex_unwind_function_leave(void)
     EH_LOG("unwind-leave", NULL);
     uint64_t now = ct_now_ns();
     uint64_t fid = 0;
+    uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_unwind_leave(&t_eh, &fid);
     ct_tbuf *b = t_self;
     if (b)
-        unwind_to(b, depth, (FunctionID)fid, now);
+        unwind_to(b, depth, (FunctionID)fid, now, serial);
 }
 
 void ct_ex_finally_enter(void)
 {
     EH_LOG("finally", NULL);
     uint64_t now = ct_now_ns();
+    uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_finally_enter(&t_eh);
     ct_tbuf *b = t_self;
     if (b)
-        unwind_to(b, depth, 0, now);
+        unwind_to(b, depth, 0, now, serial);
 }
 
 void ct_ex_finally_leave(void)
@@ -1062,10 +1235,11 @@ void ct_ex_catcher_enter(FunctionID id)
 {
     EH_LOG("catch", eh_name(id));
     uint64_t now = ct_now_ns();
+    uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_catcher_enter(&t_eh, id);
     ct_tbuf *b = t_self;
     if (b)
-        unwind_to(b, depth, 0, now);
+        unwind_to(b, depth, 0, now, serial);
 }
 
 void ct_ex_catcher_leave(void)

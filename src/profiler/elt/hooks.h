@@ -30,6 +30,12 @@
  * again at return, remembered per thread from enter to leave: at most this
  * many at once (more read "not read again" at return). */
 #define CT_OUT_TRACK 128
+/* The exceptions thrown on a thread whose type and message are kept for the
+ * UNWIND events of the frames they leave: the latest CT_EXC_SLOTS (nested
+ * deeper, the older ones' frames close without them), each message cut at
+ * the -s limit or CT_EXC_MESSAGE_CHARS, whichever is smaller. */
+#define CT_EXC_SLOTS 4
+#define CT_EXC_MESSAGE_CHARS 1024
 
 /* At Shutdown, how long to wait for hooks still running on other threads
  * after recording stopped (polled every CT_QUIESCE_POLL_NS). */
@@ -65,8 +71,9 @@ void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 /* The exception callbacks (profiler.c forwards them): a frame popped by an
  * exception gets no leave hook; these follow the exceptions in flight on the
  * calling thread (ehmodel.h) and record an UNWIND event for each traced
- * frame an exception pops. */
-void ct_ex_thrown(void);
+ * frame an exception pops, with the exception's class and message as
+ * ct_ex_thrown read them (ct_unwind_plan). */
+void ct_ex_thrown(ObjectID thrown);
 void ct_ex_search_enter(FunctionID id);
 void ct_ex_search_leave(void);
 void ct_ex_catcher_found(void);

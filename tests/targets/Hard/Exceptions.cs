@@ -2,7 +2,9 @@
 // (accepting, declining, throwing), finally blocks (plain, with an exception
 // thrown and caught inside the finally, and with one escaping from it),
 // rethrow, a new exception thrown from a catch block, caught in the same
-// method, and thrown through framework frames (List<T>.ForEach).
+// method, thrown through framework frames (List<T>.ForEach), one whose
+// message is not in Exception._message (a Message override), and one whose
+// message needs escaping.
 //
 // Each step is one call from Run followed by After(step): in the trace,
 // After's line must sit at the same depth as the step's call.
@@ -41,6 +43,10 @@ namespace Hard
             After(10);
             total += Wraps(11);
             After(11);
+            total += NoMessage(12);
+            After(12);
+            total += Escaped(13);
+            After(13);
             Console.WriteLine("exceptions: total=" + total + " handled=" + s_handled + " filters=" + s_filters
                               + " finallies=" + s_finallies);
             return 0;
@@ -354,5 +360,52 @@ namespace Hard
                 throw new ArgumentException("wrapped " + e.Message, e);
             }
         }
+
+        // 12. An exception whose message comes from a Message override:
+        // Exception._message stays null.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int NoMessage(int n)
+        {
+            try
+            {
+                return QuietThrower(n);
+            }
+            catch (QuietException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int QuietThrower(int n) => throw new QuietException(n);
+
+        // 13. A message with a newline and quotes.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Escaped(int n)
+        {
+            try
+            {
+                return EscapedThrower(n);
+            }
+            catch (FormatException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int EscapedThrower(int n) => throw new FormatException("line\n\"q\" " + n);
+    }
+
+    public sealed class QuietException : Exception
+    {
+        private readonly int _n;
+
+        public QuietException(int n)
+        {
+            _n = n;
+        }
+
+        public override string Message => "quiet " + _n;
     }
 }
