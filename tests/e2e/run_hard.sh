@@ -124,7 +124,7 @@ if want exceptions; then
         Hard.Exceptions.Level2(int n=2) {
           Hard.Exceptions.Level3(int n=2) {
             Hard.Exceptions.Thrower(int n=2) {
-              Hard.Exceptions.Filter(Exception e=System.InvalidOperationException@ADDR, int n=2, bool accept=true) -> bool true
+              Hard.Exceptions.Filter(Exception e=System.InvalidOperationException{Message="boom 2"}, int n=2, bool accept=true) -> bool true
             } exception System.InvalidOperationException: "boom 2"
           } exception System.InvalidOperationException: "boom 2"
         } exception System.InvalidOperationException: "boom 2"
@@ -140,7 +140,7 @@ if want exceptions; then
           Hard.Exceptions.Level2(int n=3) {
             Hard.Exceptions.Level3(int n=3) {
               Hard.Exceptions.Thrower(int n=3) {
-                Hard.Exceptions.Filter(Exception e=System.InvalidOperationException@ADDR, int n=3, bool accept=false) -> bool false
+                Hard.Exceptions.Filter(Exception e=System.InvalidOperationException{Message="boom 3"}, int n=3, bool accept=false) -> bool false
               } exception System.InvalidOperationException: "boom 3"
             } exception System.InvalidOperationException: "boom 3"
           } exception System.InvalidOperationException: "boom 3"

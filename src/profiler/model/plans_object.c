@@ -199,39 +199,99 @@ static const ct_plan *plan_boxed(pctx *c, ClassID cls, const char *tname)
     return ct_pl_new_plan(&p);
 }
 
+/* One level of a class's chain: the class and what describes it. */
+typedef struct level {
+    ClassID cls;
+    const ct_module *m;
+    mdTypeDef td;
+    ClassID args[CT_MAX_TYPE_ARGS];
+    ULONG32 nargs;
+    int corelib_base;           /* a CoreLib base named in k_special */
+} level;
+
+/* CoreLib bases whose objects are not shown by all their fields: a
+ * delegate's and a reflection object's fields say nothing a reader wants
+ * (class and address then); an exception is shown by its message. */
+enum { BASE_NONE, BASE_HIDDEN, BASE_EXCEPTION };
+static const struct {
+    const char *full;
+    int what;
+} k_special[] = {
+    {"System.Delegate", BASE_HIDDEN},
+    {"System.Reflection.MemberInfo", BASE_HIDDEN},
+    {"System.Exception", BASE_EXCEPTION},
+};
+
+/* An exception: its message (Exception._message), as "Message". */
+static const ct_plan *plan_exception(pctx *c, const level *l, const char *tname)
+{
+    ct_field f[STRUCT_MAX_FIELDS];
+    uint32_t nf = 0, size = 0;
+    if (ct_pl_plan_fields(c, l->cls, l->m, l->td, l->args, l->nargs, 1, 1, f, STRUCT_MAX_FIELDS,
+                          &nf, &size) < 0)
+        return NULL;
+    for (uint32_t i = 0; i < nf; i++)
+        if (!strcmp(f[i].name, "_message") && f[i].plan->kind == CT_V_STRING) {
+            ct_field *m = ct_perm_alloc(sizeof *m);
+            if (!m)
+                return NULL;
+            m->name = "Message";
+            m->offset = f[i].offset;
+            m->plan = f[i].plan;
+            ct_plan p = {.kind = CT_V_CLASS, .size = m->offset + 8,
+                         .type_name = ct_pl_perm_text(tname), .count = 1, .fields = m};
+            return ct_pl_new_plan(&p);
+        }
+    return NULL;
+}
+
 /* A class's instance fields, its base classes' first, the first
  * --object-fields of them planned. */
 static const ct_plan *plan_fields(pctx *c, ClassID cls, const char *tname)
 {
     ICorProfilerInfo *info = g_ct.info;
-    ClassID chain[CONTENT_MAX_BASES + 1];
+    level *chain = calloc(CONTENT_MAX_BASES + 1, sizeof *chain);
+    if (!chain)
+        return NULL;
     uint32_t levels = 0;
+    const ct_plan *result = NULL;
     for (ClassID k = cls; k && levels <= CONTENT_MAX_BASES;) {
+        level *l = &chain[levels];
         ClassID parent = 0;
-        if (FAILED(info->lpVtbl->GetClassIDInfo2(info, k, NULL, NULL, &parent, 0, NULL, NULL)))
-            return NULL;
-        chain[levels++] = k;
+        ModuleID mod = 0;
+        char full[CT_NAME_MAX * 3];
+        if (FAILED(info->lpVtbl->GetClassIDInfo2(info, k, &mod, &l->td, &parent,
+                                                 CT_MAX_TYPE_ARGS, &l->nargs, l->args)) ||
+            l->nargs > CT_MAX_TYPE_ARGS)
+            goto done;
+        l->cls = k;
+        l->m = ct_module_get(mod);
+        if (l->m && l->m->corelib && l->m->mdi &&
+            ct_typedef_name(l->m, l->td, 1, full, sizeof full) == 0)
+            for (size_t i = 0; i < sizeof k_special / sizeof *k_special; i++)
+                if (!strcmp(full, k_special[i].full))
+                    l->corelib_base = k_special[i].what;
+        if (l->corelib_base == BASE_HIDDEN)
+            goto done;
+        if (l->corelib_base == BASE_EXCEPTION) {
+            result = plan_exception(c, l, tname);
+            goto done;
+        }
+        levels++;
         k = parent;
     }
     uint32_t limit = g_ct.cfg.object_fields, shown = 0, total = 0, end = 8;
     ct_field *tmp = malloc((size_t)limit * sizeof *tmp);
     if (!tmp)
-        return NULL;
-    for (uint32_t l = levels; l-- > 0;) {
-        ClassID args[CT_MAX_TYPE_ARGS];
-        ModuleID mod = 0;
-        mdTypeDef td = 0;
-        ULONG32 nargs = 0;
-        if (FAILED(info->lpVtbl->GetClassIDInfo2(info, chain[l], &mod, &td, NULL,
-                                                 CT_MAX_TYPE_ARGS, &nargs, args)) ||
-            nargs > CT_MAX_TYPE_ARGS)
-            continue;
-        const ct_module *m = ct_module_get(mod);
+        goto done;
+    for (uint32_t i = levels; i-- > 0;) {
+        const level *l = &chain[i];
         uint32_t nf = 0, size = 0;
-        int declared = m && m->mdi ? ct_pl_plan_fields(c, chain[l], m, td, args, nargs,
-                                                       struct_levels() + 1, CT_MAX_VALUE_DEPTH,
-                                                       tmp + shown, limit - shown, &nf, &size)
-                                   : -1;
+        int declared = l->m && l->m->mdi
+                           ? ct_pl_plan_fields(c, l->cls, l->m, l->td, l->args, l->nargs,
+                                               struct_levels() + 1, CT_MAX_VALUE_DEPTH,
+                                               tmp + shown, limit - shown, &nf, &size)
+                           : -1;
         if (declared < 0)
             continue;
         total += (uint32_t)declared;
@@ -246,11 +306,14 @@ static const ct_plan *plan_fields(pctx *c, ClassID cls, const char *tname)
     if (fields)
         memcpy(fields, tmp, shown * sizeof *fields);
     free(tmp);
-    if (!total || (shown && !fields))
-        return NULL;
-    ct_plan p = {.kind = CT_V_CLASS, .size = end, .type_name = ct_pl_perm_text(tname),
-                 .count = shown, .fields = fields, .value_offset = total - shown};
-    return ct_pl_new_plan(&p);
+    if (total && (!shown || fields)) {
+        ct_plan p = {.kind = CT_V_CLASS, .size = end, .type_name = ct_pl_perm_text(tname),
+                     .count = shown, .fields = fields, .value_offset = total - shown};
+        result = ct_pl_new_plan(&p);
+    }
+done:
+    free(chain);
+    return result;
 }
 
 static const ct_plan *build(pctx *c, ClassID cls, const uint8_t *obj, int *again)
