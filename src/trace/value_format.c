@@ -778,13 +778,24 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         ct_text_put(t, "'");
         return;
     }
-    case CT_V_I1: case CT_V_I2: case CT_V_I4: case CT_V_I8: case CT_V_I: {
+    case CT_V_I: case CT_V_U: {
+        /* Native-sized integers are mostly addresses and handles: hex. */
+        uint64_t v = take_u(r, 8);
+        if (r->bad)
+            return;
+        if (p->kind == CT_V_I && (int64_t)v < 0)
+            put_hex(t, "-0x", 0 - v);
+        else
+            put_hex(t, "0x", v);
+        return;
+    }
+    case CT_V_I1: case CT_V_I2: case CT_V_I4: case CT_V_I8: {
         uint64_t v = take_u(r, p->size);
         if (!r->bad)
             put_i64(t, sign_extend(v, p->size));
         return;
     }
-    case CT_V_U1: case CT_V_U2: case CT_V_U4: case CT_V_U8: case CT_V_U: {
+    case CT_V_U1: case CT_V_U2: case CT_V_U4: case CT_V_U8: {
         uint64_t v = take_u(r, p->size);
         if (!r->bad)
             put_u64(t, v);

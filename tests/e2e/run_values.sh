@@ -74,7 +74,8 @@ echo "== decoded values"
 has "$trace" 1 'Demo.Kinds.Ints(sbyte sb=-8, byte b=200, short s=-300, ushort us=60000, int i=-70000, uint ui=4000000000, long l=-9000000000, ulong ul=18000000000000000000) -> long -9000070000'
 has "$trace" 1 "Demo.Kinds.Chars(bool yes=true, bool no=false, char c='x', char nl='\\n', char q='\\'') -> char 'y'"
 has "$trace" 1 'Demo.Kinds.Floats(float f=-4.3, double d=1.5, float big=1E+10, double tiny=2.5E-07) -> double 3'
-has "$trace" 1 'Demo.Kinds.Natives(nint n=-42, nuint u=42) -> nint -84'
+# nint and nuint in hex (-42 = -0x2a; -84 = -0x54).
+has "$trace" 1 'Demo.Kinds.Natives(nint n=-0x2a, nuint u=0x2a) -> nint -0x54'
 has "$trace" 1 'Demo.Kinds.Money(decimal price=19.99, decimal qty=-0.500) -> decimal 39.98'
 # Well-known structs: DateTime in ISO 8601 as .NET's "o" format (Z for Utc, no
 # suffix for Unspecified, "(local)" for Local), TimeSpan as .NET's "c"
