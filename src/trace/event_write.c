@@ -135,6 +135,7 @@ ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint32_t ppid, uint64_
 }
 
 static void put_opt_plan(ct_wbuf *w, const ct_plan *p, unsigned depth);
+static void put_fields(ct_wbuf *w, const ct_plan *p, unsigned depth);
 
 static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
 {
@@ -150,12 +151,7 @@ static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
     put_str(w, p->type_name);
     switch (p->kind) {
     case CT_V_STRUCT:
-        put_u32(w, p->count);
-        for (uint32_t i = 0; i < p->count; i++) {
-            put_str(w, p->fields[i].name);
-            put_u32(w, p->fields[i].offset);
-            put_plan(w, p->fields[i].plan, depth + 1);
-        }
+        put_fields(w, p, depth);
         break;
     case CT_V_ENUM:
         put_u32(w, p->count);
@@ -170,12 +166,7 @@ static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
         break;
     case CT_V_CLASS:
         put_u32(w, p->value_offset);
-        put_u32(w, p->count);
-        for (uint32_t i = 0; i < p->count; i++) {
-            put_str(w, p->fields[i].name);
-            put_u32(w, p->fields[i].offset);
-            put_plan(w, p->fields[i].plan, depth + 1);
-        }
+        put_fields(w, p, depth);
         break;
     case CT_V_SEQ:
         put_u8(w, p->shape);
@@ -197,6 +188,17 @@ static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
         break;
     default:
         break;
+    }
+}
+
+/* A STRUCT's or CLASS's fields: u32 n, n x (name, u32 offset, plan). */
+static void put_fields(ct_wbuf *w, const ct_plan *p, unsigned depth)
+{
+    put_u32(w, p->count);
+    for (uint32_t i = 0; i < p->count; i++) {
+        put_str(w, p->fields[i].name);
+        put_u32(w, p->fields[i].offset);
+        put_plan(w, p->fields[i].plan, depth + 1);
     }
 }
 

@@ -119,6 +119,17 @@ static uint32_t items_kept(const cap_ctx *c, const ct_plan *e, uint32_t length)
     return n > c->limits->array_items ? c->limits->array_items : n;
 }
 
+/* A T[]'s length, the count copied and the elements (after its head). */
+static void capture_szarray_items(cap_ctx *c, const ct_plan *e, const uint8_t *o, unsigned depth)
+{
+    uint32_t length;
+    memcpy(&length, o + c->layout->array_length_offset, 4);
+    uint32_t n = items_kept(c, e, length);
+    emit_u32(c, length);
+    emit_u32(c, n);
+    capture_items(c, e, o + c->layout->array_data_offset, n, depth);
+}
+
 static void capture_array(cap_ctx *c, const ct_plan *p, uint64_t obj, unsigned depth)
 {
     emit_u64(c, obj);
@@ -129,12 +140,7 @@ static void capture_array(cap_ctx *c, const ct_plan *p, uint64_t obj, unsigned d
     if (c->class_of)
         c->class_of(c->ctx, obj, &ci);
     emit_u64(c, ci.id);
-    uint32_t length;
-    memcpy(&length, o + c->layout->array_length_offset, 4);
-    uint32_t n = items_kept(c, p->elem, length);
-    emit_u32(c, length);
-    emit_u32(c, n);
-    capture_items(c, p->elem, o + c->layout->array_data_offset, n, depth);
+    capture_szarray_items(c, p->elem, o, depth);
 }
 
 /* A multi-dimensional array: on 64-bit CoreLib its length is at the
@@ -230,12 +236,7 @@ static void capture_segment(cap_ctx *c, const ct_plan *p, const uint8_t *src, un
 static void capture_seq(cap_ctx *c, const ct_plan *p, const uint8_t *o, unsigned depth)
 {
     if (p->shape == CT_SEQ_ARRAY) {
-        uint32_t length;
-        memcpy(&length, o + c->layout->array_length_offset, 4);
-        uint32_t n = items_kept(c, p->elem, length);
-        emit_u32(c, length);
-        emit_u32(c, n);
-        capture_items(c, p->elem, o + c->layout->array_data_offset, n, depth);
+        capture_szarray_items(c, p->elem, o, depth);
         return;
     }
     const ct_seq *q = p->seq;

@@ -310,18 +310,35 @@ static void format_enum(const ct_plan *p, uint64_t raw, ct_text *t)
 
 static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth);
 
-/* "int[3]" for an int element; a jagged element "int[]" gives "int[3][]". */
-static void put_array_head(fctx *f, const char *elem_name, uint32_t length)
+/* An array's type with its bounds, as C# writes an array creation: the
+ * element's name up to its own brackets, the bounds (dims[0..rank), lower
+ * bounds lo or NULL), then the element's brackets: "int[3]", "int[3][]" for
+ * a jagged element, "int[2,3]", "int[1..2,0..2]". */
+static void put_array_type(fctx *f, const char *elem_name, uint32_t rank, const uint32_t *dims,
+                           const int32_t *lo)
 {
     if (!f->out)
         return;
     const char *e = elem_name ? elem_name : "?";
     const char *br = strchr(e, '[');
-    size_t n = br ? (size_t)(br - e) : strlen(e);
-    ct_text_putn(f->out, e, n);
-    ct_text_printf(f->out, "[%u]", length);
+    ct_text_putn(f->out, e, br ? (size_t)(br - e) : strlen(e));
+    ct_text_put(f->out, "[");
+    for (uint32_t i = 0; i < rank; i++) {
+        if (i)
+            ct_text_put(f->out, ",");
+        if (lo && lo[i])
+            ct_text_printf(f->out, "%d..%lld", lo[i], (long long)lo[i] + dims[i] - 1);
+        else
+            put_u64(f->out, dims[i]);
+    }
+    ct_text_put(f->out, "]");
     if (br)
         ct_text_put(f->out, br);
+}
+
+static void put_array_head(fctx *f, const char *elem_name, uint32_t length)
+{
+    put_array_type(f, elem_name, 1, &length, NULL);
 }
 
 /* n elements of plan e, then ", ..." when length says there are more. */
@@ -425,23 +442,7 @@ static void format_mdarray(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         r->bad = 1;
         return;
     }
-    if (f->out) {
-        const char *e = p->elem && p->elem->type_name ? p->elem->type_name : "?";
-        const char *br = strchr(e, '[');
-        ct_text_putn(f->out, e, br ? (size_t)(br - e) : strlen(e));
-        ct_text_put(f->out, "[");
-        for (uint32_t i = 0; i < rank; i++) {
-            if (i)
-                ct_text_put(f->out, ",");
-            if (lo[i])
-                ct_text_printf(f->out, "%d..%lld", lo[i], (long long)lo[i] + len[i] - 1);
-            else
-                put_u64(f->out, len[i]);
-        }
-        ct_text_put(f->out, "]");
-        if (br)
-            ct_text_put(f->out, br);
-    }
+    put_array_type(f, p->elem ? p->elem->type_name : NULL, rank, len, lo);
     if (!ct_array_items_captured(p->elem))
         return;
     ct_text_put(f->out, " ");

@@ -282,6 +282,35 @@ ct_dedent() {
 # target's dll) and traced (the array of CORECLR_* settings that load the
 # profiler).
 
+# ct_same_as_plain NAME: run NAME's stdout and exit code equal the untraced
+# run "plain"'s (two checks).
+ct_same_as_plain() {
+    local name=$1
+    check "$name: stdout equals the untraced run's" diff "$work/plain.out" "$work/$name.out"
+    check_eq "$name: exit code equals the untraced run's" "$(cat "$work/plain.rc")" "$(cat "$work/$name.rc")"
+}
+# ct_empty FILE: FILE is empty, or its first lines.
+ct_empty() { [[ ! -s "$1" ]] || { head -n 3 "$1"; return 1; }; }
+# ct_has TRACE COUNT TEXT: TEXT (fixed string) is on exactly COUNT lines.
+ct_has() {
+    check_eq "$(basename "$1"): $2 line(s) with: $3" "$2" "$(grep -cF -- "$3" "$1")"
+}
+# ct_has_re TRACE COUNT REGEX: like ct_has, with an extended regex (for addresses).
+ct_has_re() {
+    check_eq "$(basename "$1"): $2 line(s) matching /$3/" "$2" "$(grep -cE -- "$3" "$1")"
+}
+# ct_bad_option NAME VAR=VALUE EXPECTED-MESSAGE: a traced run with a bad
+# setting prints that one line on stderr, runs untraced (same output and exit
+# code) and writes no trace.
+ct_bad_option() {
+    local name=$1 setting=$2 message=$3
+    run_traced "$name" "$setting" --
+    ct_same_as_plain "$name"
+    check_eq "$setting: 1 stderr line" 1 "$(wc -l <"$work/$name.err")"
+    check_eq "$setting: the stderr message" "$message" "$(cat "$work/$name.err")"
+    check "$setting: no trace written" test ! -e "$work/$name.txt"
+}
+
 # run_plain NAME ARGS...: the untraced run of `dotnet Hard.dll ARGS...`.
 run_plain() {
     local name=$1

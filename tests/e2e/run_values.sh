@@ -36,24 +36,6 @@ app=$(ct_dotnet_build "$root/tests/targets/Values" "$work") && [[ -n "$app" ]] |
 # The settings that load the profiler, for run_traced (lib_checks.sh).
 traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$CLRTRACE_CLSID" "CORECLR_PROFILER_PATH=$lib")
 
-# Compares a run's stdout and exit code with the untraced run (two checks).
-same_as_plain() {
-    local name=$1
-    check "$name: stdout equals the untraced run's" diff "$work/plain.out" "$work/$name.out"
-    check_eq "$name: exit code equals the untraced run's" "$(cat "$work/plain.rc")" "$(cat "$work/$name.rc")"
-}
-# empty FILE: FILE is empty, or its first lines.
-empty() { [[ ! -s "$1" ]] || { head -n 3 "$1"; return 1; }; }
-
-# has TRACE COUNT TEXT: TEXT (fixed string) is on exactly COUNT lines.
-has() {
-    check_eq "$(basename "$1"): $2 line(s) with: $3" "$2" "$(grep -cF -- "$3" "$1")"
-}
-# has_re TRACE COUNT REGEX: like has, with an extended regex (for addresses).
-has_re() {
-    check_eq "$(basename "$1"): $2 line(s) matching /$3/" "$2" "$(grep -cE -- "$3" "$1")"
-}
-
 # ------------------------------------------------------------ 1. same run
 echo "== untraced and traced runs"
 run_plain plain
@@ -61,8 +43,8 @@ check_eq "untraced run exits with 7" 7 "$(cat "$work/plain.rc")"
 check "untraced stdout has simple=-111 (Abi.SimpleArgs)" grep -qx 'simple=-111' "$work/plain.out"
 trace="$work/traced.txt"
 run_traced traced --
-same_as_plain traced
-check "traced run writes nothing to stderr" empty "$work/traced.err"
+ct_same_as_plain traced
+check "traced run writes nothing to stderr" ct_empty "$work/traced.err"
 check "the traced run wrote a trace to $trace" test -s "$trace"
 [[ -s "$trace" ]] || { echo "ERROR: the traced run wrote no trace (is the profiler loading?)" >&2; exit 2; }
 
@@ -71,139 +53,139 @@ echo "== decoded values"
 # Primitives, chars and bools, floats as .NET prints them (shortest round
 # trip, E notation past 15 digits or below 1e-4), native ints, decimals with
 # their scale.
-has "$trace" 1 'Demo.Kinds.Ints(sbyte sb=-8, byte b=200, short s=-300, ushort us=60000, int i=-70000, uint ui=4000000000, long l=-9000000000, ulong ul=18000000000000000000) -> long -9000070000'
-has "$trace" 1 "Demo.Kinds.Chars(bool yes=true, bool no=false, char c='x', char nl='\\n', char q='\\'') -> char 'y'"
-has "$trace" 1 'Demo.Kinds.Floats(float f=-4.3, double d=1.5, float big=1E+10, double tiny=2.5E-07) -> double 3'
+ct_has "$trace" 1 'Demo.Kinds.Ints(sbyte sb=-8, byte b=200, short s=-300, ushort us=60000, int i=-70000, uint ui=4000000000, long l=-9000000000, ulong ul=18000000000000000000) -> long -9000070000'
+ct_has "$trace" 1 "Demo.Kinds.Chars(bool yes=true, bool no=false, char c='x', char nl='\\n', char q='\\'') -> char 'y'"
+ct_has "$trace" 1 'Demo.Kinds.Floats(float f=-4.3, double d=1.5, float big=1E+10, double tiny=2.5E-07) -> double 3'
 # nint and nuint in hex (-42 = -0x2a; -84 = -0x54).
-has "$trace" 1 'Demo.Kinds.Natives(nint n=-0x2a, nuint u=0x2a) -> nint -0x54'
-has "$trace" 1 'Demo.Kinds.Money(decimal price=19.99, decimal qty=-0.500) -> decimal 39.98'
+ct_has "$trace" 1 'Demo.Kinds.Natives(nint n=-0x2a, nuint u=0x2a) -> nint -0x54'
+ct_has "$trace" 1 'Demo.Kinds.Money(decimal price=19.99, decimal qty=-0.500) -> decimal 39.98'
 # Well-known structs: DateTime in ISO 8601 as .NET's "o" format (Z for Utc, no
 # suffix for Unspecified, "(local)" for Local), TimeSpan as .NET's "c"
 # format, Guid as "D", Half as its shortest text, Int128/UInt128 in decimal;
 # 1.02:03:04.5 - 1:30 = 1.00:33:04.5.
-has "$trace" 1 'Demo.Kinds.WellKnown(DateTime utc=2024-05-06T07:08:09.1234567Z, DateTime plain=1999-12-31T23:59:59.0000000, DateTime local=2000-01-01T00:00:00.0000000 (local), TimeSpan span=1.02:03:04.5000000, TimeSpan neg=-01:30:00, Guid id=0f8fad5b-d9cb-469f-a165-70867728950e, Half h=1.5, Int128 big=-170141183460469231731687303715884105728, UInt128 ubig=340282366920938463463374607431768211455) -> TimeSpan 1.00:33:04.5000000'
+ct_has "$trace" 1 'Demo.Kinds.WellKnown(DateTime utc=2024-05-06T07:08:09.1234567Z, DateTime plain=1999-12-31T23:59:59.0000000, DateTime local=2000-01-01T00:00:00.0000000 (local), TimeSpan span=1.02:03:04.5000000, TimeSpan neg=-01:30:00, Guid id=0f8fad5b-d9cb-469f-a165-70867728950e, Half h=1.5, Int128 big=-170141183460469231731687303715884105728, UInt128 ubig=340282366920938463463374607431768211455) -> TimeSpan 1.00:33:04.5000000'
 # SIMD vectors by element, as .NET's ToString writes them; 1 + 8 = 9.
-has "$trace" 1 'Demo.Kinds.Simd(Vector128<int> a=<1, 2, 3, 4>, Vector2 p=<1.5, 2>, Vector3 q=<1, 2, 3>, Vector4 r=<1, 2, 3, 4>, Vector64<byte> b=<1, 2, 3, 4, 5, 6, 7, 8>, Vector256<double> d=<1, 2, 3, 4>) -> int 9'
+ct_has "$trace" 1 'Demo.Kinds.Simd(Vector128<int> a=<1, 2, 3, 4>, Vector2 p=<1.5, 2>, Vector3 q=<1, 2, 3>, Vector4 r=<1, 2, 3, 4>, Vector64<byte> b=<1, 2, 3, 4, 5, 6, 7, 8>, Vector256<double> d=<1, 2, 3, 4>) -> int 9'
 # Spans: a char span's text (cut at 64 characters, with its length), other
 # spans' elements (8 by default, --array-items), the default span empty.
-has "$trace" 1 'Demo.Kinds.Spans(ReadOnlySpan<char> text="hello", Span<int> ints=[3] {4, 5, 6}, ReadOnlySpan<double> none=[0] {}, ReadOnlySpan<char> cut="xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...(100 chars), Span<long> many=[12] {10, 20, 30, 40, 50, 60, 70, 80, ...}) -> int 8'
-has "$trace" 1 'Demo.Kinds.Dates(DateTime[] days=DateTime[2] {0001-01-01T00:00:00.0000000, 9999-12-31T23:59:59.9999999}, Nullable<DateTime> maybe=2038-01-19T03:14:07.0000000, Nullable<Guid> none=null) -> int 2'
+ct_has "$trace" 1 'Demo.Kinds.Spans(ReadOnlySpan<char> text="hello", Span<int> ints=[3] {4, 5, 6}, ReadOnlySpan<double> none=[0] {}, ReadOnlySpan<char> cut="xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...(100 chars), Span<long> many=[12] {10, 20, 30, 40, 50, 60, 70, 80, ...}) -> int 8'
+ct_has "$trace" 1 'Demo.Kinds.Dates(DateTime[] days=DateTime[2] {0001-01-01T00:00:00.0000000, 9999-12-31T23:59:59.9999999}, Nullable<DateTime> maybe=2038-01-19T03:14:07.0000000, Nullable<Guid> none=null) -> int 2'
 # Strings: escaped as C# writes them, null, empty, cut at 64 characters
 # (CLRTRACE_STRING_CHARS) with the full length, UTF-8 out.
-has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'
-has "$trace" 1 'Demo.Kinds.LongString(string text="0123456789012345678901234567890123456789012345678901234567890123"...(100 chars)) -> int 100'
-has "$trace" 1 $'Demo.Kinds.Unicode(string s="h\u00e9llo \u2713") -> int 7'
+ct_has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'
+ct_has "$trace" 1 'Demo.Kinds.LongString(string text="0123456789012345678901234567890123456789012345678901234567890123"...(100 chars)) -> int 100'
+ct_has "$trace" 1 $'Demo.Kinds.Unicode(string s="h\u00e9llo \u2713") -> int 7'
 # Objects by their actual class, boxed primitives and well-known structs by value;
 # arrays with their elements (8 by default);
 # a multi-dimensional array and an array of structs by type only.
-has_re "$trace" 1 '^.* Demo\.Kinds\.Describe\(Shape shape=Demo\.Circle\{R=2\}\) -> string "circle"$'
-has "$trace" 1 'Demo.Kinds.Objects(object boxed=int 42, object text="text", object nothing=null) -> int 42'
-has_re "$trace" 1 '^.* Demo\.Kinds\.Boxes\(object d=double 1\.5, object day=DateTime 2024-01-02T00:00:00\.0000000Z, object flag=bool true, IComparable c=long 7, object e=Demo\.Color Green\) -> int 3$'
-has "$trace" 1 'Demo.Kinds.Arrays(int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}, double[] empty=double[0] {}, int[] none=null, long[] many=long[20] {1, 2, 3, 4, 5, 6, 7, 8, ...}) -> int 5'
-has_re "$trace" 1 '^.* Demo\.Kinds\.MoreArrays\(Color\[\] colors=Color\[2\] \{Red, Blue\}, Point\[\] points=Point\[2\] \{\{X=0, Y=0\}, \{X=0, Y=0\}\}, int\[,\] grid=int\[2,3\] \{\{0, 0, 0\}, \{0, 0, 0\}\}\) -> int 10$'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Describe\(Shape shape=Demo\.Circle\{R=2\}\) -> string "circle"$'
+ct_has "$trace" 1 'Demo.Kinds.Objects(object boxed=int 42, object text="text", object nothing=null) -> int 42'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Boxes\(object d=double 1\.5, object day=DateTime 2024-01-02T00:00:00\.0000000Z, object flag=bool true, IComparable c=long 7, object e=Demo\.Color Green\) -> int 3$'
+ct_has "$trace" 1 'Demo.Kinds.Arrays(int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}, double[] empty=double[0] {}, int[] none=null, long[] many=long[20] {1, 2, 3, 4, 5, 6, 7, 8, ...}) -> int 5'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.MoreArrays\(Color\[\] colors=Color\[2\] \{Red, Blue\}, Point\[\] points=Point\[2\] \{\{X=0, Y=0\}, \{X=0, Y=0\}\}, int\[,\] grid=int\[2,3\] \{\{0, 0, 0\}, \{0, 0, 0\}\}\) -> int 10$'
 # Enums by name, [Flags] combinations, a value with no name, byte and long
 # underlying types.
-has "$trace" 1 'Demo.Kinds.Enums(Color c=Green, Tiny t=Two, Wide w=Low, Access a=Read | Write, Access none=None, Color odd=7) -> Access Read | Write | Exec'
+ct_has "$trace" 1 'Demo.Kinds.Enums(Color c=Green, Tiny t=Two, Wide w=Low, Access a=Read | Write, Access none=None, Color odd=7) -> Access Read | Write | Exec'
 # Nullable<T> of a primitive, a struct and an enum; null.
-has "$trace" 1 'Demo.Kinds.Nullables(Nullable<int> some=42, Nullable<int> none=null, Nullable<Point> pt={X=1, Y=2}, Nullable<Color> col=Blue) -> Nullable<int> 43'
+ct_has "$trace" 1 'Demo.Kinds.Nullables(Nullable<int> some=42, Nullable<int> none=null, Nullable<Point> pt={X=1, Y=2}, Nullable<Color> col=Blue) -> Nullable<int> 43'
 # Structs field by field: nested, with a string field, five levels deep
 # (the fifth elided at the default depth 4), an auto-property's field.
-has "$trace" 1 'Demo.Kinds.Lines(Line l={A={X=1, Y=2}, B={X=3, Y=4}}) -> double 2'
-has "$trace" 1 'Demo.Kinds.TakeNamed(Named n={Name="widget", Id=7}) -> int 7'
-has "$trace" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={...}}}}}) -> int 6'
-has "$trace" 1 'Demo.Kinds.Warmer(Temperature t={Celsius=21.5}) {'
-has "$trace" 1 '} -> Temperature {Celsius=22.5}'
-has_re "$trace" 1 'Demo\.Temperature\.get_Celsius\(this=0x[0-9a-f]+ -> \{Celsius=21\.5\}\) -> double 21\.5$'
+ct_has "$trace" 1 'Demo.Kinds.Lines(Line l={A={X=1, Y=2}, B={X=3, Y=4}}) -> double 2'
+ct_has "$trace" 1 'Demo.Kinds.TakeNamed(Named n={Name="widget", Id=7}) -> int 7'
+ct_has "$trace" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={...}}}}}) -> int 6'
+ct_has "$trace" 1 'Demo.Kinds.Warmer(Temperature t={Celsius=21.5}) {'
+ct_has "$trace" 1 '} -> Temperature {Celsius=22.5}'
+ct_has_re "$trace" 1 'Demo\.Temperature\.get_Celsius\(this=0x[0-9a-f]+ -> \{Celsius=21\.5\}\) -> double 21\.5$'
 # ref / out / in: the address and the value at entry (out: before the
 # callee writes it), then at return each target in the caller's stack read
 # again (counter 10 -> 11, result = 11 * 2, text "abc" + "0"); a target in
 # the heap (an array element) is not; a pointer: its address.
-has_re "$trace" 1 '^.* Demo\.Kinds\.Refs\(ref int counter=0x[0-9a-f]+ -> 10, out int result=0x[0-9a-f]+ -> -1, in Point origin=0x[0-9a-f]+ -> \{X=0, Y=0\}, ref string text=0x[0-9a-f]+ -> "abc"\)  counter=11  result=22  origin=\{X=0, Y=0\}  text="abc0"$'
-has_re "$trace" 1 '^.* Demo\.Kinds\.TryGet\(string key="key", out int v=0x[0-9a-f]+ -> 0\) -> bool true  v=12$'
-has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6  x=6$'
-has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6$'
-has_re "$trace" 1 '^.* Demo\.Kinds\.Deref\(int\* p=0x[0-9a-f]+\) -> int 77$'
-has "$trace" 1 'Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Refs\(ref int counter=0x[0-9a-f]+ -> 10, out int result=0x[0-9a-f]+ -> -1, in Point origin=0x[0-9a-f]+ -> \{X=0, Y=0\}, ref string text=0x[0-9a-f]+ -> "abc"\)  counter=11  result=22  origin=\{X=0, Y=0\}  text="abc0"$'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.TryGet\(string key="key", out int v=0x[0-9a-f]+ -> 0\) -> bool true  v=12$'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6  x=6$'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6$'
+ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Deref\(int\* p=0x[0-9a-f]+\) -> int 77$'
+ct_has "$trace" 1 'Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}'
 # this: a class instance, a struct (by address), a virtual override called
 # through the base class, an interface method.
-has_re "$trace" 1 '^.* Demo\.Counter\.Add\(this=Demo\.Counter@0x[0-9a-f]+, int by=5\) -> int 5$'
-has_re "$trace" 1 '^.* Demo\.Vec\.Length\(this=0x[0-9a-f]+ -> \{X=3, Y=4\}\) -> double 5$'
-has_re "$trace" 1 '^.* Demo\.Circle\.Area\(this=Demo\.Circle@0x[0-9a-f]+\) -> double 12\.56$'
-has_re "$trace" 1 '^.* Demo\.English\.Greet\(this=Demo\.English@0x[0-9a-f]+, string name="Ann"\) -> string "Hello, Ann"$'
+ct_has_re "$trace" 1 '^.* Demo\.Counter\.Add\(this=Demo\.Counter@0x[0-9a-f]+, int by=5\) -> int 5$'
+ct_has_re "$trace" 1 '^.* Demo\.Vec\.Length\(this=0x[0-9a-f]+ -> \{X=3, Y=4\}\) -> double 5$'
+ct_has_re "$trace" 1 '^.* Demo\.Circle\.Area\(this=Demo\.Circle@0x[0-9a-f]+\) -> double 12\.56$'
+ct_has_re "$trace" 1 '^.* Demo\.English\.Greet\(this=Demo\.English@0x[0-9a-f]+, string name="Ann"\) -> string "Hello, Ann"$'
 # Generics. Unshared code (value-type arguments) shows the actual types;
 # shared code (reference types: System.__Canon) keeps the declared name and
 # shows each object's own class - a string's text (Program.cs passes "hi",
 # "there", "three", "five").
-has_re "$trace" 1 '^.* Demo\.Box<int>\.Get\(this=Demo\.Box<int>@0x[0-9a-f]+\) -> int 5$'
-has_re "$trace" 1 '^.* Demo\.Box<int>\.Set\(this=Demo\.Box<int>@0x[0-9a-f]+, int value=6\)$'
-has_re "$trace" 1 '^.* Demo\.Box<T>\.Get\(this=Demo\.Box<string>@0x[0-9a-f]+\) -> T "hi"$'
-has_re "$trace" 1 '^.* Demo\.Box<T>\.Set\(this=Demo\.Box<string>@0x[0-9a-f]+, T value="there"\)$'
-has_re "$trace" 1 '^.* Demo\.Box<T>\.Get\(this=Demo\.Box<Demo\.Circle>@0x[0-9a-f]+\) -> T Demo\.Circle\{R=1\}$'
-has_re "$trace" 1 '^.* Demo\.Pair<int, TValue>\.Key\(this=Demo\.Pair<int, string>@0x[0-9a-f]+\) -> int 3$'
-has_re "$trace" 1 '^.* Demo\.Pair<int, TValue>\.Value\(this=Demo\.Pair<int, string>@0x[0-9a-f]+\) -> TValue "three"$'
-has "$trace" 1 'Demo.Util.Id<int>(int x=5) -> int 5'
-has "$trace" 1 'Demo.Util.Id<T>(T x="five") -> T "five"'
+ct_has_re "$trace" 1 '^.* Demo\.Box<int>\.Get\(this=Demo\.Box<int>@0x[0-9a-f]+\) -> int 5$'
+ct_has_re "$trace" 1 '^.* Demo\.Box<int>\.Set\(this=Demo\.Box<int>@0x[0-9a-f]+, int value=6\)$'
+ct_has_re "$trace" 1 '^.* Demo\.Box<T>\.Get\(this=Demo\.Box<string>@0x[0-9a-f]+\) -> T "hi"$'
+ct_has_re "$trace" 1 '^.* Demo\.Box<T>\.Set\(this=Demo\.Box<string>@0x[0-9a-f]+, T value="there"\)$'
+ct_has_re "$trace" 1 '^.* Demo\.Box<T>\.Get\(this=Demo\.Box<Demo\.Circle>@0x[0-9a-f]+\) -> T Demo\.Circle\{R=1\}$'
+ct_has_re "$trace" 1 '^.* Demo\.Pair<int, TValue>\.Key\(this=Demo\.Pair<int, string>@0x[0-9a-f]+\) -> int 3$'
+ct_has_re "$trace" 1 '^.* Demo\.Pair<int, TValue>\.Value\(this=Demo\.Pair<int, string>@0x[0-9a-f]+\) -> TValue "three"$'
+ct_has "$trace" 1 'Demo.Util.Id<int>(int x=5) -> int 5'
+ct_has "$trace" 1 'Demo.Util.Id<T>(T x="five") -> T "five"'
 # Shared code over a struct holding a reference type: the runtime shares
 # Id<ValueTuple<List<string>, bool>> as Id<ValueTuple<System.__Canon, bool>>;
 # the stand-in reads as the generic parameter's declared name (ValueTuple's
 # T1), and never reaches the text anywhere; the value shows the real class.
-has_re "$trace" 1 '^.* Demo\.Util\.Id<ValueTuple<T1, bool>>\(ValueTuple<T1, bool> x=\{Item1=List<string>\(1\) \{"x"\}, Item2=true\}\)'
-has "$trace" 0 '__Canon'
-has "$trace" 1 'Demo.Util.Unwrap<int>(Wrapper<int> w={Value=9, Tag=1}) -> int 9'
-has "$trace" 1 'Demo.Util.CountOf<double>(double[] items=double[2] {1.5, 2.5}) -> int 2'
-has "$trace" 1 'Demo.Outer.Inner.Twice(int x=21) -> int 42'
-has_re "$trace" 1 '^.* Demo\.Outer<int>\.Holder\.Get\(this=Demo\.Outer<int>\.Holder@0x[0-9a-f]+\) -> int 3$'
+ct_has_re "$trace" 1 '^.* Demo\.Util\.Id<ValueTuple<T1, bool>>\(ValueTuple<T1, bool> x=\{Item1=List<string>\(1\) \{"x"\}, Item2=true\}\)'
+ct_has "$trace" 0 '__Canon'
+ct_has "$trace" 1 'Demo.Util.Unwrap<int>(Wrapper<int> w={Value=9, Tag=1}) -> int 9'
+ct_has "$trace" 1 'Demo.Util.CountOf<double>(double[] items=double[2] {1.5, 2.5}) -> int 2'
+ct_has "$trace" 1 'Demo.Outer.Inner.Twice(int x=21) -> int 42'
+ct_has_re "$trace" 1 '^.* Demo\.Outer<int>\.Holder\.Get\(this=Demo\.Outer<int>\.Holder@0x[0-9a-f]+\) -> int 3$'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
-has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
-has "$trace" 1 'Demo.Abi.TakeIntDouble(IntDouble v={I=7, D=2.5}) -> double 9.5'
-has "$trace" 1 'Demo.Abi.MakeBig(int k=1) -> Big64 {A={I=1, D=1.5}, B={I=2, D=2.5}, C={I=3, D=3.5}, D={I=4, D=4.5}}'
-has "$trace" 1 'Demo.Abi.TakeBig(Big64 v={A={I=1, D=1.5}, B={I=2, D=2.5}, C={I=3, D=3.5}, D={I=4, D=4.5}}) -> int 10'
-has "$trace" 1 'Demo.Abi.TakeInts(IntsOnly v={A=1, B=2, C=3}) -> long 6'
-has "$trace" 1 'Demo.Abi.Fp32x2Alone(Fp32x2 a={X=0.5, Y=1.25}) -> float 1.75'
-has "$trace" 1 'Demo.Abi.Fp32x2Pair(Fp32x2 a={X=0.5, Y=1.25}, Fp32x2 b={X=2, Y=-3}) -> float -2.5'
-has "$trace" 1 'Demo.Abi.Fp32x2Mixed(int i=1, Fp32x2 a={X=0.5, Y=1.25}, double d=0.25, Fp32x2 b={X=2, Y=-3}, long l=100) -> double 98.75'
-has "$trace" 1 'Demo.Abi.Fp32x3Alone(Fp32x3 a={X=0.5, Y=1.25, Z=2.5}) -> float 4.25'
-has "$trace" 1 'Demo.Abi.Fp32x3Pair(Fp32x3 a={X=0.5, Y=1.25, Z=2.5}, Fp32x3 b={X=2, Y=-3, Z=4.75}) -> float 7.25'
-has "$trace" 1 'Demo.Abi.Fp32x3Mixed(int i=1, Fp32x3 a={X=0.5, Y=1.25, Z=2.5}, double d=0.25, Fp32x3 b={X=2, Y=-3, Z=4.75}, long l=100) -> double 108.5'
-has "$trace" 1 'Demo.Abi.Fp32x4Alone(Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}) -> float 8.5'
-has "$trace" 1 'Demo.Abi.Fp32x4Pair(Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, Fp32x4 b={X=2, Y=-3, Z=4.75, W=-16}) -> float -8'
-has "$trace" 1 'Demo.Abi.Fp32x4Mixed(int i=1, Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, double d=0.25, Fp32x4 b={X=2, Y=-3, Z=4.75, W=-16}, long l=100) -> double 93.25'
-has "$trace" 1 'Demo.Abi.Fp64x2Alone(Fp64x2 a={X=0.5, Y=1.25}) -> double 1.75'
-has "$trace" 1 'Demo.Abi.Fp64x2Pair(Fp64x2 a={X=0.5, Y=1.25}, Fp64x2 b={X=2, Y=-3}) -> double -1.75'
-has "$trace" 1 'Demo.Abi.Fp64x2Mixed(int i=1, Fp64x2 a={X=0.5, Y=1.25}, double d=0.25, Fp64x2 b={X=2, Y=-3}, long l=100) -> double 99.5'
-has "$trace" 1 'Demo.Abi.Fp64x3Alone(Fp64x3 a={X=0.5, Y=1.25, Z=2.5}) -> double 3'
-has "$trace" 1 'Demo.Abi.Fp64x3Pair(Fp64x3 a={X=0.5, Y=1.25, Z=2.5}, Fp64x3 b={X=2, Y=-3, Z=4.75}) -> double 7.25'
-has "$trace" 1 'Demo.Abi.Fp64x3Mixed(int i=1, Fp64x3 a={X=0.5, Y=1.25, Z=2.5}, double d=0.25, Fp64x3 b={X=2, Y=-3, Z=4.75}, long l=100) -> double 108.5'
-has "$trace" 1 'Demo.Abi.Fp64x4Alone(Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}) -> double 8.5'
-has "$trace" 1 'Demo.Abi.Fp64x4Pair(Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, Fp64x4 b={X=2, Y=-3, Z=4.75, W=-16}) -> double -8'
-has "$trace" 1 'Demo.Abi.Fp64x4Mixed(int i=1, Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, double d=0.25, Fp64x4 b={X=2, Y=-3, Z=4.75, W=-16}, long l=100) -> double 93.25'
-has "$trace" 1 'Demo.Abi.NineStructs(int n=100, IntDouble a={I=1, D=1.5}, IntDouble b={I=2, D=2.5}, IntDouble c={I=3, D=3.5}, IntDouble d={I=4, D=4.5}, IntDouble e={I=5, D=5.5}, IntDouble f={I=6, D=6.5}, IntDouble g={I=7, D=7.5}, IntDouble h={I=8, D=8.5}, IntDouble i={I=9, D=9.5}) -> int 145'
-has "$trace" 1 'Demo.Abi.RetFloat(float a=1.5, float b=-2.25) -> float -3.375'
-has "$trace" 1 'Demo.Abi.RetDouble(double a=0.5, double b=3.25) -> double 1.625'
-has "$trace" 1 'Demo.Abi.MakeIntegerSse(long a=-7, double b=0.125) -> IntegerSse {A=-7, B=0.125}'
-has "$trace" 1 'Demo.Abi.MakeSseInteger(double a=0.375, long b=9) -> SseInteger {A=0.375, B=9}'
-has "$trace" 1 'Demo.Abi.MakeMixedSse(int a=-3, float b=1.5, double c=2.75) -> MixedSse {A=-3, B=1.5, C=2.75}'
-has "$trace" 1 'Demo.Abi.MakeSseMixed(double a=-0.5, int b=11, float c=6.5) -> SseMixed {A=-0.5, B=11, C=6.5}'
-has "$trace" 1 'Demo.Abi.MakeMixedMixed(int a=1, float b=2.5, int c=-3, float d=4.5) -> MixedMixed {A=1, B=2.5, C=-3, D=4.5}'
-has "$trace" 1 'Demo.Abi.MakeFp32x2(float x=0.75, float y=-1.5) -> Fp32x2 {X=0.75, Y=-1.5}'
-has "$trace" 1 'Demo.Abi.MakeFp64x2(double x=-0.75, double y=1.5) -> Fp64x2 {X=-0.75, Y=1.5}'
-has "$trace" 1 'Demo.Abi.MakeInts(int a=4, int b=5, long c=6000000000) -> IntsOnly {A=4, B=5, C=6000000000}'
+ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+ct_has "$trace" 1 'Demo.Abi.TakeIntDouble(IntDouble v={I=7, D=2.5}) -> double 9.5'
+ct_has "$trace" 1 'Demo.Abi.MakeBig(int k=1) -> Big64 {A={I=1, D=1.5}, B={I=2, D=2.5}, C={I=3, D=3.5}, D={I=4, D=4.5}}'
+ct_has "$trace" 1 'Demo.Abi.TakeBig(Big64 v={A={I=1, D=1.5}, B={I=2, D=2.5}, C={I=3, D=3.5}, D={I=4, D=4.5}}) -> int 10'
+ct_has "$trace" 1 'Demo.Abi.TakeInts(IntsOnly v={A=1, B=2, C=3}) -> long 6'
+ct_has "$trace" 1 'Demo.Abi.Fp32x2Alone(Fp32x2 a={X=0.5, Y=1.25}) -> float 1.75'
+ct_has "$trace" 1 'Demo.Abi.Fp32x2Pair(Fp32x2 a={X=0.5, Y=1.25}, Fp32x2 b={X=2, Y=-3}) -> float -2.5'
+ct_has "$trace" 1 'Demo.Abi.Fp32x2Mixed(int i=1, Fp32x2 a={X=0.5, Y=1.25}, double d=0.25, Fp32x2 b={X=2, Y=-3}, long l=100) -> double 98.75'
+ct_has "$trace" 1 'Demo.Abi.Fp32x3Alone(Fp32x3 a={X=0.5, Y=1.25, Z=2.5}) -> float 4.25'
+ct_has "$trace" 1 'Demo.Abi.Fp32x3Pair(Fp32x3 a={X=0.5, Y=1.25, Z=2.5}, Fp32x3 b={X=2, Y=-3, Z=4.75}) -> float 7.25'
+ct_has "$trace" 1 'Demo.Abi.Fp32x3Mixed(int i=1, Fp32x3 a={X=0.5, Y=1.25, Z=2.5}, double d=0.25, Fp32x3 b={X=2, Y=-3, Z=4.75}, long l=100) -> double 108.5'
+ct_has "$trace" 1 'Demo.Abi.Fp32x4Alone(Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}) -> float 8.5'
+ct_has "$trace" 1 'Demo.Abi.Fp32x4Pair(Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, Fp32x4 b={X=2, Y=-3, Z=4.75, W=-16}) -> float -8'
+ct_has "$trace" 1 'Demo.Abi.Fp32x4Mixed(int i=1, Fp32x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, double d=0.25, Fp32x4 b={X=2, Y=-3, Z=4.75, W=-16}, long l=100) -> double 93.25'
+ct_has "$trace" 1 'Demo.Abi.Fp64x2Alone(Fp64x2 a={X=0.5, Y=1.25}) -> double 1.75'
+ct_has "$trace" 1 'Demo.Abi.Fp64x2Pair(Fp64x2 a={X=0.5, Y=1.25}, Fp64x2 b={X=2, Y=-3}) -> double -1.75'
+ct_has "$trace" 1 'Demo.Abi.Fp64x2Mixed(int i=1, Fp64x2 a={X=0.5, Y=1.25}, double d=0.25, Fp64x2 b={X=2, Y=-3}, long l=100) -> double 99.5'
+ct_has "$trace" 1 'Demo.Abi.Fp64x3Alone(Fp64x3 a={X=0.5, Y=1.25, Z=2.5}) -> double 3'
+ct_has "$trace" 1 'Demo.Abi.Fp64x3Pair(Fp64x3 a={X=0.5, Y=1.25, Z=2.5}, Fp64x3 b={X=2, Y=-3, Z=4.75}) -> double 7.25'
+ct_has "$trace" 1 'Demo.Abi.Fp64x3Mixed(int i=1, Fp64x3 a={X=0.5, Y=1.25, Z=2.5}, double d=0.25, Fp64x3 b={X=2, Y=-3, Z=4.75}, long l=100) -> double 108.5'
+ct_has "$trace" 1 'Demo.Abi.Fp64x4Alone(Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}) -> double 8.5'
+ct_has "$trace" 1 'Demo.Abi.Fp64x4Pair(Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, Fp64x4 b={X=2, Y=-3, Z=4.75, W=-16}) -> double -8'
+ct_has "$trace" 1 'Demo.Abi.Fp64x4Mixed(int i=1, Fp64x4 a={X=0.5, Y=1.25, Z=2.5, W=8}, double d=0.25, Fp64x4 b={X=2, Y=-3, Z=4.75, W=-16}, long l=100) -> double 93.25'
+ct_has "$trace" 1 'Demo.Abi.NineStructs(int n=100, IntDouble a={I=1, D=1.5}, IntDouble b={I=2, D=2.5}, IntDouble c={I=3, D=3.5}, IntDouble d={I=4, D=4.5}, IntDouble e={I=5, D=5.5}, IntDouble f={I=6, D=6.5}, IntDouble g={I=7, D=7.5}, IntDouble h={I=8, D=8.5}, IntDouble i={I=9, D=9.5}) -> int 145'
+ct_has "$trace" 1 'Demo.Abi.RetFloat(float a=1.5, float b=-2.25) -> float -3.375'
+ct_has "$trace" 1 'Demo.Abi.RetDouble(double a=0.5, double b=3.25) -> double 1.625'
+ct_has "$trace" 1 'Demo.Abi.MakeIntegerSse(long a=-7, double b=0.125) -> IntegerSse {A=-7, B=0.125}'
+ct_has "$trace" 1 'Demo.Abi.MakeSseInteger(double a=0.375, long b=9) -> SseInteger {A=0.375, B=9}'
+ct_has "$trace" 1 'Demo.Abi.MakeMixedSse(int a=-3, float b=1.5, double c=2.75) -> MixedSse {A=-3, B=1.5, C=2.75}'
+ct_has "$trace" 1 'Demo.Abi.MakeSseMixed(double a=-0.5, int b=11, float c=6.5) -> SseMixed {A=-0.5, B=11, C=6.5}'
+ct_has "$trace" 1 'Demo.Abi.MakeMixedMixed(int a=1, float b=2.5, int c=-3, float d=4.5) -> MixedMixed {A=1, B=2.5, C=-3, D=4.5}'
+ct_has "$trace" 1 'Demo.Abi.MakeFp32x2(float x=0.75, float y=-1.5) -> Fp32x2 {X=0.75, Y=-1.5}'
+ct_has "$trace" 1 'Demo.Abi.MakeFp64x2(double x=-0.75, double y=1.5) -> Fp64x2 {X=-0.75, Y=1.5}'
+ct_has "$trace" 1 'Demo.Abi.MakeInts(int a=4, int b=5, long c=6000000000) -> IntsOnly {A=4, B=5, C=6000000000}'
 # An exception leaving Fail (a leaf: folded) and Outer (a block), caught in
 # Catch, which returns normally.
-has "$trace" 1 'Demo.Thrower.Catch(int code=3) {'
-has "$trace" 1 'Demo.Thrower.Outer(int code=3) {'
-has "$trace" 1 'Demo.Thrower.Fail(int code=3) -> exception System.InvalidOperationException: "code 3"'
-has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} exception System\.InvalidOperationException: "code 3"$'
-has "$trace" 1 '} -> string "code 3"'
+ct_has "$trace" 1 'Demo.Thrower.Catch(int code=3) {'
+ct_has "$trace" 1 'Demo.Thrower.Outer(int code=3) {'
+ct_has "$trace" 1 'Demo.Thrower.Fail(int code=3) -> exception System.InvalidOperationException: "code 3"'
+ct_has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} exception System\.InvalidOperationException: "code 3"$'
+ct_has "$trace" 1 '} -> string "code 3"'
 # Main opens the trace and closes it last on its thread.
-has "$trace" 1 'Demo.Program.Main(string[] args=string[0] {}) {'
-has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s  \} -> int 7$'
+ct_has "$trace" 1 'Demo.Program.Main(string[] args=string[0] {}) {'
+ct_has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s  \} -> int 7$'
 
 # ----------------------------------------------------------- 3. its shape
 echo "== trace shape"
-has_re "$trace" 1 '^# clrtrace: dotnet .*Values\.dll, pid [0-9]+, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z, filter: my code$'
-has "$trace" 1 '#  TIME(s)    TID   DURATION  CALL'
+ct_has_re "$trace" 1 '^# clrtrace: dotnet .*Values\.dll, pid [0-9]+, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z, filter: my code$'
+ct_has "$trace" 1 '#  TIME(s)    TID   DURATION  CALL'
 # The call lines: everything before the summary that is not a comment.
 calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)
 bad=$(grep -vE '^ *[0-9]+\.[0-9]{6} +[0-9]+ ' <<<"$calls" || true)
@@ -239,9 +221,9 @@ check_eq "the summary's function count is its table's rows" "$rows" "${BASH_REMA
 # Per function: the calls in the table are the lines ending a call of it
 # (Show is called once per result line of stdout).
 shows=$(wc -l <"$work/plain.out")
-has_re "$trace" 1 "^ +$shows +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Program\.Show\$"
-has_re "$trace" 1 '^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Box<T>\.Get$'
-has_re "$trace" 1 '^ +1 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +1  Demo\.Thrower\.Fail$'
+ct_has_re "$trace" 1 "^ +$shows +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Program\.Show\$"
+ct_has_re "$trace" 1 '^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Box<T>\.Get$'
+ct_has_re "$trace" 1 '^ +1 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +1  Demo\.Thrower\.Fail$'
 # SELF adds up to the TOTAL of the two outermost calls (Main and the
 # worker's lambda), within the table's rounding (0.05 us a row and 0.05 ms
 # for rows printed in ms).
@@ -265,57 +247,49 @@ check "summary times add up (SELF never above TOTAL; SELF sums to the roots' TOT
 echo "== limits"
 # Strings: at the limit the text is whole, one below it is cut.
 run_traced s12 CLRTRACE_STRING_CHARS=12 --
-same_as_plain s12
-has "$work/s12.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+ct_same_as_plain s12
+ct_has "$work/s12.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
 run_traced s11 CLRTRACE_STRING_CHARS=11 --
-has "$work/s11.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test"...(12 chars)) -> int -111'
+ct_has "$work/s11.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test"...(12 chars)) -> int -111'
 run_traced s0 CLRTRACE_STRING_CHARS=0 --
-has "$work/s0.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s=""...(12 chars)) -> int -111'
+ct_has "$work/s0.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s=""...(12 chars)) -> int -111'
 # Arrays: three elements at a limit of 3, cut at 2.
 run_traced a3 CLRTRACE_ARRAY_ITEMS=3 --
-has "$work/a3.txt" 1 'int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}'
+ct_has "$work/a3.txt" 1 'int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}'
 run_traced a2 CLRTRACE_ARRAY_ITEMS=2 --
-has "$work/a2.txt" 1 'int[] ints=int[3] {1, 2, ...}, string[] words=string[2] {"a", "b"}'
+ct_has "$work/a2.txt" 1 'int[] ints=int[3] {1, 2, ...}, string[] words=string[2] {"a", "b"}'
 # Struct depth: Level1 nests five structs.
 run_traced d5 CLRTRACE_STRUCT_DEPTH=5 --
-has "$work/d5.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={E=5}}}}}) -> int 6'
+ct_has "$work/d5.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={E=5}}}}}) -> int 6'
 run_traced d1 CLRTRACE_STRUCT_DEPTH=1 --
-has "$work/d1.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={...}}) -> int 6'
-has "$work/d1.txt" 1 'Demo.Kinds.Lines(Line l={A={...}, B={...}}) -> double 2'
+ct_has "$work/d1.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={...}}) -> int 6'
+ct_has "$work/d1.txt" 1 'Demo.Kinds.Lines(Line l={A={...}, B={...}}) -> double 2'
 run_traced d0 CLRTRACE_STRUCT_DEPTH=0 --
-has "$work/d0.txt" 1 'Demo.Kinds.Deep(Level1 v={...}) -> int 6'
+ct_has "$work/d0.txt" 1 'Demo.Kinds.Deep(Level1 v={...}) -> int 6'
 run_traced nosum CLRTRACE_SUMMARY=0 --
-same_as_plain nosum
-has "$work/nosum.txt" 0 '# summary:'
-has "$work/nosum.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+ct_same_as_plain nosum
+ct_has "$work/nosum.txt" 0 '# summary:'
+ct_has "$work/nosum.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
 
 # ------------------------------------------------------ 5. bad options
 echo "== bad option values"
-bad_option() { # NAME VAR=VALUE EXPECTED-MESSAGE
-    local name=$1 setting=$2 message=$3
-    run_traced "$name" "$setting" --
-    same_as_plain "$name"
-    check_eq "$setting: 1 stderr line" 1 "$(wc -l <"$work/$name.err")"
-    check_eq "$setting: the stderr message" "$message" "$(cat "$work/$name.err")"
-    check "$setting: no trace written" test ! -e "$work/$name.txt"
-}
-bad_option badchars CLRTRACE_STRING_CHARS=abc \
+ct_bad_option badchars CLRTRACE_STRING_CHARS=abc \
     'clrtrace: CLRTRACE_STRING_CHARS=abc is not valid (use a whole number from 0 to 1000000); the program runs untraced'
-bad_option baditems CLRTRACE_ARRAY_ITEMS=-1 \
+ct_bad_option baditems CLRTRACE_ARRAY_ITEMS=-1 \
     'clrtrace: CLRTRACE_ARRAY_ITEMS=-1 is not valid (use a whole number from 0 to 1000000); the program runs untraced'
-bad_option baddepth CLRTRACE_STRUCT_DEPTH=9 \
+ct_bad_option baddepth CLRTRACE_STRUCT_DEPTH=9 \
     'clrtrace: CLRTRACE_STRUCT_DEPTH=9 is not valid (use a whole number from 0 to 8); the program runs untraced'
-bad_option badsummary CLRTRACE_SUMMARY=maybe \
+ct_bad_option badsummary CLRTRACE_SUMMARY=maybe \
     'clrtrace: CLRTRACE_SUMMARY=maybe is not valid (use 1 or 0); the program runs untraced'
 
 # ------------------------------------------------------ 6. CLRTRACE_ALL
 echo "== CLRTRACE_ALL=1"
 run_traced all CLRTRACE_ALL=1 --
-same_as_plain all
-check "CLRTRACE_ALL=1 writes nothing to stderr" empty "$work/all.err"
+ct_same_as_plain all
+check "CLRTRACE_ALL=1 writes nothing to stderr" ct_empty "$work/all.err"
 check "CLRTRACE_ALL=1: framework calls in the trace" grep -qE '^ *[0-9.]+ +[0-9]+ .*System\.' "$work/all.txt"
-has "$work/all.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
-has "$work/all.txt" 0 '<damaged>'
+ct_has "$work/all.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+ct_has "$work/all.txt" 0 '<damaged>'
 
 if ((ct_fails)); then
     echo "---- trace (first 60 lines of $trace) ----"
