@@ -363,15 +363,20 @@ static int items_ok(const ct_plan *e, uint32_t n, uint64_t length)
     return n <= length && (!n || ct_array_items_captured(e));
 }
 
-static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+/* A reference's address: 1 when it is not null; else "null" is written (or
+ * the record is damaged) and 0 returned. */
+static int take_reference(rd *r, fctx *f)
 {
     uint64_t addr = take_u(r, 8);
-    if (r->bad)
-        return;
-    if (!addr) {
+    if (!r->bad && !addr)
         ct_text_put(f->out, "null");
+    return !r->bad && addr;
+}
+
+static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    if (!take_reference(r, f))
         return;
-    }
     take_u(r, 8); /* class id: the element type comes from the plan */
     uint32_t length = (uint32_t)take_u(r, 4);
     uint32_t n = (uint32_t)take_u(r, 4);
@@ -416,13 +421,8 @@ static void format_dims(rd *r, const ct_plan *p, fctx *f, const uint32_t *len, u
 
 static void format_mdarray(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 {
-    uint64_t addr = take_u(r, 8);
-    if (r->bad)
+    if (!take_reference(r, f))
         return;
-    if (!addr) {
-        ct_text_put(f->out, "null");
-        return;
-    }
     uint32_t rank = (uint32_t)take_u(r, 4);
     uint32_t len[CT_MAX_ARRAY_RANK];
     int32_t lo[CT_MAX_ARRAY_RANK];
