@@ -9,7 +9,8 @@
 #   1. traced and untraced runs print the same stdout and exit with the same
 #      code (5); the traced run writes nothing to stderr;
 #   2. the decoded calls (Program.cs);
-#   3. replay of a recorded trace reads as the live log, and dump --chrome
+#   3. replay of a recorded trace reads byte for byte as that run's live log,
+#      and as the first traced run (addresses aside); dump --chrome
 #      carries the same values;
 #   4. the limits --object-depth, --object-fields, --value-bytes at their
 #      value and one past it; bad values: one stderr line, an untraced run;
@@ -82,11 +83,12 @@ ct_has "$trace" 0 '<damaged>'
 
 # --------------------------------------------------- 3. replay and chrome
 echo "== record, replay, dump --chrome"
-ct_run "$work" rec "$ct" record -o "$work/rec" -- dotnet "$app"
+ct_run "$work" rec "$ct" record -o "$work/rec" --text "$work/live.txt" -- dotnet "$app"
 check_eq "record: exit code 5" 5 "$(cat "$work/rec.rc")"
 ct_run "$work" replay "$ct" replay "$work/rec"
+check "replay: byte for byte the live text log of the same run" cmp "$work/live.txt" "$work/replay.out"
 calls() { grep -E 'Demo\.Calls\.[A-Za-z]+\(' "$1" | sed -E 's/^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mun]?s +)?//; s/@0x[0-9a-f]+/@ADDR/g'; }
-check "replay shows the calls as the live log does" diff <(calls "$trace") <(calls "$work/replay.out")
+check "the recorded run shows the calls as the first traced run" diff <(calls "$trace") <(calls "$work/replay.out")
 ct_run "$work" chrome "$ct" dump --chrome "$work/rec"
 check "dump --chrome carries the values" grep -qF 'Demo.Customer{Name=\"Ada\", Age=36}' "$work/chrome.out"
 
