@@ -36,6 +36,9 @@ typedef struct frame {
     ct_stack_frame h;       /* the function's key */
     fn *f;
     uint64_t start, child;
+    int nested;             /* a call of the same function is open below it on
+                               the thread (recursion): its time is already in
+                               that call's total */
 } frame;
 
 typedef struct thread {
@@ -43,6 +46,7 @@ typedef struct thread {
     struct thread *next;    /* in first-seen order */
     ct_stack stack;         /* the calls open (include/clrtrace/stack.h), the
                                outermost CT_RENDER_MAX_FRAMES timed */
+    ct_table open;          /* function key -> 1 + its kept frames open */
     int gap;                /* events of this thread were dropped: pairing
                                failures that follow are their echo */
     int pending;            /* an enter line is held back */
@@ -116,6 +120,7 @@ void ct_render_free(ct_render *r)
     for (thread *t = r->first, *n; t; t = n) {
         n = t->next;
         ct_stack_free(&t->stack);
+        ct_table_free(&t->open);
         free(t->pend);
         free(t);
     }
@@ -356,14 +361,31 @@ static void count_dropped(ct_render *r, thread *th, uint64_t n)
         r->dropped += n;
 }
 
-/* A call of f began: its frame, timed when it is kept. */
+/* A call of f began: its frame, timed when it is kept; nested when a call
+ * of f is open below it. */
 static void push_frame(thread *th, fn *f, uint64_t now)
 {
     frame *fr = ct_stack_push(&th->stack, f->def->key, NULL);
     if (fr) {
+        uintptr_t n = (uintptr_t)ct_table_get(&th->open, f->def->key);
         fr->f = f;
         fr->start = now;
+        fr->nested = n > 1;
+        ct_table_put(&th->open, f->def->key, (void *)(n ? n + 1 : 2));
     }
+}
+
+/* Removes the innermost open call (ct_stack_pop), forgetting a kept one in
+ * th->open. */
+static void pop_one(thread *th)
+{
+    if (th->stack.kept && th->stack.depth == th->stack.kept) {
+        const frame *fr = ct_stack_top(&th->stack);
+        uintptr_t n = (uintptr_t)ct_table_get(&th->open, fr->h.key);
+        if (n > 1)
+            ct_table_put(&th->open, fr->h.key, (void *)(n - 1));
+    }
+    ct_stack_pop(&th->stack);
 }
 
 /* Pops f's frame by the rule of include/clrtrace/stack.h; *dur gets its
@@ -378,7 +400,7 @@ static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *du
         return -1;
     }
     if (k == CT_STACK_UNKEPT) {
-        ct_stack_pop(&th->stack);
+        pop_one(th);
         count_dropped(r, th, 1);
         return 0;
     }
@@ -387,16 +409,19 @@ static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *du
         /* A frame that never closed (missed unwinding, a dropped event). */
         count_dropped(r, th, top - (uint32_t)k);
         while (th->stack.kept > (uint32_t)k + 1)
-            ct_stack_pop(&th->stack);
+            pop_one(th);
         th->pending = 0;
     }
     frame *fr = ct_stack_top(&th->stack);
     uint64_t total = now > fr->start ? now - fr->start : 0;
     uint64_t self = total > fr->child ? total - fr->child : 0;
     f->calls++;
-    f->total += total;
+    /* A function's total counts each call once: its outermost calls on
+     * each thread (a recursive call's time is in its caller's). */
+    if (!fr->nested)
+        f->total += total;
     f->self += self;
-    ct_stack_pop(&th->stack);
+    pop_one(th);
     frame *caller = ct_stack_top(&th->stack);
     if (caller)
         caller->child += total;

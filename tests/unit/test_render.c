@@ -435,7 +435,9 @@ static void test_exceptions(void **state)
         "# summary: 6 calls, 4 functions, 1 thread, 0 events dropped\n"
         "#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION\n"
         "       1    11.0 us     5.0 us           0  Main\n"
-        "       3     5.0 us     4.0 us           3  Thrower\n"
+        /* Thrower's total: its outermost calls, n=1 (3.0 us, n=2 inside
+         * it) and n=3 (1.0 us): 4.0 us. */
+        "       3     4.0 us     4.0 us           3  Thrower\n"
         "       1     1.0 us     1.0 us           1  Lost\n"
         "       1     1.0 us     1.0 us           1  Quiet\n"
         "# clrtrace: shutdown, 10 functions JIT-compiled, 4 traced\n");
@@ -547,11 +549,36 @@ static void test_depth_and_units(void **state)
     assert_non_null(strstr(text, "\n      70 "));
 }
 
+
+/* A recursive function's TOTAL counts each call once: its outermost calls
+ * on each thread. R(3) calls R(2) calls R(1), 1 us apart, returning 1 us
+ * apart: the outer call lasts 5 us, the whole recursion's time; on a second
+ * thread R runs once for 2 us. TOTAL = 5 + 2 = 7 us (not 5 + 3 + 1 + 2);
+ * SELF = 2 + 2 + 1 + 2 = 7 us; the calls 4. */
+static void test_recursion_total(void **state)
+{
+    (void)state;
+    begin_trace();
+    function(1, "R", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    event(CT_REC_ENTER, 1000, 10, 1, 0, NULL);
+    event(CT_REC_ENTER, 2000, 10, 1, 0, NULL);
+    event(CT_REC_ENTER, 3000, 10, 1, 0, NULL);
+    event(CT_REC_ENTER, 3000, 20, 1, 0, NULL);
+    event(CT_REC_LEAVE, 4000, 10, 1, 0, NULL);
+    event(CT_REC_LEAVE, 5000, 10, 1, 0, NULL);
+    event(CT_REC_LEAVE, 5000, 20, 1, 0, NULL);
+    event(CT_REC_LEAVE, 6000, 10, 1, 0, NULL);
+    end_block();
+    const char *text = render(0, 1, NULL);
+    assert_non_null(strstr(text, "\n       4     7.0 us     7.0 us  R\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demo),
         cmocka_unit_test(test_report),
+        cmocka_unit_test(test_recursion_total),
         cmocka_unit_test(test_threads_and_endings),
         cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_value_statuses),
