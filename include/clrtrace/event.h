@@ -60,6 +60,9 @@ typedef enum ct_rec_type {
     CT_REC_EVENTS = 10,  /* a block of one thread's events, compactly encoded (files
                             only; the reader hands out its events one by one, as
                             ENTER/LEAVE/TAILCALL/UNWIND) */
+    CT_REC_HELD = 11,    /* (2.3) how long the tracer held a thread: time its
+                            hooks spent capturing values and waiting for
+                            buffer room, left out of every event time */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -128,7 +131,7 @@ typedef struct ct_rec {
     size_t values_len;
     /* CLASS (2.3): the plan of the class's content, or NULL */
     const ct_plan *content;
-    /* DROPPED / END */
+    /* DROPPED / END; HELD: the nanoseconds */
     uint64_t count;
     /* END: functions the runtime mapped, and those traced */
     uint64_t mapped, traced;
@@ -207,6 +210,8 @@ ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
 ct_trace_status ct_write_class_content(ct_wbuf *w, uint64_t class_id, const char *name,
                                        const ct_plan *content);
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
+/* ns more nanoseconds the tracer held thread tid (since its last HELD). */
+ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
 ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
                              uint64_t traced);
 

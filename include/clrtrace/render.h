@@ -109,6 +109,19 @@ void ct_render_get_totals(const ct_render *r, ct_render_totals *t);
 /* "0.8 us", "12.3 ms", "1.52 s" into out[0..cap). */
 void ct_format_duration(uint64_t ns, char *out, size_t cap);
 
+/* One thread's time held by the tracer (HELD records, summed). */
+typedef struct ct_held {
+    uint64_t tid, ns;
+} ct_held;
+
+/* Threads listed in a held text, the largest first; the rest are counted. */
+#define CT_HELD_LIST_MAX 4
+
+/* "12.3 ms on 3 threads (4242 10.1 ms, 4250 2.0 ms, 4251 0.2 ms)": the
+ * time the tracer held the threads of held[0..n) (sorted in place, largest
+ * first), into out[0..cap). */
+void ct_held_text(ct_held *held, size_t n, char *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,9 @@ typedef struct info_stats {
     uint64_t mapped, traced;  /* from END */
     int ended;
     ct_table tids;
+    ct_held *held;            /* HELD records summed per thread (while reading) */
+    size_t nheld;
+    char held_text[256];      /* ct_held_text of them; "" when none */
 } info_stats;
 
 static int count(void *ctx, const ct_rec *rec)
@@ -57,6 +60,20 @@ static int count(void *ctx, const ct_rec *rec)
     case CT_REC_TAILCALL: s->tailcalls++; break;
     case CT_REC_UNWIND: s->unwinds++; break;
     case CT_REC_DROPPED: s->dropped += rec->count; break;
+    case CT_REC_HELD: {
+        size_t i = 0;
+        while (i < s->nheld && s->held[i].tid != rec->tid)
+            i++;
+        if (i == s->nheld) {
+            ct_held *h = realloc(s->held, (s->nheld + 1) * sizeof *h);
+            if (!h)
+                return -1;
+            s->held = h;
+            s->held[s->nheld++] = (ct_held){rec->tid, 0};
+        }
+        s->held[i].ns += rec->count;
+        break;
+    }
     case CT_REC_FUNCTION: s->functions++; break;
     case CT_REC_CLASS: s->classes++; break;
     case CT_REC_END:
@@ -95,6 +112,10 @@ static int info_read(info_trace *it, const char *path)
     it->t.quiet_incomplete = 1;
     it->damaged = cli_trace_each(&it->t, "info", count, &it->s) != 0;
     ct_table_free(&it->s.tids);
+    if (it->s.nheld)
+        ct_held_text(it->s.held, it->s.nheld, it->s.held_text, sizeof it->s.held_text);
+    free(it->s.held);
+    it->s.held = NULL;
     return 0;
 }
 
@@ -154,6 +175,7 @@ static void describe(const info_trace *it)
         printf("%-14s%llu traced\n", "functions", (unsigned long long)s->functions);
     printf("%-14s%llu\n", "threads", (unsigned long long)s->threads);
     printf("%-14s%llu events\n", "dropped", (unsigned long long)s->dropped);
+    printf("%-14s%s\n", "tracer held", s->held_text[0] ? s->held_text : "nothing recorded");
     if (it->damaged)
         printf("%-14sdamaged: %s at offset %llu\n", "complete",
                ct_trace_strerror(it->t.reader.error),

@@ -404,6 +404,7 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         c.pos = c.n;
         break;
     case CT_REC_DROPPED:
+    case CT_REC_HELD:
         rec->tid = get_u(&c, 8);
         rec->count = get_u(&c, 8);
         break;

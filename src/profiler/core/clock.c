@@ -1,3 +1,6 @@
+#ifndef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (the profiler builds with _GNU_SOURCE) */
+#endif
 #include "clock.h"
 
 #if defined(__x86_64__)

@@ -3,6 +3,8 @@
 #endif
 #include "ring.h"
 
+#include "clock.h"
+
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +53,8 @@ static int has_room(ct_ring *r, uint64_t need)
     return r->cap - (r->whead - r->tail_seen) >= need;
 }
 
+static int wait_for_room(ct_ring *r, uint64_t need);
+
 int ct_ring_wait(ct_ring *r, uint64_t need)
 {
     if (need > r->cap)
@@ -58,6 +62,15 @@ int ct_ring_wait(ct_ring *r, uint64_t need)
     wake();
     if (g_lossy || stopped())
         return 0;
+    uint64_t t0 = ct_now_ns();
+    int ok = wait_for_room(r, need);
+    uint64_t t1 = ct_now_ns();
+    ct_ring_hold(r, t1 > t0 ? t1 - t0 : 0);
+    return ok;
+}
+
+static int wait_for_room(ct_ring *r, uint64_t need)
+{
     /* Lossless: wait as long as it takes, as strace does behind a slow
      * reader. Only a consumer that has stopped (the trace ended, or its
      * outputs failed and tracing ended with them) lets the record go. */

@@ -44,6 +44,10 @@ typedef struct ct_ring {
     /* The producer's side, on a line of its own. */
     _Alignas(64) uint64_t whead;  /* bytes written (the producer's copy of head) */
     uint64_t tail_seen;           /* the last tail read */
+    _Atomic uint64_t held;        /* ns the producer was held by the tracer: waiting
+                                     for room (ct_ring_wait) and what its engine
+                                     adds (ct_ring_hold); only grows; written by the
+                                     producer, read by the consumer */
 
     /* Shared, each on its own cache line. */
     _Alignas(64) _Atomic uint64_t head; /* bytes the consumer may read */
@@ -73,9 +77,21 @@ static inline size_t ct_ring_align(size_t n)
 
 /* ------------------------------------------------------------ producer */
 
+/* Adds ns to the time the producer was held (the producer only). */
+static inline void ct_ring_hold(ct_ring *r, uint64_t ns)
+{
+    atomic_store_explicit(&r->held, atomic_load_explicit(&r->held, memory_order_relaxed) + ns,
+                          memory_order_relaxed);
+}
+
+static inline uint64_t ct_ring_held(const ct_ring *r)
+{
+    return atomic_load_explicit(&((ct_ring *)r)->held, memory_order_relaxed);
+}
+
 /* Waits (lossless) or gives up (lossy) until `need` bytes are free: 1 when
  * they are, 0 when the record must be dropped. The slow case of
- * ct_ring_reserve. */
+ * ct_ring_reserve; the time it waits is added to r->held. */
 int ct_ring_wait(ct_ring *r, uint64_t need);
 
 /* Wakes the consumer when the ring is past half full (once until it ran). */

@@ -37,6 +37,7 @@ typedef struct ct_tbuf {
     uint64_t tid;                 /* OS thread id of the owner */
     _Atomic int state;            /* CT_TBUF_*, changes when a thread takes or leaves it */
     uint64_t dropped_reported;    /* the writer's: drops written as DROPPED records */
+    uint64_t held_reported;       /* the writer's: ring.held written as HELD records */
     _Alignas(64) _Atomic uint64_t dropped; /* events dropped on this thread */
     ct_ring ring;
     _Alignas(CT_TBUF_ENGINE_ALIGN) unsigned char engine[]; /* the engine's per-thread state */

@@ -342,6 +342,21 @@ void ct_writer_thread(uint64_t tid, const char *name)
     submit(node);
 }
 
+/* A HELD record for the time the tracer held b's thread since the last one
+ * (written when the thread's buffer is released, and at the end). */
+static void report_held(ct_tbuf *b)
+{
+    uint64_t held = ct_ring_held(&b->ring);
+    if (held == b->held_reported)
+        return;
+    uint8_t buf[SMALL_RECORD_BYTES];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    if (ct_write_held(&w, b->tid, held - b->held_reported) == CT_TRACE_OK)
+        output(buf, w.len, NULL);
+    b->held_reported = held;
+}
+
 static size_t drain_functions(void)
 {
     pthread_mutex_lock(&g_fnq_lock);
@@ -624,8 +639,10 @@ static size_t round_once(void)
         ct_ring_rearm(&c->b->ring);
         if (c->orphaned && ct_ring_head(&c->b->ring) == c->pos &&
             atomic_load_explicit(&c->b->dropped, memory_order_relaxed) ==
-                c->b->dropped_reported)
+                c->b->dropped_reported) {
+            report_held(c->b);
             ct_tbuf_release(c->b);
+        }
     }
     return handled;
 }
@@ -663,6 +680,9 @@ static void check_outputs(void)
 
 static void finish(void)
 {
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
+        if (atomic_load_explicit(&b->state, memory_order_acquire) != CT_TBUF_FREE)
+            report_held(b);
     uint8_t buf[SMALL_RECORD_BYTES];
     ct_wbuf w;
     ct_wbuf_init(&w, buf, sizeof buf);

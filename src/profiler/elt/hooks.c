@@ -77,6 +77,10 @@ static inline elt_thread *E(const ct_tbuf *b)
 #define ARG_INFO_MAX_BYTES 4096
 /* Argument info fetched for a state machine's MoveNext (one range). */
 #define SM_ARG_INFO_BYTES 256
+/* A leave whose values take more than this many bytes counts its capture
+ * as the tracer's time (ct_ring_hold); smaller ones are not worth a clock
+ * read. */
+#define LEAVE_HOLD_MIN_BYTES 32
 /* Bytes kept of a value captured by its range (a type that has no plan). */
 #define BY_RANGE_MAX_BYTES 64
 
@@ -702,6 +706,15 @@ static inline uintptr_t caller_sp(const ct_tbuf *b, COR_PRF_ELT_INFO elt)
 
 static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key);
 
+/* The program's time on this thread: the clock less the time the tracer
+ * held the thread (ct_ring_held: its hooks' value capture and its waits for
+ * ring room), so that no call's duration counts the tracer's own work. */
+static inline uint64_t prog_time(const ct_tbuf *b, uint64_t now)
+{
+    uint64_t held = ct_ring_held(&b->ring);
+    return now > held ? now - held : 0;
+}
+
 /* Closes, as left by tail calls, the open frames a function entering with
  * caller SP csp has replaced. */
 static void close_frames_left(ct_tbuf *b, uintptr_t csp)
@@ -752,16 +765,25 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     ct_event_mark m;
     ct_wbuf_init(&w, area, b->ring.record_max);
     ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
-    if (f->values && (!g_gated || E(b)->gate || f->trigger) && !capture_args(b, f, elt, &w, &m)) {
-        /* Start again without values. */
-        ct_wbuf_init(&w, area, b->ring.record_max);
-        ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
+    uint64_t t;
+    if (f->values && (!g_gated || E(b)->gate || f->trigger)) {
+        /* The call starts now; the capture is the tracer's time. */
+        uint64_t t0 = ct_now_ns();
+        t = prog_time(b, t0);
+        if (!capture_args(b, f, elt, &w, &m)) {
+            /* Start again without values. */
+            ct_wbuf_init(&w, area, b->ring.record_max);
+            ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
+        }
+        uint64_t t1 = ct_now_ns();
+        ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
+    } else {
+        t = prog_time(b, ct_now_ns());
     }
-    /* Timed from here: the hook's own work is not the callee's. */
-    ct_event_set_time(&w, &m, ct_now_ns());
+    ct_event_set_time(&w, &m, t);
     if (ct_event_end(&w, &m) != CT_TRACE_OK) {
         ct_wbuf_init(&w, area, b->ring.record_max);
-        ct_event_begin(&w, CT_REC_ENTER, ct_now_ns(), b->tid, key, &m);
+        ct_event_begin(&w, CT_REC_ENTER, t, b->tid, key, &m);
         ct_event_end(&w, &m);
     }
     frame_open(b, key, !finish_record(b, &w, inplace), csp);
@@ -802,8 +824,9 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     uint8_t *area = build_area(b, &inplace);
     ct_wbuf w;
     ct_event_mark m;
+    uint64_t t = prog_time(b, now);
     ct_wbuf_init(&w, area, b->ring.record_max);
-    ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
+    ct_event_begin(&w, CT_REC_LEAVE, t, b->tid, key, &m);
     if (f->values && (f->has_ret || f->out_mask) && (!g_gated || E(b)->gate || f->trigger)) {
         ICorProfilerInfo *info = g_ct.info;
         COR_PRF_FRAME_INFO frame = 0;
@@ -831,20 +854,28 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         }
         if (f->out_mask)
             outs_capture(b, f, &w, &m);
+        /* A capture past a scalar's is the tracer's time, not the caller's
+         * (a scalar's costs less than reading the clock). */
+        if (w.len > CT_EVENT_BASE_BYTES + LEAVE_HOLD_MIN_BYTES) {
+            uint64_t t1 = ct_now_ns();
+            ct_ring_hold(&b->ring, t1 > now ? t1 - now : 0);
+        }
     }
     if (ct_event_end(&w, &m) != CT_TRACE_OK) {
         ct_wbuf_init(&w, area, b->ring.record_max);
-        ct_event_begin(&w, CT_REC_LEAVE, now, b->tid, key, &m);
+        ct_event_begin(&w, CT_REC_LEAVE, t, b->tid, key, &m);
         ct_event_end(&w, &m);
     }
     finish_record(b, &w, inplace);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
-/* A record without values (tail call, unwind; the fast path's events). */
+/* A record without values (tail call, unwind; the fast path's events); now
+ * is the clock's time. */
 static void plain_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
 {
     uint8_t *p;
+    now = prog_time(b, now);
     if (g_naive) {
         uint8_t rec[CT_EVENT_BASE_BYTES];
         p = rec;
@@ -1093,7 +1124,7 @@ static void unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial
         return;
     }
     ct_wbuf_init(&w, rec, sizeof rec);
-    ct_event_begin(&w, CT_REC_UNWIND, now, b->tid, key, &m);
+    ct_event_begin(&w, CT_REC_UNWIND, prog_time(b, now), b->tid, key, &m);
     for (size_t pos = 0, i = 0; i < x->nvalues && pos + 4 <= x->len; i++) {
         uint32_t word, n;
         memcpy(&word, x->values + pos, 4);

@@ -26,6 +26,7 @@ namespace Hard
                 case "exit": return Ending.Exit();
                 case "unhandled": return Ending.Unhandled();
                 case "loop": return Ending.Loop();
+                case "ranking": return Ranking.Run();
                 case "spin": return Ending.Spin(args.Length > 1 ? int.Parse(args[1]) : 100000);
                 case "stress":
                     return Stress.Run(args.Length > 1 ? long.Parse(args[1]) : 2000000,

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# End-to-end test: the tracer's own time is not the program's. Hard.dll
+# ranking (tests/targets/Hard/Ranking.cs) has Slow spin 400 ms, Medium 200 ms
+# and Chatty make 50000 calls of Tiny. Traced with a 16 KiB buffer and a text
+# log that drains slowly (a reader that sleeps 3 s first), every thread waits
+# for buffer room for seconds; that waiting must not be charged to any call.
+# (The log cannot go to a FIFO here: the launcher opens and closes its output
+# once, which ends a reader at its first EOF.)
+#
+# Usage: tests/e2e/run_held.sh [path/to/libclrtrace.so]
+#
+# Checks, on the slowed run and on a run to a plain file:
+#   1. the program's output and exit code are unchanged;
+#   2. ranked by self time, the summary reads Slow, then Medium (from the
+#      source: 400 ms and 200 ms of spinning), and Chatty's self time is
+#      under half of Medium's;
+#   3. the summary's "tracer held" line: at least 1 s in the slowed run (it
+#      waited), and that line says the time is left out of the durations.
+# Ends with "run_held.sh: N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+ct_setup held "${1:-}" cli
+
+echo "== building tests/targets/Hard"
+app=$(ct_dotnet_build "$root/tests/targets/Hard" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Hard failed" >&2; exit 2; }
+expected='ranking: chatty=1250025000 spun=True'
+
+# ranks FILE: the summary's functions ordered by self time, largest first,
+# one "NAME SELF_NS" per line.
+ranks() {
+    python3 - "$1" <<'PY'
+import re, sys
+unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+rows, on = [], False
+for line in open(sys.argv[1], encoding="utf-8"):
+    if line.startswith("#  CALLS"):
+        on = True
+        continue
+    if on:
+        m = re.match(r"\s*(\d+)\s+([\d.]+) (ns|us|ms|s)\s+([\d.]+) (ns|us|ms|s)\s+(\S+)$", line)
+        if not m:
+            break
+        rows.append((float(m[4]) * unit[m[5]], m[6]))
+for ns, name in sorted(rows, reverse=True):
+    print(name, int(ns))
+PY
+}
+# check_ranking NAME FILE: Slow, then Medium; Chatty under half of Medium.
+check_ranking() {
+    local r
+    r=$(ranks "$2")
+    check_eq "$1: by self time, Slow then Medium first" "Hard.Ranking.Slow Hard.Ranking.Medium" \
+        "$(awk 'NR <= 2 { printf "%s%s", (NR > 1 ? " " : ""), $1 }' <<<"$r")"
+    local medium chatty
+    medium=$(awk '$1 == "Hard.Ranking.Medium" { print $2 }' <<<"$r")
+    chatty=$(awk '$1 == "Hard.Ranking.Chatty" { print $2 }' <<<"$r")
+    check "$1: Chatty's self time ($chatty ns) is under half of Medium's ($medium ns)" \
+        test "${chatty:-999999999999}" -lt "$(( ${medium:-0} / 2 ))"
+}
+# held_ns FILE: the "# tracer held:" line's total, in ns (0 when none).
+held_ns() {
+    sed -nE 's/^# tracer held: ([0-9.]+) (ns|us|ms|s) on .*/\1 \2/p' "$1" |
+        awk '{ u = $2 == "s" ? 1e9 : $2 == "ms" ? 1e6 : $2 == "us" ? 1e3 : 1; printf "%.0f\n", $1 * u } END { if (!NR) print 0 }'
+}
+
+echo "== a slowly drained text log, 16 KiB buffers"
+# The log goes to stderr, a pipe whose reader sleeps first; the program's
+# own output to a file.
+{ "$ct" run --buffer-kb 16 -- dotnet "$app" ranking 2>&1 >"$work/slow.out"
+  echo $? >"$work/slow.rc"; } | (sleep 3; cat >"$work/slow.txt")
+check_eq "slowed: exit code 0" 0 "$(cat "$work/slow.rc")"
+check_eq "slowed: the program's output" "$expected" "$(cat "$work/slow.out")"
+check_ranking slowed "$work/slow.txt"
+check "slowed: the tracer held the program at least 1 s ($(held_ns "$work/slow.txt") ns)" \
+    test "$(held_ns "$work/slow.txt")" -ge 1000000000
+check "slowed: the held line says the time is left out" \
+    grep -qE '^# tracer held: .* on [0-9]+ threads? \(.*\), left out of the times above$' "$work/slow.txt"
+
+echo "== a text log to a file"
+"$ct" run -o "$work/fast.txt" -- dotnet "$app" ranking >"$work/fast.out" 2>"$work/fast.err"
+check_eq "file: exit code 0" 0 "$?"
+check_eq "file: the program's output" "$expected" "$(cat "$work/fast.out")"
+check_ranking file "$work/fast.txt"
+
+ct_end run_held.sh
