@@ -53,6 +53,29 @@ int cli_offline_arg(const char *who, int argc, char **argv, int *i, const char *
                     cli_filter *f, int pid_all);
 /* 0 when a trace was given, else -1 after one usage-error line. */
 int cli_offline_trace(const char *who, const char *trace);
+
+/* Most --tid options one command takes. */
+#define CLI_MAX_TIDS 64
+
+/* What an offline command reads of a trace (cli_offline_arg's -F, -N,
+ * --tid, --since, --until; applied by cli_trace_each before the tree
+ * filters): the calls of functions whose name (as the trace names them,
+ * "Demo.Shapes.Scale") matches an -F glob (all when none) and no -N glob,
+ * on the threads --tid names (all when none), that began in the time range
+ * (from the trace's start). Calls left out leave their time to their caller,
+ * as for a function run -F did not trace. */
+typedef struct cli_selection {
+    char include[CT_FILTER_MAX_GLOBS_TEXT];
+    char exclude[CT_FILTER_MAX_GLOBS_TEXT];
+    uint64_t tids[CLI_MAX_TIDS];
+    uint32_t ntids;
+    uint64_t since, until;    /* ns; until 0: no end */
+} cli_selection;
+
+/* The selection the command line made (all-zero: everything). */
+const cli_selection *cli_selection_get(void);
+/* The options' lines for --help texts. */
+const char *cli_selection_help(void);
 /* Appends a glob to a ':'-separated list: 0, or -1 when it is empty, has a
  * ':' or does not fit. */
 int cli_add_glob(char *list, size_t cap, const char *glob);

@@ -42,6 +42,8 @@ static void usage(FILE *to)
         "  -h, --help     show this help\n"
         "filters (what every format shows; records of hidden calls are left out):\n"
         "%s"
+        "selection (before the filters; what is left out leaves its time to its caller):\n"
+        "%s"
         "\n"
         "Calls still open when the trace ends are not counted by --folded and --flame;\n"
         "--chrome closes them at the trace's last time, with \"unfinished\": true. Calls\n"
@@ -51,6 +53,7 @@ static void usage(FILE *to)
         "stderr gives the byte offset; what came before it is written, and --chrome's\n"
         "JSON is still complete); 2 usage error.\n",
         FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, cli_filter_help(),
+        cli_selection_help(),
         CLI_CALLS_MAX_DEPTH);
 }
 

@@ -27,12 +27,15 @@ static void usage(FILE *to)
         "      --pid N|all        the process N of a recorded process tree, or each in\n"
         "                         turn\n"
         "  -h, --help             show this help\n"
+        "selection (what the counts count):\n"
+        "%s"
         "\n"
         "A trace without its end (the program was killed or crashed, or still runs) reads\n"
         "'complete: no' with the offset where it ends; that is not an error.\n"
         "\n"
         "Exit status: 0; 1 when a trace cannot be read or is damaged (its line gives the\n"
-        "byte offset; the counts are of what came before); 2 for a usage error.\n");
+        "byte offset; the counts are of what came before); 2 for a usage error.\n",
+        cli_selection_help());
 }
 
 /* What one trace holds. */

@@ -28,6 +28,8 @@ static void usage(FILE *to)
         "                         followed by one line naming each other traced process)\n"
         "%s"
         "  -h, --help             show this help\n"
+        "selection (before the filters; what is left out leaves its time to its caller):\n"
+        "%s"
         "\n"
         "A trace without its end (the program was killed or crashed) is printed up to\n"
         "where it ends, with one line on stderr saying so.\n"
@@ -35,7 +37,7 @@ static void usage(FILE *to)
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset; what came before it is printed); 2 for a usage\n"
         "error.\n",
-        cli_filter_help());
+        cli_filter_help(), cli_selection_help());
 }
 
 static void to_stdout(void *ctx, const char *text, size_t len)

@@ -33,10 +33,12 @@ static void usage(FILE *to)
         "                (default: the process the launcher started)\n"
         "filters (the table then counts only the calls shown):\n"
         "%s"
+        "selection (before the filters; what is left out leaves its time to its caller):\n"
+        "%s"
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset); 2 for a usage error.\n",
-        cli_filter_help());
+        cli_filter_help(), cli_selection_help());
 }
 
 int cmd_report(int argc, char **argv)

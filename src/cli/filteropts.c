@@ -4,8 +4,10 @@
  * lines come from the settings table (include/clrtrace/settings.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "clrtrace/filter.h"
 #include "clrtrace/settings.h"
 #include "cli.h"
 
@@ -82,10 +84,82 @@ const char *cli_filter_help(void)
     return text;
 }
 
+static cli_selection g_sel;
+
+const cli_selection *cli_selection_get(void)
+{
+    return &g_sel;
+}
+
+const char *cli_selection_help(void)
+{
+    return "  -F, --include GLOB  only calls of functions whose name matches GLOB\n"
+           "                      (repeatable; '*' matches '.' too)\n"
+           "  -N, --exclude GLOB  leave out calls of functions matching GLOB (repeatable)\n"
+           "      --tid N         only thread N (repeatable)\n"
+           "      --since TIME    only calls that begin TIME after the trace's start\n"
+           "      --until TIME    only calls that begin before TIME (100ms, 1.5s; a bare\n"
+           "                      number is us)\n";
+}
+
+/* Takes a selection option a (with val) into g_sel: 1; 0 when a is none;
+ * -1 after one error line. */
+static int selection_option(const char *who, const char *a, const char *val)
+{
+    int globs = !strcmp(a, "-F") || !strcmp(a, "--include") || !strcmp(a, "-N") ||
+                !strcmp(a, "--exclude");
+    int tid = !strcmp(a, "--tid");
+    int time = !strcmp(a, "--since") || !strcmp(a, "--until");
+    if (!globs && !tid && !time)
+        return 0;
+    if (!val) {
+        fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
+        return -1;
+    }
+    if (globs) {
+        char *list = a[1] == 'F' || !strcmp(a, "--include") ? g_sel.include : g_sel.exclude;
+        if (cli_add_glob(list, sizeof g_sel.include, val) != 0) {
+            fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns together at "
+                    "most %zu characters)\n", who, a, sizeof g_sel.include - 1);
+            return -1;
+        }
+        return 1;
+    }
+    if (tid) {
+        char *end = NULL;
+        unsigned long long n = strtoull(val, &end, 10);
+        if (!*val || *end || val[0] == '-' || g_sel.ntids >= CLI_MAX_TIDS) {
+            fprintf(stderr, "clrtrace %s: --tid takes a thread id (at most %d of them), not "
+                    "'%s'\n", who, CLI_MAX_TIDS, val);
+            return -1;
+        }
+        g_sel.tids[g_sel.ntids++] = n;
+        return 1;
+    }
+    uint64_t ns = 0;
+    if (ct_parse_duration(val, &ns) != 0) {
+        fprintf(stderr, "clrtrace %s: %s takes a time from the trace's start (100ms, 1.5s; a "
+                "bare number is us), not '%s'\n", who, a, val);
+        return -1;
+    }
+    if (!strcmp(a, "--since"))
+        g_sel.since = ns;
+    else
+        g_sel.until = ns;
+    return 1;
+}
+
 int cli_offline_arg(const char *who, int argc, char **argv, int *i, const char **trace,
                     cli_filter *f, int pid_all)
 {
     const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int sel = selection_option(who, a, val);
+    if (sel != 0) {
+        if (sel < 0)
+            return -1;
+        (*i)++;
+        return 1;
+    }
     if (!strcmp(a, "--pid")) {
         if (cli_select_pid(who, val, pid_all) < 0)
             return -1;

@@ -224,12 +224,101 @@ static void each_record(void *c, const ct_rec *rec, const uint8_t *raw, size_t r
         each_failed(e, rec->offset);
 }
 
+/* ------------------------------------------------------ the selection */
+
+/* A thread's calls as the selection sees them: those open that it passes
+ * (their ends pass too) and those open that it left out. */
+typedef struct sel_thread {
+    uint64_t passed, skipped;
+} sel_thread;
+
+typedef struct sel_state {
+    const cli_selection *sel;
+    int names, times;
+    ct_table fns;      /* key -> 1 selected, 2 left out (by name) */
+    ct_table threads;  /* tid + 1 -> sel_thread */
+} sel_state;
+
+static int tid_selected(const cli_selection *s, uint64_t tid)
+{
+    if (!s->ntids)
+        return 1;
+    for (uint32_t i = 0; i < s->ntids; i++)
+        if (s->tids[i] == tid)
+            return 1;
+    return 0;
+}
+
+/* Whether rec passes the selection: -1 out of memory, 0 no, 1 yes. */
+static int selected(sel_state *ss, const ct_rec *rec)
+{
+    const cli_selection *s = ss->sel;
+    if (rec->type == CT_REC_FUNCTION) {
+        if (ss->names) {
+            char name[1024];
+            snprintf(name, sizeof name, "%.*s", (int)rec->name_len, rec->name);
+            int keep = (!s->include[0] || ct_glob_list_match(s->include, name)) &&
+                       !(s->exclude[0] && ct_glob_list_match(s->exclude, name));
+            if (ct_table_put(&ss->fns, rec->key, (void *)(uintptr_t)(keep ? 1 : 2)) != 0)
+                return -1;
+        }
+        return 1;
+    }
+    if (rec->type == CT_REC_DROPPED || rec->type == CT_REC_HELD || rec->type == CT_REC_THREAD)
+        return tid_selected(s, rec->tid);
+    if (!ct_rec_is_event(rec->type))
+        return 1;
+    if (!tid_selected(s, rec->tid))
+        return 0;
+    if (ss->names && (uintptr_t)ct_table_get(&ss->fns, rec->key) == 2)
+        return 0;
+    if (!ss->times)
+        return 1;
+    sel_thread *th = ct_table_get(&ss->threads, rec->tid + 1);
+    if (!th) {
+        th = calloc(1, sizeof *th);
+        if (!th || ct_table_put(&ss->threads, rec->tid + 1, th) != 0) {
+            free(th);
+            return -1;
+        }
+    }
+    if (rec->type == CT_REC_ENTER) {
+        int in = rec->time_ns >= s->since && (!s->until || rec->time_ns < s->until);
+        if (in)
+            th->passed++;
+        else
+            th->skipped++;
+        return in;
+    }
+    /* An end closes the innermost open call: a passed one when calls were
+     * passed since the last skipped ones (calls nest). */
+    if (th->passed) {
+        th->passed--;
+        return 1;
+    }
+    if (th->skipped)
+        th->skipped--;
+    return 0;
+}
+
+static void sel_free(sel_state *ss)
+{
+    for (size_t i = 0; i < ss->threads.cap; i++)
+        free(ss->threads.slots[i].value);
+    ct_table_free(&ss->threads);
+    ct_table_free(&ss->fns);
+}
+
 int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_rec *rec),
                    void *ctx)
 {
     ct_rec rec;
     int st = 0;
     each_ctx e = {fn, ctx, 0, 0};
+    const cli_selection *sel = cli_selection_get();
+    sel_state ss = {sel, sel->include[0] || sel->exclude[0], sel->since || sel->until,
+                    {0}, {0}};
+    int selecting = ss.names || ss.times || sel->ntids;
     ct_filter *filter = NULL;
     if (t->filter && ct_filter_opts_active(t->filter) &&
         !(filter = ct_filter_new(t->filter, each_record, &e))) {
@@ -237,9 +326,12 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
         return 1;
     }
     while (!e.failed && (st = ct_reader_next(&t->reader, &rec)) == 1) {
-        if (!filter)
+        int pass = selecting ? selected(&ss, &rec) : 1;
+        if (pass < 0)
+            each_failed(&e, rec.offset);
+        else if (pass && !filter)
             each_record(&e, &rec, NULL, 0);
-        else if (ct_filter_record(filter, &rec, NULL, 0) != 0)
+        else if (pass && ct_filter_record(filter, &rec, NULL, 0) != 0)
             each_failed(&e, rec.offset);
         t->arena.used = 0; /* the renderer and the filter keep copies of what they need */
     }
@@ -248,6 +340,7 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
             ct_filter_finish(filter); /* held-back events: fn may fail on them too */
         ct_filter_free(filter);
     }
+    sel_free(&ss);
     if (e.failed) {
         fprintf(stderr, "clrtrace %s: out of memory at offset %llu\n", who,
                 (unsigned long long)e.offset);

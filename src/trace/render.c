@@ -49,7 +49,6 @@ typedef struct thread {
     ct_table open;          /* function key -> 1 + its kept frames open */
     int gap;                /* events of this thread were dropped: pairing
                                failures that follow are their echo */
-    uint64_t held;          /* ns the tracer held it (HELD records) */
     int pending;            /* an enter line is held back */
     uint64_t pend_time;
     unsigned pend_depth;
@@ -68,6 +67,8 @@ struct ct_render {
     uint64_t nthreads, dropped, events;
     int finished, have_end;
     uint64_t mapped, traced;
+    ct_held *held;          /* HELD records summed per thread */
+    size_t nheld;
     char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
     char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
@@ -129,6 +130,7 @@ void ct_render_free(ct_render *r)
         free(r->fns.slots[i].value);
     ct_table_free(&r->fns);
     ct_table_free(&r->threads);
+    free(r->held);
     ct_symbols_free(r->sym);
     free(r);
 }
@@ -599,10 +601,20 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         return 0;
     }
     case CT_REC_HELD: {
-        thread *th = thread_of(r, rec->tid);
-        if (th)
-            th->held += rec->count;
-        return th ? 0 : -1;
+        /* Not a thread with calls: threads whose calls are all hidden are
+         * not counted, but their held time is. */
+        size_t i = 0;
+        while (i < r->nheld && r->held[i].tid != rec->tid)
+            i++;
+        if (i == r->nheld) {
+            ct_held *h = realloc(r->held, (r->nheld + 1) * sizeof *h);
+            if (!h)
+                return -1;
+            r->held = h;
+            r->held[r->nheld++] = (ct_held){rec->tid, 0};
+        }
+        r->held[i].ns += rec->count;
+        return 0;
     }
     case CT_REC_DROPPED: {
         thread *th = thread_of(r, rec->tid);
@@ -680,20 +692,11 @@ static const char *plural(uint64_t n, const char *one, const char *many)
  * thread (HELD records): time left out of every duration above. */
 static void held_line(ct_render *r)
 {
-    size_t n = 0;
-    for (thread *th = r->first; th; th = th->next)
-        n += th->held != 0;
-    ct_held *held = n ? calloc(n, sizeof *held) : NULL;
-    if (!held)
+    if (!r->nheld)
         return;
-    n = 0;
-    for (thread *th = r->first; th; th = th->next)
-        if (th->held)
-            held[n++] = (ct_held){th->tid, th->held};
     char text[TEXT_LINE_MAX];
-    ct_held_text(held, n, text, sizeof text);
+    ct_held_text(r->held, r->nheld, text, sizeof text);
     emitf(r, "# tracer held: %s, left out of the times above\n", text);
-    free(held);
 }
 
 static void summary(ct_render *r)

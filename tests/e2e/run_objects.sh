@@ -12,6 +12,8 @@
 #   3. replay of a recorded trace reads byte for byte as that run's live log,
 #      and as the first traced run (addresses aside); dump --chrome
 #      carries the same values;
+#   3b. the offline selection (-F, -N, --tid, --since/--until) on the recorded
+#      trace, by arithmetic over the full report;
 #   4. the limits --object-depth, --object-fields, --value-bytes at their
 #      value and one past it; bad values: one stderr line, an untraced run;
 #   5. CLRTRACE_ALL=1: every framework object the program passes is shown by
@@ -91,6 +93,31 @@ calls() { grep -E 'Demo\.Calls\.[A-Za-z]+\(' "$1" | sed -E 's/^ *[0-9.]+ +[0-9]+
 check "the recorded run shows the calls as the first traced run" diff <(calls "$trace") <(calls "$work/replay.out")
 ct_run "$work" chrome "$ct" dump --chrome "$work/rec"
 check "dump --chrome carries the values" grep -qF 'Demo.Customer{Name=\"Ada\", Age=36}' "$work/chrome.out"
+
+# ------------------------------------------------ the selection offline
+echo "== selection: -F, -N, --tid, --since"
+"$ct" report "$work/rec" >"$work/full.report"
+"$ct" report -F 'Demo.Calls.*' "$work/rec" >"$work/F.report"
+"$ct" report -N 'Demo.Calls.*' "$work/rec" >"$work/N.report"
+rows() { sed -nE 's/^ *([0-9]+) +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +(\S+)$/\2 \1/p' "$1" | sort; }
+check "report -F 'Demo.Calls.*': exactly the Demo.Calls rows of the full report, same calls" \
+    diff <(rows "$work/full.report" | grep '^Demo\.Calls\.') <(rows "$work/F.report")
+check "report -N 'Demo.Calls.*': the other rows' calls as in the full report" \
+    diff <(rows "$work/full.report" | grep -v '^Demo\.Calls\.') <(rows "$work/N.report")
+# Main's total is its own call's whole time, whatever is left out under it.
+main_total() { sed -nE 's/^ *1 +([0-9.]+ [mun]?s) .* Demo\.Program\.Main$/\1/p' "$1"; }
+check_eq "report -N: Main's total unchanged" "$(main_total "$work/full.report")" "$(main_total "$work/N.report")"
+tid=$("$ct" dump "$work/rec" | sed -nE 's/.* ENTER t=[0-9]+ tid=([0-9]+) .*/\1/p' | head -n 1)
+check_eq "info --tid $tid: one thread" "threads       1" "$("$ct" info --tid "$tid" "$work/rec" | grep '^threads')"
+check_eq "info --tid 1 (no such thread): no call" \
+    "calls         0 ended (0 returned, 0 by exception, 0 by tail call); 0 entered" \
+    "$("$ct" info --tid 1 "$work/rec" | grep '^calls')"
+check_eq "info --since 3600s (after the end): no call" \
+    "calls         0 ended (0 returned, 0 by exception, 0 by tail call); 0 entered" \
+    "$("$ct" info --since 3600s "$work/rec" | grep '^calls')"
+full_calls=$("$ct" info "$work/rec" | sed -nE 's/^calls +([0-9]+) ended.*/\1/p')
+check_eq "info --since 0 --until 1h: every call" "$full_calls" \
+    "$("$ct" info --since 0 --until 3600s "$work/rec" | sed -nE 's/^calls +([0-9]+) ended.*/\1/p')"
 
 # ------------------------------------------------------------ 4. limits
 echo "== limits"
