@@ -73,6 +73,9 @@ typedef struct ct_render_opts {
     uint32_t top;         /* at most this many rows; 0: all */
     int percent;          /* TOTAL% and SELF% columns: shares of the traced time
                              (the sum of every function's self time) */
+    int stats;            /* AVG, MIN and MAX columns: each call's duration */
+    int params;           /* every row names its parameter types (rows that share
+                             a name always do) */
 } ct_render_opts;
 
 typedef struct ct_render ct_render;

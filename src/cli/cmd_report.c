@@ -11,8 +11,8 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [filters]\n"
-        "                       DIR\n"
+        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [--stats]\n"
+        "                       [--params] [selection] [filters] DIR\n"
         "\n"
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
         "DIR may also be the trace file itself): the program's header line, then one\n"
@@ -29,6 +29,11 @@ static void usage(FILE *to)
         "  -n, --top N   show only the first N rows\n"
         "  --percent     add TOTAL%% and SELF%% columns: shares of the traced time (the\n"
         "                sum of every function's self time)\n"
+        "  --stats       add AVG, MIN and MAX columns: each call's duration (a\n"
+        "                recursive call's too)\n"
+        "  --params      name every row with its parameter types, Area(double); rows\n"
+        "                that share a name always are (and numbered #2, #3 when\n"
+        "                those agree too)\n"
         "  --pid N|all   the process N of a recorded process tree, or each in turn\n"
         "                (default: the process the launcher started)\n"
         "filters (the table then counts only the calls shown):\n"
@@ -53,6 +58,10 @@ int cmd_report(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--percent")) {
             o.percent = 1;
+        } else if (!strcmp(argv[i], "--stats")) {
+            o.stats = 1;
+        } else if (!strcmp(argv[i], "--params")) {
+            o.params = 1;
         } else if (!strcmp(argv[i], "--sort")) {
             if (val && !strcmp(val, "total"))
                 o.sort = CT_SORT_TOTAL;

@@ -29,6 +29,7 @@
 typedef struct fn {
     const ct_function *def;
     uint64_t calls, total, self;
+    uint64_t sum, min, max; /* every call's duration: summed, least, most */
     uint64_t exceptions;    /* calls that ended by an exception */
 } fn;
 
@@ -452,6 +453,11 @@ static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *du
      * each thread (a recursive call's time is in its caller's). */
     if (!fr->nested)
         f->total += total;
+    f->sum += total;
+    if (f->calls == 1 || total < f->min)
+        f->min = total;
+    if (total > f->max)
+        f->max = total;
     f->self += self;
     pop_one(th);
     frame *caller = ct_stack_top(&th->stack);
@@ -655,7 +661,86 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
 typedef struct row {
     const char *name;
     uint64_t calls, total, self, exceptions;
+    uint64_t avg, min, max;
+    const ct_function *def;
+    char *own;              /* a name made to tell it apart (malloc'd), or NULL */
 } row;
+
+static int by_name(const void *a, const void *b)
+{
+    const row *const *x = a, *const *y = b;
+    int c = strcmp((*x)->name, (*y)->name);
+    return c ? c : ((*x)->def->key > (*y)->def->key) - ((*x)->def->key < (*y)->def->key);
+}
+
+/* "Name(double, Point)": the parameter types from the FUNCTION record's
+ * labels ("double k=": the text before the last space), `this` left out;
+ * "Name(...)" when the record has none (the fast path). */
+static char *with_params(const ct_function *f)
+{
+    ct_text t;
+    char buf[TEXT_LINE_MAX];
+    ct_text_init(&t, buf, sizeof buf);
+    ct_text_put(&t, f->name);
+    if (f->flags & CT_FN_NO_VALUES) {
+        ct_text_put(&t, "(...)");
+    } else {
+        ct_text_put(&t, "(");
+        int first = 1;
+        for (uint32_t i = 0; i < f->nparams; i++) {
+            const char *l = f->labels[i], *sp = strrchr(l, ' ');
+            if (!strcmp(l, "this=") || !sp)
+                continue;
+            if (!first)
+                ct_text_put(&t, ", ");
+            ct_text_putn(&t, l, (size_t)(sp - l));
+            first = 0;
+        }
+        ct_text_put(&t, ")");
+    }
+    ct_text_end(&t);
+    return strdup(buf);
+}
+
+/* Rows that share a name (overloads, instantiations of shared generic code)
+ * get one that tells them apart: their parameter types, and when those
+ * agree too, " #2", " #3", ... in the order of their keys. */
+static void distinct_names(row *rows, size_t n)
+{
+    row **by = malloc((n ? n : 1) * sizeof *by);
+    if (!by)
+        return;
+    for (size_t i = 0; i < n; i++)
+        by[i] = &rows[i];
+    qsort(by, n, sizeof *by, by_name);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && !strcmp(by[j]->name, by[i]->name))
+            j++;
+        for (size_t k = i; j - i > 1 && k < j; k++)
+            by[k]->own = with_params(by[k]->def);
+        /* Ordinals among equal texts, counted before any is renamed. */
+        unsigned *nth = j - i > 1 ? calloc(j - i, sizeof *nth) : NULL;
+        for (size_t k = i; nth && k < j; k++)
+            for (size_t m = i; m < k; m++)
+                if (by[m]->own && by[k]->own && !strcmp(by[m]->own, by[k]->own))
+                    nth[k - i]++;
+        for (size_t k = i; nth && k < j; k++) {
+            char *named = nth[k - i] && by[k]->own ? malloc(strlen(by[k]->own) + 16) : NULL;
+            if (named) {
+                sprintf(named, "%s #%u", by[k]->own, nth[k - i] + 1);
+                free(by[k]->own);
+                by[k]->own = named;
+            }
+        }
+        free(nth);
+        for (size_t k = i; k < j; k++)
+            if (by[k]->own)
+                by[k]->name = by[k]->own;
+        i = j;
+    }
+    free(by);
+}
 
 /* Largest first; ties by name, so the order never depends on hashing. */
 static int by_key(uint64_t x, uint64_t y, const row *a, const row *b)
@@ -708,13 +793,21 @@ static void summary(ct_render *r)
         fn *f = r->fns.slots[i].value;
         if (!f || !f->calls)
             continue;
-        rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions};
+        rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions,
+                          f->sum / f->calls, f->min, f->max, f->def, NULL};
         calls += f->calls;
         exceptions += f->exceptions;
     }
     uint64_t traced_ns = 0;
     for (size_t i = 0; i < n; i++)
         traced_ns += rows[i].self;
+    if (r->opts.params) {
+        for (size_t i = 0; i < n; i++)
+            if ((rows[i].own = with_params(rows[i].def)) != NULL)
+                rows[i].name = rows[i].own;
+    } else {
+        distinct_names(rows, n);
+    }
     qsort(rows, n, sizeof *rows,
           r->opts.sort == CT_SORT_SELF ? by_self : r->opts.sort == CT_SORT_CALLS ? by_calls : by_total);
     emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
@@ -724,27 +817,36 @@ static void summary(ct_render *r)
           plural(r->dropped, "event", "events"));
     /* The EXCEPTIONS column when any call ended by an exception. */
     int exc_col = exceptions != 0;
-    emitf(r, "%s%s  FUNCTION\n",
+    emitf(r, "%s%s%s  FUNCTION\n",
           r->opts.percent ? "#  CALLS      TOTAL  TOTAL%       SELF   SELF%"
                           : "#  CALLS      TOTAL       SELF",
-          exc_col ? "  EXCEPTIONS" : "");
+          r->opts.stats ? "        AVG        MIN        MAX" : "", exc_col ? "  EXCEPTIONS" : "");
     size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
     for (size_t i = 0; i < shown; i++) {
-        char total[32], self[32], exc[32] = "";
+        char total[32], self[32], exc[32] = "", stats[112] = "";
         ct_format_duration(rows[i].total, total, sizeof total);
         ct_format_duration(rows[i].self, self, sizeof self);
         if (exc_col)
             snprintf(exc, sizeof exc, "  %10llu", (unsigned long long)rows[i].exceptions);
+        if (r->opts.stats) {
+            char a[32], lo[32], hi[32];
+            ct_format_duration(rows[i].avg, a, sizeof a);
+            ct_format_duration(rows[i].min, lo, sizeof lo);
+            ct_format_duration(rows[i].max, hi, sizeof hi);
+            snprintf(stats, sizeof stats, " %10s %10s %10s", a, lo, hi);
+        }
         if (r->opts.percent) {
             double d = traced_ns ? (double)traced_ns : 1.0;
-            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s  %s\n", (unsigned long long)rows[i].calls,
+            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s%s  %s\n", (unsigned long long)rows[i].calls,
                   total, 100.0 * (double)rows[i].total / d, self, 100.0 * (double)rows[i].self / d,
-                  exc, rows[i].name);
+                  stats, exc, rows[i].name);
         } else {
-            emitf(r, "%8llu %10s %10s%s  %s\n", (unsigned long long)rows[i].calls, total, self,
-                  exc, rows[i].name);
+            emitf(r, "%8llu %10s %10s%s%s  %s\n", (unsigned long long)rows[i].calls, total, self,
+                  stats, exc, rows[i].name);
         }
     }
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].own);
     free(rows);
     held_line(r);
 }

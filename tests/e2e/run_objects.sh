@@ -89,7 +89,7 @@ ct_run "$work" rec "$ct" record -o "$work/rec" --text "$work/live.txt" -- dotnet
 check_eq "record: exit code 5" 5 "$(cat "$work/rec.rc")"
 ct_run "$work" replay "$ct" replay "$work/rec"
 check "replay: byte for byte the live text log of the same run" cmp "$work/live.txt" "$work/replay.out"
-calls() { grep -E 'Demo\.Calls\.[A-Za-z]+\(' "$1" | sed -E 's/^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mun]?s +)?//; s/@0x[0-9a-f]+/@ADDR/g'; }
+calls() { grep -E '^ *[0-9]+\.[0-9]{6} .*Demo\.Calls\.[A-Za-z]+\(' "$1" | sed -E 's/^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mun]?s +)?//; s/@0x[0-9a-f]+/@ADDR/g'; }
 check "the recorded run shows the calls as the first traced run" diff <(calls "$trace") <(calls "$work/replay.out")
 ct_run "$work" chrome "$ct" dump --chrome "$work/rec"
 check "dump --chrome carries the values" grep -qF 'Demo.Customer{Name=\"Ada\", Age=36}' "$work/chrome.out"
@@ -118,6 +118,26 @@ check_eq "info --since 3600s (after the end): no call" \
 full_calls=$("$ct" info "$work/rec" | sed -nE 's/^calls +([0-9]+) ended.*/\1/p')
 check_eq "info --since 0 --until 1h: every call" "$full_calls" \
     "$("$ct" info --since 0 --until 3600s "$work/rec" | sed -nE 's/^calls +([0-9]+) ended.*/\1/p')"
+
+# Overloads get a row each, named by their parameter types; --params names
+# every row; --stats: each row's MIN <= AVG <= MAX, and for a function
+# called once, AVG = MIN = MAX = TOTAL.
+ct_has_re "$work/full.report" 1 '^ +2 +.*  Demo\.Calls\.Twice\(int\)$'
+ct_has_re "$work/full.report" 1 '^ +1 +.*  Demo\.Calls\.Twice\(string\)$'
+"$ct" report --params --stats "$work/rec" >"$work/stats.report"
+ct_has_re "$work/stats.report" 1 '  Demo\.Calls\.Save\(Order\)$'
+check "report --stats: MIN <= AVG <= MAX; called once: TOTAL = AVG = MIN = MAX" awk '
+    function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
+    /^#  CALLS/ { on = 1; next }
+    /^# / { on = 0 }
+    # CALLS, TOTAL, SELF, AVG, MIN, MAX (each a number and a unit), FUNCTION
+    on && NF >= 12 {
+        a = ns($6, $7); lo = ns($8, $9); hi = ns($10, $11)
+        if (lo > a || a > hi) { print "bad: " $0; bad = 1 }
+        if ($1 == 1 && ($2 $3 != $6 $7 || $2 $3 != $8 $9 || $2 $3 != $10 $11)) { print "once: " $0; bad = 1 }
+        rows++
+    }
+    END { if (!rows) print "no rows"; exit bad || !rows }' "$work/stats.report"
 
 # ------------------------------------------------------------ 4. limits
 echo "== limits"

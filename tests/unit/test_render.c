@@ -573,12 +573,43 @@ static void test_recursion_total(void **state)
     assert_non_null(strstr(text, "\n       4     7.0 us     7.0 us  R\n"));
 }
 
+
+/* Rows that share a name are told apart: overloads by their parameter
+ * types, the same types again by an ordinal (keys' order). */
+static void test_name_collisions(void **state)
+{
+    (void)state;
+    begin_trace();
+    ct_fn_param d[] = { { "double scale=", 0, &p_r8 } };
+    ct_fn_param i[] = { { "int n=", 0, &p_i4 } };
+    ct_fn_param t[] = { { "this=", 0, &p_i4 } };
+    function(1, "Demo.Shape.Area", 0, 1, d, NULL, NULL);
+    function(2, "Demo.Shape.Area", 0, 1, i, NULL, NULL);
+    function(3, "Demo.Box<T>.Get", 0, 1, t, NULL, NULL);
+    function(4, "Demo.Box<T>.Get", 0, 1, t, NULL, NULL);
+    function(5, "Demo.Main", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    uint64_t at = 1000;
+    for (uint64_t k = 1; k <= 5; k++) {
+        event(CT_REC_ENTER, at, 10, k, 0, NULL);
+        event(CT_REC_LEAVE, at + 1000 * k, 10, k, 0, NULL);
+        at += 10000;
+    }
+    end_block();
+    const char *text = render(0, 1, NULL);
+    assert_non_null(strstr(text, "  Demo.Shape.Area(double)\n"));
+    assert_non_null(strstr(text, "  Demo.Shape.Area(int)\n"));
+    assert_non_null(strstr(text, "  Demo.Box<T>.Get()\n"));
+    assert_non_null(strstr(text, "  Demo.Box<T>.Get() #2\n"));
+    assert_non_null(strstr(text, "  Demo.Main\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demo),
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_recursion_total),
+        cmocka_unit_test(test_name_collisions),
         cmocka_unit_test(test_threads_and_endings),
         cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_value_statuses),

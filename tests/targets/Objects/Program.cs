@@ -129,6 +129,13 @@ namespace Demo
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Crowd(List<Customer> people) => people.Count;
+
+        // Overloads: one name, two rows in a report.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Twice(int n) => 2 * n;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Twice(string s) => 2 * s.Length;
     }
 
     public static class Program
@@ -197,6 +204,7 @@ namespace Demo
             for (int i = 0; i < 10; i++)
                 crowd.Add(new Customer { Name = "c" + i, Age = i });
             Show("crowd", Calls.Crowd(crowd));
+            Show("twice", Calls.Twice(3) + Calls.Twice("ab") + Calls.Twice(5));
             return 5;
         }
     }
