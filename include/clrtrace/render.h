@@ -109,6 +109,17 @@ typedef struct ct_render_totals {
 
 void ct_render_get_totals(const ct_render *r, ct_render_totals *t);
 
+/* One function's row of the summary. */
+typedef struct ct_render_row {
+    const char *name;    /* as the summary names it (told apart from the others) */
+    uint64_t calls, total, self, exceptions;
+} ct_render_row;
+
+/* Calls each for every row the summary would print (any order); returns 0, or
+ * -1 when memory ran out. The names are valid during the call only. */
+int ct_render_each_row(ct_render *r, void (*each)(void *ctx, const ct_render_row *row),
+                       void *ctx);
+
 /* "0.8 us", "12.3 ms", "1.52 s" into out[0..cap). */
 void ct_format_duration(uint64_t ns, char *out, size_t cap);
 

@@ -1,6 +1,7 @@
 /* clrtrace report DIR: the summary table of a binary trace (calls, total
  * and self time, calls ended by an exception per function), as at the end of
  * the text log. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@ static void usage(FILE *to)
     fprintf(to,
         "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [--stats]\n"
         "                       [--params] [selection] [filters] DIR\n"
+        "       clrtrace report --diff A [-n N] [--params] [selection] [filters] B\n"
         "\n"
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
         "DIR may also be the trace file itself): the program's header line, then one\n"
@@ -34,6 +36,10 @@ static void usage(FILE *to)
         "  --params      name every row with its parameter types, Area(double); rows\n"
         "                that share a name always are (and numbered #2, #3 when\n"
         "                those agree too)\n"
+        "  --diff A      compare trace A with DIR (B): per function the calls, total\n"
+        "                and self time of both and the change of total, largest\n"
+        "                change first; -n, --params and the selection and filters\n"
+        "                apply to both\n"
         "  --pid N|all   the process N of a recorded process tree, or each in turn\n"
         "                (default: the process the launcher started)\n"
         "filters (the table then counts only the calls shown):\n"
@@ -46,9 +52,153 @@ static void usage(FILE *to)
         cli_filter_help(), cli_selection_help());
 }
 
+
+/* ------------------------------------------------------------ --diff */
+
+/* One function in the two traces. */
+typedef struct diff_row {
+    char *name;
+    uint64_t calls[2], total[2], self[2];
+} diff_row;
+
+typedef struct diff_set {
+    diff_row *rows;
+    size_t n, cap;
+    int side;
+    int nomem;
+} diff_set;
+
+static void take_row(void *ctx, const ct_render_row *row)
+{
+    diff_set *d = ctx;
+    size_t i = 0;
+    while (i < d->n && strcmp(d->rows[i].name, row->name))
+        i++;
+    if (i == d->n) {
+        if (d->n == d->cap) {
+            size_t cap = d->cap ? 2 * d->cap : 64;
+            diff_row *r = realloc(d->rows, cap * sizeof *r);
+            if (!r) {
+                d->nomem = 1;
+                return;
+            }
+            d->rows = r;
+            d->cap = cap;
+        }
+        d->rows[i] = (diff_row){strdup(row->name), {0, 0}, {0, 0}, {0, 0}};
+        if (!d->rows[i].name) {
+            d->nomem = 1;
+            return;
+        }
+        d->n++;
+    }
+    d->rows[i].calls[d->side] = row->calls;
+    d->rows[i].total[d->side] = row->total;
+    d->rows[i].self[d->side] = row->self;
+}
+
+static int feed(void *ctx, const ct_rec *rec)
+{
+    return ct_render_record(ctx, rec);
+}
+
+static void discard(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    (void)text;
+    (void)len;
+}
+
+/* The rows of one trace into side d->side; 0, or 1 after one line. */
+static int diff_read(const char *arg, const cli_filter *f, diff_set *d, char *label, size_t cap)
+{
+    cli_trace t;
+    if (cli_trace_open(&t, "report", arg) != 0)
+        return 1;
+    t.filter = f ? &f->opts : NULL;
+    ct_render_opts o = {.lines = 0, .summary = 0};
+    ct_render *r = ct_render_new(&o, discard, NULL);
+    if (!r) {
+        cli_trace_close(&t);
+        fprintf(stderr, "clrtrace report: out of memory\n");
+        return 1;
+    }
+    snprintf(label, cap, "%.*s, pid %u", (int)t.reader.header.cmdline_len,
+             t.reader.header.cmdline, (unsigned)t.reader.header.pid);
+    int rc = cli_trace_each(&t, "report", feed, r);
+    ct_render_finish(r);
+    if (!rc && ct_render_each_row(r, take_row, d) != 0)
+        d->nomem = 1;
+    ct_render_free(r);
+    cli_trace_close(&t);
+    if (d->nomem) {
+        fprintf(stderr, "clrtrace report: out of memory\n");
+        return 1;
+    }
+    return rc;
+}
+
+static uint64_t magnitude(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static int by_change(const void *a, const void *b)
+{
+    const diff_row *x = a, *y = b;
+    uint64_t cx = magnitude(x->total[0], x->total[1]), cy = magnitude(y->total[0], y->total[1]);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* "+1.2 ms", "-0.3 us", "0 ns". */
+static void signed_duration(uint64_t from, uint64_t to, char *out, size_t cap)
+{
+    char d[32];
+    ct_format_duration(magnitude(from, to), d, sizeof d);
+    snprintf(out, cap, "%s%s", to > from ? "+" : to < from ? "-" : "", d);
+}
+
+static int report_diff(const char *a, const char *b, const ct_render_opts *o,
+                       const cli_filter *f)
+{
+    diff_set d = {0};
+    char la[512], lb[512];
+    int rc = diff_read(a, f, &d, la, sizeof la);
+    d.side = 1;
+    if (!rc)
+        rc = diff_read(b, f, &d, lb, sizeof lb);
+    if (!rc) {
+        qsort(d.rows, d.n, sizeof *d.rows, by_change);
+        printf("# diff: A %s\n#       B %s\n", la, lb);
+        printf("#  CALLS A  CALLS B    TOTAL A    TOTAL B     CHANGE     SELF A     SELF B  FUNCTION\n");
+        size_t shown = o->top && o->top < d.n ? o->top : d.n;
+        for (size_t i = 0; i < shown; i++) {
+            const diff_row *r = &d.rows[i];
+            char ta[32], tb[32], ch[40], sa[32], sb[32];
+            ct_format_duration(r->total[0], ta, sizeof ta);
+            ct_format_duration(r->total[1], tb, sizeof tb);
+            signed_duration(r->total[0], r->total[1], ch, sizeof ch);
+            ct_format_duration(r->self[0], sa, sizeof sa);
+            ct_format_duration(r->self[1], sb, sizeof sb);
+            printf("%9llu %8llu %10s %10s %10s %10s %10s  %s\n", (unsigned long long)r->calls[0],
+                   (unsigned long long)r->calls[1], ta, tb, ch, sa, sb, r->name);
+        }
+    }
+    for (size_t i = 0; i < d.n; i++)
+        free(d.rows[i].name);
+    free(d.rows);
+    if (!rc && fflush(stdout) != 0) {
+        perror("clrtrace: stdout");
+        return 1;
+    }
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
-    const char *dir = NULL;
+    const char *dir = NULL, *diff_a = NULL;
     ct_render_opts o = { .lines = 0, .summary = 1 };
     static cli_filter filter;
     for (int i = 1; i < argc; i++) {
@@ -58,6 +208,14 @@ int cmd_report(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--percent")) {
             o.percent = 1;
+        } else if (!strcmp(argv[i], "--diff")) {
+            if (!val) {
+                fprintf(stderr, "clrtrace report: --diff needs the trace to compare with "
+                        "(report --diff A B)\n");
+                return 2;
+            }
+            diff_a = val;
+            i++;
         } else if (!strcmp(argv[i], "--stats")) {
             o.stats = 1;
         } else if (!strcmp(argv[i], "--params")) {
@@ -91,5 +249,7 @@ int cmd_report(int argc, char **argv)
     }
     if (cli_offline_trace("report", dir) < 0)
         return 2;
+    if (diff_a)
+        return report_diff(diff_a, dir, &o, &filter);
     return cli_render("report", dir, &o, &filter);
 }

@@ -784,30 +784,65 @@ static void held_line(ct_render *r)
     emitf(r, "# tracer held: %s, left out of the times above\n", text);
 }
 
-static void summary(ct_render *r)
+/* The summary's rows, named apart (rows[i].own freed by free_rows); NULL
+ * when out of memory. */
+static row *collect_rows(ct_render *r, size_t *count)
 {
     row *rows = calloc(r->fns.used ? r->fns.used : 1, sizeof *rows);
     size_t n = 0;
-    uint64_t calls = 0, exceptions = 0;
     for (size_t i = 0; rows && i < r->fns.cap; i++) {
         fn *f = r->fns.slots[i].value;
         if (!f || !f->calls)
             continue;
         rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions,
                           f->sum / f->calls, f->min, f->max, f->def, NULL};
-        calls += f->calls;
-        exceptions += f->exceptions;
+    }
+    if (rows && r->opts.params) {
+        for (size_t i = 0; i < n; i++)
+            if ((rows[i].own = with_params(rows[i].def)) != NULL)
+                rows[i].name = rows[i].own;
+    } else if (rows) {
+        distinct_names(rows, n);
+    }
+    *count = n;
+    return rows;
+}
+
+static void free_rows(row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i].own);
+    free(rows);
+}
+
+int ct_render_each_row(ct_render *r, void (*each)(void *ctx, const ct_render_row *row),
+                       void *ctx)
+{
+    size_t n = 0;
+    row *rows = collect_rows(r, &n);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        ct_render_row out = {rows[i].name, rows[i].calls, rows[i].total, rows[i].self,
+                             rows[i].exceptions};
+        each(ctx, &out);
+    }
+    free_rows(rows, n);
+    return 0;
+}
+
+static void summary(ct_render *r)
+{
+    size_t n = 0;
+    row *rows = collect_rows(r, &n);
+    uint64_t calls = 0, exceptions = 0;
+    for (size_t i = 0; rows && i < n; i++) {
+        calls += rows[i].calls;
+        exceptions += rows[i].exceptions;
     }
     uint64_t traced_ns = 0;
     for (size_t i = 0; i < n; i++)
         traced_ns += rows[i].self;
-    if (r->opts.params) {
-        for (size_t i = 0; i < n; i++)
-            if ((rows[i].own = with_params(rows[i].def)) != NULL)
-                rows[i].name = rows[i].own;
-    } else {
-        distinct_names(rows, n);
-    }
     qsort(rows, n, sizeof *rows,
           r->opts.sort == CT_SORT_SELF ? by_self : r->opts.sort == CT_SORT_CALLS ? by_calls : by_total);
     emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
@@ -845,9 +880,7 @@ static void summary(ct_render *r)
                   stats, exc, rows[i].name);
         }
     }
-    for (size_t i = 0; i < n; i++)
-        free(rows[i].own);
-    free(rows);
+    free_rows(rows, n);
     held_line(r);
 }
 

@@ -15,7 +15,10 @@
 #      source: 400 ms and 200 ms of spinning), and Chatty's self time is
 #      under half of Medium's;
 #   3. the summary's "tracer held" line: at least 1 s in the slowed run (it
-#      waited), and that line says the time is left out of the durations.
+#      waited), and that line says the time is left out of the durations;
+#   4. a recursive program (Hard.dll recursion): report counts Recurse's time
+#      once (TOTAL% <= 100, TOTAL <= its caller's), and report --diff of 100
+#      and 2000 levels shows Recurse's 101 and 2001 calls, rows by change.
 # Ends with "run_held.sh: N passed, M failed".
 set -uo pipefail
 
@@ -85,5 +88,29 @@ echo "== a text log to a file"
 check_eq "file: exit code 0" 0 "$?"
 check_eq "file: the program's output" "$expected" "$(cat "$work/fast.out")"
 check_ranking file "$work/fast.txt"
+
+echo "== a recursive program: report's totals, report --diff"
+# Recursion.cs: Recurse(n) calls itself n times, n + 1 calls in all, under Run.
+"$ct" record -o "$work/r100" -- dotnet "$app" recursion 100 >/dev/null 2>&1
+"$ct" record -o "$work/r2000" -- dotnet "$app" recursion 2000 >/dev/null 2>&1
+"$ct" report --percent "$work/r2000" >"$work/r2000.report"
+row() { awk -v f="$2" '$NF == f' "$1"; }
+check_eq "recursion 2000: Recurse called 2001 times" 2001 "$(row "$work/r2000.report" Hard.Recursion.Recurse | awk '{ print $1 }')"
+check "recursion 2000: Recurse's TOTAL% is at most 100 ($(row "$work/r2000.report" Hard.Recursion.Recurse | awk '{ print $4 }'))" \
+    awk -v p="$(row "$work/r2000.report" Hard.Recursion.Recurse | awk '{ print $4 }')" 'BEGIN { sub(/%/, "", p); exit !(p + 0 <= 100) }'
+check "recursion 2000: Recurse's TOTAL is at most its caller Run's" awk '
+    function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
+    $NF == "Hard.Recursion.Recurse" { r = ns($2, $3) }
+    $NF == "Hard.Recursion.Run" { run = ns($2, $3) }
+    END { exit !(r > 0 && r <= run) }' "$work/r2000.report"
+"$ct" report --diff "$work/r100" "$work/r2000" >"$work/diff.txt"
+check_eq "report --diff: Recurse's row, 101 calls against 2001" \
+    "101 2001" "$(awk '$NF == "Hard.Recursion.Recurse" { print $1, $2 }' "$work/diff.txt")"
+check "report --diff: Recurse's change is TOTAL B less TOTAL A, with a +" \
+    grep -qE '^ +101 +2001 +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +\+[0-9.]+ [mun]?s .* Hard\.Recursion\.Recurse$' "$work/diff.txt"
+check "report --diff: rows ordered by the size of the change, largest first" awk '
+    function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
+    !/^#/ { c = $7; sub(/^[-+]/, "", c); v = ns(c, $8); if (n > 0 && v > prev * 1.0001 + 100) bad = 1; prev = v; n++ }
+    END { exit bad || n < 3 }' "$work/diff.txt"
 
 ct_end run_held.sh
