@@ -63,6 +63,9 @@ typedef enum ct_rec_type {
     CT_REC_HELD = 11,    /* (2.3) how long the tracer held a thread: time its
                             hooks spent capturing values and waiting for
                             buffer room, left out of every event time */
+    CT_REC_JIT = 12,     /* (2.3) JIT compilation: of one traced function (key),
+                            or the process's total (key 0); left out of every
+                            event time */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -212,6 +215,9 @@ ct_trace_status ct_write_class_content(ct_wbuf *w, uint64_t class_id, const char
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
 /* ns more nanoseconds the tracer held thread tid (since its last HELD). */
 ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
+/* count JIT compilations that took ns: of function key (count 1), or with
+ * key 0 the process's total (ct_rec: key, count, time_ns holds ns). */
+ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns);
 ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
                              uint64_t traced);
 

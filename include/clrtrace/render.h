@@ -76,6 +76,8 @@ typedef struct ct_render_opts {
     int stats;            /* AVG, MIN and MAX columns: each call's duration */
     int params;           /* every row names its parameter types (rows that share
                              a name always do) */
+    int jit;              /* a JIT column: how long each function's JIT compilation
+                             took (JIT records), time no call's duration holds */
 } ct_render_opts;
 
 typedef struct ct_render ct_render;

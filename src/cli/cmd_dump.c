@@ -59,7 +59,7 @@ static void usage(FILE *to)
 
 static const char *const k_names[] = {
     "?", "FUNCTION", "THREAD", "ENTER", "LEAVE", "TAILCALL", "UNWIND", "DROPPED", "CLASS", "END",
-    "EVENTS", "HELD",
+    "EVENTS", "HELD", "JIT",
 };
 _Static_assert(sizeof k_names / sizeof *k_names == CT_REC_TYPE_COUNT, "a name per record type");
 
@@ -88,6 +88,10 @@ static int dump(void *ctx, const ct_rec *r)
         break;
     case CT_REC_HELD:
         printf(" tid=%" PRIu64 " ns=%" PRIu64 "\n", r->tid, r->count);
+        break;
+    case CT_REC_JIT:
+        printf(" key=0x%" PRIx64 " count=%" PRIu64 " ns=%" PRIu64 "\n", r->key, r->count,
+               r->time_ns);
         break;
     case CT_REC_END:
         printf(" t=%" PRIu64 " events=%" PRIu64 " mapped=%" PRIu64 " traced=%" PRIu64 "\n",

@@ -49,6 +49,7 @@ typedef struct info_stats {
     uint64_t mapped, traced;  /* from END */
     int ended;
     ct_table tids;
+    uint64_t jit_count, jit_ns; /* the JIT record's (key 0) */
     ct_held *held;            /* HELD records summed per thread (while reading) */
     size_t nheld;
     char held_text[256];      /* ct_held_text of them; "" when none */
@@ -63,6 +64,12 @@ static int count(void *ctx, const ct_rec *rec)
     case CT_REC_TAILCALL: s->tailcalls++; break;
     case CT_REC_UNWIND: s->unwinds++; break;
     case CT_REC_DROPPED: s->dropped += rec->count; break;
+    case CT_REC_JIT:
+        if (!rec->key) {
+            s->jit_count = rec->count;
+            s->jit_ns = rec->time_ns;
+        }
+        break;
     case CT_REC_HELD: {
         size_t i = 0;
         while (i < s->nheld && s->held[i].tid != rec->tid)
@@ -179,6 +186,13 @@ static void describe(const info_trace *it)
     printf("%-14s%llu\n", "threads", (unsigned long long)s->threads);
     printf("%-14s%llu events\n", "dropped", (unsigned long long)s->dropped);
     printf("%-14s%s\n", "tracer held", s->held_text[0] ? s->held_text : "nothing recorded");
+    if (s->jit_count) {
+        char d[32];
+        ct_format_duration(s->jit_ns, d, sizeof d);
+        printf("%-14s%llu methods compiled in %s\n", "jit", (unsigned long long)s->jit_count, d);
+    } else {
+        printf("%-14snot recorded\n", "jit");
+    }
     if (it->damaged)
         printf("%-14sdamaged: %s at offset %llu\n", "complete",
                ct_trace_strerror(it->t.reader.error),

@@ -13,7 +13,7 @@ static void usage(FILE *to)
 {
     fprintf(to,
         "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [--stats]\n"
-        "                       [--params] [selection] [filters] DIR\n"
+        "                       [--jit] [--params] [selection] [filters] DIR\n"
         "       clrtrace report --diff A [-n N] [--params] [selection] [filters] B\n"
         "\n"
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
@@ -33,6 +33,8 @@ static void usage(FILE *to)
         "                sum of every function's self time)\n"
         "  --stats       add AVG, MIN and MAX columns: each call's duration (a\n"
         "                recursive call's too)\n"
+        "  --jit         add a JIT column: how long each function's JIT compilation\n"
+        "                took (a time no call's duration holds)\n"
         "  --params      name every row with its parameter types, Area(double); rows\n"
         "                that share a name always are (and numbered #2, #3 when\n"
         "                those agree too)\n"
@@ -216,6 +218,8 @@ int cmd_report(int argc, char **argv)
             }
             diff_a = val;
             i++;
+        } else if (!strcmp(argv[i], "--jit")) {
+            o.jit = 1;
         } else if (!strcmp(argv[i], "--stats")) {
             o.stats = 1;
         } else if (!strcmp(argv[i], "--params")) {

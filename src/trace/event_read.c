@@ -408,6 +408,11 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         rec->tid = get_u(&c, 8);
         rec->count = get_u(&c, 8);
         break;
+    case CT_REC_JIT:
+        rec->key = get_u(&c, 8);
+        rec->count = get_u(&c, 8);
+        rec->time_ns = get_u(&c, 8);
+        break;
     case CT_REC_END:
         rec->time_ns = get_u(&c, 8);
         rec->count = get_u(&c, 8);

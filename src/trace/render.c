@@ -30,6 +30,7 @@ typedef struct fn {
     const ct_function *def;
     uint64_t calls, total, self;
     uint64_t sum, min, max; /* every call's duration: summed, least, most */
+    uint64_t jit;           /* ns its JIT compilation took (JIT records) */
     uint64_t exceptions;    /* calls that ended by an exception */
 } fn;
 
@@ -70,6 +71,7 @@ struct ct_render {
     uint64_t mapped, traced;
     ct_held *held;          /* HELD records summed per thread */
     size_t nheld;
+    uint64_t jit_count, jit_ns; /* the process's JIT compilations (JIT record, key 0) */
     char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
     char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
@@ -606,6 +608,17 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         }
         return 0;
     }
+    case CT_REC_JIT: {
+        if (!rec->key) {
+            r->jit_count = rec->count;
+            r->jit_ns = rec->time_ns;
+            return 0;
+        }
+        fn *f = function_of(r, rec->key);
+        if (f)
+            f->jit += rec->time_ns;
+        return f ? 0 : -1;
+    }
     case CT_REC_HELD: {
         /* Not a thread with calls: threads whose calls are all hidden are
          * not counted, but their held time is. */
@@ -661,7 +674,7 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
 typedef struct row {
     const char *name;
     uint64_t calls, total, self, exceptions;
-    uint64_t avg, min, max;
+    uint64_t avg, min, max, jit;
     const ct_function *def;
     char *own;              /* a name made to tell it apart (malloc'd), or NULL */
 } row;
@@ -795,7 +808,7 @@ static row *collect_rows(ct_render *r, size_t *count)
         if (!f || !f->calls)
             continue;
         rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions,
-                          f->sum / f->calls, f->min, f->max, f->def, NULL};
+                          f->sum / f->calls, f->min, f->max, f->jit, f->def, NULL};
     }
     if (rows && r->opts.params) {
         for (size_t i = 0; i < n; i++)
@@ -850,15 +863,22 @@ static void summary(ct_render *r)
           plural(n, "function", "functions"), (unsigned long long)r->nthreads,
           plural(r->nthreads, "thread", "threads"), (unsigned long long)r->dropped,
           plural(r->dropped, "event", "events"));
-    /* The EXCEPTIONS column when any call ended by an exception. */
-    int exc_col = exceptions != 0;
-    emitf(r, "%s%s%s  FUNCTION\n",
+    /* The EXCEPTIONS column when any call ended by an exception; JIT when
+     * asked for (opts.jit). */
+    int exc_col = exceptions != 0, jit_col = r->opts.jit;
+    emitf(r, "%s%s%s%s  FUNCTION\n",
           r->opts.percent ? "#  CALLS      TOTAL  TOTAL%       SELF   SELF%"
                           : "#  CALLS      TOTAL       SELF",
-          r->opts.stats ? "        AVG        MIN        MAX" : "", exc_col ? "  EXCEPTIONS" : "");
+          r->opts.stats ? "        AVG        MIN        MAX" : "", jit_col ? "        JIT" : "",
+          exc_col ? "  EXCEPTIONS" : "");
     size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
     for (size_t i = 0; i < shown; i++) {
-        char total[32], self[32], exc[32] = "", stats[112] = "";
+        char total[32], self[32], exc[32] = "", stats[112] = "", jit[40] = "";
+        if (jit_col) {
+            char d[32];
+            ct_format_duration(rows[i].jit, d, sizeof d);
+            snprintf(jit, sizeof jit, " %10s", d);
+        }
         ct_format_duration(rows[i].total, total, sizeof total);
         ct_format_duration(rows[i].self, self, sizeof self);
         if (exc_col)
@@ -872,16 +892,22 @@ static void summary(ct_render *r)
         }
         if (r->opts.percent) {
             double d = traced_ns ? (double)traced_ns : 1.0;
-            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s%s  %s\n", (unsigned long long)rows[i].calls,
-                  total, 100.0 * (double)rows[i].total / d, self, 100.0 * (double)rows[i].self / d,
-                  stats, exc, rows[i].name);
+            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s%s%s  %s\n",
+                  (unsigned long long)rows[i].calls, total, 100.0 * (double)rows[i].total / d, self,
+                  100.0 * (double)rows[i].self / d, stats, jit, exc, rows[i].name);
         } else {
-            emitf(r, "%8llu %10s %10s%s%s  %s\n", (unsigned long long)rows[i].calls, total, self,
-                  stats, exc, rows[i].name);
+            emitf(r, "%8llu %10s %10s%s%s%s  %s\n", (unsigned long long)rows[i].calls, total,
+                  self, stats, jit, exc, rows[i].name);
         }
     }
     free_rows(rows, n);
     held_line(r);
+    if (r->jit_count) {
+        char d[32];
+        ct_format_duration(r->jit_ns, d, sizeof d);
+        emitf(r, "# jit: %llu %s compiled in %s, left out of the times above\n",
+              (unsigned long long)r->jit_count, plural(r->jit_count, "method", "methods"), d);
+    }
 }
 
 static void finish(ct_render *r)

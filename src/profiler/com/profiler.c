@@ -369,7 +369,9 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     ct_hooks_on_fatal(stop_on_fatal);
     /* The fast path must not ask for argument, return value or frame
      * information: the runtime refuses such a mask with fast hooks. */
-    DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS;
+    /* JIT compilation: its time is left out of the calls' (hooks.c). */
+    DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS |
+                 COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_JIT_COMPILATION;
     if (!fast)
         mask |= COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
                 COR_PRF_ENABLE_FRAME_INFO;
@@ -515,8 +517,23 @@ STUB(ClassLoadFinished, ClassID id, HRESULT hr)
 STUB(ClassUnloadStarted, ClassID id)
 STUB(ClassUnloadFinished, ClassID id, HRESULT hr)
 STUB(FunctionUnloadStarted, FunctionID id)
-STUB(JITCompilationStarted, FunctionID id, BOOL safe)
-STUB(JITCompilationFinished, FunctionID id, HRESULT hr, BOOL safe)
+static HRESULT cb_JITCompilationStarted(CB_SELF, FunctionID id, BOOL safe)
+{
+    (void)self;
+    (void)id;
+    (void)safe;
+    ct_jit_started();
+    return S_OK;
+}
+
+static HRESULT cb_JITCompilationFinished(CB_SELF, FunctionID id, HRESULT hr, BOOL safe)
+{
+    (void)self;
+    (void)hr;
+    (void)safe;
+    ct_jit_finished(id);
+    return S_OK;
+}
 STUB(JITCachedFunctionSearchStarted, FunctionID id, BOOL *use)
 STUB(JITCachedFunctionSearchFinished, FunctionID id, int result)
 STUB(JITFunctionPitched, FunctionID id)

@@ -48,6 +48,7 @@ typedef struct ct_ring {
                                      for room (ct_ring_wait) and what its engine
                                      adds (ct_ring_hold); only grows; written by the
                                      producer, read by the consumer */
+    _Atomic uint64_t jit;         /* of held, JIT compilation (ct_ring_hold_jit) */
 
     /* Shared, each on its own cache line. */
     _Alignas(64) _Atomic uint64_t head; /* bytes the consumer may read */
@@ -81,6 +82,15 @@ static inline size_t ct_ring_align(size_t n)
 static inline void ct_ring_hold(ct_ring *r, uint64_t ns)
 {
     atomic_store_explicit(&r->held, atomic_load_explicit(&r->held, memory_order_relaxed) + ns,
+                          memory_order_relaxed);
+}
+
+/* Adds ns of JIT compilation: held as the tracer's own time, counted apart
+ * (r->jit) so the tracer's figure leaves it out. */
+static inline void ct_ring_hold_jit(ct_ring *r, uint64_t ns)
+{
+    ct_ring_hold(r, ns);
+    atomic_store_explicit(&r->jit, atomic_load_explicit(&r->jit, memory_order_relaxed) + ns,
                           memory_order_relaxed);
 }
 

@@ -323,6 +323,29 @@ void ct_writer_define(const ct_mapped_fn *f)
     submit(node);
 }
 
+/* Every JIT compilation: how many, how long (the JIT record before END). */
+static _Atomic uint64_t g_jit_count, g_jit_ns;
+
+void ct_writer_jit(uint64_t key, uint64_t ns)
+{
+    atomic_fetch_add_explicit(&g_jit_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_jit_ns, ns, memory_order_relaxed);
+    if (!key || !atomic_load(&g_started) || atomic_load(&g_stopping))
+        return;
+    fnq_node *node = malloc(sizeof *node + SMALL_RECORD_BYTES);
+    if (!node)
+        return;
+    ct_wbuf w;
+    ct_wbuf_init(&w, node->rec, SMALL_RECORD_BYTES);
+    if (ct_write_jit(&w, key, 1, ns) != CT_TRACE_OK) {
+        free(node);
+        return;
+    }
+    node->next = NULL;
+    node->len = w.len;
+    submit(node);
+}
+
 void ct_writer_thread(uint64_t tid, const char *name)
 {
     if (!atomic_load(&g_started) || atomic_load(&g_stopping))
@@ -346,7 +369,9 @@ void ct_writer_thread(uint64_t tid, const char *name)
  * (written when the thread's buffer is released, and at the end). */
 static void report_held(ct_tbuf *b)
 {
-    uint64_t held = ct_ring_held(&b->ring);
+    /* The tracer's own: JIT compilation is the runtime's (JIT records). */
+    uint64_t held = ct_ring_held(&b->ring) -
+                    atomic_load_explicit(&b->ring.jit, memory_order_relaxed);
     if (held == b->held_reported)
         return;
     uint8_t buf[SMALL_RECORD_BYTES];
@@ -683,8 +708,14 @@ static void finish(void)
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
         if (atomic_load_explicit(&b->state, memory_order_acquire) != CT_TBUF_FREE)
             report_held(b);
+    drain_functions(); /* the last JIT records */
     uint8_t buf[SMALL_RECORD_BYTES];
     ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    uint64_t jits = atomic_load_explicit(&g_jit_count, memory_order_relaxed);
+    if (jits && ct_write_jit(&w, 0, jits, atomic_load_explicit(&g_jit_ns, memory_order_relaxed)) ==
+                    CT_TRACE_OK)
+        output(buf, w.len, NULL);
     ct_wbuf_init(&w, buf, sizeof buf);
     if (ct_write_end(&w, ct_now_ns(), g_events, g_mapped, g_traced) == CT_TRACE_OK)
         output(buf, w.len, NULL);

@@ -73,6 +73,12 @@ void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
  * calling thread (ehmodel.h) and record an UNWIND event for each traced
  * frame an exception pops, with the exception's class and message as
  * ct_ex_thrown read them (ct_unwind_plan). */
+/* JIT compilation on this thread (JITCompilationStarted/Finished): its
+ * time is held (left out of every event time, as the hooks' own) and
+ * counted, per traced function too (ct_writer_jit). */
+void ct_jit_started(void);
+void ct_jit_finished(FunctionID id);
+
 void ct_ex_thrown(ObjectID thrown);
 void ct_ex_search_enter(FunctionID id);
 void ct_ex_search_leave(void);
