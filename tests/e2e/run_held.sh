@@ -88,6 +88,18 @@ echo "== a text log to a file"
 check_eq "file: exit code 0" 0 "$?"
 check_eq "file: the program's output" "$expected" "$(cat "$work/fast.out")"
 check_ranking file "$work/fast.txt"
+# JIT compilation is its own number: the summary's jit line, each traced
+# function's compilation in report --jit, and none of it in the calls: Run's
+# self time (its own code and Console.WriteLine, whose first call compiles
+# much of the console) stays small.
+check "file: the summary's jit line" grep -qE '^# jit: [0-9]+ methods compiled in [0-9.]+ [mun]?s, left out of the times above$' "$work/fast.txt"
+"$ct" record -o "$work/jit" -- dotnet "$app" ranking >/dev/null 2>&1
+"$ct" report --jit "$work/jit" >"$work/jit.report"
+check "report --jit: Tiny's compilation took some time" awk '
+    $NF == "Hard.Ranking.Tiny" && $6 + 0 > 0 { ok = 1 } END { exit !ok }' "$work/jit.report"
+check "Run's self time is under 20 ms: the JIT of what it calls is not in it" awk '
+    function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
+    $NF == "Hard.Ranking.Run" { s = ns($4, $5) } END { exit !(s > 0 && s < 20e6) }' "$work/jit.report"
 
 echo "== a recursive program: report's totals, report --diff"
 # Recursion.cs: Recurse(n) calls itself n times, n + 1 calls in all, under Run.
