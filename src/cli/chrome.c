@@ -332,8 +332,36 @@ int cli_chrome_end(cli_chrome *x, int complete)
     return rc;
 }
 
-int cli_dump_chrome(cli_trace *t)
+static int count_enter(void *ctx, const ct_rec *rec)
 {
+    if (rec->type == CT_REC_ENTER)
+        ++*(uint64_t *)ctx;
+    return 0;
+}
+
+int cli_dump_chrome(cli_trace *t, uint64_t max_calls)
+{
+    if (max_calls) {
+        /* A first reading counts what the selection and filters keep. */
+        cli_trace c;
+        uint64_t calls = 0;
+        if (cli_trace_open(&c, "dump", t->path) != 0)
+            return 1;
+        c.filter = t->filter;
+        c.quiet_incomplete = 1;
+        int rc = cli_trace_each(&c, "dump", count_enter, &calls);
+        cli_trace_close(&c);
+        if (rc)
+            return rc;
+        if (calls > max_calls) {
+            fprintf(stderr, "clrtrace dump: %llu calls are more than a browser opens as Chrome "
+                    "JSON (--max-calls %llu); keep fewer with -F/-N GLOB, --tid N, "
+                    "--since/--until TIME, -D N or -t TIME, use --folded or --flame, or "
+                    "--max-calls 0 for all\n", (unsigned long long)calls,
+                    (unsigned long long)max_calls);
+            return 1;
+        }
+    }
     static char obuf[CHROME_STDOUT_BUFFER];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     cli_chrome *x = cli_chrome_new(stdout, &t->reader.header);

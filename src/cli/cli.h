@@ -304,7 +304,13 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o);
 
 /* clrtrace dump --chrome: Chrome Trace Event Format JSON on stdout.
  * Returns 0, or 1 after one error line (the JSON is complete even then). */
-int cli_dump_chrome(cli_trace *t);
+/* Most calls dump --chrome writes by default: past them the JSON (about
+ * 200 bytes a call) grows beyond what a browser's trace viewer opens; the
+ * --max-calls option sets another limit (0: none). */
+#define CLI_CHROME_MAX_CALLS 2000000u
+/* The Chrome JSON of t, when t holds at most max_calls calls (0: any);
+ * otherwise one line saying how to narrow them, and 1. */
+int cli_dump_chrome(cli_trace *t, uint64_t max_calls);
 
 /* The same in steps (chrome.c), for any record source (fuzz/fuzz_trace.c):
  * new writes the head of the JSON to out (NULL when out of memory); record

@@ -37,6 +37,9 @@ static void usage(FILE *to)
         "  --chrome       Chrome Trace Event Format JSON for Perfetto (ui.perfetto.dev)\n"
         "                 or chrome://tracing: one complete event per call (ts and dur\n"
         "                 in us), its arguments and return value in args, thread names\n"
+        "  --max-calls N  with --chrome: write nothing, and say how to keep fewer, when\n"
+        "                 more than N calls would be written (default %u; 0: no\n"
+        "                 limit)\n"
         "  --pid N        the process N of a recorded process tree (default: the process\n"
         "                 the launcher started)\n"
         "  -h, --help     show this help\n"
@@ -52,7 +55,8 @@ static void usage(FILE *to)
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset; what came before it is written, and --chrome's\n"
         "JSON is still complete); 2 usage error.\n",
-        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, cli_filter_help(),
+        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_CHROME_MAX_CALLS,
+        cli_filter_help(),
         cli_selection_help(),
         CLI_CALLS_MAX_DEPTH);
 }
@@ -119,6 +123,8 @@ int cmd_dump(int argc, char **argv)
     flame_opts fo = { .width = FLAME_DEFAULT_WIDTH };
     const char *dir = NULL;
     static cli_filter filter;
+    uint64_t max_calls = CLI_CHROME_MAX_CALLS;
+    int chrome_only = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int f = -1;
@@ -133,6 +139,14 @@ int cmd_dump(int argc, char **argv)
             f = CHROME;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
+        } else if (!strcmp(a, "--max-calls")) {
+            char *end;
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+            unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+            if (!v || !*v || *end || v[0] == '-')
+                return usage_error("%s", "--max-calls needs a number of calls (0: no limit)");
+            max_calls = n;
+            chrome_only = 1;
         } else if (!strcmp(a, "--width") || !strcmp(a, "--title")) {
             if (i + 1 >= argc)
                 return usage_error("%s needs a value", a);
@@ -162,6 +176,8 @@ int cmd_dump(int argc, char **argv)
         return usage_error("%s", "--calls goes with --folded or --flame");
     if (flame_only && format != FLAME)
         return usage_error("%s", "--width and --title go with --flame");
+    if (chrome_only && format != CHROME)
+        return usage_error("%s", "--max-calls goes with --chrome");
     cli_trace t;
     if (cli_trace_open(&t, "dump", dir) != 0)
         return 1;
@@ -176,7 +192,7 @@ int cmd_dump(int argc, char **argv)
         rc = cli_dump_flame(&t, &fo);
         break;
     case CHROME:
-        rc = cli_dump_chrome(&t);
+        rc = cli_dump_chrome(&t, max_calls);
         break;
     default: {
         const ct_trace_header *h = &t.reader.header;

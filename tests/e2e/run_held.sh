@@ -125,4 +125,17 @@ check "report --diff: rows ordered by the size of the change, largest first" awk
     !/^#/ { c = $7; sub(/^[-+]/, "", c); v = ns(c, $8); if (n > 0 && v > prev * 1.0001 + 100) bad = 1; prev = v; n++ }
     END { exit bad || n < 3 }' "$work/diff.txt"
 
+echo "== dump --chrome and its size"
+n=$("$ct" info "$work/r2000" | sed -nE 's/^calls +[0-9]+ ended.*; ([0-9]+) entered$/\1/p')
+"$ct" dump --chrome --max-calls "$n" "$work/r2000" >"$work/r2000.json" 2>"$work/r2000.err"
+check_eq "dump --chrome --max-calls $n (the calls entered): written, exit 0" 0 "$?"
+check "... and the JSON parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/r2000.json"
+"$ct" dump --chrome --max-calls "$((n - 1))" "$work/r2000" >"$work/r2001.json" 2>"$work/r2001.err"
+check_eq "dump --chrome --max-calls $((n - 1)): refused, exit 1" 1 "$?"
+check_eq "... nothing on stdout" 0 "$(wc -c <"$work/r2001.json")"
+check "... one stderr line naming the ways to keep fewer" \
+    grep -qE "^clrtrace dump: $n calls are more than a browser opens as Chrome JSON \(--max-calls $((n - 1))\); keep fewer with -F/-N GLOB" "$work/r2001.err"
+check_eq "dump --chrome -F 'Hard.Recursion.Run' --max-calls 1: the one call fits" 0 \
+    "$("$ct" dump --chrome -F 'Hard.Recursion.Run' --max-calls 1 "$work/r2000" >/dev/null 2>&1; echo $?)"
+
 ct_end run_held.sh
