@@ -5,7 +5,12 @@
  * --calls, the calls that ended on its stack or above it). A frame's colour
  * comes from a hash of its name, so a function has the same colour wherever
  * it appears and in every graph. Hovering shows the <title>: the full name,
- * the value and its share of the total. Static SVG: no script. */
+ * the value and its share of the total. A name that does not fit is cut
+ * from its start ("..Shapes.Scale"), so the method shows. A small script
+ * (in the manner of Brendan Gregg's flamegraph.pl) zooms on a clicked frame
+ * (its callers stay, full width), searches names by a pattern and
+ * highlights the matches with their share, and resets both; without
+ * scripts the SVG still reads as a static graph. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
@@ -146,13 +151,74 @@ static void frame(const layout *l, uint32_t i, double x, double y, double w, uin
         if (len <= chars) {
             cli_xml_text(stdout, name, strlen(name));
         } else {
-            cli_xml_text(stdout, name, prefix_bytes(name, chars - 2));
+            /* The end of the name: the method, not the namespace. */
+            size_t skip = prefix_bytes(name, len - (chars - 2));
             fputs("..", stdout);
+            cli_xml_text(stdout, name + skip, strlen(name + skip));
         }
         fputs("</text>", stdout);
     }
     fputs("</g>\n", stdout);
 }
+
+#define FLAME_STR2(x) #x
+#define FLAME_STR(x) FLAME_STR2(x)
+
+/* The script: zoom on click, search, reset (each frame a <g> holding a
+ * <title> "NAME (VALUE, P%)", a <rect> and maybe a <text>). */
+static const char k_script[] =
+    "(function () {\n"
+    "  var svg = document.documentElement, frames = [], PAD = " FLAME_STR(FLAME_PAD_X) ",\n"
+    "      FONT = " FLAME_STR(FLAME_FONT_SIZE) ", GLYPH = " FLAME_STR(FLAME_FONT_WIDTH) ";\n"
+    "  var W = parseFloat(svg.getAttribute('width')) - 2 * PAD;\n"
+    "  function fit(f, w) {\n"
+    "    var t = f.g.getElementsByTagName('text')[0];\n"
+    "    if (!t) { t = document.createElementNS(svg.namespaceURI, 'text');\n"
+    "      t.setAttribute('y', f.y + 10.5); f.g.appendChild(t); }\n"
+    "    var chars = Math.floor((w - 6) / (FONT * GLYPH)), n = f.name;\n"
+    "    t.textContent = chars < 3 ? '' : n.length <= chars ? n : '..' + n.slice(n.length - chars + 2);\n"
+    "    t.setAttribute('x', parseFloat(f.r.getAttribute('x')) + 3);\n"
+    "  }\n"
+    "  var gs = document.getElementById('frames').getElementsByTagName('g');\n"
+    "  for (var i = 0; i < gs.length; i++) {\n"
+    "    var g = gs[i], r = g.getElementsByTagName('rect')[0], tt = g.getElementsByTagName('title')[0];\n"
+    "    var m = /^([\\s\\S]*) \\(([^()]*), ([0-9.]+)%\\)$/.exec(tt.textContent);\n"
+    "    var f = { g: g, r: r, name: m ? m[1] : tt.textContent, pct: m ? parseFloat(m[3]) : 0,\n"
+    "              x: parseFloat(r.getAttribute('x')), w: parseFloat(r.getAttribute('width')),\n"
+    "              y: parseFloat(r.getAttribute('y')), fill: r.getAttribute('fill') };\n"
+    "    frames.push(f); g.style.cursor = 'pointer';\n"
+    "    g.addEventListener('click', (function (f) { return function () { zoom(f); }; })(f));\n"
+    "  }\n"
+    "  var reset = document.getElementById('reset');\n"
+    "  function zoom(z) {\n"
+    "    frames.forEach(function (f) {\n"
+    "      var inside = f.x >= z.x - 1e-6 && f.x + f.w <= z.x + z.w + 1e-6 && f.y <= z.y;\n"
+    "      var below = f.y > z.y && f.x <= z.x + 1e-6 && f.x + f.w >= z.x + z.w - 1e-6;\n"
+    "      if (inside) { var w = f.w / z.w * W; f.r.setAttribute('x', PAD + (f.x - z.x) / z.w * W);\n"
+    "        f.r.setAttribute('width', w); f.g.style.display = ''; fit(f, w); }\n"
+    "      else if (below) { f.r.setAttribute('x', PAD); f.r.setAttribute('width', W);\n"
+    "        f.g.style.display = ''; fit(f, W); }\n"
+    "      else f.g.style.display = 'none';\n"
+    "    });\n"
+    "    reset.style.opacity = z.w < W - 1e-6 ? 1 : 0;\n"
+    "  }\n"
+    "  reset.addEventListener('click', function () { zoom(frames[0]); });\n"
+    "  document.getElementById('search').addEventListener('click', function () {\n"
+    "    var p = prompt('Highlight the frames whose name matches (a regular expression; empty: none)', '');\n"
+    "    if (p === null) return;\n"
+    "    var re = null; try { re = p ? new RegExp(p) : null; } catch (e) { return; }\n"
+    "    var spans = [];\n"
+    "    frames.forEach(function (f) {\n"
+    "      var hit = re && f.name !== 'all' && re.test(f.name);\n"
+    "      f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);\n"
+    "      if (hit) spans.push([f.x, f.x + f.w]);\n"
+    "    });\n"
+    "    spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+    "    var covered = 0, end = -1;\n"
+    "    spans.forEach(function (s) { if (s[1] > end) { covered += s[1] - Math.max(s[0], end); end = s[1]; } });\n"
+    "    document.getElementById('matched').textContent = re ? 'Matched: ' + (100 * covered / W).toFixed(2) + '%' : '';\n"
+    "  });\n"
+    "})();\n";
 
 /* Depth of the deepest frame wide enough to draw. */
 static uint32_t drawn_depth(const layout *l, double scale)
@@ -203,7 +269,17 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o)
            "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#555\">", o->width / 2.0);
     cli_xml_text(stdout, h->cmdline, h->cmdline_len);
     printf(": by %s, %s in all</text>\n", o->by_calls ? "calls" : "time", value);
-    printf("<g font-family=\"Verdana, sans-serif\" font-size=\"%d\">\n", FLAME_FONT_SIZE);
+    printf("<text id=\"reset\" x=\"%d\" y=\"24\" font-family=\"Verdana, sans-serif\" "
+           "font-size=\"12\" fill=\"#06c\" style=\"cursor:pointer;opacity:0\">Reset zoom</text>\n"
+           "<text id=\"search\" x=\"%u\" y=\"24\" text-anchor=\"end\" "
+           "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#06c\" "
+           "style=\"cursor:pointer\">Search</text>\n"
+           "<text id=\"matched\" x=\"%u\" y=\"44\" text-anchor=\"end\" "
+           "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#555\"></text>\n",
+           FLAME_PAD_X, o->width - FLAME_PAD_X, o->width - FLAME_PAD_X);
+    printf("<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", k_script);
+    printf("<g id=\"frames\" font-family=\"Verdana, sans-serif\" font-size=\"%d\">\n",
+           FLAME_FONT_SIZE);
 
     /* Depth first from the root; offset: the weight left of a node. */
     double base = FLAME_PAD_TOP + (double)depth * FLAME_FRAME_HEIGHT;

@@ -95,6 +95,48 @@ for px in 200 100000; do  # FLAME_MIN_WIDTH, FLAME_MAX_WIDTH
     check "--width $px: frames scaled to $((px - 20)) px" flame_check "$work/edge.out" "$work/calls.folded" "$px"
 done
 
+# ------------------------------------------------------------ interaction
+# Labels cut to fit keep the end of the name (the method): "..Tree.Leaf";
+# every label is the frame's name or ".." and a suffix of it.
+check "labels: whole names, or '..' and the end of the name" python3 -c '
+import re, sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+cut = 0
+for g in E.parse(sys.argv[1]).getroot().iter(ns + "g"):
+    title, text = g.find(ns + "title"), g.find(ns + "text")
+    if title is None or text is None:
+        continue
+    name = re.fullmatch(r"(.*) \(([^()]*), ([0-9.]+)%\)", title.text, re.S).group(1)
+    label = text.text or ""
+    if label.startswith(".."):
+        cut += 1
+        if not name.endswith(label[2:]) or len(label) >= len(name) + 2:
+            sys.exit("label %r of %r" % (label, name))
+    elif label != name:
+        sys.exit("label %r of %r" % (label, name))
+print("cut labels:", cut)
+sys.exit(0 if cut else "no label was cut (--width 600 should cut some)")' "$work/narrow.out"
+# The script: zoom, search, reset (flamegraph.pl's manner); its syntax is
+# checked when node is at hand.
+check "the SVG carries its script and its Search and Reset zoom controls" bash -c \
+    'grep -q "<script type=\"text/ecmascript\"><!\[CDATA\[" "$0" && grep -q ">Search</text>" "$0" && grep -q ">Reset zoom</text>" "$0"' "$work/narrow.out"
+if command -v node >/dev/null; then
+    python3 -c 'import re, sys; print(re.search(r"<!\[CDATA\[(.*?)\]\]>", open(sys.argv[1]).read(), re.S).group(1))' \
+        "$work/narrow.out" >"$work/flame.js"
+    check "the script parses (node --check)" node --check "$work/flame.js"
+    # Frames all, Main (580 px), Left and Right (290 px each): a click on
+    # Left shows it 580 px wide with its callers, hides Right, shows the reset;
+    # the reset puts them back; a search for "Left" marks it, 50.00%.
+    check_eq "the script zooms, resets and searches (a fake DOM, flame_dom.js)" \
+        "$(printf '%s\n' 'zoom Left: [["10","580","shown"],["10","580","shown"],["10","580","shown"],[300,290,"none"]]' \
+            'reset visible: 1' \
+            'after reset: [["10","580","shown"],["10","580","shown"],["10","290","shown"],["300","290","shown"]]' \
+            'search: Matched: 50.00% rgb(230,0,230)')" \
+        "$(node "$here/flame_dom.js" "$work/flame.js" 2>&1)"
+else
+    echo "note: node not found; the script's syntax is not checked"
+fi
+
 # ------------------------------------------------------------------ usage
 for bad in "--width 199 --flame" "--width 100001 --flame" "--width x --flame" "--width --flame" "--title t --chrome" \
            "--flame --chrome" "--flame --folded" "--width 800"; do
