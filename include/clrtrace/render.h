@@ -130,6 +130,10 @@ typedef struct ct_held {
     uint64_t tid, ns;
 } ct_held;
 
+/* Adds ns to tid's entry of (*held)[0..*n), making it when there is none:
+ * 0, or -1 when out of memory. */
+int ct_held_add(ct_held **held, size_t *n, uint64_t tid, uint64_t ns);
+
 /* Threads listed in a held text, the largest first; the rest are counted. */
 #define CT_HELD_LIST_MAX 4
 

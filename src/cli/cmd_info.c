@@ -70,20 +70,10 @@ static int count(void *ctx, const ct_rec *rec)
             s->jit_ns = rec->time_ns;
         }
         break;
-    case CT_REC_HELD: {
-        size_t i = 0;
-        while (i < s->nheld && s->held[i].tid != rec->tid)
-            i++;
-        if (i == s->nheld) {
-            ct_held *h = realloc(s->held, (s->nheld + 1) * sizeof *h);
-            if (!h)
-                return -1;
-            s->held = h;
-            s->held[s->nheld++] = (ct_held){rec->tid, 0};
-        }
-        s->held[i].ns += rec->count;
+    case CT_REC_HELD:
+        if (ct_held_add(&s->held, &s->nheld, rec->tid, rec->count) != 0)
+            return -1;
         break;
-    }
     case CT_REC_FUNCTION: s->functions++; break;
     case CT_REC_CLASS: s->classes++; break;
     case CT_REC_END:

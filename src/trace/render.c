@@ -225,6 +225,22 @@ static int by_held(const void *a, const void *b)
     return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+int ct_held_add(ct_held **held, size_t *n, uint64_t tid, uint64_t ns)
+{
+    size_t i = 0;
+    while (i < *n && (*held)[i].tid != tid)
+        i++;
+    if (i == *n) {
+        ct_held *h = realloc(*held, (*n + 1) * sizeof *h);
+        if (!h)
+            return -1;
+        *held = h;
+        h[(*n)++] = (ct_held){tid, 0};
+    }
+    (*held)[i].ns += ns;
+    return 0;
+}
+
 void ct_held_text(ct_held *held, size_t n, char *out, size_t cap)
 {
     ct_text t;
@@ -622,18 +638,7 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
     case CT_REC_HELD: {
         /* Not a thread with calls: threads whose calls are all hidden are
          * not counted, but their held time is. */
-        size_t i = 0;
-        while (i < r->nheld && r->held[i].tid != rec->tid)
-            i++;
-        if (i == r->nheld) {
-            ct_held *h = realloc(r->held, (r->nheld + 1) * sizeof *h);
-            if (!h)
-                return -1;
-            r->held = h;
-            r->held[r->nheld++] = (ct_held){rec->tid, 0};
-        }
-        r->held[i].ns += rec->count;
-        return 0;
+        return ct_held_add(&r->held, &r->nheld, rec->tid, rec->count);
     }
     case CT_REC_DROPPED: {
         thread *th = thread_of(r, rec->tid);
