@@ -725,6 +725,89 @@ static void format_object(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     }
 }
 
+/* System.Numerics.BigInteger, planned as the struct it is: an int _sign
+ * and a uint[] _bits (null for a value that fits _sign; else the magnitude's
+ * 32-bit words, least significant first, and _sign +1 or -1). Shown in
+ * decimal when every word was copied (--array-items), else by its size. */
+#define BIGINT_MAX_WORDS 64
+
+static int is_biginteger(const ct_plan *p)
+{
+    if (!p->type_name || strcmp(p->type_name, "BigInteger") != 0 || p->count != 2)
+        return 0;
+    int sign = 0, bits = 0;
+    for (uint32_t i = 0; i < 2; i++) {
+        const ct_plan *fp = p->fields[i].plan;
+        sign += !strcmp(p->fields[i].name, "_sign") && fp->kind == CT_V_I4;
+        bits += !strcmp(p->fields[i].name, "_bits") && fp->kind == CT_V_ARRAY && fp->elem &&
+                fp->elem->kind == CT_V_U4;
+    }
+    return sign == 1 && bits == 1;
+}
+
+static void format_biginteger(rd *r, const ct_plan *p, fctx *f)
+{
+    int32_t sign = 0;
+    uint32_t w[BIGINT_MAX_WORDS], n = 0, length = 0;
+    int null_bits = 1;
+    for (uint32_t i = 0; i < 2 && !r->bad; i++) {
+        if (p->fields[i].plan->kind == CT_V_I4) {
+            sign = (int32_t)take_u(r, 4);
+            continue;
+        }
+        if (!take_u(r, 8))
+            continue; /* null: the value is _sign */
+        null_bits = 0;
+        take_u(r, 8);
+        length = (uint32_t)take_u(r, 4);
+        n = (uint32_t)take_u(r, 4);
+        if (r->bad || n > length) {
+            r->bad = 1;
+            return;
+        }
+        for (uint32_t k = 0; k < n && !r->bad; k++) {
+            uint32_t v = (uint32_t)take_u(r, 4);
+            if (k < BIGINT_MAX_WORDS)
+                w[k] = v;
+        }
+    }
+    if (r->bad || !f->out)
+        return;
+    if (null_bits) {
+        put_i64(f->out, sign);
+        return;
+    }
+    if (n < length || n > BIGINT_MAX_WORDS) {
+        ct_text_printf(f->out, "<BigInteger of %u bits>", length * 32);
+        return;
+    }
+    /* The magnitude in base 10^9, least significant first. */
+    char digits[BIGINT_MAX_WORDS * 10 + 2];
+    size_t nd = 0;
+    while (n && !w[n - 1])
+        n--;
+    do {
+        uint64_t rem = 0;
+        for (uint32_t k = n; k-- > 0;) {
+            uint64_t cur = rem << 32 | w[k];
+            w[k] = (uint32_t)(cur / 1000000000u);
+            rem = cur % 1000000000u;
+        }
+        while (n && !w[n - 1])
+            n--;
+        for (int d = 0; d < 9 && (n || rem); d++) {
+            digits[nd++] = (char)('0' + rem % 10);
+            rem /= 10;
+        }
+    } while (n);
+    if (!nd)
+        digits[nd++] = '0';
+    if (sign < 0)
+        ct_text_put(f->out, "-");
+    while (nd)
+        ct_text_putn(f->out, &digits[--nd], 1);
+}
+
 /* A Rune as a char literal ('x'); an impossible value as its number. */
 static void format_rune(const uint8_t *b, fctx *f)
 {
@@ -862,6 +945,10 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         format_vector(r, p, f, depth);
         return;
     case CT_V_STRUCT:
+        if (is_biginteger(p)) {
+            format_biginteger(r, p, f);
+            return;
+        }
         ct_text_put(t, "{");
         for (uint32_t i = 0; i < p->count && !r->bad; i++) {
             if (i)

@@ -81,6 +81,9 @@ ct_has "$trace" 1 "Demo.Calls.Times(DateTimeOffset at=2024-05-06T09:08:07.123456
 ct_has "$trace" 1 'Demo.Calls.Make(int n=4) -> List<int> List<int>(4) {0, 1, 4, 9}'
 ct_has "$trace" 1 'Demo.Calls.Big(List<int> many=List<int>(100) {0, 1, 2, 3, 4, 5, 6, 7, ...}) -> int 100'
 ct_has "$trace" 1 'Demo.Calls.Holder(object anything=int[2] {1, 2}) -> int 1'
+# BigInteger in decimal: 42, 2^100, -(10^30); 2^400 takes 13 words, more
+# than --array-items (8) copies: shown by its size.
+ct_has "$trace" 1 'Demo.Calls.Bigs(BigInteger small=42, BigInteger large=1267650600228229401496703205376, BigInteger negative=-1000000000000000000000000000000, BigInteger huge=<BigInteger of 416 bits>) -> int 1'
 ct_has "$trace" 0 '<damaged>'
 
 # --------------------------------------------------- 3. replay and chrome

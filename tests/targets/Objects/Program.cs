@@ -6,6 +6,7 @@ using System;
 using System.Collections.Generic;
 using System.Collections.Immutable;
 using System.Globalization;
+using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Text;
 
@@ -130,6 +131,10 @@ namespace Demo
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Crowd(List<Customer> people) => people.Count;
 
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Bigs(BigInteger small, BigInteger large, BigInteger negative, BigInteger huge) =>
+            large.IsPowerOfTwo ? 1 : 0;
+
         // Overloads: one name, two rows in a report.
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Twice(int n) => 2 * n;
@@ -205,6 +210,7 @@ namespace Demo
                 crowd.Add(new Customer { Name = "c" + i, Age = i });
             Show("crowd", Calls.Crowd(crowd));
             Show("twice", Calls.Twice(3) + Calls.Twice("ab") + Calls.Twice(5));
+            Show("bigs", Calls.Bigs(42, BigInteger.Pow(2, 100), -BigInteger.Pow(10, 30), BigInteger.Pow(2, 400)));
             return 5;
         }
     }
