@@ -441,7 +441,7 @@ typedef struct ICorProfilerInfoVtbl {
     void *GetReJITIDs;                                                                /* 77 */
     void *GetILToNativeMapping2;                                                      /* 78 */
     void *EnumJITedFunctions2;                                                        /* 79 */
-    void *GetObjectSize2;                                                             /* 80 */
+    HRESULT (*GetObjectSize2)(PI, ObjectID objectId, size_t *pcSize);                /* 80 */
     /* ICorProfilerInfo5 */
     HRESULT (*GetEventMask2)(PI, DWORD *pdwEventsLow, DWORD *pdwEventsHigh);          /* 81 */
     HRESULT (*SetEventMask2)(PI, DWORD dwEventsLow, DWORD dwEventsHigh);              /* 82 */

@@ -84,11 +84,6 @@ static inline elt_thread *E(const ct_tbuf *b)
 /* Bytes kept of a value captured by its range (a type that has no plan). */
 #define BY_RANGE_MAX_BYTES 64
 
-/* SZARRAY layout on 64-bit CoreCLR: method table pointer, then the u32
- * length (padded to 8), then the elements. The runtime has no API for the
- * single-dimension layout short of asking per object (GetArrayObjectInfo). */
-#define ARRAY_LENGTH_OFFSET 8
-#define ARRAY_DATA_OFFSET 16
 
 static ct_layout g_layout;
 /* CLRTRACE_TRIGGER is set: a thread captures values only inside a trigger
@@ -179,8 +174,8 @@ void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
     }
     g_layout.string_length_offset = len_off;
     g_layout.string_chars_offset = buf_off;
-    g_layout.array_length_offset = ARRAY_LENGTH_OFFSET;
-    g_layout.array_data_offset = ARRAY_DATA_OFFSET;
+    g_layout.array_length_offset = CT_SZARRAY_LENGTH_OFFSET;
+    g_layout.array_data_offset = CT_SZARRAY_DATA_OFFSET;
 }
 
 void ct_hooks_open(void)

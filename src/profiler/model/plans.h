@@ -25,6 +25,12 @@
 #include "modules.h"
 #include "registry.h"
 
+/* SZARRAY layout on 64-bit CoreCLR: method table pointer, then the u32
+ * length (padded to 8), then the elements. The runtime has no API for the
+ * single-dimension layout short of asking per object (GetArrayObjectInfo). */
+#define CT_SZARRAY_LENGTH_OFFSET 8
+#define CT_SZARRAY_DATA_OFFSET 16
+
 /* A plan whose value is captured as the bytes of its range, whatever their
  * length (kind CT_V_OPAQUE, size 0): used when a type cannot be planned. */
 extern const ct_plan ct_plan_by_range;

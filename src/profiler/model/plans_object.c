@@ -110,6 +110,14 @@ static int entry_layout(pctx *c, const uint8_t *obj, uint32_t items, int dict, c
     int64_t key = dict ? field_at(f, nf, "key") : 0;
     if (next < 0 || value < 0 || key < 0 || !size)
         return -1;
+    /* The entries must be size bytes apart: the array holds its length of
+     * them (GetObjectSize2, ICorProfilerInfo4), else nothing is read. */
+    uint32_t length;
+    size_t osize = 0;
+    memcpy(&length, (const uint8_t *)(uintptr_t)arr + CT_SZARRAY_LENGTH_OFFSET, 4);
+    if (g_ct.info_version < 4 || FAILED(info->lpVtbl->GetObjectSize2(info, (ObjectID)arr, &osize)) ||
+        osize < CT_SZARRAY_DATA_OFFSET + (uint64_t)length * size)
+        return -1;
     q->entry_size = size;
     q->entry_next = (uint32_t)next;
     q->entry_value = (uint32_t)value;
