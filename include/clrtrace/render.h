@@ -63,6 +63,10 @@ typedef enum ct_render_sort {
     CT_SORT_TOTAL = 0,  /* inclusive time, largest first (the default) */
     CT_SORT_SELF,       /* exclusive time, largest first */
     CT_SORT_CALLS,      /* number of calls, most first */
+    CT_SORT_AVG,        /* a call's average duration, largest first */
+    CT_SORT_MAX,        /* the longest call, largest first */
+    CT_SORT_JIT,        /* JIT compilation time, largest first */
+    CT_SORT_EXCEPTIONS, /* calls ended by an exception, most first */
 } ct_render_sort;
 
 typedef struct ct_render_opts {

@@ -12,7 +12,7 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: clrtrace report [--sort total|self|calls] [-n N] [--percent] [--stats]\n"
+        "usage: clrtrace report [--sort KEY] [-n N] [--percent] [--stats]\n"
         "                       [--jit] [--params] [selection] [filters] DIR\n"
         "       clrtrace report --diff A [-n N] [--params] [selection] [filters] B\n"
         "\n"
@@ -26,8 +26,9 @@ static void usage(FILE *to)
         "the tracer held the program (its last line says how long).\n"
         "\n"
         "options:\n"
-        "  --sort KEY    order rows by total (inclusive) time, self time, or calls;\n"
-        "                largest first, ties by name (default: total)\n"
+        "  --sort KEY    order rows by total (inclusive) time, self time, calls, avg\n"
+        "                or max (a call's duration), jit, or exceptions; largest\n"
+        "                first, ties by name (default: total)\n"
         "  -n, --top N   show only the first N rows\n"
         "  --percent     add TOTAL%% and SELF%% columns: shares of the traced time (the\n"
         "                sum of every function's self time)\n"
@@ -225,16 +226,23 @@ int cmd_report(int argc, char **argv)
         } else if (!strcmp(argv[i], "--params")) {
             o.params = 1;
         } else if (!strcmp(argv[i], "--sort")) {
-            if (val && !strcmp(val, "total"))
-                o.sort = CT_SORT_TOTAL;
-            else if (val && !strcmp(val, "self"))
-                o.sort = CT_SORT_SELF;
-            else if (val && !strcmp(val, "calls"))
-                o.sort = CT_SORT_CALLS;
-            else {
-                fprintf(stderr, "clrtrace report: --sort takes total, self or calls\n");
+            static const struct {
+                const char *name;
+                ct_render_sort sort;
+            } keys[] = {
+                {"total", CT_SORT_TOTAL}, {"self", CT_SORT_SELF}, {"calls", CT_SORT_CALLS},
+                {"avg", CT_SORT_AVG},     {"max", CT_SORT_MAX},   {"jit", CT_SORT_JIT},
+                {"exceptions", CT_SORT_EXCEPTIONS},
+            };
+            size_t k = 0;
+            while (val && k < sizeof keys / sizeof *keys && strcmp(val, keys[k].name))
+                k++;
+            if (!val || k == sizeof keys / sizeof *keys) {
+                fprintf(stderr, "clrtrace report: --sort takes total, self, calls, avg, max, jit or "
+                        "exceptions\n");
                 return 2;
             }
+            o.sort = keys[k].sort;
             i++;
         } else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--top")) {
             char *end = NULL;

@@ -786,6 +786,30 @@ static int by_calls(const void *a, const void *b)
     return by_key(x->calls, y->calls, x, y);
 }
 
+static int by_avg(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->avg, y->avg, x, y);
+}
+
+static int by_max(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->max, y->max, x, y);
+}
+
+static int by_jit(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->jit, y->jit, x, y);
+}
+
+static int by_exceptions(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->exceptions, y->exceptions, x, y);
+}
+
 static const char *plural(uint64_t n, const char *one, const char *many)
 {
     return n == 1 ? one : many;
@@ -861,8 +885,14 @@ static void summary(ct_render *r)
     uint64_t traced_ns = 0;
     for (size_t i = 0; i < n; i++)
         traced_ns += rows[i].self;
+    static int (*const order[])(const void *, const void *) = {
+        [CT_SORT_TOTAL] = by_total, [CT_SORT_SELF] = by_self, [CT_SORT_CALLS] = by_calls,
+        [CT_SORT_AVG] = by_avg, [CT_SORT_MAX] = by_max, [CT_SORT_JIT] = by_jit,
+        [CT_SORT_EXCEPTIONS] = by_exceptions,
+    };
+    unsigned k = (unsigned)r->opts.sort;
     qsort(rows, n, sizeof *rows,
-          r->opts.sort == CT_SORT_SELF ? by_self : r->opts.sort == CT_SORT_CALLS ? by_calls : by_total);
+          k < sizeof order / sizeof *order && order[k] ? order[k] : by_total);
     emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
           (unsigned long long)calls, plural(calls, "call", "calls"), n,
           plural(n, "function", "functions"), (unsigned long long)r->nthreads,

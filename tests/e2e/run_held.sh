@@ -115,6 +115,15 @@ check "recursion 2000: Recurse's TOTAL is at most its caller Run's" awk '
     $NF == "Hard.Recursion.Recurse" { r = ns($2, $3) }
     $NF == "Hard.Recursion.Run" { run = ns($2, $3) }
     END { exit !(r > 0 && r <= run) }' "$work/r2000.report"
+# --sort max and --sort avg: rows ordered by that column (--stats shows it).
+for key in max avg; do
+    col=$([[ $key == max ]] && echo 10 || echo 6)
+    check "report --sort $key --stats: rows by $key, largest first" awk -v c="$col" '
+        function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
+        /^#  CALLS/ { on = 1; next } /^# / { on = 0 }
+        on { v = ns($c, $(c + 1)); if (n && v > prev * 1.0001 + 100) bad = 1; prev = v; n++ }
+        END { exit bad || n < 3 }' <("$ct" report --sort "$key" --stats "$work/r2000")
+done
 "$ct" report --diff "$work/r100" "$work/r2000" >"$work/diff.txt"
 check_eq "report --diff: Recurse's row, 101 calls against 2001" \
     "101 2001" "$(awk '$NF == "Hard.Recursion.Recurse" { print $1, $2 }' "$work/diff.txt")"
