@@ -293,7 +293,7 @@ void ct_writer_define(const ct_mapped_fn *f)
     uint32_t flags = 0;
     if (!f->values)
         flags |= CT_FN_NO_VALUES;
-    if (n && !strcmp(f->args[0].label, "this="))
+    if (n && ct_fn_has_this(f))
         flags |= CT_FN_HAS_THIS;
     for (uint32_t i = 0; i < n; i++)
         params[i] = (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};

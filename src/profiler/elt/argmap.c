@@ -63,11 +63,6 @@ static int is_float(const ct_plan *p)
     return p->kind == CT_V_R4 || p->kind == CT_V_R8;
 }
 
-static int has_this(const ct_mapped_fn *f)
-{
-    return f->nargs && !strcmp(f->args[0].label, "this=");
-}
-
 /* No hidden argument can come first: not generic code (an instantiation
  * argument), no struct returned through a buffer. */
 static int plain(const ct_mapped_fn *f)
@@ -120,7 +115,7 @@ void ct_argmap_learn_enter(ct_mapped_fn *f, const ct_argmap_snapshot *s,
         return;
     }
     uint32_t locs[ARGMAP_MAX_ARGS];
-    int ok = 1, self = has_this(f);
+    int ok = 1, self = ct_fn_has_this(f);
     if (atomic_fetch_add(&f->enter_tries, 1) >= CT_ARGMAP_MAX_TRIES) {
         atomic_store(&f->enter_map, DISABLED);
         return;

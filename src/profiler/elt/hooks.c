@@ -488,7 +488,7 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
  * class and address say which object it is), else the option's. */
 static inline uint32_t arg_object_depth(const ct_mapped_fn *f, uint32_t i)
 {
-    return i == 0 && f->args && !strcmp(f->args[0].label, "this=") ? 0 : g_ct.cfg.object_depth;
+    return i == 0 && ct_fn_has_this(f) ? 0 : g_ct.cfg.object_depth;
 }
 
 /* A state machine's MoveNext (registry.h, sm_offsets): its values are

@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "clrtrace/value.h"
 #include "corprof_decls.h"
@@ -103,5 +104,12 @@ void ct_registry_counts(unsigned long *mapped, unsigned long *hooked);
 /* Calls fn for every record. Holds the registry lock: fn must not call back
  * into the registry. */
 void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx);
+
+/* Whether f's first argument is `this` (its label, as the planner writes
+ * it). */
+static inline int ct_fn_has_this(const ct_mapped_fn *f)
+{
+    return f->nargs && f->args && !strcmp(f->args[0].label, "this=");
+}
 
 #endif
