@@ -403,24 +403,35 @@ static size_t drain_functions(void)
 
 /* The plan of a class's content, for the walk of a value (the profiler's
  * cache: a class the hooks met). */
+/* g_seen_classes: a class whose CLASS record was written maps to the plan
+ * of its content, or to k_no_content when it had none then. */
+static const char k_no_content;
+
 static const ct_plan *known_content(void *ctx, uint64_t cls)
 {
     (void)ctx;
+    /* on_class has met the class first: its map entry, without a lock. */
+    const void *seen = ct_map_get(&g_seen_classes, (ct_key){cls, 0});
+    if (seen && seen != &k_no_content)
+        return seen;
     return ct_plan_content_known((ClassID)cls);
 }
 
 /* A class a value names: its CLASS record (with the plan of its content)
  * once, before the event; again when its content plan came later (a
- * dictionary first met empty). */
+ * dictionary first met empty). The profiler's plans (a lock) are asked only
+ * until a plan is known. */
 static void on_class(void *ctx, uint64_t cls)
 {
     (void)ctx;
     ct_key key = {cls, 0};
-    const ct_plan *content = ct_plan_content_known((ClassID)cls);
     void *seen = ct_map_get(&g_seen_classes, key);
-    if (seen && (seen == (void *)2 || !content))
+    if (seen && seen != &k_no_content)
         return;
-    ct_map_put(&g_seen_classes, key, content ? (void *)2 : (void *)1);
+    const ct_plan *content = ct_plan_content_known((ClassID)cls);
+    if (seen && !content)
+        return;
+    ct_map_put(&g_seen_classes, key, content ? (void *)content : (void *)&k_no_content);
     if (!g_runtime_alive)
         return;
     char name[CT_WRITER_CLASS_NAME_MAX];
