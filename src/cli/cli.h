@@ -143,6 +143,8 @@ void cli_trace_close(cli_trace *t);
  * exit status. */
 int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
                const cli_filter *f);
+/* A cli_trace_each callback that gives each record to the ct_render r. */
+int cli_render_feed(void *r, const ct_rec *rec);
 
 /* Parses hex text ("20 01 08", "200108", "0x20,0x01") into out; returns the
  * byte count, or -1 (with a message in err) on a bad digit or overflow. */

@@ -46,9 +46,9 @@ static void to_stdout(void *ctx, const char *text, size_t len)
     fwrite(text, 1, len, stdout);
 }
 
-static int feed(void *ctx, const ct_rec *rec)
+int cli_render_feed(void *r, const ct_rec *rec)
 {
-    return ct_render_record(ctx, rec);
+    return ct_render_record(r, rec);
 }
 
 static int render_one(const char *who, const char *arg, const ct_render_opts *opts,
@@ -108,7 +108,7 @@ static int render_one(const char *who, const char *arg, const ct_render_opts *op
         return 1;
     }
     ct_render_header(r, &t.reader.header);
-    int rc = cli_trace_each(&t, who, feed, r);
+    int rc = cli_trace_each(&t, who, cli_render_feed, r);
     ct_render_finish(r);
     ct_render_free(r);
     if (cli_is_dir(arg) && cli_pid_choice() == 0)

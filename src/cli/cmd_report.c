@@ -100,11 +100,6 @@ static void take_row(void *ctx, const ct_render_row *row)
     d->rows[i].self[d->side] = row->self;
 }
 
-static int feed(void *ctx, const ct_rec *rec)
-{
-    return ct_render_record(ctx, rec);
-}
-
 static void discard(void *ctx, const char *text, size_t len)
 {
     (void)ctx;
@@ -128,7 +123,7 @@ static int diff_read(const char *arg, const cli_filter *f, diff_set *d, char *la
     }
     snprintf(label, cap, "%.*s, pid %u", (int)t.reader.header.cmdline_len,
              t.reader.header.cmdline, (unsigned)t.reader.header.pid);
-    int rc = cli_trace_each(&t, "report", feed, r);
+    int rc = cli_trace_each(&t, "report", cli_render_feed, r);
     ct_render_finish(r);
     if (!rc && ct_render_each_row(r, take_row, d) != 0)
         d->nomem = 1;
