@@ -174,12 +174,10 @@ static const ct_plan *plan_seq(pctx *c, ClassID cls, const ct_module *m, mdTypeD
 }
 
 /* T[] in an object slot: a SEQ of its own elements. */
-static const ct_plan *plan_array(pctx *c, ClassID cls, CorElementType et, ClassID ecls,
-                                 const char *tname)
+static const ct_plan *plan_array(pctx *c, CorElementType et, ClassID ecls, const char *tname)
 {
     const ct_plan *elem = ecls ? ct_pl_elem_plan(c, ecls, struct_levels(), CT_MAX_VALUE_DEPTH)
                                : ct_pl_prim_plan((uint8_t)et);
-    (void)cls;
     if (!elem || !ct_array_items_captured(elem))
         return NULL;
     ct_plan p = {.kind = CT_V_SEQ, .size = 8, .type_name = ct_pl_perm_text(tname),
@@ -333,7 +331,7 @@ static const ct_plan *build(pctx *c, ClassID cls, const uint8_t *obj, int *again
     ClassID ecls = 0;
     ULONG rank = 0;
     if (info->lpVtbl->IsArrayClass(info, cls, &et, &ecls, &rank) == S_OK)
-        return rank == 1 ? plan_array(c, cls, et, ecls, tname) : NULL;
+        return rank == 1 ? plan_array(c, et, ecls, tname) : NULL;
     ClassID args[CT_MAX_TYPE_ARGS];
     ModuleID mod = 0;
     mdTypeDef td = 0;
