@@ -34,8 +34,9 @@ extern "C" {
  * (CT_CLASS_SEEN); plans of multi-dimensional arrays, array segments and
  * memories, DateTimeOffset and Rune; arrays of any element; UNWIND records
  * may carry the exception (its object and message). */
+/* 2.4: ZSTD records: a block of records compressed with zstd. */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 3
+#define CT_TRACE_VERSION_MINOR 4
 
 /* Largest payload of one record; longer records are rejected by the reader. */
 #define CT_MAX_RECORD (16u * 1024 * 1024)
@@ -46,6 +47,12 @@ extern "C" {
 #define CT_MAX_PLAN_DEPTH (CT_MAX_VALUE_DEPTH + 2)
 /* Longest string (name, signature, command line) in a record. */
 #define CT_MAX_STRING 65536
+/* Most bytes of records one ZSTD record may hold once decompressed (the
+ * reader allocates this much at most; the profiler's writer compresses
+ * blocks of at most 1 MiB). */
+#define CT_MAX_ZBLOCK (8u * 1024 * 1024)
+/* The zstd level the profiler's writer compresses with. */
+#define CT_ZSTD_LEVEL 3
 
 typedef enum ct_rec_type {
     CT_REC_FUNCTION = 1, /* a function was mapped: names and capture plans */
@@ -66,6 +73,8 @@ typedef enum ct_rec_type {
     CT_REC_JIT = 12,     /* (2.3) JIT compilation: of one traced function (key),
                             or the process's total (key 0); left out of every
                             event time */
+    CT_REC_ZSTD = 13,    /* (2.4) records compressed with zstd (files only; the
+                            reader hands out the records inside, never this one) */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -134,7 +143,8 @@ typedef struct ct_rec {
     size_t values_len;
     /* CLASS (2.3): the plan of the class's content, or NULL */
     const ct_plan *content;
-    /* DROPPED / END; HELD: the nanoseconds */
+    /* DROPPED / END; HELD: the nanoseconds; ZSTD: the bytes of records it
+       holds (values, values_len: the compressed frame) */
     uint64_t count;
     /* END: functions the runtime mapped, and those traced */
     uint64_t mapped, traced;
@@ -220,6 +230,16 @@ ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
 ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns);
 ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
                              uint64_t traced);
+/* A ZSTD record holding records[0..len) (whole records, as written into a
+ * buffer that started at a multiple of 8), compressed at CT_ZSTD_LEVEL
+ * into one zstd frame with its checksum, with cctx (ZSTD_createCCtx;
+ * reused from block to block). CT_TRACE_E_SPACE
+ * when the record would not be smaller than the records themselves or does
+ * not fit (write them as they are then); CT_TRACE_E_LIMIT when len is above
+ * CT_MAX_ZBLOCK. */
+struct ZSTD_CCtx_s;
+ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
+                              struct ZSTD_CCtx_s *cctx);
 
 /* Events are written in two steps so the hook can capture values straight
  * into the buffer: begin reserves the header, each value is appended with
@@ -278,16 +298,33 @@ typedef struct ct_rarena {
 
 typedef struct ct_reader {
     const uint8_t *data;
-    size_t len, pos;
+    size_t len, pos;          /* the file image, and where the next record starts */
     ct_trace_header header;
     ct_rarena *arena;         /* FUNCTION records' plans are allocated here */
     ct_trace_status error;
-    uint64_t error_offset;
-    /* Inside an EVENTS block: the next event, the block's end, the thread,
-     * the previous event's time and key. */
+    uint64_t error_offset;    /* in the record stream (ct_rec.offset) */
+    int error_in_zstd;        /* the error is inside the ZSTD record at error_zstd_at */
+    uint64_t error_zstd_at;   /* (a file offset) */
+    /* Inside an EVENTS block: where its bytes are (the file, or a
+     * decompressed block) and the stream offset of blk_data[0], the next
+     * event, the block's end, the thread, the previous event's time and key. */
     int in_block;
+    const uint8_t *blk_data;
+    uint64_t blk_base;
     size_t blk_pos, blk_end;
     uint64_t blk_tid, blk_time, blk_key;
+    /* Inside a ZSTD record: its records decompressed in z[0..zlen) (z is
+     * the reader's, zcap bytes, freed by ct_reader_close), the next one at
+     * zpos; z_at is the ZSTD record's file offset, z_base the stream offset
+     * of z[0]. shift: stream offset minus file offset after the ZSTD
+     * records read so far. */
+    int in_zstd;
+    uint8_t *z;
+    size_t zcap, zlen, zpos;
+    uint64_t z_at, z_base;
+    uint64_t shift;
+    void *dctx;
+    uint64_t zstd_records;    /* ZSTD records read so far */
     /* The END record was read. At the end of the file without it, the trace
      * is incomplete: the process was killed or crashed (or is still
      * running) and cut_offset is where the readable part ends. */
@@ -307,14 +344,23 @@ typedef struct ct_reader {
  * version or declares a header above CT_MAX_HEADER. */
 size_t ct_header_bytes(const uint8_t *data, size_t len);
 
-/* Reads the header. */
+/* Reads the header. Offsets (ct_rec.offset, error_offset) are in the
+ * record stream: the file with each ZSTD record replaced by the records it
+ * holds (the file offset itself in a trace without ZSTD records). */
 ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct_rarena *arena);
+/* Frees what the reader allocated for ZSTD records (at most
+ * CT_MAX_ZBLOCK bytes and a zstd context); the reader may not be used
+ * after. Records read before point into that memory: read them first. */
+void ct_reader_close(ct_reader *r);
 /* The next record: 1 and *rec, 0 at the end of what can be read, -1 on
  * error (r->error, r->error_offset). A file that ends without its END
  * record, or with less than one whole record left (a writer stopped in the
  * middle of it), ends with 0 too, and r->incomplete is set with
- * r->cut_offset: everything before stands. A damaged record is an error. Plans of FUNCTION records stay valid as long as
- * the arena is not reset; other pointers point into the file image. */
+ * r->cut_offset (a file offset): everything before stands. A damaged
+ * record is an error. Plans of FUNCTION records stay valid as long as the
+ * arena is not reset; other pointers point into the file image, or, for
+ * records inside a ZSTD record, into the reader's memory, valid until the
+ * next call. */
 int ct_reader_next(ct_reader *r, ct_rec *rec);
 
 /* Decodes the one record at data[0..len) (no file header): returns the

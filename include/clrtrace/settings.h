@@ -55,6 +55,7 @@ typedef enum ct_setting_id {
     CT_SET_BUFFER_KB,
     CT_SET_INLINING,
     CT_SET_FOLLOW,
+    CT_SET_COMPRESS,
     CT_SET_NULL,
     CT_SET_SUMMARY,
     CT_SET_SIGNATURES,

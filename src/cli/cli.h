@@ -136,6 +136,9 @@ int cli_trace_open(cli_trace *t, const char *who, const char *arg);
  * one line with its offset and returns 1. */
 int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_rec *rec),
                    void *ctx);
+/* Where the reader's error is: "offset N", and for an error inside a ZSTD
+ * record, " (in the zstd block at file offset M)" (buf, returned). */
+const char *cli_trace_where(const ct_reader *r, char *buf, size_t cap);
 void cli_trace_close(cli_trace *t);
 
 /* Renders a trace to stdout (cmd_replay.c): lines (replay) and/or the

@@ -63,7 +63,7 @@ static void usage(FILE *to)
 
 static const char *const k_names[] = {
     "?", "FUNCTION", "THREAD", "ENTER", "LEAVE", "TAILCALL", "UNWIND", "DROPPED", "CLASS", "END",
-    "EVENTS", "HELD", "JIT",
+    "EVENTS", "HELD", "JIT", "ZSTD",
 };
 _Static_assert(sizeof k_names / sizeof *k_names == CT_REC_TYPE_COUNT, "a name per record type");
 

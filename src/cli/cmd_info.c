@@ -143,11 +143,18 @@ static void print_time(uint64_t unix_ns)
 
 static void describe(const info_trace *it)
 {
+    char where[96];
     const ct_trace_header *h = &it->t.reader.header;
     const info_stats *s = &it->s;
     printf("%-14s%s\n", "trace", it->t.path);
-    printf("%-14s%llu bytes, format %u.%u\n", "size", (unsigned long long)it->t.len, h->major,
-           h->minor);
+    const ct_reader *r = &it->t.reader;
+    printf("%-14s%llu bytes", "size", (unsigned long long)it->t.len);
+    if (r->zstd_records)
+        printf(" (%llu uncompressed, in %llu zstd blocks)",
+               (unsigned long long)(it->t.len + r->shift), (unsigned long long)r->zstd_records);
+    if (calls_of(s))
+        printf(", %.1f bytes per call", (double)it->t.len / (double)calls_of(s));
+    printf(", format %u.%u\n", h->major, h->minor);
     printf("%-14s%.*s\n", "command line", (int)h->cmdline_len, h->cmdline);
     if (h->ppid)
         printf("%-14s%u (parent %u)\n", "process", h->pid, h->ppid);
@@ -184,9 +191,8 @@ static void describe(const info_trace *it)
         printf("%-14snot recorded\n", "jit");
     }
     if (it->damaged)
-        printf("%-14sdamaged: %s at offset %llu\n", "complete",
-               ct_trace_strerror(it->t.reader.error),
-               (unsigned long long)it->t.reader.error_offset);
+        printf("%-14sdamaged: %s at %s\n", "complete", ct_trace_strerror(it->t.reader.error),
+               cli_trace_where(&it->t.reader, where, sizeof where));
     else if (it->t.reader.incomplete)
         printf("%-14sno: ends at offset %llu (the program was killed or crashed?)\n", "complete",
                (unsigned long long)it->t.reader.cut_offset);

@@ -191,8 +191,10 @@ int cli_trace_open(cli_trace *t, const char *who, const char *arg)
     t->arena = (ct_rarena){t->arena_mem, TRACE_ARENA_BYTES, 0};
     static const uint8_t empty[1];
     if (ct_reader_open(&t->reader, t->data ? t->data : empty, t->len, &t->arena) != CT_TRACE_OK) {
-        fprintf(stderr, "clrtrace %s: %s: %s at offset %llu\n", who, t->path,
-                ct_trace_strerror(t->reader.error), (unsigned long long)t->reader.error_offset);
+        char where[96];
+        fprintf(stderr, "clrtrace %s: %s: %s at %s\n", who, t->path,
+                ct_trace_strerror(t->reader.error),
+                cli_trace_where(&t->reader, where, sizeof where));
         cli_trace_close(t);
         return -1;
     }
@@ -348,8 +350,10 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
     }
     if (st < 0) {
         fflush(stdout);
-        fprintf(stderr, "clrtrace %s: %s: %s at offset %llu\n", who, t->path,
-                ct_trace_strerror(t->reader.error), (unsigned long long)t->reader.error_offset);
+        char where[96];
+        fprintf(stderr, "clrtrace %s: %s: %s at %s\n", who, t->path,
+                ct_trace_strerror(t->reader.error),
+                cli_trace_where(&t->reader, where, sizeof where));
         return 1;
     }
     if (t->reader.incomplete && !t->quiet_incomplete) {
@@ -360,8 +364,19 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
     return 0;
 }
 
+const char *cli_trace_where(const ct_reader *r, char *buf, size_t cap)
+{
+    if (r->error_in_zstd)
+        snprintf(buf, cap, "offset %llu (in the zstd block at file offset %llu)",
+                 (unsigned long long)r->error_offset, (unsigned long long)r->error_zstd_at);
+    else
+        snprintf(buf, cap, "offset %llu", (unsigned long long)r->error_offset);
+    return buf;
+}
+
 void cli_trace_close(cli_trace *t)
 {
+    ct_reader_close(&t->reader);
     if (t->data)
         munmap(t->data, t->len);
     free(t->arena_mem);

@@ -1,6 +1,8 @@
 /* The binary trace format (docs/trace-format.md), reading: every length
  * and offset checked; a damaged file gives an error with its offset. */
+#include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "clrtrace/event.h"
 #include "event_codec.h"
@@ -225,6 +227,17 @@ static int fail(ct_reader *r, ct_trace_status st, uint64_t at)
 {
     r->error = st;
     r->error_offset = at;
+    r->error_in_zstd = r->in_zstd;
+    r->error_zstd_at = r->z_at;
+    return -1;
+}
+
+/* The same for the ZSTD record at file offset at itself. */
+static int fail_zstd(ct_reader *r, ct_trace_status st, uint64_t at)
+{
+    fail(r, st, at + r->shift);
+    r->error_in_zstd = 1;
+    r->error_zstd_at = at;
     return -1;
 }
 
@@ -413,6 +426,17 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         rec->count = get_u(&c, 8);
         rec->time_ns = get_u(&c, 8);
         break;
+    case CT_REC_ZSTD: {
+        rec->count = get_u(&c, 4);
+        if (get_u(&c, 4) != 0 || c.bad || c.pos == c.n) {
+            *error = CT_TRACE_E_RECORD;
+            return -1;
+        }
+        rec->values = c.p + c.pos;
+        rec->values_len = c.n - c.pos;
+        c.pos = c.n;
+        break;
+    }
     case CT_REC_END:
         rec->time_ns = get_u(&c, 8);
         rec->count = get_u(&c, 8);
@@ -454,27 +478,27 @@ static int get_varint(const uint8_t *d, size_t *pos, size_t end, uint64_t *v)
 /* The next event of the EVENTS block the reader is in. */
 static int next_in_block(ct_reader *r, ct_rec *rec)
 {
+    const uint8_t *d = r->blk_data;
     size_t at = r->blk_pos, end = r->blk_end;
     memset(rec, 0, sizeof *rec);
-    rec->offset = at;
-    uint8_t head = r->data[at++];
+    rec->offset = r->blk_base + at;
+    uint8_t head = d[at++];
     uint64_t dt, dk, n = 0, len = 0;
-    if ((head & 0xF8) || get_varint(r->data, &at, end, &dt) || get_varint(r->data, &at, end, &dk))
+    if ((head & 0xF8) || get_varint(d, &at, end, &dt) || get_varint(d, &at, end, &dk))
         return fail(r, CT_TRACE_E_RECORD, rec->offset);
     rec->type = (ct_rec_type)(CT_REC_ENTER + (head & 3));
     rec->tid = r->blk_tid;
     rec->time_ns = r->blk_time + unzigzag(dt);
     rec->key = r->blk_key + unzigzag(dk);
     if (head & 4) {
-        if (get_varint(r->data, &at, end, &n) || get_varint(r->data, &at, end, &len) ||
-            len > end - at)
+        if (get_varint(d, &at, end, &n) || get_varint(d, &at, end, &len) || len > end - at)
             return fail(r, CT_TRACE_E_RECORD, rec->offset);
         if (n > CT_MAX_PARAMS + 1)
             return fail(r, CT_TRACE_E_LIMIT, rec->offset);
         if (!n || rec->type == CT_REC_TAILCALL)
             return fail(r, CT_TRACE_E_RECORD, rec->offset);
         rec->nvalues = (uint32_t)n;
-        rec->values = r->data + at;
+        rec->values = d + at;
         rec->values_len = (size_t)len;
         size_t pos = 0;
         const uint8_t *v;
@@ -494,6 +518,59 @@ static int next_in_block(ct_reader *r, ct_rec *rec)
     return 1;
 }
 
+/* Decompresses the ZSTD record rec (at file offset at) into the reader's
+ * memory: 0, or -1 with the error set. */
+static int open_zstd(ct_reader *r, const ct_rec *rec, uint64_t at)
+{
+    uint64_t want = rec->count;
+    if (want > CT_MAX_ZBLOCK)
+        return fail_zstd(r, CT_TRACE_E_LIMIT, at);
+    if (want > r->zcap) {
+        /* Grown to the largest block seen (the writer's are all alike). */
+        uint8_t *z = realloc(r->z, (size_t)want);
+        if (!z)
+            return fail_zstd(r, CT_TRACE_E_NOMEM, at);
+        r->z = z;
+        r->zcap = (size_t)want;
+    }
+    if (!r->dctx && !(r->dctx = ZSTD_createDCtx()))
+        return fail_zstd(r, CT_TRACE_E_NOMEM, at);
+    /* Into a flat buffer of exactly the announced size: zstd allocates no
+     * window for that, and a frame that holds more or less is damaged. */
+    size_t got = ZSTD_decompressDCtx(r->dctx, r->z, (size_t)want, rec->values, rec->values_len);
+    if (ZSTD_isError(got) || got != want)
+        return fail_zstd(r, CT_TRACE_E_RECORD, at);
+    r->zstd_records++;
+    r->z_at = at;
+    r->z_base = at + r->shift;
+    r->zlen = (size_t)want;
+    r->zpos = 0;
+    r->in_zstd = 1;
+    return 0;
+}
+
+/* A record read at data[0..) (stream offset off) that holds more: an END
+ * noted, an EVENTS block entered. 1: hand rec out; 0: an empty block, read
+ * on. */
+static int took(ct_reader *r, ct_rec *rec, const uint8_t *data, uint64_t off)
+{
+    if (rec->type == CT_REC_END)
+        r->ended = 1;
+    if (rec->type != CT_REC_EVENTS)
+        return 1;
+    if (!rec->values_len)
+        return 0;
+    r->in_block = 1;
+    r->blk_data = data;
+    r->blk_base = off;
+    r->blk_pos = (size_t)(rec->values - data);
+    r->blk_end = r->blk_pos + rec->values_len;
+    r->blk_tid = rec->tid;
+    r->blk_time = rec->time_ns;
+    r->blk_key = rec->key;
+    return 1;
+}
+
 int ct_reader_next(ct_reader *r, ct_rec *rec)
 {
     if (r->error)
@@ -501,6 +578,21 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
     if (r->in_block)
         return next_in_block(r, rec);
     for (;;) {
+        ct_trace_status st;
+        if (r->in_zstd) {
+            if (r->zpos == r->zlen) {
+                r->in_zstd = 0;
+                continue;
+            }
+            uint64_t off = r->z_base + r->zpos;
+            long n = ct_read_record(r->z + r->zpos, r->zlen - r->zpos, off, r->arena, rec, &st);
+            if (n <= 0 || rec->type == CT_REC_ZSTD) /* whole records, never a ZSTD one */
+                return fail(r, n < 0 ? st : CT_TRACE_E_RECORD, off);
+            r->zpos += (size_t)n;
+            if (!took(r, rec, r->z, r->z_base))
+                continue;
+            return r->in_block ? next_in_block(r, rec) : 1;
+        }
         uint64_t at = r->pos;
         if (r->pos == r->len) {
             /* The file ends between records: whole, or cut there. */
@@ -508,10 +600,10 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
                 r->cut_offset = at, r->incomplete = 1;
             return 0;
         }
-        ct_trace_status st;
-        long n = ct_read_record(r->data + r->pos, r->len - r->pos, at, r->arena, rec, &st);
+        long n = ct_read_record(r->data + r->pos, r->len - r->pos, at + r->shift, r->arena, rec,
+                                &st);
         if (n < 0)
-            return fail(r, st, at);
+            return fail(r, st, at + r->shift);
         if (n == 0) {
             /* Less than one whole record is left: the writer was stopped
              * (the process killed or crashed) in the middle of it. What
@@ -522,20 +614,27 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
             return 0;
         }
         r->pos += (size_t)n;
-        if (rec->type == CT_REC_END)
-            r->ended = 1;
-        if (rec->type != CT_REC_EVENTS)
-            return 1;
-        if (!rec->values_len)
-            continue; /* an empty block */
-        r->in_block = 1;
-        r->blk_pos = (size_t)(rec->values - r->data);
-        r->blk_end = r->blk_pos + rec->values_len;
-        r->blk_tid = rec->tid;
-        r->blk_time = rec->time_ns;
-        r->blk_key = rec->key;
-        return next_in_block(r, rec);
+        if (rec->type == CT_REC_ZSTD) {
+            if (open_zstd(r, rec, at) != 0)
+                return -1;
+            /* The records replace the ZSTD record in the stream. */
+            r->shift += r->zlen - (uint64_t)n;
+            continue;
+        }
+        if (!took(r, rec, r->data, r->shift))
+            continue;
+        return r->in_block ? next_in_block(r, rec) : 1;
     }
+}
+
+void ct_reader_close(ct_reader *r)
+{
+    free(r->z);
+    ZSTD_freeDCtx(r->dctx);
+    r->z = NULL;
+    r->dctx = NULL;
+    r->zcap = r->zlen = r->zpos = 0;
+    r->in_zstd = r->in_block = 0;
 }
 
 int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t *len,

@@ -1,6 +1,7 @@
 /* The binary trace format (docs/trace-format.md), writing: whole records
  * appended to a caller's buffer, never a partial one. */
 #include <string.h>
+#include <zstd.h>
 
 #include "clrtrace/event.h"
 #include "event_codec.h"
@@ -306,6 +307,39 @@ ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint
     put_u64(w, events);
     put_u64(w, mapped);
     put_u64(w, traced);
+    return rec_end(w, at, undo);
+}
+
+ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
+                              struct ZSTD_CCtx_s *cctx)
+{
+    if (len > CT_MAX_ZBLOCK)
+        return CT_TRACE_E_LIMIT;
+    size_t undo = w->len, at = rec_begin(w, CT_REC_ZSTD);
+    put_u32(w, (uint32_t)len);
+    put_u32(w, 0);
+    if (w->overflow) {
+        w->len = undo;
+        w->overflow = 0;
+        return CT_TRACE_E_SPACE;
+    }
+    /* Smaller than the records as they are, with the header and padding. */
+    size_t room = w->cap - w->len, most = len > REC_HEADER + 8 + REC_ALIGN
+                                              ? len - (REC_HEADER + 8 + REC_ALIGN) : 0;
+    if (room > most)
+        room = most;
+    /* With the frame's checksum: a damaged block is an error, not other
+     * values. */
+    size_t n = 0;
+    if (room && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
+                                                     CT_ZSTD_LEVEL)) &&
+        !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)))
+        n = ZSTD_compress2(cctx, w->p + w->len, room, records, len);
+    if (!room || !n || ZSTD_isError(n)) {
+        w->len = undo;
+        return CT_TRACE_E_SPACE;
+    }
+    w->len += n;
     return rec_end(w, at, undo);
 }
 

@@ -92,6 +92,10 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                        "it starts run untraced (by default each is traced into "
                        "a file of its own: FILE.PID for -o FILE, DIR/trace.PID.clrt "
                        "for record)"},
+    [CT_SET_COMPRESS] = {"CLRTRACE_COMPRESS", NULL, "--no-compress", CT_KIND_FLAG, CT_GROUP_MODE,
+                         0, 0, 1, 1, "0", NULL,
+                         "write the binary trace uncompressed (by default its "
+                         "records are compressed with zstd in blocks of 1 MiB)"},
     [CT_SET_NULL] = {"CLRTRACE_NULL", NULL, "--null", CT_KIND_NULL, CT_GROUP_MODE, 0, 0, 2, 0,
                      NULL, "[=fast]",
                      "hooks that return at once, nothing recorded (benchmarks: "

@@ -11,14 +11,17 @@
 #      the binary trace equals, byte for byte, the live text log the same run
 #      wrote (Values: every kind of value, two threads; Workload: 8 threads
 #      interleaved; the fast path; a lossy run); report equals the log's
-#      summary; the log holds the calls expected from the C# sources.
+#      summary; the log holds the calls expected from the C# sources; the
+#      records are in zstd blocks, and with --no-compress are not and read
+#      the same.
 #   2. lossy mode with a tiny buffer: events are dropped, and counted: the
 #      DROPPED records add up to the summary's "N events dropped", and the
 #      events recorded plus the events dropped equal the events of a lossless
 #      run of the same program.
 #   3. Environment.Exit from 20 frames down: the trace is complete (END
 #      record, summary, every call closed).
-#   4. damaged traces: one stderr line with the offset, exit status 1.
+#   4. damaged traces: one stderr line with the offset, exit status 1 (a
+#      damaged zstd block: with the block's file offset too).
 #   5. usage errors: exit status 2.
 set -uo pipefail
 
@@ -81,6 +84,18 @@ check "replay of the file path itself is the same" same_file "$work/v.txt" "$wor
 "$ct" report "$work/v/nested/dir" >"$work/v.report"
 summary_of "$work/v.txt" >"$work/v.summary"
 check "report equals the header line and summary of the live log" same_file "$work/v.summary" "$work/v.report"
+# The records are compressed by default (zstd blocks): the replay above read
+# them; --no-compress writes them as they are, and reads the same.
+check "record: the records are in zstd blocks (info)" bash -c '"$0" info "$1" |
+    grep -qE "^size +[0-9]+ bytes \([0-9]+ uncompressed, in [1-9][0-9]* zstd blocks\)"' "$ct" "$work/v/nested/dir"
+ct_run "$work" recn "$ct" record --profiler "$lib" --no-compress -o "$work/vn" --text "$work/vn.txt" -- dotnet "$values"
+check "record --no-compress: same stdout and exit code as untraced" same_run plain recn
+"$ct" replay "$work/vn" >"$work/vn.replay" 2>&1
+check "record --no-compress: replay equals its live text log" same_file "$work/vn.txt" "$work/vn.replay"
+check "record --no-compress: no zstd block (info)" bash -c '"$0" info "$1" |
+    grep -qE "^size +[0-9]+ bytes, [0-9.]+ bytes per call, format 2\.4$"' "$ct" "$work/vn"
+check "record --no-compress: the file is larger than the compressed one" \
+    test "$(stat -c %s "$work/vn/trace.clrt")" -gt "$(stat -c %s "$work/v/nested/dir/trace.clrt")"
 # Values from Kinds.cs / Abi.cs, as run_values.sh checks them in the live log.
 check "replay: decoded struct argument and return value" \
     has_line "$work/v.replay" 'Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}'
@@ -208,9 +223,15 @@ damaged() { # damaged NAME: replay of $work/NAME exits 1 with one line naming an
 }
 trace="$work/v/nested/dir/trace.clrt"
 size=$(stat -c %s "$trace")
-head -c $((size - 5)) "$trace" >"$work/cut.clrt"
 # A trace cut short (a killed program): what is there, then one line saying
-# so, exit 0.
+# so, exit 0. (The uncompressed trace: a compressed one loses the whole zstd
+# block that was cut, here all of its calls.)
+head -c $(($(stat -c %s "$work/vn/trace.clrt") - 5)) "$work/vn/trace.clrt" >"$work/cut.clrt"
+head -c $((size - 5)) "$trace" >"$work/zcut.clrt"
+rc=0
+"$ct" replay "$work/zcut.clrt" >/dev/null 2>"$work/zcut.err" || rc=$?
+check "a cut compressed trace: exit 0, one line saying it is incomplete" \
+    bash -c '[[ $0 == 0 && $(wc -l <"$1") == 1 ]] && grep -qE "^clrtrace replay: incomplete trace: .*zcut.clrt ends at offset [0-9]+ \(the program was killed or crashed\?\)$" "$1"' "$rc" "$work/zcut.err"
 rc=0
 "$ct" replay "$work/cut.clrt" >"$work/cut.out" 2>"$work/cut.clrt.err" || rc=$?
 check "a cut trace: exit 0, one line saying it is incomplete, with the offset" \
@@ -225,6 +246,15 @@ printf '\x63' | dd of="$work/flip.clrt" bs=1 seek="$first" conv=notrunc status=n
 check "an unknown record type: one line with the offset, exit 1" damaged flip.clrt
 check "an unknown record type: the offset is $first" \
     bash -c 'grep -q "at offset $0\$" "$1" || { cat "$1"; exit 1; }' "$first" "$work/flip.clrt.err"
+# A byte changed inside the first zstd block's frame: its checksum (or its
+# decoding) fails; the error names the block's file offset.
+cp "$trace" "$work/zflip.clrt"
+printf '\x5a' | dd of="$work/zflip.clrt" bs=1 seek="$((first + 40))" conv=notrunc status=none
+rc=0
+"$ct" replay "$work/zflip.clrt" >/dev/null 2>"$work/zflip.err" || rc=$?
+check "a damaged zstd block: exit 1, one line naming the block's file offset" \
+    bash -c '[[ $0 == 1 && $(wc -l <"$1") == 1 ]] && grep -qE "^clrtrace replay: .*zflip.clrt: malformed record at offset [0-9]+ \(in the zstd block at file offset $2\)$" "$1" || { cat "$1"; exit 1; }' \
+    "$rc" "$work/zflip.err" "$first"
 "$ct" report "$work/junk.clrt" >/dev/null 2>&1
 check "report of a damaged trace exits 1" test $? = 1
 "$ct" replay "$work/no-such-dir" >/dev/null 2>"$work/missing.err"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "clrtrace/event.h"
 
@@ -521,6 +522,215 @@ static void test_class_content(void **state)
     }
 }
 
+/* ------------------------------------------------------------ ZSTD records */
+
+static uint8_t zfile[16384];
+static size_t zfile_len;
+
+/* The sample's records from `from` to `to` (file offsets) as one ZSTD
+ * record appended to zfile. */
+static void zstd_append(ZSTD_CCtx *cc, size_t from, size_t to)
+{
+    ct_wbuf w;
+    ct_wbuf_init(&w, zfile + zfile_len, sizeof zfile - zfile_len);
+    assert_int_equal(ct_write_zstd(&w, file + from, to - from, cc), CT_TRACE_OK);
+    assert_int_equal(w.len % 8, 0);
+    zfile_len += w.len;
+}
+
+static void raw_append(size_t from, size_t to)
+{
+    memcpy(zfile + zfile_len, file + from, to - from);
+    zfile_len += to - from;
+}
+
+/* The sample with its records in two ZSTD records and one left as it is:
+ * [FUNCTION THREAD] [CLASS] [the rest]. */
+static void write_zsample(void)
+{
+    write_sample();
+    size_t bounds[16], n = 0, at = ct_header_bytes(file, file_len);
+    zfile_len = 0;
+    raw_append(0, at);
+    while (at < file_len && n < 16) {
+        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+        ct_rec rec;
+        ct_trace_status st;
+        long k = ct_read_record(file + at, file_len - at, at, &a, &rec, &st);
+        assert_true(k > 0);
+        bounds[n++] = at;
+        at += (size_t)k;
+    }
+    assert_true(n > 4);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    zstd_append(cc, bounds[0], bounds[2]);
+    raw_append(bounds[2], bounds[3]);
+    zstd_append(cc, bounds[3], file_len);
+    ZSTD_freeCCtx(cc);
+    /* CT_WRITE_ZSAMPLE=path saves it (a seed of fuzz/fuzz_trace). */
+    const char *save = getenv("CT_WRITE_ZSAMPLE");
+    FILE *fp = save ? fopen(save, "wb") : NULL;
+    if (fp) {
+        fwrite(zfile, 1, zfile_len, fp);
+        fclose(fp);
+    }
+}
+
+/* Reads data to its end: the records' types, offsets, times, keys and
+ * values in out (one line each). Returns ct_reader_next's last result. */
+static int read_all(const uint8_t *data, size_t len, char *out, size_t cap, ct_reader *r)
+{
+    static uint8_t mem[1 << 16];
+    ct_rarena a = { mem, sizeof mem, 0 };
+    size_t used = 0;
+    out[0] = 0;
+    if (ct_reader_open(r, data, len, &a) != CT_TRACE_OK)
+        return -1;
+    ct_rec rec;
+    int st;
+    while ((st = ct_reader_next(r, &rec)) == 1) {
+        used += (size_t)snprintf(out + used, cap - used, "%d@%llu t=%llu k=%llx tid=%llu n=%llu "
+                                 "%.*s v=", rec.type, (unsigned long long)rec.offset,
+                                 (unsigned long long)rec.time_ns, (unsigned long long)rec.key,
+                                 (unsigned long long)rec.tid, (unsigned long long)rec.count,
+                                 (int)rec.name_len, rec.name ? rec.name : "");
+        for (size_t i = 0; i < rec.values_len && used < cap - 3; i++)
+            used += (size_t)snprintf(out + used, cap - used, "%02x", rec.values[i]);
+        used += (size_t)snprintf(out + used, cap - used, "\n");
+        assert_true(used < cap - 1);
+        a.used = 0;
+    }
+    return st;
+}
+
+/* Records read from ZSTD records are the records written into them, at the
+ * offsets they had in the file without compression. */
+static void test_zstd_round_trip(void **state)
+{
+    (void)state;
+    write_zsample();
+    assert_true(zfile_len < file_len + 64);
+    static char plain[1 << 16], packed[1 << 16];
+    ct_reader r1, r2;
+    assert_int_equal(read_all(file, file_len, plain, sizeof plain, &r1), 0);
+    assert_int_equal(read_all(zfile, zfile_len, packed, sizeof packed, &r2), 0);
+    assert_string_equal(plain, packed);
+    assert_true(r2.ended && !r2.incomplete);
+    assert_int_equal(r2.zstd_records, 2);
+    assert_int_equal(zfile_len + r2.shift, file_len);
+    ct_reader_close(&r1);
+    ct_reader_close(&r2);
+}
+
+/* A file cut anywhere (the writer stopped in the middle of a ZSTD record)
+ * reads up to the last whole record, as incomplete; every byte flipped is a
+ * record read or an error with its offset, never a crash. */
+static void test_zstd_damage(void **state)
+{
+    (void)state;
+    write_zsample();
+    static char out[1 << 16];
+    for (size_t cut = ct_header_bytes(zfile, zfile_len); cut < zfile_len; cut++) {
+        ct_reader r;
+        assert_int_equal(read_all(zfile, cut, out, sizeof out, &r), 0);
+        assert_true(r.incomplete && r.cut_offset <= cut);
+        ct_reader_close(&r);
+    }
+    for (size_t i = ct_header_bytes(zfile, zfile_len); i < zfile_len; i++) {
+        zfile[i] ^= 0x5A;
+        ct_reader r;
+        if (read_all(zfile, zfile_len, out, sizeof out, &r) < 0) {
+            assert_true(r.error_offset < file_len);
+            if (r.error_in_zstd)
+                assert_true(r.error_zstd_at < zfile_len);
+        }
+        ct_reader_close(&r);
+        zfile[i] ^= 0x5A;
+    }
+}
+
+/* CT_MAX_ZBLOCK bytes of records: written and read; one more: refused by
+ * both. A ZSTD record inside another, or one that would not shrink, is not
+ * written / not read. */
+static void test_zstd_limits(void **state)
+{
+    (void)state;
+    size_t cap = CT_MAX_ZBLOCK + 4096;
+    uint8_t *recs = calloc(1, cap), *out = malloc(cap);
+    assert_non_null(recs);
+    assert_non_null(out);
+    ct_wbuf w;
+    ct_wbuf_init(&w, recs, cap);
+    while (w.len + 24 + 32 <= CT_MAX_ZBLOCK)
+        assert_int_equal(ct_write_dropped(&w, 7, 1), CT_TRACE_OK);
+    /* A THREAD record fills the rest: 8 + 8 + 4 + n bytes, padded. */
+    size_t rest = CT_MAX_ZBLOCK - w.len;
+    char name[64];
+    memset(name, 'x', sizeof name);
+    name[rest - 20] = 0;
+    assert_int_equal(ct_write_thread(&w, 7, name), CT_TRACE_OK);
+    assert_int_equal(w.len, CT_MAX_ZBLOCK);
+    size_t nrec = (CT_MAX_ZBLOCK - rest) / 24 + 1;
+
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    uint8_t *zf = malloc(cap);
+    ct_wbuf z;
+    ct_wbuf_init(&z, zf, cap);
+    assert_int_equal(ct_write_header(&z, 1, 0, 0, "x", "my code", "s"), CT_TRACE_OK);
+    size_t hdr = z.len;
+    assert_int_equal(ct_write_zstd(&z, recs, CT_MAX_ZBLOCK + 1, cc), CT_TRACE_E_LIMIT);
+    assert_int_equal(ct_write_zstd(&z, recs, CT_MAX_ZBLOCK, cc), CT_TRACE_OK);
+    static uint8_t mem[4096];
+    ct_rarena a = { mem, sizeof mem, 0 };
+    ct_reader r;
+    ct_rec rec;
+    assert_int_equal(ct_reader_open(&r, zf, z.len, &a), CT_TRACE_OK);
+    size_t k = 0;
+    while (ct_reader_next(&r, &rec) == 1)
+        k++;
+    assert_int_equal(r.error, CT_TRACE_OK);
+    assert_int_equal(k, nrec);
+    ct_reader_close(&r);
+
+    /* One byte more announced than CT_MAX_ZBLOCK. */
+    uint32_t big = CT_MAX_ZBLOCK + 1;
+    memcpy(zf + hdr + 8, &big, 4);
+    assert_int_equal(ct_reader_open(&r, zf, z.len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_reader_next(&r, &rec), -1);
+    assert_int_equal(r.error, CT_TRACE_E_LIMIT);
+    assert_true(r.error_in_zstd);
+    assert_int_equal(r.error_zstd_at, hdr);
+    assert_int_equal(r.error_offset, hdr);
+    ct_reader_close(&r);
+
+    /* A ZSTD record holding a ZSTD record. */
+    ct_wbuf inner;
+    ct_wbuf_init(&inner, recs, cap);
+    assert_int_equal(ct_write_zstd(&inner, zf + hdr, z.len - hdr, cc), CT_TRACE_OK);
+    z.len = hdr;
+    assert_int_equal(ct_write_zstd(&z, recs, inner.len + 4096, cc), CT_TRACE_OK);
+    assert_int_equal(ct_reader_open(&r, zf, z.len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_reader_next(&r, &rec), -1);
+    assert_int_equal(r.error, CT_TRACE_E_RECORD);
+    assert_int_equal(r.error_offset, hdr);
+    assert_true(r.error_in_zstd);
+    ct_reader_close(&r);
+
+    /* Bytes that do not shrink are left to be written as they are. */
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < 4096; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        recs[i] = (uint8_t)x;
+    }
+    z.len = hdr;
+    assert_int_equal(ct_write_zstd(&z, recs, 4096, cc), CT_TRACE_E_SPACE);
+    assert_int_equal(z.len, hdr);
+    ZSTD_freeCCtx(cc);
+    free(zf);
+    free(out);
+    free(recs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +743,9 @@ int main(void)
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
+        cmocka_unit_test(test_zstd_round_trip),
+        cmocka_unit_test(test_zstd_damage),
+        cmocka_unit_test(test_zstd_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

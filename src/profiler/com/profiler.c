@@ -429,6 +429,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         .text = text,
         .binary_fd = bin_fd,
         .binary_path = outs.bin_path,
+        .compress = cfg->compress,
         .summary = cfg->summary,
         .naive = cfg->bench_naive,
         .pid = (uint32_t)getpid(),

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "classnames.h"
 #include "clock.h"
@@ -83,12 +84,27 @@ static uint64_t rd64(const uint8_t *p)
 
 static void block_flush(void);
 
+/* With compression on (after the header, which stays as it is): the
+ * zstd context and the buffer a ZSTD record is built in. */
+static ZSTD_CCtx *g_zctx;
+static uint8_t *g_zbuf;
+
 static void bin_flush(void)
 {
     block_flush();
-    size_t off = 0;
-    while (g_bin_fd >= 0 && off < g_bin_len) {
-        ssize_t n = write(g_bin_fd, g_bin_buf + off, g_bin_len - off);
+    const uint8_t *p = g_bin_buf;
+    size_t len = g_bin_len, off = 0;
+    if (g_zctx && len && g_bin_fd >= 0) {
+        /* Records that would not shrink go out as they are. */
+        ct_wbuf zw;
+        ct_wbuf_init(&zw, g_zbuf, CT_WRITER_FILE_BUFFER);
+        if (ct_write_zstd(&zw, g_bin_buf, len, g_zctx) == CT_TRACE_OK) {
+            p = g_zbuf;
+            len = zw.len;
+        }
+    }
+    while (g_bin_fd >= 0 && off < len) {
+        ssize_t n = write(g_bin_fd, p + off, len - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
@@ -817,6 +833,13 @@ int ct_writer_start(const ct_writer_config *c)
             CT_TRACE_OK)
             return -1;
         bin_put(hdr, w.len);
+        bin_flush();
+        /* Without memory for compression, the trace is written as it is. */
+        if (c->compress && (g_zbuf = malloc(CT_WRITER_FILE_BUFFER)) &&
+            !(g_zctx = ZSTD_createCCtx())) {
+            free(g_zbuf);
+            g_zbuf = NULL;
+        }
     }
     if (!c->naive) {
         /* The writer takes no signals: they belong to the program. */

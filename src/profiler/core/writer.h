@@ -50,6 +50,7 @@ typedef struct ct_writer_config {
     int text;                  /* the live text log (out.h) */
     int binary_fd;             /* the binary trace, or -1 */
     const char *binary_path;   /* its name, for messages */
+    int compress;              /* its records in ZSTD records (event.h) */
     int summary;               /* the summary table at the end of the text */
     int naive;                 /* bench only: render in the hook, no thread */
     uint32_t pid, ppid;
