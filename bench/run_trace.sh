@@ -11,7 +11,8 @@
 #   floor         --null: slow-path WithInfo hooks that return at once (the
 #                 runtime's own ELT machinery: no profiler can go under it)
 #   full/binary   full capture (every argument and return value) to a binary
-#                 trace (clrtrace record)
+#                 trace (clrtrace record), compressed in zstd blocks
+#   full/raw      the same, uncompressed (CLRTRACE_COMPRESS=0, --no-compress)
 #   full/text     full capture, the live text log to a file (clrtrace run -o)
 #   gated         --trigger on a function never called: every call is outside
 #                 the per-thread gate, so the hooks record it without values
@@ -111,13 +112,14 @@ traced floor "$calls" CLRTRACE_NULL=1
 traced fast_empty "$calls" CLRTRACE_NULL=fast
 traced fast "$calls" CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/fast.clrt"
 traced full_binary "$full_calls" "CLRTRACE_TRACE=$tmp/full_binary.clrt"
+measure full_raw "$full_calls" "${profiled[@]}" CLRTRACE_COMPRESS=0 "CLRTRACE_TRACE=$tmp/full_raw.clrt"
 traced full_text "$full_calls" "CLRTRACE_OUTPUT=$tmp/full_text.txt"
 traced gated "$full_calls" "CLRTRACE_TRACE=$tmp/gated.clrt" CLRTRACE_TRIGGER=No.Such.Method
 measure naive "$naive_calls" "${profiled[@]}" CLRTRACE_BENCH_NAIVE=1 "CLRTRACE_OUTPUT=$tmp/naive.txt"
 
 u=${ns[untraced]}
 printf '\n%-12s %11s %9s %10s %9s %12s\n' MODE CALLS NS/CALL XUNTRACED WALL_MS TRACE_MB
-for m in untraced floor full_binary full_text gated fast_empty fast naive; do
+for m in untraced floor full_binary full_raw full_text gated fast_empty fast naive; do
     awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v u="$u" -v w="${wall[$m]}" -v s="${size[$m]:-0}" \
         'BEGIN { printf "%-12s %11d %9.1f %10.1f %9d %12.1f\n", m, c, n, n / u, w, s / 1048576 }'
 done
@@ -157,16 +159,27 @@ obj_calls=$((full_calls / 4))
 measure obj_untraced "$obj_calls"
 measure obj_address "$obj_calls" "${profiled[@]}" CLRTRACE_OBJECT_DEPTH=0 "CLRTRACE_TRACE=$tmp/obj_address.clrt"
 measure obj_content "$obj_calls" "${profiled[@]}" "CLRTRACE_TRACE=$tmp/obj_content.clrt"
+measure obj_raw "$obj_calls" "${profiled[@]}" CLRTRACE_COMPRESS=0 "CLRTRACE_TRACE=$tmp/obj_raw.clrt"
 measure obj_text "$obj_calls" "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/obj_text.txt"
 workload_mode=calls
 printf '%-12s %11s %9s %12s\n' MODE CALLS NS/CALL TRACE_MB
-for m in obj_untraced obj_address obj_content obj_text; do
+for m in obj_untraced obj_address obj_content obj_raw obj_text; do
     awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v s="${size[$m]:-0}" \
         'BEGIN { printf "%-12s %11d %9.1f %12.1f\n", m, c, n, s / 1048576 }'
 done
 awk -v a="${ns[obj_address]}" -v c="${ns[obj_content]}" -v t="${ns[obj_text]}" 'BEGIN {
     printf "objects by content cost %.1f ns/call more than by class and address (%.2fx); to text %.1f ns/call\n", c - a, c / a, t
 }'
+echo
+echo "== compression: the binary trace in zstd blocks (default) and as it is (CLRTRACE_COMPRESS=0)"
+for pair in "full_binary full_raw" "obj_content obj_raw"; do
+    set -- $pair
+    awk -v m="$1" -v z="${ns[$1]}" -v r="${ns[$2]}" -v zs="${size[$1]:-0}" -v rs="${size[$2]:-0}" \
+        -v c="${ncalls[$1]}" 'BEGIN {
+        printf "%-12s compressed %.1f ns/call, uncompressed %.1f (%.2fx); %.1f bytes/call against %.1f (%.1fx smaller)\n",
+               m, z, r, z / r, zs / c, rs / c, (zs > 0 ? rs / zs : 0)
+    }'
+done
 
 echo
 echo "== start-up: $(basename "$app") hello, my-code filter, text log to a file"

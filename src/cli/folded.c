@@ -157,17 +157,8 @@ int folded_collect(cli_trace *t, int by_calls, folded_tree *tr)
     return rc;
 }
 
-typedef struct line {
-    char *text;
-    uint64_t weight;
-} line;
-
-static int by_text(const void *a, const void *b)
-{
-    return strcmp(((const line *)a)->text, ((const line *)b)->text);
-}
-
-/* The ';'-joined names of node's stack, outermost first. */
+/* The ';'-joined names of node's stack, outermost first, cut to its
+ * innermost frames after "...;" past FOLDED_MAX_LINE. */
 static char *stack_text(const folded_tree *tr, uint32_t node)
 {
     size_t len = 0;
@@ -200,32 +191,155 @@ static char *stack_text(const folded_tree *tr, uint32_t node)
     return s;
 }
 
+/* The lines come out sorted by their text (strcmp), as a depth-first walk
+ * of the tree: no line is kept, only the current stack's text. Among the
+ * children of a node, each child c is two items: its own line (key
+ * "c"), and the lines of the stacks under it (key "c;": they all start with
+ * "c;"). Sorting a node's items by key orders its lines exactly as sorting
+ * the texts would, even when one name is another's prefix ("M" "M2" "M;x"). */
+typedef struct item {
+    uint32_t node;
+    uint32_t under;          /* 1: the lines of the stacks under node */
+} item;
+
+static const folded_tree *g_tree; /* for by_key (qsort has no context) */
+
+static int by_key(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    const char *p = g_tree->nodes[x->node].name, *q = g_tree->nodes[y->node].name;
+    size_t lp = strlen(p), lq = strlen(q);
+    if (lp < lq && !memcmp(p, q, lp))
+        /* p + "" is a prefix of q's key; p + ";" against q's next character */
+        return !x->under ? -1 : (unsigned char)q[lp] < ';' ? 1 : -1;
+    if (lq < lp && !memcmp(p, q, lq))
+        return !y->under ? 1 : (unsigned char)p[lq] < ';' ? -1 : 1;
+    int r = strcmp(p, q);
+    return r ? r : (int)x->under - (int)y->under;
+}
+
+/* The items of node's children, sorted; NULL when out of memory. */
+static item *items_of(const folded_tree *tr, uint32_t node, size_t *n)
+{
+    size_t k = 0;
+    for (uint32_t c = tr->nodes[node].first_child; c; c = tr->nodes[c].next_sibling)
+        k += (tr->nodes[c].ended ? 1 : 0) + (tr->nodes[c].first_child ? 1 : 0);
+    item *it = malloc((k ? k : 1) * sizeof *it);
+    if (!it)
+        return NULL;
+    k = 0;
+    for (uint32_t c = tr->nodes[node].first_child; c; c = tr->nodes[c].next_sibling) {
+        if (tr->nodes[c].ended)
+            it[k++] = (item){ c, 0 };
+        if (tr->nodes[c].first_child)
+            it[k++] = (item){ c, 1 };
+    }
+    g_tree = tr;
+    qsort(it, k, sizeof *it, by_key);
+    *n = k;
+    return it;
+}
+
+typedef struct cut_line {
+    char *text;
+    uint64_t weight;
+} cut_line;
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(((const cut_line *)a)->text, ((const cut_line *)b)->text);
+}
+
+typedef struct walk_level {
+    item *items;
+    size_t n, next;
+    size_t path_len;         /* the text of the stack down to this level's parent */
+} walk_level;
+
 int cli_dump_folded(cli_trace *t, int by_calls)
 {
     folded_tree tr;
     int rc = folded_collect(t, by_calls, &tr);
     if (!tr.nodes)
         return rc;
-    line *lines = calloc(tr.n, sizeof *lines);
-    size_t n = 0;
-    int oom = !lines;
+    /* Stacks whose text is longer than FOLDED_MAX_LINE print cut ("...;"
+     * first): rare, so made beforehand and merged into the sorted walk. */
+    size_t *len = calloc(tr.n, sizeof *len);
+    cut_line *cut = NULL;
+    size_t ncut = 0, cutcap = 0, nextcut = 0;
+    int oom = !len;
     for (uint32_t i = 1; !oom && i < tr.n; i++) {
-        if (!tr.nodes[i].ended)
+        len[i] = (tr.nodes[i].parent ? len[tr.nodes[i].parent] + 1 : 0) + strlen(tr.nodes[i].name);
+        if (len[i] <= FOLDED_MAX_LINE || !tr.nodes[i].ended)
             continue;
-        lines[n].weight = tr.nodes[i].weight;
-        oom = !(lines[n++].text = stack_text(&tr, i));
+        if (ncut == cutcap) {
+            cutcap = cutcap ? 2 * cutcap : 16;
+            cut_line *more = realloc(cut, cutcap * sizeof *more);
+            if (!(oom = !more))
+                cut = more;
+        }
+        if (!oom && !(oom = !(cut[ncut].text = stack_text(&tr, i))))
+            cut[ncut++].weight = tr.nodes[i].weight;
+    }
+    if (ncut)
+        qsort(cut, ncut, sizeof *cut, by_text);
+    walk_level *lv = calloc((size_t)CLI_CALLS_MAX_DEPTH + 2, sizeof *lv);
+    char *path = NULL;
+    size_t path_cap = 0;
+    int depth = 0;
+    oom |= !lv || !(lv[0].items = items_of(&tr, 0, &lv[0].n));
+    while (!oom && depth >= 0) {
+        walk_level *l = &lv[depth];
+        if (l->next == l->n) {
+            free(l->items);
+            l->items = NULL;
+            depth--;
+            continue;
+        }
+        item it = l->items[l->next++];
+        const folded_node *nd = &tr.nodes[it.node];
+        size_t nl = strlen(nd->name), at = l->path_len + (depth ? 1 : 0);
+        if (at + nl + 1 > path_cap) {
+            size_t cap = (at + nl + 1) * 2;
+            char *more = realloc(path, cap);
+            if ((oom = !more))
+                break;
+            path = more;
+            path_cap = cap;
+        }
+        if (depth)
+            path[l->path_len] = ';';
+        memcpy(path + at, nd->name, nl + 1);
+        if (it.under) {
+            if (depth + 1 > (int)CLI_CALLS_MAX_DEPTH + 1) /* never: no deeper stack is kept */
+                continue;
+            walk_level *down = &lv[depth + 1];
+            *down = (walk_level){ NULL, 0, 0, at + nl };
+            if ((oom = !(down->items = items_of(&tr, it.node, &down->n))))
+                break;
+            depth++;
+            continue;
+        }
+        if (len[it.node] > FOLDED_MAX_LINE)
+            continue; /* printed from cut[] */
+        for (; nextcut < ncut && strcmp(cut[nextcut].text, path) < 0; nextcut++)
+            printf("%s %" PRIu64 "\n", cut[nextcut].text, cut[nextcut].weight);
+        printf("%s %" PRIu64 "\n", path, nd->weight);
     }
     if (oom) {
         fprintf(stderr, "clrtrace dump: out of memory\n");
         rc = 1;
-    } else {
-        qsort(lines, n, sizeof *lines, by_text);
-        for (size_t i = 0; i < n; i++)
-            printf("%s %" PRIu64 "\n", lines[i].text, lines[i].weight);
     }
-    for (size_t i = 0; i < n; i++)
-        free(lines[i].text);
-    free(lines);
+    for (; !oom && nextcut < ncut; nextcut++)
+        printf("%s %" PRIu64 "\n", cut[nextcut].text, cut[nextcut].weight);
+    for (int d = 0; lv && d <= (int)CLI_CALLS_MAX_DEPTH + 1; d++)
+        free(lv[d].items);
+    for (size_t i = 0; i < ncut; i++)
+        free(cut[i].text);
+    free(cut);
+    free(lv);
+    free(path);
+    free(len);
     folded_tree_free(&tr);
     return rc;
 }

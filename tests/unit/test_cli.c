@@ -361,6 +361,80 @@ static void test_folded_node_limit(void **state)
     folded_tree_free(&tr);
 }
 
+/* dump --folded writes its lines sorted by text (strcmp) without keeping
+ * them: names that are prefixes of others, followed by characters below
+ * and above ';' ("A" "A.B" "A<int, B>" "A2" "Ab"), nested at random, come
+ * out in the order sorting the lines gives, each stack once, the calls all
+ * counted. */
+static void test_folded_order(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "A", "A.B", "A<int, B>", "A2", "Ab", "B", "A B" };
+    enum { NF = sizeof names / sizeof *names, STEPS = 20000 };
+    size_t cap = 4u << 20;
+    tw x = { 0 };
+    uint8_t *mem = malloc(cap);
+    assert_non_null(mem);
+    ct_wbuf_init(&x.w, mem, cap);
+    assert_int_equal(ct_write_header(&x.w, 4242, 1, 0, "test", "everything", ""), CT_TRACE_OK);
+    for (unsigned k = 0; k < NF; k++)
+        assert_int_equal(ct_write_function(&x.w, k + 1, names[k], "", CT_FN_STATIC | CT_FN_NO_VALUES,
+                                           0, NULL, NULL), CT_TRACE_OK);
+    unsigned stack[8], depth = 0, calls = 0;
+    uint32_t r = 12345;
+    for (unsigned i = 0; i < STEPS || depth; i++) {
+        r = r * 1103515245u + 12345u;
+        if (i < STEPS && depth < 6 && (depth == 0 || (r >> 16) % 3)) {
+            stack[depth++] = (r >> 8) % NF;
+            tw_event(&x, CT_REC_ENTER, stack[depth - 1] + 1);
+        } else {
+            tw_event(&x, CT_REC_LEAVE, stack[--depth] + 1);
+            calls++;
+        }
+    }
+    assert_int_equal(ct_events_end(&x.w, &x.m), CT_TRACE_OK);
+    assert_int_equal(ct_write_end(&x.w, x.t + 1, x.n, NF, NF), CT_TRACE_OK);
+    char path[] = "/tmp/clrtrace-test-cli-XXXXXX", out[] = "/tmp/clrtrace-test-out-XXXXXX";
+    int fd = mkstemp(path), ofd = mkstemp(out);
+    assert_true(fd >= 0 && ofd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(mem, 1, x.w.len, f), x.w.len);
+    fclose(f);
+    free(mem);
+
+    cli_trace t;
+    assert_int_equal(cli_trace_open(&t, "test", path), 0);
+    fflush(stdout);
+    int saved = dup(1);
+    assert_true(saved >= 0 && dup2(ofd, 1) == 1);
+    assert_int_equal(cli_dump_folded(&t, 1), 0);
+    fflush(stdout);
+    assert_true(dup2(saved, 1) == 1);
+    close(saved);
+    cli_trace_close(&t);
+    unlink(path);
+
+    FILE *in = fdopen(ofd, "r");
+    assert_non_null(in);
+    rewind(in);
+    char prev[512] = "", line[512];
+    unsigned lines = 0, total = 0;
+    while (fgets(line, sizeof line, in)) {
+        char *sp = strrchr(line, ' ');
+        assert_non_null(sp);
+        total += (unsigned)strtoul(sp + 1, NULL, 10);
+        *sp = 0;
+        assert_true(lines == 0 || strcmp(prev, line) < 0); /* sorted, each stack once */
+        snprintf(prev, sizeof prev, "%s", line);
+        lines++;
+    }
+    fclose(in);
+    unlink(out);
+    assert_true(lines > 500);
+    assert_int_equal(total, calls);
+}
+
 /* ----------------------------------------- argument text at the limit */
 
 static const ct_plan p_str = { .kind = CT_V_STRING, .size = 8, .type_name = "string" };
@@ -461,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_walk_unfinished_at_end),
         cmocka_unit_test(test_walk_depth_limit),
         cmocka_unit_test(test_folded_node_limit),
+        cmocka_unit_test(test_folded_order),
         cmocka_unit_test(test_chrome_args_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
