@@ -225,9 +225,11 @@ ct_trace_status ct_write_class_content(ct_wbuf *w, uint64_t class_id, const char
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
 /* ns more nanoseconds the tracer held thread tid (since its last HELD). */
 ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
-/* count JIT compilations that took ns: of function key (count 1), or with
- * key 0 the process's total (ct_rec: key, count, time_ns holds ns). */
-ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns);
+/* count JIT compilations that took ns: of function key (count 1) on thread
+ * tid, or with key 0 the process's total (tid 0) (ct_rec: key, count, tid,
+ * time_ns holds ns; tid is 0 in traces before 2.4). */
+ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns,
+                             uint64_t tid);
 ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
                              uint64_t traced);
 /* A ZSTD record holding records[0..len) (whole records, as written into a

@@ -425,6 +425,8 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         rec->key = get_u(&c, 8);
         rec->count = get_u(&c, 8);
         rec->time_ns = get_u(&c, 8);
+        if (!c.bad && c.n - c.pos >= 8) /* 2.4: the compiling thread */
+            rec->tid = get_u(&c, 8);
         break;
     case CT_REC_ZSTD: {
         rec->count = get_u(&c, 4);

@@ -290,12 +290,14 @@ ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns)
     return rec_end(w, at, undo);
 }
 
-ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns)
+ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns,
+                             uint64_t tid)
 {
     size_t undo = w->len, at = rec_begin(w, CT_REC_JIT);
     put_u64(w, key);
     put_u64(w, count);
     put_u64(w, ns);
+    put_u64(w, tid);
     return rec_end(w, at, undo);
 }
 

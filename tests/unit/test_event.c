@@ -522,6 +522,34 @@ static void test_class_content(void **state)
     }
 }
 
+/* JIT records: since 2.4 with the compiling thread; a 2.3 record (without
+ * it) reads with thread 0. */
+static void test_jit_record(void **state)
+{
+    (void)state;
+    uint8_t buf[256];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_jit(&w, 0x1000, 1, 1234567, 77), CT_TRACE_OK);
+    size_t one = w.len;
+    static const uint8_t old[] = { 12, 0, 0, 0, 24, 0, 0, 0,  0, 0x10, 0, 0, 0, 0, 0, 0,
+                                   1, 0, 0, 0, 0, 0, 0, 0,  9, 0, 0, 0, 0, 0, 0, 0 };
+    memcpy(buf + one, old, sizeof old);
+    static uint8_t mem[1024];
+    ct_rarena a = { mem, sizeof mem, 0 };
+    ct_rec rec;
+    ct_trace_status st;
+    assert_int_equal(ct_read_record(buf, one, 0, &a, &rec, &st), (long)one);
+    assert_int_equal(rec.type, CT_REC_JIT);
+    assert_int_equal(rec.key, 0x1000);
+    assert_int_equal(rec.count, 1);
+    assert_int_equal(rec.time_ns, 1234567);
+    assert_int_equal(rec.tid, 77);
+    assert_int_equal(ct_read_record(buf + one, sizeof old, one, &a, &rec, &st), (long)sizeof old);
+    assert_int_equal(rec.time_ns, 9);
+    assert_int_equal(rec.tid, 0);
+}
+
 /* ------------------------------------------------------------ ZSTD records */
 
 static uint8_t zfile[16384];
@@ -743,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
+        cmocka_unit_test(test_jit_record),
         cmocka_unit_test(test_zstd_round_trip),
         cmocka_unit_test(test_zstd_damage),
         cmocka_unit_test(test_zstd_limits),

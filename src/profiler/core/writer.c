@@ -342,7 +342,7 @@ void ct_writer_define(const ct_mapped_fn *f)
 /* Every JIT compilation: how many, how long (the JIT record before END). */
 static _Atomic uint64_t g_jit_count, g_jit_ns;
 
-void ct_writer_jit(uint64_t key, uint64_t ns)
+void ct_writer_jit(uint64_t key, uint64_t ns, uint64_t tid)
 {
     atomic_fetch_add_explicit(&g_jit_count, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g_jit_ns, ns, memory_order_relaxed);
@@ -353,7 +353,7 @@ void ct_writer_jit(uint64_t key, uint64_t ns)
         return;
     ct_wbuf w;
     ct_wbuf_init(&w, node->rec, SMALL_RECORD_BYTES);
-    if (ct_write_jit(&w, key, 1, ns) != CT_TRACE_OK) {
+    if (ct_write_jit(&w, key, 1, ns, tid) != CT_TRACE_OK) {
         free(node);
         return;
     }
@@ -740,7 +740,7 @@ static void finish(void)
     ct_wbuf w;
     ct_wbuf_init(&w, buf, sizeof buf);
     uint64_t jits = atomic_load_explicit(&g_jit_count, memory_order_relaxed);
-    if (jits && ct_write_jit(&w, 0, jits, atomic_load_explicit(&g_jit_ns, memory_order_relaxed)) ==
+    if (jits && ct_write_jit(&w, 0, jits, atomic_load_explicit(&g_jit_ns, memory_order_relaxed), 0) ==
                     CT_TRACE_OK)
         output(buf, w.len, NULL);
     ct_wbuf_init(&w, buf, sizeof buf);

@@ -73,9 +73,10 @@ int ct_writer_start(const ct_writer_config *c);
  * plans are bound). */
 void ct_writer_define(const ct_mapped_fn *f);
 
-/* A JIT compilation of ns nanoseconds: of the traced function key (its JIT
- * record is queued), or of another (key 0: counted in the END's total). */
-void ct_writer_jit(uint64_t key, uint64_t ns);
+/* A JIT compilation of ns nanoseconds on thread tid: of the traced function
+ * key (its JIT record is queued), or of another (key 0: counted in the END's
+ * total). */
+void ct_writer_jit(uint64_t key, uint64_t ns, uint64_t tid);
 
 /* Queues a THREAD record: OS thread tid is named name (threads.c). */
 void ct_writer_thread(uint64_t tid, const char *name);

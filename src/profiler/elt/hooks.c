@@ -970,7 +970,8 @@ void ct_jit_finished(FunctionID id)
     if (t_self)
         ct_ring_hold_jit(&t_self->ring, ns);
     const ct_mapped_fn *f = ct_registry_find(id);
-    ct_writer_jit(f && f->hooked ? (uint64_t)(uintptr_t)f : 0, ns);
+    ct_writer_jit(f && f->hooked ? (uint64_t)(uintptr_t)f : 0, ns,
+                  t_self ? t_self->tid : (uint64_t)syscall(SYS_gettid));
 }
 
 /* ---------------------------------------------------------- exceptions */
