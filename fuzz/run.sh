@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace|fuzz_meta SECONDS}
+harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace|fuzz_meta|fuzz_il SECONDS}
 seconds=${2:-30}
 build=${CLRTRACE_FUZZ_BUILD:-$root/build-fuzz}
 CC=clang-14 cmake -S "$root" -B "$build" -DCLRTRACE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -15,6 +15,8 @@ seeds="$build/seeds"
 mkdir -p "$corpus"
 if [ "$harness" = fuzz_trace ]; then
   seeds="$here/seeds-trace"   # small binary traces written by tests/unit/test_event.c's writer
+elif [ "$harness" = fuzz_il ]; then
+  seeds="$here/seeds-il"      # method bodies made by hand (tests/unit/test_il.c's)
 elif [ "$harness" = fuzz_meta ]; then
   # Small real assemblies (the shared framework's facades) and the one-byte
   # inputs that select fuzz/fuzz_meta.c's synthetic-assembly mutations.
@@ -26,7 +28,12 @@ else
   python3 "$here/make_seeds.py" "$root/tests/sigblobs" "$seeds" >/dev/null
 fi
 cd "$here"
+# The harness's own status decides (grep's and pipefail's must not hide a
+# crash: `pipeline || true` would reset PIPESTATUS).
+set +e
 "$build/fuzz/$harness" -max_total_time="$seconds" -print_final_stats=1 -max_len=$([ "$harness" = fuzz_meta ] && echo 65536 || echo 4096) \
     -timeout=10 -rss_limit_mb=2048 "$corpus" "$seeds" 2>&1 | tee "$build/$harness.log" |
-    grep -E "^(stat::|==|SUMMARY|Done)" || true
-test "${PIPESTATUS[0]}" -eq 0
+    grep -E "^(stat::|==|SUMMARY|Done)"
+status=${PIPESTATUS[0]}
+set -e
+test "$status" -eq 0
