@@ -307,6 +307,23 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o);
  * CT_RENDER_RET_MAX. */
 #define CHROME_ARGS_MAX CT_RENDER_LINE_MAX
 
+/* The arguments of a call as --chrome's args and --perfetto's debug
+ * annotations show them (chrome.c): emit(ctx, key, value) for each, in
+ * order, the value as the text log formats it (all together at most
+ * CHROME_ARGS_MAX: the value that does not fit is cut, later ones read
+ * "..."); or "arguments": "?" when the ENTER record's values do not match
+ * the parameters; nothing for a function traced without values. The key is
+ * the argument's name in its label ("double k=" -> "k"), "argN" when it has
+ * none, "name#N" when it is a key of our own (return, exception, tailcall,
+ * unfinished, arguments) or taken(ctx, key) says an earlier argument of the
+ * call has it. val: CHROME_ARGS_MAX + 1 bytes of scratch. Returns 0 or
+ * emit's non-zero. */
+int cli_call_args(ct_symbols *sym, const ct_function *fn, const ct_rec *rec, char *val,
+                  int (*taken)(void *ctx, const char *key),
+                  int (*emit)(void *ctx, const char *key, size_t klen, const char *val,
+                              size_t vlen),
+                  void *ctx);
+
 /* clrtrace dump --chrome: Chrome Trace Event Format JSON on stdout.
  * Returns 0, or 1 after one error line (the JSON is complete even then). */
 /* Most calls dump --chrome writes by default: past them the JSON (about
