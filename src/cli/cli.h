@@ -345,6 +345,24 @@ cli_chrome *cli_chrome_new(FILE *out, const ct_trace_header *h);
 int cli_chrome_record(void *chrome, const ct_rec *rec);
 int cli_chrome_end(cli_chrome *c, int complete);
 
+/* clrtrace dump --perfetto (perfetto.c): Perfetto's protobuf trace (a
+ * Trace of TracePackets: a track per thread under the process's, a
+ * SLICE_BEGIN and a SLICE_END per call with --chrome's args as debug
+ * annotations, names interned) on stdout, packet by packet. No limit on
+ * calls. Returns 0, or 1 after one error line (the packets before a damaged
+ * record are written whole, open calls closed). */
+int cli_dump_perfetto(cli_trace *t);
+
+/* The same in steps, for any record source (as cli_chrome_*): new writes
+ * the process's track to out (NULL when out of memory); record takes one
+ * record (a cli_trace_each callback); end closes the calls still open and
+ * frees. The output is a valid trace whatever the records; record and end
+ * return non-zero when memory ran out (the packets written are whole). */
+typedef struct cli_perfetto cli_perfetto;
+cli_perfetto *cli_perfetto_new(FILE *out, const ct_trace_header *h);
+int cli_perfetto_record(void *perfetto, const ct_rec *rec);
+int cli_perfetto_end(cli_perfetto *p);
+
 /* ------------------------------------------------- escaping (escape.c) */
 
 /* Writes s[0..n) as a JSON string, quotes included: '"' and '\' escaped,
