@@ -4,7 +4,10 @@
  * is formatted with the plans of its function's FUNCTION record. The same
  * records go to `clrtrace dump --chrome`'s writer (src/cli/chrome.c, over the
  * call-stack walk of src/cli/calls.c), whose output must be valid JSON in
- * UTF-8 whatever the input: a small checker below parses it. The last byte
+ * UTF-8 whatever the input: a small checker below parses it; and to
+ * `dump --perfetto`'s (src/cli/perfetto.c), whose output must be protobuf
+ * wire format down to the strings (valid UTF-8) of the messages it writes:
+ * a second checker walks it. The last byte
  * of the input picks tree filters (include/clrtrace/filter.h) to put between
  * reader and renderer, as `clrtrace replay -D/-t/-T/--after` does. */
 #define _POSIX_C_SOURCE 200809L
@@ -212,6 +215,119 @@ static void chrome_json(const uint8_t *data, size_t size)
     free(json);
 }
 
+/* ------------------------------------------- a protobuf wire checker
+ * The messages dump --perfetto writes (tests/e2e/perfetto_subset.proto):
+ * which fields are messages (and of what kind) or strings; every field is a
+ * varint or length-delimited, in bounds. Written apart from perfetto.c. */
+enum { PB_TRACE, PB_PACKET, PB_EVENT, PB_ANNOTATION, PB_DESCRIPTOR, PB_PROCESS, PB_THREAD,
+       PB_INTERNED, PB_NAME, PB_STRING, PB_BYTES };
+
+static int pb_kind(int msg, uint64_t field)
+{
+    switch (msg) {
+    case PB_TRACE: return field == 1 ? PB_PACKET : PB_BYTES;
+    case PB_PACKET: return field == 11 ? PB_EVENT : field == 12 ? PB_INTERNED
+                           : field == 60 ? PB_DESCRIPTOR : PB_BYTES;
+    case PB_EVENT: return field == 4 ? PB_ANNOTATION : PB_BYTES;
+    case PB_ANNOTATION: return field == 6 || field == 10 ? PB_STRING : PB_BYTES;
+    case PB_DESCRIPTOR: return field == 3 ? PB_PROCESS : field == 4 ? PB_THREAD : PB_BYTES;
+    case PB_PROCESS: return field == 6 ? PB_STRING : PB_BYTES;
+    case PB_THREAD: return field == 5 ? PB_STRING : PB_BYTES;
+    case PB_INTERNED: return field == 2 || field == 3 ? PB_NAME : PB_BYTES;
+    case PB_NAME: return field == 2 ? PB_STRING : PB_BYTES;
+    default: return PB_BYTES;
+    }
+}
+
+static int pb_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+static int utf8_valid(const uint8_t *p, const uint8_t *end)
+{
+    while (p < end) {
+        uint32_t c = *p++;
+        int more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+                 : (c & 0xf8) == 0xf0 ? 3 : -1;
+        if (more < 0 || end - p < more)
+            return 0;
+        c &= 0x3f >> more;
+        for (int i = 0; i < more; i++, p++) {
+            if ((*p & 0xc0) != 0x80)
+                return 0;
+            c = c << 6 | (*p & 0x3f);
+        }
+        static const uint32_t min[] = { 0, 0x80, 0x800, 0x10000 };
+        if (c < min[more] || c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
+            return 0;
+    }
+    return 1;
+}
+
+static int pb_valid(int msg, const uint8_t *p, const uint8_t *end, int depth)
+{
+    if (msg == PB_STRING)
+        return utf8_valid(p, end);
+    if (msg == PB_BYTES || depth > 8)
+        return msg == PB_BYTES;
+    while (p < end) {
+        uint64_t tag, v;
+        if (!pb_get_varint(&p, end, &tag) || tag >> 3 == 0)
+            return 0;
+        if ((tag & 7) == 0) {
+            if (!pb_get_varint(&p, end, &v))
+                return 0;
+        } else if ((tag & 7) == 2) {
+            if (!pb_get_varint(&p, end, &v) || v > (uint64_t)(end - p) ||
+                !pb_valid(pb_kind(msg, tag >> 3), p, p + v, depth + 1))
+                return 0;
+            p += v;
+        } else {
+            return 0; /* we write no other wire type */
+        }
+    }
+    return 1;
+}
+
+/* The Perfetto trace of dump --perfetto for the same input. */
+static void perfetto_trace(const uint8_t *data, size_t size)
+{
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    ct_reader r;
+    if (ct_reader_open(&r, data, size, &a) != CT_TRACE_OK)
+        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out)
+        return;
+    cli_perfetto *x = cli_perfetto_new(out, &r.header);
+    if (!x) {
+        fclose(out);
+        free(buf);
+        return;
+    }
+    ct_rec rec;
+    while (ct_reader_next(&r, &rec) == 1) {
+        cli_perfetto_record(x, &rec);
+        a.used = 0;
+    }
+    cli_perfetto_end(x);
+    ct_reader_close(&r);
+    fclose(out);
+    if (!pb_valid(PB_TRACE, (const uint8_t *)buf, (const uint8_t *)buf + len, 0))
+        abort();
+    free(buf);
+}
+
 /* A trace without ZSTD records that reads whole reads the same with its
  * records compressed into one. */
 static void same_compressed(const uint8_t *data, size_t size)
@@ -305,6 +421,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int whole = st == 0 && (!r.incomplete || r.cut_offset == size) && !r.zstd_records;
     ct_reader_close(&r);
     chrome_json(data, size);
+    perfetto_trace(data, size);
     if (whole)
         same_compressed(data, size);
     return 0;

@@ -127,8 +127,8 @@ static int next_pair(const thread_args *a, size_t *pos, size_t to, const char **
 /* The argument's name in its label: "double k=" -> "k", "this=" -> "this";
  * "argN" when the label has none, "name#N" when the name is taken (by an
  * earlier argument or a key of our own). */
-static void arg_key(const thread_args *a, size_t from, const char *label, uint32_t i,
-                    char *out, size_t cap)
+static void arg_key(const char *label, uint32_t i, int (*taken)(void *ctx, const char *key),
+                    void *ctx, char *out, size_t cap)
 {
     size_t n = strlen(label);
     if (n && label[n - 1] == '=')
@@ -141,18 +141,72 @@ static void arg_key(const thread_args *a, size_t from, const char *label, uint32
         return;
     }
     snprintf(out, cap, "%.*s", (int)(n - s), label + s);
-    int taken = 0;
+    int t = 0;
     for (size_t k = 0; k < sizeof k_reserved / sizeof *k_reserved; k++)
-        taken |= !strcmp(out, k_reserved[k]);
-    size_t pos = from;
-    const char *key, *val;
-    uint32_t klen, vlen;
-    while (!taken && next_pair(a, &pos, a->len, &key, &klen, &val, &vlen))
-        taken = klen == strlen(out) && !memcmp(key, out, klen);
-    if (taken) {
+        t |= !strcmp(out, k_reserved[k]);
+    if (t || taken(ctx, out)) {
         size_t len = strlen(out);
         snprintf(out + len, cap - len, "#%u", i);
     }
+}
+
+int cli_call_args(ct_symbols *sym, const ct_function *fn, const ct_rec *rec, char *val,
+                  int (*taken)(void *ctx, const char *key),
+                  int (*emit)(void *ctx, const char *key, size_t klen, const char *val,
+                              size_t vlen),
+                  void *ctx)
+{
+    if (fn->flags & CT_FN_NO_VALUES)
+        return 0;
+    if (rec->nvalues != fn->nparams)
+        return emit(ctx, "arguments", 9, "?", 1);
+    size_t pos = 0, budget = CHROME_ARGS_MAX;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    for (uint32_t i = 0; i < fn->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
+        char key[256];
+        arg_key(fn->labels[i], i, taken, ctx, key, sizeof key);
+        size_t n;
+        if (budget < 4) {
+            memcpy(val, "...", 4);
+            n = 3;
+        } else {
+            ct_text text;
+            ct_text_init(&text, val, budget + 1);
+            ct_symbols_value_text(sym, fn->plans[i], v, len, st, &text);
+            n = ct_text_end(&text);
+            budget -= n < budget ? n : budget;
+        }
+        int rc = emit(ctx, key, strlen(key), val, n);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The open call's pairs so far (from `from`, its first, to the end). */
+typedef struct call_pairs {
+    thread_args *a;
+    size_t from;
+} call_pairs;
+
+static int pair_taken(void *ctx, const char *key)
+{
+    const call_pairs *p = ctx;
+    size_t pos = p->from;
+    const char *k, *val;
+    uint32_t klen, vlen;
+    while (next_pair(p->a, &pos, p->a->len, &k, &klen, &val, &vlen))
+        if (klen == strlen(key) && !memcmp(k, key, klen))
+            return 1;
+    return 0;
+}
+
+static int pair_append(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
+{
+    const call_pairs *p = ctx;
+    return append(p->a, key, klen) || append(p->a, val, vlen) ? -1 : 0;
 }
 
 static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
@@ -160,37 +214,11 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     chrome *c = ctx;
     thread_args *a = t->user;
     cli_frame *f = cli_top(t);
-    const ct_function *fn = f->fn;
     if (!a)
         return -1; /* its thread_args could not be made */
-    size_t from = a->len;
-    f->aux = from;
-    if (fn->flags & CT_FN_NO_VALUES)
-        return 0;
-    if (rec->nvalues != fn->nparams)
-        return append(a, "arguments", 9) || append(a, "?", 1) ? -1 : 0;
-    size_t pos = 0, budget = CHROME_ARGS_MAX;
-    const uint8_t *v;
-    uint32_t len;
-    ct_value_status st;
-    for (uint32_t i = 0; i < fn->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
-        char key[256];
-        arg_key(a, from, fn->labels[i], i, key, sizeof key);
-        size_t n;
-        if (budget < 4) {
-            memcpy(c->val, "...", 4);
-            n = 3;
-        } else {
-            ct_text text;
-            ct_text_init(&text, c->val, budget + 1);
-            ct_symbols_value_text(w->sym, fn->plans[i], v, len, st, &text);
-            n = ct_text_end(&text);
-            budget -= n < budget ? n : budget;
-        }
-        if (append(a, key, strlen(key)) || append(a, c->val, n))
-            return -1;
-    }
-    return 0;
+    f->aux = a->len;
+    call_pairs p = { a, a->len };
+    return cli_call_args(w->sym, f->fn, rec, c->val, pair_taken, pair_append, &p);
 }
 
 static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,

@@ -307,6 +307,23 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o);
  * CT_RENDER_RET_MAX. */
 #define CHROME_ARGS_MAX CT_RENDER_LINE_MAX
 
+/* The arguments of a call as --chrome's args and --perfetto's debug
+ * annotations show them (chrome.c): emit(ctx, key, value) for each, in
+ * order, the value as the text log formats it (all together at most
+ * CHROME_ARGS_MAX: the value that does not fit is cut, later ones read
+ * "..."); or "arguments": "?" when the ENTER record's values do not match
+ * the parameters; nothing for a function traced without values. The key is
+ * the argument's name in its label ("double k=" -> "k"), "argN" when it has
+ * none, "name#N" when it is a key of our own (return, exception, tailcall,
+ * unfinished, arguments) or taken(ctx, key) says an earlier argument of the
+ * call has it. val: CHROME_ARGS_MAX + 1 bytes of scratch. Returns 0 or
+ * emit's non-zero. */
+int cli_call_args(ct_symbols *sym, const ct_function *fn, const ct_rec *rec, char *val,
+                  int (*taken)(void *ctx, const char *key),
+                  int (*emit)(void *ctx, const char *key, size_t klen, const char *val,
+                              size_t vlen),
+                  void *ctx);
+
 /* clrtrace dump --chrome: Chrome Trace Event Format JSON on stdout.
  * Returns 0, or 1 after one error line (the JSON is complete even then). */
 /* Most calls dump --chrome writes by default: past them the JSON (about
@@ -327,6 +344,24 @@ typedef struct cli_chrome cli_chrome;
 cli_chrome *cli_chrome_new(FILE *out, const ct_trace_header *h);
 int cli_chrome_record(void *chrome, const ct_rec *rec);
 int cli_chrome_end(cli_chrome *c, int complete);
+
+/* clrtrace dump --perfetto (perfetto.c): Perfetto's protobuf trace (a
+ * Trace of TracePackets: a track per thread under the process's, a
+ * SLICE_BEGIN and a SLICE_END per call with --chrome's args as debug
+ * annotations, names interned) on stdout, packet by packet. No limit on
+ * calls. Returns 0, or 1 after one error line (the packets before a damaged
+ * record are written whole, open calls closed). */
+int cli_dump_perfetto(cli_trace *t);
+
+/* The same in steps, for any record source (as cli_chrome_*): new writes
+ * the process's track to out (NULL when out of memory); record takes one
+ * record (a cli_trace_each callback); end closes the calls still open and
+ * frees. The output is a valid trace whatever the records; record and end
+ * return non-zero when memory ran out (the packets written are whole). */
+typedef struct cli_perfetto cli_perfetto;
+cli_perfetto *cli_perfetto_new(FILE *out, const ct_trace_header *h);
+int cli_perfetto_record(void *perfetto, const ct_rec *rec);
+int cli_perfetto_end(cli_perfetto *p);
 
 /* ------------------------------------------------- escaping (escape.c) */
 

@@ -1,6 +1,7 @@
 /* clrtrace dump DIR: the records of a binary trace, one line each (for
  * looking inside a trace and for tests); with --folded, --flame or --chrome
- * the trace in another tool's format (folded.c, flame.c, chrome.c). */
+ * the trace in another tool's format (folded.c, flame.c, chrome.c); with
+ * --perfetto in Perfetto's protobuf format (perfetto.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@ static void usage(FILE *to)
         "       clrtrace dump --flame [--calls] [--width PX] [--title TEXT] DIR\n"
         "                                                               > flame.svg\n"
         "       clrtrace dump --chrome DIR > trace.json\n"
+        "       clrtrace dump --perfetto DIR > trace.pftrace\n"
         "\n"
         "Without an option, prints the header and every record of the trace in DIR (or\n"
         "the trace file itself), one line each, in file order:\n"
@@ -37,6 +39,10 @@ static void usage(FILE *to)
         "  --chrome       Chrome Trace Event Format JSON for Perfetto (ui.perfetto.dev)\n"
         "                 or chrome://tracing: one complete event per call (ts and dur\n"
         "                 in us), its arguments and return value in args, thread names\n"
+        "  --perfetto     Perfetto's protobuf trace format for ui.perfetto.dev and\n"
+        "                 trace_processor, far smaller than --chrome's JSON: a track\n"
+        "                 per thread, a slice per call (begin and end, ns), the same\n"
+        "                 args as debug annotations, names interned; no call limit\n"
         "  --max-calls N  with --chrome: write nothing, and say how to keep fewer, when\n"
         "                 more than N calls would be written (default %u; 0: no\n"
         "                 limit)\n"
@@ -49,12 +55,13 @@ static void usage(FILE *to)
         "%s"
         "\n"
         "Calls still open when the trace ends are not counted by --folded and --flame;\n"
-        "--chrome closes them at the trace's last time, with \"unfinished\": true. Calls\n"
-        "more than %d levels deep are left out (their time stays in their caller).\n"
+        "--chrome and --perfetto close them at the trace's last time, with\n"
+        "\"unfinished\": true. Calls more than %d levels deep are left out (their time\n"
+        "stays in their caller).\n"
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset; what came before it is written, and --chrome's\n"
-        "JSON is still complete); 2 usage error.\n",
+        "JSON and --perfetto's trace are still complete); 2 usage error.\n",
         FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_CHROME_MAX_CALLS,
         cli_filter_help(),
         cli_selection_help(),
@@ -118,7 +125,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 int cmd_dump(int argc, char **argv)
 {
-    enum { RECORDS, FOLDED, FLAME, CHROME } format = RECORDS;
+    enum { RECORDS, FOLDED, FLAME, CHROME, PERFETTO } format = RECORDS;
     int calls = 0, flame_only = 0;
     flame_opts fo = { .width = FLAME_DEFAULT_WIDTH };
     const char *dir = NULL;
@@ -137,6 +144,8 @@ int cmd_dump(int argc, char **argv)
             f = FLAME;
         } else if (!strcmp(a, "--chrome")) {
             f = CHROME;
+        } else if (!strcmp(a, "--perfetto")) {
+            f = PERFETTO;
         } else if (!strcmp(a, "--calls")) {
             calls = 1;
         } else if (!strcmp(a, "--max-calls")) {
@@ -166,7 +175,7 @@ int cmd_dump(int argc, char **argv)
         }
         if (f >= 0) {
             if (format != RECORDS && (int)format != f)
-                return usage_error("%s: one of --folded, --flame, --chrome", a);
+                return usage_error("%s: one of --folded, --flame, --chrome, --perfetto", a);
             format = f;
         }
     }
@@ -193,6 +202,9 @@ int cmd_dump(int argc, char **argv)
         break;
     case CHROME:
         rc = cli_dump_chrome(&t, max_calls);
+        break;
+    case PERFETTO:
+        rc = cli_dump_perfetto(&t);
         break;
     default: {
         const ct_trace_header *h = &t.reader.header;
