@@ -89,8 +89,8 @@ clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *le
         sect = &one;
         nsect = 1;
     }
-    if (!body->neh)
-        nsect = 0;
+    if (!body->neh && sect == &one)
+        nsect = 0; /* (sections as read are kept, even without a clause) */
     int tiny = !body->fat && code_size < 64 && body->max_stack <= 8 && !body->local_sig &&
                !nsect;
     uint64_t need = (tiny ? 1 : 12) + (uint64_t)code_size;

@@ -515,6 +515,29 @@ static void test_locals(void **state)
     assert_int_equal(n, 5);
 }
 
+/* What the format leaves free comes back as read: a non-zero byte in the
+ * padding before a section, a section without a clause, its reserved word
+ * (bodies the fuzzer found). */
+static void test_free_bytes(void **state)
+{
+    (void)state;
+    uint8_t b[sizeof k_small_eh];
+    memcpy(b, k_small_eh, sizeof b);
+    b[23] = 0xFF;
+    b[26] = 0x34;
+    clril_body body;
+    same_back(b, sizeof b, &body);
+    assert_int_equal(body.sections[0].pad[0], 0xFF);
+    assert_int_equal(body.sections[0].reserved, 0x34);
+    /* an empty code and one small section of no clause */
+    static const uint8_t empty[] = { 0x1B, 0x30, 0x00, 0x11, 0, 0, 0, 0, 0, 0, 0, 0,
+                                     0x01, 0x04, 0x00, 0x10 };
+    same_back(empty, sizeof empty, &body);
+    assert_int_equal(body.ninsns, 0);
+    assert_int_equal(body.nsections, 1);
+    assert_int_equal(body.neh, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_fat_eh),
         cmocka_unit_test(test_switch),
         cmocka_unit_test(test_mixed),
+        cmocka_unit_test(test_free_bytes),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_code_size_limit),
         cmocka_unit_test(test_switch_limit),
