@@ -324,9 +324,31 @@ void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n, const ct_c
                       void (*fn)(void *ctx, uint64_t class_id), void *ctx);
 
 /* Shortest text that reads back to the same double / float ("1.5", "0.1",
- * "1E+300", "NaN", "-Infinity"), as .NET Core 3.0+ prints them. */
-void ct_format_double(double v, char *out, size_t cap);
-void ct_format_float(float v, char *out, size_t cap);
+ * "1E+300", "NaN", "-Infinity"), as .NET Core 3.0+ prints them, into
+ * out[0..cap) (cut to cap - 1 bytes, as snprintf). Returns the text's
+ * length (CT_NUM_TEXT_MAX at most: never cut with a cap above it). No
+ * printf and no allocation, except when the fast path gives up (see
+ * ct_shortest_double). */
+#define CT_NUM_TEXT_MAX 32
+size_t ct_format_double(double v, char *out, size_t cap);
+size_t ct_format_float(float v, char *out, size_t cap);
+
+/* The definition the two above follow, as it was first written: the
+ * smallest precision (a binary search over 1..17 / 1..9) whose "%.*e" text
+ * reads back (strtod / strtof) to the value. Slow (about 1-2 us); kept as
+ * the fast path's fallback and the tests' reference. */
+size_t ct_format_double_ref(double v, char *out, size_t cap);
+size_t ct_format_float_ref(float v, char *out, size_t cap);
+
+/* The fast path alone: the reference's search done with 128-bit integers
+ * (the value scaled by a power of ten from a table made once, on first
+ * use). v finite and nonzero. *digits: the significant digits as an
+ * integer, no trailing zeros; *exp10: v = 0.d1d2... * 10^exp10. Returns 0,
+ * or -1 when a rounding boundary lies within the arithmetic's error and
+ * the exact check (integers scaled to fit 126 bits) cannot hold the value:
+ * none among the tests' millions; the reference decides those. */
+int ct_shortest_double(double v, uint64_t *digits, int *exp10);
+int ct_shortest_float(float v, uint64_t *digits, int *exp10);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,8 @@
 /* Longest header or summary line (longer ones are cut, still ending in a
  * newline); call lines have their own limits (render.h). */
 #define TEXT_LINE_MAX 2048
+/* Most characters put_uint writes: a u64's 20 digits, or a field of 24. */
+#define UINT_TEXT_MAX 24
 
 /* ------------------------------------------------------------- state */
 
@@ -52,6 +54,8 @@ typedef struct thread {
     int gap;                /* events of this thread were dropped: pairing
                                failures that follow are their echo */
     int pending;            /* an enter line is held back */
+    char tid_text[UINT_TEXT_MAX]; /* the line prefix's thread field */
+    size_t tid_len;
     uint64_t pend_time;
     unsigned pend_depth;
     size_t pend_len;
@@ -138,25 +142,36 @@ void ct_render_free(ct_render *r)
     free(r);
 }
 
-/* Most characters put_uint writes: a u64's 20 digits, or a field of 24. */
-#define UINT_TEXT_MAX 24
+
+/* "00" .. "99": put_uint writes two digits a step. */
+static const char k_digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 /* Decimal digits of v, right-aligned in out[0..width) (wider when needed;
  * width at most UINT_TEXT_MAX); returns the characters written (no NUL). */
 static size_t put_uint(char *out, uint64_t v, int width, char fill)
 {
     char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v && n < sizeof tmp);
-    size_t k = 0;
+    size_t at = sizeof tmp;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        at -= 2;
+        memcpy(tmp + at, k_digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        at -= 2;
+        memcpy(tmp + at, k_digit_pairs + 2 * v, 2);
+    } else {
+        tmp[--at] = (char)('0' + v);
+    }
+    size_t n = sizeof tmp - at, k = 0;
     for (; (int)(k + n) < width && k + n < UINT_TEXT_MAX; k++)
         out[k] = fill;
-    while (n)
-        out[k++] = tmp[--n];
-    return k;
+    memcpy(out + k, tmp + at, n);
+    return k + n;
 }
 
 /* v / 10^decimals as "int.frac", rounded half up, in a field of `width`. */
@@ -308,6 +323,7 @@ static thread *thread_of(ct_render *r, uint64_t tid)
     if (!t)
         return NULL;
     t->tid = tid;
+    t->tid_len = put_uint(t->tid_text, tid, 6, ' ');
     ct_stack_init(&t->stack, sizeof(frame), CT_RENDER_MAX_FRAMES);
     t->pend = malloc(INITIAL_PEND);
     t->pend_cap = INITIAL_PEND;
@@ -368,11 +384,13 @@ static void format_call(ct_render *r, thread *th, const ct_function *f, const ct
 
 /* The line prefix: time (seconds, 6 decimals, 10 wide), thread (6 wide),
  * duration (10 wide, or blanks), two spaces, indentation. */
-static size_t prefix(char *out, uint64_t t_ns, uint64_t tid, const uint64_t *dur, unsigned depth)
+static size_t prefix(char *out, uint64_t t_ns, const thread *th, const uint64_t *dur,
+                     unsigned depth)
 {
     size_t n = put_fixed(out, t_ns, 6, 1000000000, 10);
     out[n++] = ' ';
-    n += put_uint(out + n, tid, 6, ' ');
+    memcpy(out + n, th->tid_text, th->tid_len);
+    n += th->tid_len;
     out[n++] = ' ';
     if (dur) {
         n += duration_text(*dur, out + n, 10);
@@ -400,7 +418,7 @@ static void flush_pending(ct_render *r, thread *th)
     th->pending = 0;
     if (!r->opts.lines)
         return;
-    size_t n = prefix(r->line, th->pend_time, th->tid, NULL, th->pend_depth);
+    size_t n = prefix(r->line, th->pend_time, th, NULL, th->pend_depth);
     put(r->line, &n, th->pend, th->pend_len);
     put(r->line, &n, " {\n", 3);
     emit(r, r->line, n);
@@ -506,7 +524,7 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
         th->pending = 0;
         if (!r->opts.lines)
             return;
-        n = prefix(line, th->pend_time, th->tid, d, depth);
+        n = prefix(line, th->pend_time, th, d, depth);
         put(line, &n, th->pend, th->pend_len);
         if (how == END_EXCEPTION) {
             put(line, &n, " -> exception", 13);
@@ -525,7 +543,7 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
         flush_pending(r, th);
         if (!r->opts.lines)
             return;
-        n = prefix(line, now, th->tid, d, depth);
+        n = prefix(line, now, th, d, depth);
         line[n++] = '}';
         if (how == END_EXCEPTION) {
             put(line, &n, " exception", 10);

@@ -891,8 +891,7 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
             float v;
             char s[64];
             memcpy(&v, b, 4);
-            ct_format_float(v, s, sizeof s);
-            ct_text_put(t, s);
+            ct_text_putn(t, s, ct_format_float(v, s, sizeof s));
         }
         return;
     }
@@ -902,8 +901,7 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
             double v;
             char s[64];
             memcpy(&v, b, 8);
-            ct_format_double(v, s, sizeof s);
-            ct_text_put(t, s);
+            ct_text_putn(t, s, ct_format_double(v, s, sizeof s));
         }
         return;
     }
