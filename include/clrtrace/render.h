@@ -81,7 +81,10 @@ typedef struct ct_render_opts {
     int params;           /* every row names its parameter types (rows that share
                              a name always do) */
     int jit;              /* a JIT column: how long each function's JIT compilation
-                             took (JIT records), time no call's duration holds */
+                             took (JIT records), time no call's duration holds; with
+                             lines, a "# jit TIME" line above the call during which
+                             the compilation happened (the first call of the function
+                             on the thread that compiled it) */
 } ct_render_opts;
 
 typedef struct ct_render ct_render;

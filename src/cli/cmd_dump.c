@@ -102,8 +102,8 @@ static int dump(void *ctx, const ct_rec *r)
         printf(" tid=%" PRIu64 " ns=%" PRIu64 "\n", r->tid, r->count);
         break;
     case CT_REC_JIT:
-        printf(" key=0x%" PRIx64 " count=%" PRIu64 " ns=%" PRIu64 "\n", r->key, r->count,
-               r->time_ns);
+        printf(" key=0x%" PRIx64 " count=%" PRIu64 " ns=%" PRIu64 " tid=%" PRIu64 "\n", r->key,
+               r->count, r->time_ns, r->tid);
         break;
     case CT_REC_END:
         printf(" t=%" PRIu64 " events=%" PRIu64 " mapped=%" PRIu64 " traced=%" PRIu64 "\n",

@@ -23,6 +23,10 @@ static void usage(FILE *to)
         "\n"
         "options:\n"
         "      --no-summary       leave out the summary table\n"
+        "      --jit              a line \"# jit TIME\" above the call that made the JIT\n"
+        "                         compile a traced function (the compilation's time,\n"
+        "                         which no duration holds), and a JIT column in the\n"
+        "                         summary\n"
         "      --pid N|all        the process N of a recorded process tree, or each in\n"
         "                         turn (default: the process the launcher started,\n"
         "                         followed by one line naming each other traced process)\n"
@@ -123,7 +127,7 @@ static int render_one(const char *who, const char *arg, const ct_render_opts *op
 
 int cmd_replay(int argc, char **argv)
 {
-    int summary = 1;
+    int summary = 1, jit = 0;
     const char *dir = NULL;
     static cli_filter filter;
     for (int i = 1; i < argc; i++) {
@@ -132,12 +136,14 @@ int cmd_replay(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--no-summary")) {
             summary = 0;
+        } else if (!strcmp(argv[i], "--jit")) {
+            jit = 1;
         } else if (cli_offline_arg("replay", argc, argv, &i, &dir, &filter, 1) < 0) {
             return 2;
         }
     }
     if (cli_offline_trace("replay", dir) < 0)
         return 2;
-    ct_render_opts o = { .lines = 1, .summary = summary };
+    ct_render_opts o = { .lines = 1, .summary = summary, .jit = jit };
     return cli_render("replay", dir, &o, &filter);
 }

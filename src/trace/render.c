@@ -33,6 +33,10 @@ typedef struct fn {
     uint64_t calls, total, self;
     uint64_t sum, min, max; /* every call's duration: summed, least, most */
     uint64_t jit;           /* ns its JIT compilation took (JIT records) */
+    uint64_t jit_mark;      /* (opts.jit, lines) ns of a compilation not yet marked in
+                               the tree: above the next call of it on jit_tid (or any
+                               thread when 0: traces before 2.4) */
+    uint64_t jit_tid;
     uint64_t exceptions;    /* calls that ended by an exception */
 } fn;
 
@@ -567,10 +571,25 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
     emit(r, line, n);
 }
 
+/* "# jit 1.23 ms" at the call's place in the tree, above it. */
+static void mark_jit(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    char d[32];
+    ct_format_duration(f->jit_mark, d, sizeof d);
+    f->jit_mark = 0;
+    size_t n = prefix(r->line, rec->time_ns, th, NULL, th->stack.depth);
+    put(r->line, &n, "# jit ", 6);
+    put(r->line, &n, d, strlen(d));
+    put(r->line, &n, "\n", 1);
+    emit(r, r->line, n);
+}
+
 static void on_enter(ct_render *r, thread *th, fn *f, const ct_rec *rec)
 {
     /* The call held back has a child: it opens a block. */
     flush_pending(r, th);
+    if (f->jit_mark && (!f->jit_tid || f->jit_tid == rec->tid))
+        mark_jit(r, th, f, rec);
     if (r->opts.lines)
         format_call(r, th, f->def, rec);
     th->pending = 1;
@@ -651,6 +670,10 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         fn *f = function_of(r, rec->key);
         if (f)
             f->jit += rec->time_ns;
+        if (f && r->opts.jit && r->opts.lines) {
+            f->jit_mark += rec->time_ns;
+            f->jit_tid = rec->tid;
+        }
         return f ? 0 : -1;
     }
     case CT_REC_HELD: {

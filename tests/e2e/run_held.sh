@@ -101,6 +101,41 @@ check "Run's self time is under 20 ms: the JIT of what it calls is not in it" aw
     function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
     $NF == "Hard.Ranking.Run" { s = ns($4, $5) } END { exit !(s > 0 && s < 20e6) }' "$work/jit.report"
 
+# replay --jit: a "# jit TIME" line above the call that made the JIT compile
+# a traced function, at its time, thread and depth; Tiny's (a method without
+# a loop: no on-stack replacement) is the time of its JIT record.
+"$ct" replay --jit "$work/jit" >"$work/jit.replay"
+"$ct" replay "$work/jit" >"$work/nojit.replay"
+marks=$(grep -cE '^ +[0-9]+\.[0-9]{6} +[0-9]+ +# jit [0-9.]+ [mun]?s$' "$work/jit.replay")
+records=$("$ct" dump "$work/jit" | grep -cE ' JIT key=0x[0-9a-f]*[1-9a-f][0-9a-f]* count=1 ')
+echo "     $marks '# jit' lines, $records JIT records of traced functions"
+check "replay --jit: '# jit' lines, at most one per JIT record of a traced function" \
+    test "$marks" -gt 0 -a "$marks" -le "$records"
+check "replay --jit: each stands above a call line of the same time, thread and depth" awk '
+    mark != "" { split(mark, p); split($0, q); c = index(mark, "#")
+                 if (p[1] != q[1] || p[2] != q[2] || substr($0, c - 1, 1) != " " ||
+                     substr($0, c, 1) == " " || $0 ~ /# jit /) bad = 1
+                 mark = "" }
+    /# jit [0-9.]+ [mun]?s$/ { mark = $0; n++ }
+    END { exit !(n > 0 && !bad) }' "$work/jit.replay"
+"$ct" dump "$work/jit" >"$work/jit.dump"
+tiny_key=$(sed -nE 's/^[0-9]+ FUNCTION key=(0x[0-9a-f]+) .* Hard\.Ranking\.Tiny$/\1/p' "$work/jit.dump" | head -n 1)
+tiny_ns=$(sed -nE "s/^[0-9]+ JIT key=$tiny_key count=1 ns=([0-9]+) .*/\1/p" "$work/jit.dump" | head -n 1)
+check "replay --jit: Tiny's first call has the mark of its compilation (${tiny_ns:-?} ns)" awk -v want="${tiny_ns:--1}" '
+    /# jit / { last = $0; next }
+    /Hard\.Ranking\.Tiny\(/ && !seen++ {
+        n = split(last, f, " "); v = f[n - 1]; u = f[n]
+        ns = (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9
+        unit = (u == "s") ? 1e7 : (u == "ms") ? 1e5 : 1e2   # the last digit shown
+        ok = want > 0 && last != "" && ns - want <= unit && want - ns <= unit }
+    { last = "" }
+    END { exit !ok }' "$work/jit.replay"
+calls_of() { grep -E '^ +[0-9]+\.[0-9]{6} ' "$1" | grep -vE '# jit [0-9.]+ [mun]?s$'; }
+calls_of "$work/jit.replay" >"$work/jit.calls"
+calls_of "$work/nojit.replay" >"$work/nojit.calls"
+check "replay without --jit: no '# jit' line" bash -c '! grep -qE "# jit [0-9.]+ [mun]?s\$" "$0"' "$work/nojit.replay"
+check "replay --jit: the same call lines as without" cmp -s "$work/jit.calls" "$work/nojit.calls"
+
 echo "== a recursive program: report's totals, report --diff"
 # Recursion.cs: Recurse(n) calls itself n times, n + 1 calls in all, under Run.
 "$ct" record -o "$work/r100" -- dotnet "$app" recursion 100 >/dev/null 2>&1
