@@ -28,6 +28,10 @@
 # address (--object-depth 0, what clrtrace showed before), and by content to
 # the text log.
 #
+# The C# compiler (a real program), values on Microsoft.CodeAnalysis.*: wall
+# time untraced, traced with the trace compressed (the default) and not, and
+# the trace's bytes per call.
+#
 # Also: start-up of a traced "hello" against untraced (wall time, best of
 # BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
 # capture, binary) against untraced.
@@ -180,6 +184,46 @@ for pair in "full_binary full_raw" "obj_content obj_raw"; do
                m, z, r, z / r, zs / c, rs / c, (zs > 0 ? rs / zs : 0)
     }'
 done
+
+# A real program: the SDK's C# compiler compiling a small file, traced with
+# values on Microsoft.CodeAnalysis.* (clrtrace record), the trace compressed
+# and not, runs alternating; wall time best of $repeats.
+echo
+echo "== the C# compiler, values on Microsoft.CodeAnalysis.*, best of $repeats (alternating)"
+sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
+rt=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
+refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$rt/ref/net${rt%%.*}.0
+if [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]]; then
+    mkdir -p "$tmp/csc"
+    printf 'using System;\nclass P { static void Main() { var l = new System.Collections.Generic.List<int> { 1, 2, 3 }; foreach (var x in l) Console.Write(x * 2); } }\n' >"$tmp/csc/a.cs"
+    csc=(dotnet "$sdk/Roslyn/bincore/csc.dll" -nologo -deterministic -out:"$tmp/csc/a.dll"
+         "-r:$refdir/System.Runtime.dll" "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" "$tmp/csc/a.cs")
+    declare -A cbest csize
+    for ((i = 0; i < repeats; i++)); do
+        for m in zstd raw untraced; do
+            rm -rf "$tmp/csc/$m"
+            t0=$(now_ms)
+            case $m in
+                zstd) "$build/clrtrace" record --profiler "$lib" -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
+                raw) "$build/clrtrace" record --profiler "$lib" --no-compress -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
+                untraced) "${csc[@]}" >/dev/null 2>&1 ;;
+            esac
+            t1=$(now_ms)
+            (( ${cbest[$m]:-999999999} > t1 - t0 )) && cbest[$m]=$((t1 - t0))
+            [[ $m == untraced ]] || csize[$m]=$(stat -c %s "$tmp/csc/$m/trace.clrt")
+        done
+    done
+    ccalls=$("$build/clrtrace" info "$tmp/csc/zstd" | sed -nE 's/^calls +([0-9]+) ended.*/\1/p')
+    awk -v u="${cbest[untraced]}" -v z="${cbest[zstd]}" -v r="${cbest[raw]}" -v zs="${csize[zstd]}" \
+        -v rs="${csize[raw]}" -v c="$ccalls" 'BEGIN {
+        printf "untraced %d ms; traced, compressed %d ms (%.2fx), uncompressed %d ms (%.2fx): compressed/uncompressed %.2f\n",
+               u, z, z / u, r, r / u, z / r
+        printf "%d calls: %.1f bytes/call compressed (%.1f MB), %.1f uncompressed (%.1f MB)\n",
+               c, zs / c, zs / 1048576, rs / c, rs / 1048576
+    }'
+else
+    echo "(no C# compiler in the SDK: skipped)"
+fi
 
 echo
 echo "== start-up: $(basename "$app") hello, my-code filter, text log to a file"
