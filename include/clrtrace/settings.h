@@ -51,6 +51,7 @@ typedef enum ct_setting_id {
     CT_SET_OBJECT_FIELDS,
     CT_SET_VALUE_BYTES,
     CT_SET_NO_ARGS,
+    CT_SET_ENGINE,
     CT_SET_LOSSY,
     CT_SET_BUFFER_KB,
     CT_SET_INLINING,
@@ -73,6 +74,7 @@ typedef enum ct_setting_kind {
     CT_KIND_DURATION, /* a number and ns, us, ms or s (ct_parse_duration) */
     CT_KIND_PATH,     /* a file name */
     CT_KIND_NULL,     /* 0/off, 1/slow, fast (ct_null_mode) */
+    CT_KIND_ENGINE,   /* elt (0) or il (1) */
 } ct_setting_kind;
 
 /* Where a setting's option is listed in --help. */

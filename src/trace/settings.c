@@ -74,6 +74,12 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                             "Type@0x... ({min}-{max}, default {default})"},
     [CT_SET_NO_ARGS] = {"CLRTRACE_NO_ARGS", NULL, "--no-args", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0,
                         1, 0, "1", NULL, "fast path: calls, times and the call tree, no values"},
+    [CT_SET_ENGINE] = {"CLRTRACE_ENGINE", NULL, "--engine", CT_KIND_ENGINE, CT_GROUP_MODE, 0, 0,
+                       1, 0, NULL, "NAME",
+                       "elt (default): the runtime's enter/leave hooks; il (experimental): "
+                       "the IL of the traced methods calls the tracer, every other "
+                       "method keeps its precompiled code (calls and times, no values "
+                       "yet)"},
     [CT_SET_LOSSY] = {"CLRTRACE_LOSSY", NULL, "--lossy", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0, 1, 0,
                       "1", NULL,
                       "drop events (counted) rather than wait when a thread's "
@@ -197,6 +203,13 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
             return 0;
         }
         snprintf(want, want_cap, "0, 1, slow or fast");
+        return -1;
+    case CT_KIND_ENGINE:
+        if (!strcasecmp(text, "elt") || !strcasecmp(text, "il")) {
+            *num = !strcasecmp(text, "il");
+            return 0;
+        }
+        snprintf(want, want_cap, "elt or il");
         return -1;
     }
     snprintf(want, want_cap, "a value");

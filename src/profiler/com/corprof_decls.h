@@ -138,6 +138,7 @@ enum {
     COR_PRF_MONITOR_EXCEPTIONS = 0x00000040,
     COR_PRF_MONITOR_THREADS = 0x00000200,
     COR_PRF_MONITOR_ENTERLEAVE = 0x00001000,
+    COR_PRF_MONITOR_CACHE_SEARCHES = 0x00020000,
     COR_PRF_DISABLE_INLINING = 0x00200000,
     COR_PRF_ENABLE_FUNCTION_ARGS = 0x02000000,
     COR_PRF_ENABLE_FUNCTION_RETVAL = 0x04000000,
@@ -326,6 +327,7 @@ struct ICorProfilerModuleEnum {
  * Info13 (108-110), Info14 (111-113), Info15 (114), in [idl] order.
  * Which of them the object really has depends on the interface we obtained
  * (profiler.c records the version); never call past it. */
+struct IMethodMalloc; /* below: the allocator of new method bodies */
 typedef struct ICorProfilerInfo ICorProfilerInfo;
 #define PI ICorProfilerInfo *self
 typedef struct ICorProfilerInfoVtbl {
@@ -358,9 +360,12 @@ typedef struct ICorProfilerInfoVtbl {
                              ULONG *pcchName, WCHAR szName[], AssemblyID *pAssemblyId); /* 20 */
     HRESULT (*GetModuleMetaData)(PI, ModuleID moduleId, DWORD dwOpenFlags, REFIID riid,
                                  IUnknown **ppOut);                                   /* 21 */
-    void *GetILFunctionBody;                                                          /* 22 */
-    void *GetILFunctionBodyAllocator;                                                 /* 23 */
-    void *SetILFunctionBody;                                                          /* 24 */
+    HRESULT (*GetILFunctionBody)(PI, ModuleID moduleId, mdToken methodId,
+                                 const BYTE **ppMethodHeader, ULONG *pcbMethodSize);  /* 22 */
+    HRESULT (*GetILFunctionBodyAllocator)(PI, ModuleID moduleId,
+                                          struct IMethodMalloc **ppMalloc);           /* 23 */
+    HRESULT (*SetILFunctionBody)(PI, ModuleID moduleId, mdToken methodId,
+                                 const BYTE *pbNewILMethodHeader);                    /* 24 */
     void *GetAppDomainInfo;                                                           /* 25 */
     HRESULT (*GetAssemblyInfo)(PI, AssemblyID id, ULONG cchName, ULONG *pcchName,    /* 26 */
                                WCHAR szName[], AppDomainID *domain, ModuleID *manifest);
@@ -509,7 +514,8 @@ typedef struct IMetaDataImportVtbl {
     void *ResetEnum;                                                                  /* 5 */
     void *EnumTypeDefs;                                                               /* 6 */
     void *EnumInterfaceImpls;                                                         /* 7 */
-    void *EnumTypeRefs;                                                               /* 8 */
+    HRESULT (*EnumTypeRefs)(MI, HCORENUM *phEnum, mdTypeRef rTypeRefs[], ULONG cMax,
+                            ULONG *pcTypeRefs);                                       /* 8 */
     HRESULT (*FindTypeDefByName)(MI, const WCHAR *szTypeDef, mdToken tkEnclosingClass,
                                  mdTypeDef *ptd);                                     /* 9 */
     HRESULT (*GetScopeProps)(MI, WCHAR *szName, ULONG cchName, ULONG *pchName,
@@ -631,6 +637,42 @@ extern const IID IID_ICorProfilerInfo15;       /* B446462D-BD22-41DD-872D-DC714C
 extern const IID IID_IMetaDataImport;          /* 7DAC8207-D3AE-4C75-9B67-92801A497D44 */
 extern const IID IID_IMetaDataImport2;         /* FCE5EFA0-8BBA-4F8E-A036-8F2022B08466 */
 
+/* ---------------------------------------- IMetaDataEmit, IMethodMalloc */
+
+/* [cor] IMetaDataEmit: the slots the IL-probe engine calls (a TypeRef and
+ * a StandAloneSig for its probes' calli); the others as placeholders. */
+typedef struct IMetaDataEmit IMetaDataEmit;
+#define ME IMetaDataEmit *self
+typedef struct IMetaDataEmitVtbl {
+    HRESULT (*QueryInterface)(ME, REFIID riid, void **ppv);                           /* 0 */
+    ULONG (*AddRef)(ME);                                                              /* 1 */
+    ULONG (*Release)(ME);                                                             /* 2 */
+    void *slots3_11[9];                                                               /* 3-11 */
+    HRESULT (*DefineTypeRefByName)(ME, mdToken tkResolutionScope, const WCHAR *szName,
+                                   mdTypeRef *ptr);                                   /* 12 */
+    void *slots13_22[10];                                                             /* 13-22 */
+    HRESULT (*GetTokenFromSig)(ME, const uint8_t *pvSig, ULONG cbSig,
+                               mdToken *pmsig);                                       /* 23 */
+} IMetaDataEmitVtbl;
+struct IMetaDataEmit {
+    const IMetaDataEmitVtbl *lpVtbl;
+};
+#undef ME
+
+/* [corprof] IMethodMalloc: memory for a new method body (SetILFunctionBody). */
+typedef struct IMethodMalloc IMethodMalloc;
+typedef struct IMethodMallocVtbl {
+    HRESULT (*QueryInterface)(IMethodMalloc *self, REFIID riid, void **ppv);          /* 0 */
+    ULONG (*AddRef)(IMethodMalloc *self);                                             /* 1 */
+    ULONG (*Release)(IMethodMalloc *self);                                            /* 2 */
+    void *(*Alloc)(IMethodMalloc *self, ULONG cb);                                    /* 3 */
+} IMethodMallocVtbl;
+struct IMethodMalloc {
+    const IMethodMallocVtbl *lpVtbl;
+};
+
+extern const IID IID_IMetaDataEmit;            /* BA3FEE4C-ECB9-4E41-83B7-183FA41CD859 */
+
 /* ------------------------------------------------------- slot assertions */
 
 #define CT_SLOT(vtbl, member) (offsetof(vtbl, member) / sizeof(void *))
@@ -673,6 +715,11 @@ _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetEventMask) == 16, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetTokenAndMetaDataFromFunction) == 19, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetModuleInfo) == 20, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetModuleMetaData) == 21, "Info");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetILFunctionBody) == 22, "Info");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetILFunctionBody) == 24, "Info");
+_Static_assert(CT_SLOT(IMetaDataEmitVtbl, DefineTypeRefByName) == 12, "IMetaDataEmit");
+_Static_assert(CT_SLOT(IMetaDataEmitVtbl, GetTokenFromSig) == 23, "IMetaDataEmit");
+_Static_assert(CT_SLOT(IMethodMallocVtbl, Alloc) == 3, "IMethodMalloc");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetILToNativeMapping) == 35, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, DoStackSnapshot) == 36, "Info2");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionInfo2) == 38, "Info2");

@@ -29,6 +29,7 @@
 #include "corprof_decls.h"
 #include "elt_stubs.h"
 #include "hooks.h"
+#include "ilprobe.h"
 #include "out.h"
 #include "outputs.h"
 #include "registry.h"
@@ -332,7 +333,9 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
     int null_mode = cfg->null_mode != CT_NULL_OFF;
-    int fast = cfg->no_args || cfg->null_mode == CT_NULL_FAST;
+    /* The IL-probe engine records as the fast path does (no values yet). */
+    int il = cfg->il_engine && !null_mode;
+    int fast = cfg->no_args || cfg->null_mode == CT_NULL_FAST || il;
     /* No values on the fast path, none wanted from the empty hooks: no
      * plans either. */
     if (fast || null_mode)
@@ -372,10 +375,15 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     /* JIT compilation: its time is left out of the calls' (hooks.c). */
     DWORD mask = COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS |
                  COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_JIT_COMPILATION;
+    /* The IL-probe engine: no enter/leave hooks (so the runtime keeps its
+     * ReadyToRun code), the cache searches to refuse the precompiled code of
+     * traced methods, JITInlining to keep them from being inlined. */
+    if (il)
+        mask = (mask & ~(DWORD)COR_PRF_MONITOR_ENTERLEAVE) | COR_PRF_MONITOR_CACHE_SEARCHES;
     if (!fast)
         mask |= COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
                 COR_PRF_ENABLE_FRAME_INFO;
-    if (!cfg->allow_inlining)
+    if (!cfg->allow_inlining && !il)
         mask |= COR_PRF_DISABLE_INLINING;
     HRESULT hr = info->lpVtbl->SetEventMask(info, mask);
     if (FAILED(hr))
@@ -383,7 +391,9 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     hr = info->lpVtbl->SetFunctionIDMapper2(info, ct_function_mapper, NULL);
     if (FAILED(hr))
         return give_up(cmdline, "SetFunctionIDMapper2", hr);
-    if (fast)
+    if (il)
+        hr = S_OK; /* the probes are in the IL (il/ilprobe.c) */
+    else if (fast)
         hr = info->lpVtbl->SetEnterLeaveFunctionHooks3(
             info, (FunctionEnter3 *)(void *)ct_fast_enter_stub,
             (FunctionLeave3 *)(void *)ct_fast_leave_stub,
@@ -408,7 +418,10 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     char version[64], settings[SETTINGS_MAX];
     runtime_version(version, sizeof version);
     int n;
-    if (fast)
+    if (il)
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes, no arguments",
+                     version, g_ct.info_version);
+    else if (fast)
         n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, no arguments "
                      "(fast path)", version, g_ct.info_version,
                      cfg->allow_inlining ? "allowed" : "disabled");
@@ -524,6 +537,8 @@ static HRESULT cb_JITCompilationStarted(CB_SELF, FunctionID id, BOOL safe)
     (void)id;
     (void)safe;
     ct_jit_started();
+    if (g_ct.cfg.il_engine)
+        ct_il_jit_started(id);
     return S_OK;
 }
 
@@ -535,10 +550,23 @@ static HRESULT cb_JITCompilationFinished(CB_SELF, FunctionID id, HRESULT hr, BOO
     ct_jit_finished(id);
     return S_OK;
 }
-STUB(JITCachedFunctionSearchStarted, FunctionID id, BOOL *use)
+static HRESULT cb_JITCachedFunctionSearchStarted(CB_SELF, FunctionID id, BOOL *use)
+{
+    (void)self;
+    if (use)
+        *use = !g_ct.cfg.il_engine || ct_il_use_precompiled(id);
+    return S_OK;
+}
 STUB(JITCachedFunctionSearchFinished, FunctionID id, int result)
 STUB(JITFunctionPitched, FunctionID id)
-STUB(JITInlining, FunctionID caller, FunctionID callee, BOOL *inl)
+static HRESULT cb_JITInlining(CB_SELF, FunctionID caller, FunctionID callee, BOOL *inl)
+{
+    (void)self;
+    (void)caller;
+    if (inl && g_ct.cfg.il_engine && !ct_il_may_inline(callee))
+        *inl = 0;
+    return S_OK;
+}
 STUB(ThreadCreated, ThreadID id)
 static HRESULT cb_ThreadDestroyed(CB_SELF, ThreadID id)
 {

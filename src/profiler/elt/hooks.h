@@ -64,6 +64,13 @@ void ct_hooks_stop(void);
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 
+/* The fast path's recording of a call's enter, leave and tail call, keyed
+ * by the function's record (its client id): called by the fast-path stubs
+ * (src/asm) and by the IL-probe engine's probes (src/profiler/il). */
+void ct_fast_enter(uintptr_t client_id);
+void ct_fast_leave(uintptr_t client_id);
+void ct_fast_tailcall(uintptr_t client_id);
+
 /* The floor: WithInfo hooks that do nothing. */
 void ct_null_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);

@@ -48,6 +48,7 @@ int ct_config_from_env(ct_config *c, char *why, size_t cap)
     c->signatures = (int)v[CT_SET_SIGNATURES];
     c->summary = (int)v[CT_SET_SUMMARY];
     c->follow = (int)v[CT_SET_FOLLOW];
+    c->il_engine = (int)v[CT_SET_ENGINE];
     c->compress = (int)v[CT_SET_COMPRESS];
     c->launcher_pid = (uint32_t)v[CT_SET_LAUNCHER_PID];
     c->string_chars = (uint32_t)v[CT_SET_STRING_CHARS];

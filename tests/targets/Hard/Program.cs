@@ -28,12 +28,15 @@ namespace Hard
                 case "loop": return Ending.Loop();
                 case "ranking": return Ranking.Run();
                 case "spin": return Ending.Spin(args.Length > 1 ? int.Parse(args[1]) : 100000);
+                case "gcstress":
+                    return GcStress.Run(args.Length > 1 ? int.Parse(args[1]) : 20000,
+                                        args.Length > 2 ? int.Parse(args[2]) : 4);
                 case "stress":
                     return Stress.Run(args.Length > 1 ? long.Parse(args[1]) : 2000000,
                                       args.Length > 2 ? int.Parse(args[2]) : 16);
                 default:
                     Console.Error.WriteLine("usage: Hard exceptions|threads|async|tailcalls|interop|recursion [N]|"
-                                            + "exit|unhandled|loop|spin [N]|stress [CALLS [THREADS]]");
+                                            + "exit|unhandled|loop|spin [N]|stress [CALLS [THREADS]]|gcstress [PER [THREADS]]");
                     return 2;
             }
         }

@@ -1,0 +1,259 @@
+/* The IL-probe engine: see ilprobe.h. */
+#include "ilprobe.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clril/clril.h"
+#include "clrsig/clrsig.h"
+#include "hooks.h"
+#include "map.h"
+#include "modules.h"
+#include "registry.h"
+#include "state.h"
+
+/* CorOpenFlags ofWrite (cor.h): GetModuleMetaData for IMetaDataEmit. */
+#define OF_READ_WRITE 0x1u
+/* The resolution scope of a module's own definitions (mdtModule, row 1). */
+#define MODULE_SCOPE 0x00000001u
+/* Per rewrite: the arena for the decoded body is this many times its size,
+ * and at least IL_ARENA_MIN bytes. */
+#define IL_ARENA_FACTOR 96u
+#define IL_ARENA_MIN (256u * 1024)
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_map g_modules;  /* {module, 0} -> (the probe signature token) + 1, or 1: failed */
+static ct_map g_done;     /* {module, method token} -> 1: rewritten (or tried) */
+static atomic_ulong g_rewritten, g_skipped;
+
+void ct_il_counts(unsigned long *rewritten, unsigned long *skipped)
+{
+    *rewritten = atomic_load(&g_rewritten);
+    *skipped = atomic_load(&g_skipped);
+}
+
+/* The traced function's record, or NULL when id is not traced. */
+static ct_mapped_fn *traced(FunctionID id)
+{
+    BOOL hook = 0;
+    UINT_PTR cid = ct_function_mapper(id, NULL, &hook);
+    ct_mapped_fn *f = cid != id ? (ct_mapped_fn *)cid : NULL;
+    return f && f->hooked ? f : NULL;
+}
+
+int ct_il_use_precompiled(FunctionID id)
+{
+    return traced(id) == NULL;
+}
+
+int ct_il_may_inline(FunctionID callee)
+{
+    return traced(callee) == NULL;
+}
+
+/* The resolution scope for a TypeRef to a CoreLib type in module m: the
+ * scope of its TypeRef to System.Object (System.Runtime's or CoreLib's
+ * AssemblyRef, as the compiler wrote it), or the module itself in CoreLib.
+ * 0 when there is none. */
+static mdToken corelib_scope(const ct_module *m)
+{
+    if (m->corelib)
+        return MODULE_SCOPE;
+    if (!m->mdi)
+        return 0;
+    IMetaDataImport *mdi = m->mdi;
+    HCORENUM e = NULL;
+    mdTypeRef refs[64];
+    ULONG n = 0;
+    mdToken scope = 0;
+    while (!scope && SUCCEEDED(mdi->lpVtbl->EnumTypeRefs(mdi, &e, refs, 64, &n)) && n) {
+        for (ULONG i = 0; i < n && !scope; i++) {
+            WCHAR w[64];
+            ULONG len = 0;
+            mdToken s = 0;
+            static const char want[] = "System.Object";
+            if (FAILED(mdi->lpVtbl->GetTypeRefProps(mdi, refs[i], &s, w, 64, &len)) ||
+                len != sizeof want)
+                continue;
+            int same = 1;
+            for (ULONG k = 0; k + 1 < len && same; k++)
+                same = w[k] == (WCHAR)want[k];
+            /* An AssemblyRef scope (table 0x23), not a nested type's. */
+            if (same && (s >> 24) == 0x23)
+                scope = s;
+        }
+    }
+    if (e)
+        mdi->lpVtbl->CloseEnum(mdi, e);
+    return scope;
+}
+
+/* The StandAloneSig of the probes' calli in module mod, made once:
+ *   unmanaged (0x09), 1 parameter, modopt(CallConvSuppressGCTransition)
+ *   void (native int)
+ * (ECMA-335 II.23.2.3; the runtime reads the calling convention from the
+ * return type's custom modifiers). 0 when the module cannot have it. */
+static mdToken probe_sig(ModuleID mod)
+{
+    ct_key key = {mod, 0};
+    pthread_mutex_lock(&g_lock);
+    uintptr_t known = (uintptr_t)ct_map_get(&g_modules, key);
+    pthread_mutex_unlock(&g_lock);
+    if (known)
+        return (mdToken)(known - 1);
+    mdToken sig = 0;
+    const ct_module *m = ct_module_get(mod);
+    mdToken scope = m ? corelib_scope(m) : 0;
+    IUnknown *unk = NULL;
+    ICorProfilerInfo *info = g_ct.info;
+    if (scope && SUCCEEDED(info->lpVtbl->GetModuleMetaData(info, mod, OF_READ_WRITE,
+                                                           &IID_IMetaDataEmit, &unk)) && unk) {
+        IMetaDataEmit *emit = (IMetaDataEmit *)unk;
+        static const char name[] = "System.Runtime.CompilerServices.CallConvSuppressGCTransition";
+        WCHAR w[sizeof name];
+        for (size_t i = 0; i < sizeof name; i++)
+            w[i] = (WCHAR)name[i];
+        mdTypeRef tr = 0;
+        uint8_t blob[16];
+        uint32_t n = 0;
+        if (SUCCEEDED(emit->lpVtbl->DefineTypeRefByName(emit, scope, w, &tr)) &&
+            clrsig_write_u((tr & 0xFFFFFFu) << 2 | 1u, blob + 3, sizeof blob - 6, &n) ==
+                CLRSIG_OK) {
+            blob[0] = 0x09; /* IMAGE_CEE_CS_CALLCONV_UNMANAGED */
+            blob[1] = 1;    /* one parameter */
+            blob[2] = 0x20; /* ELEMENT_TYPE_CMOD_OPT */
+            blob[3 + n] = 0x01; /* void */
+            blob[4 + n] = 0x18; /* native int */
+            if (FAILED(emit->lpVtbl->GetTokenFromSig(emit, blob, 5 + n, &sig)))
+                sig = 0;
+        }
+        emit->lpVtbl->Release(emit);
+    }
+    pthread_mutex_lock(&g_lock);
+    ct_map_put(&g_modules, key, (void *)(uintptr_t)(sig + 1));
+    pthread_mutex_unlock(&g_lock);
+    return sig;
+}
+
+/* ldc.i8 key; conv.i; ldc.i8 fn; conv.i; calli sig */
+static void probe_code(clril_insn *code, const ct_mapped_fn *f, void (*fn)(uintptr_t),
+                       mdToken sig)
+{
+    memset(code, 0, 5 * sizeof *code);
+    code[0].op = CLRIL_LDC_I8;
+    code[0].value = (int64_t)(uintptr_t)f;
+    code[1].op = 0xD3; /* conv.i */
+    code[2].op = CLRIL_LDC_I8;
+    code[2].value = (int64_t)(uintptr_t)fn;
+    code[3].op = 0xD3;
+    code[4].op = CLRIL_CALLI;
+    code[4].value = sig;
+}
+
+/* 1 when instruction i of b is a call prefixed by tail. */
+static int tail_call_at(const clril_body *b, uint32_t i)
+{
+    uint16_t op = b->insns[i].op;
+    return i > 0 && (op == CLRIL_CALL || op == 0x6F /* callvirt */ || op == CLRIL_CALLI) &&
+           b->insns[i - 1].op == CLRIL_TAIL;
+}
+
+/* Rewrites the body of (mod, tok) with f's probes: 0, or -1 (left as it is). */
+static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    const BYTE *hdr = NULL;
+    ULONG size = 0;
+    if (FAILED(info->lpVtbl->GetILFunctionBody(info, mod, tok, &hdr, &size)) || !hdr || !size ||
+        size > CT_IL_MAX_BODY)
+        return -1;
+    mdToken sig = probe_sig(mod);
+    if (!sig)
+        return -1;
+    size_t cap = (size_t)size * IL_ARENA_FACTOR;
+    if (cap < IL_ARENA_MIN)
+        cap = IL_ARENA_MIN;
+    void *mem = malloc(cap);
+    if (!mem)
+        return -1;
+    int rc = -1;
+    clril_arena a;
+    clril_arena_init(&a, mem, cap);
+    clril_body b;
+    clril_error err;
+    if (clril_decode(hdr, size, &a, &b, &err) != CLRIL_OK)
+        goto out;
+    for (uint32_t i = 0; i < b.ninsns; i++)
+        if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
+            goto out;
+    clril_insn code[5];
+    /* From the end, so that the indexes ahead stay valid: before each ret
+     * (taking its label: every path to it runs the probe), and before the
+     * tail. prefix of a tail call (which must stay right before its ret). */
+    for (uint32_t i = b.ninsns; i-- > 0;) {
+        if (b.insns[i].op != CLRIL_RET)
+            continue;
+        if (i >= 2 && tail_call_at(&b, i - 1)) {
+            probe_code(code, f, ct_fast_tailcall, sig);
+            if (clril_insert(&b, i - 2, code, 5, CLRIL_TAKE_LABEL, &a, &err) != CLRIL_OK)
+                goto out;
+        } else {
+            probe_code(code, f, ct_fast_leave, sig);
+            if (clril_insert(&b, i, code, 5, CLRIL_TAKE_LABEL, &a, &err) != CLRIL_OK)
+                goto out;
+        }
+    }
+    /* At the entry, keeping the first instruction's label: a loop back to
+     * it does not enter again. */
+    probe_code(code, f, ct_fast_enter, sig);
+    if (clril_insert(&b, 0, code, 5, CLRIL_KEEP_LABEL, &a, &err) != CLRIL_OK)
+        goto out;
+    /* The probe needs two slots above what is on the stack (a return value). */
+    b.max_stack = b.max_stack > 0xFFFF - 2 ? 0xFFFF : (uint16_t)(b.max_stack + 2);
+    size_t need = 0;
+    uint8_t probe[1];
+    if (clril_encode(&b, probe, 0, &need, &err) != CLRIL_E_SPACE || !need)
+        goto out;
+    IMethodMalloc *mm = NULL;
+    if (FAILED(info->lpVtbl->GetILFunctionBodyAllocator(info, mod, &mm)) || !mm)
+        goto out;
+    uint8_t *out = mm->lpVtbl->Alloc(mm, (ULONG)need);
+    size_t len = 0;
+    if (out && clril_encode(&b, out, need, &len, &err) == CLRIL_OK &&
+        SUCCEEDED(info->lpVtbl->SetILFunctionBody(info, mod, tok, out)))
+        rc = 0;
+    mm->lpVtbl->Release(mm);
+out:
+    free(mem);
+    return rc;
+}
+
+void ct_il_jit_started(FunctionID id)
+{
+    ct_mapped_fn *f = traced(id);
+    if (!f)
+        return;
+    ICorProfilerInfo *info = g_ct.info;
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    if (FAILED(info->lpVtbl->GetFunctionInfo(info, id, &cls, &mod, &tok)))
+        return;
+    /* Once per method definition: its instantiations share the IL (the
+     * runtime keeps the new body for every later compilation of it). */
+    ct_key key = {mod, tok};
+    pthread_mutex_lock(&g_lock);
+    int seen = ct_map_get(&g_done, key) != NULL;
+    if (!seen)
+        ct_map_put(&g_done, key, (void *)1);
+    pthread_mutex_unlock(&g_lock);
+    if (seen)
+        return;
+    if (rewrite(f, mod, tok) == 0)
+        atomic_fetch_add(&g_rewritten, 1);
+    else
+        atomic_fetch_add(&g_skipped, 1);
+}

@@ -1,0 +1,41 @@
+/* The IL-probe engine (--engine=il): instead of the runtime's enter/leave
+ * hooks, the IL of each chosen method is rewritten, when the JIT is about to
+ * compile it, to call the tracer itself: at its entry, before each ret and
+ * before a tail call. Every other method keeps its ReadyToRun or tiered
+ * code, and the runtime runs no hook for it.
+ *
+ * A probe is an unmanaged `calli` whose signature carries
+ * modopt(CallConvSuppressGCTransition): the JIT emits a plain native call,
+ * the thread stays in cooperative mode (no GC can run in the probe), and
+ * the probe is the fast path's recording (hooks.h: ct_fast_enter,
+ * ct_fast_leave, ct_fast_tailcall), keyed by the function's record. This
+ * first version records calls and times, not values.
+ *
+ * docs/tracer.md, "The IL-probe engine", says what it cannot see. */
+#ifndef CLRTRACE_ILPROBE_H
+#define CLRTRACE_ILPROBE_H
+
+#include "corprof_decls.h"
+
+/* Largest IL body rewritten (code and sections); a larger one is left
+ * as it is (counted). */
+#define CT_IL_MAX_BODY (1u << 20)
+
+/* JITCompilationStarted: rewrites the body of function id when it is
+ * traced and not rewritten yet. Never fails the compilation: a body that
+ * cannot be rewritten runs as it is (counted in ct_il_counts). */
+void ct_il_jit_started(FunctionID id);
+
+/* JITCachedFunctionSearchStarted: 0 when id is traced (its ReadyToRun code
+ * is refused, so the JIT compiles it from the IL the engine rewrites), 1
+ * otherwise. */
+int ct_il_use_precompiled(FunctionID id);
+
+/* JITInlining: 0 when callee is traced (a rewritten method is never inlined:
+ * its probes would be lost). */
+int ct_il_may_inline(FunctionID callee);
+
+/* Methods rewritten, and traced methods left as they were. */
+void ct_il_counts(unsigned long *rewritten, unsigned long *skipped);
+
+#endif

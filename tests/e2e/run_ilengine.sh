@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# End-to-end test of the IL-probe engine (--engine=il): the traced methods'
+# IL is rewritten to call the tracer; nothing else changes.
+#
+# Usage: tests/e2e/run_ilengine.sh [path/to/libclrtrace.so]
+#
+# Checks, on tests/targets/Hard:
+#   1. each program runs as untraced (stdout, stderr, exit code) and its trace
+#      is complete and balanced;
+#   2. the call tree is the one the ELT engine's fast path (--no-args)
+#      records for the same program (recursion, exceptions thrown through
+#      traced frames, filters and finallies; ranking) — names, nesting,
+#      order, and the exception lines;
+#   3. only the traced methods are compiled from IL: the JIT compiles a small
+#      part of what it compiles under the ELT engine (which makes the runtime
+#      refuse every ReadyToRun image), counted by the traces' own jit lines;
+#   4. 16 threads calling a traced method that takes fresh objects, strings
+#      and arrays while another thread forces collections: the same output,
+#      every call recorded (the count from the C# source);
+#   5. a `tail.` call: the caller ends (by tail call) before the callee starts;
+#   6. a bad --engine value: usage error 2, nothing run.
+# Ends with "run_ilengine.sh: N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+ct_setup ilengine "${1:-}" cli
+
+echo "== building tests/targets/Hard"
+app=$(ct_dotnet_build "$root/tests/targets/Hard" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Hard failed" >&2; exit 2; }
+
+# tree FILE: every call line, time, thread and duration dropped, the values
+# of the fast path's "(...)" kept (neither engine records values here).
+tree() { ct_calls "$1" | sed -E 's/^ *[0-9]+\.[0-9]+ +[0-9]+ (.{10})//'; }
+
+for mode in recursion exceptions ranking; do
+    echo "== $mode: the IL engine against the ELT engine's fast path"
+    args=("$mode")
+    [[ $mode == recursion ]] && args=(recursion 300)
+    ct_run "$work" "plain-$mode" dotnet "$app" "${args[@]}"
+    ct_run "$work" "il-$mode" "$ct" run --engine=il -o "$work/il-$mode.txt" --profiler "$lib" -- \
+        dotnet "$app" "${args[@]}"
+    ct_run "$work" "elt-$mode" "$ct" run --no-args -o "$work/elt-$mode.txt" --profiler "$lib" -- \
+        dotnet "$app" "${args[@]}"
+    check "$mode: the program runs as untraced" ct_same_run "$work" "plain-$mode" "il-$mode"
+    check "$mode: the trace is balanced" ct_balance "$work/il-$mode.txt"
+    check "$mode: the header says IL probes" \
+        grep -qE '^# CoreCLR .*, IL probes, no arguments$' "$work/il-$mode.txt"
+    tree "$work/il-$mode.txt" >"$work/il-$mode.tree"
+    tree "$work/elt-$mode.txt" >"$work/elt-$mode.tree"
+    check "$mode: the same call tree as the ELT engine ($(wc -l <"$work/il-$mode.tree") lines)" \
+        diff "$work/elt-$mode.tree" "$work/il-$mode.tree"
+done
+check "recursion: Recurse called 301 times" \
+    grep -qE '^ +301 .* Hard\.Recursion\.Recurse$' "$work/il-recursion.txt"
+check "exceptions: frames left by exceptions are closed with them" \
+    grep -qE '\} exception System\.InvalidOperationException' "$work/il-exceptions.txt"
+
+echo "== only the traced methods lose their precompiled code"
+jit_of() { sed -nE 's/^# jit: ([0-9]+) methods? compiled in .*/\1/p' "$1"; }
+il_jit=$(jit_of "$work/il-ranking.txt")
+elt_jit=$(jit_of "$work/elt-ranking.txt")
+echo "     JIT compilations: IL engine $il_jit, ELT engine $elt_jit"
+check "the JIT compiles under a fifth of what it compiles under the ELT engine" \
+    test -n "$il_jit" -a -n "$elt_jit" -a "$((il_jit * 5))" -lt "${elt_jit:-0}"
+check "the closing line counts the 6 traced functions" \
+    grep -qE '^# clrtrace: shutdown, [0-9]+ functions JIT-compiled, 6 traced$' "$work/il-ranking.txt"
+
+echo "== 16 threads pass objects while collections run"
+ct_run "$work" plain-gc dotnet "$app" gcstress 5000 16
+ct_run "$work" il-gc "$ct" record --engine=il -o "$work/gc" --profiler "$lib" -- \
+    dotnet "$app" gcstress 5000 16
+check "gcstress: the program runs as untraced" ct_same_run "$work" plain-gc il-gc
+check_eq "gcstress: the untraced output (GcStress.cs)" "gcstress: calls=80000" \
+    "$(cut -d' ' -f1-2 <"$work/plain-gc.out")"
+"$ct" report "$work/gc" >"$work/gc.report" 2>&1
+# GcStress.cs: each of 16 threads calls Work and new Box 5000 times.
+check "gcstress: Work recorded 80000 times" \
+    grep -qE '^ +80000 .* Hard\.GcStress\.Work$' "$work/gc.report"
+check "gcstress: Box's constructor recorded 80000 times" \
+    grep -qE '^ +80000 .* Hard\.Box\.\.ctor$' "$work/gc.report"
+check "gcstress: the trace is complete" grep -qE '^complete +yes$' <("$ct" info "$work/gc")
+
+echo "== tail. calls"
+ct_run "$work" plain-tail dotnet "$app" tailcalls
+ct_run "$work" il-tail "$ct" run --engine=il -o "$work/il-tail.txt" --profiler "$lib" -- \
+    dotnet "$app" tailcalls
+check "tailcalls: the program runs as untraced" ct_same_run "$work" plain-tail il-tail
+check "tailcalls: the trace is balanced" ct_balance "$work/il-tail.txt"
+# TailCalls.cs: Wide(n) does `tail. call Many(...)`: Wide's frame ends by the
+# tail call, and Many runs in its place, at the same depth.
+check "tailcalls: Wide ends by its tail call; Many follows at Wide's depth" bash -c '
+    tree=$(sed -E "s/^ *[0-9]+\.[0-9]+ +[0-9]+ (.{10})//" "$0")
+    w=$(grep -nF "Emitted.Tails.Wide(...)" <<<"$tree" | head -n 1 | cut -d: -f1)
+    [[ -n $w ]] || exit 1
+    a=$(sed -n "${w}p" <<<"$tree"); b=$(sed -n "$((w + 1))p" <<<"$tree")
+    [[ $a == *"Wide(...) -> tailcall" && $b == *"Emitted.Tails.Many(...)"* ]] &&
+        [[ ${a%%E*} == "${b%%E*}" ]]' "$work/il-tail.txt"
+
+echo "== usage"
+"$ct" run --engine=jit -- true >"$work/bad.out" 2>"$work/bad.err"
+check_eq "--engine=jit: usage error 2" 2 "$?"
+check "--engine=jit: one line naming the values" grep -q "elt or il" "$work/bad.err"
+
+ct_end run_ilengine.sh
