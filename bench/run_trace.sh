@@ -19,6 +19,8 @@
 #                 and the writer's filter drops it (binary trace)
 #   fast/empty    --null=fast: the fast-path stubs calling empty callbacks
 #   fast          --no-args: calls and times through the fast path, binary trace
+#   il            --engine=il: calls and times through IL probes (the traced
+#                 methods' IL calls the tracer; no runtime hooks), binary trace
 #   naive         bench only (CLRTRACE_BENCH_NAIVE=1): capture, format and
 #                 write(2) each line in the hook, under one lock
 #
@@ -115,6 +117,7 @@ measure untraced "$calls"
 traced floor "$calls" CLRTRACE_NULL=1
 traced fast_empty "$calls" CLRTRACE_NULL=fast
 traced fast "$calls" CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/fast.clrt"
+measure il "$calls" "${profiled[@]}" CLRTRACE_ENGINE=il "CLRTRACE_TRACE=$tmp/il.clrt"
 traced full_binary "$full_calls" "CLRTRACE_TRACE=$tmp/full_binary.clrt"
 measure full_raw "$full_calls" "${profiled[@]}" CLRTRACE_COMPRESS=0 "CLRTRACE_TRACE=$tmp/full_raw.clrt"
 traced full_text "$full_calls" "CLRTRACE_OUTPUT=$tmp/full_text.txt"
@@ -123,7 +126,7 @@ measure naive "$naive_calls" "${profiled[@]}" CLRTRACE_BENCH_NAIVE=1 "CLRTRACE_O
 
 u=${ns[untraced]}
 printf '\n%-12s %11s %9s %10s %9s %12s\n' MODE CALLS NS/CALL XUNTRACED WALL_MS TRACE_MB
-for m in untraced floor full_binary full_raw full_text gated fast_empty fast naive; do
+for m in untraced floor full_binary full_raw full_text gated fast_empty fast il naive; do
     awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v u="$u" -v w="${wall[$m]}" -v s="${size[$m]:-0}" \
         'BEGIN { printf "%-12s %11d %9.1f %10.1f %9d %12.1f\n", m, c, n, n / u, w, s / 1048576 }'
 done
@@ -141,7 +144,8 @@ fi
 echo
 echo "== ratios against the goals"
 awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text]}" \
-    -v fe="${ns[fast_empty]}" -v fa="${ns[fast]}" -v nv="${ns[naive]}" -v gt="${ns[gated]}" 'BEGIN {
+    -v fe="${ns[fast_empty]}" -v fa="${ns[fast]}" -v nv="${ns[naive]}" -v gt="${ns[gated]}" \
+    -v il="${ns[il]}" 'BEGIN {
     floor = f - u
     printf "floor: the runtime adds %.1f ns/call over untraced\n", floor
     printf "full capture (binary) adds %.1f ns/call over the floor = %.2fx the floor'"'"'s own cost (goal <= 3): %s\n",
@@ -151,6 +155,8 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
     printf "fast path: %.1f ns/call against %.1f for the empty fast path = %.2fx (goal <= 2): %s\n",
            fa, fe, fa / fe, (fa / fe <= 2) ? "met" : "NOT met"
     printf "           (over untraced: fast path +%.1f ns/call, empty stubs +%.1f)\n", fa - u, fe - u
+    printf "IL-probe engine (calls and times, like the fast path): %.1f ns/call, +%.1f over untraced = %.2fx the floor'"'"'s own cost (the ELT fast path: +%.1f)\n",
+           il, il - u, (il - u) / floor, fa - u
     printf "trigger closed (gated): %.1f ns/call against %.1f for full capture to binary = %.2fx\n", gt, b, gt / b
     printf "naive: %.1f ns/call = %.1fx full capture to binary, %.1fx full capture to text (goal >= 20x): %s / %s\n",
            nv, nv / b, nv / t, (nv / b >= 20) ? "met" : "NOT met", (nv / t >= 20) ? "met" : "NOT met"
@@ -200,12 +206,13 @@ if [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]]; then
          "-r:$refdir/System.Runtime.dll" "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" "$tmp/csc/a.cs")
     declare -A cbest csize
     for ((i = 0; i < repeats; i++)); do
-        for m in zstd raw untraced; do
+        for m in zstd raw il untraced; do
             rm -rf "$tmp/csc/$m"
             t0=$(now_ms)
             case $m in
                 zstd) "$build/clrtrace" record --profiler "$lib" -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
                 raw) "$build/clrtrace" record --profiler "$lib" --no-compress -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
+                il) "$build/clrtrace" record --profiler "$lib" --engine=il -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
                 untraced) "${csc[@]}" >/dev/null 2>&1 ;;
             esac
             t1=$(now_ms)
@@ -215,11 +222,12 @@ if [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]]; then
     done
     ccalls=$("$build/clrtrace" info "$tmp/csc/zstd" | sed -nE 's/^calls +([0-9]+) ended.*/\1/p')
     awk -v u="${cbest[untraced]}" -v z="${cbest[zstd]}" -v r="${cbest[raw]}" -v zs="${csize[zstd]}" \
-        -v rs="${csize[raw]}" -v c="$ccalls" 'BEGIN {
+        -v rs="${csize[raw]}" -v c="$ccalls" -v il="${cbest[il]}" 'BEGIN {
         printf "untraced %d ms; traced, compressed %d ms (%.2fx), uncompressed %d ms (%.2fx): compressed/uncompressed %.2f\n",
                u, z, z / u, r, r / u, z / r
         printf "%d calls: %.1f bytes/call compressed (%.1f MB), %.1f uncompressed (%.1f MB)\n",
                c, zs / c, zs / 1048576, rs / c, rs / 1048576
+        printf "IL-probe engine (calls and times, no values yet): %d ms (%.2fx untraced)\n", il, il / u
     }'
 else
     echo "(no C# compiler in the SDK: skipped)"
@@ -240,7 +248,9 @@ best_wall() { # best_wall VAR=VALUE...: best wall ms of repeats+2 runs of hello
 s_plain=$(best_wall)
 s_traced=$(best_wall "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/hello.txt")
 s_fast=$(best_wall "${profiled[@]}" CLRTRACE_NO_ARGS=1 "CLRTRACE_OUTPUT=$tmp/hello-fast.txt")
+s_il=$(best_wall "${profiled[@]}" CLRTRACE_ENGINE=il "CLRTRACE_OUTPUT=$tmp/hello-il.txt")
 echo "untraced $s_plain ms, traced $s_traced ms (+$((s_traced - s_plain)) ms, $(awk -v a="$s_traced" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x), fast path $s_fast ms"
+echo "IL-probe engine (calls and times) $s_il ms ($(awk -v a="$s_il" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x untraced; ELT fast path $s_fast ms)"
 
 echo
 echo "== peak RSS: $threads busy threads, $thread_calls calls each"
