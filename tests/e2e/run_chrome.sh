@@ -168,10 +168,15 @@ ends = {int((e["ts"] + e["dur"]) * 1000) for e in evs}
 print(ends); sys.exit(ends != {int(sys.argv[2])})' "$work/exit.json" "$end"
 
 # ------------------------------------------------------ a trace cut short
-size=$(stat -c %s "$work/threads/trace.clrt")
+# Cut at byte offsets of an uncompressed trace (a cut in a compressed one
+# loses its whole zstd block: run_record.sh checks that case).
+ct_run "$work" rec.threadsraw "$ct" record -o "$work/threadsraw" --no-compress --profiler "$lib" -- \
+    dotnet "$hard" threads
+check_eq "Hard threads recorded uncompressed (exit 0)" 0 "$(cat "$work/rec.threadsraw.rc")"
+size=$(stat -c %s "$work/threadsraw/trace.clrt")
 for part in 4 2 1; do
     cut=$((size * part / 5))
-    head -c "$cut" "$work/threads/trace.clrt" > "$work/cut$part.clrt"
+    head -c "$cut" "$work/threadsraw/trace.clrt" > "$work/cut$part.clrt"
     ct_run "$work" cut$part "$ct" dump --chrome "$work/cut$part.clrt"
     cp "$work/cut$part.out" "$work/cut$part.json"
     check_eq "cut at $cut of $size bytes: exit 0, one line on stderr (an incomplete trace)" "0 1 1" \
@@ -184,7 +189,7 @@ for part in 4 2 1; do
         grep -qxF "Hard.Program.Main {\"args\": \"string[1] {\\\"threads\\\"}\", \"unfinished\": true}" "$1" &&
         grep -qxF "Hard.Threads.Run {\"unfinished\": true}" "$1"' _ "$work/cut$part.calls"
 done
-head -c $((size - 3)) "$work/threads/trace.clrt" > "$work/cutend.clrt"
+head -c $((size - 3)) "$work/threadsraw/trace.clrt" > "$work/cutend.clrt"
 "$ct" dump --chrome "$work/cutend.clrt" > "$work/cutend.json" 2>/dev/null
 check "cut inside the END record: valid JSON, every event finished" bash -c \
     '[[ "$(python3 "$1" validate "$2")" == *" unfinished=0" ]]' _ "$here/check_chrome.py" "$work/cutend.json"

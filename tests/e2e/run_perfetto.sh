@@ -166,14 +166,18 @@ check_eq "-F/-N: Add, Scale, TryDivide x2, Divide x2" \
     "$(calls_of "$work/sel.txt" | cut -d' ' -f1 | sort | paste -sd ' ')"
 
 # ------------------------------------------------------ a damaged trace
-# Eight 0xff bytes in the middle of an uncompressed trace of Hard threads
-# (in a compressed one they would spoil the whole 1 MiB zstd block, here
-# likely all of it): the reader stops at a malformed record there.
+# The type byte of a record in the middle of an uncompressed trace of Hard
+# threads made unknown (in a compressed one the damage would spoil the whole
+# 1 MiB zstd block, here likely all of it): the reader stops there.
 ct_run "$work" rec.raw "$ct" record -o "$work/raw" --no-compress --profiler "$lib" -- dotnet "$hard" threads
 check_eq "Hard threads recorded uncompressed (exit 0)" 0 "$(cat "$work/rec.raw.rc")"
 cp "$work/raw/trace.clrt" "$work/bad.clrt"
 size=$(stat -c %s "$work/bad.clrt")
-printf '\377\377\377\377\377\377\377\377' | dd of="$work/bad.clrt" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+# A CLASS, FUNCTION or THREAD record (a record of its own, not an event of an EVENTS
+# block) at or past the middle; without one, the last one.
+at=$("$ct" dump "$work/raw" | awk -v half=$((size / 2)) '($2 == "CLASS" || $2 == "FUNCTION" || $2 == "THREAD") { last = $1; if ($1 >= half) { print $1; found = 1; exit } }
+    END { if (!found) print last }')
+printf '\143' | dd of="$work/bad.clrt" bs=1 seek="$at" conv=notrunc 2>/dev/null
 ct_run "$work" bad "$ct" dump --perfetto "$work/bad.clrt"
 cp "$work/bad.out" "$work/bad.pftrace"
 check_eq "damaged: exit 1, one line on stderr" "1 1" "$(cat "$work/bad.rc") $(wc -l < "$work/bad.err")"
