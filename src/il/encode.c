@@ -16,6 +16,31 @@ static int fits_small(uint32_t off, uint32_t len)
     return off <= 0xFFFF && len <= 0xFF;
 }
 
+/* The new offset of instruction ix (the end of the code for ninsns). */
+static uint32_t off_of(const clril_body *b, uint32_t ix, uint32_t code_size)
+{
+    return ix < b->ninsns ? b->insns[ix].offset : code_size;
+}
+
+/* The bytes section sec takes, and whether it is written fat: as it was
+ * read, unless a clause's offsets or the section's size no longer fit the
+ * small format. */
+static uint32_t section_size(const clril_body *b, const clril_section *sec, uint32_t code_size,
+                             int *fat)
+{
+    int f = sec->fat;
+    for (uint32_t c = sec->first; !f && c < sec->first + sec->count; c++) {
+        const clril_clause *cl = &b->eh[c];
+        uint32_t ts = off_of(b, cl->try_start, code_size), hs = off_of(b, cl->handler_start, code_size);
+        f = !fits_small(ts, off_of(b, cl->try_end, code_size) - ts) ||
+            !fits_small(hs, off_of(b, cl->handler_end, code_size) - hs);
+    }
+    if (!f && 4 + sec->count * IL_SMALL_CLAUSE > 0xFF)
+        f = 1;
+    *fat = f;
+    return 4 + sec->count * (f ? IL_FAT_CLAUSE : IL_SMALL_CLAUSE);
+}
+
 clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *len,
                           clril_error *err)
 {
@@ -77,7 +102,7 @@ clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *le
             break;
     }
     uint32_t code_size = (uint32_t)size;
-#define OFF(ix) ((ix) < n ? body->insns[(ix)].offset : code_size)
+#define OFF(ix) off_of(body, (ix), code_size)
 
     /* Sections: as read when they still hold the clauses, else one fat one. */
     clril_section one = { .fat = 1, .count = body->neh };
@@ -96,17 +121,8 @@ clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *le
     uint64_t need = (tiny ? 1 : 12) + (uint64_t)code_size;
     for (uint32_t s = 0; s < nsect; s++) {
         need = (need + 3) & ~(uint64_t)3;
-        int fat = sect[s].fat;
-        for (uint32_t c = sect[s].first; !fat && c < sect[s].first + sect[s].count; c++) {
-            const clril_clause *cl = &body->eh[c];
-            fat = !fits_small(OFF(cl->try_start), OFF(cl->try_end) - OFF(cl->try_start)) ||
-                  !fits_small(OFF(cl->handler_start),
-                              OFF(cl->handler_end) - OFF(cl->handler_start));
-        }
-        uint64_t dsize = 4 + (uint64_t)sect[s].count * (fat ? IL_FAT_CLAUSE : IL_SMALL_CLAUSE);
-        if (!fat && dsize > 0xFF)
-            dsize = 4 + (uint64_t)sect[s].count * IL_FAT_CLAUSE, fat = 1;
-        need += dsize;
+        int fat;
+        need += section_size(body, &sect[s], code_size, &fat);
     }
     *len = (size_t)need;
     body->size = (size_t)need;
@@ -159,16 +175,8 @@ clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *le
     for (uint32_t s = 0; s < nsect; s++) {
         for (uint32_t j = 0; (size_t)(p - out) & 3; j++)
             *p++ = sect == &one ? 0 : sect[s].pad[j];
-        int fat = sect[s].fat;
-        for (uint32_t c = sect[s].first; !fat && c < sect[s].first + sect[s].count; c++) {
-            const clril_clause *cl = &body->eh[c];
-            fat = !fits_small(OFF(cl->try_start), OFF(cl->try_end) - OFF(cl->try_start)) ||
-                  !fits_small(OFF(cl->handler_start),
-                              OFF(cl->handler_end) - OFF(cl->handler_start));
-        }
-        uint32_t dsize = 4 + sect[s].count * (fat ? IL_FAT_CLAUSE : IL_SMALL_CLAUSE);
-        if (!fat && dsize > 0xFF)
-            dsize = 4 + sect[s].count * IL_FAT_CLAUSE, fat = 1;
+        int fat;
+        uint32_t dsize = section_size(body, &sect[s], code_size, &fat);
         uint8_t kind = (uint8_t)(IL_SECT_EHTABLE | (fat ? IL_SECT_FAT : 0) |
                                  (s + 1 < nsect ? IL_SECT_MORE : 0));
         if (fat) {

@@ -301,6 +301,17 @@ static void tw_event(tw *x, ct_rec_type type, uint64_t key)
     x->n++;
 }
 
+/* Writes mem[0..len) to a new file named from the mkstemp template path. */
+static void write_temp(char *path, const uint8_t *mem, size_t len)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(mem, 1, len, f), len);
+    fclose(f);
+}
+
 /* A call of function k (key k + 1) that makes the calls `inner` makes. */
 #define CALL(x, k, inner)                      \
     do {                                        \
@@ -338,12 +349,7 @@ static void test_folded_node_limit(void **state)
     assert_int_equal(ct_events_end(&x.w, &x.m), CT_TRACE_OK);
     assert_int_equal(ct_write_end(&x.w, x.t + 1, x.n, K, K), CT_TRACE_OK);
     char path[] = "/tmp/clrtrace-test-cli-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(mem, 1, x.w.len, f), x.w.len);
-    fclose(f);
+    write_temp(path, mem, x.w.len);
     free(mem);
 
     cli_trace t;
@@ -395,13 +401,10 @@ static void test_folded_order(void **state)
     assert_int_equal(ct_events_end(&x.w, &x.m), CT_TRACE_OK);
     assert_int_equal(ct_write_end(&x.w, x.t + 1, x.n, NF, NF), CT_TRACE_OK);
     char path[] = "/tmp/clrtrace-test-cli-XXXXXX", out[] = "/tmp/clrtrace-test-out-XXXXXX";
-    int fd = mkstemp(path), ofd = mkstemp(out);
-    assert_true(fd >= 0 && ofd >= 0);
-    FILE *f = fdopen(fd, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(mem, 1, x.w.len, f), x.w.len);
-    fclose(f);
+    write_temp(path, mem, x.w.len);
     free(mem);
+    int ofd = mkstemp(out);
+    assert_true(ofd >= 0);
 
     cli_trace t;
     assert_int_equal(cli_trace_open(&t, "test", path), 0);
