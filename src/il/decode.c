@@ -216,10 +216,14 @@ clril_status clril_decode(const uint8_t *b, size_t len, clril_arena *a, clril_bo
     uint32_t i = 0, t = 0;
     for (uint32_t pos = 0; pos < size; i++) {
         clril_insn *in = &body->insns[i];
-        int k;
-        uint32_t isz;
+        int k = 0;
+        uint32_t isz = 0;
         memset(in, 0, sizeof *in);
-        insn_at(code, pos, size, &in->op, &k, &isz);
+        /* Pass 1 checked every instruction: this cannot fail. */
+        if (insn_at(code, pos, size, &in->op, &k, &isz) != CLRIL_OK || !isz) {
+            a->used = mark;
+            return il_fail(err, CLRIL_E_OPCODE, hdr + pos);
+        }
         in->operand = (uint8_t)k;
         in->offset = pos;
         idx[pos] = i;
