@@ -150,8 +150,9 @@ static void describe(const info_trace *it)
     const ct_reader *r = &it->t.reader;
     printf("%-14s%llu bytes", "size", (unsigned long long)it->t.len);
     if (r->zstd_records)
-        printf(" (%llu uncompressed, in %llu zstd blocks)",
-               (unsigned long long)(it->t.len + r->shift), (unsigned long long)r->zstd_records);
+        printf(" (%llu uncompressed, in %llu zstd block%s)",
+               (unsigned long long)(it->t.len + r->shift), (unsigned long long)r->zstd_records,
+               r->zstd_records == 1 ? "" : "s");
     if (calls_of(s))
         printf(", %.1f bytes per call", (double)it->t.len / (double)calls_of(s));
     printf(", format %u.%u\n", h->major, h->minor);
