@@ -205,6 +205,18 @@ static HRESULT give_up(const char *cmdline, const char *what, HRESULT hr)
     return hr;
 }
 
+/* The END record's counts: functions JIT-compiled (the ELT engine's mapper
+ * sees each once; the IL engine also looks at precompiled ones, so it
+ * counts its compilations) and functions traced. Atomic loads only. */
+static void end_counts(unsigned long *mapped, unsigned long *hooked)
+{
+    ct_registry_counts(mapped, hooked);
+    if (g_ct.cfg.il_engine) {
+        unsigned long rewritten, skipped;
+        ct_il_counts(&rewritten, &skipped, mapped);
+    }
+}
+
 /* Recording stops once: at Shutdown, or at process exit when the runtime
  * ended without calling Shutdown. */
 static atomic_int g_stopped;
@@ -215,7 +227,7 @@ static void stop_tracing(int runtime_alive)
         return;
     ct_hooks_close();
     unsigned long mapped = 0, hooked = 0;
-    ct_registry_counts(&mapped, &hooked);
+    end_counts(&mapped, &hooked);
     ct_writer_stop(mapped, hooked, runtime_alive);
 }
 
@@ -258,7 +270,7 @@ static void stop_tracing_from_signal(void)
         return;
     ct_hooks_close();
     unsigned long mapped = 0, hooked = 0;
-    ct_registry_counts(&mapped, &hooked);
+    end_counts(&mapped, &hooked);
     ct_writer_stop_from_signal(mapped, hooked);
 }
 

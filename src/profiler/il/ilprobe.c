@@ -27,12 +27,13 @@
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_map g_modules;  /* {module, 0} -> (the probe signature token) + 1, or 1: failed */
 static ct_map g_done;     /* {module, method token} -> 1: rewritten (or tried) */
-static atomic_ulong g_rewritten, g_skipped;
+static atomic_ulong g_rewritten, g_skipped, g_compiled;
 
-void ct_il_counts(unsigned long *rewritten, unsigned long *skipped)
+void ct_il_counts(unsigned long *rewritten, unsigned long *skipped, unsigned long *compiled)
 {
     *rewritten = atomic_load(&g_rewritten);
     *skipped = atomic_load(&g_skipped);
+    *compiled = atomic_load(&g_compiled);
 }
 
 /* The traced function's record, or NULL when id is not traced. */
@@ -233,6 +234,7 @@ out:
 
 void ct_il_jit_started(FunctionID id)
 {
+    atomic_fetch_add(&g_compiled, 1);
     ct_mapped_fn *f = traced(id);
     if (!f)
         return;

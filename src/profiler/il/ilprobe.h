@@ -35,7 +35,8 @@ int ct_il_use_precompiled(FunctionID id);
  * its probes would be lost). */
 int ct_il_may_inline(FunctionID callee);
 
-/* Methods rewritten, and traced methods left as they were. */
-void ct_il_counts(unsigned long *rewritten, unsigned long *skipped);
+/* Methods rewritten, traced methods left as they were, and functions the
+ * JIT compiled (atomic loads only: a signal handler may ask). */
+void ct_il_counts(unsigned long *rewritten, unsigned long *skipped, unsigned long *compiled);
 
 #endif
