@@ -210,7 +210,10 @@ typedef enum clril_label {
 
 /* Inserts code[0..n) (straight-line: no branch, switch, ret or leave)
  * before instruction at (0..ninsns). Instruction indexes in the body are
- * renumbered; the body's arrays are rebuilt in the arena. */
+ * renumbered; the body's arrays (instructions, switch targets, clauses,
+ * sections) are all rebuilt in the arena a, so the memory they were in may
+ * be reused once this returns (two arenas used in turn bound the memory of
+ * many insertions). */
 clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code, uint32_t n,
                           clril_label label, clril_arena *a, clril_error *err);
 

@@ -25,8 +25,12 @@ clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code,
     clril_insn *insns = il_alloc(a, (size_t)(total ? total : 1) * sizeof *insns);
     uint32_t *targets = il_alloc(a, (size_t)(nsw ? nsw : 1) * sizeof *targets);
     clril_clause *eh = il_alloc(a, (size_t)(body->neh ? body->neh : 1) * sizeof *eh);
-    if (!insns || !targets || !eh)
+    clril_section *sections = il_alloc(a, (size_t)(body->nsections ? body->nsections : 1) *
+                                              sizeof *sections);
+    if (!insns || !targets || !eh || !sections)
         return il_fail(err, CLRIL_E_NOMEM, at);
+    if (body->nsections)
+        memcpy(sections, body->sections, body->nsections * sizeof *sections);
     /* Old index i becomes: i before at; at or at + n for at itself (the
      * label); i + n after. The end of the code stays the end. */
 #define MAP(i) ((i) < at ? (i) : (i) == at && (i) < old && label == CLRIL_TAKE_LABEL ? (i) : (i) + n)
@@ -66,6 +70,7 @@ clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code,
     body->insns = insns;
     body->ninsns = (uint32_t)total;
     body->eh = eh;
+    body->sections = sections;
     return CLRIL_OK;
 }
 

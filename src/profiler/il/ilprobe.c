@@ -19,10 +19,8 @@
 #define OF_READ_WRITE 0x1u
 /* The resolution scope of a module's own definitions (mdtModule, row 1). */
 #define MODULE_SCOPE 0x00000001u
-/* Per rewrite: the arena for the decoded body is this many times its size,
- * and at least IL_ARENA_MIN bytes. */
-#define IL_ARENA_FACTOR 96u
-#define IL_ARENA_MIN (256u * 1024)
+/* Slack in each of a rewrite's arenas (alignment, small bodies). */
+#define IL_ARENA_MIN (64u * 1024)
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_map g_modules;  /* {module, 0} -> (the probe signature token) + 1, or 1: failed */
@@ -162,7 +160,10 @@ static int tail_call_at(const clril_body *b, uint32_t i)
            b->insns[i - 1].op == CLRIL_TAIL;
 }
 
-/* Rewrites the body of (mod, tok) with f's probes: 0, or -1 (left as it is). */
+/* Rewrites the body of (mod, tok) with f's probes: 0, or -1 (left as it is).
+ * Each insertion copies the body into the other of two arenas (libclril
+ * rebuilds every array), so memory stays at twice one copy however many
+ * rets the method has. */
 static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
 {
     ICorProfilerInfo *info = g_ct.info;
@@ -174,18 +175,22 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
     mdToken sig = probe_sig(mod);
     if (!sig)
         return -1;
-    size_t cap = (size_t)size * IL_ARENA_FACTOR;
-    if (cap < IL_ARENA_MIN)
-        cap = IL_ARENA_MIN;
-    void *mem = malloc(cap);
+    /* An instruction takes a byte at least; each copy of the body holds its
+     * instructions, the probes' (5 per ret, tail call and entry: a ret
+     * takes a byte), switch targets (4 bytes of IL each), clauses and
+     * sections (12 bytes of IL each at least). */
+    size_t per = ((size_t)size * 6 + 16) * sizeof(clril_insn) + IL_ARENA_MIN;
+    uint8_t *mem = malloc(3 * per);
     if (!mem)
         return -1;
     int rc = -1;
-    clril_arena a;
-    clril_arena_init(&a, mem, cap);
+    clril_arena a[3];
+    for (int k = 0; k < 3; k++)
+        clril_arena_init(&a[k], mem + (size_t)k * per, per);
     clril_body b;
     clril_error err;
-    if (clril_decode(hdr, size, &a, &b, &err) != CLRIL_OK)
+    int cur = 0; /* the arena the body is in: 0 (decoded), then 1 and 2 in turn */
+    if (clril_decode(hdr, size, &a[0], &b, &err) != CLRIL_OK)
         goto out;
     for (uint32_t i = 0; i < b.ninsns; i++)
         if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
@@ -193,24 +198,29 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
     clril_insn code[5];
     /* From the end, so that the indexes ahead stay valid: before each ret
      * (taking its label: every path to it runs the probe), and before the
-     * tail. prefix of a tail call (which must stay right before its ret). */
+     * tail. prefix of a tail call (which must stay right before its ret);
+     * last, at the entry, keeping the first instruction's label: a loop back
+     * to it does not enter again. */
     for (uint32_t i = b.ninsns; i-- > 0;) {
-        if (b.insns[i].op != CLRIL_RET)
+        uint32_t at = i;
+        if (b.insns[i].op != CLRIL_RET) {
             continue;
-        if (i >= 2 && tail_call_at(&b, i - 1)) {
+        } else if (i >= 2 && tail_call_at(&b, i - 1)) {
             probe_code(code, f, ct_fast_tailcall, sig);
-            if (clril_insert(&b, i - 2, code, 5, CLRIL_TAKE_LABEL, &a, &err) != CLRIL_OK)
-                goto out;
+            at = i - 2;
         } else {
             probe_code(code, f, ct_fast_leave, sig);
-            if (clril_insert(&b, i, code, 5, CLRIL_TAKE_LABEL, &a, &err) != CLRIL_OK)
-                goto out;
         }
+        int next = cur == 1 ? 2 : 1;
+        clril_arena_reset(&a[next]);
+        if (clril_insert(&b, at, code, 5, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+            goto out;
+        cur = next;
     }
-    /* At the entry, keeping the first instruction's label: a loop back to
-     * it does not enter again. */
     probe_code(code, f, ct_fast_enter, sig);
-    if (clril_insert(&b, 0, code, 5, CLRIL_KEEP_LABEL, &a, &err) != CLRIL_OK)
+    int next = cur == 1 ? 2 : 1;
+    clril_arena_reset(&a[next]);
+    if (clril_insert(&b, 0, code, 5, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
         goto out;
     /* The probe needs two slots above what is on the stack (a return value). */
     b.max_stack = b.max_stack > 0xFFFF - 2 ? 0xFFFF : (uint16_t)(b.max_stack + 2);
