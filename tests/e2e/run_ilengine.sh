@@ -18,7 +18,9 @@
 #      and arrays while another thread forces collections: the same output,
 #      every call recorded (the count from the C# source);
 #   5. a `tail.` call: the caller ends (by tail call) before the callee starts;
-#   6. a bad --engine value: usage error 2, nothing run.
+#   6. the SDK's C# compiler with every Microsoft.CodeAnalysis.* method
+#      rewritten writes the same assembly, byte for byte, as untraced;
+#   7. a bad --engine value: usage error 2, nothing run.
 # Ends with "run_ilengine.sh: N passed, M failed".
 set -uo pipefail
 
@@ -98,6 +100,25 @@ check "tailcalls: Wide ends by its tail call; Many follows at Wide's depth" bash
     a=$(sed -n "${w}p" <<<"$tree"); b=$(sed -n "$((w + 1))p" <<<"$tree")
     [[ $a == *"Wide(...) -> tailcall" && $b == *"Emitted.Tails.Many(...)"* ]] &&
         [[ ${a%%E*} == "${b%%E*}" ]]' "$work/il-tail.txt"
+
+echo "== a real program no one here wrote: the SDK's C# compiler"
+# Every method of Microsoft.CodeAnalysis.* rewritten: the compile writes the
+# same assembly, byte for byte (-deterministic), as untraced.
+sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
+rt=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
+refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$rt/ref/net${rt%%.*}.0
+printf '%s\n' 'using System;' 'class P { static void Main() { var l = new System.Collections.Generic.List<int> { 1, 2, 3 }; foreach (var x in l) Console.Write(x * 2); } }' >"$work/a.cs"
+mkdir -p "$work/cplain" "$work/cil"
+csc=(dotnet "$sdk/Roslyn/bincore/csc.dll" -nologo -deterministic -out:a.dll "-r:$refdir/System.Runtime.dll"
+     "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" ../a.cs)
+(cd "$work/cplain" && "${csc[@]}") >"$work/cplain.out" 2>&1
+(cd "$work/cil" && "$ct" record --engine=il -o "$work/crec" -F 'Microsoft.CodeAnalysis.*' --profiler "$lib" -- \
+    "${csc[@]}") >"$work/cil.out" 2>&1
+check_eq "csc: traced with the IL engine, exit code 0" 0 "$?"
+check "csc: the same assembly, byte for byte" cmp "$work/cplain/a.dll" "$work/cil/a.dll"
+check "csc: the trace is complete, with over a million calls" bash -c '
+    "$0" info "$1" >"$1.info" && grep -qE "^complete +yes$" "$1.info" &&
+    [[ $(sed -nE "s/^calls +([0-9]+) ended.*/\1/p" "$1.info") -gt 1000000 ]]' "$ct" "$work/crec"
 
 echo "== usage"
 "$ct" run --engine=jit -- true >"$work/bad.out" 2>"$work/bad.err"
