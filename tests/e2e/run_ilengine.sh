@@ -42,13 +42,13 @@ for mode in recursion exceptions ranking; do
     args=("$mode")
     [[ $mode == recursion ]] && args=(recursion 300)
     ct_run "$work" "plain-$mode" dotnet "$app" "${args[@]}"
-    ct_run "$work" "il-$mode" "$ct" run --engine=il -o "$work/il-$mode.txt" --profiler "$lib" -- \
+    ct_run "$work" "il-$mode" "$ct" run --engine=il --no-args -o "$work/il-$mode.txt" --profiler "$lib" -- \
         dotnet "$app" "${args[@]}"
     ct_run "$work" "elt-$mode" "$ct" run --no-args -o "$work/elt-$mode.txt" --profiler "$lib" -- \
         dotnet "$app" "${args[@]}"
     check "$mode: the program runs as untraced" ct_same_run "$work" "plain-$mode" "il-$mode"
     check "$mode: the trace is balanced" ct_balance "$work/il-$mode.txt"
-    check "$mode: the header says IL probes" \
+    check "$mode: the header says IL probes, no arguments" \
         grep -qE '^# CoreCLR .*, IL probes, no arguments$' "$work/il-$mode.txt"
     tree "$work/il-$mode.txt" >"$work/il-$mode.tree"
     tree "$work/elt-$mode.txt" >"$work/elt-$mode.tree"
@@ -59,6 +59,27 @@ check "recursion: Recurse called 301 times" \
     grep -qE '^ +301 .* Hard\.Recursion\.Recurse$' "$work/il-recursion.txt"
 check "exceptions: frames left by exceptions are closed with them" \
     grep -qE '\} exception System\.InvalidOperationException' "$work/il-exceptions.txt"
+
+echo "== arguments read through the probes (Values: Kinds.cs; GcStress.cs)"
+values=$(ct_dotnet_build "$root/tests/targets/Values" "$work") && [[ -n "$values" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Values failed" >&2; exit 2; }
+ct_run "$work" plain-values dotnet "$values"
+ct_run "$work" il-values "$ct" run --engine=il -o "$work/il-values.txt" --profiler "$lib" -- dotnet "$values"
+check "Values: the program runs as untraced" ct_same_run "$work" plain-values il-values
+check "Values: the header says IL probes with arguments" \
+    grep -qE '^# CoreCLR .*, IL probes \(arguments, no return values yet\), strings 64 chars' "$work/il-values.txt"
+# The arguments as Kinds.cs passes them (run_values.sh checks the same text
+# from the ELT engine).
+for want in \
+    'Demo.Kinds.Ints(sbyte sb=-8, byte b=200, short s=-300, ushort us=60000, int i=-70000, uint ui=4000000000, long l=-9000000000, ulong ul=18000000000000000000)' \
+    "Demo.Kinds.Chars(bool yes=true, bool no=false, char c='x', char nl='\\n', char q='\\'')" \
+    'Demo.Kinds.Floats(float f=-4.3, double d=1.5, float big=1E+10, double tiny=2.5E-07)' \
+    'Demo.Kinds.Money(decimal price=19.99, decimal qty=-0.500)' \
+    'Demo.Kinds.Simd(Vector128<int> a=<1, 2, 3, 4>, Vector2 p=<1.5, 2>, Vector3 q=<1, 2, 3>, Vector4 r=<1, 2, 3, 4>, Vector64<byte> b=<1, 2, 3, 4, 5, 6, 7, 8>, Vector256<double> d=<1, 2, 3, 4>)' \
+    'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash")' \
+    'Demo.Kinds.Spans(ReadOnlySpan<char> text="hello", Span<int> ints=[3] {4, 5, 6}, ReadOnlySpan<double> none=[0] {}'; do
+    check "Values: ${want%%(*}(...) arguments" grep -qF -- "$want" "$work/il-values.txt"
+done
 
 echo "== only the traced methods lose their precompiled code"
 jit_of() { sed -nE 's/^# jit: ([0-9]+) methods? compiled in .*/\1/p' "$1"; }
@@ -84,10 +105,16 @@ check "gcstress: Work recorded 80000 times" \
 check "gcstress: Box's constructor recorded 80000 times" \
     grep -qE '^ +80000 .* Hard\.Box\.\.ctor$' "$work/gc.report"
 check "gcstress: the trace is complete" grep -qE '^complete +yes$' <("$ct" info "$work/gc")
+"$ct" replay "$work/gc" >"$work/gc.replay" 2>&1
+# GcStress.cs: Work("call " + i, new[] { i, t, 3 }, box) on thread t, while
+# collections run: the last call of each thread shows i = 4999.
+check "gcstress: Work's string and array arguments, read while collections run" \
+    grep -qE 'Hard\.GcStress\.Work\(string text="call 4999", int\[\] numbers=int\[3\] \{4999, [0-9]+, 3\}, Box box=' \
+    "$work/gc.replay"
 
 echo "== tail. calls"
 ct_run "$work" plain-tail dotnet "$app" tailcalls
-ct_run "$work" il-tail "$ct" run --engine=il -o "$work/il-tail.txt" --profiler "$lib" -- \
+ct_run "$work" il-tail "$ct" run --engine=il --no-args -o "$work/il-tail.txt" --profiler "$lib" -- \
     dotnet "$app" tailcalls
 check "tailcalls: the program runs as untraced" ct_same_run "$work" plain-tail il-tail
 check "tailcalls: the trace is balanced" ct_balance "$work/il-tail.txt"

@@ -345,9 +345,10 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
     int null_mode = cfg->null_mode != CT_NULL_OFF;
-    /* The IL-probe engine records as the fast path does (no values yet). */
+    /* The IL-probe engine: its probes record values (arguments) unless
+     * --no-args. */
     int il = cfg->il_engine && !null_mode;
-    int fast = cfg->no_args || cfg->null_mode == CT_NULL_FAST || il;
+    int fast = cfg->no_args || cfg->null_mode == CT_NULL_FAST;
     /* No values on the fast path, none wanted from the empty hooks: no
      * plans either. */
     if (fast || null_mode)
@@ -392,7 +393,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
      * traced methods, JITInlining to keep them from being inlined. */
     if (il)
         mask = (mask & ~(DWORD)COR_PRF_MONITOR_ENTERLEAVE) | COR_PRF_MONITOR_CACHE_SEARCHES;
-    if (!fast)
+    if (!fast && !il)
         mask |= COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
                 COR_PRF_ENABLE_FRAME_INFO;
     if (!cfg->allow_inlining && !il)
@@ -430,9 +431,15 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     char version[64], settings[SETTINGS_MAX];
     runtime_version(version, sizeof version);
     int n;
-    if (il)
+    if (il && fast)
         n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes, no arguments",
                      version, g_ct.info_version);
+    else if (il)
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes (arguments, "
+                     "no return values yet), strings %u chars, arrays %u items, structs %u "
+                     "levels, objects %u levels, %u fields, %u bytes", version,
+                     g_ct.info_version, cfg->string_chars, cfg->array_items, cfg->struct_depth,
+                     cfg->object_depth, cfg->object_fields, cfg->value_bytes);
     else if (fast)
         n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, no arguments "
                      "(fast path)", version, g_ct.info_version,

@@ -948,6 +948,108 @@ void ct_fast_tailcall(uintptr_t client_id)
     fast_event(CT_REC_TAILCALL, client_id);
 }
 
+/* ------------------------------------------------ the IL engine's probes */
+
+/* The argument addresses the probes at a method's entry hand over, one call
+ * each, before its enter probe (src/profiler/il). */
+static __thread uintptr_t t_probe_args[CT_PROBE_MAX_ARGS];
+static __thread uint32_t t_probe_nargs;
+
+void ct_probe_arg(uintptr_t addr)
+{
+    uint32_t n = t_probe_nargs;
+    if (n < CT_PROBE_MAX_ARGS)
+        t_probe_args[n] = addr;
+    t_probe_nargs = n + 1;
+}
+
+/* Whether f's arguments can be read from the addresses the probes gave:
+ * one per parameter, every plan known (not a state machine's, whose values
+ * are fields of `this`; not shared generic code's, bound from the runtime's
+ * frame information, which the IL engine does not have). */
+static int probe_values(const ct_mapped_fn *f, uint32_t nargs)
+{
+    if (!f->values || nargs != f->nargs || nargs > CT_PROBE_MAX_ARGS || f->sm_offsets ||
+        f->late)
+        return 0;
+    for (uint32_t i = 0; i < nargs; i++)
+        if (!ct_arg_plan(f, i))
+            return 0;
+    return 1;
+}
+
+void ct_probe_enter(uintptr_t client_id)
+{
+    uint32_t nargs = t_probe_nargs;
+    t_probe_nargs = 0;
+    if (!recording() || watched(client_id, 1))
+        return;
+    ct_mapped_fn *f = (ct_mapped_fn *)client_id;
+    ct_tbuf *b = thread_self();
+    if (!b)
+        return;
+    if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    atomic_store_explicit(&E(b)->busy, 1, memory_order_relaxed);
+    if (E(b)->nouts)
+        outs_forget(b, E(b)->depth);
+    uint64_t key = (uint64_t)(uintptr_t)f;
+    int inplace;
+    uint8_t *area = build_area(b, &inplace);
+    ct_wbuf w;
+    ct_event_mark m;
+    ct_wbuf_init(&w, area, b->ring.record_max);
+    ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
+    uint64_t t0 = ct_now_ns(), t = prog_time(b, t0);
+    if (probe_values(f, nargs) && (!g_gated || E(b)->gate || f->trigger)) {
+        /* The thread is in cooperative mode (the probe's calli suppresses
+         * the GC transition): nothing moves while the values are copied. */
+        for (uint32_t i = 0; i < nargs; i++) {
+            const ct_plan *p = ct_arg_plan(f, i);
+            capture_value(b, &w, &m, p, t_probe_args[i], slot_len(p), arg_object_depth(f, i));
+        }
+        uint64_t t1 = ct_now_ns();
+        ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
+    }
+    ct_event_set_time(&w, &m, t);
+    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
+        ct_wbuf_init(&w, area, b->ring.record_max);
+        ct_event_begin(&w, CT_REC_ENTER, t, b->tid, key, &m);
+        ct_event_end(&w, &m);
+    }
+    frame_open(b, key, !finish_record(b, &w, inplace), 0);
+    atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
+}
+
+/* A frame the IL engine's probe closes: a LEAVE (without the return value,
+ * which the probes do not pass yet) or a TAILCALL. */
+static void probe_close(ct_rec_type type, uintptr_t id)
+{
+    if (!recording() || watched(id, 0))
+        return;
+    uint64_t now = ct_now_ns();
+    ct_tbuf *b = thread_self();
+    if (!b)
+        return;
+    if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed) || frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    plain_event(b, type, now, (uint64_t)id);
+}
+
+void ct_probe_leave(uintptr_t client_id)
+{
+    probe_close(CT_REC_LEAVE, client_id);
+}
+
+void ct_probe_tailcall(uintptr_t client_id)
+{
+    probe_close(CT_REC_TAILCALL, client_id);
+}
+
 /* ------------------------------------------------------------- the JIT */
 
 /* The outermost compilation running on this thread, and how deep. */

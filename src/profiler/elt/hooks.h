@@ -71,6 +71,18 @@ void ct_fast_enter(uintptr_t client_id);
 void ct_fast_leave(uintptr_t client_id);
 void ct_fast_tailcall(uintptr_t client_id);
 
+/* The IL engine's probes with values (src/profiler/il): at a method's
+ * entry, ct_probe_arg with each argument's address (`this` first), then
+ * ct_probe_enter, which reads them with the function's plans; ct_probe_leave
+ * before each ret, ct_probe_tailcall before a tail call. At most
+ * CT_PROBE_MAX_ARGS addresses are kept: a method with more is recorded
+ * without values. */
+#define CT_PROBE_MAX_ARGS 64
+void ct_probe_arg(uintptr_t addr);
+void ct_probe_enter(uintptr_t client_id);
+void ct_probe_leave(uintptr_t client_id);
+void ct_probe_tailcall(uintptr_t client_id);
+
 /* The floor: WithInfo hooks that do nothing. */
 void ct_null_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_null_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);

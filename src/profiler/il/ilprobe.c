@@ -152,6 +152,17 @@ static void probe_code(clril_insn *code, const ct_mapped_fn *f, void (*fn)(uintp
     code[4].value = sig;
 }
 
+/* Whether f may be generic (its type or itself): the rewritten IL serves
+ * every instantiation, and the probes carry the first one's record, whose
+ * plans would read another instantiation's arguments wrongly; such methods
+ * are recorded without values. Compiler-generated names ("<>c") count too:
+ * cautious. */
+static int generic(const ct_mapped_fn *f)
+{
+    return (f->name && (strchr(f->name, '`') || strchr(f->name, '<'))) ||
+           (f->display && strchr(f->display, '<'));
+}
+
 /* 1 when instruction i of b is a call prefixed by tail. */
 static int tail_call_at(const clril_body *b, uint32_t i)
 {
@@ -201,15 +212,16 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
      * tail. prefix of a tail call (which must stay right before its ret);
      * last, at the entry, keeping the first instruction's label: a loop back
      * to it does not enter again. */
+    int values = !g_ct.cfg.no_args;
     for (uint32_t i = b.ninsns; i-- > 0;) {
         uint32_t at = i;
         if (b.insns[i].op != CLRIL_RET) {
             continue;
         } else if (i >= 2 && tail_call_at(&b, i - 1)) {
-            probe_code(code, f, ct_fast_tailcall, sig);
+            probe_code(code, f, values ? ct_probe_tailcall : ct_fast_tailcall, sig);
             at = i - 2;
         } else {
-            probe_code(code, f, ct_fast_leave, sig);
+            probe_code(code, f, values ? ct_probe_leave : ct_fast_leave, sig);
         }
         int next = cur == 1 ? 2 : 1;
         clril_arena_reset(&a[next]);
@@ -217,10 +229,33 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
             goto out;
         cur = next;
     }
-    probe_code(code, f, ct_fast_enter, sig);
+    /* The entry: with values, each argument's address first (ldarga;
+     * conv.u: an unmanaged pointer to the argument's home on the stack, which
+     * does not move), `this` first, then the enter probe. */
+    /* Not for a state machine's MoveNext shown as its async method (its
+     * values are fields of `this`; its parameters are not MoveNext's), nor
+     * for shared generic code (its plans are not known). */
+    uint32_t nargs = values && f->values && !f->sm_offsets && !f->late && !generic(f) &&
+                             f->nargs <= CT_PROBE_MAX_ARGS ? f->nargs : 0;
+    clril_insn entry[5 * (CT_PROBE_MAX_ARGS + 1)];
+    uint32_t ne = 0;
+    for (uint32_t i = 0; i < nargs; i++) {
+        memset(&entry[ne], 0, 5 * sizeof *entry);
+        entry[ne].op = CLRIL_LDARGA;
+        entry[ne].value = i;
+        entry[ne + 1].op = CLRIL_CONV_U;
+        entry[ne + 2].op = CLRIL_LDC_I8;
+        entry[ne + 2].value = (int64_t)(uintptr_t)ct_probe_arg;
+        entry[ne + 3].op = 0xD3; /* conv.i */
+        entry[ne + 4].op = CLRIL_CALLI;
+        entry[ne + 4].value = sig;
+        ne += 5;
+    }
+    probe_code(entry + ne, f, values ? ct_probe_enter : ct_fast_enter, sig);
+    ne += 5;
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
-    if (clril_insert(&b, 0, code, 5, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
+    if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
         goto out;
     /* The probe needs two slots above what is on the stack (a return value). */
     b.max_stack = b.max_stack > 0xFFFF - 2 ? 0xFFFF : (uint16_t)(b.max_stack + 2);
