@@ -19,8 +19,9 @@
 #                 and the writer's filter drops it (binary trace)
 #   fast/empty    --null=fast: the fast-path stubs calling empty callbacks
 #   fast          --no-args: calls and times through the fast path, binary trace
-#   il            --engine=il: calls and times through IL probes (the traced
-#                 methods' IL calls the tracer; no runtime hooks), binary trace
+#   il            --engine=il --no-args: calls and times through IL probes (the
+#                 traced methods' IL calls the tracer; no runtime hooks), binary
+#   il_args       --engine=il: the same with the arguments (no return values yet)
 #   naive         bench only (CLRTRACE_BENCH_NAIVE=1): capture, format and
 #                 write(2) each line in the hook, under one lock
 #
@@ -117,7 +118,8 @@ measure untraced "$calls"
 traced floor "$calls" CLRTRACE_NULL=1
 traced fast_empty "$calls" CLRTRACE_NULL=fast
 traced fast "$calls" CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/fast.clrt"
-measure il "$calls" "${profiled[@]}" CLRTRACE_ENGINE=il "CLRTRACE_TRACE=$tmp/il.clrt"
+measure il "$calls" "${profiled[@]}" CLRTRACE_ENGINE=il CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/il.clrt"
+measure il_args "$full_calls" "${profiled[@]}" CLRTRACE_ENGINE=il "CLRTRACE_TRACE=$tmp/il_args.clrt"
 traced full_binary "$full_calls" "CLRTRACE_TRACE=$tmp/full_binary.clrt"
 measure full_raw "$full_calls" "${profiled[@]}" CLRTRACE_COMPRESS=0 "CLRTRACE_TRACE=$tmp/full_raw.clrt"
 traced full_text "$full_calls" "CLRTRACE_OUTPUT=$tmp/full_text.txt"
@@ -126,7 +128,7 @@ measure naive "$naive_calls" "${profiled[@]}" CLRTRACE_BENCH_NAIVE=1 "CLRTRACE_O
 
 u=${ns[untraced]}
 printf '\n%-12s %11s %9s %10s %9s %12s\n' MODE CALLS NS/CALL XUNTRACED WALL_MS TRACE_MB
-for m in untraced floor full_binary full_raw full_text gated fast_empty fast il naive; do
+for m in untraced floor full_binary full_raw full_text gated fast_empty fast il il_args naive; do
     awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v u="$u" -v w="${wall[$m]}" -v s="${size[$m]:-0}" \
         'BEGIN { printf "%-12s %11d %9.1f %10.1f %9d %12.1f\n", m, c, n, n / u, w, s / 1048576 }'
 done
@@ -145,7 +147,7 @@ echo
 echo "== ratios against the goals"
 awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text]}" \
     -v fe="${ns[fast_empty]}" -v fa="${ns[fast]}" -v nv="${ns[naive]}" -v gt="${ns[gated]}" \
-    -v il="${ns[il]}" 'BEGIN {
+    -v il="${ns[il]}" -v ila="${ns[il_args]}" 'BEGIN {
     floor = f - u
     printf "floor: the runtime adds %.1f ns/call over untraced\n", floor
     printf "full capture (binary) adds %.1f ns/call over the floor = %.2fx the floor'"'"'s own cost (goal <= 3): %s\n",
@@ -157,6 +159,7 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
     printf "           (over untraced: fast path +%.1f ns/call, empty stubs +%.1f)\n", fa - u, fe - u
     printf "IL-probe engine (calls and times, like the fast path): %.1f ns/call, +%.1f over untraced = %.2fx the floor'"'"'s own cost (the ELT fast path: +%.1f)\n",
            il, il - u, (il - u) / floor, fa - u
+    printf "IL-probe engine with arguments: %.1f ns/call (full capture through the ELT engine: %.1f, with return values)\n", ila, b
     printf "trigger closed (gated): %.1f ns/call against %.1f for full capture to binary = %.2fx\n", gt, b, gt / b
     printf "naive: %.1f ns/call = %.1fx full capture to binary, %.1fx full capture to text (goal >= 20x): %s / %s\n",
            nv, nv / b, nv / t, (nv / b >= 20) ? "met" : "NOT met", (nv / t >= 20) ? "met" : "NOT met"
@@ -212,7 +215,7 @@ if [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]]; then
             case $m in
                 zstd) "$build/clrtrace" record --profiler "$lib" -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
                 raw) "$build/clrtrace" record --profiler "$lib" --no-compress -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
-                il) "$build/clrtrace" record --profiler "$lib" --engine=il -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
+                il) "$build/clrtrace" record --profiler "$lib" --engine=il --no-args -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
                 untraced) "${csc[@]}" >/dev/null 2>&1 ;;
             esac
             t1=$(now_ms)
@@ -248,7 +251,7 @@ best_wall() { # best_wall VAR=VALUE...: best wall ms of repeats+2 runs of hello
 s_plain=$(best_wall)
 s_traced=$(best_wall "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/hello.txt")
 s_fast=$(best_wall "${profiled[@]}" CLRTRACE_NO_ARGS=1 "CLRTRACE_OUTPUT=$tmp/hello-fast.txt")
-s_il=$(best_wall "${profiled[@]}" CLRTRACE_ENGINE=il "CLRTRACE_OUTPUT=$tmp/hello-il.txt")
+s_il=$(best_wall "${profiled[@]}" CLRTRACE_ENGINE=il CLRTRACE_NO_ARGS=1 "CLRTRACE_OUTPUT=$tmp/hello-il.txt")
 echo "untraced $s_plain ms, traced $s_traced ms (+$((s_traced - s_plain)) ms, $(awk -v a="$s_traced" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x), fast path $s_fast ms"
 echo "IL-probe engine (calls and times) $s_il ms ($(awk -v a="$s_il" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x untraced; ELT fast path $s_fast ms)"
 
