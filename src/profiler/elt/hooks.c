@@ -643,6 +643,18 @@ static inline uint8_t *build_area(ct_tbuf *b, int *inplace)
 }
 
 /* Publishes a built record; 1, or 0 when it was dropped. */
+/* Ends the event record built in area; when it does not fit with its
+ * values, it is written without them. */
+static void end_event(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, uint8_t *area, ct_rec_type type,
+                      uint64_t t, uint64_t key)
+{
+    if (ct_event_end(w, m) != CT_TRACE_OK) {
+        ct_wbuf_init(w, area, b->ring.record_max);
+        ct_event_begin(w, type, t, b->tid, key, m);
+        ct_event_end(w, m);
+    }
+}
+
 static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
 {
     if (inplace) {
@@ -776,11 +788,7 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         t = prog_time(b, ct_now_ns());
     }
     ct_event_set_time(&w, &m, t);
-    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
-        ct_wbuf_init(&w, area, b->ring.record_max);
-        ct_event_begin(&w, CT_REC_ENTER, t, b->tid, key, &m);
-        ct_event_end(&w, &m);
-    }
+    end_event(b, &w, &m, area, CT_REC_ENTER, t, key);
     frame_open(b, key, !finish_record(b, &w, inplace), csp);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
@@ -856,11 +864,7 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
             ct_ring_hold(&b->ring, t1 > now ? t1 - now : 0);
         }
     }
-    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
-        ct_wbuf_init(&w, area, b->ring.record_max);
-        ct_event_begin(&w, CT_REC_LEAVE, t, b->tid, key, &m);
-        ct_event_end(&w, &m);
-    }
+    end_event(b, &w, &m, area, CT_REC_LEAVE, t, key);
     finish_record(b, &w, inplace);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
@@ -1014,11 +1018,7 @@ void ct_probe_enter(uintptr_t client_id)
         ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
     }
     ct_event_set_time(&w, &m, t);
-    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
-        ct_wbuf_init(&w, area, b->ring.record_max);
-        ct_event_begin(&w, CT_REC_ENTER, t, b->tid, key, &m);
-        ct_event_end(&w, &m);
-    }
+    end_event(b, &w, &m, area, CT_REC_ENTER, t, key);
     frame_open(b, key, !finish_record(b, &w, inplace), 0);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
@@ -1027,17 +1027,14 @@ void ct_probe_enter(uintptr_t client_id)
  * which the probes do not pass yet) or a TAILCALL. */
 static void probe_close(ct_rec_type type, uintptr_t id)
 {
-    if (!recording() || watched(id, 0))
-        return;
     uint64_t now = ct_now_ns();
-    ct_tbuf *b = thread_self();
+    if (watched(id, 0))
+        return;
+    ct_tbuf *b = close_event_begin();
     if (!b)
         return;
-    if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed) || frame_close(b)) {
-        ct_tbuf_count_drop(b, 1);
-        return;
-    }
     plain_event(b, type, now, (uint64_t)id);
+    atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
 void ct_probe_leave(uintptr_t client_id)
