@@ -211,10 +211,8 @@ static HRESULT give_up(const char *cmdline, const char *what, HRESULT hr)
 static void end_counts(unsigned long *mapped, unsigned long *hooked)
 {
     ct_registry_counts(mapped, hooked);
-    if (g_ct.cfg.il_engine) {
-        unsigned long rewritten, skipped;
-        ct_il_counts(&rewritten, &skipped, mapped);
-    }
+    if (g_ct.cfg.il_engine)
+        *mapped = ct_il_compiled();
 }
 
 /* Recording stops once: at Shutdown, or at process exit when the runtime

@@ -25,13 +25,11 @@
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_map g_modules;  /* {module, 0} -> (the probe signature token) + 1, or 1: failed */
 static ct_map g_done;     /* {module, method token} -> 1: rewritten (or tried) */
-static atomic_ulong g_rewritten, g_skipped, g_compiled;
+static atomic_ulong g_compiled;
 
-void ct_il_counts(unsigned long *rewritten, unsigned long *skipped, unsigned long *compiled)
+unsigned long ct_il_compiled(void)
 {
-    *rewritten = atomic_load(&g_rewritten);
-    *skipped = atomic_load(&g_skipped);
-    *compiled = atomic_load(&g_compiled);
+    return atomic_load(&g_compiled);
 }
 
 /* The traced function's record, or NULL when id is not traced. */
@@ -137,19 +135,28 @@ static mdToken probe_sig(ModuleID mod)
     return sig;
 }
 
-/* ldc.i8 key; conv.i; ldc.i8 fn; conv.i; calli sig */
+/* A probe call: code[0..2) pushes its argument (the caller's), then
+ * ldc.i8 fn; conv.i; calli sig. code[] is cleared first. */
+#define PROBE_LEN 5
+static void probe_call(clril_insn *code, void (*fn)(uintptr_t), mdToken sig)
+{
+    memset(code + 2, 0, 3 * sizeof *code);
+    code[2].op = CLRIL_LDC_I8;
+    code[2].value = (int64_t)(uintptr_t)fn;
+    code[3].op = 0xD3; /* conv.i */
+    code[4].op = CLRIL_CALLI;
+    code[4].value = sig;
+}
+
+/* ldc.i8 <f's record>; conv.i; then the call of fn. */
 static void probe_code(clril_insn *code, const ct_mapped_fn *f, void (*fn)(uintptr_t),
                        mdToken sig)
 {
-    memset(code, 0, 5 * sizeof *code);
+    memset(code, 0, 2 * sizeof *code);
     code[0].op = CLRIL_LDC_I8;
     code[0].value = (int64_t)(uintptr_t)f;
     code[1].op = 0xD3; /* conv.i */
-    code[2].op = CLRIL_LDC_I8;
-    code[2].value = (int64_t)(uintptr_t)fn;
-    code[3].op = 0xD3;
-    code[4].op = CLRIL_CALLI;
-    code[4].value = sig;
+    probe_call(code, fn, sig);
 }
 
 /* Whether f may be generic (its type or itself): the rewritten IL serves
@@ -206,7 +213,7 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
     for (uint32_t i = 0; i < b.ninsns; i++)
         if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
             goto out;
-    clril_insn code[5];
+    clril_insn code[PROBE_LEN];
     /* From the end, so that the indexes ahead stay valid: before each ret
      * (taking its label: every path to it runs the probe), and before the
      * tail. prefix of a tail call (which must stay right before its ret);
@@ -225,7 +232,7 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
         }
         int next = cur == 1 ? 2 : 1;
         clril_arena_reset(&a[next]);
-        if (clril_insert(&b, at, code, 5, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+        if (clril_insert(&b, at, code, PROBE_LEN, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
             goto out;
         cur = next;
     }
@@ -237,22 +244,17 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
      * for shared generic code (its plans are not known). */
     uint32_t nargs = values && f->values && !f->sm_offsets && !f->late && !generic(f) &&
                              f->nargs <= CT_PROBE_MAX_ARGS ? f->nargs : 0;
-    clril_insn entry[5 * (CT_PROBE_MAX_ARGS + 1)];
+    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1)];
     uint32_t ne = 0;
-    for (uint32_t i = 0; i < nargs; i++) {
-        memset(&entry[ne], 0, 5 * sizeof *entry);
+    for (uint32_t i = 0; i < nargs; i++, ne += PROBE_LEN) {
+        memset(&entry[ne], 0, 2 * sizeof *entry);
         entry[ne].op = CLRIL_LDARGA;
         entry[ne].value = i;
         entry[ne + 1].op = CLRIL_CONV_U;
-        entry[ne + 2].op = CLRIL_LDC_I8;
-        entry[ne + 2].value = (int64_t)(uintptr_t)ct_probe_arg;
-        entry[ne + 3].op = 0xD3; /* conv.i */
-        entry[ne + 4].op = CLRIL_CALLI;
-        entry[ne + 4].value = sig;
-        ne += 5;
+        probe_call(&entry[ne], ct_probe_arg, sig);
     }
     probe_code(entry + ne, f, values ? ct_probe_enter : ct_fast_enter, sig);
-    ne += 5;
+    ne += PROBE_LEN;
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
     if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
@@ -299,8 +301,5 @@ void ct_il_jit_started(FunctionID id)
     pthread_mutex_unlock(&g_lock);
     if (seen)
         return;
-    if (rewrite(f, mod, tok) == 0)
-        atomic_fetch_add(&g_rewritten, 1);
-    else
-        atomic_fetch_add(&g_skipped, 1);
+    rewrite(f, mod, tok); /* a body it cannot rewrite runs as it is */
 }

@@ -18,12 +18,12 @@
 #include "corprof_decls.h"
 
 /* Largest IL body rewritten (code and sections); a larger one is left
- * as it is (counted). */
+ * as it is. */
 #define CT_IL_MAX_BODY (1u << 20)
 
 /* JITCompilationStarted: rewrites the body of function id when it is
  * traced and not rewritten yet. Never fails the compilation: a body that
- * cannot be rewritten runs as it is (counted in ct_il_counts). */
+ * cannot be rewritten runs as it is. */
 void ct_il_jit_started(FunctionID id);
 
 /* JITCachedFunctionSearchStarted: 0 when id is traced (its ReadyToRun code
@@ -35,8 +35,7 @@ int ct_il_use_precompiled(FunctionID id);
  * its probes would be lost). */
 int ct_il_may_inline(FunctionID callee);
 
-/* Methods rewritten, traced methods left as they were, and functions the
- * JIT compiled (atomic loads only: a signal handler may ask). */
-void ct_il_counts(unsigned long *rewritten, unsigned long *skipped, unsigned long *compiled);
+/* Functions the JIT compiled (an atomic load: a signal handler may ask). */
+unsigned long ct_il_compiled(void);
 
 #endif
