@@ -67,7 +67,7 @@ ct_run "$work" plain-values dotnet "$values"
 ct_run "$work" il-values "$ct" run --engine=il -o "$work/il-values.txt" --profiler "$lib" -- dotnet "$values"
 check "Values: the program runs as untraced" ct_same_run "$work" plain-values il-values
 check "Values: the header says IL probes with arguments" \
-    grep -qE '^# CoreCLR .*, IL probes \(arguments, no return values yet\), strings 64 chars' "$work/il-values.txt"
+    grep -qE '^# CoreCLR .*, IL probes, strings 64 chars' "$work/il-values.txt"
 # The arguments as Kinds.cs passes them (run_values.sh checks the same text
 # from the ELT engine).
 for want in \

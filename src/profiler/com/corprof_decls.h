@@ -559,7 +559,8 @@ typedef struct IMetaDataImportVtbl {
     void *GetFieldMarshal;                                                            /* 38 */
     void *GetRVA;                                                                     /* 39 */
     void *GetPermissionSetProps;                                                      /* 40 */
-    void *GetSigFromToken;                                                            /* 41 */
+    HRESULT (*GetSigFromToken)(MI, mdToken mdSig, PCCOR_SIGNATURE *ppvSig,
+                               ULONG *pcbSig);                                        /* 41 */
     void *GetModuleRefProps;                                                          /* 42 */
     void *EnumModuleRefs;                                                             /* 43 */
     HRESULT (*GetTypeSpecFromToken)(MI, mdTypeSpec ts, PCCOR_SIGNATURE *ppvSig,
@@ -752,6 +753,7 @@ _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeRefProps) == 14, "IMetaDataIm
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumFields) == 20, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumMethodsWithName) == 19, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetMethodProps) == 30, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, GetSigFromToken) == 41, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeSpecFromToken) == 44, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetParamForMethodIndex) == 52, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetFieldProps) == 57, "IMetaDataImport");

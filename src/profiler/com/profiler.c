@@ -433,10 +433,9 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes, no arguments",
                      version, g_ct.info_version);
     else if (il)
-        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes (arguments, "
-                     "no return values yet), strings %u chars, arrays %u items, structs %u "
-                     "levels, objects %u levels, %u fields, %u bytes", version,
-                     g_ct.info_version, cfg->string_chars, cfg->array_items, cfg->struct_depth,
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes, strings %u "
+                     "chars, arrays %u items, structs %u levels, objects %u levels, %u fields, "
+                     "%u bytes", version, g_ct.info_version, cfg->string_chars, cfg->array_items, cfg->struct_depth,
                      cfg->object_depth, cfg->object_fields, cfg->value_bytes);
     else if (fast)
         n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, no arguments "

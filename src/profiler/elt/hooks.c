@@ -491,6 +491,22 @@ static inline uint32_t arg_object_depth(const ct_mapped_fn *f, uint32_t i)
     return i == 0 && ct_fn_has_this(f) ? 0 : g_ct.cfg.object_depth;
 }
 
+/* The values of state machine f, read from the fields of the state
+ * machine whose `this` is at this_slot (the struct's address, or the
+ * object reference of a class). */
+static void state_machine_values(ct_tbuf *b, const ct_mapped_fn *f, UINT_PTR this_slot,
+                                 ct_wbuf *w, ct_event_mark *m)
+{
+    uint64_t base;
+    memcpy(&base, (const void *)this_slot, 8);
+    for (uint32_t i = 0; i < f->nargs; i++) {
+        const ct_plan *p = ct_arg_plan(f, i);
+        uint32_t off = f->sm_offsets[i];
+        UINT_PTR addr = base && off != CT_SM_NO_FIELD ? (UINT_PTR)(base + off) : 0;
+        capture_value(b, w, m, p, addr, slot_len(p), arg_object_depth(f, i));
+    }
+}
+
 /* A state machine's MoveNext (registry.h, sm_offsets): its values are
  * fields of the state machine, which its one argument range (`this`: the
  * struct's address, or the object reference of a class) points to. The
@@ -511,14 +527,7 @@ static int capture_state_machine(ct_tbuf *b, ct_mapped_fn *f, COR_PRF_ELT_INFO e
     if (FAILED(info->lpVtbl->GetFunctionEnter3Info(info, f->id, elt, &frame, &size, &args.info)) ||
         args.info.numRanges != 1 || args.info.ranges[0].length != 8)
         return 0;
-    uint64_t base;
-    memcpy(&base, (const void *)args.info.ranges[0].startAddress, 8);
-    for (uint32_t i = 0; i < f->nargs; i++) {
-        const ct_plan *p = ct_arg_plan(f, i);
-        uint32_t off = f->sm_offsets[i];
-        UINT_PTR addr = base && off != CT_SM_NO_FIELD ? (UINT_PTR)(base + off) : 0;
-        capture_value(b, w, m, p, addr, slot_len(p), arg_object_depth(f, i));
-    }
+    state_machine_values(b, f, args.info.ranges[0].startAddress, w, m);
     return 1;
 }
 
@@ -812,6 +821,21 @@ static inline ct_tbuf *close_event_begin(void)
     return b;
 }
 
+/* The end of a LEAVE record's values (after the return value's): the out
+ * arguments; then, when the capture took longer than a scalar's (which
+ * costs less than reading the clock), its time is the tracer's, not the
+ * caller's. now: when the leave began. */
+static void leave_outs(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m,
+                       uint64_t now)
+{
+    if (f->out_mask)
+        outs_capture(b, f, w, m);
+    if (w->len > CT_EVENT_BASE_BYTES + LEAVE_HOLD_MIN_BYTES) {
+        uint64_t t1 = ct_now_ns();
+        ct_ring_hold(&b->ring, t1 > now ? t1 - now : 0);
+    }
+}
+
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     uint64_t now = ct_now_ns();
@@ -855,14 +879,7 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
                 capture_value(b, &w, &m, ct_arg_plan(f, f->nargs), 0, 0, 0);
             }
         }
-        if (f->out_mask)
-            outs_capture(b, f, &w, &m);
-        /* A capture past a scalar's is the tracer's time, not the caller's
-         * (a scalar's costs less than reading the clock). */
-        if (w.len > CT_EVENT_BASE_BYTES + LEAVE_HOLD_MIN_BYTES) {
-            uint64_t t1 = ct_now_ns();
-            ct_ring_hold(&b->ring, t1 > now ? t1 - now : 0);
-        }
+        leave_outs(b, f, &w, &m, now);
     }
     end_event(b, &w, &m, area, CT_REC_LEAVE, t, key);
     finish_record(b, &w, inplace);
@@ -968,13 +985,16 @@ void ct_probe_arg(uintptr_t addr)
 }
 
 /* Whether f's arguments can be read from the addresses the probes gave:
- * one per parameter, every plan known (not a state machine's, whose values
- * are fields of `this`; not shared generic code's, bound from the runtime's
- * frame information, which the IL engine does not have). */
+ * one per parameter (a state machine's MoveNext: its `this`), every plan
+ * known (not shared generic code's, bound from the runtime's frame
+ * information, which the IL engine does not have). */
 static int probe_values(const ct_mapped_fn *f, uint32_t nargs)
 {
-    if (!f->values || nargs != f->nargs || nargs > CT_PROBE_MAX_ARGS || f->sm_offsets ||
-        f->late)
+    if (!f->values || f->late)
+        return 0;
+    if (f->sm_offsets)
+        return nargs == 1;
+    if (nargs != f->nargs || nargs > CT_PROBE_MAX_ARGS)
         return 0;
     for (uint32_t i = 0; i < nargs; i++)
         if (!ct_arg_plan(f, i))
@@ -1010,9 +1030,19 @@ void ct_probe_enter(uintptr_t client_id)
     if (probe_values(f, nargs) && (!g_gated || E(b)->gate || f->trigger)) {
         /* The thread is in cooperative mode (the probe's calli suppresses
          * the GC transition): nothing moves while the values are copied. */
-        for (uint32_t i = 0; i < nargs; i++) {
-            const ct_plan *p = ct_arg_plan(f, i);
-            capture_value(b, &w, &m, p, t_probe_args[i], slot_len(p), arg_object_depth(f, i));
+        if (f->sm_offsets) {
+            state_machine_values(b, f, t_probe_args[0], &w, &m);
+        } else {
+            COR_PRF_FUNCTION_ARGUMENT_RANGE r[CT_PROBE_MAX_ARGS];
+            for (uint32_t i = 0; i < nargs; i++) {
+                const ct_plan *p = ct_arg_plan(f, i);
+                r[i].startAddress = t_probe_args[i];
+                r[i].length = slot_len(p);
+                capture_value(b, &w, &m, p, r[i].startAddress, r[i].length,
+                              arg_object_depth(f, i));
+            }
+            if (f->out_mask)
+                outs_track(b, f, r, nargs);
         }
         uint64_t t1 = ct_now_ns();
         ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
@@ -1023,9 +1053,10 @@ void ct_probe_enter(uintptr_t client_id)
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
-/* A frame the IL engine's probe closes: a LEAVE (without the return value,
- * which the probes do not pass yet) or a TAILCALL. */
-static void probe_close(ct_rec_type type, uintptr_t id)
+/* A frame the IL engine's probe closes: a LEAVE, with the return value at
+ * ret_addr (when has_ret; else the value reads missing) and the out
+ * arguments when f has them; else a plain LEAVE or TAILCALL. */
+static void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t ret_addr)
 {
     uint64_t now = ct_now_ns();
     if (watched(id, 0))
@@ -1033,18 +1064,46 @@ static void probe_close(ct_rec_type type, uintptr_t id)
     ct_tbuf *b = close_event_begin();
     if (!b)
         return;
-    plain_event(b, type, now, (uint64_t)id);
+    const ct_mapped_fn *f = (const ct_mapped_fn *)id;
+    uint64_t key = (uint64_t)id;
+    if (type != CT_REC_LEAVE || !f->values || !(has_ret || f->out_mask) ||
+        (g_gated && !E(b)->gate && !f->trigger)) {
+        plain_event(b, type, now, key);
+        atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
+        return;
+    }
+    int inplace;
+    uint8_t *area = build_area(b, &inplace);
+    ct_wbuf w;
+    ct_event_mark m;
+    uint64_t t = prog_time(b, now);
+    ct_wbuf_init(&w, area, b->ring.record_max);
+    ct_event_begin(&w, CT_REC_LEAVE, t, b->tid, key, &m);
+    /* The out values come after the return value's place. */
+    if (f->has_ret) {
+        const ct_plan *p = ct_arg_plan(f, f->nargs);
+        capture_value(b, &w, &m, p, p ? ret_addr : 0, p ? slot_len(p) : 0,
+                      g_ct.cfg.object_depth);
+    }
+    leave_outs(b, f, &w, &m, now);
+    end_event(b, &w, &m, area, CT_REC_LEAVE, t, key);
+    finish_record(b, &w, inplace);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
 void ct_probe_leave(uintptr_t client_id)
 {
-    probe_close(CT_REC_LEAVE, client_id);
+    probe_close(CT_REC_LEAVE, client_id, 0, 0);
+}
+
+void ct_probe_return(uintptr_t ret_addr, uintptr_t client_id)
+{
+    probe_close(CT_REC_LEAVE, client_id, 1, ret_addr);
 }
 
 void ct_probe_tailcall(uintptr_t client_id)
 {
-    probe_close(CT_REC_TAILCALL, client_id);
+    probe_close(CT_REC_TAILCALL, client_id, 0, 0);
 }
 
 /* ------------------------------------------------------------- the JIT */

@@ -72,15 +72,18 @@ void ct_fast_leave(uintptr_t client_id);
 void ct_fast_tailcall(uintptr_t client_id);
 
 /* The IL engine's probes with values (src/profiler/il): at a method's
- * entry, ct_probe_arg with each argument's address (`this` first), then
- * ct_probe_enter, which reads them with the function's plans; ct_probe_leave
- * before each ret, ct_probe_tailcall before a tail call. At most
- * CT_PROBE_MAX_ARGS addresses are kept: a method with more is recorded
- * without values. */
+ * entry, ct_probe_arg with each argument's address (`this` first; a state
+ * machine's MoveNext: `this` only), then ct_probe_enter, which reads them
+ * with the function's plans; before each ret ct_probe_return with the
+ * address of the return value's home (or ct_probe_leave: void, or no
+ * return value); ct_probe_tailcall before a tail call. Both leave probes
+ * read the out arguments again. At most CT_PROBE_MAX_ARGS addresses are
+ * kept: a method with more is recorded without values. */
 #define CT_PROBE_MAX_ARGS 64
 void ct_probe_arg(uintptr_t addr);
 void ct_probe_enter(uintptr_t client_id);
 void ct_probe_leave(uintptr_t client_id);
+void ct_probe_return(uintptr_t ret_addr, uintptr_t client_id);
 void ct_probe_tailcall(uintptr_t client_id);
 
 /* The floor: WithInfo hooks that do nothing. */

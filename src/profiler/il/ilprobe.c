@@ -88,27 +88,66 @@ static mdToken corelib_scope(const ct_module *m)
     return scope;
 }
 
-/* The StandAloneSig of the probes' calli in module mod, made once:
- *   unmanaged (0x09), 1 parameter, modopt(CallConvSuppressGCTransition)
- *   void (native int)
+/* The StandAloneSigs of the probes' calli in a module (0: none). */
+typedef struct probe_sigs {
+    mdToken one; /* void (native int) */
+    mdToken two; /* void (native int, native int) */
+} probe_sigs;
+
+/* A calli signature with nparams native ints into blob[0..*len):
+ *   unmanaged (0x09), nparams, modopt(CallConvSuppressGCTransition) void,
+ *   native int...
  * (ECMA-335 II.23.2.3; the runtime reads the calling convention from the
- * return type's custom modifiers). 0 when the module cannot have it. */
-static mdToken probe_sig(ModuleID mod)
+ * return type's custom modifiers). */
+static int calli_sig(mdTypeRef suppress, uint32_t nparams, uint8_t *blob, size_t cap,
+                     uint32_t *len)
+{
+    uint32_t n = 0;
+    if (cap < 8 + nparams ||
+        clrsig_write_u((suppress & 0xFFFFFFu) << 2 | 1u, blob + 3, 5, &n) != CLRSIG_OK)
+        return -1;
+    blob[0] = 0x09;             /* IMAGE_CEE_CS_CALLCONV_UNMANAGED */
+    blob[1] = (uint8_t)nparams;
+    blob[2] = 0x20;             /* ELEMENT_TYPE_CMOD_OPT */
+    blob[3 + n] = 0x01;         /* void */
+    for (uint32_t i = 0; i < nparams; i++)
+        blob[4 + n + i] = 0x18; /* native int */
+    *len = 4 + n + nparams;
+    return 0;
+}
+
+/* The write side of module mod's metadata, or NULL. */
+static IMetaDataEmit *module_emit(ModuleID mod)
+{
+    IUnknown *unk = NULL;
+    ICorProfilerInfo *info = g_ct.info;
+    if (FAILED(info->lpVtbl->GetModuleMetaData(info, mod, OF_READ_WRITE, &IID_IMetaDataEmit,
+                                               &unk)))
+        return NULL;
+    return (IMetaDataEmit *)unk;
+}
+
+/* The probes' signatures in module mod, made once; {0, 0} when the module
+ * cannot have them. */
+static probe_sigs probe_sig(ModuleID mod)
 {
     ct_key key = {mod, 0};
     pthread_mutex_lock(&g_lock);
-    uintptr_t known = (uintptr_t)ct_map_get(&g_modules, key);
+    uint64_t known = (uint64_t)(uintptr_t)ct_map_get(&g_modules, key);
     pthread_mutex_unlock(&g_lock);
-    if (known)
-        return (mdToken)(known - 1);
-    mdToken sig = 0;
+    probe_sigs s = {0, 0};
+    if (known) {
+        /* 1: tried and failed (a real pair has two tokens of table 0x11). */
+        if (known != 1) {
+            s.one = (mdToken)known;
+            s.two = (mdToken)(known >> 32);
+        }
+        return s;
+    }
     const ct_module *m = ct_module_get(mod);
     mdToken scope = m ? corelib_scope(m) : 0;
-    IUnknown *unk = NULL;
-    ICorProfilerInfo *info = g_ct.info;
-    if (scope && SUCCEEDED(info->lpVtbl->GetModuleMetaData(info, mod, OF_READ_WRITE,
-                                                           &IID_IMetaDataEmit, &unk)) && unk) {
-        IMetaDataEmit *emit = (IMetaDataEmit *)unk;
+    IMetaDataEmit *emit = scope ? module_emit(mod) : NULL;
+    if (emit) {
         static const char name[] = "System.Runtime.CompilerServices.CallConvSuppressGCTransition";
         WCHAR w[sizeof name];
         for (size_t i = 0; i < sizeof name; i++)
@@ -117,22 +156,20 @@ static mdToken probe_sig(ModuleID mod)
         uint8_t blob[16];
         uint32_t n = 0;
         if (SUCCEEDED(emit->lpVtbl->DefineTypeRefByName(emit, scope, w, &tr)) &&
-            clrsig_write_u((tr & 0xFFFFFFu) << 2 | 1u, blob + 3, sizeof blob - 6, &n) ==
-                CLRSIG_OK) {
-            blob[0] = 0x09; /* IMAGE_CEE_CS_CALLCONV_UNMANAGED */
-            blob[1] = 1;    /* one parameter */
-            blob[2] = 0x20; /* ELEMENT_TYPE_CMOD_OPT */
-            blob[3 + n] = 0x01; /* void */
-            blob[4 + n] = 0x18; /* native int */
-            if (FAILED(emit->lpVtbl->GetTokenFromSig(emit, blob, 5 + n, &sig)))
-                sig = 0;
+            calli_sig(tr, 1, blob, sizeof blob, &n) == 0 &&
+            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.one)) &&
+            calli_sig(tr, 2, blob, sizeof blob, &n) == 0 &&
+            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.two)) && s.one && s.two) {
+        } else {
+            s.one = s.two = 0;
         }
         emit->lpVtbl->Release(emit);
     }
     pthread_mutex_lock(&g_lock);
-    ct_map_put(&g_modules, key, (void *)(uintptr_t)(sig + 1));
+    ct_map_put(&g_modules, key,
+               (void *)(uintptr_t)(s.one ? (uint64_t)s.two << 32 | s.one : 1));
     pthread_mutex_unlock(&g_lock);
-    return sig;
+    return s;
 }
 
 /* A probe call: code[0..2) pushes its argument (the caller's), then
@@ -159,15 +196,104 @@ static void probe_code(clril_insn *code, const ct_mapped_fn *f, void (*fn)(uintp
     probe_call(code, fn, sig);
 }
 
-/* Whether f may be generic (its type or itself): the rewritten IL serves
- * every instantiation, and the probes carry the first one's record, whose
- * plans would read another instantiation's arguments wrongly; such methods
- * are recorded without values. Compiler-generated names ("<>c") count too:
- * cautious. */
-static int generic(const ct_mapped_fn *f)
+/* Whether the probes pass f's values: not for plans bound late (generic
+ * code's, whose probes carry its definition's record: the rewritten IL
+ * serves every instantiation). A state machine's MoveNext passes its `this`
+ * (the values are its fields). */
+static int probe_values(const ct_mapped_fn *f)
 {
-    return (f->name && (strchr(f->name, '`') || strchr(f->name, '<'))) ||
-           (f->display && strchr(f->display, '<'));
+    return !g_ct.cfg.no_args && f->values && !f->late &&
+           (f->sm_offsets || f->nargs <= CT_PROBE_MAX_ARGS);
+}
+
+/* The blob of f's return type in its signature sig[0..len): *off, *n; 0,
+ * or -1 for void (or a signature not read). */
+static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *n)
+{
+    uint32_t at = 1, v = 0, used = 0;
+    if (len < 2)
+        return -1;
+    if ((sig[0] & 0x10) && clrsig_read_u(sig + at, len - at, &v, &used) == CLRSIG_OK)
+        at += used; /* generic parameter count */
+    if (clrsig_read_u(sig + at, len - at, &v, &used) != CLRSIG_OK)
+        return -1;
+    at += used; /* parameter count */
+    uint64_t mem[256];
+    clrsig_arena arena;
+    clrsig_arena_init(&arena, mem, sizeof mem);
+    const clrsig_type *t = NULL;
+    if (at >= len ||
+        clrsig_parse_type(sig + at, len - at, NULL, &arena, &t, &used, NULL) != CLRSIG_OK)
+        return -1;
+    t = clrsig_strip(t);
+    if (t->kind == CLRSIG_ET_VOID || t->kind == CLRSIG_ET_TYPEDBYREF)
+        return -1;
+    *off = at;
+    *n = used;
+    return 0;
+}
+
+/* Adds to b's locals one of the return type of method tok (a home for the
+ * return value, whose address the leave probe is given): its number, or -1
+ * (void, or it could not be added: the probe then has no return value). */
+static int64_t return_local(const ct_module *m, ModuleID mod, mdToken tok, clril_body *b)
+{
+    IMetaDataImport *mdi = m->mdi;
+    mdTypeDef td = 0;
+    DWORD attr = 0, impl = 0;
+    ULONG wlen = 0, sig_len = 0, rva = 0, old_len = 0;
+    PCCOR_SIGNATURE sig = NULL, old = NULL;
+    WCHAR w[1];
+    uint32_t off = 0, n = 0;
+    if (!mdi ||
+        FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, w, 1, &wlen, &attr, &sig, &sig_len,
+                                           &rva, &impl)) ||
+        !sig || return_type(sig, sig_len, &off, &n) != 0)
+        return -1;
+    if (b->local_sig &&
+        (FAILED(mdi->lpVtbl->GetSigFromToken(mdi, b->local_sig, &old, &old_len)) || !old))
+        return -1;
+    size_t cap = (size_t)old_len + n + 8, len = 0;
+    uint8_t *blob = malloc(cap);
+    IMetaDataEmit *emit = blob ? module_emit(mod) : NULL;
+    uint32_t first = 0;
+    mdToken local_sig = 0;
+    clril_error err;
+    if (emit && clril_locals_append(old, old_len, sig + off, n, 1, blob, cap, &len, &first,
+                                    &err) == CLRIL_OK &&
+        SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, (ULONG)len, &local_sig)) &&
+        local_sig)
+        b->local_sig = local_sig;
+    if (emit)
+        emit->lpVtbl->Release(emit);
+    free(blob);
+    return b->local_sig == local_sig && local_sig ? (int64_t)first : -1;
+}
+
+/* The code before a ret: the leave probe, given the return value's address
+ * when local (its home) is not -1. Returns its length. */
+#define LEAVE_MAX 9
+static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, int values, int64_t local,
+                           probe_sigs s)
+{
+    if (local < 0) {
+        probe_code(code, f, values ? ct_probe_leave : ct_fast_leave, s.one);
+        return PROBE_LEN;
+    }
+    /* stloc R; ldloca R; conv.u; ldc.i8 f; conv.i; ldc.i8 probe; conv.i;
+     * calli; ldloc R (the value back for the ret). */
+    static const uint16_t ops[LEAVE_MAX] = {
+        CLRIL_STLOC, CLRIL_LDLOCA, CLRIL_CONV_U, CLRIL_LDC_I8, 0xD3, CLRIL_LDC_I8, 0xD3,
+        CLRIL_CALLI, CLRIL_LDLOC,
+    };
+    memset(code, 0, LEAVE_MAX * sizeof *code);
+    for (uint32_t i = 0; i < LEAVE_MAX; i++)
+        code[i].op = ops[i];
+    code[0].value = code[1].value = code[8].value = local;
+    code[3].value = (int64_t)(uintptr_t)f;
+    code[5].value = (int64_t)(uintptr_t)ct_probe_return;
+    code[7].value = s.two;
+    return LEAVE_MAX;
 }
 
 /* 1 when instruction i of b is a call prefixed by tail. */
@@ -187,17 +313,20 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
     ICorProfilerInfo *info = g_ct.info;
     const BYTE *hdr = NULL;
     ULONG size = 0;
-    if (FAILED(info->lpVtbl->GetILFunctionBody(info, mod, tok, &hdr, &size)) || !hdr || !size ||
-        size > CT_IL_MAX_BODY)
+    const ct_module *m = ct_module_get(mod);
+    if (!m || FAILED(info->lpVtbl->GetILFunctionBody(info, mod, tok, &hdr, &size)) || !hdr ||
+        !size || size > CT_IL_MAX_BODY)
         return -1;
-    mdToken sig = probe_sig(mod);
-    if (!sig)
+    probe_sigs sig = probe_sig(mod);
+    if (!sig.one)
         return -1;
     /* An instruction takes a byte at least; each copy of the body holds its
-     * instructions, the probes' (5 per ret, tail call and entry: a ret
-     * takes a byte), switch targets (4 bytes of IL each), clauses and
-     * sections (12 bytes of IL each at least). */
-    size_t per = ((size_t)size * 6 + 16) * sizeof(clril_insn) + IL_ARENA_MIN;
+     * instructions, the probes' (9 per ret, 5 per tail call and at the entry
+     * per argument and for the call: a ret takes a byte), switch targets (4
+     * bytes of IL each), clauses and sections (12 bytes of IL each at
+     * least). */
+    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 + PROBE_LEN * (CT_PROBE_MAX_ARGS + 1)) *
+                     sizeof(clril_insn) + IL_ARENA_MIN;
     uint8_t *mem = malloc(3 * per);
     if (!mem)
         return -1;
@@ -213,37 +342,38 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
     for (uint32_t i = 0; i < b.ninsns; i++)
         if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
             goto out;
-    clril_insn code[PROBE_LEN];
+    int values = !g_ct.cfg.no_args;
+    int with_values = probe_values(f);
+    /* The return value's home (its address goes to the leave probe). */
+    int64_t local = with_values && f->has_ret && f->ret && !f->sm_offsets
+                        ? return_local(m, mod, tok, &b) : -1;
+    clril_insn code[LEAVE_MAX];
     /* From the end, so that the indexes ahead stay valid: before each ret
      * (taking its label: every path to it runs the probe), and before the
      * tail. prefix of a tail call (which must stay right before its ret);
      * last, at the entry, keeping the first instruction's label: a loop back
      * to it does not enter again. */
-    int values = !g_ct.cfg.no_args;
     for (uint32_t i = b.ninsns; i-- > 0;) {
-        uint32_t at = i;
+        uint32_t at = i, n = PROBE_LEN;
         if (b.insns[i].op != CLRIL_RET) {
             continue;
         } else if (i >= 2 && tail_call_at(&b, i - 1)) {
-            probe_code(code, f, values ? ct_probe_tailcall : ct_fast_tailcall, sig);
+            probe_code(code, f, values ? ct_probe_tailcall : ct_fast_tailcall, sig.one);
             at = i - 2;
         } else {
-            probe_code(code, f, values ? ct_probe_leave : ct_fast_leave, sig);
+            n = leave_code(code, f, values, local, sig);
         }
         int next = cur == 1 ? 2 : 1;
         clril_arena_reset(&a[next]);
-        if (clril_insert(&b, at, code, PROBE_LEN, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+        if (clril_insert(&b, at, code, n, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
             goto out;
         cur = next;
     }
     /* The entry: with values, each argument's address first (ldarga;
      * conv.u: an unmanaged pointer to the argument's home on the stack, which
-     * does not move), `this` first, then the enter probe. */
-    /* Not for a state machine's MoveNext shown as its async method (its
-     * values are fields of `this`; its parameters are not MoveNext's), nor
-     * for shared generic code (its plans are not known). */
-    uint32_t nargs = values && f->values && !f->sm_offsets && !f->late && !generic(f) &&
-                             f->nargs <= CT_PROBE_MAX_ARGS ? f->nargs : 0;
+     * does not move), `this` first, then the enter probe. A state machine's
+     * MoveNext passes its `this` only: its values are fields of it. */
+    uint32_t nargs = !with_values ? 0 : f->sm_offsets ? 1 : f->nargs;
     clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1)];
     uint32_t ne = 0;
     for (uint32_t i = 0; i < nargs; i++, ne += PROBE_LEN) {
@@ -251,16 +381,18 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
         entry[ne].op = CLRIL_LDARGA;
         entry[ne].value = i;
         entry[ne + 1].op = CLRIL_CONV_U;
-        probe_call(&entry[ne], ct_probe_arg, sig);
+        probe_call(&entry[ne], ct_probe_arg, sig.one);
     }
-    probe_code(entry + ne, f, values ? ct_probe_enter : ct_fast_enter, sig);
+    probe_code(entry + ne, f, values ? ct_probe_enter : ct_fast_enter, sig.one);
     ne += PROBE_LEN;
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
     if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
         goto out;
-    /* The probe needs two slots above what is on the stack (a return value). */
-    b.max_stack = b.max_stack > 0xFFFF - 2 ? 0xFFFF : (uint16_t)(b.max_stack + 2);
+    /* A probe needs three slots (two arguments and the target) above what
+     * is on the stack: nothing at the entry, at most the return value at
+     * a ret (stored to its home first when the probe is given it). */
+    b.max_stack = b.max_stack > 0xFFFF - 3 ? 0xFFFF : (uint16_t)(b.max_stack + 3);
     size_t need = 0;
     uint8_t probe[1];
     if (clril_encode(&b, probe, 0, &need, &err) != CLRIL_E_SPACE || !need)
@@ -300,6 +432,10 @@ void ct_il_jit_started(FunctionID id)
         ct_map_put(&g_done, key, (void *)1);
     pthread_mutex_unlock(&g_lock);
     if (seen)
+        return;
+    /* Generic code: the probes carry the definition's record (the IL serves
+     * every instantiation; which one runs is not known to it). */
+    if (f->generic && !(f = ct_registry_definition(id, mod, tok)))
         return;
     rewrite(f, mod, tok); /* a body it cannot rewrite runs as it is */
 }

@@ -48,8 +48,10 @@ static int name_is_framework(const char *name)
 /* ------------------------------------------------------------- records */
 
 /* Everything the record needs, from metadata and the runtime. Called
- * without g_lock held: it calls back into the runtime. */
-static ct_mapped_fn *build_function(FunctionID id)
+ * without g_lock held: it calls back into the runtime. With definition,
+ * the record is of the generic definition that id instantiates: named and
+ * planned with its declared type parameters ("Demo.Box<T>.Set(T value)"). */
+static ct_mapped_fn *build_function(FunctionID id, int definition)
 {
     ICorProfilerInfo *info = g_ct.info;
     ct_mapped_fn *f = ct_perm_alloc(sizeof *f);
@@ -74,6 +76,8 @@ static ct_mapped_fn *build_function(FunctionID id)
     }
     if (nm > CT_MAX_TYPE_ARGS)
         nm = CT_MAX_TYPE_ARGS;
+    if (definition)
+        margs_known = 0;
     const ct_module *m = ct_module_get(mod);
     if (!m || !m->mdi)
         return f;
@@ -112,11 +116,16 @@ static ct_mapped_fn *build_function(FunctionID id)
 
     ClassID cargs[CT_MAX_TYPE_ARGS];
     ULONG32 nc = 0;
+    if (definition)
+        cls = 0;
     if (cls && FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL,
                                                     CT_MAX_TYPE_ARGS, &nc, cargs)))
         nc = 0;
     if (nc > CT_MAX_TYPE_ARGS)
         nc = CT_MAX_TYPE_ARGS;
+    /* The type's name by the compilers' convention ("Box`1") when the
+     * runtime did not say; the signature's GENERIC flag for the method. */
+    f->generic = nc || nm || strchr(name, '`') || (sig_len && (sig[0] & 0x10));
     ct_method_info mi = {
         .module = m, .token = tok, .owner = td, .method_name = method,
         .sig = sig, .sig_len = sig_len,
@@ -141,7 +150,7 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     pthread_mutex_unlock(&g_lock);
 
     if (!f) {
-        ct_mapped_fn *mine = build_function(id);
+        ct_mapped_fn *mine = build_function(id, 0);
         if (!mine) {
             /* Out of memory: no hooks. The return value must not be 0. */
             *hook = 0;
@@ -171,6 +180,28 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     }
     *hook = f->hooked || f->watched;
     return (UINT_PTR)f;
+}
+
+ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
+{
+    ct_key key = {mod, tok};
+    pthread_mutex_lock(&g_lock);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    pthread_mutex_unlock(&g_lock);
+    if (f)
+        return f;
+    ct_mapped_fn *mine = build_function(id, 1);
+    if (!mine || !mine->hooked)
+        return NULL;
+    pthread_mutex_lock(&g_lock);
+    f = ct_map_get(&g_functions, key);
+    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
+    if (fresh)
+        f = mine;
+    pthread_mutex_unlock(&g_lock);
+    if (fresh)
+        ct_writer_define(f);
+    return f;
 }
 
 const ct_mapped_fn *ct_registry_find(FunctionID id)

@@ -52,6 +52,8 @@ typedef struct ct_mapped_fn {
     atomic_uint arginfo_size;   /* bytes GetFunctionEnter3Info needs; 0 until learned */
     const char *name;           /* metadata name, "Demo.Box`1.Get"; "?" when unknown */
     const char *display;        /* as printed, "Demo.Box<int>.Get" */
+    int generic;                /* its type or itself has type parameters: its IL
+                                   serves other instantiations too (il/ilprobe.c) */
 
     /* Values. With values == 0 the call is printed as display + "(...)". */
     int values;
@@ -94,6 +96,13 @@ typedef struct ct_mapped_fn {
  * function's FUNCTION record is queued for the writer (writer.h) here, so it
  * precedes every event of the function. */
 UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
+
+/* The record of the generic definition (mod, tok) that FunctionID id
+ * instantiates, made once (keyed by the definition; not counted among the
+ * functions): the IL engine's probes of generic code, whose rewritten IL
+ * serves every instantiation, carry it. NULL when it is not traced or
+ * memory ran out. */
+ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok);
 
 /* The record for id, or NULL when the mapper has not seen it. */
 const ct_mapped_fn *ct_registry_find(FunctionID id);
