@@ -103,6 +103,14 @@ typedef const GUID *REFGUID;
 /* --------------------------------------------------------------- structs */
 
 /* [idl] _COR_PRF_FUNCTION_ARGUMENT_RANGE: 16 bytes on 64-bit (8 + 4 + pad) */
+/* corprof.idl: one original IL offset and where it is in a rewritten body
+ * (SetILInstrumentedCodeMap). */
+typedef struct COR_IL_MAP {
+    uint32_t oldOffset;
+    uint32_t newOffset;
+    BOOL fAccurate;
+} COR_IL_MAP;
+
 typedef struct COR_PRF_FUNCTION_ARGUMENT_RANGE {
     UINT_PTR startAddress;
     ULONG length;
@@ -371,7 +379,8 @@ typedef struct ICorProfilerInfoVtbl {
                                WCHAR szName[], AppDomainID *domain, ModuleID *manifest);
     void *SetFunctionReJIT;                                                           /* 27 */
     void *ForceGC;                                                                    /* 28 */
-    void *SetILInstrumentedCodeMap;                                                   /* 29 */
+    HRESULT (*SetILInstrumentedCodeMap)(PI, FunctionID id, BOOL fStartJit,
+                                        ULONG cILMapEntries, COR_IL_MAP *map);        /* 29 */
     void *GetInprocInspectionInterface;                                               /* 30 */
     void *GetInprocInspectionIThisThread;                                             /* 31 */
     void *GetThreadContext;                                                           /* 32 */
@@ -711,6 +720,7 @@ _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetClassFromObject) == 3, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetClassFromToken) == 4, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetEventMask) == 6, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, IsArrayClass) == 11, "Info");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetILInstrumentedCodeMap) == 29, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionInfo) == 15, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetEventMask) == 16, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetTokenAndMetaDataFromFunction) == 19, "Info");

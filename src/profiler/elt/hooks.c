@@ -317,7 +317,13 @@ static void class_of(void *ctx, uint64_t object, ct_class_info *out)
     if (e->mt != mt) {
         ClassID cls = 0;
         ICorProfilerInfo *info = g_ct.info;
-        if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)) || !cls)
+        /* The ClassID of an object is its MethodTable, the object's first
+         * word (vm/object.inl: GetTypeHandle wraps it, arrays included).
+         * GetClassFromObject answers only inside a callback: the IL
+         * engine's probes are not, and take the word itself. */
+        if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)object, &cls)))
+            cls = (ClassID)mt;
+        if (!cls)
             return;
         if (!__atomic_load_n(&g_layout.string_class, __ATOMIC_RELAXED))
             note_string_class(cls);

@@ -38,7 +38,9 @@ static ct_mapped_fn *traced(FunctionID id)
     BOOL hook = 0;
     UINT_PTR cid = ct_function_mapper(id, NULL, &hook);
     ct_mapped_fn *f = cid != id ? (ct_mapped_fn *)cid : NULL;
-    return f && f->hooked ? f : NULL;
+    /* Watched (the unhandled-exception path, hooks.h): its entry probe
+     * tells the tracer to write what it has before the runtime aborts. */
+    return f && (f->hooked || f->watched) ? f : NULL;
 }
 
 int ct_il_use_precompiled(FunctionID id)
@@ -308,8 +310,9 @@ static int tail_call_at(const clril_body *b, uint32_t i)
  * Each insertion copies the body into the other of two arenas (libclril
  * rebuilds every array), so memory stays at twice one copy however many
  * rets the method has. */
-static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
+static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken tok)
 {
+    COR_IL_MAP *map = NULL;
     ICorProfilerInfo *info = g_ct.info;
     const BYTE *hdr = NULL;
     ULONG size = 0;
@@ -393,6 +396,15 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
      * is on the stack: nothing at the entry, at most the return value at
      * a ret (stored to its home first when the probe is given it). */
     b.max_stack = b.max_stack > 0xFFFF - 3 ? 0xFFFF : (uint16_t)(b.max_stack + 3);
+    /* The original offset of each instruction (CLRIL_NEW: a probe's), for
+     * the map from the old offsets to the new ones. */
+    map = malloc((size_t)b.ninsns * sizeof *map);
+    if (!map)
+        goto out;
+    uint32_t nmap = 0;
+    for (uint32_t i = 0; i < b.ninsns; i++)
+        if (b.insns[i].offset != CLRIL_NEW)
+            map[nmap++] = (COR_IL_MAP){b.insns[i].offset, i, 1};
     size_t need = 0;
     uint8_t probe[1];
     if (clril_encode(&b, probe, 0, &need, &err) != CLRIL_E_SPACE || !need)
@@ -406,7 +418,17 @@ static int rewrite(const ct_mapped_fn *f, ModuleID mod, mdToken tok)
         SUCCEEDED(info->lpVtbl->SetILFunctionBody(info, mod, tok, out)))
         rc = 0;
     mm->lpVtbl->Release(mm);
+    if (rc == 0) {
+        /* Where each original instruction is now: the runtime maps the IL
+         * offsets of the new body back to the original ones (the lines of
+         * an exception's stack trace are the program's own). */
+        for (uint32_t k = 0; k < nmap; k++)
+            map[k].newOffset = b.insns[map[k].newOffset].offset;
+        if (SUCCEEDED(info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map)))
+            map = NULL; /* the runtime's now */
+    }
 out:
+    free(map);
     free(mem);
     return rc;
 }
@@ -437,5 +459,5 @@ void ct_il_jit_started(FunctionID id)
      * every instantiation; which one runs is not known to it). */
     if (f->generic && !(f = ct_registry_definition(id, mod, tok)))
         return;
-    rewrite(f, mod, tok); /* a body it cannot rewrite runs as it is */
+    rewrite(f, id, mod, tok); /* a body it cannot rewrite runs as it is */
 }
