@@ -94,9 +94,16 @@ want_line "a struct of floats and an int returned in xmm0 and rax" \
 want_line "BitOperations input and result" "Vectors.Vec.Bits(ulong x=81985529216486895) -> int 32070"
 # Outer(a, b) => Fix(a + b) is a fast tail call in optimised code: Outer's
 # frame ends as Fix enters, Fix runs at Outer's depth.
-check_eq "a fast tail call: Outer ends by the tail call, Fix at its depth" \
-    "$(printf 'Vectors.Vec.Outer( -> tailcall\nVectors.Vec.Fix(')" \
-    "$(grep -E 'Vectors\.Vec\.(Outer|Fix)\(' <<<"$first" | sed -E 's/^( *Vectors\.Vec\.(Outer|Fix)\().*( -> tailcall)$/\1\3/; s/^( *Vectors\.Vec\.Fix\().*/\1/' | ct_dedent)"
+# The IL engine's leave probe stands between the call and the ret: the JIT
+# makes no tail call of it, Fix runs inside Outer (docs/tracer.md).
+if [[ ${CLRTRACE_ENGINE:-elt} == il ]]; then
+    fast_tail=$(printf 'Vectors.Vec.Outer(\n  Vectors.Vec.Fix(')
+else
+    fast_tail=$(printf 'Vectors.Vec.Outer( -> tailcall\nVectors.Vec.Fix(')
+fi
+check_eq "a fast tail call: Outer ends by the tail call, Fix at its depth (IL engine: Fix inside Outer)" \
+    "$fast_tail" \
+    "$(grep -E 'Vectors\.Vec\.(Outer|Fix)\(' <<<"$first" | sed -E 's/^( *Vectors\.Vec\.(Outer|Fix)\().*( -> tailcall)$/\1\3/; s/^( *Vectors\.Vec\.Outer\().* \{$/\1/; s/^( *Vectors\.Vec\.Fix\().*/\1/' | ct_dedent)"
 check "the trace is balanced" ct_balance "$t"
 check_eq "no events dropped" 0 "$(summary_dropped "$t")"
 

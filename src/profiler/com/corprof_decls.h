@@ -82,6 +82,9 @@ typedef UINT_PTR COR_PRF_FRAME_INFO;
  * ([ee] CoCreateProfiler logs it as "cancel activation", not as a failure).
  * Value from corerror.h: 0x80131375. */
 #define CORPROF_E_PROFILER_CANCEL_ACTIVATION ((HRESULT)0x80131375)
+/* corerror.h: a call the runtime answers only inside a callback (the IL
+ * engine's probes are not). */
+#define CORPROF_E_UNSUPPORTED_CALL_SEQUENCE ((HRESULT)0x80131363)
 
 #define SUCCEEDED(hr) ((HRESULT)(hr) >= 0)
 #define FAILED(hr) ((HRESULT)(hr) < 0)

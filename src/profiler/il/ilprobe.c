@@ -421,11 +421,14 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     if (rc == 0) {
         /* Where each original instruction is now: the runtime maps the IL
          * offsets of the new body back to the original ones (the lines of
-         * an exception's stack trace are the program's own). */
+         * an exception's stack trace are the program's own). Sorted by
+         * both offsets, one entry per original instruction: an inserted
+         * one reads as the original instruction before it. */
         for (uint32_t k = 0; k < nmap; k++)
             map[k].newOffset = b.insns[map[k].newOffset].offset;
-        if (SUCCEEDED(info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map)))
-            map = NULL; /* the runtime's now */
+        /* The runtime copies the map (a later call replaces it); it keys
+         * it by the method definition, every instantiation and tier. */
+        info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map);
     }
 out:
     free(map);

@@ -6,10 +6,11 @@
  *
  * A probe is an unmanaged `calli` whose signature carries
  * modopt(CallConvSuppressGCTransition): the JIT emits a plain native call,
- * the thread stays in cooperative mode (no GC can run in the probe), and
- * the probe is the fast path's recording (hooks.h: ct_fast_enter,
- * ct_fast_leave, ct_fast_tailcall), keyed by the function's record. This
- * first version records calls and times, not values.
+ * the thread stays in cooperative mode (no GC can run in the probe). The
+ * probes (hooks.h: ct_probe_*, or ct_fast_* without values) are keyed by
+ * the function's record (generic code: its definition's); with values
+ * they are handed the arguments' addresses at the entry and the return
+ * value's at each ret.
  *
  * docs/tracer.md, "The IL-probe engine", says what it cannot see. */
 #ifndef CLRTRACE_ILPROBE_H

@@ -93,8 +93,11 @@ static int entry_layout(pctx *c, const uint8_t *obj, uint32_t items, int dict, c
     ModuleID mod = 0;
     mdTypeDef td = 0;
     ULONG32 nargs = 0;
-    if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)arr, &acls)) ||
-        info->lpVtbl->IsArrayClass(info, acls, &et, &ecls, &rank) != S_OK || rank != 1 || !ecls ||
+    /* Outside a callback (the IL engine's probes), the array's class is its
+     * MethodTable word (hooks.c, class_of). */
+    if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)arr, &acls)))
+        memcpy(&acls, (const void *)(uintptr_t)arr, sizeof acls);
+    if (!acls || info->lpVtbl->IsArrayClass(info, acls, &et, &ecls, &rank) != S_OK || rank != 1 || !ecls ||
         FAILED(info->lpVtbl->GetClassIDInfo2(info, ecls, &mod, &td, NULL, CT_MAX_TYPE_ARGS,
                                              &nargs, args)) ||
         nargs > CT_MAX_TYPE_ARGS)
@@ -111,12 +114,16 @@ static int entry_layout(pctx *c, const uint8_t *obj, uint32_t items, int dict, c
     if (next < 0 || value < 0 || key < 0 || !size)
         return -1;
     /* The entries must be size bytes apart: the array holds its length of
-     * them (GetObjectSize2, ICorProfilerInfo4), else nothing is read. */
+     * them (GetObjectSize2, ICorProfilerInfo4), else nothing is read.
+     * Outside a callback the runtime does not answer: size is then its own
+     * (GetClassLayout of the element class). */
     uint32_t length;
     size_t osize = 0;
     memcpy(&length, (const uint8_t *)(uintptr_t)arr + CT_SZARRAY_LENGTH_OFFSET, 4);
-    if (g_ct.info_version < 4 || FAILED(info->lpVtbl->GetObjectSize2(info, (ObjectID)arr, &osize)) ||
-        osize < CT_SZARRAY_DATA_OFFSET + (uint64_t)length * size)
+    HRESULT hr = g_ct.info_version < 4 ? E_FAIL
+                                       : info->lpVtbl->GetObjectSize2(info, (ObjectID)arr, &osize);
+    if (hr != CORPROF_E_UNSUPPORTED_CALL_SEQUENCE &&
+        (FAILED(hr) || osize < CT_SZARRAY_DATA_OFFSET + (uint64_t)length * size))
         return -1;
     q->entry_size = size;
     q->entry_next = (uint32_t)next;
