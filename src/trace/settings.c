@@ -78,8 +78,7 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                        1, 0, NULL, "NAME",
                        "elt (default): the runtime's enter/leave hooks; il (experimental): "
                        "the IL of the traced methods calls the tracer, every other "
-                       "method keeps its precompiled code (generic code under its "
-                       "definition)"},
+                       "method keeps its precompiled code"},
     [CT_SET_LOSSY] = {"CLRTRACE_LOSSY", NULL, "--lossy", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0, 1, 0,
                       "1", NULL,
                       "drop events (counted) rather than wait when a thread's "

@@ -15,8 +15,9 @@
 #      part of what it compiles under the ELT engine (which makes the runtime
 #      refuse every ReadyToRun image), counted by the traces' own jit lines;
 #   4. 16 threads calling a traced method that takes fresh objects, strings
-#      and arrays while another thread forces collections: the same output,
-#      every call recorded (the count from the C# source);
+#      and arrays, and generic code shared by reference types, while another
+#      thread forces collections: the same output, every call recorded (the
+#      count from the C# source), the values and the instantiation read;
 #   5. a `tail.` call: the caller ends (by tail call) before the callee starts;
 #   6. the SDK's C# compiler with every Microsoft.CodeAnalysis.* method
 #      rewritten writes the same assembly, byte for byte, as untraced;
@@ -104,12 +105,19 @@ check "gcstress: Work recorded 80000 times" \
     grep -qE '^ +80000 .* Hard\.GcStress\.Work$' "$work/gc.report"
 check "gcstress: Box's constructor recorded 80000 times" \
     grep -qE '^ +80000 .* Hard\.Box\.\.ctor$' "$work/gc.report"
+# GcStress.cs: and Count<T> (code shared by reference types) with a Box,
+# Count(box, new[] { box, box }): the same box twice in the array.
+check "gcstress: Count<Box> (shared generic code) recorded 80000 times" \
+    grep -qE '^ +80000 .* Hard\.GcStress\.Count<Box>$' "$work/gc.report"
 check "gcstress: the trace is complete" grep -qE '^complete +yes$' <("$ct" info "$work/gc")
 "$ct" replay "$work/gc" >"$work/gc.replay" 2>&1
 # GcStress.cs: Work("call " + i, new[] { i, t, 3 }, box) on thread t, while
 # collections run: the last call of each thread shows i = 4999.
 check "gcstress: Work's string and array arguments, read while collections run" \
     grep -qE 'Hard\.GcStress\.Work\(string text="call 4999", int\[\] numbers=int\[3\] \{4999, [0-9]+, 3\}, Box box=' \
+    "$work/gc.replay"
+check "gcstress: Count<Box>'s arguments and result, read while collections run" \
+    grep -qE 'Hard\.GcStress\.Count<Box>\(Box first=Hard\.Box\{Value=[0-6], Name="box[0-9]"\}, Box\[\] all=Box\[2\] \{Hard\.Box\{Value=[0-6], Name="box[0-9]"\}, Hard\.Box\{<shown above>\}\}\) -> int 3$' \
     "$work/gc.replay"
 
 echo "== tail. calls"

@@ -663,9 +663,17 @@ typedef struct IMetaDataEmitVtbl {
     void *slots3_11[9];                                                               /* 3-11 */
     HRESULT (*DefineTypeRefByName)(ME, mdToken tkResolutionScope, const WCHAR *szName,
                                    mdTypeRef *ptr);                                   /* 12 */
-    void *slots13_22[10];                                                             /* 13-22 */
+    void *DefineImportType;                                                           /* 13 */
+    HRESULT (*DefineMemberRef)(ME, mdToken tkImport, const WCHAR *szName,
+                               const uint8_t *pvSigBlob, ULONG cbSigBlob,
+                               mdToken *pmr);                                         /* 14 */
+    void *slots15_22[8];                                                              /* 15-22 */
     HRESULT (*GetTokenFromSig)(ME, const uint8_t *pvSig, ULONG cbSig,
                                mdToken *pmsig);                                       /* 23 */
+    void *DefineModuleRef;                                                            /* 24 */
+    void *SetParent;                                                                  /* 25 */
+    HRESULT (*GetTokenFromTypeSpec)(ME, const uint8_t *pvSig, ULONG cbSig,
+                                    mdToken *ptypespec);                              /* 26 */
 } IMetaDataEmitVtbl;
 struct IMetaDataEmit {
     const IMetaDataEmitVtbl *lpVtbl;
@@ -733,6 +741,8 @@ _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetILFunctionBody) == 22, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetILFunctionBody) == 24, "Info");
 _Static_assert(CT_SLOT(IMetaDataEmitVtbl, DefineTypeRefByName) == 12, "IMetaDataEmit");
 _Static_assert(CT_SLOT(IMetaDataEmitVtbl, GetTokenFromSig) == 23, "IMetaDataEmit");
+_Static_assert(CT_SLOT(IMetaDataEmitVtbl, DefineMemberRef) == 14, "IMetaDataEmit");
+_Static_assert(CT_SLOT(IMetaDataEmitVtbl, GetTokenFromTypeSpec) == 26, "IMetaDataEmit");
 _Static_assert(CT_SLOT(IMethodMallocVtbl, Alloc) == 3, "IMethodMalloc");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetILToNativeMapping) == 35, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, DoStackSnapshot) == 36, "Info2");

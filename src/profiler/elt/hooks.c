@@ -25,6 +25,11 @@
 #include "utf16.h"
 #include "writer.h"
 
+/* The IL engine's cache of generic instantiations per thread: entries,
+ * and the most type handles an entry holds. */
+#define CT_INST_CACHE 64
+#define CT_INST_CACHE_HANDLES 3
+
 /* The ELT engine's state of one thread: the engine area of its buffer
  * (tbuf.h), zeroed when a thread takes the buffer. */
 typedef struct elt_thread {
@@ -60,6 +65,14 @@ typedef struct elt_thread {
         uint32_t len;
         uint8_t values[(4 + 16) + (4 + 16 + 2 * CT_EXC_MESSAGE_CHARS)];
     } exc[CT_EXC_SLOTS];
+    /* The IL engine: the last instantiations of generic code found, by
+     * definition and type handles (the registry's lock is taken on a miss
+     * only). */
+    struct {
+        const ct_mapped_fn *def, *inst;
+        uint32_t n;
+        uintptr_t h[CT_INST_CACHE_HANDLES];
+    } inst_cache[CT_INST_CACHE];
 } elt_thread;
 
 static inline elt_thread *E(const ct_tbuf *b)
@@ -982,6 +995,44 @@ void ct_fast_tailcall(uintptr_t client_id)
 static __thread uintptr_t t_probe_args[CT_PROBE_MAX_ARGS];
 static __thread uint32_t t_probe_nargs;
 
+/* The type handles generic code's entry hands over (CT_MAX_TYPE_ARGS + 1:
+ * the class, then the method's type arguments). */
+#define PROBE_MAX_HANDLES (CT_MAX_TYPE_ARGS + 1)
+static __thread uintptr_t t_probe_targs[PROBE_MAX_HANDLES];
+static __thread uint32_t t_probe_ntargs;
+
+void ct_probe_targ(uintptr_t handle)
+{
+    uint32_t n = t_probe_ntargs;
+    if (n < PROBE_MAX_HANDLES)
+        t_probe_targs[n] = handle;
+    t_probe_ntargs = n + 1;
+}
+
+/* The instantiation of definition def that the handles name, or def. */
+static const ct_mapped_fn *probe_instance(ct_tbuf *b, const ct_mapped_fn *def, uint32_t n)
+{
+    if (n > PROBE_MAX_HANDLES)
+        return def;
+    uintptr_t hash = (uintptr_t)def >> 4;
+    for (uint32_t i = 0; i < n; i++)
+        hash = hash * 31 + (t_probe_targs[i] >> 4);
+    __typeof__(E(b)->inst_cache[0]) *e = &E(b)->inst_cache[hash & (CT_INST_CACHE - 1)];
+    if (e->def == def && e->n == n && n <= CT_INST_CACHE_HANDLES &&
+        !memcmp(e->h, t_probe_targs, n * sizeof *t_probe_targs))
+        return e->inst;
+    const ct_mapped_fn *inst = ct_registry_instance(def, t_probe_targs, n);
+    if (!inst)
+        return def;
+    if (n <= CT_INST_CACHE_HANDLES) {
+        e->def = def;
+        e->inst = inst;
+        e->n = n;
+        memcpy(e->h, t_probe_targs, n * sizeof *t_probe_targs);
+    }
+    return inst;
+}
+
 void ct_probe_arg(uintptr_t addr)
 {
     uint32_t n = t_probe_nargs;
@@ -1010,14 +1061,16 @@ static int probe_values(const ct_mapped_fn *f, uint32_t nargs)
 
 void ct_probe_enter(uintptr_t client_id)
 {
-    uint32_t nargs = t_probe_nargs;
-    t_probe_nargs = 0;
+    uint32_t nargs = t_probe_nargs, ntargs = t_probe_ntargs;
+    t_probe_nargs = t_probe_ntargs = 0;
     if (!recording() || watched(client_id, 1))
         return;
-    ct_mapped_fn *f = (ct_mapped_fn *)client_id;
+    const ct_mapped_fn *f = (const ct_mapped_fn *)client_id;
     ct_tbuf *b = thread_self();
     if (!b)
         return;
+    if (ntargs && f->definition)
+        f = probe_instance(b, f, ntargs);
     if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed)) {
         ct_tbuf_count_drop(b, 1);
         return;
@@ -1067,6 +1120,15 @@ static void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t r
     uint64_t now = ct_now_ns();
     if (watched(id, 0))
         return;
+    /* Generic code: the frame's record is the instantiation its entry
+     * found. */
+    const ct_mapped_fn *def = (const ct_mapped_fn *)id;
+    if (def->definition && t_self && E(t_self)->depth &&
+        E(t_self)->depth <= CT_DROP_TRACK_FRAMES) {
+        uint64_t top = E(t_self)->frame_keys[E(t_self)->depth - 1];
+        if (top && ((const ct_mapped_fn *)(uintptr_t)top)->def == def)
+            id = (uintptr_t)top;
+    }
     ct_tbuf *b = close_event_begin();
     if (!b)
         return;
@@ -1161,17 +1223,21 @@ static const ct_mapped_fn *traced_function(FunctionID id)
     return f && f->hooked ? f : NULL;
 }
 
-/* The shadow depth that puts the frame of traced function `key` on top: its
+/* The shadow depth that puts the frame of traced function f on top: its
  * innermost open frame (normally the top one), or the depth itself when it
- * is not among the frames whose keys are kept. */
-static uint32_t frame_depth_of(const ct_tbuf *b, uint64_t key)
+ * is not among the frames whose keys are kept. A frame of the same method
+ * under another record counts (the IL engine's generic code: its
+ * definition's or instantiation's). */
+static uint32_t frame_depth_of(const ct_tbuf *b, const ct_mapped_fn *f)
 {
     uint32_t d = E(b)->depth;
     if (d > CT_DROP_TRACK_FRAMES)
         return d;
-    for (uint32_t i = d; i-- > 0;)
-        if (E(b)->frame_keys[i] == key)
+    for (uint32_t i = d; i-- > 0;) {
+        const ct_mapped_fn *k = (const ct_mapped_fn *)(uintptr_t)E(b)->frame_keys[i];
+        if (k == f || (k && f->token && k->token == f->token && k->module == f->module))
             return i + 1;
+    }
     return d;
 }
 
@@ -1405,7 +1471,7 @@ void ct_ex_unwind_function_enter(FunctionID id)
     uint64_t now = ct_now_ns();
     ct_tbuf *b = t_self;
     const ct_mapped_fn *f = b ? traced_function(id) : NULL;
-    uint32_t depth = !b ? 0 : f ? frame_depth_of(b, (uint64_t)(uintptr_t)f) : E(b)->depth;
+    uint32_t depth = !b ? 0 : f ? frame_depth_of(b, f) : E(b)->depth;
     if (!ct_eh_unwind_enter(&t_eh, id, f != NULL, depth))
         return;
     /* The outermost managed frame of an unhandled exception: the runtime

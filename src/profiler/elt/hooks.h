@@ -81,6 +81,9 @@ void ct_fast_tailcall(uintptr_t client_id);
  * kept: a method with more is recorded without values. */
 #define CT_PROBE_MAX_ARGS 64
 void ct_probe_arg(uintptr_t addr);
+/* Generic code's entry hands over, before its arguments, the type handles
+ * that name the instantiation running (registry.h, ct_registry_instance). */
+void ct_probe_targ(uintptr_t handle);
 void ct_probe_enter(uintptr_t client_id);
 void ct_probe_leave(uintptr_t client_id);
 void ct_probe_return(uintptr_t ret_addr, uintptr_t client_id);

@@ -9,6 +9,7 @@
 
 #include "clril/clril.h"
 #include "clrsig/clrsig.h"
+#include "classnames.h"
 #include "hooks.h"
 #include "map.h"
 #include "modules.h"
@@ -23,7 +24,7 @@
 #define IL_ARENA_MIN (64u * 1024)
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_modules;  /* {module, 0} -> (the probe signature token) + 1, or 1: failed */
+static ct_map g_modules;  /* {module, 0} -> its probe_sigs */
 static ct_map g_done;     /* {module, method token} -> 1: rewritten (or tried) */
 static atomic_ulong g_compiled;
 
@@ -90,11 +91,16 @@ static mdToken corelib_scope(const ct_module *m)
     return scope;
 }
 
-/* The StandAloneSigs of the probes' calli in a module (0: none). */
+/* What the probes need in a module's metadata (0: none). */
 typedef struct probe_sigs {
-    mdToken one; /* void (native int) */
-    mdToken two; /* void (native int, native int) */
+    mdToken one;      /* StandAloneSig: void (native int) */
+    mdToken two;      /* StandAloneSig: void (native int, native int) */
+    mdToken tointptr; /* MemberRef: native int RuntimeTypeHandle::ToIntPtr(RuntimeTypeHandle) */
 } probe_sigs;
+
+/* The first runtime with RuntimeTypeHandle.ToIntPtr (.NET 7) has
+ * ICorProfilerInfo13. */
+#define INFO_WITH_TOINTPTR 13
 
 /* A calli signature with nparams native ints into blob[0..*len):
  *   unmanaged (0x09), nparams, modopt(CallConvSuppressGCTransition) void,
@@ -129,31 +135,60 @@ static IMetaDataEmit *module_emit(ModuleID mod)
     return (IMetaDataEmit *)unk;
 }
 
-/* The probes' signatures in module mod, made once; {0, 0} when the module
- * cannot have them. */
+/* A WCHAR copy of ASCII name (at most 96 characters). */
+static void wide(const char *name, WCHAR *w)
+{
+    size_t i = 0;
+    for (; name[i] && i < 96; i++)
+        w[i] = (WCHAR)name[i];
+    w[i] = 0;
+}
+
+/* The MemberRef of RuntimeTypeHandle.ToIntPtr in a module (scope: its
+ * TypeRefs' to CoreLib types), or 0: static, one parameter,
+ *   native int (valuetype System.RuntimeTypeHandle)
+ * The probes of generic code get the type handles that name their
+ * instantiation with it (`ldtoken !0` pushes a RuntimeTypeHandle). */
+static mdToken tointptr_ref(IMetaDataEmit *emit, mdToken scope)
+{
+    WCHAR w[97];
+    mdTypeRef rth = 0;
+    mdToken mr = 0;
+    uint8_t blob[16];
+    uint32_t n = 0;
+    if (g_ct.info_version < INFO_WITH_TOINTPTR)
+        return 0;
+    wide("System.RuntimeTypeHandle", w);
+    if (FAILED(emit->lpVtbl->DefineTypeRefByName(emit, scope, w, &rth)) ||
+        clrsig_write_u((rth & 0xFFFFFFu) << 2 | 1u, blob + 4, sizeof blob - 4, &n) != CLRSIG_OK)
+        return 0;
+    blob[0] = 0x00; /* DEFAULT: static */
+    blob[1] = 1;    /* one parameter */
+    blob[2] = 0x18; /* native int */
+    blob[3] = 0x11; /* VALUETYPE */
+    wide("ToIntPtr", w);
+    if (FAILED(emit->lpVtbl->DefineMemberRef(emit, rth, w, blob, 4 + n, &mr)))
+        return 0;
+    return mr;
+}
+
+/* What the probes need in module mod, made once; {0, 0, 0} when the module
+ * cannot have it. */
 static probe_sigs probe_sig(ModuleID mod)
 {
     ct_key key = {mod, 0};
     pthread_mutex_lock(&g_lock);
-    uint64_t known = (uint64_t)(uintptr_t)ct_map_get(&g_modules, key);
+    const probe_sigs *known = ct_map_get(&g_modules, key);
     pthread_mutex_unlock(&g_lock);
-    probe_sigs s = {0, 0};
-    if (known) {
-        /* 1: tried and failed (a real pair has two tokens of table 0x11). */
-        if (known != 1) {
-            s.one = (mdToken)known;
-            s.two = (mdToken)(known >> 32);
-        }
-        return s;
-    }
+    probe_sigs s = {0, 0, 0};
+    if (known)
+        return *known;
     const ct_module *m = ct_module_get(mod);
     mdToken scope = m ? corelib_scope(m) : 0;
     IMetaDataEmit *emit = scope ? module_emit(mod) : NULL;
     if (emit) {
-        static const char name[] = "System.Runtime.CompilerServices.CallConvSuppressGCTransition";
-        WCHAR w[sizeof name];
-        for (size_t i = 0; i < sizeof name; i++)
-            w[i] = (WCHAR)name[i];
+        WCHAR w[97];
+        wide("System.Runtime.CompilerServices.CallConvSuppressGCTransition", w);
         mdTypeRef tr = 0;
         uint8_t blob[16];
         uint32_t n = 0;
@@ -161,15 +196,26 @@ static probe_sigs probe_sig(ModuleID mod)
             calli_sig(tr, 1, blob, sizeof blob, &n) == 0 &&
             SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.one)) &&
             calli_sig(tr, 2, blob, sizeof blob, &n) == 0 &&
-            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.two)) && s.one && s.two) {
-        } else {
+            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.two)) && s.one && s.two)
+            s.tointptr = tointptr_ref(emit, scope);
+        else
             s.one = s.two = 0;
-        }
         emit->lpVtbl->Release(emit);
     }
+    /* Kept for the process's life (one per module); a failed module keeps
+     * its zeros. */
+    probe_sigs *keep = malloc(sizeof *keep);
+    if (!keep)
+        return s;
+    *keep = s;
     pthread_mutex_lock(&g_lock);
-    ct_map_put(&g_modules, key,
-               (void *)(uintptr_t)(s.one ? (uint64_t)s.two << 32 | s.one : 1));
+    const probe_sigs *raced = ct_map_get(&g_modules, key);
+    if (raced) {
+        s = *raced;
+        free(keep);
+    } else if (ct_map_put(&g_modules, key, keep) != 0) {
+        free(keep);
+    }
     pthread_mutex_unlock(&g_lock);
     return s;
 }
@@ -306,6 +352,76 @@ static int tail_call_at(const clril_body *b, uint32_t i)
            b->insns[i - 1].op == CLRIL_TAIL;
 }
 
+/* The entry code that hands the probes the type handles naming the
+ * instantiation that runs generic code (definition f; id: the one being
+ * compiled): the declaring class, exact (`ldtoken` of the class over its
+ * own type parameters, or of its TypeDef), then each of the method's type
+ * arguments (`ldtoken !!j`), each `call RuntimeTypeHandle::ToIntPtr`, then
+ * ct_probe_targ. Into code[0..): the number of instructions, or -1. */
+#define MAX_HANDLES (CT_MAX_TYPE_ARGS + 1)
+static int handles_code(FunctionID id, const ct_module *m, ModuleID mod, mdToken tok,
+                        probe_sigs sig, clril_insn *code)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ClassID cls = 0;
+    ModuleID mm = 0;
+    mdToken mt = 0;
+    ULONG32 nm = 0, nc = 0;
+    mdTypeDef td = 0;
+    DWORD attr = 0, impl = 0;
+    ULONG wlen = 0, sig_len = 0, rva = 0;
+    PCCOR_SIGNATURE msig = NULL;
+    WCHAR w[1];
+    if (!sig.tointptr || !m->mdi ||
+        FAILED(info->lpVtbl->GetFunctionInfo2(info, id, 0, &cls, &mm, &mt, 0, &nm, NULL)) ||
+        (cls && FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL, 0, &nc,
+                                                      NULL))) ||
+        FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &msig,
+                                              &sig_len, &rva, &impl)) ||
+        nc > CT_MAX_TYPE_ARGS || nm + 1 > MAX_HANDLES || !(td & 0xFFFFFF))
+        return -1;
+    IMetaDataEmit *emit = module_emit(mod);
+    if (!emit)
+        return -1;
+    mdToken toks[MAX_HANDLES];
+    int ok = 1;
+    uint8_t blob[16 + 2 * CT_MAX_TYPE_ARGS];
+    uint32_t n = 0;
+    if (!nc) {
+        toks[0] = td;
+    } else {
+        /* GENERICINST (CLASS | VALUETYPE) TypeDef nc VAR 0 .. VAR nc-1 */
+        blob[0] = 0x15;
+        blob[1] = ct_typedef_kind(m, td) == CT_TYPE_CLASS ? 0x12 : 0x11;
+        ok = clrsig_write_u((td & 0xFFFFFFu) << 2, blob + 2, 5, &n) == CLRSIG_OK;
+        uint32_t at = 2 + n;
+        blob[at++] = (uint8_t)nc;
+        for (uint32_t i = 0; i < nc; i++) {
+            blob[at++] = 0x13;
+            blob[at++] = (uint8_t)i;
+        }
+        ok = ok && SUCCEEDED(emit->lpVtbl->GetTokenFromTypeSpec(emit, blob, at, &toks[0]));
+    }
+    for (uint32_t j = 0; ok && j < nm; j++) {
+        blob[0] = 0x1E; /* MVAR */
+        blob[1] = (uint8_t)j;
+        ok = SUCCEEDED(emit->lpVtbl->GetTokenFromTypeSpec(emit, blob, 2, &toks[1 + j]));
+    }
+    emit->lpVtbl->Release(emit);
+    if (!ok)
+        return -1;
+    for (uint32_t k = 0; k < nm + 1; k++) {
+        clril_insn *c = code + k * PROBE_LEN;
+        memset(c, 0, 2 * sizeof *c);
+        c[0].op = 0xD0; /* ldtoken */
+        c[0].value = toks[k];
+        c[1].op = CLRIL_CALL;
+        c[1].value = sig.tointptr;
+        probe_call(c, ct_probe_targ, sig.one);
+    }
+    return (int)((nm + 1) * PROBE_LEN);
+}
+
 /* Rewrites the body of (mod, tok) with f's probes: 0, or -1 (left as it is).
  * Each insertion copies the body into the other of two arenas (libclril
  * rebuilds every array), so memory stays at twice one copy however many
@@ -325,10 +441,11 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         return -1;
     /* An instruction takes a byte at least; each copy of the body holds its
      * instructions, the probes' (9 per ret, 5 per tail call and at the entry
-     * per argument and for the call: a ret takes a byte), switch targets (4
+     * per type handle, argument and for the call: a ret takes a byte), switch targets (4
      * bytes of IL each), clauses and sections (12 bytes of IL each at
      * least). */
-    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 + PROBE_LEN * (CT_PROBE_MAX_ARGS + 1)) *
+    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 +
+                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)) *
                      sizeof(clril_insn) + IL_ARENA_MIN;
     uint8_t *mem = malloc(3 * per);
     if (!mem)
@@ -346,9 +463,14 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
             goto out;
     int values = !g_ct.cfg.no_args;
-    int with_values = probe_values(f);
+    /* Generic code: the entry first hands over the type handles that name
+     * the instantiation running (its plans are the instantiation's). */
+    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)];
+    int nh = values && f->definition && f->nargs <= CT_PROBE_MAX_ARGS && !f->sm_offsets
+                 ? handles_code(id, m, mod, tok, sig, entry) : -1;
+    int with_values = nh >= 0 || probe_values(f);
     /* The return value's home (its address goes to the leave probe). */
-    int64_t local = with_values && f->has_ret && f->ret && !f->sm_offsets
+    int64_t local = with_values && f->has_ret && (f->ret || nh >= 0) && !f->sm_offsets
                         ? return_local(m, mod, tok, &b) : -1;
     clril_insn code[LEAVE_MAX];
     /* From the end, so that the indexes ahead stay valid: before each ret
@@ -377,8 +499,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * does not move), `this` first, then the enter probe. A state machine's
      * MoveNext passes its `this` only: its values are fields of it. */
     uint32_t nargs = !with_values ? 0 : f->sm_offsets ? 1 : f->nargs;
-    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1)];
-    uint32_t ne = 0;
+    uint32_t ne = nh > 0 ? (uint32_t)nh : 0;
     for (uint32_t i = 0; i < nargs; i++, ne += PROBE_LEN) {
         memset(&entry[ne], 0, 2 * sizeof *entry);
         entry[ne].op = CLRIL_LDARGA;
@@ -448,6 +569,15 @@ void ct_il_jit_started(FunctionID id)
     mdToken tok = 0;
     if (FAILED(info->lpVtbl->GetFunctionInfo(info, id, &cls, &mod, &tok)))
         return;
+    /* Generic code: the probes carry the definition's record (the IL serves
+     * every instantiation; the entry tells which one runs); an
+     * instantiation compiled apart gets its record now, while the runtime
+     * answers every query. */
+    if (f->generic) {
+        if (!(f = ct_registry_definition(id, mod, tok)))
+            return;
+        ct_registry_prepare_instance(f, id);
+    }
     /* Once per method definition: its instantiations share the IL (the
      * runtime keeps the new body for every later compilation of it). */
     ct_key key = {mod, tok};
@@ -458,9 +588,9 @@ void ct_il_jit_started(FunctionID id)
     pthread_mutex_unlock(&g_lock);
     if (seen)
         return;
-    /* Generic code: the probes carry the definition's record (the IL serves
-     * every instantiation; which one runs is not known to it). */
-    if (f->generic && !(f = ct_registry_definition(id, mod, tok)))
+    /* The probes of generic code call it: traced itself (everything
+     * traced), it would be entered from every generic call's entry. */
+    if (!strcmp(f->name, "System.RuntimeTypeHandle.ToIntPtr"))
         return;
     rewrite(f, id, mod, tok); /* a body it cannot rewrite runs as it is */
 }

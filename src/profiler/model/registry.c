@@ -13,6 +13,7 @@
 #include "modules.h"
 #include "perm.h"
 #include "plans.h"
+#include "plans_internal.h"
 #include "state.h"
 #include "utf16.h"
 #include "writer.h"
@@ -47,6 +48,9 @@ static int name_is_framework(const char *name)
 
 /* ------------------------------------------------------------- records */
 
+static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
+                     const ClassID *margs, ULONG32 nm, int margs_known);
+
 /* Everything the record needs, from metadata and the runtime. Called
  * without g_lock held: it calls back into the runtime. With definition,
  * the record is of the generic definition that id instantiates: named and
@@ -76,11 +80,26 @@ static ct_mapped_fn *build_function(FunctionID id, int definition)
     }
     if (nm > CT_MAX_TYPE_ARGS)
         nm = CT_MAX_TYPE_ARGS;
-    if (definition)
+    if (definition) {
         margs_known = 0;
+        cls = 0;
+        f->definition = 1;
+    }
+    describe(f, cls, mod, tok, margs, nm, margs_known);
+    return f;
+}
+
+/* Names, filter and plans of f, the function (mod, tok) of class cls (0:
+ * not known) with method type arguments margs[0..nm). */
+static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
+                     const ClassID *margs, ULONG32 nm, int margs_known)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    f->module = mod;
+    f->token = tok;
     const ct_module *m = ct_module_get(mod);
     if (!m || !m->mdi)
-        return f;
+        return;
     IMetaDataImport *mdi = m->mdi;
 
     WCHAR wmethod[CT_NAME_MAX];
@@ -90,7 +109,7 @@ static ct_mapped_fn *build_function(FunctionID id, int definition)
     PCCOR_SIGNATURE sig = NULL;
     if (FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, wmethod, CT_NAME_MAX, &wlen, &attr, &sig,
                                            &sig_len, &rva, &impl)))
-        return f;
+        return;
     char method[CT_NAME_MAX * 3], type[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
     ct_utf16_to_utf8(wmethod, wlen, method, sizeof method);
     /* td is nil (0x02000000) only for malformed metadata; global functions
@@ -101,7 +120,7 @@ static ct_mapped_fn *build_function(FunctionID id, int definition)
         snprintf(full, sizeof full, "%s", method);
     const char *name = ct_perm_strdup(full);
     if (!name)
-        return f;
+        return;
     f->name = name;
     f->display = name;
     f->hooked = ct_config_traces(&g_ct.cfg, name, m->assembly,
@@ -112,12 +131,10 @@ static ct_mapped_fn *build_function(FunctionID id, int definition)
     f->trigger = f->hooked && g_ct.cfg.filter.trigger &&
                  ct_glob_list_match(g_ct.cfg.filter.trigger, name);
     if (!f->hooked)
-        return f;
+        return;
 
     ClassID cargs[CT_MAX_TYPE_ARGS];
     ULONG32 nc = 0;
-    if (definition)
-        cls = 0;
     if (cls && FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL,
                                                     CT_MAX_TYPE_ARGS, &nc, cargs)))
         nc = 0;
@@ -136,7 +153,6 @@ static ct_mapped_fn *build_function(FunctionID id, int definition)
      * it implements; everything else as itself. */
     if (ct_plan_state_machine(f, &mi) != 0)
         ct_plan_function(f, &mi);
-    return f;
 }
 
 /* ---------------------------------------------------------- the mapper */
@@ -202,6 +218,89 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
     if (fresh)
         ct_writer_define(f);
     return f;
+}
+
+/* An instantiation's key: its definition and a hash of its type handles. */
+static ct_key instance_key(const ct_mapped_fn *def, const uintptr_t *handles, uint32_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ handles[i]) * 0xFF51AFD7ED558CCDull;
+    return (ct_key){(uint64_t)(uintptr_t)def | 1u, h};
+}
+
+const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_t *handles,
+                                         uint32_t n)
+{
+    if (!def->definition || !n || n > CT_MAX_TYPE_ARGS + 1)
+        return NULL;
+    ct_key key = instance_key(def, handles, n);
+    pthread_mutex_lock(&g_lock);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    pthread_mutex_unlock(&g_lock);
+    /* Two instantiations whose hashes collide: the first keeps the key,
+     * the other is recorded under its definition. */
+    if (f)
+        return f->ninst == n && !memcmp(f->inst, handles, n * sizeof *handles) ? f : NULL;
+    ct_mapped_fn *mine = ct_perm_alloc(sizeof *mine);
+    uintptr_t *inst = ct_perm_alloc(n * sizeof *inst);
+    if (!mine || !inst)
+        return NULL;
+    memcpy(inst, handles, n * sizeof *inst);
+    mine->id = def->id;
+    mine->name = mine->display = "?";
+    mine->def = def;
+    mine->inst = inst;
+    mine->ninst = n;
+    /* handles[0]: the declaring class, exact; the rest: the method's type
+     * arguments. */
+    describe(mine, (ClassID)handles[0], def->module, def->token, (const ClassID *)handles + 1,
+             n - 1, 1);
+    if (!mine->hooked)
+        return NULL;
+    pthread_mutex_lock(&g_lock);
+    f = ct_map_get(&g_functions, key);
+    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
+    if (fresh)
+        f = mine;
+    pthread_mutex_unlock(&g_lock);
+    if (fresh)
+        ct_writer_define(f);
+    return f && f->ninst == n && !memcmp(f->inst, handles, n * sizeof *handles) ? f : NULL;
+}
+
+void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    uintptr_t handles[CT_MAX_TYPE_ARGS + 1];
+    ClassID margs[CT_MAX_TYPE_ARGS];
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    ULONG32 nm = 0;
+    if (!def->definition ||
+        FAILED(info->lpVtbl->GetFunctionInfo2(info, id, 0, &cls, &mod, &tok, CT_MAX_TYPE_ARGS,
+                                              &nm, margs)) ||
+        !cls || nm > CT_MAX_TYPE_ARGS || ct_pl_is_canon(cls))
+        return;
+    ClassID cargs[CT_MAX_TYPE_ARGS];
+    ULONG32 nc = 0;
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL, CT_MAX_TYPE_ARGS, &nc,
+                                             cargs)) ||
+        nc > CT_MAX_TYPE_ARGS)
+        return;
+    /* Code shared by reference types (System.__Canon) serves instantiations
+     * only its probes tell apart. */
+    for (uint32_t i = 0; i < nc; i++)
+        if (ct_pl_is_canon(cargs[i]))
+            return;
+    handles[0] = cls;
+    for (uint32_t i = 0; i < nm; i++) {
+        if (!margs[i] || ct_pl_is_canon(margs[i]))
+            return;
+        handles[1 + i] = margs[i];
+    }
+    ct_registry_instance(def, handles, nm + 1);
 }
 
 const ct_mapped_fn *ct_registry_find(FunctionID id)

@@ -54,6 +54,16 @@ typedef struct ct_mapped_fn {
     const char *display;        /* as printed, "Demo.Box<int>.Get" */
     int generic;                /* its type or itself has type parameters: its IL
                                    serves other instantiations too (il/ilprobe.c) */
+    ModuleID module;            /* the method's module and token */
+    mdToken token;
+    /* The IL engine's generic code: a definition's record (named with its
+     * type parameters), or an instantiation's (its definition; the type
+     * handles that name it: the declaring class, then the method's type
+     * arguments). */
+    int definition;
+    const struct ct_mapped_fn *def;
+    const uintptr_t *inst;
+    uint32_t ninst;
 
     /* Values. With values == 0 the call is printed as display + "(...)". */
     int values;
@@ -103,6 +113,22 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
  * serves every instantiation, carry it. NULL when it is not traced or
  * memory ran out. */
 ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok);
+
+/* The record of the instantiation of generic definition def named by the
+ * type handles handles[0..n) (the declaring class, exact, then the method's
+ * type arguments: what the IL engine's probes pass), made at its first
+ * call and kept (not counted among the functions). NULL when it cannot be
+ * made (the call is then recorded under its definition). Called from the
+ * probes: the runtime answers only the queries it allows outside a
+ * callback, so a plan that needs another type loaded stays unknown. */
+const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_t *handles,
+                                         uint32_t n);
+
+/* Makes the record of instantiation id of definition def now (JIT time,
+ * inside a callback: the runtime answers every query, so its plans are
+ * whole) when id's code is its own (no System.__Canon among its type
+ * arguments). */
+void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id);
 
 /* The record for id, or NULL when the mapper has not seen it. */
 const ct_mapped_fn *ct_registry_find(FunctionID id);

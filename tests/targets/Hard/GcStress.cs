@@ -1,4 +1,5 @@
-// GcStress: THREADS threads each call Work(text, numbers, box) PER times with
+// GcStress: THREADS threads each call Work(text, numbers, box) and
+// Count(box, new[] { box, box }) PER times with
 // objects, strings and arrays made fresh for each call, while another thread
 // forces collections (GC.Collect and large allocations) the whole time. Each
 // thread sums what Work computes from its arguments; the total is printed,
@@ -24,6 +25,14 @@ namespace Hard
             foreach (int n in numbers)
                 s += n;
             return s;
+        }
+
+        // Generic code shared by every reference type (System.__Canon): its
+        // probes tell the instantiation from type handles, under GC too.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Count<T>(T first, T[] all) where T : class
+        {
+            return all.Length + (first == null ? 0 : 1);
         }
 
         public static int Run(int per, int threadCount)
@@ -52,6 +61,7 @@ namespace Hard
                         var numbers = new int[] { i, t, 3 };
                         var box = new Box { Value = i % 7, Name = "box" + (i % 10) };
                         s += Work("call " + i, numbers, box);
+                        s += Count(box, new[] { box, box });
                     }
                     sums[t] = s;
                 });
