@@ -21,7 +21,7 @@
 #   fast          --no-args: calls and times through the fast path, binary trace
 #   il            --engine=il --no-args: calls and times through IL probes (the
 #                 traced methods' IL calls the tracer; no runtime hooks), binary
-#   il_args       --engine=il: the same with the arguments (no return values yet)
+#   il_args       --engine=il: the same with values (arguments, return values)
 #   naive         bench only (CLRTRACE_BENCH_NAIVE=1): capture, format and
 #                 write(2) each line in the hook, under one lock
 #
@@ -159,7 +159,8 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
     printf "           (over untraced: fast path +%.1f ns/call, empty stubs +%.1f)\n", fa - u, fe - u
     printf "IL-probe engine (calls and times, like the fast path): %.1f ns/call, +%.1f over untraced = %.2fx the floor'"'"'s own cost (the ELT fast path: +%.1f)\n",
            il, il - u, (il - u) / floor, fa - u
-    printf "IL-probe engine with arguments: %.1f ns/call (full capture through the ELT engine: %.1f, with return values)\n", ila, b
+    printf "IL-probe engine with values: %.1f ns/call, +%.1f over untraced against the ELT floor'"'"'s own +%.1f (goal: no more): %s; full capture through the ELT engine %.1f\n",
+           ila, ila - u, floor, (ila - u <= floor) ? "met" : "NOT met", b
     printf "trigger closed (gated): %.1f ns/call against %.1f for full capture to binary = %.2fx\n", gt, b, gt / b
     printf "naive: %.1f ns/call = %.1fx full capture to binary, %.1fx full capture to text (goal >= 20x): %s / %s\n",
            nv, nv / b, nv / t, (nv / b >= 20) ? "met" : "NOT met", (nv / t >= 20) ? "met" : "NOT met"
@@ -209,13 +210,14 @@ if [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]]; then
          "-r:$refdir/System.Runtime.dll" "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" "$tmp/csc/a.cs")
     declare -A cbest csize
     for ((i = 0; i < repeats; i++)); do
-        for m in zstd raw il untraced; do
+        for m in zstd raw il ilv untraced; do
             rm -rf "$tmp/csc/$m"
             t0=$(now_ms)
             case $m in
                 zstd) "$build/clrtrace" record --profiler "$lib" -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
                 raw) "$build/clrtrace" record --profiler "$lib" --no-compress -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
                 il) "$build/clrtrace" record --profiler "$lib" --engine=il --no-args -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
+                ilv) "$build/clrtrace" record --profiler "$lib" --engine=il -o "$tmp/csc/$m" -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
                 untraced) "${csc[@]}" >/dev/null 2>&1 ;;
             esac
             t1=$(now_ms)
@@ -225,12 +227,13 @@ if [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]]; then
     done
     ccalls=$("$build/clrtrace" info "$tmp/csc/zstd" | sed -nE 's/^calls +([0-9]+) ended.*/\1/p')
     awk -v u="${cbest[untraced]}" -v z="${cbest[zstd]}" -v r="${cbest[raw]}" -v zs="${csize[zstd]}" \
-        -v rs="${csize[raw]}" -v c="$ccalls" -v il="${cbest[il]}" 'BEGIN {
+        -v rs="${csize[raw]}" -v c="$ccalls" -v il="${cbest[il]}" -v ilv="${cbest[ilv]}" 'BEGIN {
         printf "untraced %d ms; traced, compressed %d ms (%.2fx), uncompressed %d ms (%.2fx): compressed/uncompressed %.2f\n",
                u, z, z / u, r, r / u, z / r
         printf "%d calls: %.1f bytes/call compressed (%.1f MB), %.1f uncompressed (%.1f MB)\n",
                c, zs / c, zs / 1048576, rs / c, rs / 1048576
-        printf "IL-probe engine (calls and times, no values yet): %d ms (%.2fx untraced)\n", il, il / u
+        printf "IL-probe engine: with values %d ms (%.2fx untraced; the ELT engine %.2fx), calls and times %d ms (%.2fx)\n",
+               ilv, ilv / u, z / u, il, il / u
     }'
 else
     echo "(no C# compiler in the SDK: skipped)"
@@ -252,8 +255,9 @@ s_plain=$(best_wall)
 s_traced=$(best_wall "${profiled[@]}" "CLRTRACE_OUTPUT=$tmp/hello.txt")
 s_fast=$(best_wall "${profiled[@]}" CLRTRACE_NO_ARGS=1 "CLRTRACE_OUTPUT=$tmp/hello-fast.txt")
 s_il=$(best_wall "${profiled[@]}" CLRTRACE_ENGINE=il CLRTRACE_NO_ARGS=1 "CLRTRACE_OUTPUT=$tmp/hello-il.txt")
+s_ilv=$(best_wall "${profiled[@]}" CLRTRACE_ENGINE=il "CLRTRACE_OUTPUT=$tmp/hello-ilv.txt")
 echo "untraced $s_plain ms, traced $s_traced ms (+$((s_traced - s_plain)) ms, $(awk -v a="$s_traced" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x), fast path $s_fast ms"
-echo "IL-probe engine (calls and times) $s_il ms ($(awk -v a="$s_il" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x untraced; ELT fast path $s_fast ms)"
+echo "IL-probe engine: with values $s_ilv ms ($(awk -v a="$s_ilv" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x untraced; the ELT engine $(awk -v a="$s_traced" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x), calls and times $s_il ms ($(awk -v a="$s_il" -v b="$s_plain" 'BEGIN { printf "%.2f", a / b }')x; ELT fast path $s_fast ms)"
 
 echo
 echo "== peak RSS: $threads busy threads, $thread_calls calls each"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The e2e suite's value, object, vector, exception and hard-case scripts
+# The e2e suite's tracing scripts (values, objects, vectors, exceptions, the
+# hard cases with threads and async, filters, records, trust and held time)
 # again, with the IL-probe engine (CLRTRACE_ENGINE=il, which `clrtrace run`
 # and the profiler read): every check of theirs passes under both engines;
 # where the engines differ by design, the scripts say so and check the IL
@@ -13,7 +14,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lib=${1:-${CLRTRACE_LIB:-}}
 passed=0 failed=0
-for script in values objects vectors exceptions hard; do
+for script in values objects vectors exceptions hard filters tree_filters record trust held; do
     echo "== run_$script.sh with the IL engine"
     if CLRTRACE_ENGINE=il bash "$here/run_$script.sh" ${lib:+"$lib"}; then
         passed=$((passed + 1))

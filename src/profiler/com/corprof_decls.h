@@ -145,6 +145,7 @@ typedef union FunctionIDOrClientID {
 
 /* [idl] COR_PRF_MONITOR (the event mask bits we use) */
 enum {
+    COR_PRF_MONITOR_MODULE_LOADS = 0x00000004,
     COR_PRF_MONITOR_JIT_COMPILATION = 0x00000020,
     COR_PRF_MONITOR_EXCEPTIONS = 0x00000040,
     COR_PRF_MONITOR_THREADS = 0x00000200,
@@ -309,6 +310,31 @@ struct ICorProfilerCallback3 {
     const ICorProfilerCallback3Vtbl *lpVtbl;
 };
 
+/* ------------------------------------------- ICorProfilerMethodEnum */
+
+/* [idl] COR_PRF_METHOD and interface ICorProfilerMethodEnum : IUnknown
+ * { Skip, Reset, Clone, GetCount, Next }. */
+typedef struct COR_PRF_METHOD {
+    ModuleID moduleId;
+    mdMethodDef methodId;
+} COR_PRF_METHOD;
+
+typedef struct ICorProfilerMethodEnum ICorProfilerMethodEnum;
+typedef struct ICorProfilerMethodEnumVtbl {
+    HRESULT (*QueryInterface)(ICorProfilerMethodEnum *self, REFIID riid, void **ppv); /* 0 */
+    ULONG (*AddRef)(ICorProfilerMethodEnum *self);                                    /* 1 */
+    ULONG (*Release)(ICorProfilerMethodEnum *self);                                   /* 2 */
+    void *Skip;                                                                       /* 3 */
+    void *Reset;                                                                      /* 4 */
+    void *Clone;                                                                      /* 5 */
+    void *GetCount;                                                                   /* 6 */
+    HRESULT (*Next)(ICorProfilerMethodEnum *self, ULONG celt, COR_PRF_METHOD elements[],
+                    ULONG *pceltFetched);                                             /* 7 */
+} ICorProfilerMethodEnumVtbl;
+struct ICorProfilerMethodEnum {
+    const ICorProfilerMethodEnumVtbl *lpVtbl;
+};
+
 /* ------------------------------------------- ICorProfilerModuleEnum */
 
 /* [idl] interface ICorProfilerModuleEnum : IUnknown { Skip, Reset, Clone,
@@ -463,7 +489,11 @@ typedef struct ICorProfilerInfoVtbl {
     HRESULT (*GetEventMask2)(PI, DWORD *pdwEventsLow, DWORD *pdwEventsHigh);          /* 81 */
     HRESULT (*SetEventMask2)(PI, DWORD dwEventsLow, DWORD dwEventsHigh);              /* 82 */
     /* ICorProfilerInfo6 */
-    void *EnumNgenModuleMethodsInliningThisMethod;                                    /* 83 */
+    HRESULT (*EnumNgenModuleMethodsInliningThisMethod)(PI, ModuleID inlinersModuleId,
+                                                       ModuleID inlineeModuleId,
+                                                       mdMethodDef inlineeMethodId,
+                                                       BOOL *incompleteData,
+                                                       ICorProfilerMethodEnum **ppEnum); /* 83 */
     /* ICorProfilerInfo7 */
     void *ApplyMetaData;                                                              /* 84 */
     void *GetInMemorySymbolsLength;                                                   /* 85 */
@@ -524,7 +554,8 @@ typedef struct IMetaDataImportVtbl {
     void (*CloseEnum)(MI, HCORENUM hEnum);                                            /* 3 */
     void *CountEnum;                                                                  /* 4 */
     void *ResetEnum;                                                                  /* 5 */
-    void *EnumTypeDefs;                                                               /* 6 */
+    HRESULT (*EnumTypeDefs)(MI, HCORENUM *phEnum, mdTypeDef rTypeDefs[], ULONG cMax,
+                            ULONG *pcTypeDefs);                                       /* 6 */
     void *EnumInterfaceImpls;                                                         /* 7 */
     HRESULT (*EnumTypeRefs)(MI, HCORENUM *phEnum, mdTypeRef rTypeRefs[], ULONG cMax,
                             ULONG *pcTypeRefs);                                       /* 8 */
@@ -542,7 +573,8 @@ typedef struct IMetaDataImportVtbl {
     void *ResolveTypeRef;                                                             /* 15 */
     void *EnumMembers;                                                                /* 16 */
     void *EnumMembersWithName;                                                        /* 17 */
-    void *EnumMethods;                                                                /* 18 */
+    HRESULT (*EnumMethods)(MI, HCORENUM *phEnum, mdTypeDef cl, mdMethodDef rMethods[],
+                           ULONG cMax, ULONG *pcTokens);                              /* 18 */
     HRESULT (*EnumMethodsWithName)(MI, HCORENUM *phEnum, mdTypeDef cl, const WCHAR *szName,
                                    mdMethodDef rMethods[], ULONG cMax,
                                    ULONG *pcTokens);                                  /* 19 */
@@ -763,6 +795,8 @@ _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, EnumModules) == 66, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetRuntimeInformation) == 67, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetModuleInfo2) == 70, "Info3");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetObjectSize2) == 80, "Info4");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, EnumNgenModuleMethodsInliningThisMethod) == 83,
+               "Info6");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, SetEventMask2) == 82, "Info5");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, IsFunctionDynamic) == 87, "Info8");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetEnvironmentVariable) == 99, "Info11");
@@ -777,6 +811,9 @@ _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumFields) == 20, "IMetaDataImport"
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumMethodsWithName) == 19, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetMethodProps) == 30, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetSigFromToken) == 41, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumTypeDefs) == 6, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumMethods) == 18, "IMetaDataImport");
+_Static_assert(CT_SLOT(ICorProfilerMethodEnumVtbl, Next) == 7, "ICorProfilerMethodEnum");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeSpecFromToken) == 44, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetParamForMethodIndex) == 52, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetFieldProps) == 57, "IMetaDataImport");

@@ -390,7 +390,8 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
      * ReadyToRun code), the cache searches to refuse the precompiled code of
      * traced methods, JITInlining to keep them from being inlined. */
     if (il)
-        mask = (mask & ~(DWORD)COR_PRF_MONITOR_ENTERLEAVE) | COR_PRF_MONITOR_CACHE_SEARCHES;
+        mask = (mask & ~(DWORD)COR_PRF_MONITOR_ENTERLEAVE) | COR_PRF_MONITOR_CACHE_SEARCHES |
+               COR_PRF_MONITOR_MODULE_LOADS;
     if (!fast && !il)
         mask |= COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
                 COR_PRF_ENABLE_FRAME_INFO;
@@ -538,7 +539,13 @@ STUB(AssemblyLoadFinished, AssemblyID id, HRESULT hr)
 STUB(AssemblyUnloadStarted, AssemblyID id)
 STUB(AssemblyUnloadFinished, AssemblyID id, HRESULT hr)
 STUB(ModuleLoadStarted, ModuleID id)
-STUB(ModuleLoadFinished, ModuleID id, HRESULT hr)
+static HRESULT cb_ModuleLoadFinished(CB_SELF, ModuleID id, HRESULT hr)
+{
+    (void)self;
+    if (g_ct.cfg.il_engine && SUCCEEDED(hr))
+        ct_il_module_loaded(id);
+    return S_OK;
+}
 STUB(ModuleUnloadStarted, ModuleID id)
 STUB(ModuleUnloadFinished, ModuleID id, HRESULT hr)
 STUB(ModuleAttachedToAssembly, ModuleID m, AssemblyID a)

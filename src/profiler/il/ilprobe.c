@@ -26,6 +26,9 @@
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_map g_modules;  /* {module, 0} -> its probe_sigs */
 static ct_map g_done;     /* {module, method token} -> 1: rewritten (or tried) */
+/* {module, method token} -> 1: an untraced method whose ReadyToRun code has
+ * a traced method inlined (its precompiled code is refused too). */
+static ct_map g_inliners;
 static atomic_ulong g_compiled;
 
 unsigned long ct_il_compiled(void)
@@ -46,7 +49,73 @@ static ct_mapped_fn *traced(FunctionID id)
 
 int ct_il_use_precompiled(FunctionID id)
 {
-    return traced(id) == NULL;
+    if (traced(id))
+        return 0;
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    if (FAILED(g_ct.info->lpVtbl->GetFunctionInfo(g_ct.info, id, &cls, &mod, &tok)))
+        return 1;
+    ct_key key = {mod, tok};
+    pthread_mutex_lock(&g_lock);
+    int inliner = ct_map_get(&g_inliners, key) != NULL;
+    pthread_mutex_unlock(&g_lock);
+    return !inliner;
+}
+
+/* The methods of module mod whose ReadyToRun code has method tok (traced)
+ * inlined, into g_inliners. */
+static void note_inliners(ModuleID mod, mdMethodDef tok)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ICorProfilerMethodEnum *e = NULL;
+    BOOL incomplete = 0;
+    if (FAILED(info->lpVtbl->EnumNgenModuleMethodsInliningThisMethod(info, mod, mod, tok,
+                                                                     &incomplete, &e)) ||
+        !e)
+        return;
+    COR_PRF_METHOD batch[64];
+    ULONG n = 0;
+    while (SUCCEEDED(e->lpVtbl->Next(e, 64, batch, &n)) && n) {
+        pthread_mutex_lock(&g_lock);
+        for (ULONG i = 0; i < n; i++) {
+            ct_key key = {batch[i].moduleId, batch[i].methodId};
+            if (!ct_map_get(&g_inliners, key))
+                ct_map_put(&g_inliners, key, (void *)1);
+        }
+        pthread_mutex_unlock(&g_lock);
+        if (n < 64)
+            break;
+    }
+    e->lpVtbl->Release(e);
+}
+
+void ct_il_module_loaded(ModuleID mod)
+{
+    if (g_ct.info_version < 6)
+        return;
+    const ct_module *m = ct_module_get(mod);
+    if (!m || !m->mdi || !ct_registry_module_may_trace(m))
+        return;
+    IMetaDataImport *mdi = m->mdi;
+    HCORENUM te = NULL;
+    mdTypeDef tds[64];
+    ULONG nt = 0;
+    while (SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
+        for (ULONG i = 0; i < nt; i++) {
+            HCORENUM me = NULL;
+            mdMethodDef toks[64];
+            ULONG nm = 0;
+            while (SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
+                for (ULONG k = 0; k < nm; k++)
+                    if (ct_registry_traces(m, toks[k]))
+                        note_inliners(mod, toks[k]);
+            if (me)
+                mdi->lpVtbl->CloseEnum(mdi, me);
+        }
+    }
+    if (te)
+        mdi->lpVtbl->CloseEnum(mdi, te);
 }
 
 int ct_il_may_inline(FunctionID callee)

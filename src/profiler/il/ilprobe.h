@@ -28,9 +28,16 @@
 void ct_il_jit_started(FunctionID id);
 
 /* JITCachedFunctionSearchStarted: 0 when id is traced (its ReadyToRun code
- * is refused, so the JIT compiles it from the IL the engine rewrites), 1
+ * is refused, so the JIT compiles it from the IL the engine rewrites), or
+ * when its ReadyToRun code has a traced method inlined (compiled by the
+ * JIT, it calls the traced method: JITInlining refuses to inline it); 1
  * otherwise. */
 int ct_il_use_precompiled(FunctionID id);
+
+/* ModuleLoadFinished: notes the methods of the module whose ReadyToRun
+ * code inlines a traced method of it (EnumNgenModuleMethodsInliningThisMethod,
+ * ICorProfilerInfo6), before any of its code runs. */
+void ct_il_module_loaded(ModuleID mod);
 
 /* JITInlining: 0 when callee is traced (a rewritten method is never inlined:
  * its probes would be lost). */

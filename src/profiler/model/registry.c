@@ -51,6 +51,52 @@ static int name_is_framework(const char *name)
 static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
                      const ClassID *margs, ULONG32 nm, int margs_known);
 
+/* "Namespace.Type.Method" of method `method` of TypeDef td. */
+static void full_name(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap)
+{
+    char type[CT_NAME_MAX * 3];
+    /* td is nil (0x02000000) only for malformed metadata; global functions
+     * belong to <Module> (0x02000001), which has a name. */
+    if ((td & 0x00FFFFFF) && ct_typedef_name(m, td, 1, type, sizeof type) == 0)
+        snprintf(out, cap, "%s.%s", type, method);
+    else
+        snprintf(out, cap, "%s", method);
+}
+
+/* Whether the filter traces the method of module m named name. */
+static int traces_name(const ct_module *m, const char *name)
+{
+    return ct_config_traces(&g_ct.cfg, name, m->assembly,
+                            g_ct.cfg.trace_all || (!name_is_framework(name) && !m->framework));
+}
+
+int ct_registry_module_may_trace(const ct_module *m)
+{
+    const ct_config *c = &g_ct.cfg;
+    if (c->filter.trigger)
+        return 1;
+    if (c->assembly)
+        return m->assembly && ct_glob_list_match(c->assembly, m->assembly);
+    return c->include || c->trace_all || !m->framework;
+}
+
+int ct_registry_traces(const ct_module *m, mdMethodDef tok)
+{
+    IMetaDataImport *mdi = m->mdi;
+    WCHAR wmethod[CT_NAME_MAX];
+    ULONG wlen = 0, sig_len = 0, rva = 0;
+    DWORD attr = 0, impl = 0;
+    mdTypeDef td = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
+    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, wmethod, CT_NAME_MAX, &wlen,
+                                                   &attr, &sig, &sig_len, &rva, &impl)))
+        return 0;
+    ct_utf16_to_utf8(wmethod, wlen, method, sizeof method);
+    full_name(m, td, method, full, sizeof full);
+    return traces_name(m, full);
+}
+
 /* Everything the record needs, from metadata and the runtime. Called
  * without g_lock held: it calls back into the runtime. With definition,
  * the record is of the generic definition that id instantiates: named and
@@ -110,21 +156,15 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     if (FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, wmethod, CT_NAME_MAX, &wlen, &attr, &sig,
                                            &sig_len, &rva, &impl)))
         return;
-    char method[CT_NAME_MAX * 3], type[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
+    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
     ct_utf16_to_utf8(wmethod, wlen, method, sizeof method);
-    /* td is nil (0x02000000) only for malformed metadata; global functions
-     * belong to <Module> (0x02000001), which has a name. */
-    if ((td & 0x00FFFFFF) && ct_typedef_name(m, td, 1, type, sizeof type) == 0)
-        snprintf(full, sizeof full, "%s.%s", type, method);
-    else
-        snprintf(full, sizeof full, "%s", method);
+    full_name(m, td, method, full, sizeof full);
     const char *name = ct_perm_strdup(full);
     if (!name)
         return;
     f->name = name;
     f->display = name;
-    f->hooked = ct_config_traces(&g_ct.cfg, name, m->assembly,
-                                 g_ct.cfg.trace_all || (!name_is_framework(name) && !m->framework));
+    f->hooked = traces_name(m, name);
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
     f->watched = m->corelib && !strcmp(name, WATCH_UNHANDLED);

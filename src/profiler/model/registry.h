@@ -13,6 +13,7 @@
 
 #include "clrtrace/value.h"
 #include "corprof_decls.h"
+#include "modules.h"
 
 /* One argument range as the runtime reports it (`this` first). */
 typedef struct ct_arg {
@@ -129,6 +130,12 @@ const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_
  * whole) when id's code is its own (no System.__Canon among its type
  * arguments). */
 void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id);
+
+/* Whether the filter may trace any method of module m (0: none of its
+ * methods needs to be looked at), and whether it traces method tok of it:
+ * the filter's answer by name, as for the records. */
+int ct_registry_module_may_trace(const ct_module *m);
+int ct_registry_traces(const ct_module *m, mdMethodDef tok);
 
 /* The record for id, or NULL when the mapper has not seen it. */
 const ct_mapped_fn *ct_registry_find(FunctionID id);
