@@ -840,6 +840,18 @@ static inline ct_tbuf *close_event_begin(void)
     return b;
 }
 
+/* Begins the LEAVE record of the frame of key closing at clock time now:
+ * its area (build_area), *t the program's time. */
+static uint8_t *leave_begin(ct_tbuf *b, uint64_t key, uint64_t now, ct_wbuf *w,
+                            ct_event_mark *m, int *inplace, uint64_t *t)
+{
+    uint8_t *area = build_area(b, inplace);
+    *t = prog_time(b, now);
+    ct_wbuf_init(w, area, b->ring.record_max);
+    ct_event_begin(w, CT_REC_LEAVE, *t, b->tid, key, m);
+    return area;
+}
+
 /* The end of a LEAVE record's values (after the return value's): the out
  * arguments; then, when the capture took longer than a scalar's (which
  * costs less than reading the clock), its time is the tracer's, not the
@@ -867,12 +879,10 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         return;
     uint64_t key = (uint64_t)(uintptr_t)f;
     int inplace;
-    uint8_t *area = build_area(b, &inplace);
     ct_wbuf w;
     ct_event_mark m;
-    uint64_t t = prog_time(b, now);
-    ct_wbuf_init(&w, area, b->ring.record_max);
-    ct_event_begin(&w, CT_REC_LEAVE, t, b->tid, key, &m);
+    uint64_t t;
+    uint8_t *area = leave_begin(b, key, now, &w, &m, &inplace, &t);
     if (f->values && (f->has_ret || f->out_mask) && (!g_gated || E(b)->gate || f->trigger)) {
         ICorProfilerInfo *info = g_ct.info;
         COR_PRF_FRAME_INFO frame = 0;
@@ -1141,12 +1151,10 @@ static void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t r
         return;
     }
     int inplace;
-    uint8_t *area = build_area(b, &inplace);
     ct_wbuf w;
     ct_event_mark m;
-    uint64_t t = prog_time(b, now);
-    ct_wbuf_init(&w, area, b->ring.record_max);
-    ct_event_begin(&w, CT_REC_LEAVE, t, b->tid, key, &m);
+    uint64_t t;
+    uint8_t *area = leave_begin(b, key, now, &w, &m, &inplace, &t);
     /* The out values come after the return value's place. */
     if (f->has_ret) {
         const ct_plan *p = ct_arg_plan(f, f->nargs);

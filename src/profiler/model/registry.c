@@ -80,21 +80,30 @@ int ct_registry_module_may_trace(const ct_module *m)
     return c->include || c->trace_all || !m->framework;
 }
 
-int ct_registry_traces(const ct_module *m, mdMethodDef tok)
+/* Method tok of module m: its name (method[CT_NAME_MAX * 3]), full name
+ * (full[FULL_NAME_MAX]), TypeDef and signature; 0, or -1. */
+static int method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
+                        mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len)
 {
     IMetaDataImport *mdi = m->mdi;
     WCHAR wmethod[CT_NAME_MAX];
-    ULONG wlen = 0, sig_len = 0, rva = 0;
+    ULONG wlen = 0, rva = 0;
     DWORD attr = 0, impl = 0;
+    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, td, wmethod, CT_NAME_MAX, &wlen,
+                                                   &attr, sig, sig_len, &rva, &impl)))
+        return -1;
+    ct_utf16_to_utf8(wmethod, wlen, method, CT_NAME_MAX * 3);
+    full_name(m, *td, method, full, FULL_NAME_MAX);
+    return 0;
+}
+
+int ct_registry_traces(const ct_module *m, mdMethodDef tok)
+{
+    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
     mdTypeDef td = 0;
     PCCOR_SIGNATURE sig = NULL;
-    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
-    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, wmethod, CT_NAME_MAX, &wlen,
-                                                   &attr, &sig, &sig_len, &rva, &impl)))
-        return 0;
-    ct_utf16_to_utf8(wmethod, wlen, method, sizeof method);
-    full_name(m, td, method, full, sizeof full);
-    return traces_name(m, full);
+    ULONG sig_len = 0;
+    return method_props(m, tok, method, full, &td, &sig, &sig_len) == 0 && traces_name(m, full);
 }
 
 /* Everything the record needs, from metadata and the runtime. Called
@@ -144,21 +153,12 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     f->module = mod;
     f->token = tok;
     const ct_module *m = ct_module_get(mod);
-    if (!m || !m->mdi)
-        return;
-    IMetaDataImport *mdi = m->mdi;
-
-    WCHAR wmethod[CT_NAME_MAX];
-    ULONG wlen = 0, sig_len = 0, rva = 0;
-    DWORD attr = 0, impl = 0;
+    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
     mdTypeDef td = 0;
     PCCOR_SIGNATURE sig = NULL;
-    if (FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, wmethod, CT_NAME_MAX, &wlen, &attr, &sig,
-                                           &sig_len, &rva, &impl)))
+    ULONG sig_len = 0;
+    if (!m || method_props(m, tok, method, full, &td, &sig, &sig_len) != 0)
         return;
-    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
-    ct_utf16_to_utf8(wmethod, wlen, method, sizeof method);
-    full_name(m, td, method, full, sizeof full);
     const char *name = ct_perm_strdup(full);
     if (!name)
         return;
@@ -238,6 +238,22 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     return (UINT_PTR)f;
 }
 
+/* Puts record mine under key unless another thread did first; the record
+ * kept (NULL: the table could not grow). A new one's FUNCTION record goes
+ * to the writer. Not counted among the functions. */
+static ct_mapped_fn *publish(ct_key key, ct_mapped_fn *mine)
+{
+    pthread_mutex_lock(&g_lock);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
+    if (fresh)
+        f = mine;
+    pthread_mutex_unlock(&g_lock);
+    if (fresh)
+        ct_writer_define(f);
+    return f;
+}
+
 ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
 {
     ct_key key = {mod, tok};
@@ -247,17 +263,7 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
     if (f)
         return f;
     ct_mapped_fn *mine = build_function(id, 1);
-    if (!mine || !mine->hooked)
-        return NULL;
-    pthread_mutex_lock(&g_lock);
-    f = ct_map_get(&g_functions, key);
-    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
-    if (fresh)
-        f = mine;
-    pthread_mutex_unlock(&g_lock);
-    if (fresh)
-        ct_writer_define(f);
-    return f;
+    return mine && mine->hooked ? publish(key, mine) : NULL;
 }
 
 /* An instantiation's key: its definition and a hash of its type handles. */
@@ -298,14 +304,7 @@ const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_
              n - 1, 1);
     if (!mine->hooked)
         return NULL;
-    pthread_mutex_lock(&g_lock);
-    f = ct_map_get(&g_functions, key);
-    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
-    if (fresh)
-        f = mine;
-    pthread_mutex_unlock(&g_lock);
-    if (fresh)
-        ct_writer_define(f);
+    f = publish(key, mine);
     return f && f->ninst == n && !memcmp(f->inst, handles, n * sizeof *handles) ? f : NULL;
 }
 
