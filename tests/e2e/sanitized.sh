@@ -12,8 +12,9 @@
 # SIGSEGV into NullReferenceException: ASan must leave it alone).
 #
 # Usage: tests/e2e/sanitized.sh BUILD-ASAN-DIR [SCRIPT...]
-#   default scripts: every tests/e2e/run_*.sh but run_valgrind_cli.sh and run_ilsuite.sh; the stress section runs small
-#   (HARD_STRESS_CALLS, default 200000 here).
+#   default scripts: every tests/e2e/run_*.sh but run_valgrind_cli.sh and
+#   run_ilsuite.sh; the stress section runs small (HARD_STRESS_CALLS, default
+#   200000 here).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$(cd "${1:?usage: sanitized.sh BUILD-ASAN-DIR [SCRIPT...]}" && pwd)
