@@ -59,6 +59,11 @@ extern "C" {
 /* Most TypeSpec tokens expanded inside one another while formatting
  * (a cycle is reported as CLRSIG_E_CYCLE before this is reached). */
 #define CLRSIG_MAX_TYPESPEC_EXPANSION 8
+/* Most TypeSpec expansions in one formatting call, all depths together
+ * (each TypeSpec may name several: without it, nesting 8 deep could mean
+ * millions); past it a TypeSpec reads as its token and the call reports
+ * CLRSIG_E_COUNT. */
+#define CLRSIG_MAX_TYPESPEC_EXPANSIONS 256
 /* Longest name a resolver may return for one namespace or type name. */
 #define CLRSIG_MAX_NAME 1024
 /* Largest compressed unsigned integer (ECMA-335 II.23.2). */

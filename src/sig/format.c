@@ -21,6 +21,7 @@ typedef struct fmt {
     clrsig_status fatal;          /* first CYCLE / DEPTH / ARGUMENT met */
     int in_actual;                /* formatting a resolver-supplied type */
     unsigned nexpand;             /* TypeSpecs being expanded */
+    unsigned nexpanded;           /* TypeSpecs expanded in this call */
     uint32_t expanding[CLRSIG_MAX_TYPESPEC_EXPANSION];
     unsigned depth;
     char ns[CLRSIG_MAX_NAME], name[CLRSIG_MAX_NAME], scope[CLRSIG_MAX_NAME];
@@ -282,6 +283,11 @@ static int fmt_typespec(fmt *f, uint32_t token)
         set_fatal(f, CLRSIG_E_DEPTH);
         return 0;
     }
+    if (f->nexpanded >= CLRSIG_MAX_TYPESPEC_EXPANSIONS) {
+        set_fatal(f, CLRSIG_E_COUNT);
+        return 0;
+    }
+    f->nexpanded++;
     if (f->r->typespec(f->r->ctx, token, &blob, &len) != 0)
         return 0;
     size_t mark = f->scratch->used;
@@ -645,6 +651,7 @@ static void fmt_init(fmt *f, const clrsig_format_opts *opts, const clrsig_resolv
     f->fatal = CLRSIG_OK;
     f->in_actual = 0;
     f->nexpand = 0;
+    f->nexpanded = 0;
     f->depth = 0;
 }
 

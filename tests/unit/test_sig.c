@@ -258,9 +258,32 @@ static int fake_type_name(void *ctx, uint32_t token, char *ns, size_t ns_cap, ch
     return 1;
 }
 
+/* TypeSpecs 0x10..0x16: List<TypeSpec rid+1, TypeSpec rid+1>, a binary
+ * tree; 0x17: int. TypeSpec 0x10 expands into 255 TypeSpecs in all (1 + 2
+ * + ... + 128), 8 deep. */
+static int tree_typespec(uint32_t rid, const uint8_t **b, uint32_t *len)
+{
+    static uint8_t specs[8][8];
+    uint8_t *t = specs[rid - 0x10];
+    if (rid == 0x17) {
+        t[0] = 0x08;
+        *len = 1;
+    } else {
+        uint8_t child = (uint8_t)((rid + 1) << 2 | 2); /* TypeDefOrRef: TypeSpec rid + 1 */
+        /* GENERICINST CLASS List 2 CLASS <child> CLASS <child> */
+        const uint8_t bytes[8] = { 0x15, 0x12, 0x49, 0x02, 0x12, child, 0x12, child };
+        memcpy(t, bytes, sizeof bytes);
+        *len = sizeof bytes;
+    }
+    *b = t;
+    return 0;
+}
+
 static int fake_typespec(void *ctx, uint32_t token, const uint8_t **b, uint32_t *len)
 {
     (void)ctx;
+    if (token >= 0x1B000010 && token <= 0x1B000017)
+        return tree_typespec(token & 0xFF, b, len);
     switch (token) {
     case 0x1B000001: *b = ts1; *len = sizeof ts1; return 0;
     case 0x1B000002: *b = ts2; *len = sizeof ts2; return 0;
@@ -363,6 +386,33 @@ static void test_typespec_expansion(void **state)
     expect_text(f2, 3, CLRSIG_KIND_FIELD, CS, 0, "int modopt(<0x1B000002>)[]", CLRSIG_E_CYCLE);
     static const uint8_t f3[] = { 0x06, 0x12, 0x0E }; /* 3 -> 4 -> 3 */
     expect_text(f3, 3, CLRSIG_KIND_FIELD, CS, 0, "<0x1B000003>[][]", CLRSIG_E_CYCLE);
+}
+
+/* CLRSIG_MAX_TYPESPEC_EXPANSIONS: 256 expansions in one call pass, 257 do
+ * not (the 257th reads as its token). */
+static void test_typespec_expansion_total(void **state)
+{
+    (void)state;
+    static const uint8_t at[] = { 0x00, 0x02, 0x01, 0x12, 0x42, 0x12, 0x5E }; /* 255 + 1 */
+    static const uint8_t past[] = { 0x00, 0x03, 0x01, 0x12, 0x42, 0x12, 0x5E, 0x12, 0x5E };
+    clrsig_sig s;
+    clrsig_error e;
+    clrsig_arena scratch;
+    static uint8_t scratch_mem[1 << 16];
+    static char text[1 << 16];
+    clrsig_format_opts o = { .style = CLRSIG_STYLE_CSHARP, .scratch = &scratch };
+    clrsig_arena_init(&scratch, scratch_mem, sizeof scratch_mem);
+    assert_int_equal(parse(at, sizeof at, CLRSIG_KIND_METHOD, &s, &e), CLRSIG_OK);
+    assert_int_equal(clrsig_format_sig(&s, &o, &resolver, text, sizeof text, NULL, &e), CLRSIG_OK);
+    assert_true(strstr(text, "<0x1B") == NULL);
+    assert_true(strstr(text, "int, int") != NULL);
+    assert_true(strstr(text, ", int)") != NULL);
+    clrsig_arena_init(&scratch, scratch_mem, sizeof scratch_mem);
+    assert_int_equal(parse(past, sizeof past, CLRSIG_KIND_METHOD, &s, &e), CLRSIG_OK);
+    assert_int_equal(clrsig_format_sig(&s, &o, &resolver, text, sizeof text, NULL, &e),
+                     CLRSIG_E_COUNT);
+    size_t n = strlen(text);
+    assert_true(n > 13 && strcmp(text + n - 13, "<0x1B000017>)") == 0);
 }
 
 static void test_method_names_and_flags(void **state)
@@ -488,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_resolver_names),
         cmocka_unit_test(test_resolver_generics_and_in),
         cmocka_unit_test(test_typespec_expansion),
+        cmocka_unit_test(test_typespec_expansion_total),
         cmocka_unit_test(test_method_names_and_flags),
         cmocka_unit_test(test_tree),
         cmocka_unit_test(test_strip),
