@@ -35,8 +35,10 @@ extern "C" {
  * memories, DateTimeOffset and Rune; arrays of any element; UNWIND records
  * may carry the exception (its object and message). */
 /* 2.4: ZSTD records: a block of records compressed with zstd. */
+/* 2.5: END may carry a fifth u64: traced functions the IL-probe engine left
+ * as they were (not rewritten). */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 4
+#define CT_TRACE_VERSION_MINOR 5
 
 /* Largest payload of one record; longer records are rejected by the reader. */
 #define CT_MAX_RECORD (16u * 1024 * 1024)
@@ -148,8 +150,9 @@ typedef struct ct_rec {
     /* DROPPED / END; HELD: the nanoseconds; ZSTD: the bytes of records it
        holds (values, values_len: the compressed frame) */
     uint64_t count;
-    /* END: functions the runtime mapped, and those traced */
-    uint64_t mapped, traced;
+    /* END: functions the runtime mapped, and those traced; (2.5) traced
+       functions the IL engine did not rewrite (0 when the record has none) */
+    uint64_t mapped, traced, unrewritten;
 } ct_rec;
 
 /* ENTER, LEAVE, TAILCALL or UNWIND: a record of a call's start or end. */
@@ -234,6 +237,11 @@ ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t 
                              uint64_t tid);
 ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
                              uint64_t traced);
+/* The same with the count of traced functions left as they were (2.5; the
+ * record is the 2.4 one when it is 0). */
+ct_trace_status ct_write_end_unrewritten(ct_wbuf *w, uint64_t time_ns, uint64_t events,
+                                         uint64_t mapped, uint64_t traced,
+                                         uint64_t unrewritten);
 /* A ZSTD record holding records[0..len) (whole records, as written into a
  * buffer that started at a multiple of 8), compressed at CT_ZSTD_LEVEL
  * into one zstd frame with its checksum, with cctx (ZSTD_createCCtx;

@@ -46,7 +46,7 @@ typedef struct info_stats {
     uint64_t classes;
     uint64_t threads;         /* distinct threads with events */
     uint64_t last_time;       /* latest time in the trace, ns */
-    uint64_t mapped, traced;  /* from END */
+    uint64_t mapped, traced, unrewritten; /* from END */
     int ended;
     ct_table tids;
     uint64_t jit_count, jit_ns; /* the JIT record's (key 0) */
@@ -80,6 +80,7 @@ static int count(void *ctx, const ct_rec *rec)
         s->ended = 1;
         s->mapped = rec->mapped;
         s->traced = rec->traced;
+        s->unrewritten = rec->unrewritten;
         break;
     default: break;
     }
@@ -176,7 +177,11 @@ static void describe(const info_trace *it)
            "calls", (unsigned long long)calls_of(s), (unsigned long long)s->returns,
            (unsigned long long)s->unwinds, (unsigned long long)s->tailcalls,
            (unsigned long long)s->enters);
-    if (s->ended)
+    if (s->ended && s->unrewritten)
+        printf("%-14s%llu traced (%llu the runtime mapped; %llu left as they were: the IL "
+               "engine could not rewrite them)\n", "functions", (unsigned long long)s->functions,
+               (unsigned long long)s->mapped, (unsigned long long)s->unrewritten);
+    else if (s->ended)
         printf("%-14s%llu traced (%llu the runtime mapped)\n", "functions",
                (unsigned long long)s->functions, (unsigned long long)s->mapped);
     else

@@ -444,6 +444,8 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         rec->count = get_u(&c, 8);
         rec->mapped = get_u(&c, 8);
         rec->traced = get_u(&c, 8);
+        /* 2.5: traced functions left as they were (IL engine) */
+        rec->unrewritten = c.pos < c.n ? get_u(&c, 8) : 0;
         break;
     default:
         *error = CT_TRACE_E_RECORD;

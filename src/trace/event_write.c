@@ -301,15 +301,23 @@ ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t 
     return rec_end(w, at, undo);
 }
 
-ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
-                             uint64_t traced)
+ct_trace_status ct_write_end_unrewritten(ct_wbuf *w, uint64_t time_ns, uint64_t events,
+                                         uint64_t mapped, uint64_t traced, uint64_t unrewritten)
 {
     size_t undo = w->len, at = rec_begin(w, CT_REC_END);
     put_u64(w, time_ns);
     put_u64(w, events);
     put_u64(w, mapped);
     put_u64(w, traced);
+    if (unrewritten)
+        put_u64(w, unrewritten);
     return rec_end(w, at, undo);
+}
+
+ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
+                             uint64_t traced)
+{
+    return ct_write_end_unrewritten(w, time_ns, events, mapped, traced, 0);
 }
 
 ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,

@@ -76,7 +76,7 @@ struct ct_render {
     thread *first, *last;
     uint64_t nthreads, dropped, events;
     int finished, have_end;
-    uint64_t mapped, traced;
+    uint64_t mapped, traced, unrewritten;
     ct_held *held;          /* HELD records summed per thread */
     size_t nheld;
     uint64_t jit_count, jit_ns; /* the process's JIT compilations (JIT record, key 0) */
@@ -692,6 +692,7 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         r->have_end = 1;
         r->mapped = rec->mapped;
         r->traced = rec->traced;
+        r->unrewritten = rec->unrewritten;
         finish(r);
         return 0;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
@@ -995,7 +996,12 @@ static void finish(ct_render *r)
         flush_pending(r, th);
     if (r->opts.summary)
         summary(r);
-    if (r->have_end)
+    if (r->have_end && r->unrewritten)
+        emitf(r, "# clrtrace: shutdown, %llu functions JIT-compiled, %llu traced, %llu of them "
+                 "left as they were (the IL engine could not rewrite them)\n",
+              (unsigned long long)r->mapped, (unsigned long long)r->traced,
+              (unsigned long long)r->unrewritten);
+    else if (r->have_end)
         emitf(r, "# clrtrace: shutdown, %llu functions JIT-compiled, %llu traced\n",
               (unsigned long long)r->mapped, (unsigned long long)r->traced);
 }

@@ -22,7 +22,9 @@
 #   6. the SDK's C# compiler with every Microsoft.CodeAnalysis.* method
 #      rewritten writes the same assembly, byte for byte, as untraced, and
 #      the calls inlined into untraced precompiled code are seen;
-#   7. a bad --engine value: usage error 2, nothing run.
+#   7. a method whose body is `jmp` (not rewritten): it runs as it was, and
+#      the trace counts it;
+#   8. a bad --engine value: usage error 2, nothing run.
 # Ends with "run_ilengine.sh: N passed, M failed".
 set -uo pipefail
 
@@ -136,6 +138,19 @@ check "tailcalls: Wide ends by its tail call; Many follows at Wide's depth" bash
     a=$(sed -n "${w}p" <<<"$tree"); b=$(sed -n "$((w + 1))p" <<<"$tree")
     [[ $a == *"Wide(...) -> tailcall" && $b == *"Emitted.Tails.Many(...)"* ]] &&
         [[ ${a%%E*} == "${b%%E*}" ]]' "$work/il-tail.txt"
+
+echo "== a body it does not rewrite (jmp): left as it was, and counted"
+ct_run "$work" plain-jmp dotnet "$app" jmp "$work"
+ct_run "$work" il-jmp "$ct" record --engine=il -o "$work/jrec" --profiler "$lib" -- dotnet "$app" jmp "$work"
+check "jmp: the program runs as untraced" ct_same_run "$work" plain-jmp il-jmp
+check_eq "jmp: the untraced output (Jumps.cs)" "jmp: Jump(-7)=7" "$(cat "$work/plain-jmp.out")"
+"$ct" replay "$work/jrec" >"$work/jrec.txt" 2>&1
+"$ct" info "$work/jrec" >"$work/jrec.info" 2>&1
+# Jumps.cs: Run (traced) and Jump (traced, but its body is `jmp`).
+check "jmp: the closing line counts the one body left as it was" \
+    grep -qE '^# clrtrace: shutdown, [0-9]+ functions JIT-compiled, [0-9]+ traced, 1 of them left as they were' "$work/jrec.txt"
+check "jmp: info says so" grep -qE '^functions +[0-9]+ traced \([0-9]+ the runtime mapped; 1 left as they were' "$work/jrec.info"
+check "jmp: Run recorded, Jump not" bash -c 'grep -q "Hard.Jumps.Run(" "$0" && ! grep -q "Emitted.Jumps.Jump(" "$0"' "$work/jrec.txt"
 
 echo "== a real program no one here wrote: the SDK's C# compiler"
 # Every method of Microsoft.CodeAnalysis.* rewritten: the compile writes the

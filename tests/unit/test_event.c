@@ -301,6 +301,45 @@ static void test_function_out_mask(void **state)
     }
 }
 
+/* END (2.5): the count of traced functions left as they were, when not 0;
+ * a record without it (2.4) reads as 0; a sixth word is a damaged record. */
+static void test_end_unrewritten(void **state)
+{
+    (void)state;
+    static uint8_t buf[256];
+    for (int round = 0; round < 3; round++) {
+        ct_wbuf w;
+        ct_wbuf_init(&w, buf, sizeof buf);
+        assert_int_equal(ct_write_end_unrewritten(&w, 9, 8, 7, 6, round == 1 ? 0 : 3),
+                         CT_TRACE_OK);
+        assert_int_equal(w.len, round == 1 ? 8 + 32 : 8 + 40);
+        if (round == 2) {
+            /* One more word by hand. */
+            uint32_t plen;
+            memcpy(&plen, buf + 4, 4);
+            uint64_t extra = 1;
+            memcpy(buf + 8 + plen, &extra, 8);
+            plen += 8;
+            memcpy(buf + 4, &plen, 4);
+            w.len += 8;
+        }
+        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+        ct_rec rec;
+        ct_trace_status st;
+        long n = ct_read_record(buf, w.len, 0, &a, &rec, &st);
+        if (round == 2) {
+            assert_int_equal(n, -1);
+            assert_int_equal(st, CT_TRACE_E_RECORD);
+            continue;
+        }
+        assert_int_equal(n, (long)w.len);
+        assert_int_equal(rec.type, CT_REC_END);
+        assert_int_equal(rec.mapped, 7);
+        assert_int_equal(rec.traced, 6);
+        assert_int_equal(rec.unrewritten, round == 1 ? 0 : 3);
+    }
+}
+
 /* UNWIND events may carry the exception (ct_unwind_plan): as records and in
  * EVENTS blocks they read back with their values; an UNWIND without values
  * (every trace of 2.2 and before) still reads; a TAILCALL with values is a
@@ -768,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_header_bytes),
         cmocka_unit_test(test_function_out_mask),
+        cmocka_unit_test(test_end_unrewritten),
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),

@@ -65,6 +65,7 @@ static uint8_t *g_arena_mem;
 static size_t g_arena_cap;
 static int g_runtime_alive = 1;
 static uint64_t g_mapped, g_traced;
+static atomic_ulong g_unrewritten; /* ct_writer_count_unrewritten */
 /* Rounds that handled something and writes that went through: a stop waits
  * while this moves (a slow reader slows the end too, as it slows the
  * program), and gives up only after CT_WRITER_STALL_NS without a change. */
@@ -744,7 +745,8 @@ static void finish(void)
                     CT_TRACE_OK)
         output(buf, w.len, NULL);
     ct_wbuf_init(&w, buf, sizeof buf);
-    if (ct_write_end(&w, ct_now_ns(), g_events, g_mapped, g_traced) == CT_TRACE_OK)
+    if (ct_write_end_unrewritten(&w, ct_now_ns(), g_events, g_mapped, g_traced,
+                                 atomic_load(&g_unrewritten)) == CT_TRACE_OK)
         output(buf, w.len, NULL);
     if (g_render) {
         ct_render_finish(g_render);
@@ -889,6 +891,11 @@ static int begin_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
     atomic_store_explicit(&g_stopping, 1, memory_order_release);
     ct_writer_kick();
     return 1;
+}
+
+void ct_writer_count_unrewritten(void)
+{
+    atomic_fetch_add(&g_unrewritten, 1);
 }
 
 void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)

@@ -96,6 +96,9 @@ int ct_writer_stopped(void);
  * writer makes progress (CT_WRITER_STALL_NS); only the first call does
  * anything. */
 void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive);
+/* A traced function the IL engine left as it was (its body could not be
+ * rewritten): counted in the END record (an atomic add). */
+void ct_writer_count_unrewritten(void);
 
 /* The same from a signal handler: only async-signal-safe calls (atomics,
  * futex, clock_gettime, write); the writer thread does the work. */

@@ -15,6 +15,7 @@
 #include "modules.h"
 #include "registry.h"
 #include "state.h"
+#include "writer.h"
 
 /* CorOpenFlags ofWrite (cor.h): GetModuleMetaData for IMetaDataEmit. */
 #define OF_READ_WRITE 0x1u
@@ -491,6 +492,33 @@ static int handles_code(FunctionID id, const ct_module *m, ModuleID mod, mdToken
     return (int)((nm + 1) * PROBE_LEN);
 }
 
+/* The rewrite's working memory, kept per thread between compilations (a
+ * fresh allocation each time, megabytes for a large body, would fault its
+ * pages in again for every method); one larger than IL_SCRATCH_KEEP is
+ * given back after use. */
+#define IL_SCRATCH_KEEP (1u << 20)
+static __thread uint8_t *t_scratch;
+static __thread size_t t_scratch_cap;
+
+static uint8_t *scratch(size_t need)
+{
+    if (need > t_scratch_cap) {
+        free(t_scratch);
+        t_scratch = malloc(need);
+        t_scratch_cap = t_scratch ? need : 0;
+    }
+    return t_scratch;
+}
+
+static void scratch_done(void)
+{
+    if (t_scratch_cap > IL_SCRATCH_KEEP) {
+        free(t_scratch);
+        t_scratch = NULL;
+        t_scratch_cap = 0;
+    }
+}
+
 /* Rewrites the body of (mod, tok) with f's probes: 0, or -1 (left as it is).
  * Each insertion copies the body into the other of two arenas (libclril
  * rebuilds every array), so memory stays at twice one copy however many
@@ -516,7 +544,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 +
                   PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)) *
                      sizeof(clril_insn) + IL_ARENA_MIN;
-    uint8_t *mem = malloc(3 * per);
+    uint8_t *mem = scratch(3 * per);
     if (!mem)
         return -1;
     int rc = -1;
@@ -622,7 +650,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     }
 out:
     free(map);
-    free(mem);
+    scratch_done();
     return rc;
 }
 
@@ -661,5 +689,7 @@ void ct_il_jit_started(FunctionID id)
      * traced), it would be entered from every generic call's entry. */
     if (!strcmp(f->name, "System.RuntimeTypeHandle.ToIntPtr"))
         return;
-    rewrite(f, id, mod, tok); /* a body it cannot rewrite runs as it is */
+    /* A body it cannot rewrite runs as it is, counted (the END record). */
+    if (rewrite(f, id, mod, tok) != 0 && f->hooked)
+        ct_writer_count_unrewritten();
 }

@@ -21,6 +21,7 @@ namespace Hard
                 case "threads": return Threads.Run();
                 case "async": return AsyncOps.Run();
                 case "tailcalls": return TailCalls.Run(args.Length > 1 ? args[1] : null);
+                case "jmp": return Jumps.Run(args.Length > 1 ? args[1] : null);
                 case "interop": return Interop.Run();
                 case "recursion": return Recursion.Run(args.Length > 1 ? int.Parse(args[1]) : 10000);
                 case "exit": return Ending.Exit();
@@ -35,7 +36,7 @@ namespace Hard
                     return Stress.Run(args.Length > 1 ? long.Parse(args[1]) : 2000000,
                                       args.Length > 2 ? int.Parse(args[2]) : 16);
                 default:
-                    Console.Error.WriteLine("usage: Hard exceptions|threads|async|tailcalls|interop|recursion [N]|"
+                    Console.Error.WriteLine("usage: Hard exceptions|threads|async|tailcalls|jmp|interop|recursion [N]|"
                                             + "exit|unhandled|loop|spin [N]|stress [CALLS [THREADS]]|gcstress [PER [THREADS]]");
                     return 2;
             }
