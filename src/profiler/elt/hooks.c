@@ -1079,7 +1079,9 @@ void ct_probe_enter(uintptr_t client_id)
     ct_tbuf *b = thread_self();
     if (!b)
         return;
-    if (ntargs && f->definition)
+    /* (Past the frames whose keys are kept, the leave could not find the
+     * instantiation again: the frame is its definition's.) */
+    if (ntargs && f->definition && E(b)->depth < CT_DROP_TRACK_FRAMES)
         f = probe_instance(b, f, ntargs);
     if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed)) {
         ct_tbuf_count_drop(b, 1);

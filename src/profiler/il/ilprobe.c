@@ -2,6 +2,7 @@
 #include "ilprobe.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "clril/clril.h"
 #include "clrsig/clrsig.h"
 #include "classnames.h"
+#include "clock.h"
 #include "hooks.h"
 #include "map.h"
 #include "modules.h"
@@ -26,7 +28,12 @@
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_map g_modules;  /* {module, 0} -> its probe_sigs */
-static ct_map g_done;     /* {module, method token} -> 1: rewritten (or tried) */
+static ct_map g_done;     /* {module, method token} -> REWRITING, REWRITTEN (or tried) */
+#define REWRITING ((uintptr_t)1)
+#define REWRITTEN ((uintptr_t)2)
+/* Longest wait for another thread's rewrite of the same method (its
+ * instantiations compiled at once). */
+#define IL_REWRITE_WAIT_NS (2000u * 1000 * 1000)
 /* {module, method token} -> 1: an untraced method whose ReadyToRun code has
  * a traced method inlined (its precompiled code is refused too). */
 static ct_map g_inliners;
@@ -423,32 +430,30 @@ static int tail_call_at(const clril_body *b, uint32_t i)
 }
 
 /* The entry code that hands the probes the type handles naming the
- * instantiation that runs generic code (definition f; id: the one being
- * compiled): the declaring class, exact (`ldtoken` of the class over its
+ * instantiation that runs generic code (method tok of module mod): the
+ * declaring class, exact (`ldtoken` of the class over its
  * own type parameters, or of its TypeDef), then each of the method's type
  * arguments (`ldtoken !!j`), each `call RuntimeTypeHandle::ToIntPtr`, then
  * ct_probe_targ. Into code[0..): the number of instructions, or -1. */
 #define MAX_HANDLES (CT_MAX_TYPE_ARGS + 1)
-static int handles_code(FunctionID id, const ct_module *m, ModuleID mod, mdToken tok,
-                        probe_sigs sig, clril_insn *code)
+static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sigs sig,
+                        clril_insn *code)
 {
-    ICorProfilerInfo *info = g_ct.info;
-    ClassID cls = 0;
-    ModuleID mm = 0;
-    mdToken mt = 0;
-    ULONG32 nm = 0, nc = 0;
     mdTypeDef td = 0;
     DWORD attr = 0, impl = 0;
     ULONG wlen = 0, sig_len = 0, rva = 0;
     PCCOR_SIGNATURE msig = NULL;
     WCHAR w[1];
     if (!sig.tointptr || !m->mdi ||
-        FAILED(info->lpVtbl->GetFunctionInfo2(info, id, 0, &cls, &mm, &mt, 0, &nm, NULL)) ||
-        (cls && FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL, 0, &nc,
-                                                      NULL))) ||
         FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &msig,
                                               &sig_len, &rva, &impl)) ||
-        nc > CT_MAX_TYPE_ARGS || nm + 1 > MAX_HANDLES || !(td & 0xFFFFFF))
+        !(td & 0xFFFFFF))
+        return -1;
+    /* The numbers of type parameters from metadata (the runtime's ClassID
+     * of shared code may be 0 before .NET 10). */
+    uint32_t nc = (uint32_t)ct_generic_param_count(m, td);
+    uint32_t nm = (uint32_t)ct_generic_param_count(m, tok);
+    if (nc > CT_MAX_TYPE_ARGS || nm + 1 > MAX_HANDLES)
         return -1;
     IMetaDataEmit *emit = module_emit(mod);
     if (!emit)
@@ -564,7 +569,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * the instantiation running (its plans are the instantiation's). */
     clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)];
     int nh = values && f->definition && f->nargs <= CT_PROBE_MAX_ARGS && !f->sm_offsets
-                 ? handles_code(id, m, mod, tok, sig, entry) : -1;
+                 ? handles_code(m, mod, tok, sig, entry) : -1;
     int with_values = nh >= 0 || probe_values(f);
     /* The return value's home (its address goes to the leave probe). */
     int64_t local = with_values && f->has_ret && (f->ret || nh >= 0) && !f->sm_offsets
@@ -676,20 +681,35 @@ void ct_il_jit_started(FunctionID id)
         ct_registry_prepare_instance(f, id);
     }
     /* Once per method definition: its instantiations share the IL (the
-     * runtime keeps the new body for every later compilation of it). */
+     * runtime keeps the new body for every later compilation of it). Another
+     * thread compiling another instantiation meanwhile waits for the body
+     * (else its JIT would read the original IL), at most
+     * IL_REWRITE_WAIT_NS. */
     ct_key key = {mod, tok};
     pthread_mutex_lock(&g_lock);
-    int seen = ct_map_get(&g_done, key) != NULL;
-    if (!seen)
-        ct_map_put(&g_done, key, (void *)1);
+    uintptr_t state = (uintptr_t)ct_map_get(&g_done, key);
+    if (!state)
+        ct_map_put(&g_done, key, (void *)REWRITING);
     pthread_mutex_unlock(&g_lock);
-    if (seen)
+    if (state) {
+        uint64_t t0 = ct_now_ns();
+        while (state == REWRITING && ct_now_ns() - t0 < IL_REWRITE_WAIT_NS) {
+            sched_yield();
+            pthread_mutex_lock(&g_lock);
+            state = (uintptr_t)ct_map_get(&g_done, key);
+            pthread_mutex_unlock(&g_lock);
+        }
         return;
-    /* The probes of generic code call it: traced itself (everything
-     * traced), it would be entered from every generic call's entry. */
-    if (!strcmp(f->name, "System.RuntimeTypeHandle.ToIntPtr"))
-        return;
-    /* A body it cannot rewrite runs as it is, counted (the END record). */
-    if (rewrite(f, id, mod, tok) != 0 && f->hooked)
+    }
+    /* The probes of generic code call RuntimeTypeHandle.ToIntPtr (and what
+     * it calls, where the JIT does not expand it): traced themselves
+     * (everything traced), their probes would run inside another entry's,
+     * between its type handles. A body it cannot rewrite runs as it is,
+     * counted (the END record). */
+    if (strncmp(f->name, "System.RuntimeTypeHandle.", 25) != 0 &&
+        rewrite(f, id, mod, tok) != 0 && f->hooked)
         ct_writer_count_unrewritten();
+    pthread_mutex_lock(&g_lock);
+    ct_map_put(&g_done, key, (void *)REWRITTEN);
+    pthread_mutex_unlock(&g_lock);
 }

@@ -365,6 +365,20 @@ ct_type_kind ct_typedef_kind(const ct_module *m, mdTypeDef td)
 }
 
 /* The declared name of generic parameter index of owner ("T"). */
+int ct_generic_param_count(const ct_module *m, mdToken owner)
+{
+    IMetaDataImport *mdi2 = m ? m->mdi2 : NULL;
+    HCORENUM e = NULL;
+    mdGenericParam params[CT_GENERIC_PARAMS_MAX];
+    ULONG n = 0;
+    if (!mdi2 || !owner ||
+        FAILED(mdi2->lpVtbl->EnumGenericParams(mdi2, &e, owner, params, CT_GENERIC_PARAMS_MAX, &n)))
+        n = 0;
+    if (e)
+        mdi2->lpVtbl->CloseEnum(mdi2, e);
+    return (int)n;
+}
+
 int ct_generic_param_name(const ct_module *m, mdToken owner, uint32_t index, char *name,
                           size_t cap)
 {

@@ -48,6 +48,11 @@ int ct_corelib_typedef(const char *full_name, mdTypeDef *td);
  * namespace when with_ns, metadata arity suffixes (`1) kept. 0 or -1. */
 int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap);
 
+/* The number of generic parameters of TypeDef or MethodDef owner (from
+ * metadata; at most CT_GENERIC_PARAMS_MAX), 0 when it has none or the
+ * metadata does not say. */
+int ct_generic_param_count(const ct_module *m, mdToken owner);
+
 /* Most generic parameters looked at per owner (more are not named). */
 #define CT_GENERIC_PARAMS_MAX 64
 /* The declared name of generic parameter `index` of owner (a TypeDef or a

@@ -97,7 +97,8 @@ static int entry_layout(pctx *c, const uint8_t *obj, uint32_t items, int dict, c
      * MethodTable word (hooks.c, class_of). */
     if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)arr, &acls)))
         memcpy(&acls, (const void *)(uintptr_t)arr, sizeof acls);
-    if (!acls || info->lpVtbl->IsArrayClass(info, acls, &et, &ecls, &rank) != S_OK || rank != 1 || !ecls ||
+    if (!acls || info->lpVtbl->IsArrayClass(info, acls, &et, &ecls, &rank) != S_OK ||
+        rank != 1 || !ecls ||
         FAILED(info->lpVtbl->GetClassIDInfo2(info, ecls, &mod, &td, NULL, CT_MAX_TYPE_ARGS,
                                              &nargs, args)) ||
         nargs > CT_MAX_TYPE_ARGS)
