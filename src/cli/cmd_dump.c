@@ -27,7 +27,7 @@ static void usage(FILE *to)
         "  CLASS    class id, name          THREAD  thread id, name\n"
         "  ENTER / LEAVE / TAILCALL / UNWIND  time (ns), thread id, key, values\n"
         "  DROPPED  thread id, events\n"
-        "  END      time, events, functions mapped, traced\n"
+        "  END      time, events, functions mapped, traced (and left as they were)\n"
         "\n"
         "  --folded       folded stacks: one line per distinct call stack, frames joined\n"
         "                 by ';', a space, then the self time in ns (the input of flame\n"
@@ -106,8 +106,11 @@ static int dump(void *ctx, const ct_rec *r)
                r->count, r->time_ns, r->tid);
         break;
     case CT_REC_END:
-        printf(" t=%" PRIu64 " events=%" PRIu64 " mapped=%" PRIu64 " traced=%" PRIu64 "\n",
+        printf(" t=%" PRIu64 " events=%" PRIu64 " mapped=%" PRIu64 " traced=%" PRIu64,
                r->time_ns, r->count, r->mapped, r->traced);
+        if (r->unrewritten)
+            printf(" unrewritten=%" PRIu64, r->unrewritten);
+        printf("\n");
         break;
     default:
         printf("\n");
