@@ -93,7 +93,7 @@ check "record --no-compress: same stdout and exit code as untraced" same_run pla
 "$ct" replay "$work/vn" >"$work/vn.replay" 2>&1
 check "record --no-compress: replay equals its live text log" same_file "$work/vn.txt" "$work/vn.replay"
 check "record --no-compress: no zstd block (info)" bash -c '"$0" info "$1" |
-    grep -qE "^size +[0-9]+ bytes, [0-9.]+ bytes per call, format 2\.4$"' "$ct" "$work/vn"
+    grep -qE "^size +[0-9]+ bytes, [0-9.]+ bytes per call, format [0-9]+\.[0-9]+$"' "$ct" "$work/vn"
 check "record --no-compress: the file is larger than the compressed one" \
     test "$(stat -c %s "$work/vn/trace.clrt")" -gt "$(stat -c %s "$work/v/nested/dir/trace.clrt")"
 # Values from Kinds.cs / Abi.cs, as run_values.sh checks them in the live log.
