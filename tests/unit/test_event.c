@@ -260,6 +260,25 @@ static void test_header_bytes(void **state)
 /* FUNCTION records since 2.2 may say which parameters' targets LEAVE
  * records carry again; a mask naming a parameter that does not exist is a
  * damaged record; without one the mask reads 0. */
+/* Appends the u64 word to the record at buf (its payload length grows by
+ * 8); the record's new length, padded to 8. */
+static size_t append_word(uint8_t *buf, uint64_t word)
+{
+    uint32_t plen;
+    memcpy(&plen, buf + 4, 4);
+    memcpy(buf + 8 + plen, &word, 8);
+    plen += 8;
+    memcpy(buf + 4, &plen, 4);
+    return (8 + (size_t)plen + 7) & ~(size_t)7;
+}
+
+/* The record at buf[0..len): ct_read_record's answer. */
+static long read_one(const uint8_t *buf, size_t len, ct_rec *rec, ct_trace_status *st)
+{
+    ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+    return ct_read_record(buf, len, 0, &a, rec, st);
+}
+
 static void test_function_out_mask(void **state)
 {
     (void)state;
@@ -279,18 +298,11 @@ static void test_function_out_mask(void **state)
             ct_wbuf_init(&w, buf, sizeof buf);
             assert_int_equal(ct_write_function(&w, 7, "F", "", 0, 2, params, NULL), CT_TRACE_OK);
             /* Patch one in by hand: 8 more payload bytes holding mask 4. */
-            uint32_t plen;
-            memcpy(&plen, buf + 4, 4);
-            size_t end = 8 + plen;
-            memcpy(buf + end, &mask, 8);
-            plen += 8;
-            memcpy(buf + 4, &plen, 4);
-            w.len = (end + 8 + 7) & ~(size_t)7;
+            w.len = append_word(buf, mask);
         }
-        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
         ct_rec rec;
         ct_trace_status st;
-        long n = ct_read_record(buf, w.len, 0, &a, &rec, &st);
+        long n = read_one(buf, w.len, &rec, &st);
         if (round == 2) {
             assert_int_equal(n, -1);
             assert_int_equal(st, CT_TRACE_E_RECORD);
@@ -313,20 +325,11 @@ static void test_end_unrewritten(void **state)
         assert_int_equal(ct_write_end_unrewritten(&w, 9, 8, 7, 6, round == 1 ? 0 : 3),
                          CT_TRACE_OK);
         assert_int_equal(w.len, round == 1 ? 8 + 32 : 8 + 40);
-        if (round == 2) {
-            /* One more word by hand. */
-            uint32_t plen;
-            memcpy(&plen, buf + 4, 4);
-            uint64_t extra = 1;
-            memcpy(buf + 8 + plen, &extra, 8);
-            plen += 8;
-            memcpy(buf + 4, &plen, 4);
-            w.len += 8;
-        }
-        ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
+        if (round == 2)
+            w.len = append_word(buf, 1); /* one more word by hand */
         ct_rec rec;
         ct_trace_status st;
-        long n = ct_read_record(buf, w.len, 0, &a, &rec, &st);
+        long n = read_one(buf, w.len, &rec, &st);
         if (round == 2) {
             assert_int_equal(n, -1);
             assert_int_equal(st, CT_TRACE_E_RECORD);
