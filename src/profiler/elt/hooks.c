@@ -772,6 +772,17 @@ static void close_frames_left(ct_tbuf *b, uintptr_t csp)
     }
 }
 
+/* Begins an event record of function key at program time t in its area
+ * (build_area), which it returns. */
+static uint8_t *record_begin(ct_tbuf *b, ct_rec_type type, uint64_t t, uint64_t key,
+                             ct_wbuf *w, ct_event_mark *m, int *inplace)
+{
+    uint8_t *area = build_area(b, inplace);
+    ct_wbuf_init(w, area, b->ring.record_max);
+    ct_event_begin(w, type, t, b->tid, key, m);
+    return area;
+}
+
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
 {
     if (!recording() || watched(id.clientID, 1))
@@ -795,11 +806,9 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         outs_forget(b, E(b)->depth);
     uint64_t key = (uint64_t)(uintptr_t)f;
     int inplace;
-    uint8_t *area = build_area(b, &inplace);
     ct_wbuf w;
     ct_event_mark m;
-    ct_wbuf_init(&w, area, b->ring.record_max);
-    ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
+    uint8_t *area = record_begin(b, CT_REC_ENTER, 0, key, &w, &m, &inplace);
     uint64_t t;
     if (f->values && (!g_gated || E(b)->gate || f->trigger)) {
         /* The call starts now; the capture is the tracer's time. */
@@ -840,18 +849,6 @@ static inline ct_tbuf *close_event_begin(void)
     return b;
 }
 
-/* Begins the LEAVE record of the frame of key closing at clock time now:
- * its area (build_area), *t the program's time. */
-static uint8_t *leave_begin(ct_tbuf *b, uint64_t key, uint64_t now, ct_wbuf *w,
-                            ct_event_mark *m, int *inplace, uint64_t *t)
-{
-    uint8_t *area = build_area(b, inplace);
-    *t = prog_time(b, now);
-    ct_wbuf_init(w, area, b->ring.record_max);
-    ct_event_begin(w, CT_REC_LEAVE, *t, b->tid, key, m);
-    return area;
-}
-
 /* The end of a LEAVE record's values (after the return value's): the out
  * arguments; then, when the capture took longer than a scalar's (which
  * costs less than reading the clock), its time is the tracer's, not the
@@ -881,8 +878,8 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
     int inplace;
     ct_wbuf w;
     ct_event_mark m;
-    uint64_t t;
-    uint8_t *area = leave_begin(b, key, now, &w, &m, &inplace, &t);
+    uint64_t t = prog_time(b, now);
+    uint8_t *area = record_begin(b, CT_REC_LEAVE, t, key, &w, &m, &inplace);
     if (f->values && (f->has_ret || f->out_mask) && (!g_gated || E(b)->gate || f->trigger)) {
         ICorProfilerInfo *info = g_ct.info;
         COR_PRF_FRAME_INFO frame = 0;
@@ -1092,11 +1089,9 @@ void ct_probe_enter(uintptr_t client_id)
         outs_forget(b, E(b)->depth);
     uint64_t key = (uint64_t)(uintptr_t)f;
     int inplace;
-    uint8_t *area = build_area(b, &inplace);
     ct_wbuf w;
     ct_event_mark m;
-    ct_wbuf_init(&w, area, b->ring.record_max);
-    ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
+    uint8_t *area = record_begin(b, CT_REC_ENTER, 0, key, &w, &m, &inplace);
     uint64_t t0 = ct_now_ns(), t = prog_time(b, t0);
     if (probe_values(f, nargs) && (!g_gated || E(b)->gate || f->trigger)) {
         /* The thread is in cooperative mode (the probe's calli suppresses
@@ -1155,8 +1150,8 @@ static void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t r
     int inplace;
     ct_wbuf w;
     ct_event_mark m;
-    uint64_t t;
-    uint8_t *area = leave_begin(b, key, now, &w, &m, &inplace, &t);
+    uint64_t t = prog_time(b, now);
+    uint8_t *area = record_begin(b, CT_REC_LEAVE, t, key, &w, &m, &inplace);
     /* The out values come after the return value's place. */
     if (f->has_ret) {
         const ct_plan *p = ct_arg_plan(f, f->nargs);
