@@ -37,6 +37,7 @@ static ct_map g_done;     /* {module, method token} -> REWRITING, REWRITTEN (or 
 /* {module, method token} -> 1: an untraced method whose ReadyToRun code has
  * a traced method inlined (its precompiled code is refused too). */
 static ct_map g_inliners;
+static atomic_int g_any_inliners; /* g_inliners is not empty */
 static atomic_ulong g_compiled;
 
 unsigned long ct_il_compiled(void)
@@ -59,6 +60,8 @@ int ct_il_use_precompiled(FunctionID id)
 {
     if (traced(id))
         return 0;
+    if (!atomic_load_explicit(&g_any_inliners, memory_order_acquire))
+        return 1;
     ClassID cls = 0;
     ModuleID mod = 0;
     mdToken tok = 0;
@@ -88,8 +91,8 @@ static void note_inliners(ModuleID mod, mdMethodDef tok)
         pthread_mutex_lock(&g_lock);
         for (ULONG i = 0; i < n; i++) {
             ct_key key = {batch[i].moduleId, batch[i].methodId};
-            if (!ct_map_get(&g_inliners, key))
-                ct_map_put(&g_inliners, key, (void *)1);
+            if (!ct_map_get(&g_inliners, key) && ct_map_put(&g_inliners, key, (void *)1) == 0)
+                atomic_store_explicit(&g_any_inliners, 1, memory_order_release);
         }
         pthread_mutex_unlock(&g_lock);
         if (n < 64)
