@@ -27,6 +27,14 @@ int cmd_sigs(int argc, char **argv);
  * (record 1: the binary trace in a directory). */
 int cli_trace_command(int argc, char **argv, int record);
 
+/* run|record -p PID (attach.c): traces the running process pid with the
+ * settings given (the settings table's variables; NULL: not given), to
+ * text_path (NULL: stderr, unless trace_path) and/or trace_path, until
+ * Ctrl-C, SIGTERM or duration_ns (0: none). Returns the exit status: 0, or
+ * 1 after one line on stderr. */
+int cli_attach(const char *who, unsigned pid, const char *lib, const char *const *given,
+               const char *text_path, const char *trace_path, uint64_t duration_ns);
+
 /* The tree filters given on the command line (filteropts.c). */
 typedef struct cli_filter {
     ct_filter_opts opts;                    /* opts.trigger points at trigger */

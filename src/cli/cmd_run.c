@@ -334,7 +334,8 @@ static void report_processes(const char *who, const char *index, const char *pro
 static int launcher_value_option(const char *a, int record)
 {
     return !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--profiler") ||
-           (record && !strcmp(a, "--text"));
+           !strcmp(a, "-p") || !strcmp(a, "--pid") || !strcmp(a, "-d") ||
+           !strcmp(a, "--duration") || (record && !strcmp(a, "--text"));
 }
 
 /* Whether option a takes a value (a following argument or --name=VALUE). */
@@ -350,7 +351,8 @@ static int takes_value(const char *a, int record)
 int cli_trace_command(int argc, char **argv, int record)
 {
     const char *who = record ? "record" : "run";
-    const char *output = NULL, *text = NULL, *profiler = NULL;
+    const char *output = NULL, *text = NULL, *profiler = NULL, *pid_text = NULL,
+               *duration_text = NULL;
     int tail_loops = 0;
     /* What each setting's variable gets (NULL: not given); repeatable
      * patterns joined by ':'. */
@@ -425,6 +427,10 @@ int cli_trace_command(int argc, char **argv, int record)
                 output = val;
             } else if (!strcmp(a, "--text")) {
                 text = val;
+            } else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
+                pid_text = val;
+            } else if (!strcmp(a, "-d") || !strcmp(a, "--duration")) {
+                duration_text = val;
             } else {
                 profiler = val;
             }
@@ -434,7 +440,35 @@ int cli_trace_command(int argc, char **argv, int record)
         fprintf(stderr, "clrtrace record: -o DIR is required (try --help)\n");
         return 2;
     }
-    if (i >= argc) {
+    unsigned long pid = 0;
+    uint64_t duration_ns = 0;
+    if (pid_text) {
+        char *end = NULL;
+        errno = 0;
+        pid = strtoul(pid_text, &end, 10);
+        if (!*pid_text || *end || errno || pid == 0 || pid > 0x7FFFFFFFul) {
+            fprintf(stderr, "clrtrace %s: -p needs a process id, not '%s'\n", who, pid_text);
+            return 2;
+        }
+        if (i < argc) {
+            fprintf(stderr, "clrtrace %s: -p PID traces a running process: give no program "
+                    "too (try --help)\n", who);
+            return 2;
+        }
+        if (given[CT_SET_NULL] || given[CT_SET_BENCH_NAIVE] || given[CT_SET_FOLLOW] ||
+            tail_loops) {
+            fprintf(stderr, "clrtrace %s: --null, --follow/--no-follow and --tail-call-loops "
+                    "are for a program clrtrace starts, not with -p\n", who);
+            return 2;
+        }
+    }
+    if (duration_text && (!pid_text || ct_parse_duration(duration_text, &duration_ns) != 0 ||
+                          !duration_ns)) {
+        fprintf(stderr, "clrtrace %s: %s\n", who, !pid_text ? "-d/--duration goes with -p PID"
+                : "-d needs a duration above 0 (a number and ns, us, ms or s)");
+        return 2;
+    }
+    if (!pid_text && i >= argc) {
         fprintf(stderr, "clrtrace %s: no program given (try --help)\n", who);
         return 2;
     }
@@ -487,6 +521,9 @@ int cli_trace_command(int argc, char **argv, int record)
         /* Traces of an earlier recording are not this one's processes. */
         remove_traces(dir);
     }
+    if (pid_text)
+        return cli_attach(who, (unsigned)pid, lib, given, text_log, record ? tracepath : NULL,
+                          duration_ns);
 
     setenv("CORECLR_ENABLE_PROFILING", "1", 1);
     setenv("CORECLR_PROFILER", CLRTRACE_CLSID_TEXT, 1);

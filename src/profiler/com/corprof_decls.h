@@ -65,6 +65,8 @@ typedef UINT_PTR AppDomainID;
 typedef UINT_PTR ThreadID;
 typedef UINT_PTR ObjectID;
 typedef UINT_PTR GCHandleID;
+typedef UINT_PTR ReJITID;
+typedef size_t SIZE_T;
 typedef UINT_PTR COR_PRF_ELT_INFO;
 typedef UINT_PTR COR_PRF_FRAME_INFO;
 
@@ -157,6 +159,11 @@ enum {
     COR_PRF_ENABLE_FRAME_INFO = 0x08000000
 };
 
+/* [idl] COR_PRF_ENABLE_REJIT (a startup-or-attach flag: once set, it stays,
+ * and the runtime refuses RequestProfilerDetach) and COR_PRF_REJIT_FLAGS. */
+enum { COR_PRF_ENABLE_REJIT = 0x00040000 };
+enum { COR_PRF_REJIT_BLOCK_INLINING = 0x1 };
+
 /* [idl] COR_PRF_RUNTIME_TYPE */
 enum { COR_PRF_DESKTOP_CLR = 0x1, COR_PRF_CORE_CLR = 0x2 };
 
@@ -205,12 +212,31 @@ struct IClassFactory {
     const IClassFactoryVtbl *lpVtbl;
 };
 
-/* ------------------------------------------------ ICorProfilerCallback3 */
+/* ------------------------------------------------ ICorProfilerCallback4 */
+
+/* [idl] interface ICorProfilerFunctionControl : IUnknown: what
+ * GetReJITParameters is handed to give the runtime a method's new IL (the
+ * runtime copies the body and the map). */
+typedef struct ICorProfilerFunctionControl ICorProfilerFunctionControl;
+typedef struct ICorProfilerFunctionControlVtbl {
+    HRESULT (*QueryInterface)(ICorProfilerFunctionControl *self, REFIID riid, void **ppv); /* 0 */
+    ULONG (*AddRef)(ICorProfilerFunctionControl *self);                                 /* 1 */
+    ULONG (*Release)(ICorProfilerFunctionControl *self);                                /* 2 */
+    HRESULT (*SetCodegenFlags)(ICorProfilerFunctionControl *self, DWORD flags);         /* 3 */
+    HRESULT (*SetILFunctionBody)(ICorProfilerFunctionControl *self, ULONG cb,
+                                 const BYTE *header);                                   /* 4 */
+    HRESULT (*SetILInstrumentedCodeMap)(ICorProfilerFunctionControl *self, ULONG n,
+                                        COR_IL_MAP *map);                               /* 5 */
+} ICorProfilerFunctionControlVtbl;
+struct ICorProfilerFunctionControl {
+    const ICorProfilerFunctionControlVtbl *lpVtbl;
+};
 
 /* One table for ICorProfilerCallback (slots 3-71), ICorProfilerCallback2
- * (72-79) and ICorProfilerCallback3 (80-82), in [idl] declaration order.
- * Interfaces inherit by appending, so a Callback3 pointer is also a valid
- * Callback2 and Callback pointer. Enum parameters are passed as int. */
+ * (72-79), ICorProfilerCallback3 (80-82) and ICorProfilerCallback4 (83-88),
+ * in [idl] declaration order. Interfaces inherit by appending, so a
+ * Callback4 pointer is also a valid Callback3, Callback2 and Callback
+ * pointer. Enum parameters are passed as int. */
 typedef struct ICorProfilerCallback3 ICorProfilerCallback3;
 #define CB ICorProfilerCallback3 *self
 typedef struct ICorProfilerCallback3Vtbl {
@@ -304,6 +330,17 @@ typedef struct ICorProfilerCallback3Vtbl {
     HRESULT (*InitializeForAttach)(CB, IUnknown *info, void *data, UINT cb);         /* 80 */
     HRESULT (*ProfilerAttachComplete)(CB);                                           /* 81 */
     HRESULT (*ProfilerDetachSucceeded)(CB);                                          /* 82 */
+    /* ICorProfilerCallback4 */
+    HRESULT (*ReJITCompilationStarted)(CB, FunctionID id, ReJITID rejit, BOOL safe);  /* 83 */
+    HRESULT (*GetReJITParameters)(CB, ModuleID mod, mdMethodDef tok,
+                                  ICorProfilerFunctionControl *ctl);                 /* 84 */
+    HRESULT (*ReJITCompilationFinished)(CB, FunctionID id, ReJITID rejit, HRESULT hr,
+                                        BOOL safe);                                  /* 85 */
+    HRESULT (*ReJITError)(CB, ModuleID mod, mdMethodDef tok, FunctionID id,
+                          HRESULT hr);                                               /* 86 */
+    HRESULT (*MovedReferences2)(CB, ULONG n, ObjectID oldStart[], ObjectID newStart[],
+                                SIZE_T len[]);                                       /* 87 */
+    HRESULT (*SurvivingReferences2)(CB, ULONG n, ObjectID start[], SIZE_T len[]);    /* 88 */
 } ICorProfilerCallback3Vtbl;
 #undef CB
 struct ICorProfilerCallback3 {
@@ -378,7 +415,8 @@ typedef struct ICorProfilerInfoVtbl {
     void *GetCodeInfo;                                                                /* 5 */
     HRESULT (*GetEventMask)(PI, DWORD *pdwEvents);                                    /* 6 */
     void *GetFunctionFromIP;                                                          /* 7 */
-    void *GetFunctionFromToken;                                                       /* 8 */
+    HRESULT (*GetFunctionFromToken)(PI, ModuleID moduleId, mdToken token,
+                                    FunctionID *pFunctionId);                         /* 8 */
     void *GetHandleFromThread;                                                        /* 9 */
     void *GetObjectSize;                                                              /* 10 */
     HRESULT (*IsArrayClass)(PI, ClassID classId, CorElementType *pBaseElemType,
@@ -450,7 +488,7 @@ typedef struct ICorProfilerInfoVtbl {
     void *GetNotifiedExceptionClauseInfo;                                             /* 56 */
     /* ICorProfilerInfo3 */
     void *EnumJITedFunctions;                                                         /* 57 */
-    void *RequestProfilerDetach;                                                      /* 58 */
+    HRESULT (*RequestProfilerDetach)(PI, DWORD expectedCompletionMs);                 /* 58 */
     HRESULT (*SetFunctionIDMapper2)(PI, FunctionIDMapper2 *pFunc, void *clientData);  /* 59 */
     HRESULT (*GetStringLayout2)(PI, ULONG *pStringLengthOffset, ULONG *pBufferOffset); /* 60 */
     HRESULT (*SetEnterLeaveFunctionHooks3)(PI, FunctionEnter3 *enter, FunctionLeave3 *leave,
@@ -477,8 +515,9 @@ typedef struct ICorProfilerInfoVtbl {
     /* ICorProfilerInfo4 */
     void *EnumThreads;                                                                /* 71 */
     void *InitializeCurrentThread;                                                    /* 72 */
-    void *RequestReJIT;                                                               /* 73 */
-    void *RequestRevert;                                                              /* 74 */
+    HRESULT (*RequestReJIT)(PI, ULONG n, ModuleID mods[], mdMethodDef toks[]);       /* 73 */
+    HRESULT (*RequestRevert)(PI, ULONG n, ModuleID mods[], mdMethodDef toks[],
+                             HRESULT status[]);                                       /* 74 */
     void *GetCodeInfo3;                                                               /* 75 */
     void *GetFunctionFromIP2;                                                         /* 76 */
     void *GetReJITIDs;                                                                /* 77 */
@@ -495,7 +534,7 @@ typedef struct ICorProfilerInfoVtbl {
                                                        BOOL *incompleteData,
                                                        ICorProfilerMethodEnum **ppEnum); /* 83 */
     /* ICorProfilerInfo7 */
-    void *ApplyMetaData;                                                              /* 84 */
+    HRESULT (*ApplyMetaData)(PI, ModuleID mod);                                       /* 84 */
     void *GetInMemorySymbolsLength;                                                   /* 85 */
     void *ReadInMemorySymbols;                                                        /* 86 */
     /* ICorProfilerInfo8 */
@@ -510,7 +549,8 @@ typedef struct ICorProfilerInfoVtbl {
     void *EnumerateObjectReferences;                                                  /* 93 */
     void *IsFrozenObject;                                                             /* 94 */
     void *GetLOHObjectSizeThreshold;                                                  /* 95 */
-    void *RequestReJITWithInliners;                                                   /* 96 */
+    HRESULT (*RequestReJITWithInliners)(PI, DWORD flags, ULONG n, ModuleID mods[],
+                                        mdMethodDef toks[]);                          /* 96 */
     void *SuspendRuntime;                                                             /* 97 */
     void *ResumeRuntime;                                                              /* 98 */
     /* ICorProfilerInfo11 */
@@ -666,6 +706,7 @@ extern const IID IID_IClassFactory;            /* 00000001-0000-0000-C000-000000
 extern const IID IID_ICorProfilerCallback;     /* 176FBED1-A55C-4796-98CA-A9DA0EF883E7 */
 extern const IID IID_ICorProfilerCallback2;    /* 8A8CC829-CCF2-49FE-BBAE-0F022228071A */
 extern const IID IID_ICorProfilerCallback3;    /* 4FD2ED52-7731-4B8D-9469-03D2CC3086C5 */
+extern const IID IID_ICorProfilerCallback4;    /* 7B63B2E3-107D-4D48-B2F6-F61E229470D2 */
 extern const IID IID_ICorProfilerInfo3;        /* B555ED4F-452A-4E54-8B39-B5360BAD32A0 */
 extern const IID IID_ICorProfilerInfo4;        /* 0D8FDCAA-6257-47BF-B1BF-94DAC88466EE */
 extern const IID IID_ICorProfilerInfo5;        /* 07602928-CE38-4B83-81E7-74ADAF781214 */
@@ -753,7 +794,16 @@ _Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, ThreadNameChanged) == 72, "Cal
 _Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, HandleDestroyed) == 79, "Callback2");
 _Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, InitializeForAttach) == 80, "Callback3");
 _Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, ProfilerDetachSucceeded) == 82, "Callback3");
-_Static_assert(sizeof(ICorProfilerCallback3Vtbl) == 83 * sizeof(void *), "Callback3 size");
+_Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, GetReJITParameters) == 84, "Callback4");
+_Static_assert(CT_SLOT(ICorProfilerCallback3Vtbl, SurvivingReferences2) == 88, "Callback4");
+_Static_assert(sizeof(ICorProfilerCallback3Vtbl) == 89 * sizeof(void *), "Callback4 size");
+_Static_assert(CT_SLOT(ICorProfilerFunctionControlVtbl, SetILFunctionBody) == 4, "FunctionControl");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetFunctionFromToken) == 8, "Info");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, RequestProfilerDetach) == 58, "Info3");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, RequestReJIT) == 73, "Info4");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, RequestRevert) == 74, "Info4");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, ApplyMetaData) == 84, "Info7");
+_Static_assert(CT_SLOT(ICorProfilerInfoVtbl, RequestReJITWithInliners) == 96, "Info10");
 
 _Static_assert(sizeof(COR_FIELD_OFFSET) == 8, "COR_FIELD_OFFSET layout");
 _Static_assert(CT_SLOT(ICorProfilerModuleEnumVtbl, GetCount) == 6, "ICorProfilerModuleEnum");

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "clock.h"
 #include "clrtrace/render.h"
 #include "config.h"
@@ -81,7 +82,8 @@ static HRESULT cb_QueryInterface(CB_SELF, REFIID riid, void **ppv)
     if (!ppv)
         return E_POINTER;
     if (guid_eq(riid, &IID_IUnknown) || guid_eq(riid, &IID_ICorProfilerCallback) ||
-        guid_eq(riid, &IID_ICorProfilerCallback2) || guid_eq(riid, &IID_ICorProfilerCallback3)) {
+        guid_eq(riid, &IID_ICorProfilerCallback2) || guid_eq(riid, &IID_ICorProfilerCallback3) ||
+        guid_eq(riid, &IID_ICorProfilerCallback4)) {
         *ppv = self;
         atomic_fetch_add(&g_callback_refs, 1);
         return S_OK;
@@ -117,6 +119,19 @@ static const struct {
     {&IID_ICorProfilerInfo6, 6},   {&IID_ICorProfilerInfo5, 5},   {&IID_ICorProfilerInfo4, 4},
     {&IID_ICorProfilerInfo3, 3},
 };
+
+/* The newest ICorProfilerInfo unk offers, into g_ct (none: info NULL). */
+static void pick_info(IUnknown *unk)
+{
+    for (size_t i = 0; i < sizeof k_info_versions / sizeof *k_info_versions; i++) {
+        void *p = NULL;
+        if (SUCCEEDED(unk->lpVtbl->QueryInterface(unk, k_info_versions[i].iid, &p)) && p) {
+            g_ct.info = p;
+            g_ct.info_version = k_info_versions[i].version;
+            return;
+        }
+    }
+}
 
 /* The runtime version, e.g. "10.0.12", for the trace header. */
 static void runtime_version(char *out, size_t cap)
@@ -208,10 +223,15 @@ static HRESULT give_up(const char *cmdline, const char *what, HRESULT hr)
 /* The END record's counts: functions JIT-compiled (the ELT engine's mapper
  * sees each once; the IL engine also looks at precompiled ones, so it
  * counts its compilations) and functions traced. Atomic loads only. */
+static atomic_ulong g_session_methods; /* attached: the methods rewritten */
+static int g_attached;
+
 static void end_counts(unsigned long *mapped, unsigned long *hooked)
 {
     ct_registry_counts(mapped, hooked);
-    if (g_ct.cfg.il_engine)
+    if (g_attached)
+        *mapped = atomic_load(&g_session_methods);
+    else if (g_ct.cfg.il_engine)
         *mapped = ct_il_compiled();
 }
 
@@ -324,6 +344,9 @@ static HRESULT decline(const char *fmt, const char *a, const char *b)
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
 }
 
+static int begin_recording(const ct_config *cfg, int text, int bin_fd, const char *bin_path,
+                           const char *cmdline, int il, int fast, int attached);
+
 static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
 {
     (void)self;
@@ -362,14 +385,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         ct_out_open(outs.text_fd, outs.text_path[0] ? outs.text_path : "stderr", cfg->bench_naive);
     int bin_fd = outs.bin_fd;
 
-    for (size_t i = 0; i < sizeof k_info_versions / sizeof *k_info_versions; i++) {
-        void *p = NULL;
-        if (SUCCEEDED(unk->lpVtbl->QueryInterface(unk, k_info_versions[i].iid, &p)) && p) {
-            g_ct.info = p;
-            g_ct.info_version = k_info_versions[i].version;
-            break;
-        }
-    }
+    pick_info(unk);
     if (!g_ct.info)
         return give_up(cmdline, "QueryInterface for ICorProfilerInfo3 or newer", E_NOINTERFACE);
 
@@ -426,7 +442,19 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         ct_outputs_index(cfg, "traced", &outs, cmdline);
         return S_OK; /* nothing is recorded, nothing is written */
     }
+    if (begin_recording(cfg, text, bin_fd, outs.bin_path, cmdline, il, fast, 0) != 0)
+        return give_up(cmdline, "starting the trace writer", E_OUTOFMEMORY);
+    atexit(stop_at_exit);
+    finish_on_fatal_signals();
+    ct_outputs_index(cfg, "traced", &outs, cmdline);
+    return S_OK;
+}
 
+/* The trace header's lines and the writer started, the hooks open:
+ * recording begins. 0, or -1 (out of memory). */
+static int begin_recording(const ct_config *cfg, int text, int bin_fd, const char *bin_path,
+                           const char *cmdline, int il, int fast, int attached)
+{
     char version[64], settings[SETTINGS_MAX];
     runtime_version(version, sizeof version);
     int n;
@@ -450,7 +478,11 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
                      cfg->array_items, cfg->struct_depth, cfg->object_depth, cfg->object_fields,
                      cfg->value_bytes);
     if (cfg->lossy && n > 0 && (size_t)n < sizeof settings)
-        snprintf(settings + n, sizeof settings - (size_t)n, ", lossy");
+        n += snprintf(settings + n, sizeof settings - (size_t)n, ", lossy");
+    /* `info` reads "attached" here: the trace's start is the attach time,
+     * its end the detach time. */
+    if (attached && n > 0 && (size_t)n < sizeof settings)
+        snprintf(settings + n, sizeof settings - (size_t)n, ", attached");
     char filter_text[FILTER_TEXT_MAX];
     describe_filter(cfg, filter_text, sizeof filter_text);
     struct timespec wall;
@@ -458,7 +490,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     ct_writer_config wc = {
         .text = text,
         .binary_fd = bin_fd,
-        .binary_path = outs.bin_path,
+        .binary_path = bin_path,
         .compress = cfg->compress,
         .summary = cfg->summary,
         .naive = cfg->bench_naive,
@@ -470,15 +502,97 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         .calls_filter = &cfg->filter,
         .settings = settings,
         .stop_engine = ct_hooks_stop,
-        .children_index = cfg->summary && ct_outputs_root(cfg) == 1 ? cfg->index_path : NULL,
+        .children_index = !attached && cfg->summary && ct_outputs_root(cfg) == 1
+                              ? cfg->index_path : NULL,
     };
     if (ct_writer_start(&wc) != 0)
-        return give_up(cmdline, "starting the trace writer", E_OUTOFMEMORY);
+        return -1;
     ct_hooks_open();
-    atexit(stop_at_exit);
-    finish_on_fatal_signals();
-    ct_outputs_index(cfg, "traced", &outs, cmdline);
-    return S_OK;
+    return 0;
+}
+
+/* ------------------------------------------------------------ attach */
+
+HRESULT ct_profiler_attach(IUnknown *unk)
+{
+    pick_info(unk);
+    if (!g_ct.info)
+        return E_NOINTERFACE;
+    /* ReJIT after attach needs ICorProfilerInfo10 (.NET Core 3.0). */
+    if (g_ct.info_version < 10) {
+        g_ct.info->lpVtbl->Release(g_ct.info);
+        g_ct.info = NULL;
+        return CT_E_RUNTIME_TOO_OLD;
+    }
+    g_attached = 1;
+    g_ct.cfg.il_engine = 1;
+    /* Dormant until a session: ReJIT only (a flag for good once set). */
+    HRESULT hr = g_ct.info->lpVtbl->SetEventMask(g_ct.info, COR_PRF_ENABLE_REJIT);
+    if (FAILED(hr)) {
+        g_ct.info->lpVtbl->Release(g_ct.info);
+        g_ct.info = NULL;
+    }
+    return hr;
+}
+
+int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, char *why,
+                              size_t cap)
+{
+    static int once;
+    ct_config *c = &g_ct.cfg;
+    *c = *cfg;
+    c->il_engine = 1;
+    c->null_mode = CT_NULL_OFF;
+    c->bench_naive = 0;
+    c->follow = 0;
+    int fast = c->no_args;
+    if (fast)
+        c->signatures = 0;
+    ct_clock_init();
+    ct_hooks_init(fast ? CT_HOOKS_FAST : CT_HOOKS_SLOW, c->buffer_kb, c->lossy, 0);
+    ct_hooks_attached();
+    if (text_fd >= 0)
+        ct_out_open(text_fd, "the output of clrtrace -p", 0);
+    atomic_store(&g_stopped, 0);
+    atomic_store(&g_session_methods, 0);
+    char cmdline[CMDLINE_MAX + 4];
+    command_line(cmdline, sizeof cmdline);
+    if (begin_recording(c, text_fd >= 0, bin_fd, "the trace", cmdline, 1, fast, 1) != 0) {
+        snprintf(why, cap, "cannot start the trace writer (out of memory)");
+        return -1;
+    }
+    if (!once) {
+        once = 1;
+        atexit(stop_at_exit);
+        finish_on_fatal_signals();
+    }
+    /* Exceptions close frames; threads are named. */
+    HRESULT hr = g_ct.info->lpVtbl->SetEventMask(g_ct.info, COR_PRF_ENABLE_REJIT |
+                                                             COR_PRF_MONITOR_EXCEPTIONS |
+                                                             COR_PRF_MONITOR_THREADS);
+    if (FAILED(hr)) {
+        snprintf(why, cap, "the runtime refused the event mask (HRESULT 0x%08X)", (unsigned)hr);
+        ct_profiler_session_stop();
+        return -1;
+    }
+    return 0;
+}
+
+void ct_profiler_session_methods(unsigned long n)
+{
+    atomic_store(&g_session_methods, n);
+}
+
+void ct_profiler_session_stop(void)
+{
+    g_ct.info->lpVtbl->SetEventMask(g_ct.info, COR_PRF_ENABLE_REJIT);
+    stop_tracing(1);
+    /* Ready for the next session: a trace of its own, frames and records
+     * made anew. */
+    if (ct_writer_reset() != 0)
+        return;
+    ct_hooks_reset_threads();
+    ct_registry_forget();
 }
 
 static HRESULT cb_Shutdown(CB_SELF)
@@ -647,9 +761,35 @@ STUB(FinalizeableObjectQueued, DWORD flags, ObjectID obj)
 STUB(RootReferences2, ULONG n, ObjectID refs[], int kinds[], int flags[], UINT_PTR ids[])
 STUB(HandleCreated, GCHandleID h, ObjectID obj)
 STUB(HandleDestroyed, GCHandleID h)
-STUB(InitializeForAttach, IUnknown *info, void *data, UINT cb)
+static HRESULT cb_InitializeForAttach(CB_SELF, IUnknown *info, void *data, UINT cb)
+{
+    (void)self;
+    return ct_attach_initialize(info, data, cb);
+}
 STUB0(ProfilerAttachComplete)
 STUB0(ProfilerDetachSucceeded)
+STUB(ReJITCompilationStarted, FunctionID id, ReJITID rejit, BOOL safe)
+static HRESULT cb_GetReJITParameters(CB_SELF, ModuleID mod, mdMethodDef tok,
+                                     ICorProfilerFunctionControl *ctl)
+{
+    (void)self;
+    if (ctl)
+        ct_il_rejit_parameters(mod, tok, ctl);
+    return S_OK;
+}
+STUB(ReJITCompilationFinished, FunctionID id, ReJITID rejit, HRESULT hr, BOOL safe)
+static HRESULT cb_ReJITError(CB_SELF, ModuleID mod, mdMethodDef tok, FunctionID id, HRESULT hr)
+{
+    (void)self;
+    (void)mod;
+    (void)tok;
+    (void)id;
+    (void)hr;
+    ct_writer_count_unrewritten();
+    return S_OK;
+}
+STUB(MovedReferences2, ULONG n, ObjectID oldStart[], ObjectID newStart[], SIZE_T len[])
+STUB(SurvivingReferences2, ULONG n, ObjectID start[], SIZE_T len[])
 
 #define SLOT(name) .name = cb_##name
 static const ICorProfilerCallback3Vtbl k_callback_vtbl = {
@@ -689,6 +829,8 @@ static const ICorProfilerCallback3Vtbl k_callback_vtbl = {
     SLOT(GarbageCollectionFinished), SLOT(FinalizeableObjectQueued), SLOT(RootReferences2),
     SLOT(HandleCreated), SLOT(HandleDestroyed),
     SLOT(InitializeForAttach), SLOT(ProfilerAttachComplete), SLOT(ProfilerDetachSucceeded),
+    SLOT(ReJITCompilationStarted), SLOT(GetReJITParameters), SLOT(ReJITCompilationFinished),
+    SLOT(ReJITError), SLOT(MovedReferences2), SLOT(SurvivingReferences2),
 };
 #undef SLOT
 

@@ -922,6 +922,50 @@ void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
                 (unsigned long long)(CT_WRITER_STALL_NS / 1000000000u));
 }
 
+int ct_writer_reset(void)
+{
+    if (!atomic_load(&g_started))
+        return 0;
+    /* Only after a stop that ended the writer thread: nothing runs here. */
+    if (!atomic_load(&g_done) || g_cfg.naive)
+        return -1;
+    drain_functions(); /* queued after the end: not this trace's */
+    if (g_render)
+        ct_render_free(g_render);
+    g_render = NULL;
+    if (g_filter)
+        ct_filter_free(g_filter);
+    g_filter = NULL;
+    free(g_bin_buf);
+    free(g_blk_buf);
+    free(g_zbuf);
+    g_bin_buf = g_blk_buf = g_zbuf = NULL;
+    if (g_zctx)
+        ZSTD_freeCCtx(g_zctx);
+    g_zctx = NULL;
+    g_bin_fd = -1;
+    g_bin_len = 0;
+    ct_map_clear(&g_seen_classes);
+    memset(&g_blk_mark, 0, sizeof g_blk_mark);
+    g_events = g_mapped = g_traced = 0;
+    g_runtime_alive = 1;
+    atomic_store(&g_unrewritten, 0);
+    atomic_store(&g_jit_count, 0);
+    atomic_store(&g_jit_ns, 0);
+    atomic_store(&g_lost, 0);
+    atomic_store(&g_kick, 0);
+    atomic_store(&g_have_thread, 0);
+    atomic_store(&g_stopping, 0);
+    atomic_store(&g_stop_called, 0);
+    atomic_store(&g_done, 0);
+    atomic_store(&g_started, 0);
+    /* Each thread's held time is counted from here. */
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
+        b->held_reported = ct_ring_held(&b->ring) -
+                           atomic_load_explicit(&b->ring.jit, memory_order_relaxed);
+    return 0;
+}
+
 void ct_writer_stop_from_signal(uint64_t mapped, uint64_t traced)
 {
     /* The naive mode writes under a lock: nothing to do safely here. */

@@ -107,6 +107,9 @@ static ct_hook_mode g_mode;
 static int g_naive;
 static pthread_key_t g_thread_key;
 static atomic_int g_open;
+/* Attached to a running process (ct_hooks_attached): a return without an
+ * open frame is a call entered before this trace began. */
+static int g_attached;
 /* The initial-exec model: one load off the thread pointer instead of a call
  * to __tls_get_addr in every hook (8 bytes of static TLS). */
 static __thread ct_tbuf *t_self __attribute__((tls_model("initial-exec")));
@@ -178,7 +181,10 @@ void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
     g_mode = mode;
     g_naive = naive;
     ct_tbuf_setup(ring_kb, lossy, sizeof(elt_thread));
-    pthread_key_create(&g_thread_key, thread_exit);
+    /* Once per process (an attached process starts a trace per session). */
+    static int keyed;
+    if (!keyed && pthread_key_create(&g_thread_key, thread_exit) == 0)
+        keyed = 1;
     ULONG len_off = 8, buf_off = 12;
     ICorProfilerInfo *info = g_ct.info;
     if (FAILED(info->lpVtbl->GetStringLayout2(info, &len_off, &buf_off))) {
@@ -211,6 +217,20 @@ void ct_hooks_close(void)
         while (atomic_load_explicit(&E(b)->busy, memory_order_acquire) &&
                ct_mono_raw_ns() - start < CT_QUIESCE_WAIT_NS)
             nanosleep(&(struct timespec){0, CT_QUIESCE_POLL_NS}, NULL);
+}
+
+void ct_hooks_attached(void)
+{
+    g_attached = 1;
+}
+
+void ct_hooks_reset_threads(void)
+{
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next) {
+        elt_thread *t = E(b);
+        t->depth = t->gate = t->nouts = 0;
+        memset(t->dropped_frames, 0, sizeof t->dropped_frames);
+    }
 }
 
 static inline int recording(void)
@@ -841,6 +861,8 @@ static inline ct_tbuf *close_event_begin(void)
     ct_tbuf *b = thread_self();
     if (!b)
         return NULL;
+    if (g_attached && !E(b)->depth)
+        return NULL; /* entered before the trace began */
     if (atomic_load_explicit(&E(b)->busy, memory_order_relaxed) || frame_close(b)) {
         ct_tbuf_count_drop(b, 1);
         return NULL;
@@ -973,6 +995,8 @@ static inline void fast_event(ct_rec_type type, uintptr_t id)
     ct_tbuf *b = thread_self();
     if (!b)
         return;
+    if (type != CT_REC_ENTER && g_attached && !E(b)->depth)
+        return; /* entered before the trace began */
     if (type != CT_REC_ENTER && frame_close(b)) {
         ct_tbuf_count_drop(b, 1);
         return;

@@ -49,8 +49,9 @@ typedef enum ct_hook_mode {
     CT_HOOKS_FAST_NULL   /* fast-path stubs, empty callbacks */
 } ct_hook_mode;
 
-/* Called once from Initialize: object layouts, the buffers' size. naive:
- * the bench-only mode that renders in the hook. */
+/* Called from Initialize (or at each attach session's start, hooks
+ * closed): object layouts, the buffers' size (new threads' buffers take a
+ * changed size). naive: the bench-only mode that renders in the hook. */
 void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive);
 
 /* Recording starts (after the writer) and stops (at Shutdown or exit: waits
@@ -60,6 +61,14 @@ void ct_hooks_open(void);
 void ct_hooks_close(void);
 /* Recording stops, without waiting (the writer, when every output failed). */
 void ct_hooks_stop(void);
+
+/* Attach (com/attach.c): returns that find no open frame on their thread
+ * belong to calls entered before the trace began, and are left out. */
+void ct_hooks_attached(void);
+
+/* Between two traces of one process (hooks closed): every thread's frames
+ * forgotten. */
+void ct_hooks_reset_threads(void);
 
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
 void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);

@@ -528,10 +528,13 @@ static void scratch_done(void)
 }
 
 /* Rewrites the body of (mod, tok) with f's probes: 0, or -1 (left as it is).
+ * The new body goes to the runtime through ctl when given (ReJIT, attach:
+ * the runtime copies it), else through SetILFunctionBody (JIT time).
  * Each insertion copies the body into the other of two arenas (libclril
  * rebuilds every array), so memory stays at twice one copy however many
  * rets the method has. */
-static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken tok)
+static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken tok,
+                   ICorProfilerFunctionControl *ctl)
 {
     COR_IL_MAP *map = NULL;
     ICorProfilerInfo *info = g_ct.info;
@@ -635,15 +638,27 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     uint8_t probe[1];
     if (clril_encode(&b, probe, 0, &need, &err) != CLRIL_E_SPACE || !need)
         goto out;
-    IMethodMalloc *mm = NULL;
-    if (FAILED(info->lpVtbl->GetILFunctionBodyAllocator(info, mod, &mm)) || !mm)
-        goto out;
-    uint8_t *out = mm->lpVtbl->Alloc(mm, (ULONG)need);
-    size_t len = 0;
-    if (out && clril_encode(&b, out, need, &len, &err) == CLRIL_OK &&
-        SUCCEEDED(info->lpVtbl->SetILFunctionBody(info, mod, tok, out)))
-        rc = 0;
-    mm->lpVtbl->Release(mm);
+    if (ctl) {
+        /* After attach, metadata made since the module loaded is usable once
+         * applied (ICorProfilerInfo7::ApplyMetaData). */
+        uint8_t *out = malloc(need);
+        size_t len = 0;
+        if (out && clril_encode(&b, out, need, &len, &err) == CLRIL_OK &&
+            g_ct.info_version >= 7 && SUCCEEDED(info->lpVtbl->ApplyMetaData(info, mod)) &&
+            SUCCEEDED(ctl->lpVtbl->SetILFunctionBody(ctl, (ULONG)len, out)))
+            rc = 0;
+        free(out);
+    } else {
+        IMethodMalloc *mm = NULL;
+        if (FAILED(info->lpVtbl->GetILFunctionBodyAllocator(info, mod, &mm)) || !mm)
+            goto out;
+        uint8_t *out = mm->lpVtbl->Alloc(mm, (ULONG)need);
+        size_t len = 0;
+        if (out && clril_encode(&b, out, need, &len, &err) == CLRIL_OK &&
+            SUCCEEDED(info->lpVtbl->SetILFunctionBody(info, mod, tok, out)))
+            rc = 0;
+        mm->lpVtbl->Release(mm);
+    }
     if (rc == 0) {
         /* Where each original instruction is now: the runtime maps the IL
          * offsets of the new body back to the original ones (the lines of
@@ -654,7 +669,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
             map[k].newOffset = b.insns[map[k].newOffset].offset;
         /* The runtime copies the map (a later call replaces it); it keys
          * it by the method definition, every instantiation and tier. */
-        info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map);
+        if (ctl)
+            ctl->lpVtbl->SetILInstrumentedCodeMap(ctl, nmap, map);
+        else
+            info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map);
     }
 out:
     free(map);
@@ -710,9 +728,143 @@ void ct_il_jit_started(FunctionID id)
      * between its type handles. A body it cannot rewrite runs as it is,
      * counted (the END record). */
     if (strncmp(f->name, "System.RuntimeTypeHandle.", 25) != 0 &&
-        rewrite(f, id, mod, tok) != 0 && f->hooked)
+        rewrite(f, id, mod, tok, NULL) != 0 && f->hooked)
         ct_writer_count_unrewritten();
     pthread_mutex_lock(&g_lock);
     ct_map_put(&g_done, key, (void *)REWRITTEN);
     pthread_mutex_unlock(&g_lock);
+}
+
+/* ------------------------------------------------------------- attach */
+
+/* Whether method tok of m can be rewritten after attach: it has IL (not
+ * abstract, extern or made by the runtime) and is not generic code (its
+ * probes need a definition record, which needs an instantiation the
+ * runtime names only at JIT time). */
+static int attach_candidate(const ct_module *m, mdMethodDef tok)
+{
+    mdTypeDef td = 0;
+    DWORD attr = 0, impl = 0;
+    ULONG wlen = 0, sig_len = 0, rva = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    WCHAR w[1];
+    if (FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &sig,
+                                              &sig_len, &rva, &impl)) ||
+        !rva || !sig || !sig_len || (sig[0] & 0x10))
+        return 0;
+    return ct_generic_param_count(m, tok) == 0 && ct_generic_param_count(m, td) == 0;
+}
+
+/* Appends (mod, tok) to the growing arrays of s. */
+static int attach_push(ct_il_methods *s, ModuleID mod, mdMethodDef tok)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        ModuleID *mods = realloc(s->mods, cap * sizeof *mods);
+        if (mods)
+            s->mods = mods;
+        mdMethodDef *toks = mods ? realloc(s->toks, cap * sizeof *toks) : NULL;
+        if (!toks)
+            return -1;
+        s->toks = toks;
+        s->cap = cap;
+    }
+    s->mods[s->n] = mod;
+    s->toks[s->n++] = tok;
+    return 0;
+}
+
+/* The methods of module mod that the filter traces and attach can
+ * rewrite, into s; the others it traces, counted in s->skipped. */
+static void attach_module(ct_il_methods *s, ModuleID mod)
+{
+    const ct_module *m = ct_module_get(mod);
+    if (!m || !m->mdi || !ct_registry_module_may_trace(m))
+        return;
+    IMetaDataImport *mdi = m->mdi;
+    HCORENUM te = NULL;
+    mdTypeDef tds[64];
+    ULONG nt = 0;
+    while (SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
+        for (ULONG i = 0; i < nt; i++) {
+            HCORENUM me = NULL;
+            mdMethodDef toks[64];
+            ULONG nm = 0;
+            while (SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
+                for (ULONG k = 0; k < nm; k++) {
+                    if (!ct_registry_traces(m, toks[k]))
+                        continue;
+                    if (!attach_candidate(m, toks[k]))
+                        s->skipped++;
+                    else if (attach_push(s, mod, toks[k]) != 0)
+                        s->failed = 1;
+                }
+            if (me)
+                mdi->lpVtbl->CloseEnum(mdi, me);
+        }
+    }
+    if (te)
+        mdi->lpVtbl->CloseEnum(mdi, te);
+}
+
+int ct_il_attach_methods(ct_il_methods *s)
+{
+    memset(s, 0, sizeof *s);
+    ICorProfilerInfo *info = g_ct.info;
+    ICorProfilerModuleEnum *e = NULL;
+    if (FAILED(info->lpVtbl->EnumModules(info, &e)) || !e)
+        return -1;
+    ModuleID batch[64];
+    ULONG n = 0;
+    while (SUCCEEDED(e->lpVtbl->Next(e, 64, batch, &n)) && n) {
+        for (ULONG i = 0; i < n; i++)
+            attach_module(s, batch[i]);
+        if (n < 64)
+            break;
+    }
+    e->lpVtbl->Release(e);
+    return s->failed ? -1 : 0;
+}
+
+HRESULT ct_il_attach_rejit(const ct_il_methods *s)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    if (!s->n)
+        return S_OK;
+    /* Blocking the methods from being inlined is the runtime's rule for
+     * this call; the methods that had them inlined are compiled again. */
+    return info->lpVtbl->RequestReJITWithInliners(info, COR_PRF_REJIT_BLOCK_INLINING,
+                                                  (ULONG)s->n, s->mods, s->toks);
+}
+
+void ct_il_attach_revert(const ct_il_methods *s)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    if (!s->n)
+        return;
+    HRESULT *status = calloc(s->n, sizeof *status);
+    info->lpVtbl->RequestRevert(info, (ULONG)s->n, s->mods, s->toks, status);
+    free(status);
+}
+
+void ct_il_methods_free(ct_il_methods *s)
+{
+    free(s->mods);
+    free(s->toks);
+    memset(s, 0, sizeof *s);
+}
+
+void ct_il_rejit_parameters(ModuleID mod, mdMethodDef tok, ICorProfilerFunctionControl *ctl)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    FunctionID id = 0;
+    if (FAILED(info->lpVtbl->GetFunctionFromToken(info, mod, tok, &id)) || !id) {
+        ct_writer_count_unrewritten();
+        return;
+    }
+    ct_mapped_fn *f = traced(id);
+    if (!f || f->generic)
+        return;
+    if (rewrite(f, id, mod, tok, ctl) != 0 && f->hooked)
+        ct_writer_count_unrewritten();
 }

@@ -16,6 +16,8 @@
 #ifndef CLRTRACE_ILPROBE_H
 #define CLRTRACE_ILPROBE_H
 
+#include <stddef.h>
+
 #include "corprof_decls.h"
 
 /* Largest IL body rewritten (code and sections); a larger one is left
@@ -42,6 +44,35 @@ void ct_il_module_loaded(ModuleID mod);
 /* JITInlining: 0 when callee is traced (a rewritten method is never inlined:
  * its probes would be lost). */
 int ct_il_may_inline(FunctionID callee);
+
+/* Attach (com/attach.c): the methods chosen in a running process. */
+typedef struct ct_il_methods {
+    ModuleID *mods;
+    mdMethodDef *toks;
+    size_t n, cap;
+    unsigned long skipped; /* traced by the filter, not rewritable after attach
+                              (generic code) */
+    int failed;            /* out of memory: the list is short */
+} ct_il_methods;
+
+/* Every loaded module's methods that the filter traces and that can be
+ * rewritten, into s (ct_il_methods_free): 0, or -1 (s may hold some). From
+ * the control thread (not a managed thread). */
+int ct_il_attach_methods(ct_il_methods *s);
+void ct_il_methods_free(ct_il_methods *s);
+
+/* ReJIT of s's methods with the probes (ICorProfilerInfo10::
+ * RequestReJITWithInliners): the runtime asks GetReJITParameters for each
+ * (ct_il_rejit_parameters). Its HRESULT. */
+HRESULT ct_il_attach_rejit(const ct_il_methods *s);
+
+/* Their original code back (ICorProfilerInfo4::RequestRevert): new calls run
+ * it; calls already inside the rewritten code finish there. */
+void ct_il_attach_revert(const ct_il_methods *s);
+
+/* GetReJITParameters: the probes' body for (mod, tok) through ctl; a body
+ * that cannot be rewritten runs as it was, counted. */
+void ct_il_rejit_parameters(ModuleID mod, mdMethodDef tok, ICorProfilerFunctionControl *ctl);
 
 /* Functions the JIT compiled (an atomic load: a signal handler may ask). */
 unsigned long ct_il_compiled(void);

@@ -7,10 +7,11 @@
 
 /* One variable through the settings table: *num its value (the default when
  * unset or empty), *str its text (NULL when unset or empty). */
-static int get(ct_setting_id id, uint64_t *num, const char **str, char *why, size_t cap)
+static int get(ct_setting_id id, ct_config_lookup lookup, void *ctx, uint64_t *num,
+               const char **str, char *why, size_t cap)
 {
     const ct_setting *s = &ct_settings[id];
-    const char *v = getenv(s->env);
+    const char *v = lookup(ctx, s->env);
     *num = s->dflt;
     *str = NULL;
     if (!v || !*v)
@@ -28,12 +29,23 @@ static int get(ct_setting_id id, uint64_t *num, const char **str, char *why, siz
     return 0;
 }
 
+static const char *from_env(void *ctx, const char *name)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
 int ct_config_from_env(ct_config *c, char *why, size_t cap)
+{
+    return ct_config_from(c, from_env, NULL, why, cap);
+}
+
+int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, size_t cap)
 {
     uint64_t v[CT_SETTING_COUNT];
     const char *str[CT_SETTING_COUNT];
     for (int i = 0; i < CT_SETTING_COUNT; i++)
-        if (get((ct_setting_id)i, &v[i], &str[i], why, cap) != 0)
+        if (get((ct_setting_id)i, lookup, ctx, &v[i], &str[i], why, cap) != 0)
             return -1;
     c->output_path = str[CT_SET_OUTPUT];
     c->trace_path = str[CT_SET_TRACE];

@@ -71,4 +71,10 @@ int ct_config_traces(const ct_config *c, const char *full_name, const char *asse
  * load and the program runs untraced. */
 int ct_config_from_env(ct_config *c, char *why, size_t why_cap);
 
+/* The same from another source of settings: lookup(ctx, "CLRTRACE_...")
+ * gives a variable's text, or NULL (an attach session's request). Strings
+ * point into what lookup returns. */
+typedef const char *(*ct_config_lookup)(void *ctx, const char *name);
+int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, size_t why_cap);
+
 #endif

@@ -85,3 +85,10 @@ void ct_map_each(const ct_map *m, void (*fn)(void *ctx, ct_key key, void *value)
         if (!is_empty(m->slots[i].key))
             fn(ctx, m->slots[i].key, m->slots[i].value);
 }
+
+void ct_map_clear(ct_map *m)
+{
+    free(m->slots);
+    m->slots = NULL;
+    m->cap = m->used = 0;
+}

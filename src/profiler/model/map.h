@@ -30,6 +30,9 @@ void *ct_map_get(const ct_map *m, ct_key key);
  * the table cannot grow (the map is unchanged). */
 int ct_map_put(ct_map *m, ct_key key, void *value);
 
+/* Empties m and gives its table back. */
+void ct_map_clear(ct_map *m);
+
 /* Calls fn for every entry, in no particular order. */
 void ct_map_each(const ct_map *m, void (*fn)(void *ctx, ct_key key, void *value), void *ctx);
 

@@ -376,3 +376,12 @@ void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx)
     ct_map_each(&g_functions, each_entry, &e);
     pthread_mutex_unlock(&g_lock);
 }
+
+void ct_registry_forget(void)
+{
+    pthread_mutex_lock(&g_lock);
+    ct_map_clear(&g_functions);
+    atomic_store(&g_mapped, 0);
+    atomic_store(&g_hooked, 0);
+    pthread_mutex_unlock(&g_lock);
+}

@@ -147,6 +147,12 @@ void ct_registry_counts(unsigned long *mapped, unsigned long *hooked);
  * into the registry. */
 void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx);
 
+/* Between two traces of an attached process (com/attach.c): every record
+ * is forgotten, so that the next trace's filter and settings decide anew.
+ * The records stay in memory (rewritten code still running may name them),
+ * and the counts start again from 0. */
+void ct_registry_forget(void);
+
 /* Whether f's first argument is `this` (its label, as the planner writes
  * it). */
 static inline int ct_fn_has_this(const ct_mapped_fn *f)

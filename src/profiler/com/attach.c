@@ -1,0 +1,263 @@
+/* The profiler attached to a running process: the control socket and its
+ * sessions (include/clrtrace/attach.h, docs/tracer.md "Attaching to a
+ * running process").
+ *
+ * InitializeForAttach opens a SOCK_SEQPACKET socket in the abstract
+ * namespace and starts one thread (no managed thread: the runtime lets it
+ * call RequestReJIT and RequestRevert). For each connection of our own user,
+ * the thread reads one request, starts a trace to the descriptors it came
+ * with, chooses the methods and asks the runtime to rewrite them; then it
+ * waits for the end (a message, or the CLI gone), brings the original code
+ * back, finishes the trace, answers "done" and takes the next connection.
+ *
+ * The runtime refuses to detach a profiler that used ReJIT
+ * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT), so between sessions the
+ * profiler stays, dormant: event mask ReJIT only, no method rewritten, no
+ * callback doing work. */
+#include "attach.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "clrtrace/attach.h"
+#include "ilprobe.h"
+
+/* Most settings lines a request holds. */
+#define ATTACH_MAX_SETTINGS 64
+
+static int g_listen = -1;
+
+/* A session request, parsed in place: NAME=VALUE pairs. */
+typedef struct request {
+    char *buf;
+    int text, binary;
+    size_t n;
+    const char *name[ATTACH_MAX_SETTINGS];
+    const char *value[ATTACH_MAX_SETTINGS];
+} request;
+
+static const char *lookup(void *ctx, const char *name)
+{
+    const request *r = ctx;
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->name[i], name))
+            return r->value[i];
+    return NULL;
+}
+
+/* Splits r->buf (NUL-ended) into its lines: 0, or -1 with why. */
+static int parse(request *r, char *why, size_t cap)
+{
+    char *save = NULL;
+    char *line = strtok_r(r->buf, "\n", &save);
+    if (!line || strcmp(line, CT_ATTACH_HELLO) != 0) {
+        snprintf(why, cap, "not a clrtrace session request (the CLI and the profiler loaded in "
+                           "the process differ in version?)");
+        return -1;
+    }
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *eq = strchr(line, '=');
+        if (!strncmp(line, "text ", 5)) {
+            r->text = line[5] == '1';
+        } else if (!strncmp(line, "binary ", 7)) {
+            r->binary = line[7] == '1';
+        } else if (eq && r->n < ATTACH_MAX_SETTINGS) {
+            *eq = '\0';
+            r->name[r->n] = line;
+            r->value[r->n++] = eq + 1;
+        } else {
+            snprintf(why, cap, "a session request line not understood");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Sends one answer line; a CLI gone away is no error here. */
+static void answer(int fd, const char *fmt, const char *a)
+{
+    char line[CT_ATTACH_ANSWER_MAX];
+    int n = snprintf(line, sizeof line, fmt, a);
+    if (n > 0)
+        (void)!send(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1,
+                    MSG_NOSIGNAL);
+}
+
+/* Receives the request and its descriptors into r: 0, or -1. */
+static int receive(int fd, request *r, int fds[2], int *nfds)
+{
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {r->buf, CT_ATTACH_REQUEST_MAX};
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = u.buf;
+    m.msg_controllen = sizeof u.buf;
+    ssize_t n;
+    do
+        n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    *nfds = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < k; i++) {
+                int d;
+                memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof d);
+                if (*nfds < 2)
+                    fds[(*nfds)++] = d;
+                else
+                    close(d);
+            }
+        }
+    if (n <= 0 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+        return -1;
+    r->buf[n] = '\0';
+    return 0;
+}
+
+/* One session on connection fd. */
+static void session(int fd)
+{
+    request r;
+    memset(&r, 0, sizeof r);
+    int fds[2] = {-1, -1}, nfds = 0;
+    char why[512];
+    r.buf = malloc(CT_ATTACH_REQUEST_MAX + 1);
+    if (!r.buf || receive(fd, &r, fds, &nfds) != 0) {
+        answer(fd, "error %s\n", "the session request could not be read");
+        goto out;
+    }
+    if (parse(&r, why, sizeof why) != 0) {
+        answer(fd, "error %s\n", why);
+        goto out;
+    }
+    if (nfds != r.text + r.binary) {
+        answer(fd, "error %s\n", "the session request came without its output files");
+        goto out;
+    }
+    int text_fd = r.text ? fds[0] : -1, bin_fd = r.binary ? fds[r.text] : -1;
+    ct_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    if (ct_config_from(&cfg, lookup, &r, why, sizeof why) != 0 ||
+        ct_profiler_session_start(&cfg, text_fd, bin_fd, why, sizeof why) != 0) {
+        answer(fd, "error %s\n", why);
+        goto out;
+    }
+    ct_il_methods ms;
+    int listed = ct_il_attach_methods(&ms);
+    HRESULT hr = listed == 0 ? ct_il_attach_rejit(&ms) : E_OUTOFMEMORY;
+    if (FAILED(hr)) {
+        snprintf(why, sizeof why, "the runtime refused to rewrite the methods (HRESULT 0x%08X)",
+                 (unsigned)hr);
+        ct_il_attach_revert(&ms);
+        ct_profiler_session_stop();
+        answer(fd, "error %s\n", why);
+        ct_il_methods_free(&ms);
+        goto out;
+    }
+    ct_profiler_session_methods(ms.n);
+    char counts[64];
+    snprintf(counts, sizeof counts, "%zu %lu", ms.n, ms.skipped);
+    answer(fd, "ok %s\n", counts);
+    /* Until the CLI says so or goes away. Its message is read (a socket
+     * closed with unread data resets the connection: the CLI would not
+     * hear "done"). */
+    for (;;) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, -1) > 0 || errno != EINTR)
+            break;
+    }
+    char stop[64];
+    (void)!recv(fd, stop, sizeof stop, MSG_DONTWAIT);
+    ct_il_attach_revert(&ms);
+    ct_profiler_session_stop();
+    ct_il_methods_free(&ms);
+    /* The outputs are complete before the CLI hears "done". */
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    nfds = 0;
+    answer(fd, "%sdone\n", "");
+out:
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    free(r.buf);
+}
+
+static void *control_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int fd = accept4(g_listen, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            return NULL;
+        }
+        /* Only the process's own user, or root. */
+        struct ucred cr;
+        socklen_t len = sizeof cr;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
+            (cr.uid == geteuid() || cr.uid == 0))
+            session(fd);
+        close(fd);
+    }
+}
+
+HRESULT ct_attach_initialize(IUnknown *unk, const void *data, UINT cb)
+{
+    size_t want = strlen(CT_ATTACH_CLIENT_DATA);
+    if (!data || cb != want || memcmp(data, CT_ATTACH_CLIENT_DATA, want) != 0) {
+        fprintf(stderr, "clrtrace: attached by something other than `clrtrace -p` (client data "
+                        "not understood); not loading\n");
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    unsigned long long start = 0;
+    char name[CT_ATTACH_SOCKET_MAX + 1];
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    int n = ct_proc_start_time((unsigned)getpid(), &start) == 0
+                ? ct_attach_socket_name((unsigned)getpid(), start, name, sizeof name) : -1;
+    if (n < 0 || (size_t)n + 1 > sizeof a.sun_path)
+        return E_FAIL;
+    memcpy(a.sun_path + 1, name, (size_t)n);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return E_FAIL;
+    socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    if (bind(fd, (struct sockaddr *)&a, alen) != 0 || listen(fd, 4) != 0) {
+        close(fd);
+        return E_FAIL;
+    }
+    HRESULT hr = ct_profiler_attach(unk);
+    if (FAILED(hr)) {
+        close(fd);
+        return hr;
+    }
+    g_listen = fd;
+    /* The thread takes no signals: they belong to the program. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, control_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return E_OUTOFMEMORY;
+    pthread_setname_np(t, "clrtrace-attach");
+    pthread_detach(t);
+    return S_OK;
+}

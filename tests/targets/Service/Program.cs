@@ -1,0 +1,111 @@
+// A service for `clrtrace run|record -p PID` (tests/e2e/run_attach.sh).
+//
+//   Service run SECONDS THREADS   THREADS workers call Handlers.Handle in a loop
+//                                 (a 1 ms sleep between calls) for SECONDS
+//                                 seconds; prints "ready PID" once they run,
+//                                 and at the end "done", then the checksum of
+//                                 what every call returned; exit code 7.
+//   Service spin SECONDS          one thread calls Handlers.Add as fast as it
+//                                 can for SECONDS seconds, in rounds of 1e6
+//                                 calls; prints "ready PID", then each round's
+//                                 time in ns per call, "round NS" (the bench).
+//
+// What a call gets and returns is fixed by the source: Handle(worker=W,
+// n=N, tag="w" + W, order=Order{Id=N, Amount=N * 0.5}) returns 2 * N + W; so
+// the checksum does not depend on timing: each worker makes the same calls
+// (N = 0, 1, 2, ... until the time is up) and the check is per call.
+using System;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace Svc;
+
+public sealed class Order
+{
+    public int Id;
+    public decimal Amount;
+}
+
+public static class Handlers
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Handle(int worker, long n, string tag, Order order)
+    {
+        return 2 * n + worker + (tag.Length - tag.Length) + (order.Id - order.Id);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static long Add(long a, long b) => a + b;
+}
+
+public static class Program
+{
+    public static int Main(string[] args)
+    {
+        if (args.Length == 3 && args[0] == "run")
+            return Run(int.Parse(args[1]), int.Parse(args[2]));
+        if (args.Length == 2 && args[0] == "spin")
+            return Spin(int.Parse(args[1]));
+        Console.Error.WriteLine("usage: Service run SECONDS THREADS | spin SECONDS");
+        return 2;
+    }
+
+    static int Run(int seconds, int threads)
+    {
+        var until = Stopwatch.StartNew();
+        var sums = new long[threads];
+        var counts = new long[threads];
+        var workers = new Thread[threads];
+        using var started = new CountdownEvent(threads);
+        for (int w = 0; w < threads; w++)
+        {
+            int me = w;
+            workers[w] = new Thread(() =>
+            {
+                string tag = "w" + me;
+                started.Signal();
+                for (long n = 0; until.Elapsed.TotalSeconds < seconds; n++)
+                {
+                    var order = new Order { Id = (int)n, Amount = n * 0.5m };
+                    long r = Handlers.Handle(me, n, tag, order);
+                    if (r != 2 * n + me)
+                        throw new InvalidOperationException($"Handle({me}, {n}) returned {r}");
+                    sums[me] += r;
+                    counts[me]++;
+                    Thread.Sleep(1);
+                }
+            }) { Name = "worker-" + me };
+            workers[w].Start();
+        }
+        started.Wait();
+        Console.WriteLine($"ready {Environment.ProcessId}");
+        foreach (var t in workers)
+            t.Join();
+        Console.WriteLine("done");
+        // Worker w made calls n = 0 .. c-1: the sum of 2n + w is c(c-1) + c*w.
+        bool right = true;
+        for (int w = 0; w < threads; w++)
+            right &= sums[w] == counts[w] * (counts[w] - 1) + counts[w] * w;
+        Console.WriteLine(right ? "checksums right" : "checksums WRONG");
+        return 7;
+    }
+
+    static int Spin(int seconds)
+    {
+        var clock = Stopwatch.StartNew();
+        Console.WriteLine($"ready {Environment.ProcessId}");
+        long acc = 0;
+        const int round = 1_000_000;
+        while (clock.Elapsed.TotalSeconds < seconds)
+        {
+            long t0 = Stopwatch.GetTimestamp();
+            for (int i = 0; i < round; i++)
+                acc = Handlers.Add(acc, i);
+            double ns = (Stopwatch.GetTimestamp() - t0) * 1e9 / Stopwatch.Frequency / round;
+            Console.WriteLine($"round {ns:F2}");
+        }
+        Console.WriteLine(acc > 0 ? "done" : "done?");
+        return 0;
+    }
+}
