@@ -110,6 +110,14 @@ typedef struct ct_trace_header {
     uint32_t settings_len;
 } ct_trace_header;
 
+/* The settings text a trace of a process clrtrace attached to ends with
+ * (`clrtrace run|record -p PID`): its start is the attach, its end the
+ * detach, and the END record's "mapped" count is the methods rewritten. */
+#define CT_SETTINGS_ATTACHED ", attached"
+
+/* Whether h is such a trace. */
+int ct_header_attached(const ct_trace_header *h);
+
 /* ----------------------------------------------------------- the records */
 
 typedef struct ct_fn_param {

@@ -162,8 +162,13 @@ static void describe(const info_trace *it)
         printf("%-14s%u (parent %u)\n", "process", h->pid, h->ppid);
     else
         printf("%-14s%u\n", "process", h->pid);
-    printf("%-14s", "started");
+    int attached = ct_header_attached(h);
+    printf("%-14s", attached ? "attached" : "started");
     print_time(h->start_unix_ns);
+    if (attached && s->ended) {
+        printf("%-14s", "detached");
+        print_time(h->start_unix_ns + s->last_time);
+    }
     printf("%-14s%llu.%06llu s%s\n", "duration", (unsigned long long)(s->last_time / 1000000000u),
            (unsigned long long)(s->last_time % 1000000000u / 1000u),
            s->ended ? "" : " (to the last event kept)");
@@ -181,6 +186,9 @@ static void describe(const info_trace *it)
         printf("%-14s%llu traced (%llu the runtime mapped; %llu left as they were: the IL "
                "engine could not rewrite them)\n", "functions", (unsigned long long)s->functions,
                (unsigned long long)s->mapped, (unsigned long long)s->unrewritten);
+    else if (s->ended && attached)
+        printf("%-14s%llu traced (%llu methods rewritten)\n", "functions",
+               (unsigned long long)s->functions, (unsigned long long)s->mapped);
     else if (s->ended)
         printf("%-14s%llu traced (%llu the runtime mapped)\n", "functions",
                (unsigned long long)s->functions, (unsigned long long)s->mapped);

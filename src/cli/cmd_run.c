@@ -36,6 +36,11 @@
 /* The launcher's own options, after the settings' (which come from the
  * settings table, include/clrtrace/settings.h). */
 static const char k_launcher_options[] =
+    "  -p, --pid PID          trace the running .NET process PID instead of starting a\n"
+    "                         program: the chosen methods are rewritten (IL engine)\n"
+    "                         until Ctrl-C, SIGTERM or --duration, then restored; the\n"
+    "                         process runs on (docs/cli.md, \"Attaching\")\n"
+    "  -d, --duration TIME    with -p: trace for TIME (a number and ms or s), then stop\n"
     "      --tail-call-loops  let the JIT turn self-recursive tail calls into loops\n"
     "                         (by default DOTNET_TailCallLoopOpt=0 keeps them calls,\n"
     "                         so that each one is traced)\n"
@@ -71,6 +76,7 @@ static void usage(FILE *to, int record)
 {
     if (record)
         fputs("usage: clrtrace record -o DIR [options] [--] PROGRAM [ARGS...]\n"
+              "       clrtrace record -o DIR -p PID [-d TIME] [options]\n"
               "\n"
               "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
               "and writes its calls, with argument and return values, threads and times, to\n"
@@ -86,6 +92,7 @@ static void usage(FILE *to, int record)
               to);
     else
         fputs("usage: clrtrace run [options] [--] PROGRAM [ARGS...]\n"
+              "       clrtrace run -p PID [-d TIME] [options]\n"
               "\n"
               "Runs PROGRAM (usually `dotnet App.dll` or an apphost) with the clrtrace profiler\n"
               "and logs every call of the program's own code, with arguments, return values,\n"
@@ -103,7 +110,8 @@ static void usage(FILE *to, int record)
     fputs(k_launcher_options, to);
     fputs("\n"
           "Exit status: the program's own; 127 if it cannot be started; 2 for a usage\n"
-          "error.\n",
+          "error. With -p: 0 once the trace is finished; 1 when the process cannot be\n"
+          "traced (one line says why; the process is left as it was).\n",
           to);
     env_note(to);
 }

@@ -7,6 +7,13 @@
 #include "clrtrace/event.h"
 #include "event_codec.h"
 
+int ct_header_attached(const ct_trace_header *h)
+{
+    size_t n = sizeof CT_SETTINGS_ATTACHED - 1;
+    return h->settings && h->settings_len >= n &&
+           !memcmp(h->settings + h->settings_len - n, CT_SETTINGS_ATTACHED, n);
+}
+
 const char *ct_trace_strerror(ct_trace_status st)
 {
     switch (st) {

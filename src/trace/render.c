@@ -76,6 +76,7 @@ struct ct_render {
     thread *first, *last;
     uint64_t nthreads, dropped, events;
     int finished, have_end;
+    int attached;           /* a trace of `clrtrace -p` (ct_header_attached) */
     uint64_t mapped, traced, unrewritten;
     ct_held *held;          /* HELD records summed per thread */
     size_t nheld;
@@ -292,6 +293,7 @@ void ct_render_header(ct_render *r, const ct_trace_header *h)
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
     emitf(r, "# clrtrace: %.*s, pid %u, %s, filter: %.*s\n", (int)h->cmdline_len, h->cmdline,
           (unsigned)h->pid, when, (int)h->filter_len, h->filter);
+    r->attached = ct_header_attached(h);
     if (!r->opts.lines)
         return;
     if (h->settings_len)
@@ -996,14 +998,21 @@ static void finish(ct_render *r)
         flush_pending(r, th);
     if (r->opts.summary)
         summary(r);
-    if (r->have_end && r->unrewritten)
-        emitf(r, "# clrtrace: shutdown, %llu functions JIT-compiled, %llu traced, %llu of them "
-                 "left as they were (the IL engine could not rewrite them)\n",
-              (unsigned long long)r->mapped, (unsigned long long)r->traced,
-              (unsigned long long)r->unrewritten);
-    else if (r->have_end)
-        emitf(r, "# clrtrace: shutdown, %llu functions JIT-compiled, %llu traced\n",
-              (unsigned long long)r->mapped, (unsigned long long)r->traced);
+    if (!r->have_end)
+        return;
+    /* One line, written whole (a shared output gets whole lines). */
+    char line[256];
+    int n = r->attached
+                ? snprintf(line, sizeof line, "# clrtrace: detached, %llu %s rewritten, %llu traced",
+                           (unsigned long long)r->mapped, plural(r->mapped, "method", "methods"),
+                           (unsigned long long)r->traced)
+                : snprintf(line, sizeof line, "# clrtrace: shutdown, %llu functions JIT-compiled, "
+                           "%llu traced", (unsigned long long)r->mapped,
+                           (unsigned long long)r->traced);
+    if (r->unrewritten && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, ", %llu of them left as they were (the IL "
+                 "engine could not rewrite them)", (unsigned long long)r->unrewritten);
+    emitf(r, "%s\n", line);
 }
 
 void ct_render_finish(ct_render *r)

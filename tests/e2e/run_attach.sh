@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# End-to-end test: `clrtrace record|run -p PID` on a running service
+# (tests/targets/Service: worker threads call Svc.Handlers.Handle(worker=W,
+# n=N, tag="w"+W, order) -> 2N+W in a loop, N = 0, 1, 2, ...).
+#
+# Usage: tests/e2e/run_attach.sh [path/to/libclrtrace.so]
+#
+# Checks:
+#   1. 16 workers busy in the traced method: attach and record for 2 s,
+#      detach; attach again with `run -p` for 1 s; the service ends on its
+#      own with the untraced run's output and exit code (7), nothing on its
+#      stderr;
+#   2. both traces: every Handle call reads the values the source gives it
+#      (tag "w"+W, order.Id = N, return 2N+W), calls from many workers, balanced
+#      frames (the workers' loop was running before the attach: its frame
+#      is not in the trace), `info` says attached and detached, complete;
+#   3. one line and exit 1, the process untouched, for: no such pid, not a
+#      .NET process, diagnostics turned off, another profiler loaded (a
+#      service started by `clrtrace run`), another user's process (as
+#      nobody, when run as root), a process that does not answer (stopped);
+#   4. -p with a program, -d without -p: usage errors (exit 2).
+# Ends with "run_attach.sh: N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+ct_setup attach "${1:-}" cli
+
+echo "== building tests/targets/Service"
+app=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Service failed" >&2; exit 2; }
+
+pids=()
+cleanup_pids() { local p; for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; }
+trap '[[ $BASHPID != $$ ]] || { cleanup_pids; rm -rf "$work"; }' EXIT
+
+# start NAME [ENV...] -- ARGS...: starts the service in the background, its
+# output in NAME.out/.err; sets spid once it printed "ready PID" (at most 60 s).
+start() {
+    local name=$1 envs=() i
+    shift
+    while [[ $# -gt 0 && "$1" != -- ]]; do envs+=("$1"); shift; done
+    shift
+    ( env "${envs[@]}" dotnet "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"
+      echo $? >"$work/$name.rc" ) 2>/dev/null &
+    for ((i = 0; i < 600; i++)); do
+        spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/$name.out" 2>/dev/null)
+        [[ -n "$spid" ]] && break
+        sleep 0.1
+    done
+    [[ -n "$spid" ]] && pids+=("$spid")
+}
+# finish NAME: waits for the service's end (its .rc), at most 120 s.
+finish() {
+    local i
+    for ((i = 0; i < 1200; i++)); do
+        [[ -s "$work/$1.rc" ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# body NAME: the service's output without its "ready PID" line.
+body() { grep -v '^ready ' "$work/$1.out"; }
+
+# check_handles TRACE NAME: every Handle line carries the values of the
+# source, and there are calls of at least MIN workers.
+check_handles() {
+    local trace=$1 name=$2 min=$3
+    check "$name: every Handle call reads tag \"w\"+W, order {Id=N, Amount=N/2} and returns 2N+W" awk '
+        /Svc\.Handlers\.Handle\(/ {
+            if (!match($0, /Handle\(int worker=[0-9]+, long n=[0-9]+, string tag="w[0-9]+", Order order=Svc\.Order\{Id=[0-9]+, Amount=[0-9.]+\}\) -> long [0-9]+$/)) {
+                print "not in the expected form: " $0; bad++; next
+            }
+            s = substr($0, RSTART)
+            split(s, f, /[=,"{}) ]+/)
+            # f: Handle(int worker W long n N string tag wW Order order Svc.Order Id I Amount A -> long R
+            w = f[3]; n = f[6]; tag = f[9]; id = f[14]; ret = f[19]
+            if (tag != "w" w || id != n || f[16] * 2 != n || ret != 2 * n + w) { print "wrong values: " $0; bad++ }
+            seen[w] = 1; calls++
+        }
+        END {
+            for (w in seen) nw++
+            if (calls < 100 || nw < '"$min"') { print calls + 0 " calls of " nw + 0 " workers"; bad++ }
+            exit bad > 0
+        }' "$trace"
+    check "$name: frames balanced (the loop entered before the attach is not in it)" \
+        ct_balance "$trace"
+}
+
+echo "== the untraced service"
+start plain -- run 4 16
+[[ -n "$spid" ]] || { echo "ERROR: the service did not start" >&2; cat "$work/plain.err" >&2; exit 2; }
+finish plain
+check_eq "untraced: exit code 7" 7 "$(cat "$work/plain.rc")"
+check_eq "untraced: its output" "$(printf 'done\nchecksums right')" "$(body plain)"
+
+echo "== attach, detach, attach again"
+start svc -- run 16 16
+check "the service is ready" test -n "$spid"
+ct_run "$work" rec "$ct" record -p "$spid" -d 2s -o "$work/rec"
+check_eq "record -p: exit code 0" 0 "$(cat "$work/rec.rc")"
+check "record -p: says it attached, with the methods" grep -qE \
+    "^clrtrace record: attached to pid $spid \(.*Service.dll run 16 16\) in [0-9]+ ms: [0-9]+ methods instrumented" \
+    "$work/rec.err"
+check "record -p: says it detached" grep -qE "^clrtrace record: detached from pid $spid in [0-9]+ ms" \
+    "$work/rec.err"
+ct_run "$work" again "$ct" run -p "$spid" -d 1s -o "$work/again.txt"
+check_eq "run -p again: exit code 0" 0 "$(cat "$work/again.rc")"
+check_eq "run -p again: two lines on stderr (attached, detached)" 2 "$(wc -l <"$work/again.err")"
+# Ctrl-C ends tracing; a clrtrace killed outright ends it too (its
+# profiler sees the connection go), and the next attach works.
+"$ct" run -p "$spid" -o "$work/int.txt" 2>"$work/int.err" &
+cli=$!
+sleep 1.5
+kill -INT "$cli"
+wait "$cli"
+check_eq "run -p, Ctrl-C: exit code 0" 0 "$?"
+check "run -p, Ctrl-C: detached" grep -q "^clrtrace run: detached from pid $spid" "$work/int.err"
+check "run -p, Ctrl-C: the log is finished" grep -qE '^# clrtrace: detached, ' "$work/int.txt"
+"$ct" run -p "$spid" -o "$work/killed.txt" 2>"$work/killed.err" &
+cli=$!
+sleep 1.5
+kill -KILL "$cli"
+wait "$cli" 2>/dev/null
+for ((i = 0; i < 100; i++)); do
+    grep -qE '^# clrtrace: detached, ' "$work/killed.txt" && break
+    sleep 0.1
+done
+check "clrtrace killed: the profiler finished the log anyway" grep -qE '^# clrtrace: detached, ' \
+    "$work/killed.txt"
+check_handles "$work/killed.txt" "clrtrace killed" 8
+finish svc
+check_eq "traced service: exit code 7, as untraced" 7 "$(cat "$work/svc.rc")"
+check_eq "traced service: its output, as untraced" "$(body plain)" "$(body svc)"
+check "traced service: nothing on its stderr" ct_empty "$work/svc.err"
+
+ct_run "$work" replay "$ct" replay "$work/rec"
+check_eq "replay of the recording: exit code 0" 0 "$(cat "$work/replay.rc")"
+check_handles "$work/replay.out" "recording" 8
+check_handles "$work/again.txt" "second attach" 8
+ct_run "$work" info "$ct" info "$work/rec"
+check "info: attached and detached times" grep -qE '^attached +[0-9]{4}-' "$work/info.out"
+check "info: detached time" grep -qE '^detached +[0-9]{4}-' "$work/info.out"
+check "info: complete" grep -qE '^complete +yes' "$work/info.out"
+check "info: the methods rewritten" grep -qE '^functions +[0-9]+ traced \([0-9]+ methods rewritten\)' \
+    "$work/info.out"
+check "the second log ends with the detach line" grep -qE \
+    '^# clrtrace: detached, [0-9]+ methods rewritten, [0-9]+ traced$' "$work/again.txt"
+check "the second log names the attach in its settings" grep -qE '^# .*IL probes.*, attached$' \
+    "$work/again.txt"
+
+echo "== errors"
+# error NAME PID MESSAGE-REGEX: run -p PID fails with exit 1 and that one line.
+error() {
+    local name=$1 pid=$2 re=$3
+    ct_run "$work" "$name" "$ct" run -p "$pid" -d 1s
+    check_eq "$name: exit code 1" 1 "$(cat "$work/$name.rc")"
+    check_eq "$name: one line on stderr" 1 "$(wc -l <"$work/$name.err")"
+    check "$name: the line says why" grep -qE "$re" "$work/$name.err"
+}
+sh -c 'exit 0' &
+gone=$!
+wait "$gone"
+error "no such pid" "$gone" "^clrtrace run: no process with pid $gone$"
+
+sleep 60 &
+sleeper=$!
+disown "$sleeper"
+pids+=("$sleeper")
+error "not .NET" "$sleeper" "^clrtrace run: pid $sleeper is not a \.NET process"
+
+start nodiag DOTNET_EnableDiagnostics=0 -- run 6 2
+error "diagnostics off" "$spid" "^clrtrace run: pid $spid runs \.NET with its diagnostics turned off"
+finish nodiag
+check_eq "diagnostics off: the service ran on to its end" "$(printf 'done\nchecksums right')" "$(body nodiag)"
+
+# A service started by a traced run: its runtime has our profiler already.
+ct_run "$work" startup "$ct" run -o "$work/startup.txt" -- dotnet "$app" run 6 2 &
+startup_job=$!
+for ((i = 0; i < 600; i++)); do
+    spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/startup.out" 2>/dev/null)
+    [[ -n "$spid" ]] && break
+    sleep 0.1
+done
+error "profiler loaded" "$spid" "^clrtrace run: cannot attach to pid $spid: another profiler is already loaded"
+wait "$startup_job"
+check_eq "profiler loaded: the traced run ends as its program (7)" 7 "$(cat "$work/startup.rc")"
+check "profiler loaded: its own trace is whole" grep -q '^# clrtrace: shutdown, ' "$work/startup.txt"
+
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+    start other -- run 6 2
+    chmod o+rx "$work"
+    ct_run "$work" otheruser setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$ct" run -p "$spid" -d 1s
+    check_eq "another user's process: exit code 1" 1 "$(cat "$work/otheruser.rc")"
+    check "another user's process: the line says so" grep -qE \
+        "^clrtrace run: pid $spid belongs to another user" "$work/otheruser.err"
+    finish other
+    check_eq "another user's process: untouched" "$(printf 'done\nchecksums right')" "$(body other)"
+else
+    echo "skip another user's process (needs root and setpriv)"
+fi
+
+# A stopped process: its runtime cannot answer.
+start stopped -- run 30 2
+kill -STOP "$spid"
+error "no answer" "$spid" "^clrtrace run: pid $spid did not answer the attach request within [0-9]+ s$"
+kill -KILL "$spid"
+
+echo "== usage errors"
+ct_run "$work" both "$ct" run -p 1 -- dotnet "$app"
+check_eq "-p with a program: exit code 2" 2 "$(cat "$work/both.rc")"
+ct_run "$work" dur "$ct" run -d 1s -- dotnet "$app"
+check_eq "-d without -p: exit code 2" 2 "$(cat "$work/dur.rc")"
+check "-d without -p: says so" grep -q -- "-d/--duration goes with -p PID" "$work/dur.err"
+
+ct_end run_attach.sh
