@@ -8,7 +8,8 @@
 //   Service spin SECONDS          one thread calls Handlers.Add as fast as it
 //                                 can for SECONDS seconds, in rounds of 1e6
 //                                 calls; prints "ready PID", then each round's
-//                                 time in ns per call, "round NS" (the bench).
+//                                 end (ms since the start) and time in ns per
+//                                 call, "round MS NS" (bench/run_attach.sh).
 //
 // What a call gets and returns is fixed by the source: Handle(worker=W,
 // n=N, tag="w" + W, order=Order{Id=N, Amount=N * 0.5}) returns 2 * N + W; so
@@ -110,7 +111,7 @@ public static class Program
             for (int i = 0; i < round; i++)
                 acc = Handlers.Add(acc, i);
             double ns = (Stopwatch.GetTimestamp() - t0) * 1e9 / Stopwatch.Frequency / round;
-            Console.WriteLine($"round {ns:F2}");
+            Console.WriteLine($"round {clock.ElapsedMilliseconds} {ns:F2}");
         }
         Console.WriteLine(acc > 0 ? "done" : "done?");
         return 0;
