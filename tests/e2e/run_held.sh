@@ -97,9 +97,23 @@ check "file: the summary's jit line" grep -qE '^# jit: [0-9]+ methods compiled i
 "$ct" report --jit "$work/jit" >"$work/jit.report"
 check "report --jit: Tiny's compilation took some time" awk '
     $NF == "Hard.Ranking.Tiny" && $6 + 0 > 0 { ok = 1 } END { exit !ok }' "$work/jit.report"
-check "Run's self time is under 20 ms: the JIT of what it calls is not in it" awk '
-    function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
-    $NF == "Hard.Ranking.Run" { s = ns($4, $5) } END { exit !(s > 0 && s < 20e6) }' "$work/jit.report"
+# run_self REPORT: Run's self time in ns (report --jit's fourth column).
+run_self() {
+    awk 'function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
+         $NF == "Hard.Ranking.Run" { printf "%d\n", ns($4, $5) }' "$1"
+}
+# Wall time: a thread descheduled on a busy machine adds to it, so the
+# better of two recordings is taken (without the exclusion, Run's self time
+# holds the compilation of the console it calls: far more than 20 ms).
+self=$(run_self "$work/jit.report")
+if [[ -z "$self" || "$self" -ge 20000000 ]]; then
+    "$ct" record -o "$work/jit2" -- dotnet "$app" ranking >/dev/null 2>&1
+    "$ct" report --jit "$work/jit2" >"$work/jit2.report"
+    self2=$(run_self "$work/jit2.report")
+    [[ -n "$self2" && ( -z "$self" || "$self2" -lt "$self" ) ]] && self=$self2
+fi
+check "Run's self time is under 20 ms (${self:-?} ns, best of two): the JIT of what it calls is not in it" \
+    test "${self:-0}" -gt 0 -a "${self:-0}" -lt 20000000
 
 # replay --jit: a "# jit TIME" line above the call that made the JIT compile
 # a traced function, at its time, thread and depth; Tiny's (a method without
