@@ -513,9 +513,13 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
     }
     unsigned long methods = 0, skipped = 0;
     sscanf(answer + 3, "%lu %lu", &methods, &skipped);
-    fprintf(stderr, "clrtrace %s: attached to pid %u (%s) in %llu ms: %lu method%s "
-            "instrumented", who, pid, cmd, (unsigned long long)(now_ms() - t0), methods,
-            methods == 1 ? "" : "s");
+    fprintf(stderr, "clrtrace %s: attached to pid %u (%s) in %llu ms: ", who, pid, cmd,
+            (unsigned long long)(now_ms() - t0));
+    if (methods)
+        fprintf(stderr, "%lu method%s instrumented", methods, methods == 1 ? "" : "s");
+    else
+        fprintf(stderr, "no method chosen yet (modules that load while attached are searched "
+                "too)");
     if (skipped)
         fprintf(stderr, " (%lu generic one%s left out)", skipped, skipped == 1 ? "" : "s");
     fprintf(stderr, "; %s\n", duration_ns ? "tracing for the duration given (Ctrl-C ends it)"

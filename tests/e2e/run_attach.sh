@@ -150,6 +150,28 @@ check "the second log ends with the detach line" grep -qE \
 check "the second log names the attach in its settings" grep -qE '^# .*IL probes.*, attached$' \
     "$work/again.txt"
 
+echo "== a module that loads while attached"
+rm -f "$work/flag"
+start late -- late 8 "$work/flag"
+ct_run "$work" plugin "$ct" run -p "$spid" -F 'Plugin.*' -d 3s -o "$work/plugin.txt" &
+plugin_job=$!
+sleep 1
+touch "$work/flag"
+wait "$plugin_job"
+finish late
+check_eq "late: the service's output" "greeted" "$(body late)"
+check "late: at attach, nothing chosen yet" grep -q "no method chosen yet" "$work/plugin.err"
+check "late: Greet's calls, with the values of the source" awk '
+    /Plugin\.Greeter\.Greet\(/ {
+        if (!match($0, /Greet\(string name="ann", int n=[0-9]+\) -> string "hello ann #[0-9]+"$/)) { bad++; print; next }
+        split(substr($0, RSTART), f, /[=#"]+/)
+        if (f[4] + 0 != f[6] + 0) { bad++; print }
+        calls++
+    }
+    END { if (calls < 100) { print calls + 0 " calls"; bad++ } exit bad > 0 }' "$work/plugin.txt"
+check "late: the module's method was rewritten" grep -qE '^# clrtrace: detached, 1 method rewritten, 1 traced$' \
+    "$work/plugin.txt"
+
 echo "== errors"
 # error NAME PID MESSAGE-REGEX: run -p PID fails with exit 1 and that one line.
 error() {

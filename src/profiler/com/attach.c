@@ -17,6 +17,8 @@
 #include "attach.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -34,6 +36,55 @@
 #define ATTACH_MAX_SETTINGS 64
 
 static int g_listen = -1;
+/* Modules loaded during a session (ct_attach_module_loaded), for the
+ * control thread to choose methods in; g_wake's read end wakes it. */
+static pthread_mutex_t g_mods_lock = PTHREAD_MUTEX_INITIALIZER;
+static ModuleID *g_mods;
+static size_t g_nmods, g_mods_cap;
+static int g_wake[2] = {-1, -1};
+static atomic_int g_in_session;
+
+void ct_attach_module_loaded(ModuleID mod)
+{
+    if (!atomic_load(&g_in_session))
+        return;
+    pthread_mutex_lock(&g_mods_lock);
+    if (g_nmods == g_mods_cap) {
+        size_t cap = g_mods_cap ? 2 * g_mods_cap : 16;
+        ModuleID *m = realloc(g_mods, cap * sizeof *m);
+        if (m) {
+            g_mods = m;
+            g_mods_cap = cap;
+        }
+    }
+    if (g_nmods < g_mods_cap)
+        g_mods[g_nmods++] = mod;
+    pthread_mutex_unlock(&g_mods_lock);
+    (void)!write(g_wake[1], "m", 1);
+}
+
+/* The modules loaded since the last call: their methods rewritten too, and
+ * added to ms (reverted with the others). */
+static void take_new_modules(ct_il_methods *ms)
+{
+    char drain[64];
+    while (read(g_wake[0], drain, sizeof drain) > 0)
+        ;
+    pthread_mutex_lock(&g_mods_lock);
+    ModuleID *mods = g_mods;
+    size_t n = g_nmods;
+    g_mods = NULL;
+    g_nmods = g_mods_cap = 0;
+    pthread_mutex_unlock(&g_mods_lock);
+    ct_il_methods more;
+    memset(&more, 0, sizeof more);
+    for (size_t i = 0; i < n; i++)
+        ct_il_attach_module(&more, mods[i]);
+    free(mods);
+    if (more.n && SUCCEEDED(ct_il_attach_rejit(&more)) && ct_il_methods_append(ms, &more) == 0)
+        ct_profiler_session_methods(ms->n);
+    ct_il_methods_free(&more);
+}
 
 /* A session request, parsed in place: NAME=VALUE pairs. */
 typedef struct request {
@@ -157,11 +208,14 @@ static void session(int fd)
         goto out;
     }
     ct_il_methods ms;
+    /* Modules loading from here on are queued for the wait below. */
+    atomic_store(&g_in_session, 1);
     int listed = ct_il_attach_methods(&ms);
     HRESULT hr = listed == 0 ? ct_il_attach_rejit(&ms) : E_OUTOFMEMORY;
     if (FAILED(hr)) {
         snprintf(why, sizeof why, "the runtime refused to rewrite the methods (HRESULT 0x%08X)",
                  (unsigned)hr);
+        atomic_store(&g_in_session, 0);
         ct_il_attach_revert(&ms);
         ct_profiler_session_stop();
         answer(fd, "error %s\n", why);
@@ -172,14 +226,21 @@ static void session(int fd)
     char counts[64];
     snprintf(counts, sizeof counts, "%zu %lu", ms.n, ms.skipped);
     answer(fd, "ok %s\n", counts);
-    /* Until the CLI says so or goes away. Its message is read (a socket
+    /* Until the CLI says so or goes away; meanwhile the methods of modules
+     * that load are rewritten too. The CLI's message is read (a socket
      * closed with unread data resets the connection: the CLI would not
      * hear "done"). */
     for (;;) {
-        struct pollfd pf = {fd, POLLIN, 0};
-        if (poll(&pf, 1, -1) > 0 || errno != EINTR)
+        struct pollfd pf[2] = {{fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}};
+        int ready = poll(pf, 2, -1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready > 0 && (pf[1].revents & POLLIN))
+            take_new_modules(&ms);
+        if (ready < 0 || pf[0].revents)
             break;
     }
+    atomic_store(&g_in_session, 0);
     char stop[64];
     (void)!recv(fd, stop, sizeof stop, MSG_DONTWAIT);
     ct_il_attach_revert(&ms);
@@ -242,9 +303,15 @@ HRESULT ct_attach_initialize(IUnknown *unk, const void *data, UINT cb)
         close(fd);
         return E_FAIL;
     }
+    if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        close(fd);
+        return E_FAIL;
+    }
     HRESULT hr = ct_profiler_attach(unk);
     if (FAILED(hr)) {
         close(fd);
+        close(g_wake[0]);
+        close(g_wake[1]);
         return hr;
     }
     g_listen = fd;

@@ -17,6 +17,11 @@
  * socket, starts its thread. */
 HRESULT ct_attach_initialize(IUnknown *unk, const void *data, UINT cb);
 
+/* ModuleLoadFinished while attached: during a session, the module's
+ * methods that the filter chooses are rewritten too (by the control
+ * thread, soon after). */
+void ct_attach_module_loaded(ModuleID mod);
+
 /* profiler.c: the Info and the dormant event mask (ReJIT enabled). */
 HRESULT ct_profiler_attach(IUnknown *unk);
 

@@ -566,10 +566,11 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
         atexit(stop_at_exit);
         finish_on_fatal_signals();
     }
-    /* Exceptions close frames; threads are named. */
-    HRESULT hr = g_ct.info->lpVtbl->SetEventMask(g_ct.info, COR_PRF_ENABLE_REJIT |
-                                                             COR_PRF_MONITOR_EXCEPTIONS |
-                                                             COR_PRF_MONITOR_THREADS);
+    /* Exceptions close frames; threads are named; modules that load have
+     * their methods chosen too. */
+    HRESULT hr = g_ct.info->lpVtbl->SetEventMask(
+        g_ct.info, COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS |
+                       COR_PRF_MONITOR_MODULE_LOADS);
     if (FAILED(hr)) {
         snprintf(why, cap, "the runtime refused the event mask (HRESULT 0x%08X)", (unsigned)hr);
         ct_profiler_session_stop();
@@ -656,7 +657,9 @@ STUB(ModuleLoadStarted, ModuleID id)
 static HRESULT cb_ModuleLoadFinished(CB_SELF, ModuleID id, HRESULT hr)
 {
     (void)self;
-    if (g_ct.cfg.il_engine && SUCCEEDED(hr))
+    if (g_attached && SUCCEEDED(hr))
+        ct_attach_module_loaded(id);
+    else if (g_ct.cfg.il_engine && SUCCEEDED(hr))
         ct_il_module_loaded(id);
     return S_OK;
 }

@@ -774,9 +774,7 @@ static int attach_push(ct_il_methods *s, ModuleID mod, mdMethodDef tok)
     return 0;
 }
 
-/* The methods of module mod that the filter traces and attach can
- * rewrite, into s; the others it traces, counted in s->skipped. */
-static void attach_module(ct_il_methods *s, ModuleID mod)
+void ct_il_attach_module(ct_il_methods *s, ModuleID mod)
 {
     const ct_module *m = ct_module_get(mod);
     if (!m || !m->mdi || !ct_registry_module_may_trace(m))
@@ -818,7 +816,7 @@ int ct_il_attach_methods(ct_il_methods *s)
     ULONG n = 0;
     while (SUCCEEDED(e->lpVtbl->Next(e, 64, batch, &n)) && n) {
         for (ULONG i = 0; i < n; i++)
-            attach_module(s, batch[i]);
+            ct_il_attach_module(s, batch[i]);
         if (n < 64)
             break;
     }
@@ -845,6 +843,15 @@ void ct_il_attach_revert(const ct_il_methods *s)
     HRESULT *status = calloc(s->n, sizeof *status);
     info->lpVtbl->RequestRevert(info, (ULONG)s->n, s->mods, s->toks, status);
     free(status);
+}
+
+int ct_il_methods_append(ct_il_methods *s, const ct_il_methods *more)
+{
+    for (size_t i = 0; i < more->n; i++)
+        if (attach_push(s, more->mods[i], more->toks[i]) != 0)
+            return -1;
+    s->skipped += more->skipped;
+    return 0;
 }
 
 void ct_il_methods_free(ct_il_methods *s)

@@ -60,6 +60,10 @@ typedef struct ct_il_methods {
  * the control thread (not a managed thread). */
 int ct_il_attach_methods(ct_il_methods *s);
 void ct_il_methods_free(ct_il_methods *s);
+/* The same for one module (loaded during a session), added to s; and s
+ * grown by more's methods (0, or -1 out of memory). */
+void ct_il_attach_module(ct_il_methods *s, ModuleID mod);
+int ct_il_methods_append(ct_il_methods *s, const ct_il_methods *more);
 
 /* ReJIT of s's methods with the probes (ICorProfilerInfo10::
  * RequestReJITWithInliners): the runtime asks GetReJITParameters for each

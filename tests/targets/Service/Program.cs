@@ -11,6 +11,12 @@
 //                                 end (ms since the start) and time in ns per
 //                                 call, "round MS NS" (bench/run_attach.sh).
 //
+//   Service late SECONDS FLAG     prints "ready PID"; once the file FLAG exists,
+//                                 loads ServicePlugin (its first use) and
+//                                 calls Plugin.Greeter.Greet("ann", N) every
+//                                 ms until SECONDS have passed; prints
+//                                 "greeted" and whether every answer was right.
+//
 // What a call gets and returns is fixed by the source: Handle(worker=W,
 // n=N, tag="w" + W, order=Order{Id=N, Amount=N * 0.5}) returns 2 * N + W; so
 // the checksum does not depend on timing: each worker makes the same calls
@@ -46,6 +52,8 @@ public static class Program
     {
         if (args.Length == 3 && args[0] == "run")
             return Run(int.Parse(args[1]), int.Parse(args[2]));
+        if (args.Length == 3 && args[0] == "late")
+            return Late(int.Parse(args[1]), args[2]);
         if (args.Length == 2 && args[0] == "spin")
             return Spin(int.Parse(args[1]));
         Console.Error.WriteLine("usage: Service run SECONDS THREADS | spin SECONDS");
@@ -98,6 +106,26 @@ public static class Program
             Thread.Sleep(1);
         }
     }
+
+    static int Late(int seconds, string flag)
+    {
+        var clock = Stopwatch.StartNew();
+        Console.WriteLine($"ready {Environment.ProcessId}");
+        while (!System.IO.File.Exists(flag) && clock.Elapsed.TotalSeconds < seconds)
+            Thread.Sleep(10);
+        bool right = true;
+        for (int n = 0; clock.Elapsed.TotalSeconds < seconds; n++)
+        {
+            right &= Greet(n);
+            Thread.Sleep(1);
+        }
+        Console.WriteLine(right ? "greeted" : "greeted WRONG");
+        return 0;
+    }
+
+    // The first use of ServicePlugin: its module loads when this compiles.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static bool Greet(int n) => Plugin.Greeter.Greet("ann", n) == "hello ann #" + n;
 
     static int Spin(int seconds)
     {
