@@ -6,19 +6,24 @@
 # Usage: tests/e2e/run_attach.sh [path/to/libclrtrace.so]
 #
 # Checks:
-#   1. 16 workers busy in the traced method: attach and record for 2 s,
-#      detach; attach again with `run -p` for 1 s; the service ends on its
-#      own with the untraced run's output and exit code (7), nothing on its
-#      stderr;
-#   2. both traces: every Handle call reads the values the source gives it
-#      (tag "w"+W, order.Id = N, return 2N+W), calls from many workers, balanced
-#      frames (the workers' loop was running before the attach: its frame
-#      is not in the trace), `info` says attached and detached, complete;
-#   3. one line and exit 1, the process untouched, for: no such pid, not a
+#   1. 16 workers busy in the traced methods: attach and record for 3 s (a
+#      second clrtrace meanwhile is refused with one line), detach; attach
+#      again with `run -p` for 1 s; again, ended by Ctrl-C; again, with the
+#      clrtrace killed (its profiler finishes the log anyway); the service
+#      ends on its own with the untraced run's output and exit code (7),
+#      nothing on its stderr;
+#   2. the traces: every Handle call reads the values the source gives it
+#      (tag "w"+W, order {Id=N, Amount=N/2}, return 2N+W), calls from many
+#      workers; Validate(N) throws for N % 50 == 49 only; balanced frames
+#      (the workers' loop was running before the attach: its frame is not in
+#      the trace); `info` says attached and detached, complete;
+#   3. a module that loads while attached (tests/targets/ServicePlugin): its
+#      method chosen by -F is rewritten then, its calls' values traced;
+#   4. one line and exit 1, the process untouched, for: no such pid, not a
 #      .NET process, diagnostics turned off, another profiler loaded (a
 #      service started by `clrtrace run`), another user's process (as
 #      nobody, when run as root), a process that does not answer (stopped);
-#   4. -p with a program, -d without -p: usage errors (exit 2).
+#   5. -p with a program, -d without -p: usage errors (exit 2).
 # Ends with "run_attach.sh: N passed, M failed".
 set -uo pipefail
 
@@ -84,6 +89,17 @@ check_handles() {
             if (calls < 100 || nw < '"$min"') { print calls + 0 " calls of " nw + 0 " workers"; bad++ }
             exit bad > 0
         }' "$trace"
+    check "$name: Validate(N) throws for N % 50 == 49 only, with its message" awk '
+        /Svc\.Handlers\.Validate\(/ {
+            if (!match($0, /Validate\(long n=[0-9]+\)( -> exception System\.InvalidOperationException: "n=[0-9]+")?$/)) {
+                print "not in the expected form: " $0; bad++; next
+            }
+            split(substr($0, RSTART), f, /[=")]+/)
+            n = f[2] + 0
+            if ((n % 50 == 49) != (f[4] != "")) { print "wrong: " $0; bad++ }
+            if (n % 50 == 49) { thrown++; if (f[5] + 0 != n) { print "wrong message: " $0; bad++ } }
+        }
+        END { if (thrown < 2) { print thrown + 0 " thrown"; bad++ } exit bad > 0 }' "$trace"
     check "$name: frames balanced (the loop entered before the attach is not in it)" \
         ct_balance "$trace"
 }
@@ -98,7 +114,15 @@ check_eq "untraced: its output" "$(printf 'done\nchecksums right')" "$(body plai
 echo "== attach, detach, attach again"
 start svc -- run 16 16
 check "the service is ready" test -n "$spid"
-ct_run "$work" rec "$ct" record -p "$spid" -d 2s -o "$work/rec"
+ct_run "$work" rec "$ct" record -p "$spid" -d 3s -o "$work/rec" &
+rec_job=$!
+sleep 1.5
+# A second clrtrace meanwhile: refused, the first one goes on.
+ct_run "$work" second "$ct" run -p "$spid" -d 1s
+check_eq "a second clrtrace at once: exit code 1" 1 "$(cat "$work/second.rc")"
+check "a second clrtrace at once: says another one is tracing" grep -qE \
+    "^clrtrace run: pid $spid: another clrtrace is tracing this process" "$work/second.err"
+wait "$rec_job"
 check_eq "record -p: exit code 0" 0 "$(cat "$work/rec.rc")"
 check "record -p: says it attached, with the methods" grep -qE \
     "^clrtrace record: attached to pid $spid \(.*Service.dll run 16 16\) in [0-9]+ ms: [0-9]+ methods instrumented" \

@@ -179,6 +179,29 @@ static int receive(int fd, request *r, int fds[2], int *nfds)
     return 0;
 }
 
+/* A connection while a session runs: refused with a line (its request read
+ * first, so that the answer is not lost to a reset). */
+static void refuse_busy(void)
+{
+    int fd = accept4(g_listen, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct pollfd pf = {fd, POLLIN, 0};
+    char *buf = poll(&pf, 1, 1000) > 0 ? malloc(CT_ATTACH_REQUEST_MAX + 1) : NULL;
+    if (buf) {
+        /* Its descriptors come with it: closed at once. */
+        request r = {.buf = buf};
+        int fds[2], n = 0;
+        receive(fd, &r, fds, &n);
+        for (int i = 0; i < n; i++)
+            close(fds[i]);
+        free(buf);
+    }
+    answer(fd, "error %s\n", "another clrtrace is tracing this process; try again once it "
+                              "ends");
+    close(fd);
+}
+
 /* One session on connection fd. */
 static void session(int fd)
 {
@@ -231,12 +254,14 @@ static void session(int fd)
      * closed with unread data resets the connection: the CLI would not
      * hear "done"). */
     for (;;) {
-        struct pollfd pf[2] = {{fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}};
-        int ready = poll(pf, 2, -1);
+        struct pollfd pf[3] = {{fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}, {g_listen, POLLIN, 0}};
+        int ready = poll(pf, 3, -1);
         if (ready < 0 && errno == EINTR)
             continue;
         if (ready > 0 && (pf[1].revents & POLLIN))
             take_new_modules(&ms);
+        if (ready > 0 && (pf[2].revents & POLLIN))
+            refuse_busy();
         if (ready < 0 || pf[0].revents)
             break;
     }

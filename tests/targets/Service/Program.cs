@@ -20,7 +20,9 @@
 // What a call gets and returns is fixed by the source: Handle(worker=W,
 // n=N, tag="w" + W, order=Order{Id=N, Amount=N * 0.5}) returns 2 * N + W; so
 // the checksum does not depend on timing: each worker makes the same calls
-// (N = 0, 1, 2, ... until the time is up) and the check is per call.
+// (N = 0, 1, 2, ... until the time is up) and the check is per call. Each
+// worker also calls Handlers.Validate(N), which throws for N % 50 == 49 (the
+// worker catches it).
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -40,6 +42,14 @@ public static class Handlers
     public static long Handle(int worker, long n, string tag, Order order)
     {
         return 2 * n + worker + (tag.Length - tag.Length) + (order.Id - order.Id);
+    }
+
+    // Throws for every 50th n (49, 99, ...): the worker catches it.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Validate(long n)
+    {
+        if (n % 50 == 49)
+            throw new InvalidOperationException("n=" + n);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -101,6 +111,13 @@ public static class Program
             long r = Handlers.Handle(me, n, tag, order);
             if (r != 2 * n + me)
                 throw new InvalidOperationException($"Handle({me}, {n}) returned {r}");
+            try
+            {
+                Handlers.Validate(n);
+            }
+            catch (InvalidOperationException e) when (e.Message == "n=" + n)
+            {
+            }
             sums[me] += r;
             counts[me]++;
             Thread.Sleep(1);
