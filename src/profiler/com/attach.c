@@ -205,6 +205,9 @@ static void refuse_busy(void)
 /* One session on connection fd. */
 static void session(int fd)
 {
+    /* The settings' strings (g_ct.cfg points into the request) stay until
+     * the next session's replace them. */
+    static char *kept;
     request r;
     memset(&r, 0, sizeof r);
     int fds[2] = {-1, -1}, nfds = 0;
@@ -225,8 +228,14 @@ static void session(int fd)
     int text_fd = r.text ? fds[0] : -1, bin_fd = r.binary ? fds[r.text] : -1;
     ct_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    if (ct_config_from(&cfg, lookup, &r, why, sizeof why) != 0 ||
-        ct_profiler_session_start(&cfg, text_fd, bin_fd, why, sizeof why) != 0) {
+    if (ct_config_from(&cfg, lookup, &r, why, sizeof why) != 0) {
+        answer(fd, "error %s\n", why);
+        goto out;
+    }
+    free(kept);
+    kept = r.buf;
+    r.buf = NULL;
+    if (ct_profiler_session_start(&cfg, text_fd, bin_fd, why, sizeof why) != 0) {
         answer(fd, "error %s\n", why);
         goto out;
     }

@@ -535,10 +535,19 @@ HRESULT ct_profiler_attach(IUnknown *unk)
     return hr;
 }
 
+/* The last session's trace did not finish (its writer stalled): no other
+ * session can start in this process. */
+static int g_session_stuck;
+
 int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, char *why,
                               size_t cap)
 {
     static int once;
+    if (g_session_stuck) {
+        snprintf(why, cap, "the trace of an earlier session in this process never finished; "
+                           "no new one can start");
+        return -1;
+    }
     ct_config *c = &g_ct.cfg;
     *c = *cfg;
     c->il_engine = 1;
@@ -588,10 +597,15 @@ void ct_profiler_session_stop(void)
 {
     g_ct.info->lpVtbl->SetEventMask(g_ct.info, COR_PRF_ENABLE_REJIT);
     stop_tracing(1);
+    /* The text output's descriptor is closed by the caller: never written
+     * again (its number may be the program's next). */
+    ct_out_open(-1, "no output", 0);
     /* Ready for the next session: a trace of its own, frames and records
      * made anew. */
-    if (ct_writer_reset() != 0)
+    if (ct_writer_reset() != 0) {
+        g_session_stuck = 1;
         return;
+    }
     ct_hooks_reset_threads();
     ct_registry_forget();
 }

@@ -737,8 +737,8 @@ void ct_il_jit_started(FunctionID id)
 
 /* ------------------------------------------------------------- attach */
 
-/* Whether method tok of m can be rewritten after attach: it has IL (not
- * abstract, extern or made by the runtime) and is not generic code (its
+/* Whether method tok of m can be rewritten after attach: 1; 0 when it has
+ * no IL (abstract, extern, made by the runtime); -1 for generic code (its
  * probes need a definition record, which needs an instantiation the
  * runtime names only at JIT time). */
 static int attach_candidate(const ct_module *m, mdMethodDef tok)
@@ -750,9 +750,10 @@ static int attach_candidate(const ct_module *m, mdMethodDef tok)
     WCHAR w[1];
     if (FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &sig,
                                               &sig_len, &rva, &impl)) ||
-        !rva || !sig || !sig_len || (sig[0] & 0x10))
+        !rva || !sig || !sig_len)
         return 0;
-    return ct_generic_param_count(m, tok) == 0 && ct_generic_param_count(m, td) == 0;
+    return (sig[0] & 0x10) || ct_generic_param_count(m, tok) || ct_generic_param_count(m, td)
+               ? -1 : 1;
 }
 
 /* Appends (mod, tok) to the growing arrays of s. */
@@ -790,11 +791,10 @@ void ct_il_attach_module(ct_il_methods *s, ModuleID mod)
             ULONG nm = 0;
             while (SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
                 for (ULONG k = 0; k < nm; k++) {
-                    if (!ct_registry_traces(m, toks[k]))
-                        continue;
-                    if (!attach_candidate(m, toks[k]))
+                    int can = ct_registry_traces(m, toks[k]) ? attach_candidate(m, toks[k]) : 0;
+                    if (can < 0)
                         s->skipped++;
-                    else if (attach_push(s, mod, toks[k]) != 0)
+                    else if (can > 0 && attach_push(s, mod, toks[k]) != 0)
                         s->failed = 1;
                 }
             if (me)
