@@ -47,7 +47,9 @@ start() {
     shift
     while [[ $# -gt 0 && "$1" != -- ]]; do envs+=("$1"); shift; done
     shift
-    ( env "${envs[@]}" dotnet "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    # CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the process gets the
+    # sanitizers' runtime the profiler it will load needs.
+    ( env CLRTRACE_PRELOAD_SANITIZERS=1 "${envs[@]}" dotnet "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"
       echo $? >"$work/$name.rc" ) 2>/dev/null &
     for ((i = 0; i < 600; i++)); do
         spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/$name.out" 2>/dev/null)

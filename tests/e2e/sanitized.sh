@@ -3,7 +3,9 @@
 # real dotnet processes (issue 6, "Sanitizers"). dotnet itself is not built
 # with ASan, so libasan is preloaded - only into the traced processes: a
 # `dotnet` wrapper first in PATH adds LD_PRELOAD when CORECLR_ENABLE_PROFILING
-# is set (the launcher and the scripts' own env runs both find it there).
+# is set (the launcher and the scripts' own env runs both find it there), or
+# CLRTRACE_PRELOAD_SANITIZERS=1 (a process that clrtrace -p will attach to:
+# run_attach.sh sets it).
 # Every sanitizer report goes to a log file; the run fails if there is one.
 #
 # ASAN_OPTIONS: detect_leaks=0 (the runtime's own allocations at exit are not
@@ -31,7 +33,7 @@ trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
 mkdir -p "$work/bin" "$work/logs"
 cat >"$work/bin/dotnet" <<WRAP
 #!/bin/bash
-if [ "\${CORECLR_ENABLE_PROFILING:-}" = 1 ]; then
+if [ "\${CORECLR_ENABLE_PROFILING:-}" = 1 ] || [ "\${CLRTRACE_PRELOAD_SANITIZERS:-}" = 1 ]; then
     LD_PRELOAD="$asan${ubsan:+:$ubsan}\${LD_PRELOAD:+:\$LD_PRELOAD}"
     ASAN_OPTIONS="detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:log_path=$work/logs/asan"
     UBSAN_OPTIONS="print_stacktrace=1:log_path=$work/logs/ubsan"
