@@ -23,6 +23,8 @@
 #      .NET process, diagnostics turned off, another profiler loaded (a
 #      service started by `clrtrace run`), another user's process (as
 #      nobody, when run as root), a process that does not answer (stopped);
+#      a service started inside a traced run that left it untraced
+#      (--no-follow) is attached to as any other;
 #   5. -p with a program, -d without -p: usage errors (exit 2).
 # Ends with "run_attach.sh: N passed, M failed".
 set -uo pipefail
@@ -235,6 +237,23 @@ error "profiler loaded" "$spid" "^clrtrace run: cannot attach to pid $spid: anot
 wait "$startup_job"
 check_eq "profiler loaded: the traced run ends as its program (7)" 7 "$(cat "$work/startup.rc")"
 check "profiler loaded: its own trace is whole" grep -q '^# clrtrace: shutdown, ' "$work/startup.txt"
+
+# A process started inside another traced run that left it untraced
+# (--no-follow: its profiler declined at start-up): it can be attached to.
+ct_run "$work" nofollow "$ct" run --no-follow -o "$work/nofollow-root.txt" -- \
+    sh -c "dotnet '$app' run 6 2 >'$work/kid.out'" &
+nofollow_job=$!
+for ((i = 0; i < 600; i++)); do
+    spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/kid.out" 2>/dev/null)
+    [[ -n "$spid" ]] && break
+    sleep 0.1
+done
+ct_run "$work" child "$ct" run -p "$spid" -d 1s -o "$work/child.txt"
+check_eq "a child a traced run left untraced: attached (exit code 0)" 0 "$(cat "$work/child.rc")"
+check_handles "$work/child.txt" "a child a traced run left untraced" 2
+wait "$nofollow_job"
+check_eq "a child a traced run left untraced: its output" "$(printf 'ready %s\ndone\nchecksums right' "$spid")" \
+    "$(cat "$work/kid.out")"
 
 if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
     start other -- run 6 2
