@@ -17,7 +17,9 @@
 #      workers; Validate(N) throws for N % 50 == 49 only; balanced frames
 #      (the workers' loop was running before the attach: its frame is not in
 #      the trace); `info` says attached and detached, complete;
-#   3. a module that loads while attached (tests/targets/ServicePlugin): its
+#   3. a real program: the C# compiler's build server (VBCSCompiler), attached
+#      while it compiles; its output assembly byte for byte the same;
+#      a module that loads while attached (tests/targets/ServicePlugin): its
 #      method chosen by -F is rewritten then, its calls' values traced;
 #   4. one line and exit 1, the process untouched, for: no such pid, not a
 #      .NET process, diagnostics turned off, another profiler loaded (a
@@ -146,11 +148,13 @@ wait "$cli"
 check_eq "run -p, Ctrl-C: exit code 0" 0 "$?"
 check "run -p, Ctrl-C: detached" grep -q "^clrtrace run: detached from pid $spid" "$work/int.err"
 check "run -p, Ctrl-C: the log is finished" grep -qE '^# clrtrace: detached, ' "$work/int.txt"
-"$ct" run -p "$spid" -o "$work/killed.txt" 2>"$work/killed.err" &
-cli=$!
+# (In a subshell: the shell's "Killed" notice stays out of the log.)
+( "$ct" run -p "$spid" -o "$work/killed.txt" 2>"$work/killed.err" & echo $! >"$work/killed.pid"
+  wait ) 2>/dev/null &
+sub=$!
 sleep 1.5
-kill -KILL "$cli"
-wait "$cli" 2>/dev/null
+kill -KILL "$(cat "$work/killed.pid")"
+wait "$sub"
 for ((i = 0; i < 100; i++)); do
     grep -qE '^# clrtrace: detached, ' "$work/killed.txt" && break
     sleep 0.1
@@ -199,6 +203,59 @@ check "late: Greet's calls, with the values of the source" awk '
     END { if (calls < 100) { print calls + 0 " calls"; bad++ } exit bad > 0 }' "$work/plugin.txt"
 check "late: the module's method was rewritten" grep -qE '^# clrtrace: detached, 1 method rewritten, 1 traced$' \
     "$work/plugin.txt"
+
+echo "== a real program: the C# compiler's build server"
+# VBCSCompiler (the SDK's, ReadyToRun code): a build starts it, clrtrace
+# attaches while a second build compiles the same source; the compilation's
+# name is the project's AssemblyName, and the compiler (deterministic by
+# default) writes the same bytes as without clrtrace. Not under sanitized.sh
+# (MSBuild starts the server with the SDK's own host path: no sanitizers'
+# runtime in it for an ASan profiler).
+if ldd "$lib" | grep -q libasan; then
+    echo "skip the build server (an ASan profiler)"
+else
+    proj=$work/proj
+    mkdir -p "$proj"
+    cat >"$proj/AttachProbe.csproj" <<'XML'
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <TargetFramework>net10.0</TargetFramework>
+    <AssemblyName>AttachProbe</AssemblyName>
+    <UseSharedCompilation>true</UseSharedCompilation>
+  </PropertyGroup>
+</Project>
+XML
+    echo 'System.Console.WriteLine("probe");' >"$proj/Program.cs"
+    build() { dotnet build "$proj/AttachProbe.csproj" -c Release --artifacts-path "$work/pa" \
+                  >"$work/build-$1.log" 2>&1; }
+    dll=$work/pa/obj/AttachProbe/release/AttachProbe.dll
+    if build 1 && cp "$dll" "$work/first.dll" &&
+        srv=$(pgrep -n -u "$(id -u)" -f 'VBCSCompiler') && [[ -n "$srv" ]]; then
+        "$ct" record -p "$srv" -F 'Microsoft.CodeAnalysis.CSharp.CSharpCompilation.Create' \
+            -o "$work/csc" 2>"$work/csc.err" &
+        cli=$!
+        for ((i = 0; i < 300; i++)); do
+            grep -q ' attached to pid ' "$work/csc.err" && break
+            sleep 0.1
+        done
+        touch "$proj/Program.cs"
+        build 2
+        check_eq "build server: the second build succeeded" 0 "$?"
+        kill -INT "$cli"
+        wait "$cli"
+        check_eq "build server: clrtrace ended with 0" 0 "$?"
+        check "build server: the same assembly, byte for byte" cmp "$work/first.dll" "$dll"
+        "$ct" replay "$work/csc" >"$work/csc.txt"
+        check "build server: CSharpCompilation.Create named the project's assembly" grep -qE \
+            'Microsoft\.CodeAnalysis\.CSharp\.CSharpCompilation\.Create\(string assemblyName="AttachProbe", ' \
+            "$work/csc.txt"
+        check "build server: balanced" ct_balance "$work/csc.txt"
+    else
+        echo "skip the build server (it did not start: $(tail -n 3 "$work/build-1.log"))"
+    fi
+    dotnet build-server shutdown --vbcscompiler >/dev/null 2>&1
+fi
 
 echo "== errors"
 # error NAME PID MESSAGE-REGEX: run -p PID fails with exit 1 and that one line.
