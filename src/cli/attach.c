@@ -159,18 +159,26 @@ static int connect_unix(const char *path, int abstract, int type)
     return fd;
 }
 
-/* Reads exactly n bytes within the deadline: 0, or -1. */
-static int read_full(int fd, uint8_t *p, size_t n, uint64_t deadline)
+/* Waits until fd is readable (1) or the deadline passes (0). */
+static int readable_by(int fd, uint64_t deadline)
 {
-    while (n) {
+    for (;;) {
         uint64_t now = now_ms();
         if (now >= deadline)
-            return -1;
+            return 0;
         struct pollfd pf = {fd, POLLIN, 0};
         int r = poll(&pf, 1, (int)(deadline - now));
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        return r > 0;
+    }
+}
+
+/* Reads exactly n bytes within the deadline: 0, or -1. */
+static int read_full(int fd, uint8_t *p, size_t n, uint64_t deadline)
+{
+    while (n) {
+        if (!readable_by(fd, deadline))
             return -1;
         ssize_t k = read(fd, p, n);
         if (k <= 0)
@@ -317,14 +325,7 @@ static ssize_t read_answer(int fd, char *buf, size_t cap, int ms)
 {
     uint64_t deadline = now_ms() + (uint64_t)ms;
     for (;;) {
-        uint64_t now = now_ms();
-        if (now >= deadline)
-            return -1;
-        struct pollfd pf = {fd, POLLIN, 0};
-        int r = poll(&pf, 1, (int)(deadline - now));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
+        if (!readable_by(fd, deadline))
             return -1;
         ssize_t k = recv(fd, buf, cap - 1, 0);
         if (k < 0 && errno == EINTR)

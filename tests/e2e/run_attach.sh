@@ -44,10 +44,20 @@ pids=()
 cleanup_pids() { local p; for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; }
 trap '[[ $BASHPID != $$ ]] || { cleanup_pids; rm -rf "$work"; }' EXIT
 
+# wait_ready FILE: sets spid once FILE holds "ready PID" (at most 60 s).
+wait_ready() {
+    local i
+    spid=
+    for ((i = 0; i < 600; i++)); do
+        spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$1" 2>/dev/null)
+        [[ -n "$spid" ]] && return
+        sleep 0.1
+    done
+}
 # start NAME [ENV...] -- ARGS...: starts the service in the background, its
 # output in NAME.out/.err; sets spid once it printed "ready PID" (at most 60 s).
 start() {
-    local name=$1 envs=() i
+    local name=$1 envs=()
     shift
     while [[ $# -gt 0 && "$1" != -- ]]; do envs+=("$1"); shift; done
     shift
@@ -55,11 +65,7 @@ start() {
     # sanitizers' runtime the profiler it will load needs.
     ( env CLRTRACE_PRELOAD_SANITIZERS=1 "${envs[@]}" dotnet "$app" "$@" >"$work/$name.out" 2>"$work/$name.err"
       echo $? >"$work/$name.rc" ) 2>/dev/null &
-    for ((i = 0; i < 600; i++)); do
-        spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/$name.out" 2>/dev/null)
-        [[ -n "$spid" ]] && break
-        sleep 0.1
-    done
+    wait_ready "$work/$name.out"
     [[ -n "$spid" ]] && pids+=("$spid")
 }
 # finish NAME: waits for the service's end (its .rc), at most 120 s.
@@ -285,11 +291,7 @@ check_eq "diagnostics off: the service ran on to its end" "$(printf 'done\ncheck
 # A service started by a traced run: its runtime has our profiler already.
 ct_run "$work" startup "$ct" run -o "$work/startup.txt" -- dotnet "$app" run 6 2 &
 startup_job=$!
-for ((i = 0; i < 600; i++)); do
-    spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/startup.out" 2>/dev/null)
-    [[ -n "$spid" ]] && break
-    sleep 0.1
-done
+wait_ready "$work/startup.out"
 error "profiler loaded" "$spid" "^clrtrace run: cannot attach to pid $spid: another profiler is already loaded"
 wait "$startup_job"
 check_eq "profiler loaded: the traced run ends as its program (7)" 7 "$(cat "$work/startup.rc")"
@@ -300,11 +302,7 @@ check "profiler loaded: its own trace is whole" grep -q '^# clrtrace: shutdown, 
 ct_run "$work" nofollow "$ct" run --no-follow -o "$work/nofollow-root.txt" -- \
     sh -c "dotnet '$app' run 6 2 >'$work/kid.out'" &
 nofollow_job=$!
-for ((i = 0; i < 600; i++)); do
-    spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/kid.out" 2>/dev/null)
-    [[ -n "$spid" ]] && break
-    sleep 0.1
-done
+wait_ready "$work/kid.out"
 ct_run "$work" child "$ct" run -p "$spid" -d 1s -o "$work/child.txt"
 check_eq "a child a traced run left untraced: attached (exit code 0)" 0 "$(cat "$work/child.rc")"
 check_handles "$work/child.txt" "a child a traced run left untraced" 2

@@ -101,13 +101,12 @@ static void note_inliners(ModuleID mod, mdMethodDef tok)
     e->lpVtbl->Release(e);
 }
 
-void ct_il_module_loaded(ModuleID mod)
+/* Calls fn(ctx, m, tok) for every method tok of module m that the filter
+ * traces. */
+static void each_traced_method(const ct_module *m,
+                               void (*fn)(void *ctx, const ct_module *m, mdMethodDef tok),
+                               void *ctx)
 {
-    if (g_ct.info_version < 6)
-        return;
-    const ct_module *m = ct_module_get(mod);
-    if (!m || !m->mdi || !ct_registry_module_may_trace(m))
-        return;
     IMetaDataImport *mdi = m->mdi;
     HCORENUM te = NULL;
     mdTypeDef tds[64];
@@ -120,13 +119,28 @@ void ct_il_module_loaded(ModuleID mod)
             while (SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
                 for (ULONG k = 0; k < nm; k++)
                     if (ct_registry_traces(m, toks[k]))
-                        note_inliners(mod, toks[k]);
+                        fn(ctx, m, toks[k]);
             if (me)
                 mdi->lpVtbl->CloseEnum(mdi, me);
         }
     }
     if (te)
         mdi->lpVtbl->CloseEnum(mdi, te);
+}
+
+static void inliners_of(void *ctx, const ct_module *m, mdMethodDef tok)
+{
+    (void)ctx;
+    note_inliners(m->id, tok);
+}
+
+void ct_il_module_loaded(ModuleID mod)
+{
+    if (g_ct.info_version < 6)
+        return;
+    const ct_module *m = ct_module_get(mod);
+    if (m && m->mdi && ct_registry_module_may_trace(m))
+        each_traced_method(m, inliners_of, NULL);
 }
 
 int ct_il_may_inline(FunctionID callee)
@@ -775,34 +789,21 @@ static int attach_push(ct_il_methods *s, ModuleID mod, mdMethodDef tok)
     return 0;
 }
 
+static void choose(void *ctx, const ct_module *m, mdMethodDef tok)
+{
+    ct_il_methods *s = ctx;
+    int can = attach_candidate(m, tok);
+    if (can < 0)
+        s->skipped++;
+    else if (can > 0 && attach_push(s, m->id, tok) != 0)
+        s->failed = 1;
+}
+
 void ct_il_attach_module(ct_il_methods *s, ModuleID mod)
 {
     const ct_module *m = ct_module_get(mod);
-    if (!m || !m->mdi || !ct_registry_module_may_trace(m))
-        return;
-    IMetaDataImport *mdi = m->mdi;
-    HCORENUM te = NULL;
-    mdTypeDef tds[64];
-    ULONG nt = 0;
-    while (SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
-        for (ULONG i = 0; i < nt; i++) {
-            HCORENUM me = NULL;
-            mdMethodDef toks[64];
-            ULONG nm = 0;
-            while (SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
-                for (ULONG k = 0; k < nm; k++) {
-                    int can = ct_registry_traces(m, toks[k]) ? attach_candidate(m, toks[k]) : 0;
-                    if (can < 0)
-                        s->skipped++;
-                    else if (can > 0 && attach_push(s, mod, toks[k]) != 0)
-                        s->failed = 1;
-                }
-            if (me)
-                mdi->lpVtbl->CloseEnum(mdi, me);
-        }
-    }
-    if (te)
-        mdi->lpVtbl->CloseEnum(mdi, te);
+    if (m && m->mdi && ct_registry_module_may_trace(m))
+        each_traced_method(m, choose, s);
 }
 
 int ct_il_attach_methods(ct_il_methods *s)
