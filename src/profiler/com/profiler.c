@@ -5,12 +5,15 @@
  * CORECLR_PROFILER_PATH=<this file>) dlopens us, calls DllGetClassObject for
  * an IClassFactory, asks it for an ICorProfilerCallback2 and then QIs that
  * object for newer callback interfaces (eetoprofinterfaceimpl.cpp,
- * CoCreateProfiler/CreateProfiler). We answer up to ICorProfilerCallback3.
- * There is one callback object per process; it is static and never freed.
+ * CoCreateProfiler/CreateProfiler). We answer up to ICorProfilerCallback4
+ * (its ReJIT callbacks serve attach). There is one callback object per
+ * process; it is static and never freed.
  *
  * Initialize picks the newest ICorProfilerInfo the runtime offers, sets the
  * event mask, the FunctionIDMapper2 (registry.c) and the slow-path ELT hooks
- * (hooks.c). Every callback we do not use returns S_OK.
+ * (hooks.c). InitializeForAttach (a running process, `clrtrace -p`) hands
+ * over to attach.c; each of its sessions starts and ends a trace here. Every
+ * callback we do not use returns S_OK.
  */
 #include <errno.h>
 #include <limits.h>
@@ -220,11 +223,13 @@ static HRESULT give_up(const char *cmdline, const char *what, HRESULT hr)
     return hr;
 }
 
+static atomic_ulong g_session_methods; /* attached: the methods rewritten */
+static int g_attached;                 /* loaded by InitializeForAttach */
+
 /* The END record's counts: functions JIT-compiled (the ELT engine's mapper
  * sees each once; the IL engine also looks at precompiled ones, so it
- * counts its compilations) and functions traced. Atomic loads only. */
-static atomic_ulong g_session_methods; /* attached: the methods rewritten */
-static int g_attached;
+ * counts its compilations; attached: the methods rewritten) and functions
+ * traced. Atomic loads only. */
 
 static void end_counts(unsigned long *mapped, unsigned long *hooked)
 {
