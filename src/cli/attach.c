@@ -522,7 +522,8 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
         fprintf(stderr, "no method chosen yet (modules that load while attached are searched "
                 "too)");
     if (skipped)
-        fprintf(stderr, " (%lu generic one%s left out)", skipped, skipped == 1 ? "" : "s");
+        fprintf(stderr, " (%lu generic method%s of CoreLib left out)", skipped,
+                skipped == 1 ? "" : "s");
     fprintf(stderr, "; %s\n", duration_ns ? "tracing for the duration given (Ctrl-C ends it)"
                                           : "Ctrl-C ends tracing");
     if (methods > CT_ATTACH_WARN_METHODS)

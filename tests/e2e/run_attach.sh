@@ -112,6 +112,17 @@ check_handles() {
             if (n % 50 == 49) { thrown++; if (f[5] + 0 != n) { print "wrong message: " $0; bad++ } }
         }
         END { if (thrown < 2) { print thrown + 0 " thrown"; bad++ } exit bad > 0 }' "$trace"
+    check "$name: generic code: Echo<string>(tag) -> tag, Box<long>.Get() -> N" awk '
+        /Svc\.Handlers\.Echo</ {
+            if (!match($0, /Svc\.Handlers\.Echo<string>\(string x="w[0-9]+"\) -> string "w[0-9]+"$/)) { print; bad++ }
+            split(substr($0, RSTART), f, "\""); if (f[2] != f[4]) { print; bad++ }
+            echo++
+        }
+        /Svc\.Box</ && /\.Get\(/ {
+            if (!match($0, /Svc\.Box<long>\.Get\(this=Svc\.Box<long>@0x[0-9a-f]+\) -> long [0-9]+$/)) { print; bad++ }
+            get++
+        }
+        END { if (echo < 100 || get < 100) { print echo + 0 " Echo, " get + 0 " Get"; bad++ } exit bad > 0 }' "$trace"
     check "$name: frames balanced (the loop entered before the attach is not in it)" \
         ct_balance "$trace"
 }

@@ -751,23 +751,35 @@ void ct_il_jit_started(FunctionID id)
 
 /* ------------------------------------------------------------- attach */
 
-/* Whether method tok of m can be rewritten after attach: 1; 0 when it has
- * no IL (abstract, extern, made by the runtime); -1 for generic code (its
- * probes need a definition record, which needs an instantiation the
- * runtime names only at JIT time). */
-static int attach_candidate(const ct_module *m, mdMethodDef tok)
+/* Method tok of m: 0 without IL (abstract, extern, made by the runtime), 1
+ * plain, 2 generic code (a generic method, or any method of a generic
+ * type). */
+static int method_kind(const ct_module *m, mdMethodDef tok)
 {
     mdTypeDef td = 0;
     DWORD attr = 0, impl = 0;
     ULONG wlen = 0, sig_len = 0, rva = 0;
     PCCOR_SIGNATURE sig = NULL;
     WCHAR w[1];
-    if (FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &sig,
+    if (!m->mdi ||
+        FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &sig,
                                               &sig_len, &rva, &impl)) ||
         !rva || !sig || !sig_len)
         return 0;
     return (sig[0] & 0x10) || ct_generic_param_count(m, tok) || ct_generic_param_count(m, td)
-               ? -1 : 1;
+               ? 2 : 1;
+}
+
+/* Whether method tok of m can be rewritten after attach: 1; 0 when it has
+ * no IL; -1 for generic code that cannot be (before .NET 7, or CoreLib's:
+ * the probes of generic code call RuntimeTypeHandle.ToIntPtr, and CoreLib's
+ * generic code is what that call may reach). */
+static int attach_candidate(const ct_module *m, mdMethodDef tok)
+{
+    int kind = method_kind(m, tok);
+    if (kind == 2 && (g_ct.info_version < INFO_WITH_TOINTPTR || m->corelib))
+        return -1;
+    return kind ? 1 : 0;
 }
 
 /* Appends (mod, tok) to the growing arrays of s. */
@@ -865,14 +877,22 @@ void ct_il_methods_free(ct_il_methods *s)
 void ct_il_rejit_parameters(ModuleID mod, mdMethodDef tok, ICorProfilerFunctionControl *ctl)
 {
     ICorProfilerInfo *info = g_ct.info;
+    const ct_module *m = ct_module_get(mod);
+    if (!m)
+        return;
     FunctionID id = 0;
-    if (FAILED(info->lpVtbl->GetFunctionFromToken(info, mod, tok, &id)) || !id) {
+    ct_mapped_fn *f = NULL;
+    if (method_kind(m, tok) == 2) {
+        /* Generic code has no FunctionID of its own: its probes carry its
+         * definition's record, made from metadata, and its entry names the
+         * instantiation that runs. */
+        f = ct_registry_definition(0, mod, tok);
+    } else if (SUCCEEDED(info->lpVtbl->GetFunctionFromToken(info, mod, tok, &id)) && id) {
+        f = traced(id);
+    } else {
         ct_writer_count_unrewritten();
         return;
     }
-    ct_mapped_fn *f = traced(id);
-    if (!f || f->generic)
-        return;
-    if (rewrite(f, id, mod, tok, ctl) != 0 && f->hooked)
+    if (f && rewrite(f, id, mod, tok, ctl) != 0)
         ct_writer_count_unrewritten();
 }

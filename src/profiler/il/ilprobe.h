@@ -50,8 +50,8 @@ typedef struct ct_il_methods {
     ModuleID *mods;
     mdMethodDef *toks;
     size_t n, cap;
-    unsigned long skipped; /* traced by the filter, not rewritable after attach
-                              (generic code) */
+    unsigned long skipped; /* chosen by the filter, generic code that cannot be
+                              rewritten after attach (CoreLib's) */
     int failed;            /* out of memory: the list is short */
 } ct_il_methods;
 

@@ -107,10 +107,8 @@ int ct_registry_traces(const ct_module *m, mdMethodDef tok)
 }
 
 /* Everything the record needs, from metadata and the runtime. Called
- * without g_lock held: it calls back into the runtime. With definition,
- * the record is of the generic definition that id instantiates: named and
- * planned with its declared type parameters ("Demo.Box<T>.Set(T value)"). */
-static ct_mapped_fn *build_function(FunctionID id, int definition)
+ * without g_lock held: it calls back into the runtime. */
+static ct_mapped_fn *build_function(FunctionID id)
 {
     ICorProfilerInfo *info = g_ct.info;
     ct_mapped_fn *f = ct_perm_alloc(sizeof *f);
@@ -135,11 +133,6 @@ static ct_mapped_fn *build_function(FunctionID id, int definition)
     }
     if (nm > CT_MAX_TYPE_ARGS)
         nm = CT_MAX_TYPE_ARGS;
-    if (definition) {
-        margs_known = 0;
-        cls = 0;
-        f->definition = 1;
-    }
     describe(f, cls, mod, tok, margs, nm, margs_known);
     return f;
 }
@@ -206,7 +199,7 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     pthread_mutex_unlock(&g_lock);
 
     if (!f) {
-        ct_mapped_fn *mine = build_function(id, 0);
+        ct_mapped_fn *mine = build_function(id);
         if (!mine) {
             /* Out of memory: no hooks. The return value must not be 0. */
             *hook = 0;
@@ -262,8 +255,20 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
     pthread_mutex_unlock(&g_lock);
     if (f)
         return f;
-    ct_mapped_fn *mine = build_function(id, 1);
-    return mine && mine->hooked ? publish(key, mine) : NULL;
+    ct_mapped_fn *mine = ct_perm_alloc(sizeof *mine);
+    if (!mine)
+        return NULL;
+    mine->id = id;
+    mine->name = mine->display = "?";
+    mine->definition = 1;
+    /* Named with its type parameters (no class, no type arguments known):
+     * the metadata's count of the method's own. */
+    const ct_module *m = ct_module_get(mod);
+    ClassID margs[CT_MAX_TYPE_ARGS] = {0};
+    int nm = m ? ct_generic_param_count(m, tok) : 0;
+    describe(mine, 0, mod, tok, margs, (ULONG32)(nm < CT_MAX_TYPE_ARGS ? nm : CT_MAX_TYPE_ARGS),
+             0);
+    return mine->hooked ? publish(key, mine) : NULL;
 }
 
 /* An instantiation's key: its definition and a hash of its type handles. */

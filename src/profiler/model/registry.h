@@ -109,10 +109,11 @@ typedef struct ct_mapped_fn {
 UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
 
 /* The record of the generic definition (mod, tok) that FunctionID id
- * instantiates, made once (keyed by the definition; not counted among the
- * functions): the IL engine's probes of generic code, whose rewritten IL
- * serves every instantiation, carry it. NULL when it is not traced or
- * memory ran out. */
+ * instantiates (0: none known, after attach), made once (keyed by the
+ * definition; not counted among the functions): named and planned with its
+ * declared type parameters ("Demo.Box<T>.Set(T value)"). The IL engine's
+ * probes of generic code, whose rewritten IL serves every instantiation,
+ * carry it. NULL when it is not traced or memory ran out. */
 ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok);
 
 /* The record of the instantiation of generic definition def named by the

@@ -22,7 +22,8 @@
 // the checksum does not depend on timing: each worker makes the same calls
 // (N = 0, 1, 2, ... until the time is up) and the check is per call. Each
 // worker also calls Handlers.Validate(N), which throws for N % 50 == 49 (the
-// worker catches it).
+// worker catches it). And generic code: Echo<string>(tag) -> tag,
+// Box<long>(N).Get() -> N.
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -54,6 +55,21 @@ public static class Handlers
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static long Add(long a, long b) => a + b;
+
+    // Generic code: shared by reference types (Echo<string>), and a generic
+    // class's method (Box<long>.Get).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static T Echo<T>(T x) => x;
+}
+
+public sealed class Box<T>
+{
+    private readonly T _value;
+
+    public Box(T value) => _value = value;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public T Get() => _value;
 }
 
 public static class Program
@@ -111,6 +127,8 @@ public static class Program
             long r = Handlers.Handle(me, n, tag, order);
             if (r != 2 * n + me)
                 throw new InvalidOperationException($"Handle({me}, {n}) returned {r}");
+            if (!ReferenceEquals(Handlers.Echo(tag), tag) || new Box<long>(n).Get() != n)
+                throw new InvalidOperationException("generic code");
             try
             {
                 Handlers.Validate(n);
