@@ -113,7 +113,7 @@ check_handles() {
         }
         END { if (thrown < 2) { print thrown + 0 " thrown"; bad++ } exit bad > 0 }' "$trace"
     check "$name: generic code: Echo<string>(tag) -> tag, Box<long>.Get() -> N" awk '
-        /Svc\.Handlers\.Echo</ {
+        /Svc\.Handlers\.Echo<[^ ]*\(/ {
             if (!match($0, /Svc\.Handlers\.Echo<string>\(string x="w[0-9]+"\) -> string "w[0-9]+"$/)) { print; bad++ }
             split(substr($0, RSTART), f, "\""); if (f[2] != f[4]) { print; bad++ }
             echo++
