@@ -35,6 +35,34 @@
 /* Longest control socket name (sockaddr_un's path, less the leading NUL). */
 #define CT_ATTACH_SOCKET_MAX 107u
 
+/* Most settings lines in a request (the settings table has about 30). */
+#define CT_ATTACH_MAX_SETTINGS 64
+
+/* A session request as the profiler reads it: the outputs that come with
+ * it (as descriptors, the text log's first) and the settings. */
+typedef struct ct_attach_request {
+    int text, binary;
+    size_t n;
+    const char *name[CT_ATTACH_MAX_SETTINGS];
+    const char *value[CT_ATTACH_MAX_SETTINGS];
+} ct_attach_request;
+
+/* Writes the request for outputs text and binary (0 or 1) and settings
+ * names[i]=values[i], i < n, into out: its length (no NUL), or 0 when it
+ * does not fit in cap (nor in CT_ATTACH_REQUEST_MAX bytes), n is more than
+ * CT_ATTACH_MAX_SETTINGS, or a name holds '=' or a line break, or a value a
+ * line break. */
+size_t ct_attach_request_write(char *out, size_t cap, int text, int binary, size_t n,
+                               const char *const *names, const char *const *values);
+
+/* Reads the request in buf (NUL-ended; split in place: r points into it):
+ * 0, or -1 with one line in why (not a request, a line not understood,
+ * more than CT_ATTACH_MAX_SETTINGS settings). */
+int ct_attach_request_parse(char *buf, ct_attach_request *r, char *why, size_t cap);
+
+/* The value of setting name in r, or NULL. */
+const char *ct_attach_request_get(const ct_attach_request *r, const char *name);
+
 /* The control socket's abstract name for process pid started at start (the
  * 22nd field of /proc/PID/stat), without the leading NUL: its length, or -1
  * when it does not fit in cap. */

@@ -338,17 +338,21 @@ static ssize_t read_answer(int fd, char *buf, size_t cap, int ms)
     }
 }
 
-/* The request: the hello, the outputs, the settings given (and the IL
- * engine, the only one that attaches). */
+/* The request: the outputs, the settings given (and the IL engine, the
+ * only one that attaches). */
 static size_t build_request(char *out, size_t cap, int text, int binary,
                             const char *const *given)
 {
-    size_t n = (size_t)snprintf(out, cap, "%s\ntext %d\nbinary %d\nCLRTRACE_ENGINE=il\n",
-                                CT_ATTACH_HELLO, text, binary);
-    for (int k = 0; k < CT_SETTING_COUNT && n < cap; k++)
-        if (given[k] && k != CT_SET_ENGINE)
-            n += (size_t)snprintf(out + n, cap - n, "%s=%s\n", ct_settings[k].env, given[k]);
-    return n < cap ? n : 0;
+    const char *names[CT_SETTING_COUNT + 1], *values[CT_SETTING_COUNT + 1];
+    size_t n = 0;
+    names[n] = ct_settings[CT_SET_ENGINE].env;
+    values[n++] = "il";
+    for (int k = 0; k < CT_SETTING_COUNT; k++)
+        if (given[k] && k != CT_SET_ENGINE) {
+            names[n] = ct_settings[k].env;
+            values[n++] = given[k];
+        }
+    return ct_attach_request_write(out, cap, text, binary, n, names, values);
 }
 
 /* The process's command line for messages ("dotnet Service.dll"). */

@@ -49,3 +49,63 @@ int ct_proc_start_time(unsigned pid, unsigned long long *start)
     *start = v;
     return 0;
 }
+
+size_t ct_attach_request_write(char *out, size_t cap, int text, int binary, size_t n,
+                               const char *const *names, const char *const *values)
+{
+    if (cap > CT_ATTACH_REQUEST_MAX)
+        cap = CT_ATTACH_REQUEST_MAX;
+    if (n > CT_ATTACH_MAX_SETTINGS)
+        return 0;
+    int k = snprintf(out, cap, "%s\ntext %d\nbinary %d\n", CT_ATTACH_HELLO, text ? 1 : 0,
+                     binary ? 1 : 0);
+    if (k < 0 || (size_t)k >= cap)
+        return 0;
+    size_t len = (size_t)k;
+    for (size_t i = 0; i < n; i++) {
+        if (!*names[i] || strpbrk(names[i], "=\n\r") || strpbrk(values[i], "\n\r"))
+            return 0;
+        k = snprintf(out + len, cap - len, "%s=%s\n", names[i], values[i]);
+        if (k < 0 || (size_t)k >= cap - len)
+            return 0;
+        len += (size_t)k;
+    }
+    return len;
+}
+
+int ct_attach_request_parse(char *buf, ct_attach_request *r, char *why, size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    char *save = NULL;
+    char *line = strtok_r(buf, "\n", &save);
+    if (!line || strcmp(line, CT_ATTACH_HELLO) != 0) {
+        snprintf(why, cap, "not a clrtrace session request (the clrtrace and the profiler "
+                           "loaded in the process differ in version?)");
+        return -1;
+    }
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *eq = strchr(line, '=');
+        if (!strcmp(line, "text 0") || !strcmp(line, "text 1")) {
+            r->text = line[5] == '1';
+        } else if (!strcmp(line, "binary 0") || !strcmp(line, "binary 1")) {
+            r->binary = line[7] == '1';
+        } else if (eq && eq != line && r->n < CT_ATTACH_MAX_SETTINGS) {
+            *eq = '\0';
+            r->name[r->n] = line;
+            r->value[r->n++] = eq + 1;
+        } else {
+            snprintf(why, cap, "%s", eq && eq != line ? "more settings than a request holds"
+                                                      : "a session request line not understood");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+const char *ct_attach_request_get(const ct_attach_request *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->name[i], name))
+            return r->value[i];
+    return NULL;
+}

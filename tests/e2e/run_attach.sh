@@ -135,7 +135,7 @@ check_eq "untraced: exit code 7" 7 "$(cat "$work/plain.rc")"
 check_eq "untraced: its output" "$(printf 'done\nchecksums right')" "$(body plain)"
 
 echo "== attach, detach, attach again"
-start svc -- run 16 16
+start svc -- run 24 16
 check "the service is ready" test -n "$spid"
 ct_run "$work" rec "$ct" record -p "$spid" -d 3s -o "$work/rec" &
 rec_job=$!
@@ -148,7 +148,7 @@ check "a second clrtrace at once: says another one is tracing" grep -qE \
 wait "$rec_job"
 check_eq "record -p: exit code 0" 0 "$(cat "$work/rec.rc")"
 check "record -p: says it attached, with the methods" grep -qE \
-    "^clrtrace record: attached to pid $spid \(.*Service.dll run 16 16\) in [0-9]+ ms: [0-9]+ methods instrumented" \
+    "^clrtrace record: attached to pid $spid \(.*Service.dll run 24 16\) in [0-9]+ ms: [0-9]+ methods instrumented" \
     "$work/rec.err"
 check "record -p: says it detached" grep -qE "^clrtrace record: detached from pid $spid in [0-9]+ ms" \
     "$work/rec.err"
@@ -179,6 +179,14 @@ done
 check "clrtrace killed: the profiler finished the log anyway" grep -qE '^# clrtrace: detached, ' \
     "$work/killed.txt"
 check_handles "$work/killed.txt" "clrtrace killed" 8
+# Everything (-a): tens of thousands of methods, CoreLib's included, rewritten
+# in a running process and restored; a warning says it is many.
+ct_run "$work" all "$ct" record -p "$spid" -a -d 1s -o "$work/all"
+check_eq "-a: exit code 0" 0 "$(cat "$work/all.rc")"
+check "-a: the warning about many methods" grep -qE \
+    "^clrtrace record: warning: [0-9]+ methods is many" "$work/all.err"
+check "-a: CoreLib's generic methods left out, counted" grep -qE \
+    " \([0-9]+ generic methods of CoreLib left out\)" "$work/all.err"
 finish svc
 check_eq "traced service: exit code 7, as untraced" 7 "$(cat "$work/svc.rc")"
 check_eq "traced service: its output, as untraced" "$(body plain)" "$(body svc)"

@@ -32,9 +32,6 @@
 #include "clrtrace/attach.h"
 #include "ilprobe.h"
 
-/* Most settings lines a request holds. */
-#define ATTACH_MAX_SETTINGS 64
-
 static int g_listen = -1;
 /* Modules loaded during a session (ct_attach_module_loaded), for the
  * control thread to choose methods in; g_wake's read end wakes it. */
@@ -86,50 +83,15 @@ static void take_new_modules(ct_il_methods *ms)
     ct_il_methods_free(&more);
 }
 
-/* A session request, parsed in place: NAME=VALUE pairs. */
+/* A request being read: its buffer and what it says. */
 typedef struct request {
     char *buf;
-    int text, binary;
-    size_t n;
-    const char *name[ATTACH_MAX_SETTINGS];
-    const char *value[ATTACH_MAX_SETTINGS];
+    ct_attach_request r;
 } request;
 
 static const char *lookup(void *ctx, const char *name)
 {
-    const request *r = ctx;
-    for (size_t i = 0; i < r->n; i++)
-        if (!strcmp(r->name[i], name))
-            return r->value[i];
-    return NULL;
-}
-
-/* Splits r->buf (NUL-ended) into its lines: 0, or -1 with why. */
-static int parse(request *r, char *why, size_t cap)
-{
-    char *save = NULL;
-    char *line = strtok_r(r->buf, "\n", &save);
-    if (!line || strcmp(line, CT_ATTACH_HELLO) != 0) {
-        snprintf(why, cap, "not a clrtrace session request (the CLI and the profiler loaded in "
-                           "the process differ in version?)");
-        return -1;
-    }
-    while ((line = strtok_r(NULL, "\n", &save))) {
-        char *eq = strchr(line, '=');
-        if (!strncmp(line, "text ", 5)) {
-            r->text = line[5] == '1';
-        } else if (!strncmp(line, "binary ", 7)) {
-            r->binary = line[7] == '1';
-        } else if (eq && r->n < ATTACH_MAX_SETTINGS) {
-            *eq = '\0';
-            r->name[r->n] = line;
-            r->value[r->n++] = eq + 1;
-        } else {
-            snprintf(why, cap, "a session request line not understood");
-            return -1;
-        }
-    }
-    return 0;
+    return ct_attach_request_get(ctx, name);
 }
 
 /* Sends one answer line; a CLI gone away is no error here. */
@@ -217,18 +179,18 @@ static void session(int fd)
         answer(fd, "error %s\n", "the session request could not be read");
         goto out;
     }
-    if (parse(&r, why, sizeof why) != 0) {
+    if (ct_attach_request_parse(r.buf, &r.r, why, sizeof why) != 0) {
         answer(fd, "error %s\n", why);
         goto out;
     }
-    if (nfds != r.text + r.binary) {
+    if (nfds != r.r.text + r.r.binary) {
         answer(fd, "error %s\n", "the session request came without its output files");
         goto out;
     }
-    int text_fd = r.text ? fds[0] : -1, bin_fd = r.binary ? fds[r.text] : -1;
+    int text_fd = r.r.text ? fds[0] : -1, bin_fd = r.r.binary ? fds[r.r.text] : -1;
     ct_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    if (ct_config_from(&cfg, lookup, &r, why, sizeof why) != 0) {
+    if (ct_config_from(&cfg, lookup, &r.r, why, sizeof why) != 0) {
         answer(fd, "error %s\n", why);
         goto out;
     }

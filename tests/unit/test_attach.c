@@ -1,0 +1,147 @@
+/* The attach protocol's request (include/clrtrace/attach.h): written and
+ * read back; CT_ATTACH_MAX_SETTINGS settings at the limit and one past it,
+ * CT_ATTACH_REQUEST_MAX bytes at the limit and one past it; malformed
+ * requests refused with a line; the socket name and /proc/PID/stat's start
+ * time. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clrtrace/attach.h"
+
+static char g_names[CT_ATTACH_MAX_SETTINGS + 1][32];
+static const char *g_name[CT_ATTACH_MAX_SETTINGS + 1];
+static const char *g_value[CT_ATTACH_MAX_SETTINGS + 1];
+
+static void settings(size_t n, const char *value)
+{
+    for (size_t i = 0; i < n; i++) {
+        snprintf(g_names[i], sizeof g_names[i], "CLRTRACE_S%zu", i);
+        g_name[i] = g_names[i];
+        g_value[i] = value;
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    static char buf[CT_ATTACH_REQUEST_MAX + 1];
+    const char *names[] = {"CLRTRACE_ENGINE", "CLRTRACE_INCLUDE", "CLRTRACE_STRING_CHARS"};
+    const char *values[] = {"il", "App.*:Lib.Thing=x", ""};
+    size_t len = ct_attach_request_write(buf, sizeof buf, 1, 0, 3, names, values);
+    assert_true(len > 0);
+    assert_int_equal(strlen(buf), len);
+    assert_string_equal(buf, "clrtrace-session 1\ntext 1\nbinary 0\nCLRTRACE_ENGINE=il\n"
+                             "CLRTRACE_INCLUDE=App.*:Lib.Thing=x\nCLRTRACE_STRING_CHARS=\n");
+    ct_attach_request r;
+    char why[256];
+    assert_int_equal(ct_attach_request_parse(buf, &r, why, sizeof why), 0);
+    assert_int_equal(r.text, 1);
+    assert_int_equal(r.binary, 0);
+    assert_int_equal(r.n, 3);
+    assert_string_equal(ct_attach_request_get(&r, "CLRTRACE_INCLUDE"), "App.*:Lib.Thing=x");
+    assert_string_equal(ct_attach_request_get(&r, "CLRTRACE_STRING_CHARS"), "");
+    assert_null(ct_attach_request_get(&r, "CLRTRACE_EXCLUDE"));
+}
+
+static void test_settings_at_and_past_the_limit(void **state)
+{
+    (void)state;
+    static char buf[CT_ATTACH_REQUEST_MAX + 1];
+    settings(CT_ATTACH_MAX_SETTINGS + 1, "1");
+    assert_true(ct_attach_request_write(buf, sizeof buf, 0, 1, CT_ATTACH_MAX_SETTINGS, g_name,
+                                        g_value) > 0);
+    ct_attach_request r;
+    char why[256];
+    assert_int_equal(ct_attach_request_parse(buf, &r, why, sizeof why), 0);
+    assert_int_equal(r.n, CT_ATTACH_MAX_SETTINGS);
+    assert_int_equal(ct_attach_request_write(buf, sizeof buf, 0, 1, CT_ATTACH_MAX_SETTINGS + 1,
+                                             g_name, g_value), 0);
+    /* One more line than that, made by hand: refused by the reader. */
+    size_t len = ct_attach_request_write(buf, sizeof buf, 0, 1, CT_ATTACH_MAX_SETTINGS, g_name,
+                                         g_value);
+    snprintf(buf + len, sizeof buf - len, "CLRTRACE_ONE_MORE=1\n");
+    assert_int_equal(ct_attach_request_parse(buf, &r, why, sizeof why), -1);
+    assert_non_null(strstr(why, "more settings"));
+}
+
+static void test_bytes_at_and_past_the_limit(void **state)
+{
+    (void)state;
+    static char buf[CT_ATTACH_REQUEST_MAX + 64];
+    static char value[CT_ATTACH_REQUEST_MAX];
+    const char *names[] = {"CLRTRACE_INCLUDE"};
+    const char *values[] = {value};
+    /* The fixed part, then a value that fills the request to exactly
+     * CT_ATTACH_REQUEST_MAX - 1 bytes (the NUL makes the limit). */
+    size_t head = strlen("clrtrace-session 1\ntext 0\nbinary 1\nCLRTRACE_INCLUDE=\n");
+    size_t fill = CT_ATTACH_REQUEST_MAX - 1 - head;
+    memset(value, 'a', fill);
+    value[fill] = '\0';
+    assert_int_equal(ct_attach_request_write(buf, sizeof buf, 0, 1, 1, names, values),
+                     CT_ATTACH_REQUEST_MAX - 1);
+    value[fill] = 'a';
+    value[fill + 1] = '\0';
+    assert_int_equal(ct_attach_request_write(buf, sizeof buf, 0, 1, 1, names, values), 0);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    ct_attach_request r;
+    char why[256];
+    char bad_hello[] = "clrtrace-session 2\ntext 1\n";
+    assert_int_equal(ct_attach_request_parse(bad_hello, &r, why, sizeof why), -1);
+    assert_non_null(strstr(why, "not a clrtrace session request"));
+    char empty[] = "";
+    assert_int_equal(ct_attach_request_parse(empty, &r, why, sizeof why), -1);
+    char odd[] = "clrtrace-session 1\ntext 2\n";
+    assert_int_equal(ct_attach_request_parse(odd, &r, why, sizeof why), -1);
+    char noname[] = "clrtrace-session 1\n=1\n";
+    assert_int_equal(ct_attach_request_parse(noname, &r, why, sizeof why), -1);
+    /* A writer never makes a line break inside a value or '=' in a name. */
+    char buf[256];
+    const char *names[] = {"CLRTRACE_A"}, *eq_name[] = {"A=B"}, *values[] = {"x\ny"},
+               *plain[] = {"x"};
+    assert_int_equal(ct_attach_request_write(buf, sizeof buf, 0, 0, 1, names, values), 0);
+    assert_int_equal(ct_attach_request_write(buf, sizeof buf, 0, 0, 1, eq_name, plain), 0);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    char name[CT_ATTACH_SOCKET_MAX + 1];
+    assert_int_equal(ct_attach_socket_name(4242, 987654321ull, name, sizeof name),
+                     (int)strlen("clrtrace-attach-4242-987654321"));
+    assert_string_equal(name, "clrtrace-attach-4242-987654321");
+    assert_int_equal(ct_attach_socket_name(4242, 1, name, 8), -1);
+    unsigned long long a = 0, b = 0;
+    assert_int_equal(ct_proc_start_time((unsigned)getpid(), &a), 0);
+    assert_int_equal(ct_proc_start_time((unsigned)getpid(), &b), 0);
+    assert_true(a > 0 && a == b);
+    /* The parent started no later than this process. */
+    unsigned long long p = 0;
+    assert_int_equal(ct_proc_start_time((unsigned)getppid(), &p), 0);
+    assert_true(p <= a);
+    assert_int_equal(ct_proc_start_time(0, &a), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_settings_at_and_past_the_limit),
+        cmocka_unit_test(test_bytes_at_and_past_the_limit),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
