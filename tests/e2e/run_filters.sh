@@ -12,7 +12,9 @@ root=$(cd "$here/../.." && pwd)
 ct_setup filters "${1:-}" cli
 
 has() { grep -qF -- "$2" "$1"; }
-lacks() { ! grep -v '^#' "$1" | grep -qF -- "$2"; }  # call lines only: the header names the filter
+# lacks FILE TEXT: no call line (the header names the filter) holds TEXT. No
+# grep -q: its early exit would kill grep -v with SIGPIPE, which pipefail counts.
+lacks() { ! grep -v '^#' "$1" | grep -F -- "$2" >/dev/null; }
 
 echo "== building examples/Demo"
 app=$(ct_dotnet_build "$root/examples/Demo" "$work") && [[ -n "$app" ]] ||

@@ -11,6 +11,14 @@
 //                                 end (ms since the start) and time in ns per
 //                                 call, "round MS NS" (bench/run_attach.sh).
 //
+//   Service busy SECONDS THREADS FLAG
+//                                 THREADS workers call Handle, Echo and
+//                                 Box.Get without pause, and one more thread
+//                                 allocates and forces collections, for
+//                                 SECONDS seconds or until the file FLAG
+//                                 exists; prints "ready PID", then
+//                                 "done" and whether every answer was right
+//                                 (attach and detach under load).
 //   Service late SECONDS FLAG     prints "ready PID"; once the file FLAG exists,
 //                                 loads ServicePlugin (its first use) and
 //                                 calls Plugin.Greeter.Greet("ann", N) every
@@ -78,6 +86,8 @@ public static class Program
     {
         if (args.Length == 3 && args[0] == "run")
             return Run(int.Parse(args[1]), int.Parse(args[2]));
+        if (args.Length == 4 && args[0] == "busy")
+            return Busy(int.Parse(args[1]), int.Parse(args[2]), args[3]);
         if (args.Length == 3 && args[0] == "late")
             return Late(int.Parse(args[1]), args[2]);
         if (args.Length == 2 && args[0] == "spin")
@@ -140,6 +150,49 @@ public static class Program
             counts[me]++;
             Thread.Sleep(1);
         }
+    }
+
+    static volatile bool s_stop;
+
+    static int Busy(int seconds, int threads, string flag)
+    {
+        var clock = Stopwatch.StartNew();
+        int wrong = 0;
+        var workers = new Thread[threads + 1];
+        for (int w = 0; w < threads; w++)
+        {
+            int me = w;
+            workers[w] = new Thread(() =>
+            {
+                string tag = "w" + me;
+                for (long n = 0; !s_stop; n++)
+                {
+                    var order = new Order { Id = (int)n, Amount = n * 0.5m };
+                    if (Handlers.Handle(me, n, tag, order) != 2 * n + me ||
+                        !ReferenceEquals(Handlers.Echo(tag), tag) || new Box<long>(n).Get() != n)
+                        Interlocked.Increment(ref wrong);
+                }
+            });
+        }
+        workers[threads] = new Thread(() =>
+        {
+            while (clock.Elapsed.TotalSeconds < seconds && !System.IO.File.Exists(flag))
+            {
+                var junk = new byte[1 << 20];
+                GC.KeepAlive(junk);
+                GC.Collect();
+                Thread.Sleep(5);
+            }
+            s_stop = true;
+        });
+        foreach (var t in workers)
+            t.Start();
+        Console.WriteLine($"ready {Environment.ProcessId}");
+        foreach (var t in workers)
+            t.Join();
+        Console.WriteLine("done");
+        Console.WriteLine(wrong == 0 ? "every answer right" : $"{wrong} answers WRONG");
+        return 0;
     }
 
     static int Late(int seconds, string flag)
