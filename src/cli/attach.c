@@ -8,7 +8,6 @@
  * profiler is not there yet, opens the outputs itself and hands them over,
  * waits for Ctrl-C, SIGTERM or the duration, and ends the session. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -116,25 +115,16 @@ static int has_coreclr(unsigned pid)
 }
 
 /* The runtime's diagnostics socket of pid in dir:
- * dotnet-diagnostic-PID-KEY-socket (KEY: the process's start time). */
-static int find_diag_socket(unsigned pid, const char *dir, char *out, size_t cap)
+ * dotnet-diagnostic-PID-KEY-socket, KEY the process's start time (the 22nd
+ * field of /proc/PID/stat). A process killed outright leaves its socket
+ * behind, and pids are reused: only the exact name is this process's. */
+static int find_diag_socket(unsigned pid, unsigned long long start, const char *dir, char *out,
+                            size_t cap)
 {
-    char prefix[64];
-    int plen = snprintf(prefix, sizeof prefix, "dotnet-diagnostic-%u-", pid);
-    DIR *d = opendir(dir);
-    if (!d)
+    struct stat st;
+    if ((size_t)snprintf(out, cap, "%s/dotnet-diagnostic-%u-%llu-socket", dir, pid, start) >= cap)
         return -1;
-    struct dirent *e;
-    int found = -1;
-    while (found != 0 && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (!strncmp(e->d_name, prefix, (size_t)plen) && n > (size_t)plen + 7 &&
-            !strcmp(e->d_name + n - 7, "-socket") &&
-            (size_t)snprintf(out, cap, "%s/%s", dir, e->d_name) < cap)
-            found = 0;
-    }
-    closedir(d);
-    return found;
+    return stat(out, &st) == 0 && S_ISSOCK(st.st_mode) ? 0 : -1;
 }
 
 static int connect_unix(const char *path, int abstract, int type)
@@ -414,7 +404,7 @@ static int reach_profiler(const char *who, unsigned pid, const char *lib)
         return fd;
     char dir[4096], sock[4400];
     target_tmpdir(pid, dir, sizeof dir);
-    if (find_diag_socket(pid, dir, sock, sizeof sock) != 0) {
+    if (find_diag_socket(pid, start, dir, sock, sizeof sock) != 0) {
         if (has_coreclr(pid))
             fprintf(stderr, "clrtrace %s: pid %u runs .NET with its diagnostics turned off "
                     "(DOTNET_EnableDiagnostics=0, or no diagnostics socket in %s): it cannot be "
@@ -454,48 +444,63 @@ static int reach_profiler(const char *who, unsigned pid, const char *lib)
     return fd;
 }
 
-int cli_attach(const char *who, unsigned pid, const char *lib, const char *const *given,
-               const char *text_path, const char *trace_path, uint64_t duration_ns)
+/* Opens the outputs into fds[*nfds...]: the text log (text_path, or a copy
+ * of our stderr when there is no trace_path) and the trace. 0, or -1 after
+ * one line (nothing left open). */
+static int open_outputs(const char *who, const char *text_path, const char *trace_path,
+                        int *fds, int *nfds, int *text, int *binary)
 {
-    if (check_process(who, pid) != 0)
-        return 1;
-    /* The outputs, opened here with our own rights: the text log (a file,
-     * or our stderr) unless recording without --text, and the trace. */
-    int fds[2], nfds = 0, text = 0, binary = 0;
     if (text_path || !trace_path) {
         int t = text_path ? open(text_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
                           : fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
         if (t < 0) {
             fprintf(stderr, "clrtrace %s: cannot write the trace to %s: %s\n", who,
                     text_path ? text_path : "stderr", strerror(errno));
-            return 1;
+            return -1;
         }
-        fds[nfds++] = t;
-        text = 1;
+        fds[(*nfds)++] = t;
+        *text = 1;
     }
     if (trace_path) {
         int b = open(trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (b < 0) {
             fprintf(stderr, "clrtrace %s: cannot write the trace to %s: %s\n", who, trace_path,
                     strerror(errno));
-            for (int i = 0; i < nfds; i++)
+            for (int i = 0; i < *nfds; i++)
                 close(fds[i]);
-            return 1;
+            *nfds = 0;
+            return -1;
         }
-        fds[nfds++] = b;
-        binary = 1;
+        fds[(*nfds)++] = b;
+        *binary = 1;
     }
-    int rc = 1;
+    return 0;
+}
+
+int cli_attach(const char *who, unsigned pid, const char *lib, const char *const *given,
+               const char *text_path, const char *trace_path, uint64_t duration_ns)
+{
+    if (check_process(who, pid) != 0)
+        return 1;
+    int fds[2], nfds = 0, text = 0, binary = 0, rc = 1, began = 0;
     char cmd[512];
     target_command(pid, cmd, sizeof cmd);
     static char req[CT_ATTACH_REQUEST_MAX];
-    size_t len = build_request(req, sizeof req, text, binary, given);
+    size_t len = build_request(req, sizeof req, text_path || !trace_path, trace_path != NULL,
+                               given);
     uint64_t t0 = now_ms();
     int fd = len ? reach_profiler(who, pid, lib) : -1;
     if (!len)
         fprintf(stderr, "clrtrace %s: the settings are too long to send\n", who);
     if (fd < 0)
         goto out;
+    /* The outputs, opened here with our own rights once the profiler is
+     * there (a process that cannot be traced leaves no file behind): the
+     * text log (a file, or our stderr) unless recording without --text,
+     * and the trace. */
+    if (open_outputs(who, text_path, trace_path, fds, &nfds, &text, &binary) != 0)
+        goto out;
+    len = build_request(req, sizeof req, text, binary, given);
     char answer[CT_ATTACH_ANSWER_MAX];
     if (send_request(fd, req, len, fds, nfds) != 0) {
         fprintf(stderr, "clrtrace %s: cannot talk to the profiler in pid %u: %s\n", who, pid,
@@ -516,6 +521,7 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
             fprintf(stderr, "clrtrace %s: the profiler in pid %u did not answer\n", who, pid);
         goto out;
     }
+    began = 1;
     unsigned long methods = 0, skipped = 0;
     sscanf(answer + 3, "%lu %lu", &methods, &skipped);
     fprintf(stderr, "clrtrace %s: attached to pid %u (%s) in %llu ms: ", who, pid, cmd,
@@ -588,5 +594,10 @@ out:
         close(fds[i]);
     if (fd >= 0)
         close(fd);
+    /* Tracing never began: no empty output left behind. */
+    if (!began && text && text_path)
+        unlink(text_path);
+    if (!began && binary)
+        unlink(trace_path);
     return rc;
 }

@@ -315,18 +315,27 @@ error() {
     ct_run "$work" "$name" "$ct" run -p "$pid" -d 1s
     check_eq "$name: exit code 1" 1 "$(cat "$work/$name.rc")"
     check_eq "$name: one line on stderr" 1 "$(wc -l <"$work/$name.err")"
-    check "$name: the line says why" grep -qE "$re" "$work/$name.err"
+    check "$name: the line says why" bash -c 'grep -qE "$1" "$2" || { cat "$2"; exit 1; }' _ \
+        "$re" "$work/$name.err"
 }
 sh -c 'exit 0' &
 gone=$!
 wait "$gone"
 error "no such pid" "$gone" "^clrtrace run: no process with pid $gone$"
 
-sleep 60 &
+# With a stale diagnostics socket of its pid left in its TMPDIR (a .NET
+# process killed outright leaves one; pids are reused): still not .NET.
+mkdir -p "$work/tmp"
+TMPDIR="$work/tmp" sleep 60 &
 sleeper=$!
 disown "$sleeper"
 pids+=("$sleeper")
-error "not .NET" "$sleeper" "^clrtrace run: pid $sleeper is not a \.NET process"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+    "$work/tmp/dotnet-diagnostic-$sleeper-1-socket"
+error "not .NET" "$sleeper" "^clrtrace run: pid $sleeper is not a \.NET process .* in $work/tmp\)$"
+ct_run "$work" notnet_rec "$ct" record -p "$sleeper" -d 1s -o "$work/notnet"
+check_eq "not .NET, record: exit code 1" 1 "$(cat "$work/notnet_rec.rc")"
+check "not .NET, record: no trace file left behind" test ! -e "$work/notnet/trace.clrt"
 
 start nodiag DOTNET_EnableDiagnostics=0 -- run 6 2
 error "diagnostics off" "$spid" "^clrtrace run: pid $spid runs \.NET with its diagnostics turned off"
