@@ -72,4 +72,13 @@ int ct_attach_socket_name(unsigned pid, unsigned long long start, char *out, siz
  * /proc/PID/stat): 0, or -1 (no such process, or a line not understood). */
 int ct_proc_start_time(unsigned pid, unsigned long long *start);
 
+/* Reads /proc/PID/WHAT into buf (at most cap - 1 bytes, NUL-ended): the
+ * bytes read, or -1 when it cannot be opened. */
+long ct_proc_read(unsigned pid, const char *what, char *buf, size_t cap);
+
+/* Process pid's command line, its arguments (and any line break in them)
+ * joined by spaces, into out: at most max bytes of it, then "..." when it
+ * is longer; "?" when it cannot be read. cap is at least max + 4. */
+void ct_proc_cmdline(unsigned pid, size_t max, char *out, size_t cap);
+
 #endif

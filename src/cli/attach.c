@@ -34,6 +34,8 @@
 /* How long the profiler may take to choose and rewrite the methods, and to
  * finish the trace after the end of a session. */
 #define SESSION_ANSWER_MS 120000
+/* Longest part of the process's command line shown in messages. */
+#define CMD_SHOWN_MAX 500
 /* The diagnostics IPC: header (magic, size, command set, command, reserved)
  * and the answer's (the same header and one uint32 HRESULT). */
 #define IPC_MAGIC "DOTNET_IPC_V1"
@@ -68,31 +70,14 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Reads into buf (at most cap - 1 bytes, NUL-ended) a process file. */
-static ssize_t read_proc(unsigned pid, const char *what, char *buf, size_t cap)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/%s", pid, what);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t n = 0;
-    ssize_t k;
-    while (n + 1 < cap && (k = read(fd, buf + n, cap - 1 - n)) > 0)
-        n += (size_t)k;
-    close(fd);
-    buf[n] = '\0';
-    return (ssize_t)n;
-}
-
 /* The target's temporary directory: its TMPDIR (the runtime puts its
  * diagnostics socket there), else /tmp. */
 static void target_tmpdir(unsigned pid, char *out, size_t cap)
 {
     static char env[256 * 1024];
     snprintf(out, cap, "/tmp");
-    ssize_t n = read_proc(pid, "environ", env, sizeof env);
-    for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(env + i) + 1)
+    long n = ct_proc_read(pid, "environ", env, sizeof env);
+    for (long i = 0; n > 0 && i < n; i += (long)strlen(env + i) + 1)
         if (!strncmp(env + i, "TMPDIR=", 7) && env[i + 7]) {
             snprintf(out, cap, "%s", env + i + 7);
             return;
@@ -345,22 +330,6 @@ static size_t build_request(char *out, size_t cap, int text, int binary,
     return ct_attach_request_write(out, cap, text, binary, n, names, values);
 }
 
-/* The process's command line for messages ("dotnet Service.dll"). */
-static void target_command(unsigned pid, char *out, size_t cap)
-{
-    ssize_t n = read_proc(pid, "cmdline", out, cap);
-    if (n <= 0) {
-        snprintf(out, cap, "?");
-        return;
-    }
-    while (n > 0 && out[n - 1] == '\0')
-        n--;
-    for (ssize_t i = 0; i < n; i++)
-        if (out[i] == '\0')
-            out[i] = ' ';
-    out[n] = '\0';
-}
-
 /* Checks that pid is a process we may attach to: 0, or 1 after one line. */
 static int check_process(const char *who, unsigned pid)
 {
@@ -483,8 +452,9 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
     if (check_process(who, pid) != 0)
         return 1;
     int fds[2], nfds = 0, text = 0, binary = 0, rc = 1, began = 0;
-    char cmd[512];
-    target_command(pid, cmd, sizeof cmd);
+    char cmd[CMD_SHOWN_MAX + 4];
+    ct_proc_cmdline(pid, CMD_SHOWN_MAX, cmd, sizeof cmd);
+    /* The request names the outputs open_outputs opens below. */
     static char req[CT_ATTACH_REQUEST_MAX];
     size_t len = build_request(req, sizeof req, text_path || !trace_path, trace_path != NULL,
                                given);
@@ -500,7 +470,6 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
      * and the trace. */
     if (open_outputs(who, text_path, trace_path, fds, &nfds, &text, &binary) != 0)
         goto out;
-    len = build_request(req, sizeof req, text, binary, given);
     char answer[CT_ATTACH_ANSWER_MAX];
     if (send_request(fd, req, len, fds, nfds) != 0) {
         fprintf(stderr, "clrtrace %s: cannot talk to the profiler in pid %u: %s\n", who, pid,

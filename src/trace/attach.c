@@ -18,18 +18,45 @@ int ct_attach_socket_name(unsigned pid, unsigned long long start, char *out, siz
     return n > 0 && (size_t)n < cap && (size_t)n <= CT_ATTACH_SOCKET_MAX ? n : -1;
 }
 
-int ct_proc_start_time(unsigned pid, unsigned long long *start)
+long ct_proc_read(unsigned pid, const char *what, char *buf, size_t cap)
 {
-    char path[64], line[PROC_STAT_MAX];
-    snprintf(path, sizeof path, "/proc/%u/stat", pid);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/%s", pid, what);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t n = read(fd, line, sizeof line - 1);
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < cap && (k = read(fd, buf + n, cap - 1 - n)) > 0)
+        n += (size_t)k;
     close(fd);
+    buf[n] = '\0';
+    return (long)n;
+}
+
+void ct_proc_cmdline(unsigned pid, size_t max, char *out, size_t cap)
+{
+    snprintf(out, cap, "?");
+    if (cap < max + 4)
+        return;
+    long n = ct_proc_read(pid, "cmdline", out, max + 1);
     if (n <= 0)
+        return;
+    while (n > 0 && out[n - 1] == '\0')
+        n--;
+    for (long i = 0; i < n; i++)
+        if (out[i] == '\0' || out[i] == '\n')
+            out[i] = ' ';
+    out[n] = '\0';
+    if ((size_t)n == max)
+        memcpy(out + n, "...", 4);
+}
+
+int ct_proc_start_time(unsigned pid, unsigned long long *start)
+{
+    char line[PROC_STAT_MAX];
+    if (ct_proc_read(pid, "stat", line, sizeof line) <= 0)
         return -1;
-    line[n] = '\0';
     /* "PID (COMM) STATE PPID ...": the command name may hold spaces and
      * parentheses; the fields after the last ')' are plain. The start time
      * is the 22nd field: the 20th after the name. */

@@ -134,6 +134,33 @@ static void test_names(void **state)
     assert_int_equal(ct_proc_start_time(0, &a), -1);
 }
 
+static void test_cmdline(void **state)
+{
+    (void)state;
+    char want[4096], got[4096 + 4];
+    /* This process: its own path (argv[0], no arguments). */
+    long n = ct_proc_read((unsigned)getpid(), "cmdline", want, sizeof want);
+    assert_true(n > 1);
+    ct_proc_cmdline((unsigned)getpid(), 4000, got, sizeof got);
+    assert_string_equal(got, want);
+    /* Cut at max bytes, then "...". */
+    ct_proc_cmdline((unsigned)getpid(), 5, got, sizeof got);
+    assert_int_equal(strlen(got), 8);
+    assert_memory_equal(got, want, 5);
+    assert_string_equal(got + 5, "...");
+    /* Exactly max bytes long: cut too (the reader cannot tell it ended). */
+    size_t len = strlen(want);
+    ct_proc_cmdline((unsigned)getpid(), len, got, sizeof got);
+    assert_int_equal(strlen(got), len + 3);
+    ct_proc_cmdline((unsigned)getpid(), len + 1, got, sizeof got);
+    assert_string_equal(got, want);
+    /* No such process; too small an output. */
+    ct_proc_cmdline(0, 100, got, sizeof got);
+    assert_string_equal(got, "?");
+    ct_proc_cmdline((unsigned)getpid(), 100, got, 50);
+    assert_string_equal(got, "?");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +169,7 @@ int main(void)
         cmocka_unit_test(test_bytes_at_and_past_the_limit),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_cmdline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -246,7 +246,7 @@ static void session(int fd)
     for (int i = 0; i < nfds; i++)
         close(fds[i]);
     nfds = 0;
-    answer(fd, "%sdone\n", "");
+    answer(fd, "%s\n", "done");
 out:
     for (int i = 0; i < nfds; i++)
         close(fds[i]);

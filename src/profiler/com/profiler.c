@@ -28,6 +28,7 @@
 
 #include "attach.h"
 #include "clock.h"
+#include "clrtrace/attach.h"
 #include "clrtrace/render.h"
 #include "config.h"
 #include "corprof_decls.h"
@@ -191,22 +192,7 @@ static void describe_filter(const ct_config *c, char *out, size_t cap)
 
 static void command_line(char *out, size_t cap)
 {
-    snprintf(out, cap, "?");
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    char buf[CMDLINE_MAX + 1];
-    ssize_t n = read(fd, buf, CMDLINE_MAX);
-    close(fd);
-    if (n <= 0)
-        return;
-    while (n > 0 && buf[n - 1] == '\0')
-        n--;
-    for (ssize_t i = 0; i < n; i++)
-        if (buf[i] == '\0' || buf[i] == '\n')
-            buf[i] = ' ';
-    buf[n] = '\0';
-    snprintf(out, cap, "%s%s", buf, n == CMDLINE_MAX ? "..." : "");
+    ct_proc_cmdline((unsigned)getpid(), CMDLINE_MAX, out, cap);
 }
 
 /* Reports a setup failure on stderr (one line) and in the launcher's index,
