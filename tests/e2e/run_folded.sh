@@ -17,13 +17,16 @@ echo "== building examples/Demo"
 app=$(ct_dotnet_build "$root/examples/Demo" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of examples/Demo failed" >&2; exit 2; }
 "$ct" record --profiler "$lib" -o "$work/rec" -- dotnet "$app" > /dev/null
-cat > "$work/want.txt" <<'WANT'
+# First<T> is called with a string: the IL engine names shared generic code
+# by the instantiation that runs (docs/tracer.md, "Where the engines differ").
+first=$([[ ${CLRTRACE_ENGINE:-elt} == il ]] && echo 'First<string>' || echo 'First<T>')
+cat > "$work/want.txt" <<WANT
 Demo.Program.Main 1
 Demo.Program.Main;Demo.Shapes..ctor 1
 Demo.Program.Main;Demo.Shapes.Describe 1
 Demo.Program.Main;Demo.Shapes.Describe;Demo.Util.Pad 1
 Demo.Program.Main;Demo.Shapes.Scale 1
-Demo.Program.Main;Demo.Util.First<T> 1
+Demo.Program.Main;Demo.Util.$first 1
 Demo.Program.Main;Demo.Util.Sum 1
 Demo.Program.Main;Demo.Util.TryParse 1
 WANT

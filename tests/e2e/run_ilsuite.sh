@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The e2e suite's tracing scripts (values, objects, vectors, exceptions, the
-# hard cases with threads and async, filters, records, trust and held time)
+# The e2e suite's tracing scripts (hello, the launcher, values, objects,
+# vectors, exceptions, the hard cases with threads and async, filters,
+# records, trust, held time, the report, the dumps and the C# compiler)
 # again, with the IL-probe engine (CLRTRACE_ENGINE=il, which `clrtrace run`
 # and the profiler read): every check of theirs passes under both engines;
 # where the engines differ by design, the scripts say so and check the IL
@@ -14,7 +15,10 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lib=${1:-${CLRTRACE_LIB:-}}
 passed=0 failed=0
-for script in values objects vectors exceptions hard filters tree_filters record trust held; do
+# Not here: run_fastpath.sh (the ELT engine's own stubs), run_ilengine.sh and
+# run_attach.sh (the IL engine's already), run_valgrind_cli.sh (no tracing).
+for script in hello launcher values objects vectors exceptions hard filters tree_filters \
+    record trust held report folded flame chrome perfetto compiler; do
     echo "== run_$script.sh with the IL engine"
     if CLRTRACE_ENGINE=il bash "$here/run_$script.sh" ${lib:+"$lib"}; then
         passed=$((passed + 1))
