@@ -41,6 +41,11 @@ void ct_ring_init(ct_ring *r, uint8_t *mem, size_t cap, size_t record_max)
 
 void ct_ring_kick(ct_ring *r)
 {
+    /* Once kicked, every commit until the consumer has run comes here: a
+     * plain load keeps them off the locked exchange, which the consumer's
+     * stores to this line made cost more than the rest of a hook. */
+    if (atomic_load_explicit(&r->kicked, memory_order_relaxed))
+        return;
     r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
     if (r->whead - r->tail_seen > r->cap / 2 &&
         !atomic_exchange_explicit(&r->kicked, 1, memory_order_relaxed))
