@@ -261,6 +261,28 @@ struct ZSTD_CCtx_s;
 ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
                               struct ZSTD_CCtx_s *cctx);
 
+/* The same record made a piece at a time, so that a writer can do other
+ * work between the pieces (the profiler's writer drains the rings): begin,
+ * then steps until one returns 0. records[0..len) must stay as they are
+ * until then, and w be used for nothing else. */
+typedef struct ct_zstd_job {
+    const uint8_t *records;
+    size_t len, done;        /* input bytes, and those handed to zstd */
+    size_t undo, at, out_end; /* w->len before the record, its start, the output's limit */
+    struct ZSTD_CCtx_s *cctx;
+} ct_zstd_job;
+
+/* Begins the ZSTD record of records[0..len) in w: CT_TRACE_OK, or (nothing
+ * written) CT_TRACE_E_LIMIT above CT_MAX_ZBLOCK, CT_TRACE_E_SPACE when w
+ * has no room for a record smaller than the records. */
+ct_trace_status ct_zstd_begin(ct_wbuf *w, ct_zstd_job *j, const uint8_t *records, size_t len,
+                              struct ZSTD_CCtx_s *cctx);
+/* Compresses up to `piece` more input bytes: 1 while input is left; 0 when
+ * the job is over, *st then being CT_TRACE_OK (the record is whole in w) or
+ * CT_TRACE_E_SPACE (it would not be smaller than the records: w is as before
+ * ct_zstd_begin, write the records as they are). */
+int ct_zstd_step(ct_wbuf *w, ct_zstd_job *j, size_t piece, ct_trace_status *st);
+
 /* Events are written in two steps so the hook can capture values straight
  * into the buffer: begin reserves the header, each value is appended with
  * ct_event_value (length-prefixed), and ct_event_end patches the lengths. */

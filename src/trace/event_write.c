@@ -320,7 +320,7 @@ ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint
     return ct_write_end_unrewritten(w, time_ns, events, mapped, traced, 0);
 }
 
-ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
+ct_trace_status ct_zstd_begin(ct_wbuf *w, ct_zstd_job *j, const uint8_t *records, size_t len,
                               struct ZSTD_CCtx_s *cctx)
 {
     if (len > CT_MAX_ZBLOCK)
@@ -338,19 +338,56 @@ ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
                                               ? len - (REC_HEADER + 8 + REC_ALIGN) : 0;
     if (room > most)
         room = most;
-    /* With the frame's checksum: a damaged block is an error, not other
-     * values. */
-    size_t n = 0;
-    if (room && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
-                                                     CT_ZSTD_LEVEL)) &&
-        !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)))
-        n = ZSTD_compress2(cctx, w->p + w->len, room, records, len);
-    if (!room || !n || ZSTD_isError(n)) {
+    /* With the frame's checksum (a damaged block is an error, not other
+     * values) and the content size, as ZSTD_compress2 writes it. */
+    if (!room || ZSTD_isError(ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, CT_ZSTD_LEVEL)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
+        ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx, len))) {
         w->len = undo;
         return CT_TRACE_E_SPACE;
     }
-    w->len += n;
-    return rec_end(w, at, undo);
+    *j = (ct_zstd_job){records, len, 0, undo, at, w->len + room, cctx};
+    return CT_TRACE_OK;
+}
+
+int ct_zstd_step(ct_wbuf *w, ct_zstd_job *j, size_t piece, ct_trace_status *st)
+{
+    ZSTD_outBuffer out = {w->p, j->out_end, w->len};
+    ZSTD_inBuffer in = {j->records, piece < j->len - j->done ? j->done + piece : j->len, j->done};
+    ZSTD_EndDirective mode = in.size == j->len ? ZSTD_e_end : ZSTD_e_continue;
+    size_t left;
+    do {
+        left = ZSTD_compressStream2(j->cctx, &out, &in, mode);
+    } while (!ZSTD_isError(left) && out.pos < out.size &&
+             (mode == ZSTD_e_end ? left != 0 : in.pos < in.size));
+    w->len = out.pos;
+    j->done = in.pos;
+    if (!ZSTD_isError(left) && mode == ZSTD_e_continue && in.pos == in.size)
+        return 1;
+    /* Over: whole, or the output ran out of room (no smaller), or zstd
+     * failed. */
+    if (!ZSTD_isError(left) && mode == ZSTD_e_end && left == 0) {
+        *st = rec_end(w, j->at, j->undo);
+        if (*st == CT_TRACE_OK)
+            return 0;
+    }
+    w->len = j->undo;
+    ZSTD_CCtx_reset(j->cctx, ZSTD_reset_session_only);
+    *st = CT_TRACE_E_SPACE;
+    return 0;
+}
+
+ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
+                              struct ZSTD_CCtx_s *cctx)
+{
+    ct_zstd_job j;
+    ct_trace_status st = ct_zstd_begin(w, &j, records, len, cctx);
+    if (st != CT_TRACE_OK)
+        return st;
+    while (ct_zstd_step(w, &j, len, &st))
+        ;
+    return st;
 }
 
 ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, uint64_t tid,

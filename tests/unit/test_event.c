@@ -692,6 +692,60 @@ static void test_zstd_round_trip(void **state)
     ct_reader_close(&r2);
 }
 
+/* A ZSTD record made a piece at a time (ct_zstd_begin, ct_zstd_step: the
+ * writer's way) reads as the records written into it, for pieces of every
+ * size from one byte to the whole; a job that ends without room (bytes that
+ * do not shrink) leaves the buffer as it was, and the next job works. */
+static void test_zstd_pieces(void **state)
+{
+    (void)state;
+    write_sample();
+    size_t at = ct_header_bytes(file, file_len);
+    static char plain[1 << 16], packed[1 << 16];
+    ct_reader r1;
+    assert_int_equal(read_all(file, file_len, plain, sizeof plain, &r1), 0);
+    ct_reader_close(&r1);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    static const size_t pieces[] = { 1, 7, 64, 1000, SIZE_MAX };
+    static uint8_t noise[4096];
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < sizeof noise; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        noise[i] = (uint8_t)x;
+    }
+    for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+        /* Incompressible first: given up, nothing written. */
+        ct_wbuf w;
+        ct_zstd_job j;
+        ct_trace_status st = CT_TRACE_OK;
+        ct_wbuf_init(&w, zfile + at, sizeof zfile - at);
+        assert_int_equal(ct_zstd_begin(&w, &j, noise, sizeof noise, cc), CT_TRACE_OK);
+        int steps = 0;
+        while (ct_zstd_step(&w, &j, pieces[k], &st))
+            steps++;
+        assert_int_equal(st, CT_TRACE_E_SPACE);
+        assert_int_equal(w.len, 0);
+        /* Then the sample's records, in pieces. */
+        memcpy(zfile, file, at);
+        ct_wbuf_init(&w, zfile + at, sizeof zfile - at);
+        assert_int_equal(ct_zstd_begin(&w, &j, file + at, file_len - at, cc), CT_TRACE_OK);
+        steps = 0;
+        while (ct_zstd_step(&w, &j, pieces[k], &st))
+            steps++;
+        assert_int_equal(st, CT_TRACE_OK);
+        if (pieces[k] == 1)
+            assert_true(steps >= (int)(file_len - at) - 1);
+        assert_int_equal(w.len % 8, 0);
+        ct_reader r2;
+        assert_int_equal(read_all(zfile, at + w.len, packed, sizeof packed, &r2), 0);
+        assert_string_equal(plain, packed);
+        assert_int_equal(r2.zstd_records, 1);
+        assert_true(r2.ended && !r2.incomplete);
+        ct_reader_close(&r2);
+    }
+    ZSTD_freeCCtx(cc);
+}
+
 /* A file cut anywhere (the writer stopped in the middle of a ZSTD record)
  * reads up to the last whole record, as incomplete; every byte flipped is a
  * record read or an error with its offset, never a crash. */
@@ -816,6 +870,7 @@ int main(void)
         cmocka_unit_test(test_arena_exhaustion),
         cmocka_unit_test(test_jit_record),
         cmocka_unit_test(test_zstd_round_trip),
+        cmocka_unit_test(test_zstd_pieces),
         cmocka_unit_test(test_zstd_damage),
         cmocka_unit_test(test_zstd_limits),
     };

@@ -89,21 +89,19 @@ static void block_flush(void);
  * zstd context and the buffer a ZSTD record is built in. */
 static ZSTD_CCtx *g_zctx;
 static uint8_t *g_zbuf;
+/* A full buffer being compressed a piece at a time (CT_WRITER_ZSTD_PIECE
+ * per turn of the writer's loop, between rounds), while g_bin_buf fills:
+ * compressing a whole megabyte at once held the writer so long that the
+ * threads' rings filled up and they waited. */
+static uint8_t *g_pend_buf;
+static size_t g_pend_len;
+static int g_pend_on;
+static ct_zstd_job g_zjob;
+static ct_wbuf g_zw;
 
-static void bin_flush(void)
+static void bin_write(const uint8_t *p, size_t len)
 {
-    block_flush();
-    const uint8_t *p = g_bin_buf;
-    size_t len = g_bin_len, off = 0;
-    if (g_zctx && len && g_bin_fd >= 0) {
-        /* Records that would not shrink go out as they are. */
-        ct_wbuf zw;
-        ct_wbuf_init(&zw, g_zbuf, CT_WRITER_FILE_BUFFER);
-        if (ct_write_zstd(&zw, g_bin_buf, len, g_zctx) == CT_TRACE_OK) {
-            p = g_zbuf;
-            len = zw.len;
-        }
-    }
+    size_t off = 0;
     while (g_bin_fd >= 0 && off < len) {
         ssize_t n = write(g_bin_fd, p + off, len - off);
         if (n < 0 && errno == EINTR)
@@ -118,7 +116,61 @@ static void bin_flush(void)
         off += (size_t)n;
         atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
     }
+}
+
+/* The pending buffer's next piece; when it was the last, the ZSTD record
+ * (or, when it would not be smaller, the records as they are) goes out. */
+static void pending_step(size_t piece)
+{
+    ct_trace_status st;
+    if (!g_pend_on || ct_zstd_step(&g_zw, &g_zjob, piece, &st))
+        return;
+    if (st == CT_TRACE_OK)
+        bin_write(g_zbuf, g_zw.len);
+    else
+        bin_write(g_pend_buf, g_pend_len);
+    g_pend_on = 0;
+    g_pend_len = 0;
+}
+
+static void pending_finish(void)
+{
+    while (g_pend_on)
+        pending_step(SIZE_MAX);
+}
+
+/* What the buffer holds goes out: as it is, or (compressed) handed over as
+ * the pending buffer once the one before is out. */
+static void bin_flush(void)
+{
+    block_flush();
+    if (!g_bin_len)
+        return;
+    if (!g_zctx || g_bin_fd < 0) {
+        bin_write(g_bin_buf, g_bin_len);
+        g_bin_len = 0;
+        return;
+    }
+    pending_finish();
+    uint8_t *full = g_bin_buf;
+    g_bin_buf = g_pend_buf;
+    g_pend_buf = full;
+    g_pend_len = g_bin_len;
     g_bin_len = 0;
+    ct_wbuf_init(&g_zw, g_zbuf, CT_WRITER_FILE_BUFFER);
+    if (ct_zstd_begin(&g_zw, &g_zjob, g_pend_buf, g_pend_len, g_zctx) == CT_TRACE_OK) {
+        g_pend_on = 1;
+    } else {
+        bin_write(g_pend_buf, g_pend_len);
+        g_pend_len = 0;
+    }
+}
+
+/* Everything written so far is in the file. */
+static void bin_sync(void)
+{
+    bin_flush();
+    pending_finish();
 }
 
 /* Events go to the file in EVENTS blocks (docs/trace-format.md): a run of
@@ -178,14 +230,15 @@ static void bin_put_raw(const uint8_t *p, size_t n)
     if (n > CT_WRITER_FILE_BUFFER - g_bin_len)
         bin_flush();
     if (n > CT_WRITER_FILE_BUFFER) {
-        /* A record larger than the buffer goes straight out. */
-        size_t saved = g_bin_len;
-        uint8_t *buf = g_bin_buf;
-        g_bin_buf = (uint8_t *)p;
-        g_bin_len = n;
-        bin_flush();
-        g_bin_buf = buf;
-        g_bin_len = saved;
+        /* A record larger than the buffer goes straight out, after what
+         * came before it. */
+        pending_finish();
+        ct_wbuf zw;
+        ct_wbuf_init(&zw, g_zbuf, CT_WRITER_FILE_BUFFER);
+        if (g_zctx && ct_write_zstd(&zw, p, n, g_zctx) == CT_TRACE_OK)
+            bin_write(g_zbuf, zw.len);
+        else
+            bin_write(p, n);
         return;
     }
     memcpy(g_bin_buf + g_bin_len, p, n);
@@ -753,7 +806,7 @@ static void finish(void)
         if (g_cfg.children_index)
             ct_outputs_children(g_cfg.children_index, text_line);
     }
-    bin_flush();
+    bin_sync();
     ct_out_flush();
     atomic_store_explicit(&g_done, 1, memory_order_release);
 }
@@ -768,6 +821,7 @@ static void *writer_main(void *arg)
         size_t n = round_once();
         if (n)
             atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
+        pending_step(CT_WRITER_ZSTD_PIECE);
         /* What is written reaches the file at least every CT_WRITER_FLUSH_NS,
          * whole records only: a process killed (SIGKILL, the OOM killer, a
          * crash) leaves a trace that ends at most that long before it. */
@@ -785,7 +839,7 @@ static void *writer_main(void *arg)
                 break;
             continue;
         }
-        if (n) {
+        if (n || g_pend_on) {
             idle = CT_WRITER_IDLE_NS;
             continue;
         }
@@ -838,9 +892,10 @@ int ct_writer_start(const ct_writer_config *c)
         bin_flush();
         /* Without memory for compression, the trace is written as it is. */
         if (c->compress && (g_zbuf = malloc(CT_WRITER_FILE_BUFFER)) &&
-            !(g_zctx = ZSTD_createCCtx())) {
+            (!(g_pend_buf = malloc(CT_WRITER_FILE_BUFFER)) || !(g_zctx = ZSTD_createCCtx()))) {
             free(g_zbuf);
-            g_zbuf = NULL;
+            free(g_pend_buf);
+            g_zbuf = g_pend_buf = NULL;
         }
     }
     if (!c->naive) {
@@ -939,7 +994,10 @@ int ct_writer_reset(void)
     free(g_bin_buf);
     free(g_blk_buf);
     free(g_zbuf);
-    g_bin_buf = g_blk_buf = g_zbuf = NULL;
+    free(g_pend_buf);
+    g_bin_buf = g_blk_buf = g_zbuf = g_pend_buf = NULL;
+    g_pend_on = 0;
+    g_pend_len = 0;
     if (g_zctx)
         ZSTD_freeCCtx(g_zctx);
     g_zctx = NULL;

@@ -26,6 +26,10 @@
 #define CT_WRITER_IDLE_MAX_NS 16000000L
 /* The binary trace is written in blocks of this size. */
 #define CT_WRITER_FILE_BUFFER (1u << 20)
+/* A full block is compressed this many bytes at a time, one piece per turn
+ * of the writer's loop, while the next fills (compressing a whole block at
+ * once held the writer long enough for the threads' rings to fill). */
+#define CT_WRITER_ZSTD_PIECE (64u * 1024u)
 /* Largest EVENTS record the writer builds (a run of one thread's events). */
 #define CT_WRITER_BLOCK_BYTES (64u * 1024u)
 /* At the end, the writer is waited for as long as it makes progress (a slow
