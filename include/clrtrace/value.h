@@ -258,8 +258,11 @@ typedef struct ct_class_info {
 } ct_class_info;
 
 /* Describes the object at an address (the profiler calls GetClassFromObject
- * and its class plans); fills *out, zeroed first. */
-typedef void (*ct_class_of)(void *ctx, uint64_t object, ct_class_info *out);
+ * and its class plans); fills *out, zeroed first. named: the class id is
+ * written into the value as an object's class, which a reader names from
+ * the trace's CLASS record (ct_value_classes reports it); 0 when it is
+ * only looked at (a typed array's id, a span's backing object). */
+typedef void (*ct_class_of)(void *ctx, uint64_t object, int named, ct_class_info *out);
 
 /* The bytes of a fixed-size kind (BOOL..U, DECIMAL, the well-known structs);
  * 0 for kinds of any size. */

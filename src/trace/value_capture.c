@@ -138,7 +138,7 @@ static void capture_array(cap_ctx *c, const ct_plan *p, uint64_t obj, unsigned d
     const uint8_t *o = (const uint8_t *)(uintptr_t)obj;
     ct_class_info ci = {0};
     if (c->class_of)
-        c->class_of(c->ctx, obj, &ci);
+        c->class_of(c->ctx, obj, 0, &ci);
     emit_u64(c, ci.id);
     capture_szarray_items(c, p->elem, o, depth);
 }
@@ -201,7 +201,7 @@ static void capture_segment(cap_ctx *c, const ct_plan *p, const uint8_t *src, un
     emit(c, &count, 4);
     ct_class_info ci = {0};
     if (c->class_of)
-        c->class_of(c->ctx, obj, &ci);
+        c->class_of(c->ctx, obj, 0, &ci);
     const uint8_t *o = (const uint8_t *)(uintptr_t)obj;
     int chars = p->elem && p->elem->kind == CT_V_CHAR;
     uint32_t have;
@@ -313,7 +313,7 @@ static void capture_object(cap_ctx *c, uint64_t obj, unsigned depth)
     }
     ct_class_info ci = {0};
     if (c->class_of)
-        c->class_of(c->ctx, obj, &ci);
+        c->class_of(c->ctx, obj, 1, &ci);
     uint64_t cls = ci.id & ~(uint64_t)CT_CLASS_TAG_MASK;
     if (!cls || cls != ci.id) {
         emit_u64(c, 0);

@@ -199,6 +199,22 @@ check "lossy: the summary says $dropped events dropped" test "$(summary_dropped 
 "$ct" replay "$work/lossy" >"$work/lossy.replay"
 check "lossy: replay equals the live text log" same_file "$work/lossy.txt" "$work/lossy.replay"
 check "lossy: the header says lossy" grep -qE '^# CoreCLR .*, lossy$' "$work/lossy.replay"
+# Objects by content need their classes' CLASS records, which the writer
+# makes from the records that first name each class on a thread: with
+# events dropped, every object still reads by its class and content
+# (bench/Workload: Save(order), Sum(list of 0..99), Look(dict of k0..k19)).
+ct_run "$work" lobj "$ct" record --profiler "$lib" --lossy --buffer-kb 16 -o "$work/lobj" \
+    --text "$work/lobj.txt" -- dotnet "$workload" objects 30000
+check "lossy objects: events were dropped" test "$(dump_dropped "$work/lobj")" -gt 0
+save='Bench\.Values\.Save\(Order o=Bench\.Order\{Id=5, Total=12\.5, Buyer=Bench\.Customer\{Name="Ada", Home=Bench\.Address@0x[0-9a-f]+\}\}\)( -> long 75006| \{)$'
+sum='Bench\.Values\.Sum\(List<int> l=List<int>\(100\) \{0, 1, 2, 3, 4, 5, 6, 7, \.\.\.\}\)( -> int 100| \{)$'
+look='Bench\.Values\.Look\(Dictionary<string, int> d=Dictionary<string, int>\(20\) \{\["k0"\]=0, \["k1"\]=1, \["k2"\]=2, \["k3"\]=3, \["k4"\]=4, \["k5"\]=5, \["k6"\]=6, \["k7"\]=7, \.\.\.\}\)( -> int 20| \{)$'
+for m in Save Sum Look; do
+    re=$save; [[ $m == Sum ]] && re=$sum; [[ $m == Look ]] && re=$look
+    lines=$(grep -cE " Bench\.Values\.$m\(" "$work/lobj.txt")
+    check "lossy objects: all $lines $m calls show their objects by class and content" \
+        test "$lines" -gt 100 -a "$(grep -cE " $re" "$work/lobj.txt")" = "$lines"
+done
 
 # --------------------------------------------------- 3. Environment.Exit
 echo "== Environment.Exit from 20 frames down"

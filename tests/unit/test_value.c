@@ -18,7 +18,7 @@
 static const ct_layout layout = { 8, 12, 8, 16, 0 };
 static const ct_limits limits = { 5, 3, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
 
-static void fake_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
+static void fake_class_of(void *ctx, uint64_t obj, int named, ct_class_info *ci)
 {
     (void)ctx;
     memset(ci, 0, sizeof *ci);
@@ -308,7 +308,7 @@ static void test_strings(void **state)
  * string to this class_of. */
 #define STRING_CLASS 0x5550u
 
-static void string_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
+static void string_class_of(void *ctx, uint64_t obj, int named, ct_class_info *ci)
 {
     (void)ctx;
     memset(ci, 0, sizeof *ci);
@@ -320,7 +320,7 @@ static void string_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
  * table pointer (the profiler asks the runtime; here the object says). */
 #define BOXED_INT_CLASS 0x5550ull
 #define BOXED_DATETIME_CLASS 0x5560ull
-static void boxed_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
+static void boxed_class_of(void *ctx, uint64_t obj, int named, ct_class_info *ci)
 {
     (void)ctx;
     uint64_t mt;
@@ -678,7 +678,7 @@ static const ct_plan *content_of(uint64_t cls)
     }
 }
 
-static void content_class_of(void *ctx, uint64_t obj, ct_class_info *ci)
+static void content_class_of(void *ctx, uint64_t obj, int named, ct_class_info *ci)
 {
     (void)ctx;
     uint64_t mt;

@@ -532,6 +532,12 @@ static void process_event(const uint8_t *p, size_t len)
     g_events++;
     if (len < CT_EVENT_BASE_BYTES)
         return;
+    /* The producer's mark (writer.h), taken off before the record is read:
+     * the record is the writer's until the ring releases it (or, in naive
+     * mode, the hook's own buffer). */
+    int new_classes = p[1] == CT_EVENT_NEW_CLASSES || p[0] == CT_REC_UNWIND;
+    if (p[1])
+        ((uint8_t *)(uintptr_t)p)[1] = 0;
     uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8;
     int valued = nvalues && (p[0] == CT_REC_ENTER || p[0] == CT_REC_LEAVE ||
                              p[0] == CT_REC_UNWIND);
@@ -556,7 +562,7 @@ static void process_event(const uint8_t *p, size_t len)
         rec.time_ns = rd64(p + 8);
         rec.tid = rd64(p + 16);
     }
-    if (valued) {
+    if (valued && new_classes) {
         static const ct_classes classes = {NULL, known_content, NULL};
         const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)rec.key;
         size_t pos = 0;

@@ -19,6 +19,14 @@
 #include "clrtrace/filter.h"
 #include "registry.h"
 
+/* Set by a producer in byte 1 of an event record in its ring (0 in the
+ * trace format; the writer clears it): the record's values name a class
+ * that this thread's earlier records did not. The writer looks for class
+ * ids (to write each class's CLASS record once, before the first event
+ * that names it) only in marked records and in UNWIND records: a class an
+ * unmarked record names was in a marked record of the same thread before. */
+#define CT_EVENT_NEW_CLASSES 1u
+
 /* The writer sleeps this long when a round found nothing, doubling up to
  * CT_WRITER_IDLE_MAX_NS while it stays idle; a buffer past half full wakes
  * it at once. */

@@ -47,7 +47,13 @@ typedef struct elt_thread {
         uint8_t boxed;            /* the kind of value it boxes (CT_V_VOID: none) */
         uint8_t szarray, string;  /* T[]; System.String */
         uint8_t again;            /* no content plan yet: ask again */
+        uint8_t told;             /* named in a marked record: 0 not yet, 1 while it
+                                     had no content plan, 2 with its content plan */
     } class_cache[CT_CLASS_CACHE];
+    /* The event being built names a class as it was not named before on
+     * this thread (told): the record is marked CT_EVENT_NEW_CLASSES for the
+     * writer, which looks for class ids in marked records only (writer.h). */
+    uint8_t class_new;
     uint8_t bounce[CT_BOUNCE_BYTES];
     ct_argmap_snapshot snap;      /* the runtime's frame, while argmap learns */
     struct {
@@ -224,12 +230,17 @@ void ct_hooks_attached(void)
     g_attached = 1;
 }
 
+static void forget_classes(ct_tbuf *b);
+
 void ct_hooks_reset_threads(void)
 {
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next) {
         elt_thread *t = E(b);
         t->depth = t->gate = t->nouts = 0;
         memset(t->dropped_frames, 0, sizeof t->dropped_frames);
+        /* The new trace has no CLASS records yet. */
+        forget_classes(b);
+        t->class_new = 0;
     }
 }
 
@@ -337,7 +348,7 @@ static void note_string_class(ClassID cls)
  * object's method table pointer (its first word), which names its type;
  * with it, whether the object is a string, an array or a boxed primitive
  * or well-known struct, and the plan of its content (ct_plan_content). */
-static void class_of(void *ctx, uint64_t object, ct_class_info *out)
+static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
 {
     ct_tbuf *b = ctx;
     uintptr_t mt;
@@ -371,17 +382,32 @@ static void class_of(void *ctx, uint64_t object, ct_class_info *out)
                      rank == 1;
         e->content = NULL;
         e->again = !e->string && e->boxed == CT_V_VOID;
+        e->told = 0;
     }
     if (e->again) {
         int again = 0;
         e->content = ct_plan_content((ClassID)e->cls, (const void *)(uintptr_t)object, &again);
         e->again = (uint8_t)again;
     }
+    uint8_t told = e->content ? 2 : 1;
+    if (named && e->told != told) {
+        e->told = told;
+        E(b)->class_new = 1;
+    }
     out->id = e->cls;
     out->boxed = (ct_vkind)e->boxed;
     out->content = e->content;
     out->szarray = e->szarray;
     out->string = e->string;
+}
+
+/* Classes met while building a record that is then given up (a value
+ * captured again with smaller limits, values left out, a record dropped)
+ * may never reach the writer: the thread's class cache forgets everything,
+ * so that the next record to name any class is marked again. */
+static void forget_classes(ct_tbuf *b)
+{
+    memset(E(b)->class_cache, 0, sizeof E(b)->class_cache);
 }
 
 /* The bytes of the slot that holds a value of plan p: a reference or a
@@ -474,7 +500,7 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
         ct_class_info ci = {0};
         memcpy(&obj, (const void *)addr, 8);
         if (obj)
-            class_of(b, obj, &ci);
+            class_of(b, obj, 1, &ci);
         /* A string, a boxed value or an object shown by content takes the
          * general capture below. */
         if (!ci.id || (ci.id & CT_CLASS_TAG_MASK) ||
@@ -515,6 +541,8 @@ static void capture_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_pla
             ct_event_value_commit_status(w, m, n + skip, CT_VALUE_PLAN);
             return;
         }
+        if (E(b)->class_new)
+            forget_classes(b);
         lim.string_chars /= CAPTURE_RETRY_DIVISOR;
         lim.array_items /= CAPTURE_RETRY_DIVISOR;
         lim.object_depth /= 2;
@@ -690,19 +718,6 @@ static inline uint8_t *build_area(ct_tbuf *b, int *inplace)
     return p ? p : b->scratch;
 }
 
-/* Publishes a built record; 1, or 0 when it was dropped. */
-/* Ends the event record built in area; when it does not fit with its
- * values, it is written without them. */
-static void end_event(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, uint8_t *area, ct_rec_type type,
-                      uint64_t t, uint64_t key)
-{
-    if (ct_event_end(w, m) != CT_TRACE_OK) {
-        ct_wbuf_init(w, area, b->ring.record_max);
-        ct_event_begin(w, type, t, b->tid, key, m);
-        ct_event_end(w, m);
-    }
-}
-
 static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
 {
     if (inplace) {
@@ -710,6 +725,29 @@ static int finish_record(ct_tbuf *b, const ct_wbuf *w, int inplace)
         return 1;
     }
     return emit(b, w->p, w->len);
+}
+
+/* Ends the event record built in area (when it does not fit with its
+ * values, it is written without them), marks it when it named a class new
+ * to this thread, and publishes it; 1, or 0 when it was dropped. */
+static int publish_event(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, uint8_t *area,
+                         ct_rec_type type, uint64_t t, uint64_t key, int inplace)
+{
+    int whole = ct_event_end(w, m) == CT_TRACE_OK;
+    if (!whole) {
+        ct_wbuf_init(w, area, b->ring.record_max);
+        ct_event_begin(w, type, t, b->tid, key, m);
+        ct_event_end(w, m);
+    }
+    if (E(b)->class_new && whole)
+        w->p[m->start + 1] = CT_EVENT_NEW_CLASSES;
+    int ok = finish_record(b, w, inplace);
+    if (E(b)->class_new) {
+        if (!ok || !whole)
+            forget_classes(b);
+        E(b)->class_new = 0;
+    }
+    return ok;
 }
 
 /* ------------------------------------------------ tail calls, unhooked
@@ -836,6 +874,8 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         t = prog_time(b, t0);
         if (!capture_args(b, f, elt, &w, &m)) {
             /* Start again without values. */
+            if (E(b)->class_new)
+                forget_classes(b);
             ct_wbuf_init(&w, area, b->ring.record_max);
             ct_event_begin(&w, CT_REC_ENTER, 0, b->tid, key, &m);
         }
@@ -845,8 +885,7 @@ void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         t = prog_time(b, ct_now_ns());
     }
     ct_event_set_time(&w, &m, t);
-    end_event(b, &w, &m, area, CT_REC_ENTER, t, key);
-    frame_open(b, key, !finish_record(b, &w, inplace), csp);
+    frame_open(b, key, !publish_event(b, &w, &m, area, CT_REC_ENTER, t, key, inplace), csp);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
@@ -929,8 +968,7 @@ void ct_leave_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
         }
         leave_outs(b, f, &w, &m, now);
     }
-    end_event(b, &w, &m, area, CT_REC_LEAVE, t, key);
-    finish_record(b, &w, inplace);
+    publish_event(b, &w, &m, area, CT_REC_LEAVE, t, key, inplace);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
@@ -1138,8 +1176,7 @@ void ct_probe_enter(uintptr_t client_id)
         ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
     }
     ct_event_set_time(&w, &m, t);
-    end_event(b, &w, &m, area, CT_REC_ENTER, t, key);
-    frame_open(b, key, !finish_record(b, &w, inplace), 0);
+    frame_open(b, key, !publish_event(b, &w, &m, area, CT_REC_ENTER, t, key, inplace), 0);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 
@@ -1183,8 +1220,7 @@ static void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t r
                       g_ct.cfg.object_depth);
     }
     leave_outs(b, f, &w, &m, now);
-    end_event(b, &w, &m, area, CT_REC_LEAVE, t, key);
-    finish_record(b, &w, inplace);
+    publish_event(b, &w, &m, area, CT_REC_LEAVE, t, key, inplace);
     atomic_store_explicit(&E(b)->busy, 0, memory_order_release);
 }
 

@@ -67,7 +67,7 @@ void ct_hooks_stop(void);
 void ct_hooks_attached(void);
 
 /* Between two traces of one process (hooks closed): every thread's frames
- * forgotten. */
+ * and the classes it named forgotten. */
 void ct_hooks_reset_threads(void);
 
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);
