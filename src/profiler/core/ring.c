@@ -8,7 +8,11 @@
 #include <sched.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
+int ct_ring_prefetchw;
 static int g_lossy;
 static void (*g_wake)(void);
 static int (*g_stopped)(void);
@@ -18,6 +22,10 @@ void ct_ring_setup(int lossy, void (*wake)(void), int (*stopped)(void))
     g_lossy = lossy;
     g_wake = wake;
     g_stopped = stopped;
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    ct_ring_prefetchw = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c >> 8 & 1);
+#endif
 }
 
 static void wake(void)

@@ -153,13 +153,18 @@ static inline uint8_t *ct_ring_inplace(ct_ring *r)
     return r->mem + off;
 }
 
+/* Whether this CPU has PREFETCHW (CPUID 0x80000001 ECX bit 8, PRFCHW);
+ * set by ct_ring_setup. */
+extern int ct_ring_prefetchw;
+
 /* A hint that the line holding p is about to be written here. */
 static inline void ct_ring_prefetch_write(const uint8_t *p)
 {
 #if defined(__x86_64__)
     /* __builtin_prefetch(p, 1) is a plain PREFETCHT0 unless the compiler
-     * targets PRFCHW. */
-    __asm__ volatile("prefetchw %0" ::"m"(*p));
+     * targets PRFCHW; the instruction itself only where CPUID says so. */
+    if (ct_ring_prefetchw)
+        __asm__ volatile("prefetchw %0" ::"m"(*p));
 #elif defined(__GNUC__)
     __builtin_prefetch(p, 1, 3);
 #else
@@ -177,7 +182,7 @@ static inline void ct_ring_commit(ct_ring *r, size_t len)
      * capture 340 -> 180 ns per call, the fast path 105 -> 40, measured
      * side by side: docs/performance.md). So ask for them for writing a
      * few kilobytes ahead, two lines per record (records are mostly under
-     * 128 bytes). PREFETCHW is a hint (a no-op on CPUs without it). */
+     * 128 bytes). */
     ct_ring_prefetch_write(r->mem + ((r->whead + CT_RING_PREFETCH) & (r->cap - 1)));
     ct_ring_prefetch_write(r->mem + ((r->whead + CT_RING_PREFETCH + 64) & (r->cap - 1)));
     atomic_store_explicit(&r->head, r->whead, memory_order_release);
