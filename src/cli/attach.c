@@ -413,13 +413,14 @@ static int reach_profiler(const char *who, unsigned pid, const char *lib)
     return fd;
 }
 
-/* Opens the outputs into fds[*nfds...]: the text log (text_path, or a copy
- * of our stderr when there is no trace_path) and the trace. 0, or -1 after
- * one line (nothing left open). */
-static int open_outputs(const char *who, const char *text_path, const char *trace_path,
-                        int *fds, int *nfds, int *text, int *binary)
+/* Opens the outputs into fds[*nfds...]: the text log when want_text
+ * (text_path, or a copy of our stderr) and the trace when trace_path; *text
+ * and *binary say which were opened. 0, or -1 after one line (nothing left
+ * open). */
+static int open_outputs(const char *who, int want_text, const char *text_path,
+                        const char *trace_path, int *fds, int *nfds, int *text, int *binary)
 {
-    if (text_path || !trace_path) {
+    if (want_text) {
         int t = text_path ? open(text_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
                           : fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
         if (t < 0) {
@@ -454,10 +455,11 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
     int fds[2], nfds = 0, text = 0, binary = 0, rc = 1, began = 0;
     char cmd[CMD_SHOWN_MAX + 4];
     ct_proc_cmdline(pid, CMD_SHOWN_MAX, cmd, sizeof cmd);
-    /* The request names the outputs open_outputs opens below. */
+    /* The text log unless recording without --text. The request names the
+     * outputs open_outputs opens below. */
+    int want_text = text_path || !trace_path;
     static char req[CT_ATTACH_REQUEST_MAX];
-    size_t len = build_request(req, sizeof req, text_path || !trace_path, trace_path != NULL,
-                               given);
+    size_t len = build_request(req, sizeof req, want_text, trace_path != NULL, given);
     uint64_t t0 = now_ms();
     int fd = len ? reach_profiler(who, pid, lib) : -1;
     if (!len)
@@ -468,7 +470,7 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
      * there (a process that cannot be traced leaves no file behind): the
      * text log (a file, or our stderr) unless recording without --text,
      * and the trace. */
-    if (open_outputs(who, text_path, trace_path, fds, &nfds, &text, &binary) != 0)
+    if (open_outputs(who, want_text, text_path, trace_path, fds, &nfds, &text, &binary) != 0)
         goto out;
     char answer[CT_ATTACH_ANSWER_MAX];
     if (send_request(fd, req, len, fds, nfds) != 0) {
