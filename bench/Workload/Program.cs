@@ -11,6 +11,7 @@
 //                                      three-level object, a List<int> of 100,
 //                                      a Dictionary<string, int> of 20; prints
 //                                      "calls=C ns_per_call=X sum=S"
+//   dotnet Workload.dll objects N busy the same after a burst of other calls
 //   dotnet Workload.dll hello          prints "hello" (start-up time)
 //   dotnet Workload.dll exit N         N-deep recursion, then Environment.Exit(5)
 //                                      from the innermost call (the trace must
@@ -195,6 +196,10 @@ namespace Bench
             if (mode == "objects")
             {
                 long calls = args.Length > 1 ? long.Parse(args[1]) : 1_000_000;
+                // "objects N busy": the objects are first passed right after a
+                // burst of other calls, while a small trace buffer is full.
+                if (args.Length > 2 && args[2] == "busy")
+                    Loop(20_000);
                 var order = new Order { Id = 5, Total = 12.5m, Buyer = new Customer { Name = "Ada", Home = new Address { City = "Paris", Zip = 75001 } } };
                 var list = new List<int>();
                 for (int i = 0; i < 100; i++)

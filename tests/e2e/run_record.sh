@@ -203,8 +203,11 @@ check "lossy: the header says lossy" grep -qE '^# CoreCLR .*, lossy$' "$work/los
 # makes from the records that first name each class on a thread: with
 # events dropped, every object still reads by its class and content
 # (bench/Workload: Save(order), Sum(list of 0..99), Look(dict of k0..k19)).
+# "busy": the objects first come right after a burst of other calls, when
+# the buffer is often full and that first record dropped (a build that did
+# not name the classes again after such a drop failed here in 3 of 6 runs).
 ct_run "$work" lobj "$ct" record --profiler "$lib" --lossy --buffer-kb 16 -o "$work/lobj" \
-    --text "$work/lobj.txt" -- dotnet "$workload" objects 30000
+    --text "$work/lobj.txt" -- dotnet "$workload" objects 30000 busy
 check "lossy objects: events were dropped" test "$(dump_dropped "$work/lobj")" -gt 0
 save='Bench\.Values\.Save\(Order o=Bench\.Order\{Id=5, Total=12\.5, Buyer=Bench\.Customer\{Name="Ada", Home=Bench\.Address@0x[0-9a-f]+\}\}\)( -> long 75006| \{)$'
 sum='Bench\.Values\.Sum\(List<int> l=List<int>\(100\) \{0, 1, 2, 3, 4, 5, 6, 7, \.\.\.\}\)( -> int 100| \{)$'
