@@ -70,10 +70,10 @@ mkdir -p "$tmp"
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" --target clrtrace clrtrace_profiler -j2 >/dev/null
-lib="$build/src/profiler/libclrtrace.so"
+lib="$build/src/agent/libclrtrace.so"
 dotnet build "$root/bench/Workload" -c Release --artifacts-path "$tmp/artifacts" -v quiet -nologo >/dev/null
 app=$(find "$tmp/artifacts/bin" -name Workload.dll | head -n 1)
-clsid=$(sed -n 's/^#define CLRTRACE_CLSID_TEXT "\(.*\)"$/\1/p' "$root/include/clrtrace/launch.h")
+clsid=$(sed -n 's/^#define CLRTRACE_CLSID_TEXT "\(.*\)"$/\1/p' "$root/src/format/launch.h")
 profiled=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
 base=${BASELINE_LIB:+$(readlink -f "$BASELINE_LIB")}
 baseline=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$base")

@@ -2,13 +2,13 @@
  * every record is read with bounds checks and fed to the renderer exactly as
  * `clrtrace replay` does (text log and summary), so every ENTER/LEAVE value
  * is formatted with the plans of its function's FUNCTION record. The same
- * records go to `clrtrace dump --chrome`'s writer (src/cli/chrome.c, over the
- * call-stack walk of src/cli/calls.c), whose output must be valid JSON in
+ * records go to `clrtrace dump --chrome`'s writer (src/cli/export/chrome.c, over the
+ * call-stack walk of src/cli/export/calls.c), whose output must be valid JSON in
  * UTF-8 whatever the input: a small checker below parses it; and to
- * `dump --perfetto`'s (src/cli/perfetto.c), whose output must be protobuf
+ * `dump --perfetto`'s (src/cli/export/perfetto.c), whose output must be protobuf
  * wire format down to the strings (valid UTF-8) of the messages it writes:
  * a second checker walks it. The last byte
- * of the input picks tree filters (include/clrtrace/filter.h) to put between
+ * of the input picks tree filters (src/views/treefilter.h) to put between
  * reader and renderer, as `clrtrace replay -D/-t/-T/--after` does. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -17,9 +17,9 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "clrtrace/event.h"
-#include "clrtrace/filter.h"
-#include "clrtrace/render.h"
+#include "format/event.h"
+#include "views/treefilter.h"
+#include "views/render.h"
 #include "cli.h"
 
 static uint8_t arena_mem[1 << 20];

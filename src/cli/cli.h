@@ -7,12 +7,12 @@
 
 #include <stdio.h>
 
-#include "clrtrace/event.h"
-#include "clrtrace/filter.h"
-#include "clrtrace/render.h"
-#include "clrtrace/stack.h"
-#include "clrtrace/symbols.h"
-#include "clrtrace/table.h"
+#include "format/event.h"
+#include "views/treefilter.h"
+#include "views/render.h"
+#include "views/stack.h"
+#include "views/symbols.h"
+#include "base/table.h"
 
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -48,7 +48,7 @@ int cli_is_filter_option(const char *a);
 /* Takes option a with its value (NULL: none given) into f: 1; 0 when a is
  * not a filter option; -1 after one error line ("clrtrace WHO: ..."). */
 int cli_filter_option(const char *who, const char *a, const char *val, cli_filter *f);
-/* Parses val as option a of setting id (include/clrtrace/settings.h, with
+/* Parses val as option a of setting id (src/format/settings.h, with
  * the option's bounds) into *num: 0, or -1 after one line ("clrtrace WHO: A
  * takes WHAT, not 'VAL'"). */
 int cli_setting_value(const char *who, const char *a, int id, const char *val, uint64_t *num);
@@ -163,7 +163,7 @@ long cli_parse_hex(const char *text, uint8_t *out, size_t cap, char *err, size_t
 
 /* ------------------------------------------------ call stacks (calls.c)
  * The walk shared by dump --folded, --flame and --chrome: each thread's
- * stack of open calls (include/clrtrace/stack.h: ends pair with calls as in
+ * stack of open calls (src/views/stack.h: ends pair with calls as in
  * the text renderer and the filters), built from ENTER and closed by LEAVE,
  * UNWIND and TAILCALL, with the functions of the symbol table. Times on one
  * thread never go back (an event earlier than the thread's previous one is

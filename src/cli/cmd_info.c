@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "clrtrace/table.h"
+#include "base/table.h"
 #include "cli.h"
 
 static void usage(FILE *to)

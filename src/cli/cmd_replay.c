@@ -1,11 +1,11 @@
 /* clrtrace replay DIR: the text log of a binary trace, rendered by the same
- * code as the profiler's live log (include/clrtrace/render.h), so it is the
+ * code as the profiler's live log (src/views/render.h), so it is the
  * same text. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clrtrace/render.h"
+#include "views/render.h"
 #include "cli.h"
 
 /* stdout is written in blocks of this size. */

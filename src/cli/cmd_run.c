@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clrtrace/filter.h"
-#include "clrtrace/launch.h"
-#include "clrtrace/settings.h"
+#include "views/treefilter.h"
+#include "format/launch.h"
+#include "format/settings.h"
 #include "cli.h"
 
 #ifndef CLRTRACE_PROFILER_DIR
@@ -34,7 +34,7 @@
 #define TAIL_LOOP_KNOB_OLD "COMPlus_TailCallLoopOpt"
 
 /* The launcher's own options, after the settings' (which come from the
- * settings table, include/clrtrace/settings.h). */
+ * settings table, src/format/settings.h). */
 static const char k_launcher_options[] =
     "  -p, --pid PID          trace the running .NET process PID instead of starting a\n"
     "                         program: the chosen methods are rewritten (IL engine)\n"
@@ -123,7 +123,7 @@ static int file_exists(const char *path)
 }
 
 /* The profiler next to this executable (installed: CLRTRACE_PROFILER_DIR,
- * from BINDIR to LIBDIR/clrtrace; build tree: src/profiler/). Writes an
+ * from BINDIR to LIBDIR/clrtrace; build tree: src/agent/). Writes an
  * absolute path: the runtime requires one. */
 static int find_profiler(char *out, size_t cap)
 {
@@ -137,7 +137,7 @@ static int find_profiler(char *out, size_t cap)
         return -1;
     *slash = '\0';
     static const char *const rel[] = {
-        "", "/src/profiler", ("/" CLRTRACE_PROFILER_DIR), "/../lib/clrtrace",
+        "", "/src/agent", ("/" CLRTRACE_PROFILER_DIR), "/../lib/clrtrace",
     };
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 300];
@@ -300,7 +300,7 @@ static void remove_traces(const char *dir)
 }
 
 /* After the program: which processes were traced, and where (the index's
- * lines, src/profiler/core/outputs.h). Says so when the runtime never loaded the
+ * lines, src/agent/core/outputs.h). Says so when the runtime never loaded the
  * profiler: not a .NET program, or a profiler it could not load. */
 static void report_processes(const char *who, const char *index, const char *program,
                              const char *text_log, int record)
@@ -555,7 +555,7 @@ int cli_trace_command(int argc, char **argv, int record)
     if (!tail_loops && !getenv(TAIL_LOOP_KNOB) && !getenv(TAIL_LOOP_KNOB_OLD))
         setenv(TAIL_LOOP_KNOB, "0", 1);
     /* The process tree: the root is our child; every traced process adds a
-     * line to the index (src/profiler/core/outputs.h), read once it ends. */
+     * line to the index (src/agent/core/outputs.h), read once it ends. */
     char index[PATH_MAX];
     snprintf(num, sizeof num, "%ld", (long)getpid());
     setenv("CLRTRACE_LAUNCHER_PID", num, 1);

@@ -1,14 +1,14 @@
 /* The tree-filter options shared by run/record (passed to the profiler) and
  * replay/report/dump (applied while reading): -D/--depth, -t/--min-time,
- * -T/--trigger, --after (include/clrtrace/filter.h). Names, bounds and help
- * lines come from the settings table (include/clrtrace/settings.h). */
+ * -T/--trigger, --after (src/views/treefilter.h). Names, bounds and help
+ * lines come from the settings table (src/format/settings.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clrtrace/filter.h"
-#include "clrtrace/settings.h"
+#include "views/treefilter.h"
+#include "format/settings.h"
 #include "cli.h"
 
 /* The filter setting opt names, or -1. */

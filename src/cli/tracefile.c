@@ -1,5 +1,5 @@
 /* Reading a binary trace for replay, report and dump: the file is mapped
- * whole and walked with the bounds-checked reader (src/trace/event_read.c). */
+ * whole and walked with the bounds-checked reader (src/format/event_read.c). */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clrtrace/launch.h"
+#include "format/launch.h"
 #include "cli.h"
 
 /* Arena for one FUNCTION record's decoded plans (reset per record): enough

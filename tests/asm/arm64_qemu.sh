@@ -10,6 +10,6 @@ out=$2
 cc=${AARCH64_CC:-aarch64-linux-gnu-gcc}
 sysroot=${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
 "$cc" -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-  -I"$src/src/asm" "$src/tests/asm/test_stubs.c" "$src/tests/asm/clobber_arm64.S" \
-  "$src/src/asm/elt_arm64.S" -o "$out"
+  -I"$src/src/agent/engines/elt/asm" "$src/tests/asm/test_stubs.c" "$src/tests/asm/clobber_arm64.S" \
+  "$src/src/agent/engines/elt/asm/elt_arm64.S" -o "$out"
 exec qemu-aarch64 -L "$sysroot" "$out"

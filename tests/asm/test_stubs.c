@@ -1,5 +1,5 @@
 /*
- * The fast-path ELT stubs (src/asm) under a register-level harness.
+ * The fast-path ELT stubs (src/agent/engines/elt/asm) under a register-level harness.
  *
  * For each stub, ct_test_call (clobber_<arch>.S) loads every general-purpose
  * and vector register with a known value, puts the client id where the JIT

@@ -17,9 +17,9 @@
 # six digits shifts the columns) and count calls up to "# summary:".
 
 # The profiler's CLSID, for runs that load it through the CORECLR_* variables:
-# read from include/clrtrace/launch.h, where it is spelled once.
+# read from src/format/launch.h, where it is spelled once.
 CLRTRACE_CLSID=$(sed -n 's/^#define CLRTRACE_CLSID_TEXT "\(.*\)"$/\1/p' \
-    "$(dirname "${BASH_SOURCE[0]}")/../../include/clrtrace/launch.h")
+    "$(dirname "${BASH_SOURCE[0]}")/../../src/format/launch.h")
 
 # ----------------------------------------------------------------- reporting
 ct_fails=0
@@ -256,7 +256,7 @@ ct_profiler() {
         { cmake -S "$root" -B "$work/build" -DCLRTRACE_TESTS=OFF &&
           cmake --build "$work/build" --target clrtrace_profiler; } >"$work/cmake.log" 2>&1 ||
             { cat "$work/cmake.log" >&2; return 1; }
-        lib="$work/build/src/profiler/libclrtrace.so"
+        lib="$work/build/src/agent/libclrtrace.so"
     fi
     [[ -f "$lib" ]] || { echo "no profiler library at $lib" >&2; return 1; }
     echo "$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")"

@@ -48,7 +48,7 @@ if want exceptions; then
     # Steps 8 (an exception thrown and caught inside a finally block while
     # another unwinds) and 9 (an exception escaping a filter), balance, no
     # drops and Thrower's count now pass: run_hard.sh. The profiler follows
-    # each exception in flight per thread (src/profiler/elt/ehmodel.h, unit-tested
+    # each exception in flight per thread (src/agent/record/ehmodel.h, unit-tested
     # with the callback sequences .NET 10 sends: tests/unit/ehmodel/).
     :
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of the fast-path mode (`--no-args`: SetEnterLeaveFunctionHooks3
-# with the assembly stubs of src/asm) on tests/targets/FastPath.
+# with the assembly stubs of src/agent/engines/elt/asm) on tests/targets/FastPath.
 #
 # Usage: tests/e2e/run_fastpath.sh [path/to/libclrtrace.so]   (clrtrace is found
 # beside the build: ../../clrtrace from the library)

@@ -240,7 +240,7 @@ if want exceptions; then
     # throws and catches an exception of its own while FinallyOuter is being
     # unwound. The runtime's callbacks of the two exceptions interleave (the
     # catching frame gets ExceptionUnwindFunctionEnter without a Leave);
-    # the profiler follows each exception on its own (src/profiler/elt/ehmodel.h).
+    # the profiler follows each exception on its own (src/agent/record/ehmodel.h).
     expected='    Hard.Exceptions.FinallyWithInner(int n=8) {
       Hard.Exceptions.FinallyOuter(int n=8) {
         Hard.Exceptions.Level1(int n=8) {

@@ -21,7 +21,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$(cd "${1:?usage: sanitized.sh BUILD-ASAN-DIR [SCRIPT...]}" && pwd)
 shift
-lib="$build/src/profiler/libclrtrace.so"
+lib="$build/src/agent/libclrtrace.so"
 [[ -f "$lib" ]] || { echo "ERROR: no $lib (configure with -DCLRTRACE_SANITIZE=ON)" >&2; exit 2; }
 asan=$(ldd "$lib" | awk '/libasan\.so/ { print $3 }')
 ubsan=$(ldd "$lib" | awk '/libubsan\.so/ { print $3 }')

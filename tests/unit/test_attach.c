@@ -1,4 +1,4 @@
-/* The attach protocol's request (include/clrtrace/attach.h): written and
+/* The attach protocol's request (src/format/attach.h): written and
  * read back; CT_ATTACH_MAX_SETTINGS settings at the limit and one past it,
  * CT_ATTACH_REQUEST_MAX bytes at the limit and one past it; malformed
  * requests refused with a line; the socket name and /proc/PID/stat's start
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "clrtrace/attach.h"
+#include "format/attach.h"
 
 static char g_names[CT_ATTACH_MAX_SETTINGS + 1][32];
 static const char *g_name[CT_ATTACH_MAX_SETTINGS + 1];

@@ -1,6 +1,6 @@
 /* The CLI's pieces under dump --chrome / --flame / --folded: escaping text
  * into JSON and XML (src/cli/escape.c), the call-stack walk
- * (src/cli/calls.c), the folded-stack tree (folded.c) and the JSON writer
+ * (src/cli/export/calls.c), the folded-stack tree (folded.c) and the JSON writer
  * (chrome.c), fed records built by hand, with their limits at and one past
  * the limit. Expected outputs are written from RFC 8259 (JSON strings), XML
  * 1.0 (Char production), RFC 3629 (UTF-8) and cli.h's descriptions. */

@@ -1,4 +1,4 @@
-/* The exception model of the profiler (src/profiler/elt/ehmodel.h) driven by
+/* The exception model of the profiler (src/agent/record/ehmodel.h) driven by
  * scripts of callbacks, each the sequence a real runtime sent (logged by a
  * profiler built with -DCLRTRACE_EH_LOG=ON) or written by hand from the
  * runtime's rules. A script (tests/unit/ehmodel/NAME.txt) is one callback or

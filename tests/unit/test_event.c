@@ -10,7 +10,8 @@
 #include <cmocka.h>
 #include <zstd.h>
 
-#include "clrtrace/event.h"
+#include "format/event.h"
+#include "views/value_text.h"
 
 static const ct_plan p_r8 = { .kind = CT_V_R8, .size = 8, .type_name = "double" };
 static const ct_plan p_i4 = { .kind = CT_V_I4, .size = 4, .type_name = "int" };

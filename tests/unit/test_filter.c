@@ -1,4 +1,4 @@
-/* The tree filters (include/clrtrace/filter.h) on hand-made event streams:
+/* The tree filters (src/views/treefilter.h) on hand-made event streams:
  * each expected output is worked out from the stream and the option. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "clrtrace/filter.h"
+#include "views/treefilter.h"
 
 /* What came out, as text: "E5@10 L5@20 ..." (type letter, key, time). */
 typedef struct out {
@@ -131,7 +131,7 @@ static void test_min_time_exact_and_open(void **state)
 }
 
 /* A missed end (a dropped event): the end of 2 comes while 3 is open. The
- * stack rule (include/clrtrace/stack.h) pairs it with 2, as the renderer
+ * stack rule (src/views/stack.h) pairs it with 2, as the renderer
  * does; 3 never ended and is judged as ending then: 10 < 15, hidden; 2
  * lasts 20 and 1 lasts 40, both shown. (Popping the top blindly paired the
  * end of 2 with 3, lost it and left 1 open.) */

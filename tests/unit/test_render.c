@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "clrtrace/event.h"
-#include "clrtrace/render.h"
+#include "format/event.h"
+#include "views/render.h"
 
 /* ------------------------------------------------------------- plans */
 

@@ -1,4 +1,4 @@
-/* The settings table (include/clrtrace/settings.h): every bound accepted at
+/* The settings table (src/format/settings.h): every bound accepted at
  * the limit and refused one past it, the spellings unique, the help lines
  * one per option. */
 #define _POSIX_C_SOURCE 200809L
@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "clrtrace/filter.h"
-#include "clrtrace/settings.h"
-#include "clrtrace/value.h"
+#include "views/treefilter.h"
+#include "format/settings.h"
+#include "format/value.h"
 
 static int parse(ct_setting_id id, const char *text, int option, uint64_t *num)
 {

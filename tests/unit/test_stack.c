@@ -1,4 +1,4 @@
-/* The call-stack rule (include/clrtrace/stack.h), on hand-made sequences:
+/* The call-stack rule (src/views/stack.h), on hand-made sequences:
  * each expectation follows from the rule's text. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "clrtrace/stack.h"
+#include "views/stack.h"
 
 typedef struct frame {
     ct_stack_frame h;

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "clrtrace/value.h"
+#include "format/value.h"
+#include "views/value_text.h"
+#include "agent/record/capture.h"
 
 static const ct_layout layout = { 8, 12, 8, 16, 0 };
 static const ct_limits limits = { 5, 3, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };

@@ -1,0 +1,326 @@
+/* The profiler attached to a running process: the control socket and its
+ * sessions (src/format/attach.h, docs/tracer.md "Attaching to a
+ * running process").
+ *
+ * InitializeForAttach opens a SOCK_SEQPACKET socket in the abstract
+ * namespace and starts one thread (no managed thread: the runtime lets it
+ * call RequestReJIT and RequestRevert). For each connection of our own user,
+ * the thread reads one request, starts a trace to the descriptors it came
+ * with, chooses the methods and asks the runtime to rewrite them; then it
+ * waits for the end (a message, or the CLI gone), brings the original code
+ * back, finishes the trace, answers "done" and takes the next connection.
+ *
+ * The runtime refuses to detach a profiler that used ReJIT
+ * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT), so between sessions the
+ * profiler stays, dormant: event mask ReJIT only, no method rewritten, no
+ * callback doing work. */
+#include "attach_control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "format/attach.h"
+#include "agent/engines/il/ilprobe.h"
+
+static int g_listen = -1;
+/* Modules loaded during a session (ct_attach_module_loaded), for the
+ * control thread to choose methods in; g_wake's read end wakes it. */
+static pthread_mutex_t g_mods_lock = PTHREAD_MUTEX_INITIALIZER;
+static ModuleID *g_mods;
+static size_t g_nmods, g_mods_cap;
+static int g_wake[2] = {-1, -1};
+static atomic_int g_in_session;
+
+void ct_attach_module_loaded(ModuleID mod)
+{
+    if (!atomic_load(&g_in_session))
+        return;
+    pthread_mutex_lock(&g_mods_lock);
+    if (g_nmods == g_mods_cap) {
+        size_t cap = g_mods_cap ? 2 * g_mods_cap : 16;
+        ModuleID *m = realloc(g_mods, cap * sizeof *m);
+        if (m) {
+            g_mods = m;
+            g_mods_cap = cap;
+        }
+    }
+    if (g_nmods < g_mods_cap)
+        g_mods[g_nmods++] = mod;
+    pthread_mutex_unlock(&g_mods_lock);
+    (void)!write(g_wake[1], "m", 1);
+}
+
+/* The modules loaded since the last call: their methods rewritten too, and
+ * added to ms (reverted with the others). */
+static void take_new_modules(ct_il_methods *ms)
+{
+    char drain[64];
+    while (read(g_wake[0], drain, sizeof drain) > 0)
+        ;
+    pthread_mutex_lock(&g_mods_lock);
+    ModuleID *mods = g_mods;
+    size_t n = g_nmods;
+    g_mods = NULL;
+    g_nmods = g_mods_cap = 0;
+    pthread_mutex_unlock(&g_mods_lock);
+    ct_il_methods more;
+    memset(&more, 0, sizeof more);
+    for (size_t i = 0; i < n; i++)
+        ct_il_attach_module(&more, mods[i]);
+    free(mods);
+    if (more.n && SUCCEEDED(ct_il_attach_rejit(&more)) && ct_il_methods_append(ms, &more) == 0)
+        ct_profiler_session_methods(ms->n);
+    ct_il_methods_free(&more);
+}
+
+/* A request being read: its buffer and what it says. */
+typedef struct request {
+    char *buf;
+    ct_attach_request r;
+} request;
+
+static const char *lookup(void *ctx, const char *name)
+{
+    return ct_attach_request_get(ctx, name);
+}
+
+/* Sends one answer line; a CLI gone away is no error here. */
+static void answer(int fd, const char *fmt, const char *a)
+{
+    char line[CT_ATTACH_ANSWER_MAX];
+    int n = snprintf(line, sizeof line, fmt, a);
+    if (n > 0)
+        (void)!send(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1,
+                    MSG_NOSIGNAL);
+}
+
+/* Receives the request and its descriptors into r: 0, or -1. */
+static int receive(int fd, request *r, int fds[2], int *nfds)
+{
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {r->buf, CT_ATTACH_REQUEST_MAX};
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = u.buf;
+    m.msg_controllen = sizeof u.buf;
+    ssize_t n;
+    do
+        n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    *nfds = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < k; i++) {
+                int d;
+                memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof d);
+                if (*nfds < 2)
+                    fds[(*nfds)++] = d;
+                else
+                    close(d);
+            }
+        }
+    if (n <= 0 || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+        return -1;
+    r->buf[n] = '\0';
+    return 0;
+}
+
+/* A connection while a session runs: refused with a line (its request read
+ * first, so that the answer is not lost to a reset). */
+static void refuse_busy(void)
+{
+    int fd = accept4(g_listen, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct pollfd pf = {fd, POLLIN, 0};
+    char *buf = poll(&pf, 1, 1000) > 0 ? malloc(CT_ATTACH_REQUEST_MAX + 1) : NULL;
+    if (buf) {
+        /* Its descriptors come with it: closed at once. */
+        request r = {.buf = buf};
+        int fds[2], n = 0;
+        receive(fd, &r, fds, &n);
+        for (int i = 0; i < n; i++)
+            close(fds[i]);
+        free(buf);
+    }
+    answer(fd, "error %s\n", "another clrtrace is tracing this process; try again once it "
+                              "ends");
+    close(fd);
+}
+
+/* One session on connection fd. */
+static void session(int fd)
+{
+    /* The settings' strings (g_ct.cfg points into the request) stay until
+     * the next session's replace them. */
+    static char *kept;
+    request r;
+    memset(&r, 0, sizeof r);
+    int fds[2] = {-1, -1}, nfds = 0;
+    char why[512];
+    r.buf = malloc(CT_ATTACH_REQUEST_MAX + 1);
+    if (!r.buf || receive(fd, &r, fds, &nfds) != 0) {
+        answer(fd, "error %s\n", "the session request could not be read");
+        goto out;
+    }
+    if (ct_attach_request_parse(r.buf, &r.r, why, sizeof why) != 0) {
+        answer(fd, "error %s\n", why);
+        goto out;
+    }
+    if (nfds != r.r.text + r.r.binary) {
+        answer(fd, "error %s\n", "the session request came without its output files");
+        goto out;
+    }
+    int text_fd = r.r.text ? fds[0] : -1, bin_fd = r.r.binary ? fds[r.r.text] : -1;
+    ct_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    if (ct_config_from(&cfg, lookup, &r.r, why, sizeof why) != 0) {
+        answer(fd, "error %s\n", why);
+        goto out;
+    }
+    free(kept);
+    kept = r.buf;
+    r.buf = NULL;
+    if (ct_profiler_session_start(&cfg, text_fd, bin_fd, why, sizeof why) != 0) {
+        answer(fd, "error %s\n", why);
+        goto out;
+    }
+    ct_il_methods ms;
+    /* Modules loading from here on are queued for the wait below. */
+    atomic_store(&g_in_session, 1);
+    int listed = ct_il_attach_methods(&ms);
+    HRESULT hr = listed == 0 ? ct_il_attach_rejit(&ms) : E_OUTOFMEMORY;
+    if (FAILED(hr)) {
+        snprintf(why, sizeof why, "the runtime refused to rewrite the methods (HRESULT 0x%08X)",
+                 (unsigned)hr);
+        atomic_store(&g_in_session, 0);
+        ct_il_attach_revert(&ms);
+        ct_profiler_session_stop();
+        answer(fd, "error %s\n", why);
+        ct_il_methods_free(&ms);
+        goto out;
+    }
+    ct_profiler_session_methods(ms.n);
+    char counts[64];
+    snprintf(counts, sizeof counts, "%zu %lu", ms.n, ms.skipped);
+    answer(fd, "ok %s\n", counts);
+    /* Until the CLI says so or goes away; meanwhile the methods of modules
+     * that load are rewritten too. The CLI's message is read (a socket
+     * closed with unread data resets the connection: the CLI would not
+     * hear "done"). */
+    for (;;) {
+        struct pollfd pf[3] = {{fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}, {g_listen, POLLIN, 0}};
+        int ready = poll(pf, 3, -1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready > 0 && (pf[1].revents & POLLIN))
+            take_new_modules(&ms);
+        if (ready > 0 && (pf[2].revents & POLLIN))
+            refuse_busy();
+        if (ready < 0 || pf[0].revents)
+            break;
+    }
+    atomic_store(&g_in_session, 0);
+    char stop[64];
+    (void)!recv(fd, stop, sizeof stop, MSG_DONTWAIT);
+    ct_il_attach_revert(&ms);
+    ct_profiler_session_stop();
+    ct_il_methods_free(&ms);
+    /* The outputs are complete before the CLI hears "done". */
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    nfds = 0;
+    answer(fd, "%s\n", "done");
+out:
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    free(r.buf);
+}
+
+static void *control_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int fd = accept4(g_listen, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            return NULL;
+        }
+        /* Only the process's own user, or root. */
+        struct ucred cr;
+        socklen_t len = sizeof cr;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
+            (cr.uid == geteuid() || cr.uid == 0))
+            session(fd);
+        close(fd);
+    }
+}
+
+HRESULT ct_attach_initialize(IUnknown *unk, const void *data, UINT cb)
+{
+    size_t want = strlen(CT_ATTACH_CLIENT_DATA);
+    if (!data || cb != want || memcmp(data, CT_ATTACH_CLIENT_DATA, want) != 0) {
+        fprintf(stderr, "clrtrace: attached by something other than `clrtrace -p` (client data "
+                        "not understood); not loading\n");
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    unsigned long long start = 0;
+    char name[CT_ATTACH_SOCKET_MAX + 1];
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    int n = ct_proc_start_time((unsigned)getpid(), &start) == 0
+                ? ct_attach_socket_name((unsigned)getpid(), start, name, sizeof name) : -1;
+    if (n < 0 || (size_t)n + 1 > sizeof a.sun_path)
+        return E_FAIL;
+    memcpy(a.sun_path + 1, name, (size_t)n);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return E_FAIL;
+    socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    if (bind(fd, (struct sockaddr *)&a, alen) != 0 || listen(fd, 4) != 0) {
+        close(fd);
+        return E_FAIL;
+    }
+    if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        close(fd);
+        return E_FAIL;
+    }
+    HRESULT hr = ct_profiler_attach(unk);
+    if (FAILED(hr)) {
+        close(fd);
+        close(g_wake[0]);
+        close(g_wake[1]);
+        return hr;
+    }
+    g_listen = fd;
+    /* The thread takes no signals: they belong to the program. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    int rc = pthread_create(&t, NULL, control_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return E_OUTOFMEMORY;
+    pthread_setname_np(t, "clrtrace-attach");
+    pthread_detach(t);
+    return S_OK;
+}

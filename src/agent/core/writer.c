@@ -1,0 +1,1045 @@
+#include "writer.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "agent/model/classnames.h"
+#include "clock.h"
+#include "format/event.h"
+#include "views/treefilter.h"
+#include "views/render.h"
+#include "agent/model/map.h"
+#include "logstream.h"
+#include "outputs.h"
+#include "agent/model/plans.h"
+#include "tbuf.h"
+#include "views/value_text.h"
+
+/* First size tried for a FUNCTION record; it grows by 4x up to the format's
+ * limit when the plans are larger. */
+#define FUNCTION_RECORD_FIRST 4096u
+/* Arena for decoding one FUNCTION record for the renderer: at least this,
+ * or 4x the record. */
+#define DECODE_ARENA_MIN (1u << 20)
+/* Room for a DROPPED or END record (fixed size, with padding). */
+#define SMALL_RECORD_BYTES 64
+/* Room for the file header: the command line (CMDLINE_MAX), the filter and
+ * the settings line (profiler.c) with their lengths. */
+#define HEADER_BYTES_MAX 4096
+
+typedef struct fnq_node {
+    struct fnq_node *next;
+    size_t len;
+    uint8_t rec[];
+} fnq_node;
+
+static ct_writer_config g_cfg;
+static atomic_int g_started, g_stop_called, g_stopping, g_done;
+static atomic_int g_kick;
+static pthread_t g_thread;
+static atomic_int g_have_thread;
+
+static pthread_mutex_t g_fnq_lock = PTHREAD_MUTEX_INITIALIZER;
+static fnq_node *g_fnq_head, *g_fnq_tail;
+
+/* Naive mode: everything below happens under this lock in the hooks. */
+static pthread_mutex_t g_naive_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The writer's own state (only the writer thread, or the naive lock). */
+static ct_render *g_render;
+static int g_bin_fd = -1;
+static uint8_t *g_bin_buf;
+static size_t g_bin_len;
+static ct_map g_seen_classes;
+static uint64_t g_events;
+static uint8_t *g_arena_mem;
+static size_t g_arena_cap;
+static int g_runtime_alive = 1;
+static uint64_t g_mapped, g_traced;
+static atomic_ulong g_unrewritten; /* ct_writer_count_unrewritten */
+/* Rounds that handled something and writes that went through: a stop waits
+ * while this moves (a slow reader slows the end too, as it slows the
+ * program), and gives up only after CT_WRITER_STALL_NS without a change. */
+static _Atomic uint64_t g_progress;
+/* Every output failed: tracing is over, hooks stop waiting for room. */
+static atomic_int g_lost;
+
+/* ----------------------------------------------------------- outputs */
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+
+static void block_flush(void);
+
+/* With compression on (after the header, which stays as it is): the
+ * zstd context and the buffer a ZSTD record is built in. */
+static ZSTD_CCtx *g_zctx;
+static uint8_t *g_zbuf;
+/* A full buffer being compressed a piece at a time (CT_WRITER_ZSTD_PIECE
+ * per turn of the writer's loop, between rounds), while g_bin_buf fills:
+ * compressing a whole megabyte at once held the writer so long that the
+ * threads' rings filled up and they waited. */
+static uint8_t *g_pend_buf;
+static size_t g_pend_len;
+static int g_pend_on;
+static ct_zstd_job g_zjob;
+static ct_wbuf g_zw;
+
+static void bin_write(const uint8_t *p, size_t len)
+{
+    size_t off = 0;
+    while (g_bin_fd >= 0 && off < len) {
+        ssize_t n = write(g_bin_fd, p + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            fprintf(stderr, "clrtrace: writing the trace to %s failed (%s); the rest of the trace "
+                            "is lost\n", g_cfg.binary_path ? g_cfg.binary_path : "?",
+                    n < 0 ? strerror(errno) : "no progress");
+            g_bin_fd = -1;
+            break;
+        }
+        off += (size_t)n;
+        atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
+    }
+}
+
+/* The pending buffer's next piece; when it was the last, the ZSTD record
+ * (or, when it would not be smaller, the records as they are) goes out. */
+static void pending_step(size_t piece)
+{
+    ct_trace_status st;
+    if (!g_pend_on || ct_zstd_step(&g_zw, &g_zjob, piece, &st))
+        return;
+    if (st == CT_TRACE_OK)
+        bin_write(g_zbuf, g_zw.len);
+    else
+        bin_write(g_pend_buf, g_pend_len);
+    g_pend_on = 0;
+    g_pend_len = 0;
+}
+
+static void pending_finish(void)
+{
+    while (g_pend_on)
+        pending_step(SIZE_MAX);
+}
+
+/* What the buffer holds goes out: as it is, or (compressed) handed over as
+ * the pending buffer once the one before is out. */
+static void bin_flush(void)
+{
+    block_flush();
+    if (!g_bin_len)
+        return;
+    if (!g_zctx || g_bin_fd < 0) {
+        bin_write(g_bin_buf, g_bin_len);
+        g_bin_len = 0;
+        return;
+    }
+    pending_finish();
+    uint8_t *full = g_bin_buf;
+    g_bin_buf = g_pend_buf;
+    g_pend_buf = full;
+    g_pend_len = g_bin_len;
+    g_bin_len = 0;
+    ct_wbuf_init(&g_zw, g_zbuf, CT_WRITER_FILE_BUFFER);
+    if (ct_zstd_begin(&g_zw, &g_zjob, g_pend_buf, g_pend_len, g_zctx) == CT_TRACE_OK) {
+        g_pend_on = 1;
+    } else {
+        bin_write(g_pend_buf, g_pend_len);
+        g_pend_len = 0;
+    }
+}
+
+/* Everything written so far is in the file. */
+static void bin_sync(void)
+{
+    bin_flush();
+    pending_finish();
+}
+
+/* Events go to the file in EVENTS blocks (docs/trace-format.md): a run of
+ * one thread's events, each a few bytes when it has no values. */
+static uint8_t *g_blk_buf;
+static ct_wbuf g_blk;
+static ct_events_mark g_blk_mark;
+
+static void bin_put_raw(const uint8_t *p, size_t n);
+
+static void block_flush(void)
+{
+    if (!g_blk_mark.open)
+        return;
+    if (ct_events_end(&g_blk, &g_blk_mark) == CT_TRACE_OK)
+        bin_put_raw(g_blk.p, g_blk.len);
+    ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
+}
+
+/* One event record from a ring (len: its size with padding) into the block. */
+static void block_event(const uint8_t *p, size_t len)
+{
+    if (g_bin_fd < 0)
+        return;
+    uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8, plen;
+    uint64_t time, tid, key;
+    memcpy(&plen, p + 4, 4);
+    memcpy(&time, p + 8, 8);
+    memcpy(&tid, p + 16, 8);
+    memcpy(&key, p + 24, 8);
+    const uint8_t *values = p + CT_EVENT_BASE_BYTES;
+    size_t values_len = 8 + (size_t)plen - CT_EVENT_BASE_BYTES;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (g_blk_mark.open && g_blk_mark.tid != tid)
+            block_flush();
+        if (!g_blk_mark.open && ct_events_begin(&g_blk, tid, time, key, &g_blk_mark) != CT_TRACE_OK)
+            break;
+        if (ct_events_add(&g_blk, &g_blk_mark, (ct_rec_type)p[0], time, key, nvalues, values,
+                          values_len) == CT_TRACE_OK)
+            return;
+        block_flush();
+    }
+    /* Larger than a block: the event record as it is. */
+    bin_put_raw(p, len);
+}
+
+static void bin_put(const uint8_t *p, size_t n)
+{
+    block_flush();
+    bin_put_raw(p, n);
+}
+
+static void bin_put_raw(const uint8_t *p, size_t n)
+{
+    if (g_bin_fd < 0)
+        return;
+    if (n > CT_WRITER_FILE_BUFFER - g_bin_len)
+        bin_flush();
+    if (n > CT_WRITER_FILE_BUFFER) {
+        /* A record larger than the buffer goes straight out, after what
+         * came before it. */
+        pending_finish();
+        ct_wbuf zw;
+        ct_wbuf_init(&zw, g_zbuf, CT_WRITER_FILE_BUFFER);
+        if (g_zctx && ct_write_zstd(&zw, p, n, g_zctx) == CT_TRACE_OK)
+            bin_write(g_zbuf, zw.len);
+        else
+            bin_write(p, n);
+        return;
+    }
+    memcpy(g_bin_buf + g_bin_len, p, n);
+    g_bin_len += n;
+}
+
+static void text_line(const char *text, size_t len)
+{
+    ct_out_write(text, len);
+}
+
+static void text_sink(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    ct_out_write(text, len);
+}
+
+static ct_rarena arena_for(size_t len)
+{
+    size_t want = len * 4 > DECODE_ARENA_MIN ? len * 4 : DECODE_ARENA_MIN;
+    if (want > g_arena_cap) {
+        uint8_t *m = realloc(g_arena_mem, want);
+        if (m) {
+            g_arena_mem = m;
+            g_arena_cap = want;
+        }
+    }
+    return (ct_rarena){g_arena_mem, g_arena_cap, 0};
+}
+
+/* One record to both outputs. rec: its decoded form, when the caller has
+ * it. */
+static void output_now(const uint8_t *p, size_t len, const ct_rec *rec)
+{
+    bin_put(p, len);
+    if (!g_render)
+        return;
+    ct_rec mine;
+    if (!rec) {
+        ct_rarena a = arena_for(len);
+        ct_trace_status st;
+        if (ct_read_record(p, len, 0, &a, &mine, &st) <= 0)
+            return;
+        rec = &mine;
+    }
+    ct_render_record(g_render, rec);
+}
+
+/* The call filters (--depth, --min-time, --trigger, --after), or NULL. */
+static ct_filter *g_filter;
+
+/* An event the filter passes on (or every event without one). */
+static void output_event(const uint8_t *p, size_t len, const ct_rec *rec)
+{
+    block_event(p, len);
+    if (g_render)
+        ct_render_record(g_render, rec);
+}
+
+static void filter_emit(void *ctx, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
+{
+    (void)ctx;
+    if (ct_rec_is_event(rec->type))
+        output_event(raw, raw_len, rec);
+    else
+        output_now(raw, raw_len, g_render ? rec : NULL);
+}
+
+/* A record that is not an event. The filter sees the names of functions
+ * (triggers) and the END record (it lets out what it holds first). */
+static void output(const uint8_t *p, size_t len, const ct_rec *rec)
+{
+    ct_rec mine;
+    if (g_filter && (p[0] == CT_REC_FUNCTION || p[0] == CT_REC_END) && !rec) {
+        ct_rarena a = arena_for(len);
+        ct_trace_status st;
+        if (ct_read_record(p, len, 0, &a, &mine, &st) > 0)
+            rec = &mine;
+    }
+    if (g_filter && rec && (rec->type == CT_REC_FUNCTION || rec->type == CT_REC_END))
+        ct_filter_record(g_filter, rec, p, len);
+    else
+        output_now(p, len, rec);
+}
+
+/* -------------------------------------------------- FUNCTION records */
+
+static void enqueue(fnq_node *n)
+{
+    pthread_mutex_lock(&g_fnq_lock);
+    if (g_fnq_tail)
+        g_fnq_tail->next = n;
+    else
+        g_fnq_head = n;
+    g_fnq_tail = n;
+    pthread_mutex_unlock(&g_fnq_lock);
+}
+
+/* A FUNCTION or THREAD record for the writer: queued (naive mode: written
+ * now). Takes node. */
+static void submit(fnq_node *node)
+{
+    if (g_cfg.naive) {
+        pthread_mutex_lock(&g_naive_lock);
+        if (!atomic_load(&g_done))
+            output(node->rec, node->len, NULL);
+        pthread_mutex_unlock(&g_naive_lock);
+        free(node);
+        return;
+    }
+    enqueue(node);
+}
+
+void ct_writer_define(const ct_mapped_fn *f)
+{
+    if (!atomic_load(&g_started) || atomic_load(&g_stopping))
+        return;
+    uint32_t n = f->values ? f->nargs : 0;
+    ct_fn_param *params = calloc(n ? n : 1, sizeof *params);
+    if (!params)
+        return;
+    uint32_t flags = 0;
+    if (!f->values)
+        flags |= CT_FN_NO_VALUES;
+    if (n && ct_fn_has_this(f))
+        flags |= CT_FN_HAS_THIS;
+    for (uint32_t i = 0; i < n; i++)
+        params[i] = (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};
+    ct_fn_param ret = {f->ret_label ? f->ret_label : "", 0, NULL};
+    if (f->values && f->has_ret)
+        ret.plan = ct_arg_plan(f, f->nargs);
+    fnq_node *node = NULL;
+    for (size_t cap = FUNCTION_RECORD_FIRST; cap <= (size_t)CT_MAX_RECORD * 4; cap *= 4) {
+        node = malloc(sizeof *node + cap);
+        if (!node)
+            break;
+        ct_wbuf w;
+        ct_wbuf_init(&w, node->rec, cap);
+        if (ct_write_function_outs(&w, (uint64_t)(uintptr_t)f, f->display, "", flags, n, params,
+                                   ret.plan ? &ret : NULL,
+                                   f->values ? f->out_mask : 0) == CT_TRACE_OK) {
+            node->next = NULL;
+            node->len = w.len;
+            break;
+        }
+        free(node);
+        node = NULL;
+    }
+    free(params);
+    if (!node)
+        return; /* the function's events will show it as "?" */
+    submit(node);
+}
+
+/* Every JIT compilation: how many, how long (the JIT record before END). */
+static _Atomic uint64_t g_jit_count, g_jit_ns;
+
+void ct_writer_jit(uint64_t key, uint64_t ns, uint64_t tid)
+{
+    atomic_fetch_add_explicit(&g_jit_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_jit_ns, ns, memory_order_relaxed);
+    if (!key || !atomic_load(&g_started) || atomic_load(&g_stopping))
+        return;
+    fnq_node *node = malloc(sizeof *node + SMALL_RECORD_BYTES);
+    if (!node)
+        return;
+    ct_wbuf w;
+    ct_wbuf_init(&w, node->rec, SMALL_RECORD_BYTES);
+    if (ct_write_jit(&w, key, 1, ns, tid) != CT_TRACE_OK) {
+        free(node);
+        return;
+    }
+    node->next = NULL;
+    node->len = w.len;
+    submit(node);
+}
+
+void ct_writer_thread(uint64_t tid, const char *name)
+{
+    if (!atomic_load(&g_started) || atomic_load(&g_stopping))
+        return;
+    size_t cap = strlen(name) + 64;
+    fnq_node *node = malloc(sizeof *node + cap);
+    if (!node)
+        return;
+    ct_wbuf w;
+    ct_wbuf_init(&w, node->rec, cap);
+    if (ct_write_thread(&w, tid, name) != CT_TRACE_OK) {
+        free(node);
+        return;
+    }
+    node->next = NULL;
+    node->len = w.len;
+    submit(node);
+}
+
+/* A HELD record for the time the tracer held b's thread since the last one
+ * (written when the thread's buffer is released, and at the end). */
+static void report_held(ct_tbuf *b)
+{
+    /* The tracer's own: JIT compilation is the runtime's (JIT records). */
+    uint64_t held = ct_ring_held(&b->ring) -
+                    atomic_load_explicit(&b->ring.jit, memory_order_relaxed);
+    if (held == b->held_reported)
+        return;
+    uint8_t buf[SMALL_RECORD_BYTES];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    if (ct_write_held(&w, b->tid, held - b->held_reported) == CT_TRACE_OK)
+        output(buf, w.len, NULL);
+    b->held_reported = held;
+}
+
+static size_t drain_functions(void)
+{
+    pthread_mutex_lock(&g_fnq_lock);
+    fnq_node *n = g_fnq_head;
+    g_fnq_head = g_fnq_tail = NULL;
+    pthread_mutex_unlock(&g_fnq_lock);
+    size_t count = 0;
+    while (n) {
+        fnq_node *next = n->next;
+        output(n->rec, n->len, NULL);
+        free(n);
+        n = next;
+        count++;
+    }
+    return count;
+}
+
+/* ------------------------------------------------------------ events */
+
+/* The plan of a class's content, for the walk of a value (the profiler's
+ * cache: a class the hooks met). */
+/* g_seen_classes: a class whose CLASS record was written maps to the plan
+ * of its content, or to k_no_content when it had none then. */
+static const char k_no_content;
+
+static const ct_plan *known_content(void *ctx, uint64_t cls)
+{
+    (void)ctx;
+    /* on_class has met the class first: its map entry, without a lock. */
+    const void *seen = ct_map_get(&g_seen_classes, (ct_key){cls, 0});
+    if (seen && seen != &k_no_content)
+        return seen;
+    return ct_plan_content_known((ClassID)cls);
+}
+
+/* A class a value names: its CLASS record (with the plan of its content)
+ * once, before the event; again when its content plan came later (a
+ * dictionary first met empty). The profiler's plans (a lock) are asked only
+ * until a plan is known. */
+static void on_class(void *ctx, uint64_t cls)
+{
+    (void)ctx;
+    ct_key key = {cls, 0};
+    void *seen = ct_map_get(&g_seen_classes, key);
+    if (seen && seen != &k_no_content)
+        return;
+    const ct_plan *content = ct_plan_content_known((ClassID)cls);
+    if (seen && !content)
+        return;
+    ct_map_put(&g_seen_classes, key, content ? (void *)content : (void *)&k_no_content);
+    if (!g_runtime_alive)
+        return;
+    char name[CT_WRITER_CLASS_NAME_MAX];
+    if (ct_classid_name((ClassID)cls, CT_NAME_FULL, name, sizeof name) != 0)
+        return;
+    uint8_t small[CT_WRITER_CLASS_NAME_MAX + 32];
+    uint8_t *buf = small;
+    size_t cap = sizeof small;
+    if (content) {
+        cap = CT_WRITER_CLASS_RECORD_MAX;
+        buf = malloc(cap);
+        if (!buf)
+            return;
+    }
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, cap);
+    if (ct_write_class_content(&w, cls, name, content) == CT_TRACE_OK)
+        output(buf, w.len, NULL);
+    if (buf != small)
+        free(buf);
+}
+
+/* One event record (len: its size with padding): CLASS records for new
+ * classes first, then the event. Without a text log, an event without
+ * values is only copied. */
+static void process_event(const uint8_t *p, size_t len)
+{
+    g_events++;
+    if (len < CT_EVENT_BASE_BYTES)
+        return;
+    /* The producer's mark (writer.h), taken off before the record is read:
+     * the record is the writer's until the ring releases it (or, in naive
+     * mode, the hook's own buffer). */
+    int new_classes = p[1] == CT_EVENT_NEW_CLASSES || p[0] == CT_REC_UNWIND;
+    if (p[1])
+        ((uint8_t *)(uintptr_t)p)[1] = 0;
+    uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8;
+    int valued = nvalues && (p[0] == CT_REC_ENTER || p[0] == CT_REC_LEAVE ||
+                             p[0] == CT_REC_UNWIND);
+    if (!valued && !g_render && !g_filter) {
+        block_event(p, len);
+        return;
+    }
+    ct_rec rec;
+    if (g_render) {
+        ct_trace_status st;
+        ct_rarena none = {NULL, 0, 0};
+        if (ct_read_record(p, len, 0, &none, &rec, &st) <= 0)
+            return;
+    } else {
+        /* Enough of the record for ct_next_value (our own bytes); no
+         * memset of the whole record: this runs for every event. */
+        rec.type = (ct_rec_type)p[0];
+        rec.nvalues = nvalues;
+        rec.values = p + CT_EVENT_BASE_BYTES;
+        rec.values_len = len - CT_EVENT_BASE_BYTES;
+        rec.key = rd64(p + 24);
+        rec.time_ns = rd64(p + 8);
+        rec.tid = rd64(p + 16);
+    }
+    if (valued && new_classes) {
+        static const ct_classes classes = {NULL, known_content, NULL};
+        const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)rec.key;
+        size_t pos = 0;
+        const uint8_t *v;
+        uint32_t vl;
+        ct_value_status vs;
+        for (uint32_t i = 0; ct_next_value(&rec, &pos, &v, &vl, &vs) == 1; i++) {
+            if (vs != CT_VALUE_PLAN)
+                continue;
+            const ct_plan *plan = rec.type == CT_REC_UNWIND ? ct_unwind_plan(i)
+                                  : rec.type == CT_REC_LEAVE ? ct_leave_plan(f, i)
+                                  : i < f->nargs         ? ct_arg_plan(f, i)
+                                                         : NULL;
+            if (!plan)
+                break;
+            ct_value_classes(plan, v, vl, &classes, on_class, NULL);
+        }
+    }
+    if (g_filter)
+        ct_filter_record(g_filter, &rec, p, len);
+    else
+        output_event(p, len, &rec);
+}
+
+void ct_writer_naive_event(const uint8_t *rec, size_t len)
+{
+    pthread_mutex_lock(&g_naive_lock);
+    if (!atomic_load(&g_done))
+        process_event(rec, len);
+    pthread_mutex_unlock(&g_naive_lock);
+}
+
+/* ------------------------------------------------------- the rounds */
+
+typedef struct cursor {
+    ct_tbuf *b;
+    uint64_t pos, end;
+    uint64_t time;
+    int orphaned;
+} cursor;
+
+static cursor *g_cur;
+static size_t g_cur_cap;
+static size_t *g_heap;
+
+/* Skips filler records; loads the time of the record at the cursor.
+ * Returns 0 when the cursor is at its end. */
+static int peek(cursor *c)
+{
+    uint64_t size;
+    const uint8_t *p = ct_ring_peek(&c->b->ring, &c->pos, c->end, &size);
+    if (p) {
+        c->time = rd64(p + 8);
+        return 1;
+    }
+    ct_ring_release(&c->b->ring, c->pos);
+    return 0;
+}
+
+/* Handles the cursor's records up to its end, or (bounded) while their
+ * time is at most `limit`: a run from one thread between two events of the
+ * others. Frees the ring as it goes. */
+static size_t drain(cursor *c, int bounded, uint64_t limit)
+{
+    ct_ring *r = &c->b->ring;
+    size_t n = 0;
+    uint64_t stored = c->pos, size;
+    const uint8_t *p;
+    while ((p = ct_ring_peek(r, &c->pos, c->end, &size))) {
+        if (bounded && rd64(p + 8) > limit)
+            break;
+        process_event(p, (size_t)size);
+        n++;
+        c->pos += size;
+        if (c->pos - stored >= CT_WRITER_TAIL_STEP) {
+            ct_ring_release(r, c->pos);
+            stored = c->pos;
+        }
+    }
+    ct_ring_release(r, c->pos);
+    return n;
+}
+
+static int earlier(const cursor *a, size_t ia, const cursor *b, size_t ib)
+{
+    return a->time != b->time ? a->time < b->time : ia < ib;
+}
+
+static void heap_push(size_t *heap, size_t *n, size_t i)
+{
+    size_t k = (*n)++;
+    heap[k] = i;
+    while (k > 0) {
+        size_t parent = (k - 1) / 2;
+        if (!earlier(&g_cur[heap[k]], heap[k], &g_cur[heap[parent]], heap[parent]))
+            break;
+        size_t t = heap[k];
+        heap[k] = heap[parent];
+        heap[parent] = t;
+        k = parent;
+    }
+}
+
+static size_t heap_pop(size_t *heap, size_t *n)
+{
+    size_t top = heap[0];
+    heap[0] = heap[--*n];
+    size_t k = 0;
+    for (;;) {
+        size_t l = 2 * k + 1, r = l + 1, m = k;
+        if (l < *n && earlier(&g_cur[heap[l]], heap[l], &g_cur[heap[m]], heap[m]))
+            m = l;
+        if (r < *n && earlier(&g_cur[heap[r]], heap[r], &g_cur[heap[m]], heap[m]))
+            m = r;
+        if (m == k)
+            break;
+        size_t t = heap[k];
+        heap[k] = heap[m];
+        heap[m] = t;
+        k = m;
+    }
+    return top;
+}
+
+/* One round: what every buffer holds now, merged by time. Returns the
+ * records handled. */
+static size_t round_once(void)
+{
+    size_t n = 0;
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next) {
+        int st = atomic_load_explicit(&b->state, memory_order_acquire);
+        if (st != CT_TBUF_IN_USE && st != CT_TBUF_ORPHANED)
+            continue;
+        if (n == g_cur_cap) {
+            size_t cap = g_cur_cap ? 2 * g_cur_cap : 64;
+            cursor *c = realloc(g_cur, cap * sizeof *c);
+            if (c)
+                g_cur = c;
+            size_t *h = c ? realloc(g_heap, cap * sizeof *h) : NULL;
+            if (h)
+                g_heap = h;
+            if (!c || !h)
+                break;
+            g_cur_cap = cap;
+        }
+        cursor *c = &g_cur[n++];
+        c->b = b;
+        c->orphaned = st == CT_TBUF_ORPHANED;
+        c->end = ct_ring_head(&b->ring);
+        c->pos = ct_ring_tail(&b->ring);
+    }
+    /* After the snapshot: every function an event names was queued before
+     * the event was published. */
+    size_t handled = drain_functions();
+    size_t nheap = 0;
+    for (size_t i = 0; i < n; i++) {
+        cursor *c = &g_cur[i];
+        ct_tbuf *b = c->b;
+        uint64_t dropped = atomic_load_explicit(&b->dropped, memory_order_relaxed);
+        if (dropped != b->dropped_reported) {
+            uint8_t buf[SMALL_RECORD_BYTES];
+            ct_wbuf w;
+            ct_wbuf_init(&w, buf, sizeof buf);
+            if (ct_write_dropped(&w, b->tid, dropped - b->dropped_reported) == CT_TRACE_OK)
+                output(buf, w.len, NULL);
+            b->dropped_reported = dropped;
+            handled++;
+        }
+        if (peek(c))
+            heap_push(g_heap, &nheap, i);
+    }
+    if (nheap == 1) {
+        handled += drain(&g_cur[g_heap[0]], 0, 0);
+        nheap = 0;
+    }
+    while (nheap) {
+        size_t i = heap_pop(g_heap, &nheap);
+        cursor *c = &g_cur[i];
+        /* This thread's events up to the next event of another thread. */
+        handled += nheap ? drain(c, 1, g_cur[g_heap[0]].time) : drain(c, 0, 0);
+        if (peek(c))
+            heap_push(g_heap, &nheap, i);
+    }
+    for (size_t i = 0; i < n; i++) {
+        cursor *c = &g_cur[i];
+        ct_ring_rearm(&c->b->ring);
+        if (c->orphaned && ct_ring_head(&c->b->ring) == c->pos &&
+            atomic_load_explicit(&c->b->dropped, memory_order_relaxed) ==
+                c->b->dropped_reported) {
+            report_held(c->b);
+            ct_tbuf_release(c->b);
+        }
+    }
+    return handled;
+}
+
+/* ------------------------------------------------------- the thread */
+
+void ct_writer_kick(void)
+{
+    if (!atomic_load_explicit(&g_have_thread, memory_order_relaxed))
+        return;
+    if (atomic_exchange_explicit(&g_kick, 1, memory_order_relaxed) == 0)
+        syscall(SYS_futex, &g_kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+int ct_writer_stopped(void)
+{
+    return atomic_load_explicit(&g_done, memory_order_acquire) ||
+           atomic_load_explicit(&g_lost, memory_order_relaxed);
+}
+
+/* After a write failed: with no output left, tracing ends here (the
+ * failure was reported on stderr, once per output); the program runs on
+ * untraced and no hook waits for room any more. */
+static void check_outputs(void)
+{
+    if (atomic_load_explicit(&g_lost, memory_order_relaxed))
+        return;
+    int text_ok = g_render && ct_out_ok();
+    if (text_ok || g_bin_fd >= 0)
+        return;
+    atomic_store_explicit(&g_lost, 1, memory_order_release);
+    if (g_cfg.stop_engine)
+        g_cfg.stop_engine();
+}
+
+static void finish(void)
+{
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
+        if (atomic_load_explicit(&b->state, memory_order_acquire) != CT_TBUF_FREE)
+            report_held(b);
+    drain_functions(); /* the last JIT records */
+    uint8_t buf[SMALL_RECORD_BYTES];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    uint64_t jits = atomic_load_explicit(&g_jit_count, memory_order_relaxed);
+    if (jits && ct_write_jit(&w, 0, jits, atomic_load_explicit(&g_jit_ns, memory_order_relaxed), 0) ==
+                    CT_TRACE_OK)
+        output(buf, w.len, NULL);
+    ct_wbuf_init(&w, buf, sizeof buf);
+    if (ct_write_end_unrewritten(&w, ct_now_ns(), g_events, g_mapped, g_traced,
+                                 atomic_load(&g_unrewritten)) == CT_TRACE_OK)
+        output(buf, w.len, NULL);
+    if (g_render) {
+        ct_render_finish(g_render);
+        if (g_cfg.children_index)
+            ct_outputs_children(g_cfg.children_index, text_line);
+    }
+    bin_sync();
+    ct_out_flush();
+    atomic_store_explicit(&g_done, 1, memory_order_release);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    long idle = CT_WRITER_IDLE_NS;
+    uint64_t last_flush = ct_mono_raw_ns();
+    for (;;) {
+        int stopping = atomic_load_explicit(&g_stopping, memory_order_acquire);
+        size_t n = round_once();
+        if (n)
+            atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
+        pending_step(CT_WRITER_ZSTD_PIECE);
+        /* What is written reaches the file at least every CT_WRITER_FLUSH_NS,
+         * whole records only: a process killed (SIGKILL, the OOM killer, a
+         * crash) leaves a trace that ends at most that long before it. */
+        uint64_t now = ct_mono_raw_ns();
+        if (now - last_flush >= CT_WRITER_FLUSH_NS) {
+            bin_flush();
+            ct_out_flush();
+            last_flush = now;
+        }
+        check_outputs();
+        if (stopping) {
+            /* Events committed while this round ran are taken by the next;
+             * stop after a round that found nothing. */
+            if (n == 0)
+                break;
+            continue;
+        }
+        if (n || g_pend_on) {
+            idle = CT_WRITER_IDLE_NS;
+            continue;
+        }
+        if (atomic_exchange_explicit(&g_kick, 0, memory_order_relaxed))
+            continue;
+        struct timespec ts = {0, idle};
+        syscall(SYS_futex, &g_kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        atomic_store_explicit(&g_kick, 0, memory_order_relaxed);
+        if (idle < CT_WRITER_IDLE_MAX_NS)
+            idle *= 2;
+    }
+    finish();
+    syscall(SYS_futex, &g_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+    return NULL;
+}
+
+int ct_writer_start(const ct_writer_config *c)
+{
+    g_cfg = *c;
+    g_bin_fd = c->binary_fd;
+    if (g_bin_fd >= 0 && (!(g_bin_buf = malloc(CT_WRITER_FILE_BUFFER)) ||
+                          !(g_blk_buf = malloc(CT_WRITER_BLOCK_BYTES))))
+        return -1;
+    ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
+    if (c->calls_filter && ct_filter_opts_active(c->calls_filter) &&
+        !(g_filter = ct_filter_new(c->calls_filter, filter_emit, NULL)))
+        return -1;
+    if (c->text) {
+        ct_render_opts o = { .lines = 1, .summary = c->summary };
+        if (!(g_render = ct_render_new(&o, text_sink, NULL)))
+            return -1;
+    }
+    ct_trace_header h = {
+        .major = CT_TRACE_VERSION_MAJOR, .minor = CT_TRACE_VERSION_MINOR,
+        .pid = c->pid, .ppid = c->ppid, .start_unix_ns = c->start_unix_ns,
+        .cmdline = c->cmdline, .cmdline_len = (uint32_t)strlen(c->cmdline),
+        .filter = c->filter, .filter_len = (uint32_t)strlen(c->filter),
+        .settings = c->settings, .settings_len = (uint32_t)strlen(c->settings),
+    };
+    if (g_render)
+        ct_render_header(g_render, &h);
+    if (g_bin_fd >= 0) {
+        uint8_t hdr[HEADER_BYTES_MAX];
+        ct_wbuf w;
+        ct_wbuf_init(&w, hdr, sizeof hdr);
+        if (ct_write_header(&w, c->pid, c->ppid, c->start_unix_ns, c->cmdline, c->filter, c->settings) !=
+            CT_TRACE_OK)
+            return -1;
+        bin_put(hdr, w.len);
+        bin_flush();
+        /* Without memory for compression, the trace is written as it is. */
+        if (c->compress && (g_zbuf = malloc(CT_WRITER_FILE_BUFFER)) &&
+            (!(g_pend_buf = malloc(CT_WRITER_FILE_BUFFER)) || !(g_zctx = ZSTD_createCCtx()))) {
+            free(g_zbuf);
+            free(g_pend_buf);
+            g_zbuf = g_pend_buf = NULL;
+        }
+    }
+    if (!c->naive) {
+        /* The writer takes no signals: they belong to the program. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int rc = pthread_create(&g_thread, NULL, writer_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc != 0)
+            return -1;
+        pthread_setname_np(g_thread, "clrtrace-writer");
+        atomic_store(&g_have_thread, 1);
+    }
+    atomic_store(&g_started, 1);
+    return 0;
+}
+
+/* Waits for the writer to finish: as long as it makes progress, and at most
+ * CT_WRITER_STALL_NS without any. Only system calls that are
+ * async-signal-safe (futex, clock_gettime): a signal handler waits here
+ * too. Returns 1 when the writer finished. */
+static int wait_done(void)
+{
+    uint64_t seen = atomic_load(&g_progress), since = ct_mono_raw_ns();
+    while (!atomic_load_explicit(&g_done, memory_order_acquire)) {
+        struct timespec ts = {0, CT_WRITER_STOP_POLL_NS};
+        syscall(SYS_futex, &g_done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        uint64_t p = atomic_load(&g_progress), now = ct_mono_raw_ns();
+        if (p != seen) {
+            seen = p;
+            since = now;
+        } else if (now - since > CT_WRITER_STALL_NS) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int begin_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
+{
+    if (!atomic_load(&g_started) || atomic_exchange(&g_stop_called, 1))
+        return 0;
+    /* Read by the writer after it sees g_stopping (release/acquire). */
+    g_mapped = mapped;
+    g_traced = traced;
+    g_runtime_alive = runtime_alive;
+    atomic_store_explicit(&g_stopping, 1, memory_order_release);
+    ct_writer_kick();
+    return 1;
+}
+
+void ct_writer_count_unrewritten(void)
+{
+    atomic_fetch_add(&g_unrewritten, 1);
+}
+
+void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
+{
+    if (g_cfg.naive) {
+        if (!atomic_load(&g_started) || atomic_exchange(&g_stop_called, 1))
+            return;
+        pthread_mutex_lock(&g_naive_lock);
+        atomic_store(&g_stopping, 1);
+        g_mapped = mapped;
+        g_traced = traced;
+        g_runtime_alive = runtime_alive;
+        finish();
+        pthread_mutex_unlock(&g_naive_lock);
+        return;
+    }
+    if (!begin_stop(mapped, traced, runtime_alive))
+        return;
+    if (wait_done())
+        pthread_join(g_thread, NULL);
+    else
+        fprintf(stderr, "clrtrace: the trace writer made no progress for %llu s; the end of the "
+                        "trace may be missing\n",
+                (unsigned long long)(CT_WRITER_STALL_NS / 1000000000u));
+}
+
+int ct_writer_reset(void)
+{
+    if (!atomic_load(&g_started))
+        return 0;
+    /* Only after a stop that ended the writer thread: nothing runs here. */
+    if (!atomic_load(&g_done) || g_cfg.naive)
+        return -1;
+    drain_functions(); /* queued after the end: not this trace's */
+    if (g_render)
+        ct_render_free(g_render);
+    g_render = NULL;
+    if (g_filter)
+        ct_filter_free(g_filter);
+    g_filter = NULL;
+    free(g_bin_buf);
+    free(g_blk_buf);
+    free(g_zbuf);
+    free(g_pend_buf);
+    g_bin_buf = g_blk_buf = g_zbuf = g_pend_buf = NULL;
+    g_pend_on = 0;
+    g_pend_len = 0;
+    if (g_zctx)
+        ZSTD_freeCCtx(g_zctx);
+    g_zctx = NULL;
+    g_bin_fd = -1;
+    g_bin_len = 0;
+    ct_map_clear(&g_seen_classes);
+    memset(&g_blk_mark, 0, sizeof g_blk_mark);
+    g_events = g_mapped = g_traced = 0;
+    g_runtime_alive = 1;
+    atomic_store(&g_unrewritten, 0);
+    atomic_store(&g_jit_count, 0);
+    atomic_store(&g_jit_ns, 0);
+    atomic_store(&g_lost, 0);
+    atomic_store(&g_kick, 0);
+    atomic_store(&g_have_thread, 0);
+    atomic_store(&g_stopping, 0);
+    atomic_store(&g_stop_called, 0);
+    atomic_store(&g_done, 0);
+    atomic_store(&g_started, 0);
+    /* Each thread's held time is counted from here. */
+    for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
+        b->held_reported = ct_ring_held(&b->ring) -
+                           atomic_load_explicit(&b->ring.jit, memory_order_relaxed);
+    return 0;
+}
+
+void ct_writer_stop_from_signal(uint64_t mapped, uint64_t traced)
+{
+    /* The naive mode writes under a lock: nothing to do safely here. */
+    if (g_cfg.naive || !begin_stop(mapped, traced, 1))
+        return;
+    if (!wait_done()) {
+        static const char msg[] = "clrtrace: the trace writer made no progress; the end of the "
+                                  "trace may be missing\n";
+        (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    }
+}
+

@@ -1,0 +1,898 @@
+/* The IL-probe engine: see ilprobe.h. */
+#include "ilprobe.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clril/clril.h"
+#include "clrsig/clrsig.h"
+#include "agent/model/classnames.h"
+#include "agent/core/clock.h"
+#include "agent/engines/elt/hooks.h"
+#include "agent/model/map.h"
+#include "agent/model/modules.h"
+#include "agent/model/registry.h"
+#include "agent/runtime/state.h"
+#include "agent/core/writer.h"
+
+/* CorOpenFlags ofWrite (cor.h): GetModuleMetaData for IMetaDataEmit. */
+#define OF_READ_WRITE 0x1u
+/* The resolution scope of a module's own definitions (mdtModule, row 1). */
+#define MODULE_SCOPE 0x00000001u
+/* Slack in each of a rewrite's arenas (alignment, small bodies). */
+#define IL_ARENA_MIN (64u * 1024)
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_map g_modules;  /* {module, 0} -> its probe_sigs */
+static ct_map g_done;     /* {module, method token} -> REWRITING, REWRITTEN (or tried) */
+#define REWRITING ((uintptr_t)1)
+#define REWRITTEN ((uintptr_t)2)
+/* Longest wait for another thread's rewrite of the same method (its
+ * instantiations compiled at once). */
+#define IL_REWRITE_WAIT_NS (2000u * 1000 * 1000)
+/* {module, method token} -> 1: an untraced method whose ReadyToRun code has
+ * a traced method inlined (its precompiled code is refused too). */
+static ct_map g_inliners;
+static atomic_int g_any_inliners; /* g_inliners is not empty */
+static atomic_ulong g_compiled;
+
+unsigned long ct_il_compiled(void)
+{
+    return atomic_load(&g_compiled);
+}
+
+/* The traced function's record, or NULL when id is not traced. */
+static ct_mapped_fn *traced(FunctionID id)
+{
+    BOOL hook = 0;
+    UINT_PTR cid = ct_function_mapper(id, NULL, &hook);
+    ct_mapped_fn *f = cid != id ? (ct_mapped_fn *)cid : NULL;
+    /* Watched (the unhandled-exception path, hooks.h): its entry probe
+     * tells the tracer to write what it has before the runtime aborts. */
+    return f && (f->hooked || f->watched) ? f : NULL;
+}
+
+int ct_il_use_precompiled(FunctionID id)
+{
+    if (traced(id))
+        return 0;
+    if (!atomic_load_explicit(&g_any_inliners, memory_order_acquire))
+        return 1;
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    if (FAILED(g_ct.info->lpVtbl->GetFunctionInfo(g_ct.info, id, &cls, &mod, &tok)))
+        return 1;
+    ct_key key = {mod, tok};
+    pthread_mutex_lock(&g_lock);
+    int inliner = ct_map_get(&g_inliners, key) != NULL;
+    pthread_mutex_unlock(&g_lock);
+    return !inliner;
+}
+
+/* The methods of module mod whose ReadyToRun code has method tok (traced)
+ * inlined, into g_inliners. */
+static void note_inliners(ModuleID mod, mdMethodDef tok)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ICorProfilerMethodEnum *e = NULL;
+    BOOL incomplete = 0;
+    if (FAILED(info->lpVtbl->EnumNgenModuleMethodsInliningThisMethod(info, mod, mod, tok,
+                                                                     &incomplete, &e)) ||
+        !e)
+        return;
+    COR_PRF_METHOD batch[64];
+    ULONG n = 0;
+    while (SUCCEEDED(e->lpVtbl->Next(e, 64, batch, &n)) && n) {
+        pthread_mutex_lock(&g_lock);
+        for (ULONG i = 0; i < n; i++) {
+            ct_key key = {batch[i].moduleId, batch[i].methodId};
+            if (!ct_map_get(&g_inliners, key) && ct_map_put(&g_inliners, key, (void *)1) == 0)
+                atomic_store_explicit(&g_any_inliners, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&g_lock);
+        if (n < 64)
+            break;
+    }
+    e->lpVtbl->Release(e);
+}
+
+/* Calls fn(ctx, m, tok) for every method tok of module m that the filter
+ * traces. */
+static void each_traced_method(const ct_module *m,
+                               void (*fn)(void *ctx, const ct_module *m, mdMethodDef tok),
+                               void *ctx)
+{
+    IMetaDataImport *mdi = m->mdi;
+    HCORENUM te = NULL;
+    mdTypeDef tds[64];
+    ULONG nt = 0;
+    while (SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
+        for (ULONG i = 0; i < nt; i++) {
+            HCORENUM me = NULL;
+            mdMethodDef toks[64];
+            ULONG nm = 0;
+            while (SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
+                for (ULONG k = 0; k < nm; k++)
+                    if (ct_registry_traces(m, toks[k]))
+                        fn(ctx, m, toks[k]);
+            if (me)
+                mdi->lpVtbl->CloseEnum(mdi, me);
+        }
+    }
+    if (te)
+        mdi->lpVtbl->CloseEnum(mdi, te);
+}
+
+static void inliners_of(void *ctx, const ct_module *m, mdMethodDef tok)
+{
+    (void)ctx;
+    note_inliners(m->id, tok);
+}
+
+void ct_il_module_loaded(ModuleID mod)
+{
+    if (g_ct.info_version < 6)
+        return;
+    const ct_module *m = ct_module_get(mod);
+    if (m && m->mdi && ct_registry_module_may_trace(m))
+        each_traced_method(m, inliners_of, NULL);
+}
+
+int ct_il_may_inline(FunctionID callee)
+{
+    return traced(callee) == NULL;
+}
+
+/* The resolution scope for a TypeRef to a CoreLib type in module m: the
+ * scope of its TypeRef to System.Object (System.Runtime's or CoreLib's
+ * AssemblyRef, as the compiler wrote it), or the module itself in CoreLib.
+ * 0 when there is none. */
+static mdToken corelib_scope(const ct_module *m)
+{
+    if (m->corelib)
+        return MODULE_SCOPE;
+    if (!m->mdi)
+        return 0;
+    IMetaDataImport *mdi = m->mdi;
+    HCORENUM e = NULL;
+    mdTypeRef refs[64];
+    ULONG n = 0;
+    mdToken scope = 0;
+    while (!scope && SUCCEEDED(mdi->lpVtbl->EnumTypeRefs(mdi, &e, refs, 64, &n)) && n) {
+        for (ULONG i = 0; i < n && !scope; i++) {
+            WCHAR w[64];
+            ULONG len = 0;
+            mdToken s = 0;
+            static const char want[] = "System.Object";
+            if (FAILED(mdi->lpVtbl->GetTypeRefProps(mdi, refs[i], &s, w, 64, &len)) ||
+                len != sizeof want)
+                continue;
+            int same = 1;
+            for (ULONG k = 0; k + 1 < len && same; k++)
+                same = w[k] == (WCHAR)want[k];
+            /* An AssemblyRef scope (table 0x23), not a nested type's. */
+            if (same && (s >> 24) == 0x23)
+                scope = s;
+        }
+    }
+    if (e)
+        mdi->lpVtbl->CloseEnum(mdi, e);
+    return scope;
+}
+
+/* What the probes need in a module's metadata (0: none). */
+typedef struct probe_sigs {
+    mdToken one;      /* StandAloneSig: void (native int) */
+    mdToken two;      /* StandAloneSig: void (native int, native int) */
+    mdToken tointptr; /* MemberRef: native int RuntimeTypeHandle::ToIntPtr(RuntimeTypeHandle) */
+} probe_sigs;
+
+/* The first runtime with RuntimeTypeHandle.ToIntPtr (.NET 7) has
+ * ICorProfilerInfo13. */
+#define INFO_WITH_TOINTPTR 13
+
+/* A calli signature with nparams native ints into blob[0..*len):
+ *   unmanaged (0x09), nparams, modopt(CallConvSuppressGCTransition) void,
+ *   native int...
+ * (ECMA-335 II.23.2.3; the runtime reads the calling convention from the
+ * return type's custom modifiers). */
+static int calli_sig(mdTypeRef suppress, uint32_t nparams, uint8_t *blob, size_t cap,
+                     uint32_t *len)
+{
+    uint32_t n = 0;
+    if (cap < 8 + nparams ||
+        clrsig_write_u((suppress & 0xFFFFFFu) << 2 | 1u, blob + 3, 5, &n) != CLRSIG_OK)
+        return -1;
+    blob[0] = 0x09;             /* IMAGE_CEE_CS_CALLCONV_UNMANAGED */
+    blob[1] = (uint8_t)nparams;
+    blob[2] = 0x20;             /* ELEMENT_TYPE_CMOD_OPT */
+    blob[3 + n] = 0x01;         /* void */
+    for (uint32_t i = 0; i < nparams; i++)
+        blob[4 + n + i] = 0x18; /* native int */
+    *len = 4 + n + nparams;
+    return 0;
+}
+
+/* The write side of module mod's metadata, or NULL. */
+static IMetaDataEmit *module_emit(ModuleID mod)
+{
+    IUnknown *unk = NULL;
+    ICorProfilerInfo *info = g_ct.info;
+    if (FAILED(info->lpVtbl->GetModuleMetaData(info, mod, OF_READ_WRITE, &IID_IMetaDataEmit,
+                                               &unk)))
+        return NULL;
+    return (IMetaDataEmit *)unk;
+}
+
+/* A WCHAR copy of ASCII name (at most 96 characters). */
+static void wide(const char *name, WCHAR *w)
+{
+    size_t i = 0;
+    for (; name[i] && i < 96; i++)
+        w[i] = (WCHAR)name[i];
+    w[i] = 0;
+}
+
+/* The MemberRef of RuntimeTypeHandle.ToIntPtr in a module (scope: its
+ * TypeRefs' to CoreLib types), or 0: static, one parameter,
+ *   native int (valuetype System.RuntimeTypeHandle)
+ * The probes of generic code get the type handles that name their
+ * instantiation with it (`ldtoken !0` pushes a RuntimeTypeHandle). */
+static mdToken tointptr_ref(IMetaDataEmit *emit, mdToken scope)
+{
+    WCHAR w[97];
+    mdTypeRef rth = 0;
+    mdToken mr = 0;
+    uint8_t blob[16];
+    uint32_t n = 0;
+    if (g_ct.info_version < INFO_WITH_TOINTPTR)
+        return 0;
+    wide("System.RuntimeTypeHandle", w);
+    if (FAILED(emit->lpVtbl->DefineTypeRefByName(emit, scope, w, &rth)) ||
+        clrsig_write_u((rth & 0xFFFFFFu) << 2 | 1u, blob + 4, sizeof blob - 4, &n) != CLRSIG_OK)
+        return 0;
+    blob[0] = 0x00; /* DEFAULT: static */
+    blob[1] = 1;    /* one parameter */
+    blob[2] = 0x18; /* native int */
+    blob[3] = 0x11; /* VALUETYPE */
+    wide("ToIntPtr", w);
+    if (FAILED(emit->lpVtbl->DefineMemberRef(emit, rth, w, blob, 4 + n, &mr)))
+        return 0;
+    return mr;
+}
+
+/* What the probes need in module mod, made once; {0, 0, 0} when the module
+ * cannot have it. */
+static probe_sigs probe_sig(ModuleID mod)
+{
+    ct_key key = {mod, 0};
+    pthread_mutex_lock(&g_lock);
+    const probe_sigs *known = ct_map_get(&g_modules, key);
+    pthread_mutex_unlock(&g_lock);
+    probe_sigs s = {0, 0, 0};
+    if (known)
+        return *known;
+    const ct_module *m = ct_module_get(mod);
+    mdToken scope = m ? corelib_scope(m) : 0;
+    IMetaDataEmit *emit = scope ? module_emit(mod) : NULL;
+    if (emit) {
+        WCHAR w[97];
+        wide("System.Runtime.CompilerServices.CallConvSuppressGCTransition", w);
+        mdTypeRef tr = 0;
+        uint8_t blob[16];
+        uint32_t n = 0;
+        if (SUCCEEDED(emit->lpVtbl->DefineTypeRefByName(emit, scope, w, &tr)) &&
+            calli_sig(tr, 1, blob, sizeof blob, &n) == 0 &&
+            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.one)) &&
+            calli_sig(tr, 2, blob, sizeof blob, &n) == 0 &&
+            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.two)) && s.one && s.two)
+            s.tointptr = tointptr_ref(emit, scope);
+        else
+            s.one = s.two = 0;
+        emit->lpVtbl->Release(emit);
+    }
+    /* Kept for the process's life (one per module); a failed module keeps
+     * its zeros. */
+    probe_sigs *keep = malloc(sizeof *keep);
+    if (!keep)
+        return s;
+    *keep = s;
+    pthread_mutex_lock(&g_lock);
+    const probe_sigs *raced = ct_map_get(&g_modules, key);
+    if (raced) {
+        s = *raced;
+        free(keep);
+    } else if (ct_map_put(&g_modules, key, keep) != 0) {
+        free(keep);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return s;
+}
+
+/* A probe call: code[0..2) pushes its argument (the caller's), then
+ * ldc.i8 fn; conv.i; calli sig. code[] is cleared first. */
+#define PROBE_LEN 5
+static void probe_call(clril_insn *code, void (*fn)(uintptr_t), mdToken sig)
+{
+    memset(code + 2, 0, 3 * sizeof *code);
+    code[2].op = CLRIL_LDC_I8;
+    code[2].value = (int64_t)(uintptr_t)fn;
+    code[3].op = 0xD3; /* conv.i */
+    code[4].op = CLRIL_CALLI;
+    code[4].value = sig;
+}
+
+/* ldc.i8 <f's record>; conv.i; then the call of fn. */
+static void probe_code(clril_insn *code, const ct_mapped_fn *f, void (*fn)(uintptr_t),
+                       mdToken sig)
+{
+    memset(code, 0, 2 * sizeof *code);
+    code[0].op = CLRIL_LDC_I8;
+    code[0].value = (int64_t)(uintptr_t)f;
+    code[1].op = 0xD3; /* conv.i */
+    probe_call(code, fn, sig);
+}
+
+/* Whether the probes pass f's values: not for plans bound late (generic
+ * code's, whose probes carry its definition's record: the rewritten IL
+ * serves every instantiation). A state machine's MoveNext passes its `this`
+ * (the values are its fields). */
+static int probe_values(const ct_mapped_fn *f)
+{
+    return !g_ct.cfg.no_args && f->values && !f->late &&
+           (f->sm_offsets || f->nargs <= CT_PROBE_MAX_ARGS);
+}
+
+/* The blob of f's return type in its signature sig[0..len): *off, *n; 0,
+ * or -1 for void (or a signature not read). */
+static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *n)
+{
+    uint32_t at = 1, v = 0, used = 0;
+    if (len < 2)
+        return -1;
+    if ((sig[0] & 0x10) && clrsig_read_u(sig + at, len - at, &v, &used) == CLRSIG_OK)
+        at += used; /* generic parameter count */
+    if (clrsig_read_u(sig + at, len - at, &v, &used) != CLRSIG_OK)
+        return -1;
+    at += used; /* parameter count */
+    uint64_t mem[256];
+    clrsig_arena arena;
+    clrsig_arena_init(&arena, mem, sizeof mem);
+    const clrsig_type *t = NULL;
+    if (at >= len ||
+        clrsig_parse_type(sig + at, len - at, NULL, &arena, &t, &used, NULL) != CLRSIG_OK)
+        return -1;
+    t = clrsig_strip(t);
+    if (t->kind == CLRSIG_ET_VOID || t->kind == CLRSIG_ET_TYPEDBYREF)
+        return -1;
+    *off = at;
+    *n = used;
+    return 0;
+}
+
+/* Adds to b's locals one of the return type of method tok (a home for the
+ * return value, whose address the leave probe is given): its number, or -1
+ * (void, or it could not be added: the probe then has no return value). */
+static int64_t return_local(const ct_module *m, ModuleID mod, mdToken tok, clril_body *b)
+{
+    IMetaDataImport *mdi = m->mdi;
+    mdTypeDef td = 0;
+    DWORD attr = 0, impl = 0;
+    ULONG wlen = 0, sig_len = 0, rva = 0, old_len = 0;
+    PCCOR_SIGNATURE sig = NULL, old = NULL;
+    WCHAR w[1];
+    uint32_t off = 0, n = 0;
+    if (!mdi ||
+        FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, w, 1, &wlen, &attr, &sig, &sig_len,
+                                           &rva, &impl)) ||
+        !sig || return_type(sig, sig_len, &off, &n) != 0)
+        return -1;
+    if (b->local_sig &&
+        (FAILED(mdi->lpVtbl->GetSigFromToken(mdi, b->local_sig, &old, &old_len)) || !old))
+        return -1;
+    size_t cap = (size_t)old_len + n + 8, len = 0;
+    uint8_t *blob = malloc(cap);
+    IMetaDataEmit *emit = blob ? module_emit(mod) : NULL;
+    uint32_t first = 0;
+    mdToken local_sig = 0;
+    clril_error err;
+    if (emit && clril_locals_append(old, old_len, sig + off, n, 1, blob, cap, &len, &first,
+                                    &err) == CLRIL_OK &&
+        SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, (ULONG)len, &local_sig)) &&
+        local_sig)
+        b->local_sig = local_sig;
+    if (emit)
+        emit->lpVtbl->Release(emit);
+    free(blob);
+    return b->local_sig == local_sig && local_sig ? (int64_t)first : -1;
+}
+
+/* The code before a ret: the leave probe, given the return value's address
+ * when local (its home) is not -1. Returns its length. */
+#define LEAVE_MAX 9
+static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, int values, int64_t local,
+                           probe_sigs s)
+{
+    if (local < 0) {
+        probe_code(code, f, values ? ct_probe_leave : ct_fast_leave, s.one);
+        return PROBE_LEN;
+    }
+    /* stloc R; ldloca R; conv.u; ldc.i8 f; conv.i; ldc.i8 probe; conv.i;
+     * calli; ldloc R (the value back for the ret). */
+    static const uint16_t ops[LEAVE_MAX] = {
+        CLRIL_STLOC, CLRIL_LDLOCA, CLRIL_CONV_U, CLRIL_LDC_I8, 0xD3, CLRIL_LDC_I8, 0xD3,
+        CLRIL_CALLI, CLRIL_LDLOC,
+    };
+    memset(code, 0, LEAVE_MAX * sizeof *code);
+    for (uint32_t i = 0; i < LEAVE_MAX; i++)
+        code[i].op = ops[i];
+    code[0].value = code[1].value = code[8].value = local;
+    code[3].value = (int64_t)(uintptr_t)f;
+    code[5].value = (int64_t)(uintptr_t)ct_probe_return;
+    code[7].value = s.two;
+    return LEAVE_MAX;
+}
+
+/* 1 when instruction i of b is a call prefixed by tail. */
+static int tail_call_at(const clril_body *b, uint32_t i)
+{
+    uint16_t op = b->insns[i].op;
+    return i > 0 && (op == CLRIL_CALL || op == 0x6F /* callvirt */ || op == CLRIL_CALLI) &&
+           b->insns[i - 1].op == CLRIL_TAIL;
+}
+
+/* The entry code that hands the probes the type handles naming the
+ * instantiation that runs generic code (method tok of module mod): the
+ * declaring class, exact (`ldtoken` of the class over its
+ * own type parameters, or of its TypeDef), then each of the method's type
+ * arguments (`ldtoken !!j`), each `call RuntimeTypeHandle::ToIntPtr`, then
+ * ct_probe_targ. Into code[0..): the number of instructions, or -1. */
+#define MAX_HANDLES (CT_MAX_TYPE_ARGS + 1)
+static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sigs sig,
+                        clril_insn *code)
+{
+    mdTypeDef td = 0;
+    DWORD attr = 0, impl = 0;
+    ULONG wlen = 0, sig_len = 0, rva = 0;
+    PCCOR_SIGNATURE msig = NULL;
+    WCHAR w[1];
+    if (!sig.tointptr || !m->mdi ||
+        FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &msig,
+                                              &sig_len, &rva, &impl)) ||
+        !(td & 0xFFFFFF))
+        return -1;
+    /* The numbers of type parameters from metadata (the runtime's ClassID
+     * of shared code may be 0 before .NET 10). */
+    uint32_t nc = (uint32_t)ct_generic_param_count(m, td);
+    uint32_t nm = (uint32_t)ct_generic_param_count(m, tok);
+    if (nc > CT_MAX_TYPE_ARGS || nm + 1 > MAX_HANDLES)
+        return -1;
+    IMetaDataEmit *emit = module_emit(mod);
+    if (!emit)
+        return -1;
+    mdToken toks[MAX_HANDLES];
+    int ok = 1;
+    uint8_t blob[16 + 2 * CT_MAX_TYPE_ARGS];
+    uint32_t n = 0;
+    if (!nc) {
+        toks[0] = td;
+    } else {
+        /* GENERICINST (CLASS | VALUETYPE) TypeDef nc VAR 0 .. VAR nc-1 */
+        blob[0] = 0x15;
+        blob[1] = ct_typedef_kind(m, td) == CT_TYPE_CLASS ? 0x12 : 0x11;
+        ok = clrsig_write_u((td & 0xFFFFFFu) << 2, blob + 2, 5, &n) == CLRSIG_OK;
+        uint32_t at = 2 + n;
+        blob[at++] = (uint8_t)nc;
+        for (uint32_t i = 0; i < nc; i++) {
+            blob[at++] = 0x13;
+            blob[at++] = (uint8_t)i;
+        }
+        ok = ok && SUCCEEDED(emit->lpVtbl->GetTokenFromTypeSpec(emit, blob, at, &toks[0]));
+    }
+    for (uint32_t j = 0; ok && j < nm; j++) {
+        blob[0] = 0x1E; /* MVAR */
+        blob[1] = (uint8_t)j;
+        ok = SUCCEEDED(emit->lpVtbl->GetTokenFromTypeSpec(emit, blob, 2, &toks[1 + j]));
+    }
+    emit->lpVtbl->Release(emit);
+    if (!ok)
+        return -1;
+    for (uint32_t k = 0; k < nm + 1; k++) {
+        clril_insn *c = code + k * PROBE_LEN;
+        memset(c, 0, 2 * sizeof *c);
+        c[0].op = 0xD0; /* ldtoken */
+        c[0].value = toks[k];
+        c[1].op = CLRIL_CALL;
+        c[1].value = sig.tointptr;
+        probe_call(c, ct_probe_targ, sig.one);
+    }
+    return (int)((nm + 1) * PROBE_LEN);
+}
+
+/* The rewrite's working memory, kept per thread between compilations (a
+ * fresh allocation each time, megabytes for a large body, would fault its
+ * pages in again for every method); one larger than IL_SCRATCH_KEEP is
+ * given back after use. */
+#define IL_SCRATCH_KEEP (1u << 20)
+static __thread uint8_t *t_scratch;
+static __thread size_t t_scratch_cap;
+
+static uint8_t *scratch(size_t need)
+{
+    if (need > t_scratch_cap) {
+        free(t_scratch);
+        t_scratch = malloc(need);
+        t_scratch_cap = t_scratch ? need : 0;
+    }
+    return t_scratch;
+}
+
+static void scratch_done(void)
+{
+    if (t_scratch_cap > IL_SCRATCH_KEEP) {
+        free(t_scratch);
+        t_scratch = NULL;
+        t_scratch_cap = 0;
+    }
+}
+
+/* Rewrites the body of (mod, tok) with f's probes: 0, or -1 (left as it is).
+ * The new body goes to the runtime through ctl when given (ReJIT, attach:
+ * the runtime copies it), else through SetILFunctionBody (JIT time).
+ * Each insertion copies the body into the other of two arenas (libclril
+ * rebuilds every array), so memory stays at twice one copy however many
+ * rets the method has. */
+static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken tok,
+                   ICorProfilerFunctionControl *ctl)
+{
+    COR_IL_MAP *map = NULL;
+    ICorProfilerInfo *info = g_ct.info;
+    const BYTE *hdr = NULL;
+    ULONG size = 0;
+    const ct_module *m = ct_module_get(mod);
+    if (!m || FAILED(info->lpVtbl->GetILFunctionBody(info, mod, tok, &hdr, &size)) || !hdr ||
+        !size || size > CT_IL_MAX_BODY)
+        return -1;
+    probe_sigs sig = probe_sig(mod);
+    if (!sig.one)
+        return -1;
+    /* An instruction takes a byte at least; each copy of the body holds its
+     * instructions, the probes' (9 per ret, 5 per tail call and at the entry
+     * per type handle, argument and for the call: a ret takes a byte), switch targets (4
+     * bytes of IL each), clauses and sections (12 bytes of IL each at
+     * least). */
+    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 +
+                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)) *
+                     sizeof(clril_insn) + IL_ARENA_MIN;
+    uint8_t *mem = scratch(3 * per);
+    if (!mem)
+        return -1;
+    int rc = -1;
+    clril_arena a[3];
+    for (int k = 0; k < 3; k++)
+        clril_arena_init(&a[k], mem + (size_t)k * per, per);
+    clril_body b;
+    clril_error err;
+    int cur = 0; /* the arena the body is in: 0 (decoded), then 1 and 2 in turn */
+    if (clril_decode(hdr, size, &a[0], &b, &err) != CLRIL_OK)
+        goto out;
+    for (uint32_t i = 0; i < b.ninsns; i++)
+        if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
+            goto out;
+    int values = !g_ct.cfg.no_args;
+    /* Generic code: the entry first hands over the type handles that name
+     * the instantiation running (its plans are the instantiation's). */
+    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)];
+    int nh = values && f->definition && f->nargs <= CT_PROBE_MAX_ARGS && !f->sm_offsets
+                 ? handles_code(m, mod, tok, sig, entry) : -1;
+    int with_values = nh >= 0 || probe_values(f);
+    /* The return value's home (its address goes to the leave probe). */
+    int64_t local = with_values && f->has_ret && (f->ret || nh >= 0) && !f->sm_offsets
+                        ? return_local(m, mod, tok, &b) : -1;
+    clril_insn code[LEAVE_MAX];
+    /* From the end, so that the indexes ahead stay valid: before each ret
+     * (taking its label: every path to it runs the probe), and before the
+     * tail. prefix of a tail call (which must stay right before its ret);
+     * last, at the entry, keeping the first instruction's label: a loop back
+     * to it does not enter again. */
+    for (uint32_t i = b.ninsns; i-- > 0;) {
+        uint32_t at = i, n = PROBE_LEN;
+        if (b.insns[i].op != CLRIL_RET) {
+            continue;
+        } else if (i >= 2 && tail_call_at(&b, i - 1)) {
+            probe_code(code, f, values ? ct_probe_tailcall : ct_fast_tailcall, sig.one);
+            at = i - 2;
+        } else {
+            n = leave_code(code, f, values, local, sig);
+        }
+        int next = cur == 1 ? 2 : 1;
+        clril_arena_reset(&a[next]);
+        if (clril_insert(&b, at, code, n, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+            goto out;
+        cur = next;
+    }
+    /* The entry: with values, each argument's address first (ldarga;
+     * conv.u: an unmanaged pointer to the argument's home on the stack, which
+     * does not move), `this` first, then the enter probe. A state machine's
+     * MoveNext passes its `this` only: its values are fields of it. */
+    uint32_t nargs = !with_values ? 0 : f->sm_offsets ? 1 : f->nargs;
+    uint32_t ne = nh > 0 ? (uint32_t)nh : 0;
+    for (uint32_t i = 0; i < nargs; i++, ne += PROBE_LEN) {
+        memset(&entry[ne], 0, 2 * sizeof *entry);
+        entry[ne].op = CLRIL_LDARGA;
+        entry[ne].value = i;
+        entry[ne + 1].op = CLRIL_CONV_U;
+        probe_call(&entry[ne], ct_probe_arg, sig.one);
+    }
+    probe_code(entry + ne, f, values ? ct_probe_enter : ct_fast_enter, sig.one);
+    ne += PROBE_LEN;
+    int next = cur == 1 ? 2 : 1;
+    clril_arena_reset(&a[next]);
+    if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
+        goto out;
+    /* A probe needs three slots (two arguments and the target) above what
+     * is on the stack: nothing at the entry, at most the return value at
+     * a ret (stored to its home first when the probe is given it). */
+    b.max_stack = b.max_stack > 0xFFFF - 3 ? 0xFFFF : (uint16_t)(b.max_stack + 3);
+    /* The original offset of each instruction (CLRIL_NEW: a probe's), for
+     * the map from the old offsets to the new ones. */
+    map = malloc((size_t)b.ninsns * sizeof *map);
+    if (!map)
+        goto out;
+    uint32_t nmap = 0;
+    for (uint32_t i = 0; i < b.ninsns; i++)
+        if (b.insns[i].offset != CLRIL_NEW)
+            map[nmap++] = (COR_IL_MAP){b.insns[i].offset, i, 1};
+    size_t need = 0;
+    uint8_t probe[1];
+    if (clril_encode(&b, probe, 0, &need, &err) != CLRIL_E_SPACE || !need)
+        goto out;
+    if (ctl) {
+        /* After attach, metadata made since the module loaded is usable once
+         * applied (ICorProfilerInfo7::ApplyMetaData). */
+        uint8_t *out = malloc(need);
+        size_t len = 0;
+        if (out && clril_encode(&b, out, need, &len, &err) == CLRIL_OK &&
+            g_ct.info_version >= 7 && SUCCEEDED(info->lpVtbl->ApplyMetaData(info, mod)) &&
+            SUCCEEDED(ctl->lpVtbl->SetILFunctionBody(ctl, (ULONG)len, out)))
+            rc = 0;
+        free(out);
+    } else {
+        IMethodMalloc *mm = NULL;
+        if (FAILED(info->lpVtbl->GetILFunctionBodyAllocator(info, mod, &mm)) || !mm)
+            goto out;
+        uint8_t *out = mm->lpVtbl->Alloc(mm, (ULONG)need);
+        size_t len = 0;
+        if (out && clril_encode(&b, out, need, &len, &err) == CLRIL_OK &&
+            SUCCEEDED(info->lpVtbl->SetILFunctionBody(info, mod, tok, out)))
+            rc = 0;
+        mm->lpVtbl->Release(mm);
+    }
+    if (rc == 0) {
+        /* Where each original instruction is now: the runtime maps the IL
+         * offsets of the new body back to the original ones (the lines of
+         * an exception's stack trace are the program's own). Sorted by
+         * both offsets, one entry per original instruction: an inserted
+         * one reads as the original instruction before it. */
+        for (uint32_t k = 0; k < nmap; k++)
+            map[k].newOffset = b.insns[map[k].newOffset].offset;
+        /* The runtime copies the map (a later call replaces it); it keys
+         * it by the method definition, every instantiation and tier. */
+        if (ctl)
+            ctl->lpVtbl->SetILInstrumentedCodeMap(ctl, nmap, map);
+        else
+            info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map);
+    }
+out:
+    free(map);
+    scratch_done();
+    return rc;
+}
+
+void ct_il_jit_started(FunctionID id)
+{
+    atomic_fetch_add(&g_compiled, 1);
+    ct_mapped_fn *f = traced(id);
+    if (!f)
+        return;
+    ICorProfilerInfo *info = g_ct.info;
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    if (FAILED(info->lpVtbl->GetFunctionInfo(info, id, &cls, &mod, &tok)))
+        return;
+    /* Generic code: the probes carry the definition's record (the IL serves
+     * every instantiation; the entry tells which one runs); an
+     * instantiation compiled apart gets its record now, while the runtime
+     * answers every query. */
+    if (f->generic) {
+        if (!(f = ct_registry_definition(id, mod, tok)))
+            return;
+        ct_registry_prepare_instance(f, id);
+    }
+    /* Once per method definition: its instantiations share the IL (the
+     * runtime keeps the new body for every later compilation of it). Another
+     * thread compiling another instantiation meanwhile waits for the body
+     * (else its JIT would read the original IL), at most
+     * IL_REWRITE_WAIT_NS. */
+    ct_key key = {mod, tok};
+    pthread_mutex_lock(&g_lock);
+    uintptr_t state = (uintptr_t)ct_map_get(&g_done, key);
+    if (!state)
+        ct_map_put(&g_done, key, (void *)REWRITING);
+    pthread_mutex_unlock(&g_lock);
+    if (state) {
+        uint64_t t0 = ct_now_ns();
+        while (state == REWRITING && ct_now_ns() - t0 < IL_REWRITE_WAIT_NS) {
+            sched_yield();
+            pthread_mutex_lock(&g_lock);
+            state = (uintptr_t)ct_map_get(&g_done, key);
+            pthread_mutex_unlock(&g_lock);
+        }
+        return;
+    }
+    /* The probes of generic code call RuntimeTypeHandle.ToIntPtr (and what
+     * it calls, where the JIT does not expand it): traced themselves
+     * (everything traced), their probes would run inside another entry's,
+     * between its type handles. A body it cannot rewrite runs as it is,
+     * counted (the END record). */
+    if (strncmp(f->name, "System.RuntimeTypeHandle.", 25) != 0 &&
+        rewrite(f, id, mod, tok, NULL) != 0 && f->hooked)
+        ct_writer_count_unrewritten();
+    pthread_mutex_lock(&g_lock);
+    ct_map_put(&g_done, key, (void *)REWRITTEN);
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* ------------------------------------------------------------- attach */
+
+/* Method tok of m: 0 without IL (abstract, extern, made by the runtime), 1
+ * plain, 2 generic code (a generic method, or any method of a generic
+ * type). */
+static int method_kind(const ct_module *m, mdMethodDef tok)
+{
+    mdTypeDef td = 0;
+    DWORD attr = 0, impl = 0;
+    ULONG wlen = 0, sig_len = 0, rva = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    WCHAR w[1];
+    if (!m->mdi ||
+        FAILED(m->mdi->lpVtbl->GetMethodProps(m->mdi, tok, &td, w, 1, &wlen, &attr, &sig,
+                                              &sig_len, &rva, &impl)) ||
+        !rva || !sig || !sig_len)
+        return 0;
+    return (sig[0] & 0x10) || ct_generic_param_count(m, tok) || ct_generic_param_count(m, td)
+               ? 2 : 1;
+}
+
+/* Whether method tok of m can be rewritten after attach: 1; 0 when it has
+ * no IL; -1 for generic code that cannot be (before .NET 7, or CoreLib's:
+ * the probes of generic code call RuntimeTypeHandle.ToIntPtr, and CoreLib's
+ * generic code is what that call may reach). */
+static int attach_candidate(const ct_module *m, mdMethodDef tok)
+{
+    int kind = method_kind(m, tok);
+    if (kind == 2 && (g_ct.info_version < INFO_WITH_TOINTPTR || m->corelib))
+        return -1;
+    return kind ? 1 : 0;
+}
+
+/* Appends (mod, tok) to the growing arrays of s. */
+static int attach_push(ct_il_methods *s, ModuleID mod, mdMethodDef tok)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        ModuleID *mods = realloc(s->mods, cap * sizeof *mods);
+        if (mods)
+            s->mods = mods;
+        mdMethodDef *toks = mods ? realloc(s->toks, cap * sizeof *toks) : NULL;
+        if (!toks)
+            return -1;
+        s->toks = toks;
+        s->cap = cap;
+    }
+    s->mods[s->n] = mod;
+    s->toks[s->n++] = tok;
+    return 0;
+}
+
+static void choose(void *ctx, const ct_module *m, mdMethodDef tok)
+{
+    ct_il_methods *s = ctx;
+    int can = attach_candidate(m, tok);
+    if (can < 0)
+        s->skipped++;
+    else if (can > 0 && attach_push(s, m->id, tok) != 0)
+        s->failed = 1;
+}
+
+void ct_il_attach_module(ct_il_methods *s, ModuleID mod)
+{
+    const ct_module *m = ct_module_get(mod);
+    if (m && m->mdi && ct_registry_module_may_trace(m))
+        each_traced_method(m, choose, s);
+}
+
+int ct_il_attach_methods(ct_il_methods *s)
+{
+    memset(s, 0, sizeof *s);
+    ICorProfilerInfo *info = g_ct.info;
+    ICorProfilerModuleEnum *e = NULL;
+    if (FAILED(info->lpVtbl->EnumModules(info, &e)) || !e)
+        return -1;
+    ModuleID batch[64];
+    ULONG n = 0;
+    while (SUCCEEDED(e->lpVtbl->Next(e, 64, batch, &n)) && n) {
+        for (ULONG i = 0; i < n; i++)
+            ct_il_attach_module(s, batch[i]);
+        if (n < 64)
+            break;
+    }
+    e->lpVtbl->Release(e);
+    return s->failed ? -1 : 0;
+}
+
+HRESULT ct_il_attach_rejit(const ct_il_methods *s)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    if (!s->n)
+        return S_OK;
+    /* Blocking the methods from being inlined is the runtime's rule for
+     * this call; the methods that had them inlined are compiled again. */
+    return info->lpVtbl->RequestReJITWithInliners(info, COR_PRF_REJIT_BLOCK_INLINING,
+                                                  (ULONG)s->n, s->mods, s->toks);
+}
+
+void ct_il_attach_revert(const ct_il_methods *s)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    if (!s->n)
+        return;
+    HRESULT *status = calloc(s->n, sizeof *status);
+    info->lpVtbl->RequestRevert(info, (ULONG)s->n, s->mods, s->toks, status);
+    free(status);
+}
+
+int ct_il_methods_append(ct_il_methods *s, const ct_il_methods *more)
+{
+    for (size_t i = 0; i < more->n; i++)
+        if (attach_push(s, more->mods[i], more->toks[i]) != 0)
+            return -1;
+    s->skipped += more->skipped;
+    return 0;
+}
+
+void ct_il_methods_free(ct_il_methods *s)
+{
+    free(s->mods);
+    free(s->toks);
+    memset(s, 0, sizeof *s);
+}
+
+void ct_il_rejit_parameters(ModuleID mod, mdMethodDef tok, ICorProfilerFunctionControl *ctl)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    const ct_module *m = ct_module_get(mod);
+    if (!m)
+        return;
+    FunctionID id = 0;
+    ct_mapped_fn *f = NULL;
+    if (method_kind(m, tok) == 2) {
+        /* Generic code has no FunctionID of its own: its probes carry its
+         * definition's record, made from metadata, and its entry names the
+         * instantiation that runs. */
+        f = ct_registry_definition(0, mod, tok);
+    } else if (SUCCEEDED(info->lpVtbl->GetFunctionFromToken(info, mod, tok, &id)) && id) {
+        f = traced(id);
+    } else {
+        ct_writer_count_unrewritten();
+        return;
+    }
+    if (f && rewrite(f, id, mod, tok, ctl) != 0)
+        ct_writer_count_unrewritten();
+}

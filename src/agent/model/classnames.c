@@ -1,0 +1,254 @@
+#include "classnames.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "map.h"
+#include "modules.h"
+#include "perm.h"
+#include "agent/runtime/state.h"
+#include "utf16.h"
+
+/* Longest name built for one class (longer names are cut). */
+#define CLASS_NAME_MAX 1024
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_map g_names; /* {ClassID, style + 1} -> permanent string */
+
+static const struct {
+    const char *full, *keyword;
+} k_keywords[] = {
+    {"System.Boolean", "bool"},   {"System.Char", "char"},      {"System.SByte", "sbyte"},
+    {"System.Byte", "byte"},      {"System.Int16", "short"},    {"System.UInt16", "ushort"},
+    {"System.Int32", "int"},      {"System.UInt32", "uint"},    {"System.Int64", "long"},
+    {"System.UInt64", "ulong"},   {"System.Single", "float"},   {"System.Double", "double"},
+    {"System.String", "string"},  {"System.Object", "object"},  {"System.Decimal", "decimal"},
+    {"System.IntPtr", "nint"},    {"System.UIntPtr", "nuint"},  {"System.Void", "void"},
+};
+
+const char *ct_corelib_keyword(const char *full_name)
+{
+    for (size_t i = 0; i < sizeof k_keywords / sizeof *k_keywords; i++)
+        if (!strcmp(full_name, k_keywords[i].full))
+            return k_keywords[i].keyword;
+    return NULL;
+}
+
+const char *ct_element_keyword(CorElementType et)
+{
+    switch (et) {
+    case 0x01: return "void";
+    case 0x02: return "bool";
+    case 0x03: return "char";
+    case 0x04: return "sbyte";
+    case 0x05: return "byte";
+    case 0x06: return "short";
+    case 0x07: return "ushort";
+    case 0x08: return "int";
+    case 0x09: return "uint";
+    case 0x0A: return "long";
+    case 0x0B: return "ulong";
+    case 0x0C: return "float";
+    case 0x0D: return "double";
+    case 0x0E: return "string";
+    case 0x18: return "nint";
+    case 0x19: return "nuint";
+    case 0x1C: return "object";
+    default: return NULL;
+    }
+}
+
+typedef struct sbuf {
+    char *p;
+    size_t cap, len;
+    int cut;
+} sbuf;
+
+static void put(sbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n >= b->cap) {
+        n = b->cap - 1 - b->len;
+        b->cut = 1;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static int build(ClassID cls, ct_name_style style, unsigned depth, sbuf *b);
+
+static ct_name_style arg_style(ct_name_style style)
+{
+    return style == CT_NAME_FULL ? CT_NAME_FULL : CT_NAME_SHORT;
+}
+
+/* Whether cls is System.__Canon: the stand-in for every reference type in
+ * shared generic code, which no user should read. */
+static int is_canon(ClassID cls, unsigned depth)
+{
+    char name[32];
+    sbuf nb = {name, sizeof name, 0, 0};
+    name[0] = '\0';
+    return build(cls, CT_NAME_FULL, depth + 1, &nb) == 0 && !strcmp(name, "System.__Canon");
+}
+
+/* Appends "<a, b>" for args[from..to) of the generic type td of module m:
+ * System.__Canon as the generic parameter's declared name ("T"). */
+static void put_args(const ClassID *args, ULONG32 from, ULONG32 to, ct_name_style style,
+                     unsigned depth, sbuf *b, const ct_module *m, mdTypeDef td)
+{
+    put(b, "<");
+    for (ULONG32 i = from; i < to; i++) {
+        if (i > from)
+            put(b, ", ");
+        char param[CT_NAME_MAX];
+        if (is_canon(args[i], depth) && ct_generic_param_name(m, td, i, param, sizeof param) == 0)
+            put(b, param);
+        else if (build(args[i], arg_style(style), depth + 1, b) != 0)
+            put(b, "?");
+    }
+    put(b, ">");
+}
+
+/* The arity a metadata name declares with its `N suffix (0 when none). */
+static unsigned arity_of(const char *name, size_t *base_len)
+{
+    const char *tick = strrchr(name, '`');
+    *base_len = strlen(name);
+    if (!tick || !tick[1])
+        return 0;
+    unsigned n = 0;
+    for (const char *p = tick + 1; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        n = n * 10 + (unsigned)(*p - '0');
+        if (n > CT_MAX_TYPE_ARGS)
+            return 0;
+    }
+    *base_len = (size_t)(tick - name);
+    return n;
+}
+
+static int build(ClassID cls, ct_name_style style, unsigned depth, sbuf *b)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    if (!cls || depth > CT_MAX_NESTING)
+        return -1;
+
+    CorElementType et = 0;
+    ClassID elem = 0;
+    ULONG rank = 0;
+    if (info->lpVtbl->IsArrayClass(info, cls, &et, &elem, &rank) == S_OK) {
+        const char *kw = ct_element_keyword(et);
+        if (elem) {
+            if (build(elem, style, depth + 1, b) != 0)
+                return -1;
+        } else if (kw) {
+            put(b, kw);
+        } else {
+            return -1;
+        }
+        put(b, "[");
+        for (ULONG i = 1; i < rank && i < 32; i++)
+            put(b, ",");
+        put(b, "]");
+        return 0;
+    }
+
+    ModuleID mod = 0;
+    mdTypeDef td = 0;
+    ClassID parent = 0;
+    ClassID args[CT_MAX_TYPE_ARGS];
+    ULONG32 nargs = 0;
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, CT_MAX_TYPE_ARGS,
+                                             &nargs, args)))
+        return -1;
+    if (nargs > CT_MAX_TYPE_ARGS)
+        nargs = CT_MAX_TYPE_ARGS;
+    const ct_module *m = ct_module_get(mod);
+    if (!m || !m->mdi)
+        return -1;
+
+    IMetaDataImport *mdi = m->mdi;
+    mdTypeDef chain[CT_MAX_NESTING];
+    int n = 0;
+    for (mdTypeDef t = td; t && n < CT_MAX_NESTING;) {
+        chain[n++] = t;
+        mdTypeDef outer = 0;
+        if (mdi->lpVtbl->GetNestedClassProps(mdi, t, &outer) != S_OK)
+            break;
+        t = outer;
+    }
+    ULONG32 used = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        WCHAR w[CT_NAME_MAX];
+        char part[CT_NAME_MAX * 3];
+        ULONG len = 0;
+        DWORD flags = 0;
+        mdToken extends = 0;
+        if (FAILED(mdi->lpVtbl->GetTypeDefProps(mdi, chain[i], w, CT_NAME_MAX, &len, &flags,
+                                                &extends)))
+            return -1;
+        ct_utf16_to_utf8(w, len, part, sizeof part);
+        if (i == n - 1 && m->corelib && nargs == 0 && n == 1) {
+            const char *kw = ct_corelib_keyword(part);
+            if (kw) {
+                put(b, kw);
+                return 0;
+            }
+        }
+        const char *shown = part;
+        if (i == n - 1 && style != CT_NAME_FULL && style != CT_NAME_DISPLAY) {
+            const char *dot = strrchr(part, '.');
+            if (dot)
+                shown = dot + 1;
+        }
+        if (i != n - 1)
+            put(b, ".");
+        size_t base_len;
+        unsigned arity = arity_of(shown, &base_len);
+        char base[CT_NAME_MAX * 3];
+        memcpy(base, shown, base_len);
+        base[base_len] = '\0';
+        put(b, base);
+        if (arity && used + arity <= nargs) {
+            put_args(args, used, used + arity, style, depth, b, m, td);
+            used += arity;
+        }
+    }
+    if (used < nargs)
+        put_args(args, used, nargs, style, depth, b, m, td);
+    return 0;
+}
+
+int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
+{
+    if (!cap)
+        return -1;
+    ct_key key = {cls, (uint64_t)style + 1};
+    pthread_mutex_lock(&g_lock);
+    const char *cached = ct_map_get(&g_names, key);
+    pthread_mutex_unlock(&g_lock);
+    if (cached) {
+        snprintf(out, cap, "%s", cached);
+        return 0;
+    }
+    char name[CLASS_NAME_MAX];
+    sbuf b = {name, sizeof name, 0, 0};
+    name[0] = '\0';
+    if (build(cls, style, 0, &b) != 0) {
+        snprintf(out, cap, "?");
+        return -1;
+    }
+    char *mine = ct_perm_strdup(name);
+    if (mine) {
+        pthread_mutex_lock(&g_lock);
+        if (!ct_map_get(&g_names, key))
+            ct_map_put(&g_names, key, mine);
+        pthread_mutex_unlock(&g_lock);
+    }
+    snprintf(out, cap, "%s", name);
+    return 0;
+}

@@ -1,0 +1,72 @@
+/* What the profiler knows about loaded modules: metadata interfaces, which
+ * module is System.Private.CoreLib, whether a module is framework code, and
+ * how a TypeRef resolves to the TypeDef that defines it.
+ *
+ * Everything is built on first use and kept until the process ends. No lock
+ * is held while calling into the runtime; racing builders keep the first
+ * result. Callable from the mapper and (for already-known modules) from the
+ * hooks. */
+#ifndef CLRTRACE_MODULES_H
+#define CLRTRACE_MODULES_H
+
+#include <stddef.h>
+
+#include "agent/runtime/corprof_decls.h"
+
+/* Most enclosing types followed for a nested type's name or TypeRef. */
+#define CT_MAX_NESTING 32
+/* Longest type or member name handled (UTF-16 code units / UTF-8 bytes). */
+#define CT_NAME_MAX 1024
+
+typedef struct ct_module {
+    ModuleID id;
+    IMetaDataImport *mdi;  /* NULL when the module has no metadata */
+    IMetaDataImport *mdi2; /* the same object as IMetaDataImport2, or NULL */
+    int framework;         /* loaded from a shared framework directory */
+    int corelib;           /* System.Private.CoreLib */
+    const char *assembly;  /* the assembly's simple name ("Demo"), or NULL */
+} ct_module;
+
+/* The module's record, or NULL when it cannot be described. */
+const ct_module *ct_module_get(ModuleID id);
+
+/* System.Private.CoreLib, or NULL while it is not known. scan: may look
+ * through all loaded modules (ICorProfilerInfo3::EnumModules) to find it. */
+const ct_module *ct_corelib(int scan);
+
+/* The module and TypeDef that define a TypeDef or TypeRef token of m.
+ * scan: may look through all loaded modules when the TypeRef's target is not
+ * in m or CoreLib (forwarded types land there). Returns 0, or -1 when the
+ * token cannot be resolved (TypeSpecs are the caller's business). */
+int ct_resolve_type(const ct_module *m, mdToken tok, int scan, const ct_module **def,
+                    mdTypeDef *td);
+
+/* A top-level CoreLib TypeDef by full name ("System.Int32"). */
+int ct_corelib_typedef(const char *full_name, mdTypeDef *td);
+
+/* The TypeDef's name: nested types joined by '.', with the outermost
+ * namespace when with_ns, metadata arity suffixes (`1) kept. 0 or -1. */
+int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap);
+
+/* The number of generic parameters of TypeDef or MethodDef owner (from
+ * metadata; at most CT_GENERIC_PARAMS_MAX), 0 when it has none or the
+ * metadata does not say. */
+int ct_generic_param_count(const ct_module *m, mdToken owner);
+
+/* Most generic parameters looked at per owner (more are not named). */
+#define CT_GENERIC_PARAMS_MAX 64
+/* The declared name of generic parameter `index` of owner (a TypeDef or a
+ * MethodDef): "T". 0, or -1 when it has none. */
+int ct_generic_param_name(const ct_module *m, mdToken owner, uint32_t index, char *name,
+                          size_t cap);
+
+typedef enum ct_type_kind {
+    CT_TYPE_CLASS,  /* reference type (class, interface, delegate, array base) */
+    CT_TYPE_STRUCT, /* value type other than an enum */
+    CT_TYPE_ENUM
+} ct_type_kind;
+
+/* Class, struct or enum, from the TypeDef's base type. */
+ct_type_kind ct_typedef_kind(const ct_module *m, mdTypeDef td);
+
+#endif

@@ -1,0 +1,126 @@
+/* What the capture planner's parts share (plans_types.c, plans_method.c,
+ * plans_async.c, plans_late.c): the planning context, the limits on names
+ * and texts, and the functions one part calls in another. Private to
+ * src/agent/model; the planner's interface is plans.h. */
+#ifndef CLRTRACE_PLANS_INTERNAL_H
+#define CLRTRACE_PLANS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "classnames.h"
+#include "clrsig/clrsig.h"
+#include "plans.h"
+
+/* Longest parameter or field name kept (UTF-8 bytes). */
+#define PARAM_NAME_MAX 256
+/* Longest type text ("Dictionary<string, List<int>>") kept. */
+#define TYPE_TEXT_MAX 1024
+/* Longest label ("ref Dictionary<string, int> counts=") kept. */
+#define LABEL_MAX (TYPE_TEXT_MAX + PARAM_NAME_MAX + 16)
+/* Longest display name ("Demo.Outer<int>.Inner.Get<string>") kept. */
+#define DISPLAY_MAX 2048
+/* Longest method signature planned (bytes); longer ones are not decoded. */
+#define SIG_MAX_BYTES 4096
+
+/* ------------------------------------------------- planning context */
+
+/* Where the tokens being planned come from, and what stands for their
+ * generic parameters. */
+typedef struct pctx {
+    const ct_module *m;          /* scope of the tokens being read */
+    mdTypeDef type_owner;        /* owner of !n */
+    mdMethodDef method_owner;    /* owner of !!n (0 for fields) */
+    const ClassID *cargs;
+    uint32_t ncargs;
+    int cknown;
+    const ClassID *margs;
+    uint32_t nmargs;
+    int mknown;
+    int allow_load;              /* may call GetClassFromToken & co. (mapper only) */
+    clrsig_arena *arena;         /* parse trees of field signatures */
+    clrsig_arena *scratch;       /* TypeSpec expansion while formatting */
+    clrsig_type gnode[2][CT_MAX_TYPE_ARGS]; /* actual type arguments for the formatter */
+} pctx;
+
+/* Stands in for "some reference type" among type arguments bound late
+ * (ct_plan_late): never passed to the runtime. */
+#define CANON_MARK ((ClassID)1)
+
+/* ------------------------------------------ plans_types.c: a type's plan */
+
+/* The fixed plan of a primitive element type (int for CLRSIG_ET_I4), or
+ * NULL. */
+const ct_plan *ct_pl_prim_plan(uint8_t et);
+/* The fixed plan of a CoreLib type by full name ("System.Int32"), or NULL. */
+const ct_plan *ct_pl_corelib_plan(const char *full);
+/* A copy of *tmpl in permanent memory (ct_plan_by_range when out of it). */
+const ct_plan *ct_pl_new_plan(const ct_plan *tmpl);
+/* A copy of s in permanent memory ("?" when out of it). */
+const char *ct_pl_perm_text(const char *s);
+/* 1 for CANON_MARK and System.__Canon: code shared by every reference type. */
+int ct_pl_is_canon(ClassID cls);
+/* The declared name of generic parameter index of owner ("T"); 0, or -1. */
+/* C# text of a type, short names, actual generic arguments where known. */
+void ct_pl_type_text(pctx *c, const clrsig_type *t, char *out, size_t cap);
+/* Most instance fields one class (a struct, or one level of a class)
+ * declares that are planned. */
+#define STRUCT_MAX_FIELDS 256
+/* The instance fields cls declares (not its base classes'), in declaration
+ * order: at most cap planned into fields[] (*nfields of them), offsets as
+ * GetClassLayout gives them; *size the class's size. m/td/args describe
+ * cls. Returns the number of fields cls declares, or -1 when the runtime
+ * cannot lay it out. sl or dl 0: no field is planned. */
+int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
+                      const ClassID *args, uint32_t nargs, unsigned sl, unsigned dl,
+                      ct_field *fields, uint32_t cap, uint32_t *nfields, uint32_t *size);
+/* The element plan of a sequence (array, span, segment, collection) of
+ * the ClassID t: NULL when its elements cannot be copied. */
+const ct_plan *ct_pl_elem_plan(pctx *c, ClassID t, unsigned sl, unsigned dl);
+/* A struct, field by field. m/td/args describe the ClassID cls. */
+const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
+                                 const ClassID *args, uint32_t nargs, const char *tname,
+                                 unsigned sl, unsigned dl);
+/* The plan of a ClassID, cached by class and budget. sl: struct levels
+ * left, dl: plan levels left. */
+const ct_plan *ct_pl_plan_class(pctx *c, ClassID cls, unsigned sl, unsigned dl);
+/* The plan of a signature type; NULL when it depends on a type argument not
+ * known yet (late binding). */
+const ct_plan *ct_pl_plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsigned dl);
+
+/* -------------------------------- plans_method.c: parameters and names */
+
+typedef struct param_meta {
+    char name[PARAM_NAME_MAX];
+    uint16_t flags;
+} param_meta;
+
+/* Name and in/out flags of parameter i (0-based) of method md. */
+void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta *out);
+/* "out int value=": the parameter's type as C# writes it, then its name. */
+void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm, char *out,
+                       size_t cap);
+/* The plan of a parameter (NULL: bound late). */
+const ct_plan *ct_pl_param_plan(pctx *c, const clrsig_type *t);
+/* "Demo.Pair<int, TValue>": a TypeDef named with its known type arguments
+ * and the declared names of the others. */
+void ct_pl_typedef_display(const ct_module *m, mdTypeDef td, const ClassID *args,
+                           uint32_t nargs, char *out, size_t cap);
+/* A method's display name: "Demo.Outer<int>.Inner.Get<string>". */
+void ct_pl_build_display(const ct_method_info *mi, char *out, size_t cap);
+
+/* Arenas for one planning session: parse trees and formatter scratch. */
+typedef struct session {
+    uint8_t *mem;
+    clrsig_arena arena, scratch;
+} session;
+
+/* Opens a planning session for method mi: the arenas, and a planning
+ * context in them for mi's tokens and type arguments (the class's known
+ * when mi->cls is set; mi NULL: no method, for plans by ClassID). allow_load: may load types (the mapper only). NULL
+ * when out of memory (s->mem then NULL). */
+pctx *ct_pl_open(session *s, const ct_method_info *mi, int allow_load);
+/* Frees c and the session's arenas (either may be absent). */
+void ct_pl_close(session *s, pctx *c);
+
+#endif

@@ -1,0 +1,392 @@
+#include "registry.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classnames.h"
+#include "agent/engines/elt/hooks.h"
+#include "map.h"
+#include "format/parse.h"
+#include "modules.h"
+#include "perm.h"
+#include "plans.h"
+#include "plans_internal.h"
+#include "agent/runtime/state.h"
+#include "utf16.h"
+#include "agent/core/writer.h"
+
+/* Longest "Namespace.Type.Method" name kept (UTF-8 bytes). */
+#define FULL_NAME_MAX (2 * CT_NAME_MAX * 3 + 2)
+
+/* The CoreLib method the runtime calls on its unhandled-exception path
+ * (excep.cpp, InternalUnhandledExceptionFilter_Worker, raises
+ * AppDomain.UnhandledException through it). */
+#define WATCH_UNHANDLED "System.AppContext.OnUnhandledException"
+
+/* FunctionID -> record, hashed with XXH3 (map.c). Every access holds
+ * g_lock; the hooks never touch the map: they get the record address as
+ * their client id. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_map g_functions;
+/* Counts for the END record, kept apart from the map so that a signal
+ * handler can read them without the lock (profiler.c). */
+static _Atomic unsigned long g_hooked, g_mapped;
+
+/* ------------------------------------------------------------ the filter */
+
+static int name_is_framework(const char *name)
+{
+    static const char *const prefixes[] = {"System.", "Microsoft.", "Internal."};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------- records */
+
+static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
+                     const ClassID *margs, ULONG32 nm, int margs_known);
+
+/* "Namespace.Type.Method" of method `method` of TypeDef td. */
+static void full_name(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap)
+{
+    char type[CT_NAME_MAX * 3];
+    /* td is nil (0x02000000) only for malformed metadata; global functions
+     * belong to <Module> (0x02000001), which has a name. */
+    if ((td & 0x00FFFFFF) && ct_typedef_name(m, td, 1, type, sizeof type) == 0)
+        snprintf(out, cap, "%s.%s", type, method);
+    else
+        snprintf(out, cap, "%s", method);
+}
+
+/* Whether the filter traces the method of module m named name. */
+static int traces_name(const ct_module *m, const char *name)
+{
+    return ct_config_traces(&g_ct.cfg, name, m->assembly,
+                            g_ct.cfg.trace_all || (!name_is_framework(name) && !m->framework));
+}
+
+int ct_registry_module_may_trace(const ct_module *m)
+{
+    const ct_config *c = &g_ct.cfg;
+    if (c->filter.trigger)
+        return 1;
+    if (c->assembly)
+        return m->assembly && ct_glob_list_match(c->assembly, m->assembly);
+    return c->include || c->trace_all || !m->framework;
+}
+
+/* Method tok of module m: its name (method[CT_NAME_MAX * 3]), full name
+ * (full[FULL_NAME_MAX]), TypeDef and signature; 0, or -1. */
+static int method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
+                        mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len)
+{
+    IMetaDataImport *mdi = m->mdi;
+    WCHAR wmethod[CT_NAME_MAX];
+    ULONG wlen = 0, rva = 0;
+    DWORD attr = 0, impl = 0;
+    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, td, wmethod, CT_NAME_MAX, &wlen,
+                                                   &attr, sig, sig_len, &rva, &impl)))
+        return -1;
+    ct_utf16_to_utf8(wmethod, wlen, method, CT_NAME_MAX * 3);
+    full_name(m, *td, method, full, FULL_NAME_MAX);
+    return 0;
+}
+
+int ct_registry_traces(const ct_module *m, mdMethodDef tok)
+{
+    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
+    mdTypeDef td = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0;
+    return method_props(m, tok, method, full, &td, &sig, &sig_len) == 0 && traces_name(m, full);
+}
+
+/* Everything the record needs, from metadata and the runtime. Called
+ * without g_lock held: it calls back into the runtime. */
+static ct_mapped_fn *build_function(FunctionID id)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ct_mapped_fn *f = ct_perm_alloc(sizeof *f);
+    if (!f)
+        return NULL;
+    f->id = id;
+    f->name = "?";
+    f->display = "?";
+
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    ClassID margs[CT_MAX_TYPE_ARGS];
+    ULONG32 nm = 0;
+    int margs_known = 1;
+    if (FAILED(info->lpVtbl->GetFunctionInfo2(info, id, 0, &cls, &mod, &tok, CT_MAX_TYPE_ARGS,
+                                              &nm, margs))) {
+        margs_known = 0;
+        nm = 0;
+        if (FAILED(info->lpVtbl->GetFunctionInfo(info, id, &cls, &mod, &tok)))
+            return f; /* no metadata (IL stub, dynamic method): not hooked */
+    }
+    if (nm > CT_MAX_TYPE_ARGS)
+        nm = CT_MAX_TYPE_ARGS;
+    describe(f, cls, mod, tok, margs, nm, margs_known);
+    return f;
+}
+
+/* Names, filter and plans of f, the function (mod, tok) of class cls (0:
+ * not known) with method type arguments margs[0..nm). */
+static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
+                     const ClassID *margs, ULONG32 nm, int margs_known)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    f->module = mod;
+    f->token = tok;
+    const ct_module *m = ct_module_get(mod);
+    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
+    mdTypeDef td = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0;
+    if (!m || method_props(m, tok, method, full, &td, &sig, &sig_len) != 0)
+        return;
+    const char *name = ct_perm_strdup(full);
+    if (!name)
+        return;
+    f->name = name;
+    f->display = name;
+    f->hooked = traces_name(m, name);
+    /* The runtime calls it when it finds an exception unhandled, before it
+     * aborts the process (hooks.c follows it). */
+    f->watched = m->corelib && !strcmp(name, WATCH_UNHANDLED);
+    f->trigger = f->hooked && g_ct.cfg.filter.trigger &&
+                 ct_glob_list_match(g_ct.cfg.filter.trigger, name);
+    if (!f->hooked)
+        return;
+
+    ClassID cargs[CT_MAX_TYPE_ARGS];
+    ULONG32 nc = 0;
+    if (cls && FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL,
+                                                    CT_MAX_TYPE_ARGS, &nc, cargs)))
+        nc = 0;
+    if (nc > CT_MAX_TYPE_ARGS)
+        nc = CT_MAX_TYPE_ARGS;
+    /* The type's name by the compilers' convention ("Box`1") when the
+     * runtime did not say; the signature's GENERIC flag for the method. */
+    f->generic = nc || nm || strchr(name, '`') || (sig_len && (sig[0] & 0x10));
+    ct_method_info mi = {
+        .module = m, .token = tok, .owner = td, .method_name = method,
+        .sig = sig, .sig_len = sig_len,
+        .cls = cls, .class_args = cargs, .nclass_args = nc,
+        .method_args = margs, .nmethod_args = nm, .method_args_known = margs_known,
+    };
+    /* A state machine's MoveNext is shown as the async method (iterator)
+     * it implements; everything else as itself. */
+    if (ct_plan_state_machine(f, &mi) != 0)
+        ct_plan_function(f, &mi);
+}
+
+/* ---------------------------------------------------------- the mapper */
+
+UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
+{
+    (void)client_data;
+    ct_key key = {id, 0};
+    pthread_mutex_lock(&g_lock);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    pthread_mutex_unlock(&g_lock);
+
+    if (!f) {
+        ct_mapped_fn *mine = build_function(id);
+        if (!mine) {
+            /* Out of memory: no hooks. The return value must not be 0. */
+            *hook = 0;
+            return id;
+        }
+        pthread_mutex_lock(&g_lock);
+        f = ct_map_get(&g_functions, key);
+        int fresh = 0;
+        if (!f && ct_map_put(&g_functions, key, mine) == 0) {
+            f = mine;
+            fresh = 1;
+            atomic_fetch_add(&g_mapped, 1);
+            if (f->hooked)
+                atomic_fetch_add(&g_hooked, 1);
+        }
+        pthread_mutex_unlock(&g_lock);
+        if (fresh && f->hooked)
+            ct_writer_define(f);
+        if (fresh && f->watched)
+            ct_hooks_watch_unhandled(f);
+        if (!f) {
+            /* The table could not grow: this function goes unhooked. The
+             * record stays in permanent memory, unused. */
+            *hook = 0;
+            return id;
+        }
+    }
+    *hook = f->hooked || f->watched;
+    return (UINT_PTR)f;
+}
+
+/* Puts record mine under key unless another thread did first; the record
+ * kept (NULL: the table could not grow). A new one's FUNCTION record goes
+ * to the writer. Not counted among the functions. */
+static ct_mapped_fn *publish(ct_key key, ct_mapped_fn *mine)
+{
+    pthread_mutex_lock(&g_lock);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
+    if (fresh)
+        f = mine;
+    pthread_mutex_unlock(&g_lock);
+    if (fresh)
+        ct_writer_define(f);
+    return f;
+}
+
+ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
+{
+    ct_key key = {mod, tok};
+    pthread_mutex_lock(&g_lock);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    pthread_mutex_unlock(&g_lock);
+    if (f)
+        return f;
+    ct_mapped_fn *mine = ct_perm_alloc(sizeof *mine);
+    if (!mine)
+        return NULL;
+    mine->id = id;
+    mine->name = mine->display = "?";
+    mine->definition = 1;
+    /* Named with its type parameters (no class, no type arguments known):
+     * the metadata's count of the method's own. */
+    const ct_module *m = ct_module_get(mod);
+    ClassID margs[CT_MAX_TYPE_ARGS] = {0};
+    int nm = m ? ct_generic_param_count(m, tok) : 0;
+    describe(mine, 0, mod, tok, margs, (ULONG32)(nm < CT_MAX_TYPE_ARGS ? nm : CT_MAX_TYPE_ARGS),
+             0);
+    return mine->hooked ? publish(key, mine) : NULL;
+}
+
+/* An instantiation's key: its definition and a hash of its type handles. */
+static ct_key instance_key(const ct_mapped_fn *def, const uintptr_t *handles, uint32_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ handles[i]) * 0xFF51AFD7ED558CCDull;
+    return (ct_key){(uint64_t)(uintptr_t)def | 1u, h};
+}
+
+const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_t *handles,
+                                         uint32_t n)
+{
+    if (!def->definition || !n || n > CT_MAX_TYPE_ARGS + 1)
+        return NULL;
+    ct_key key = instance_key(def, handles, n);
+    pthread_mutex_lock(&g_lock);
+    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    pthread_mutex_unlock(&g_lock);
+    /* Two instantiations whose hashes collide: the first keeps the key,
+     * the other is recorded under its definition. */
+    if (f)
+        return f->ninst == n && !memcmp(f->inst, handles, n * sizeof *handles) ? f : NULL;
+    ct_mapped_fn *mine = ct_perm_alloc(sizeof *mine);
+    uintptr_t *inst = ct_perm_alloc(n * sizeof *inst);
+    if (!mine || !inst)
+        return NULL;
+    memcpy(inst, handles, n * sizeof *inst);
+    mine->id = def->id;
+    mine->name = mine->display = "?";
+    mine->def = def;
+    mine->inst = inst;
+    mine->ninst = n;
+    /* handles[0]: the declaring class, exact; the rest: the method's type
+     * arguments. */
+    describe(mine, (ClassID)handles[0], def->module, def->token, (const ClassID *)handles + 1,
+             n - 1, 1);
+    if (!mine->hooked)
+        return NULL;
+    f = publish(key, mine);
+    return f && f->ninst == n && !memcmp(f->inst, handles, n * sizeof *handles) ? f : NULL;
+}
+
+void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    uintptr_t handles[CT_MAX_TYPE_ARGS + 1];
+    ClassID margs[CT_MAX_TYPE_ARGS];
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    ULONG32 nm = 0;
+    if (!def->definition ||
+        FAILED(info->lpVtbl->GetFunctionInfo2(info, id, 0, &cls, &mod, &tok, CT_MAX_TYPE_ARGS,
+                                              &nm, margs)) ||
+        !cls || nm > CT_MAX_TYPE_ARGS || ct_pl_is_canon(cls))
+        return;
+    ClassID cargs[CT_MAX_TYPE_ARGS];
+    ULONG32 nc = 0;
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, NULL, NULL, NULL, CT_MAX_TYPE_ARGS, &nc,
+                                             cargs)) ||
+        nc > CT_MAX_TYPE_ARGS)
+        return;
+    /* Code shared by reference types (System.__Canon) serves instantiations
+     * only its probes tell apart. */
+    for (uint32_t i = 0; i < nc; i++)
+        if (ct_pl_is_canon(cargs[i]))
+            return;
+    handles[0] = cls;
+    for (uint32_t i = 0; i < nm; i++) {
+        if (!margs[i] || ct_pl_is_canon(margs[i]))
+            return;
+        handles[1 + i] = margs[i];
+    }
+    ct_registry_instance(def, handles, nm + 1);
+}
+
+const ct_mapped_fn *ct_registry_find(FunctionID id)
+{
+    ct_key key = {id, 0};
+    pthread_mutex_lock(&g_lock);
+    const ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    pthread_mutex_unlock(&g_lock);
+    return f;
+}
+
+void ct_registry_counts(unsigned long *mapped, unsigned long *hooked)
+{
+    *mapped = atomic_load(&g_mapped);
+    *hooked = atomic_load(&g_hooked);
+}
+
+typedef struct each_ctx {
+    void (*fn)(void *ctx, const ct_mapped_fn *f);
+    void *ctx;
+} each_ctx;
+
+static void each_entry(void *ctx, ct_key key, void *value)
+{
+    (void)key;
+    each_ctx *e = ctx;
+    e->fn(e->ctx, value);
+}
+
+void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx)
+{
+    each_ctx e = {fn, ctx};
+    pthread_mutex_lock(&g_lock);
+    ct_map_each(&g_functions, each_entry, &e);
+    pthread_mutex_unlock(&g_lock);
+}
+
+void ct_registry_forget(void)
+{
+    pthread_mutex_lock(&g_lock);
+    ct_map_clear(&g_functions);
+    atomic_store(&g_mapped, 0);
+    atomic_store(&g_hooked, 0);
+    pthread_mutex_unlock(&g_lock);
+}

@@ -1,0 +1,164 @@
+/* The function registry: one record per FunctionID, built by the runtime's
+ * FunctionIDMapper2 callback the first time a function is JIT-compiled.
+ *
+ * All metadata work (names, capture plans, the filter decision) happens
+ * here, once per function; the hooks only read the record, whose address is
+ * the client id the runtime hands them. Records live until the process ends. */
+#ifndef CLRTRACE_REGISTRY_H
+#define CLRTRACE_REGISTRY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "format/value.h"
+#include "agent/runtime/corprof_decls.h"
+#include "modules.h"
+
+/* One argument range as the runtime reports it (`this` first). */
+typedef struct ct_arg {
+    const char *label;    /* printed before the value: "int a=", "this=" */
+    const ct_plan *plan;  /* NULL: late (known at the first call, see ct_late) */
+} ct_arg;
+
+/* What late binding needs: generic code shared between instantiations
+ * (System.__Canon) whose class instantiation the runtime could not name at
+ * map time. The first call resolves the exact instantiation from the frame
+ * (GetFunctionInfo2) and plans the parameters typed by class type
+ * parameters; every later call reuses those plans. */
+typedef struct ct_late {
+    ModuleID module;
+    mdToken method;
+    const uint8_t *sig;   /* a permanent copy of the method signature */
+    uint32_t sig_len;
+} ct_late;
+
+/* Whether a function's late plans (those that need the runtime's view of
+ * its first call's frame) are bound. */
+typedef enum ct_late_state {
+    CT_LATE_UNBOUND = 0,
+    CT_LATE_BINDING = 1,  /* one thread binds them; the others go on without */
+    CT_LATE_BOUND = 2
+} ct_late_state;
+
+/* A function the runtime mapped (one per FunctionID), as the profiler
+ * knows it. (The CLI's ct_function, src/views/symbols.h, is what a
+ * trace's FUNCTION record says; this is its source.) */
+typedef struct ct_mapped_fn {
+    FunctionID id;
+    int hooked;                 /* passes the filter: traced */
+    int watched;                /* hooked for the profiler's own use (hooks.h) */
+    int trigger;                /* matches CLRTRACE_TRIGGER: values are captured only
+                                   while such a frame is open on the thread (hooks.c) */
+    atomic_uint arginfo_size;   /* bytes GetFunctionEnter3Info needs; 0 until learned */
+    const char *name;           /* metadata name, "Demo.Box`1.Get"; "?" when unknown */
+    const char *display;        /* as printed, "Demo.Box<int>.Get" */
+    int generic;                /* its type or itself has type parameters: its IL
+                                   serves other instantiations too (il/ilprobe.c) */
+    ModuleID module;            /* the method's module and token */
+    mdToken token;
+    /* The IL engine's generic code: a definition's record (named with its
+     * type parameters), or an instantiation's (its definition; the type
+     * handles that name it: the declaring class, then the method's type
+     * arguments). */
+    int definition;
+    const struct ct_mapped_fn *def;
+    const uintptr_t *inst;
+    uint32_t ninst;
+
+    /* Values. With values == 0 the call is printed as display + "(...)". */
+    int values;
+    uint32_t nargs;             /* ranges expected, `this` included */
+    const ct_arg *args;
+    int has_ret;                /* not void */
+    const ct_plan *ret;         /* NULL with has_ret: late */
+    const char *ret_label;      /* "int " */
+
+    /* A compiler-generated state machine's MoveNext shown as the method it
+     * implements (plans.h, ct_plan_state_machine): its nargs values are read
+     * from the fields of `this` (the state machine) at these offsets, not
+     * from argument ranges; CT_SM_NO_FIELD: a parameter with no field. NULL
+     * for every other function. */
+    const uint32_t *sm_offsets;
+
+    /* Out, ref and in parameters whose target is read again at return (bit
+     * i: argument i, of the first 64; known plans only, fixed at map time):
+     * the LEAVE record carries one value for each after the return value,
+     * and the FUNCTION record says which (ct_rec.out_mask). */
+    uint64_t out_mask;
+
+    const ct_late *late;        /* NULL when every plan is known */
+    atomic_int late_state;      /* a ct_late_state */
+    _Atomic(const ct_plan *const *) late_plans; /* nargs + 1 (return) once bound */
+
+    /* Where the arguments and the return value are (argmap.h): the learning
+     * calls that agreed (CT_ARGMAP_LEARN_CALLS: read them directly) or -1
+     * (always ask the runtime); the learning attempts; the locations. */
+    atomic_int enter_map, leave_map;
+    atomic_uint enter_tries;
+    _Atomic(uint32_t *) enter_locs;
+    atomic_uint leave_loc;
+} ct_mapped_fn;
+
+#define CT_SM_NO_FIELD UINT32_MAX
+
+/* The FunctionIDMapper2 we register. Returns the record's address and sets
+ * *hook (traced or watched). Racing calls for one FunctionID get the same record. A hooked
+ * function's FUNCTION record is queued for the writer (writer.h) here, so it
+ * precedes every event of the function. */
+UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
+
+/* The record of the generic definition (mod, tok) that FunctionID id
+ * instantiates (0: none known, after attach), made once (keyed by the
+ * definition; not counted among the functions): named and planned with its
+ * declared type parameters ("Demo.Box<T>.Set(T value)"). The IL engine's
+ * probes of generic code, whose rewritten IL serves every instantiation,
+ * carry it. NULL when it is not traced or memory ran out. */
+ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok);
+
+/* The record of the instantiation of generic definition def named by the
+ * type handles handles[0..n) (the declaring class, exact, then the method's
+ * type arguments: what the IL engine's probes pass), made at its first
+ * call and kept (not counted among the functions). NULL when it cannot be
+ * made (the call is then recorded under its definition). Called from the
+ * probes: the runtime answers only the queries it allows outside a
+ * callback, so a plan that needs another type loaded stays unknown. */
+const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_t *handles,
+                                         uint32_t n);
+
+/* Makes the record of instantiation id of definition def now (JIT time,
+ * inside a callback: the runtime answers every query, so its plans are
+ * whole) when id's code is its own (no System.__Canon among its type
+ * arguments). */
+void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id);
+
+/* Whether the filter may trace any method of module m (0: none of its
+ * methods needs to be looked at), and whether it traces method tok of it:
+ * the filter's answer by name, as for the records. */
+int ct_registry_module_may_trace(const ct_module *m);
+int ct_registry_traces(const ct_module *m, mdMethodDef tok);
+
+/* The record for id, or NULL when the mapper has not seen it. */
+const ct_mapped_fn *ct_registry_find(FunctionID id);
+
+/* Counts for the closing lines. Atomic loads only: async-signal-safe. */
+void ct_registry_counts(unsigned long *mapped, unsigned long *hooked);
+
+/* Calls fn for every record. Holds the registry lock: fn must not call back
+ * into the registry. */
+void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx);
+
+/* Between two traces of an attached process (com/attach.c): every record
+ * is forgotten, so that the next trace's filter and settings decide anew.
+ * The records stay in memory (rewritten code still running may name them),
+ * and the counts start again from 0. */
+void ct_registry_forget(void);
+
+/* Whether f's first argument is `this` (its label, as the planner writes
+ * it). */
+static inline int ct_fn_has_this(const ct_mapped_fn *f)
+{
+    return f->nargs && f->args && !strcmp(f->args[0].label, "this=");
+}
+
+#endif

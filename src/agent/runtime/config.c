@@ -1,0 +1,101 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "views/treefilter.h"
+
+/* One variable through the settings table: *num its value (the default when
+ * unset or empty), *str its text (NULL when unset or empty). */
+static int get(ct_setting_id id, ct_config_lookup lookup, void *ctx, uint64_t *num,
+               const char **str, char *why, size_t cap)
+{
+    const ct_setting *s = &ct_settings[id];
+    const char *v = lookup(ctx, s->env);
+    *num = s->dflt;
+    *str = NULL;
+    if (!v || !*v)
+        return 0;
+    char want[CT_SETTING_WANT_MAX];
+    if (ct_setting_parse(id, v, 0, num, want, sizeof want) != 0) {
+        /* A pattern list can be long: named, not repeated. */
+        if (s->kind == CT_KIND_GLOBS)
+            snprintf(why, cap, "%s is not valid (use %s)", s->env, want);
+        else
+            snprintf(why, cap, "%s=%s is not valid (use %s)", s->env, v, want);
+        return -1;
+    }
+    *str = v;
+    return 0;
+}
+
+static const char *from_env(void *ctx, const char *name)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+int ct_config_from_env(ct_config *c, char *why, size_t cap)
+{
+    return ct_config_from(c, from_env, NULL, why, cap);
+}
+
+int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, size_t cap)
+{
+    uint64_t v[CT_SETTING_COUNT];
+    const char *str[CT_SETTING_COUNT];
+    for (int i = 0; i < CT_SETTING_COUNT; i++)
+        if (get((ct_setting_id)i, lookup, ctx, &v[i], &str[i], why, cap) != 0)
+            return -1;
+    c->output_path = str[CT_SET_OUTPUT];
+    c->trace_path = str[CT_SET_TRACE];
+    c->index_path = str[CT_SET_INDEX];
+    c->trace_all = (int)v[CT_SET_ALL];
+    c->lossy = (int)v[CT_SET_LOSSY];
+    c->no_args = (int)v[CT_SET_NO_ARGS];
+    c->bench_naive = (int)v[CT_SET_BENCH_NAIVE];
+    c->null_mode = (ct_null_mode)v[CT_SET_NULL];
+    c->buffer_kb = (uint32_t)v[CT_SET_BUFFER_KB];
+    c->allow_inlining = (int)v[CT_SET_INLINING];
+    c->signatures = (int)v[CT_SET_SIGNATURES];
+    c->summary = (int)v[CT_SET_SUMMARY];
+    c->follow = (int)v[CT_SET_FOLLOW];
+    c->il_engine = (int)v[CT_SET_ENGINE];
+    c->compress = (int)v[CT_SET_COMPRESS];
+    c->launcher_pid = (uint32_t)v[CT_SET_LAUNCHER_PID];
+    c->string_chars = (uint32_t)v[CT_SET_STRING_CHARS];
+    c->array_items = (uint32_t)v[CT_SET_ARRAY_ITEMS];
+    c->struct_depth = (uint32_t)v[CT_SET_STRUCT_DEPTH];
+    c->object_depth = (uint32_t)v[CT_SET_OBJECT_DEPTH];
+    c->object_fields = (uint32_t)v[CT_SET_OBJECT_FIELDS];
+    c->value_bytes = (uint32_t)v[CT_SET_VALUE_BYTES];
+    c->include = str[CT_SET_INCLUDE];
+    c->exclude = str[CT_SET_EXCLUDE];
+    c->assembly = str[CT_SET_ASSEMBLY];
+    c->filter.trigger = str[CT_SET_TRIGGER];
+    c->filter.depth = (uint32_t)v[CT_SET_DEPTH];
+    c->filter.min_time_ns = v[CT_SET_MIN_TIME];
+    c->filter.after = v[CT_SET_AFTER];
+    if (c->bench_naive && c->no_args) {
+        snprintf(why, cap, "CLRTRACE_BENCH_NAIVE=1 needs argument capture (not CLRTRACE_NO_ARGS=1)");
+        return -1;
+    }
+    return 0;
+}
+
+int ct_config_traces(const ct_config *c, const char *full_name, const char *assembly,
+                     int by_default)
+{
+    int traced;
+    if (c->assembly)
+        traced = assembly && ct_glob_list_match(c->assembly, assembly) &&
+                 (!c->include || ct_glob_list_match(c->include, full_name));
+    else
+        traced = c->include ? ct_glob_list_match(c->include, full_name) : by_default;
+    /* A trigger function opens the gate: it is hooked whatever else says. */
+    if (!traced && c->filter.trigger && ct_glob_list_match(c->filter.trigger, full_name))
+        traced = 1;
+    if (traced && c->exclude && ct_glob_list_match(c->exclude, full_name))
+        traced = 0;
+    return traced;
+}

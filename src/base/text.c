@@ -1,0 +1,67 @@
+/* A bounded text buffer that keeps counting past its end. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "text.h"
+
+void ct_text_init(ct_text *t, char *buf, size_t cap)
+{
+    t->p = buf;
+    t->cap = buf ? cap : 0;
+    t->len = 0;
+    if (t->cap)
+        buf[0] = '\0';
+}
+
+void ct_text_putn(ct_text *t, const char *s, size_t n)
+{
+    if (!t)
+        return;
+    if (t->cap && t->len < t->cap - 1) {
+        size_t room = t->cap - 1 - t->len;
+        size_t k = n < room ? n : room;
+        memcpy(t->p + t->len, s, k);
+        t->p[t->len + k] = '\0';
+    }
+    t->len += n;
+}
+
+void ct_text_put(ct_text *t, const char *s)
+{
+    if (t)
+        ct_text_putn(t, s, strlen(s));
+}
+
+void ct_text_printf(ct_text *t, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    if (!t)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        ct_text_putn(t, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+size_t ct_text_end(ct_text *t)
+{
+    if (!t->cap)
+        return 0;
+    if (t->len < t->cap)
+        return t->len;
+    size_t n = t->cap - 1;
+    size_t cut = n >= 3 ? n - 3 : 0;
+    while (cut > 0 && ((unsigned char)t->p[cut] & 0xC0) == 0x80)
+        cut--;
+    if (cut + 3 > n) { /* a buffer too small for "..." keeps what fits */
+        t->len = n;
+        return n;
+    }
+    memcpy(t->p + cut, "...", 3);
+    t->p[cut + 3] = '\0';
+    t->len = cut + 3;
+    return cut + 3;
+}

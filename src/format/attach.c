@@ -1,0 +1,138 @@
+/* The attach protocol's names (src/format/attach.h). */
+#define _GNU_SOURCE
+#include "attach.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Longest /proc/PID/stat line read (the command name is at most 16 bytes;
+ * the 52 numbers fit in about 1 KiB). */
+#define PROC_STAT_MAX 4096
+
+int ct_attach_socket_name(unsigned pid, unsigned long long start, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "clrtrace-attach-%u-%llu", pid, start);
+    return n > 0 && (size_t)n < cap && (size_t)n <= CT_ATTACH_SOCKET_MAX ? n : -1;
+}
+
+long ct_proc_read(unsigned pid, const char *what, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/%s", pid, what);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < cap && (k = read(fd, buf + n, cap - 1 - n)) > 0)
+        n += (size_t)k;
+    close(fd);
+    buf[n] = '\0';
+    return (long)n;
+}
+
+void ct_proc_cmdline(unsigned pid, size_t max, char *out, size_t cap)
+{
+    snprintf(out, cap, "?");
+    if (cap < max + 4)
+        return;
+    long n = ct_proc_read(pid, "cmdline", out, max + 1);
+    if (n <= 0)
+        return;
+    while (n > 0 && out[n - 1] == '\0')
+        n--;
+    for (long i = 0; i < n; i++)
+        if (out[i] == '\0' || out[i] == '\n')
+            out[i] = ' ';
+    out[n] = '\0';
+    if ((size_t)n == max)
+        memcpy(out + n, "...", 4);
+}
+
+int ct_proc_start_time(unsigned pid, unsigned long long *start)
+{
+    char line[PROC_STAT_MAX];
+    if (ct_proc_read(pid, "stat", line, sizeof line) <= 0)
+        return -1;
+    /* "PID (COMM) STATE PPID ...": the command name may hold spaces and
+     * parentheses; the fields after the last ')' are plain. The start time
+     * is the 22nd field: the 20th after the name. */
+    char *p = strrchr(line, ')');
+    if (!p)
+        return -1;
+    p++;
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p)
+            return -1;
+    }
+    char *end = NULL;
+    unsigned long long v = strtoull(p + 1, &end, 10);
+    if (end == p + 1)
+        return -1;
+    *start = v;
+    return 0;
+}
+
+size_t ct_attach_request_write(char *out, size_t cap, int text, int binary, size_t n,
+                               const char *const *names, const char *const *values)
+{
+    if (cap > CT_ATTACH_REQUEST_MAX)
+        cap = CT_ATTACH_REQUEST_MAX;
+    if (n > CT_ATTACH_MAX_SETTINGS)
+        return 0;
+    int k = snprintf(out, cap, "%s\ntext %d\nbinary %d\n", CT_ATTACH_HELLO, text ? 1 : 0,
+                     binary ? 1 : 0);
+    if (k < 0 || (size_t)k >= cap)
+        return 0;
+    size_t len = (size_t)k;
+    for (size_t i = 0; i < n; i++) {
+        if (!*names[i] || strpbrk(names[i], "=\n\r") || strpbrk(values[i], "\n\r"))
+            return 0;
+        k = snprintf(out + len, cap - len, "%s=%s\n", names[i], values[i]);
+        if (k < 0 || (size_t)k >= cap - len)
+            return 0;
+        len += (size_t)k;
+    }
+    return len;
+}
+
+int ct_attach_request_parse(char *buf, ct_attach_request *r, char *why, size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    char *save = NULL;
+    char *line = strtok_r(buf, "\n", &save);
+    if (!line || strcmp(line, CT_ATTACH_HELLO) != 0) {
+        snprintf(why, cap, "not a clrtrace session request (the clrtrace and the profiler "
+                           "loaded in the process differ in version?)");
+        return -1;
+    }
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *eq = strchr(line, '=');
+        if (!strcmp(line, "text 0") || !strcmp(line, "text 1")) {
+            r->text = line[5] == '1';
+        } else if (!strcmp(line, "binary 0") || !strcmp(line, "binary 1")) {
+            r->binary = line[7] == '1';
+        } else if (eq && eq != line && r->n < CT_ATTACH_MAX_SETTINGS) {
+            *eq = '\0';
+            r->name[r->n] = line;
+            r->value[r->n++] = eq + 1;
+        } else {
+            snprintf(why, cap, "%s", eq && eq != line ? "more settings than a request holds"
+                                                      : "a session request line not understood");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+const char *ct_attach_request_get(const ct_attach_request *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->name[i], name))
+            return r->value[i];
+    return NULL;
+}

@@ -1,0 +1,84 @@
+/* What `clrtrace run|record -p PID` and the profiler it attaches agree on
+ * (docs/tracer.md, "Attaching to a running process").
+ *
+ * 1. The CLI asks the runtime to load the profiler through the runtime's
+ *    diagnostics socket (AttachProfiler, src/cli/attach_client.c), with
+ *    CT_ATTACH_CLIENT_DATA as the client data. The profiler then listens on
+ *    its control socket: a SOCK_SEQPACKET Unix socket in the abstract
+ *    namespace named by ct_attach_socket_name (the pid and the process's
+ *    start time, so that a reused pid never reaches another process's
+ *    profiler). It accepts only its own user's (or root's) connections.
+ * 2. A session: the CLI connects and sends one request, CT_ATTACH_HELLO, then
+ *    "text 0|1", "binary 0|1" and NAME=VALUE lines (the CLRTRACE_* settings
+ *    of the settings table), with the output files it opened itself passed
+ *    as SCM_RIGHTS descriptors (the text log's first). The profiler answers
+ *    "ok N" (N methods chosen) or "error TEXT", one line.
+ * 3. The session ends when the CLI sends anything or closes the connection:
+ *    the original code comes back (ReJIT revert), the trace is finished, and
+ *    the profiler answers "done". A profiler already attached (a later
+ *    `-p`) takes the next session on the same socket. */
+#ifndef CLRTRACE_ATTACH_H
+#define CLRTRACE_ATTACH_H
+
+#include <stddef.h>
+
+/* The AttachProfiler client data (the profiler declines anything else). */
+#define CT_ATTACH_CLIENT_DATA "clrtrace-attach 1"
+/* The first line of a session request. */
+#define CT_ATTACH_HELLO "clrtrace-session 1"
+/* Largest session request, and largest answer line. */
+#define CT_ATTACH_REQUEST_MAX (64u * 1024)
+#define CT_ATTACH_ANSWER_MAX 512u
+/* More methods than this chosen in a running process: the CLI warns (each
+ * call of each one is recorded; with no filter, "my code" can be large). */
+#define CT_ATTACH_WARN_METHODS 5000u
+/* Longest control socket name (sockaddr_un's path, less the leading NUL). */
+#define CT_ATTACH_SOCKET_MAX 107u
+
+/* Most settings lines in a request (the settings table has about 30). */
+#define CT_ATTACH_MAX_SETTINGS 64
+
+/* A session request as the profiler reads it: the outputs that come with
+ * it (as descriptors, the text log's first) and the settings. */
+typedef struct ct_attach_request {
+    int text, binary;
+    size_t n;
+    const char *name[CT_ATTACH_MAX_SETTINGS];
+    const char *value[CT_ATTACH_MAX_SETTINGS];
+} ct_attach_request;
+
+/* Writes the request for outputs text and binary (0 or 1) and settings
+ * names[i]=values[i], i < n, into out: its length (no NUL), or 0 when it
+ * does not fit in cap (nor in CT_ATTACH_REQUEST_MAX bytes), n is more than
+ * CT_ATTACH_MAX_SETTINGS, or a name holds '=' or a line break, or a value a
+ * line break. */
+size_t ct_attach_request_write(char *out, size_t cap, int text, int binary, size_t n,
+                               const char *const *names, const char *const *values);
+
+/* Reads the request in buf (NUL-ended; split in place: r points into it):
+ * 0, or -1 with one line in why (not a request, a line not understood,
+ * more than CT_ATTACH_MAX_SETTINGS settings). */
+int ct_attach_request_parse(char *buf, ct_attach_request *r, char *why, size_t cap);
+
+/* The value of setting name in r, or NULL. */
+const char *ct_attach_request_get(const ct_attach_request *r, const char *name);
+
+/* The control socket's abstract name for process pid started at start (the
+ * 22nd field of /proc/PID/stat), without the leading NUL: its length, or -1
+ * when it does not fit in cap. */
+int ct_attach_socket_name(unsigned pid, unsigned long long start, char *out, size_t cap);
+
+/* Process pid's start time (clock ticks since boot, the 22nd field of
+ * /proc/PID/stat): 0, or -1 (no such process, or a line not understood). */
+int ct_proc_start_time(unsigned pid, unsigned long long *start);
+
+/* Reads /proc/PID/WHAT into buf (at most cap - 1 bytes, NUL-ended): the
+ * bytes read, or -1 when it cannot be opened. */
+long ct_proc_read(unsigned pid, const char *what, char *buf, size_t cap);
+
+/* Process pid's command line, its arguments (and any line break in them)
+ * joined by spaces, into out: at most max bytes of it, then "..." when it
+ * is longer; "?" when it cannot be read. cap is at least max + 4. */
+void ct_proc_cmdline(unsigned pid, size_t max, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,411 @@
+/*
+ * The binary trace: what the profiler's writer thread stores and what
+ * `clrtrace replay/report/dump` read. The layout is specified in
+ * docs/trace-format.md; this header is its C interface.
+ *
+ * Writing appends records to a caller-owned byte buffer (no allocation).
+ * Reading walks a complete file image: every length and offset is checked,
+ * and a damaged file yields an error with its byte offset, never a crash.
+ */
+#ifndef CLRTRACE_EVENT_H
+#define CLRTRACE_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "value.h"
+
+#define CT_TRACE_MAGIC "CLRTRACE"
+/* 2.0: FUNCTION records carry the labels printed before each value, values
+ * carry a status, the header a settings line, END the function counts. (1.0
+ * was never written by a released profiler.) */
+/* 2.1: the header ends with the parent process's pid. */
+/* 2.2: plans of well-known structs (DateTime, TimeSpan, Guid, Half,
+ * Int128, UInt128), spans and SIMD vectors; boxed values in OBJECT slots
+ * (src/format/value.h); FUNCTION records' out mask, and the LEAVE
+ * values it announces. */
+/* 2.3: objects and collections by content: CLASS records may end with
+ * the plan of their class's content (CLASS or SEQ), which OBJECT values
+ * whose class id carries CT_CLASS_CONTENT follow; a repeated object
+ * (CT_CLASS_SEEN); plans of multi-dimensional arrays, array segments and
+ * memories, DateTimeOffset and Rune; arrays of any element; UNWIND records
+ * may carry the exception (its object and message). */
+/* 2.4: ZSTD records: a block of records compressed with zstd. */
+/* 2.5: END may carry a fifth u64: traced functions the IL-probe engine left
+ * as they were (not rewritten). */
+#define CT_TRACE_VERSION_MAJOR 2
+#define CT_TRACE_VERSION_MINOR 5
+
+/* Largest payload of one record; longer records are rejected by the reader. */
+#define CT_MAX_RECORD (16u * 1024 * 1024)
+/* Most parameters a FUNCTION record may describe (plus `this` and return). */
+#define CT_MAX_PARAMS 4096
+/* Most nodes in one serialized capture plan, and its nesting depth. */
+#define CT_MAX_PLAN_NODES 4096
+#define CT_MAX_PLAN_DEPTH (CT_MAX_VALUE_DEPTH + 2)
+/* Longest string (name, signature, command line) in a record. */
+#define CT_MAX_STRING 65536
+/* Most bytes of records one ZSTD record may hold once decompressed (the
+ * reader allocates this much at most; the profiler's writer compresses
+ * blocks of at most 1 MiB). */
+#define CT_MAX_ZBLOCK (8u * 1024 * 1024)
+/* The zstd level the profiler's writer compresses with (docs/performance.md:
+ * level 3 compresses the compiler's trace 4% better but costs the writer a
+ * fifth more time per byte). */
+#define CT_ZSTD_LEVEL 2
+
+typedef enum ct_rec_type {
+    CT_REC_FUNCTION = 1, /* a function was mapped: names and capture plans */
+    CT_REC_THREAD = 2,   /* a thread got a name */
+    CT_REC_ENTER = 3,
+    CT_REC_LEAVE = 4,
+    CT_REC_TAILCALL = 5,
+    CT_REC_UNWIND = 6,   /* a frame left by an exception */
+    CT_REC_DROPPED = 7,  /* events lost on a thread (lossy mode) */
+    CT_REC_CLASS = 8,    /* a class id's display name */
+    CT_REC_END = 9,      /* the process ended; totals */
+    CT_REC_EVENTS = 10,  /* a block of one thread's events, compactly encoded (files
+                            only; the reader hands out its events one by one, as
+                            ENTER/LEAVE/TAILCALL/UNWIND) */
+    CT_REC_HELD = 11,    /* (2.3) how long the tracer held a thread: time its
+                            hooks spent capturing values and waiting for
+                            buffer room, left out of every event time */
+    CT_REC_JIT = 12,     /* (2.3) JIT compilation: of one traced function (key),
+                            or the process's total (key 0); left out of every
+                            event time */
+    CT_REC_ZSTD = 13,    /* (2.4) records compressed with zstd (files only; the
+                            reader hands out the records inside, never this one) */
+    CT_REC_TYPE_COUNT
+} ct_rec_type;
+
+typedef enum ct_trace_status {
+    CT_TRACE_OK = 0,
+    CT_TRACE_E_MAGIC,      /* not a clrtrace file */
+    CT_TRACE_E_VERSION,    /* a major version this reader does not know */
+    CT_TRACE_E_TRUNCATED,  /* a record runs past the end of the file */
+    CT_TRACE_E_RECORD,     /* a record's contents do not parse */
+    CT_TRACE_E_LIMIT,      /* a count or length above its named limit */
+    CT_TRACE_E_NOMEM,      /* the caller's arena is exhausted */
+    CT_TRACE_E_SPACE,      /* the writer's buffer is too small */
+} ct_trace_status;
+
+const char *ct_trace_strerror(ct_trace_status st);
+
+/* ------------------------------------------------------------- the header */
+
+typedef struct ct_trace_header {
+    uint16_t major, minor;
+    uint32_t pid;
+    uint32_t ppid;            /* the parent process (0 in traces before 2.1) */
+    uint64_t start_unix_ns;   /* wall clock at start */
+    const char *cmdline;      /* points into the file image when read */
+    uint32_t cmdline_len;
+    const char *filter;       /* description of the filter in force */
+    uint32_t filter_len;
+    const char *settings;     /* runtime and limits: "CoreCLR 10.0.12, ..., structs 4 levels" */
+    uint32_t settings_len;
+} ct_trace_header;
+
+/* The settings text a trace of a process clrtrace attached to ends with
+ * (`clrtrace run|record -p PID`): its start is the attach, its end the
+ * detach, and the END record's "mapped" count is the methods rewritten. */
+#define CT_SETTINGS_ATTACHED ", attached"
+
+/* Whether h is such a trace. */
+int ct_header_attached(const ct_trace_header *h);
+
+/* ----------------------------------------------------------- the records */
+
+typedef struct ct_fn_param {
+    const char *name;         /* the label printed before the value: "double k=",
+                                 "this=", or for the return value "double " */
+    uint32_t name_len;
+    const ct_plan *plan;
+} ct_fn_param;
+
+typedef struct ct_rec {
+    ct_rec_type type;
+    uint64_t offset;          /* where the record starts in the file */
+    uint64_t time_ns;         /* since the trace started (events) */
+    uint64_t tid;             /* OS thread id (events, THREAD, DROPPED) */
+    uint64_t key;             /* FUNCTION/ENTER/LEAVE/TAILCALL/UNWIND: function key;
+                                 CLASS: class id */
+    /* FUNCTION */
+    const char *name;         /* "Demo.Shapes.Scale"; CLASS/THREAD: the name */
+    uint32_t name_len;
+    const char *sig;          /* C#-style signature text */
+    uint32_t sig_len;
+    uint32_t flags;           /* FUNCTION: CT_FN_* */
+    uint32_t nparams;         /* FUNCTION: parameters including `this` */
+    ct_fn_param *params;      /* FUNCTION: nparams entries */
+    ct_fn_param ret;          /* FUNCTION: the return plan (kind VOID for void) */
+    uint64_t out_mask;        /* FUNCTION (2.2): bit i set when parameter i's target
+                                 (out, ref, in) is captured again at return: the
+                                 LEAVE records carry one value for each, in order,
+                                 after the return value (a MISSING one when it was
+                                 not read again) */
+    /* ENTER: the raw values, one per parameter; LEAVE: one (the return);
+       UNWIND: the exception (ct_unwind_plan) */
+    uint32_t nvalues;
+    const uint8_t *values;    /* nvalues × (u32 status/length word, bytes) */
+    size_t values_len;
+    /* CLASS (2.3): the plan of the class's content, or NULL */
+    const ct_plan *content;
+    /* DROPPED / END; HELD: the nanoseconds; ZSTD: the bytes of records it
+       holds (values, values_len: the compressed frame) */
+    uint64_t count;
+    /* END: functions the runtime mapped, and those traced; (2.5) traced
+       functions the IL engine did not rewrite (0 when the record has none) */
+    uint64_t mapped, traced, unrewritten;
+} ct_rec;
+
+/* ENTER, LEAVE, TAILCALL or UNWIND: a record of a call's start or end. */
+static inline int ct_rec_is_event(ct_rec_type type)
+{
+    return type == CT_REC_ENTER || type == CT_REC_LEAVE || type == CT_REC_TAILCALL ||
+           type == CT_REC_UNWIND;
+}
+
+enum {
+    CT_FN_HAS_THIS = 1,
+    CT_FN_STATIC = 2,
+    CT_FN_NO_VALUES = 4,      /* values are not captured: calls read "Name(...)" */
+};
+
+/* Each value of an ENTER/LEAVE record is a u32 word, then the bytes: the low
+ * 28 bits are the length, the high 4 bits say what the bytes are. */
+#define CT_VALUE_LEN_MASK 0x0FFFFFFFu
+#define CT_VALUE_STATUS_SHIFT 28
+typedef enum ct_value_status {
+    CT_VALUE_PLAN = 0,      /* the plan's raw encoding (src/format/value.h) */
+    CT_VALUE_RANGE = 1,     /* the first bytes of the argument range (no plan fits) */
+    CT_VALUE_TOO_LARGE = 2, /* did not fit even with smaller limits (no bytes) */
+    CT_VALUE_MISSING = 3,   /* the runtime gave no range (no bytes) */
+    CT_VALUE_ADDRESS = 4,   /* a byref whose target was not read: its u64 address */
+    CT_VALUE_STATUS_MAX = CT_VALUE_ADDRESS
+} ct_value_status;
+
+/* Iterates a raw-values blob of an ENTER/LEAVE record: returns 1 and the next
+ * value's bytes (and its status when status is not NULL), 0 at the end, -1
+ * when damaged. *pos starts at 0. */
+int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t *len,
+                  ct_value_status *status);
+
+/* The values of an UNWIND record (docs/trace-format.md; none in traces of
+ * 2.2 and before, nor when the profiler did not learn the exception): value 0
+ * is the exception object (OBJECT plan: u64 address, u64 class id, the class
+ * named by a CLASS record), value 1 its Exception._message (STRING plan:
+ * address 0 when the field is null). The plan of UNWIND value i, or NULL past
+ * the last. */
+#define CT_UNWIND_VALUES 2
+const ct_plan *ct_unwind_plan(uint32_t i);
+
+/* ----------------------------------------------------------------- writing */
+
+typedef struct ct_wbuf {
+    uint8_t *p;
+    size_t cap, len;
+    int overflow;      /* set when something did not fit; nothing partial is kept */
+} ct_wbuf;
+
+void ct_wbuf_init(ct_wbuf *w, void *mem, size_t cap);
+
+/* Each writer appends one whole record, padded with zero bytes to a
+ * multiple of 8, or, when it does not fit, nothing (and returns
+ * CT_TRACE_E_SPACE). The header is padded the same way, so in a buffer that
+ * starts at a file offset that is a multiple of 8, every record does too. */
+ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint32_t ppid, uint64_t start_unix_ns,
+                                const char *cmdline, const char *filter, const char *settings);
+/* params[i].name and ret->name are the labels (NUL-terminated; name_len is
+ * not read). ret NULL: void. */
+ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
+                                  uint32_t flags, uint32_t nparams, const ct_fn_param *params,
+                                  const ct_fn_param *ret);
+/* The same with the parameters re-read at return (ct_rec.out_mask). */
+ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *name,
+                                       const char *sig, uint32_t flags, uint32_t nparams,
+                                       const ct_fn_param *params, const ct_fn_param *ret,
+                                       uint64_t out_mask);
+ct_trace_status ct_write_thread(ct_wbuf *w, uint64_t tid, const char *name);
+ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
+/* The same with the plan of the class's content (NULL: none). */
+ct_trace_status ct_write_class_content(ct_wbuf *w, uint64_t class_id, const char *name,
+                                       const ct_plan *content);
+ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
+/* ns more nanoseconds the tracer held thread tid (since its last HELD). */
+ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
+/* count JIT compilations that took ns: of function key (count 1) on thread
+ * tid, or with key 0 the process's total (tid 0) (ct_rec: key, count, tid,
+ * time_ns holds ns; tid is 0 in traces before 2.4). */
+ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns,
+                             uint64_t tid);
+ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
+                             uint64_t traced);
+/* The same with the count of traced functions left as they were (2.5; the
+ * record is the 2.4 one when it is 0). */
+ct_trace_status ct_write_end_unrewritten(ct_wbuf *w, uint64_t time_ns, uint64_t events,
+                                         uint64_t mapped, uint64_t traced,
+                                         uint64_t unrewritten);
+/* A ZSTD record holding records[0..len) (whole records, as written into a
+ * buffer that started at a multiple of 8), compressed at CT_ZSTD_LEVEL
+ * into one zstd frame with its checksum, with cctx (ZSTD_createCCtx;
+ * reused from block to block). CT_TRACE_E_SPACE
+ * when the record would not be smaller than the records themselves or does
+ * not fit (write them as they are then); CT_TRACE_E_LIMIT when len is above
+ * CT_MAX_ZBLOCK. */
+struct ZSTD_CCtx_s;
+ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
+                              struct ZSTD_CCtx_s *cctx);
+
+/* The same record made a piece at a time, so that a writer can do other
+ * work between the pieces (the profiler's writer drains the rings): begin,
+ * then steps until one returns 0. records[0..len) must stay as they are
+ * until then, and w be used for nothing else. */
+typedef struct ct_zstd_job {
+    const uint8_t *records;
+    size_t len, done;        /* input bytes, and those handed to zstd */
+    size_t undo, at, out_end; /* w->len before the record, its start, the output's limit */
+    struct ZSTD_CCtx_s *cctx;
+} ct_zstd_job;
+
+/* Begins the ZSTD record of records[0..len) in w: CT_TRACE_OK, or (nothing
+ * written) CT_TRACE_E_LIMIT above CT_MAX_ZBLOCK, CT_TRACE_E_SPACE when w
+ * has no room for a record smaller than the records. */
+ct_trace_status ct_zstd_begin(ct_wbuf *w, ct_zstd_job *j, const uint8_t *records, size_t len,
+                              struct ZSTD_CCtx_s *cctx);
+/* Compresses up to `piece` more input bytes: 1 while input is left; 0 when
+ * the job is over, *st then being CT_TRACE_OK (the record is whole in w) or
+ * CT_TRACE_E_SPACE (it would not be smaller than the records: w is as before
+ * ct_zstd_begin, write the records as they are). */
+int ct_zstd_step(ct_wbuf *w, ct_zstd_job *j, size_t piece, ct_trace_status *st);
+
+/* Events are written in two steps so the hook can capture values straight
+ * into the buffer: begin reserves the header, each value is appended with
+ * ct_event_value (length-prefixed), and ct_event_end patches the lengths. */
+typedef struct ct_event_mark {
+    size_t start;
+    uint32_t nvalues;
+} ct_event_mark;
+
+ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, uint64_t tid,
+                               uint64_t key, ct_event_mark *m);
+/* Returns where `cap` bytes of value may be written; commit with the length
+ * actually used. NULL when the buffer is full. */
+uint8_t *ct_event_value_reserve(ct_wbuf *w, size_t cap);
+void ct_event_value_commit(ct_wbuf *w, ct_event_mark *m, size_t used);
+/* The same with a status other than CT_VALUE_PLAN. */
+void ct_event_value_commit_status(ct_wbuf *w, ct_event_mark *m, size_t used,
+                                  ct_value_status status);
+/* Rewrites the event's time (the profiler stamps ENTER after capturing). */
+void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns);
+ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m);
+
+/* EVENTS blocks: one thread's events, each a head byte (kind, has-values),
+ * zigzag varints of the time and key differences from the previous event,
+ * and the values (docs/trace-format.md). The writer appends events while
+ * they fit, then ends the block. */
+typedef struct ct_events_mark {
+    size_t start;             /* where the record starts; 0 len: no block open */
+    uint64_t tid, time, key;  /* the thread; the previous event's time and key */
+    int open;
+} ct_events_mark;
+
+ct_trace_status ct_events_begin(ct_wbuf *w, uint64_t tid, uint64_t base_time, uint64_t base_key,
+                                ct_events_mark *m);
+/* One event (type ENTER..UNWIND; values: nvalues x (u32 word, bytes) as in
+ * an event record). CT_TRACE_E_SPACE when it does not fit: end the block and
+ * begin another. */
+ct_trace_status ct_events_add(ct_wbuf *w, ct_events_mark *m, ct_rec_type type, uint64_t time_ns,
+                              uint64_t key, uint32_t nvalues, const uint8_t *values,
+                              size_t values_len);
+ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
+/* The most bytes one event takes in a block, with values_len bytes of values. */
+#define CT_EVENTS_MAX_OVERHEAD (1 + 10 + 10 + 10 + 10)
+
+/* Bytes of an event record with no values: the smallest record (a
+ * multiple of 8, so it needs no padding). */
+#define CT_EVENT_BASE_BYTES (8 + 24)
+
+/* ----------------------------------------------------------------- reading */
+
+/* Memory for decoded plans and parameter arrays (caller-owned, reusable). */
+typedef struct ct_rarena {
+    uint8_t *base;
+    size_t cap, used;
+} ct_rarena;
+
+typedef struct ct_reader {
+    const uint8_t *data;
+    size_t len, pos;          /* the file image, and where the next record starts */
+    ct_trace_header header;
+    ct_rarena *arena;         /* FUNCTION records' plans are allocated here */
+    ct_trace_status error;
+    uint64_t error_offset;    /* in the record stream (ct_rec.offset) */
+    int error_in_zstd;        /* the error is inside the ZSTD record at error_zstd_at */
+    uint64_t error_zstd_at;   /* (a file offset) */
+    /* Inside an EVENTS block: where its bytes are (the file, or a
+     * decompressed block) and the stream offset of blk_data[0], the next
+     * event, the block's end, the thread, the previous event's time and key. */
+    int in_block;
+    const uint8_t *blk_data;
+    uint64_t blk_base;
+    size_t blk_pos, blk_end;
+    uint64_t blk_tid, blk_time, blk_key;
+    /* Inside a ZSTD record: its records decompressed in z[0..zlen) (z is
+     * the reader's, zcap bytes, freed by ct_reader_close), the next one at
+     * zpos; z_at is the ZSTD record's file offset, z_base the stream offset
+     * of z[0]. shift: stream offset minus file offset after the ZSTD
+     * records read so far. */
+    int in_zstd;
+    uint8_t *z;
+    size_t zcap, zlen, zpos;
+    uint64_t z_at, z_base;
+    uint64_t shift;
+    void *dctx;
+    uint64_t zstd_records;    /* ZSTD records read so far */
+    /* The END record was read. At the end of the file without it, the trace
+     * is incomplete: the process was killed or crashed (or is still
+     * running) and cut_offset is where the readable part ends. */
+    int ended;
+    int incomplete;
+    uint64_t cut_offset;
+} ct_reader;
+
+/* The file's first bytes, enough to learn the header's size. */
+#define CT_TRACE_PREFIX_BYTES 16
+/* Largest header the format allows: three strings and the fixed fields. */
+#define CT_MAX_HEADER (CT_TRACE_PREFIX_BYTES + 3 * (4 + CT_MAX_STRING) + 32)
+
+/* From a file's first CT_TRACE_PREFIX_BYTES bytes: how many bytes the
+ * header takes with its padding (what ct_reader_open needs to read the
+ * header alone), or 0 when data does not start a trace of a known major
+ * version or declares a header above CT_MAX_HEADER. */
+size_t ct_header_bytes(const uint8_t *data, size_t len);
+
+/* Reads the header. Offsets (ct_rec.offset, error_offset) are in the
+ * record stream: the file with each ZSTD record replaced by the records it
+ * holds (the file offset itself in a trace without ZSTD records). */
+ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct_rarena *arena);
+/* Frees what the reader allocated for ZSTD records (at most
+ * CT_MAX_ZBLOCK bytes and a zstd context); the reader may not be used
+ * after. Records read before point into that memory: read them first. */
+void ct_reader_close(ct_reader *r);
+/* The next record: 1 and *rec, 0 at the end of what can be read, -1 on
+ * error (r->error, r->error_offset). A file that ends without its END
+ * record, or with less than one whole record left (a writer stopped in the
+ * middle of it), ends with 0 too, and r->incomplete is set with
+ * r->cut_offset (a file offset): everything before stands. A damaged
+ * record is an error. Plans of FUNCTION records stay valid as long as the
+ * arena is not reset; other pointers point into the file image, or, for
+ * records inside a ZSTD record, into the reader's memory, valid until the
+ * next call. */
+int ct_reader_next(ct_reader *r, ct_rec *rec);
+
+/* Decodes the one record at data[0..len) (no file header): returns the
+ * record's total size with its padding (> 0, a multiple of 8), 0 when data
+ * holds less than a whole record (also for len 0), or -1 with *error set
+ * when the record is damaged. rec->offset is set to `offset`. */
+long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena *arena,
+                    ct_rec *rec, ct_trace_status *error);
+
+#endif

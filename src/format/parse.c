@@ -1,0 +1,71 @@
+/* Glob lists and durations (parse.h). */
+#define _GNU_SOURCE
+#include "parse.h"
+
+#include <fnmatch.h>
+#include <string.h>
+
+int ct_glob_list_match(const char *list, const char *name)
+{
+    char pat[CT_FILTER_MAX_GLOBS_TEXT];
+    const char *p = list;
+    while (p && *p) {
+        size_t n = strcspn(p, ":");
+        if (n && n < sizeof pat) {
+            memcpy(pat, p, n);
+            pat[n] = '\0';
+            if (fnmatch(pat, name, 0) == 0)
+                return 1;
+        }
+        p += n;
+        if (*p == ':')
+            p++;
+    }
+    return 0;
+}
+
+int ct_parse_duration(const char *text, uint64_t *ns)
+{
+    if (!text)
+        return -1;
+    const char *p = text;
+    uint64_t whole = 0, frac = 0, frac_div = 1;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (whole > CT_FILTER_MAX_MIN_TIME_NS)
+            return -1;
+        whole = whole * 10 + (uint64_t)(*p++ - '0');
+        digits++;
+    }
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') {
+            if (frac_div < 1000000000000ull) {
+                frac = frac * 10 + (uint64_t)(*p - '0');
+                frac_div *= 10;
+            }
+            p++;
+            digits++;
+        }
+    }
+    if (!digits)
+        return -1;
+    uint64_t unit;
+    if (!*p || !strcmp(p, "us"))
+        unit = 1000;
+    else if (!strcmp(p, "ns"))
+        unit = 1;
+    else if (!strcmp(p, "ms"))
+        unit = 1000000;
+    else if (!strcmp(p, "s"))
+        unit = 1000000000;
+    else
+        return -1;
+    if (whole > CT_FILTER_MAX_MIN_TIME_NS / unit)
+        return -1;
+    uint64_t v = whole * unit + frac * unit / frac_div;
+    if (v > CT_FILTER_MAX_MIN_TIME_NS)
+        return -1;
+    *ns = v;
+    return 0;
+}

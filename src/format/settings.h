@@ -1,0 +1,131 @@
+/*
+ * Every setting of the profiler, written once: its environment variable, the
+ * launcher's option for it, its type, bounds, default and help line. The
+ * launcher (src/cli/cmd_run.c) parses and exports options from this table,
+ * the profiler (src/agent/runtime/config.c) reads the environment through it, and
+ * `clrtrace run --help` prints its option lines from it, so a bound or a
+ * spelling cannot differ between them. docs/tracer.md lists the same table.
+ */
+#ifndef CLRTRACE_SETTINGS_H
+#define CLRTRACE_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The largest --depth, and the calls the tree filter (views/treefilter.h)
+ * follows per thread. */
+#define CT_FILTER_MAX_FRAMES 65536u
+
+/* Largest accepted string-character and array-item counts (-s, --array-items).
+ * What really fits in one event is bounded by the per-thread capture buffer:
+ * a value that does not fit is captured again with smaller limits. */
+#define CT_MAX_STRING_CHARS_OPTION 1000000u
+#define CT_MAX_ARRAY_ITEMS_OPTION 1000000u
+/* Default nesting of struct fields followed (--struct-depth); the largest is
+ * CT_MAX_VALUE_DEPTH (src/format/value.h). */
+#define CT_DEFAULT_STRUCT_DEPTH 4u
+/* The per-thread event ring (--buffer-kb, rounded down to a power of two):
+ * default and bounds. */
+#define CT_DEFAULT_RING_KB 512u
+#define CT_MIN_RING_KB 16u
+#define CT_MAX_RING_KB (1024u * 1024u)
+/* Largest --after / CLRTRACE_AFTER. */
+#define CT_MAX_AFTER 1000000000000000000ull
+
+typedef enum ct_setting_id {
+    CT_SET_OUTPUT,        /* CLRTRACE_OUTPUT: the text log's file */
+    CT_SET_TRACE,         /* CLRTRACE_TRACE: the binary trace's file */
+    CT_SET_ALL,
+    CT_SET_INCLUDE,
+    CT_SET_EXCLUDE,
+    CT_SET_ASSEMBLY,
+    CT_SET_DEPTH,
+    CT_SET_MIN_TIME,
+    CT_SET_TRIGGER,
+    CT_SET_AFTER,
+    CT_SET_STRING_CHARS,
+    CT_SET_ARRAY_ITEMS,
+    CT_SET_STRUCT_DEPTH,
+    CT_SET_OBJECT_DEPTH,
+    CT_SET_OBJECT_FIELDS,
+    CT_SET_VALUE_BYTES,
+    CT_SET_NO_ARGS,
+    CT_SET_ENGINE,
+    CT_SET_LOSSY,
+    CT_SET_BUFFER_KB,
+    CT_SET_INLINING,
+    CT_SET_FOLLOW,
+    CT_SET_COMPRESS,
+    CT_SET_NULL,
+    CT_SET_SUMMARY,
+    CT_SET_SIGNATURES,
+    CT_SET_BENCH_NAIVE,
+    CT_SET_LAUNCHER_PID,
+    CT_SET_INDEX,
+    CT_SETTING_COUNT
+} ct_setting_id;
+
+typedef enum ct_setting_kind {
+    CT_KIND_FLAG,     /* 1/yes/true/on or 0/no/false/off, any case */
+    CT_KIND_NUMBER,   /* a whole number in [min, max]: decimal digits only */
+    CT_KIND_GLOBS,    /* fnmatch(3) patterns joined by ':' (at most
+                         CT_FILTER_MAX_GLOBS_TEXT - 1 characters) */
+    CT_KIND_DURATION, /* a number and ns, us, ms or s (ct_parse_duration) */
+    CT_KIND_PATH,     /* a file name */
+    CT_KIND_NULL,     /* 0/off, 1/slow, fast (ct_null_mode) */
+    CT_KIND_ENGINE,   /* elt (0) or il (1) */
+} ct_setting_kind;
+
+/* Where a setting's option is listed in --help. */
+typedef enum ct_setting_group {
+    CT_GROUP_NONE,     /* no option: environment only, or the launcher's own */
+    CT_GROUP_SELECT,   /* which functions are traced */
+    CT_GROUP_FILTER,   /* the tree filters: run/record and replay/report/dump */
+    CT_GROUP_VALUES,   /* how values are captured */
+    CT_GROUP_MODE,     /* how the tracer runs */
+} ct_setting_group;
+
+enum {
+    CT_SETTING_REPEAT = 1,   /* the option may be given again: GLOBS joined by ':' */
+    CT_SETTING_ZERO_OFF = 2, /* NUMBER/DURATION: 0 (the default) means off; the
+                                option takes 1 and up (more than 0) */
+};
+
+typedef struct ct_setting {
+    const char *env;       /* "CLRTRACE_STRING_CHARS" */
+    const char *shortopt;  /* "-s", or NULL */
+    const char *longopt;   /* "--string-chars", or NULL: no option */
+    ct_setting_kind kind;
+    ct_setting_group group;
+    unsigned flags;        /* CT_SETTING_* */
+    uint64_t min, max;     /* NUMBER */
+    uint64_t dflt;         /* FLAG, NUMBER, NULL: the value when unset or empty */
+    const char *sets;      /* an option without a value: the value it sets ("0" for
+                              --no-summary); NULL: the option takes a value */
+    const char *arg;       /* the value's name in --help: "N", "GLOB", "TIME" */
+    const char *help;      /* --help text: lines joined by '\n'; "{min}", "{max}"
+                              and "{default}" stand for the numbers */
+} ct_setting;
+
+extern const ct_setting ct_settings[CT_SETTING_COUNT];
+
+/* Longest "what to use" phrase ct_setting_parse gives. */
+#define CT_SETTING_WANT_MAX 160
+
+/* Parses text as setting id's value: 0 and *num (FLAG 0/1, NUMBER, DURATION
+ * in ns, NULL a ct_null_mode; GLOBS and PATH leave *num alone), or -1 with
+ * what the value should be in want ("a whole number from 0 to 8", "1 or 0").
+ * option: the bounds of the option (CT_SETTING_ZERO_OFF: above 0) rather than
+ * the variable's. An empty text is not a value (-1). */
+int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *num,
+                     char *want, size_t want_cap);
+
+/* The setting whose option is opt ("-s", "--string-chars"), or -1. */
+int ct_setting_by_option(const char *opt);
+
+/* Prints the --help lines of the options of one group: the option at column
+ * 2, its text at column 25. */
+void ct_settings_help(FILE *to, ct_setting_group group);
+
+#endif

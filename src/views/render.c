@@ -1,0 +1,1036 @@
+/* The text log and the summary, rendered from trace records
+ * (src/views/render.h). Used live by the profiler's writer thread and
+ * offline by `clrtrace replay` / `clrtrace report`. */
+#define _POSIX_C_SOURCE 200809L
+#include "render.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stack.h"
+#include "symbols.h"
+#include "base/table.h"
+
+/* A thread's held-back line buffer at first; it grows to the longest line
+ * the thread holds back (a process may have thousands of threads). */
+#define INITIAL_PEND 256
+/* Room for the line prefix (time, thread, duration, indentation). */
+#define PREFIX_MAX (64 + 2 * CT_RENDER_MAX_INDENT)
+/* Longest header or summary line (longer ones are cut, still ending in a
+ * newline); call lines have their own limits (render.h). */
+#define TEXT_LINE_MAX 2048
+/* Most characters put_uint writes: a u64's 20 digits, or a field of 24. */
+#define UINT_TEXT_MAX 24
+
+/* ------------------------------------------------------------- state */
+
+/* A function's definition (the symbol table's) and its summary counts. */
+typedef struct fn {
+    const ct_function *def;
+    uint64_t calls, total, self;
+    uint64_t sum, min, max; /* every call's duration: summed, least, most */
+    uint64_t jit;           /* ns its JIT compilation took (JIT records) */
+    uint64_t jit_mark;      /* (opts.jit, lines) ns of a compilation not yet marked in
+                               the tree: above the next call of it on jit_tid (or any
+                               thread when 0: traces before 2.4) */
+    uint64_t jit_tid;
+    uint64_t exceptions;    /* calls that ended by an exception */
+} fn;
+
+typedef struct frame {
+    ct_stack_frame h;       /* the function's key */
+    fn *f;
+    uint64_t start, child;
+    int nested;             /* a call of the same function is open below it on
+                               the thread (recursion): its time is already in
+                               that call's total */
+} frame;
+
+typedef struct thread {
+    uint64_t tid;
+    struct thread *next;    /* in first-seen order */
+    ct_stack stack;         /* the calls open (src/views/stack.h), the
+                               outermost CT_RENDER_MAX_FRAMES timed */
+    ct_table open;          /* function key -> 1 + its kept frames open */
+    int gap;                /* events of this thread were dropped: pairing
+                               failures that follow are their echo */
+    int pending;            /* an enter line is held back */
+    char tid_text[UINT_TEXT_MAX]; /* the line prefix's thread field */
+    size_t tid_len;
+    uint64_t pend_time;
+    unsigned pend_depth;
+    size_t pend_len;
+    size_t pend_cap;
+    char *pend;             /* pend_cap bytes */
+} thread;
+
+struct ct_render {
+    ct_render_opts opts;
+    ct_render_sink sink;
+    void *ctx;
+    ct_symbols *sym;        /* functions and classes, value text */
+    ct_table fns, threads;  /* key -> fn, tid -> thread */
+    thread *first, *last;
+    uint64_t nthreads, dropped, events;
+    int finished, have_end;
+    int attached;           /* a trace of `clrtrace -p` (ct_header_attached) */
+    uint64_t mapped, traced, unrewritten;
+    ct_held *held;          /* HELD records summed per thread */
+    size_t nheld;
+    uint64_t jit_count, jit_ns; /* the process's JIT compilations (JIT record, key 0) */
+    char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
+    char ret[CT_RENDER_RET_MAX];
+    char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
+    char call[CT_RENDER_LINE_MAX]; /* a call's text, before it goes to its thread */
+};
+
+static void emit(ct_render *r, const char *s, size_t n)
+{
+    if (n)
+        r->sink(r->ctx, s, n);
+}
+
+static void emitf(ct_render *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void emitf(ct_render *r, const char *fmt, ...)
+{
+    char buf[TEXT_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof buf) {
+        n = (int)sizeof buf - 1;
+        buf[n - 1] = '\n';
+    }
+    emit(r, buf, (size_t)n);
+}
+
+ct_render *ct_render_new(const ct_render_opts *opts, ct_render_sink sink, void *ctx)
+{
+    ct_render *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->opts = *opts;
+    r->sink = sink;
+    r->ctx = ctx;
+    r->sym = ct_symbols_new();
+    if (!r->sym) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void ct_render_free(ct_render *r)
+{
+    if (!r)
+        return;
+    for (thread *t = r->first, *n; t; t = n) {
+        n = t->next;
+        ct_stack_free(&t->stack);
+        ct_table_free(&t->open);
+        free(t->pend);
+        free(t);
+    }
+    for (size_t i = 0; i < r->fns.cap; i++)
+        free(r->fns.slots[i].value);
+    ct_table_free(&r->fns);
+    ct_table_free(&r->threads);
+    free(r->held);
+    ct_symbols_free(r->sym);
+    free(r);
+}
+
+
+/* "00" .. "99": put_uint writes two digits a step. */
+static const char k_digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal digits of v, right-aligned in out[0..width) (wider when needed;
+ * width at most UINT_TEXT_MAX); returns the characters written (no NUL). */
+static size_t put_uint(char *out, uint64_t v, int width, char fill)
+{
+    char tmp[20];
+    size_t at = sizeof tmp;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        at -= 2;
+        memcpy(tmp + at, k_digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        at -= 2;
+        memcpy(tmp + at, k_digit_pairs + 2 * v, 2);
+    } else {
+        tmp[--at] = (char)('0' + v);
+    }
+    size_t n = sizeof tmp - at, k = 0;
+    for (; (int)(k + n) < width && k + n < UINT_TEXT_MAX; k++)
+        out[k] = fill;
+    memcpy(out + k, tmp + at, n);
+    return k + n;
+}
+
+/* v / 10^decimals as "int.frac", rounded half up, in a field of `width`. */
+static size_t put_fixed(char *out, uint64_t v, unsigned decimals, uint64_t unit, int width)
+{
+    uint64_t scale = 1;
+    for (unsigned i = 0; i < decimals; i++)
+        scale *= 10;
+    /* v is in 1/unit; the text keeps `decimals` digits of the integer part's unit */
+    uint64_t q = unit / scale;
+    uint64_t r = (v + q / 2) / q; /* in 1/scale units */
+    char tmp[48];
+    size_t n = put_uint(tmp, r / scale, 0, ' ');
+    if (decimals) {
+        tmp[n++] = '.';
+        n += put_uint(tmp + n, r % scale, (int)decimals, '0');
+    }
+    size_t k = 0;
+    for (; (int)(k + n) < width; k++)
+        out[k] = ' ';
+    memcpy(out + k, tmp, n);
+    return k + n;
+}
+
+/* "0.8 us", "12.3 ms", "1.52 s" in a field of `width` (0: none). */
+static size_t duration_text(uint64_t ns, char *out, int width)
+{
+    size_t n;
+    char tmp[40];
+    if (ns < 1000000u) {
+        n = put_fixed(tmp, ns, 1, 1000, 0);
+        memcpy(tmp + n, " us", 3);
+    } else if (ns < 1000000000u) {
+        n = put_fixed(tmp, ns, 1, 1000000, 0);
+        memcpy(tmp + n, " ms", 3);
+    } else {
+        n = put_fixed(tmp, ns, 2, 1000000000, 0);
+        memcpy(tmp + n, " s", 2);
+        n -= 1;
+    }
+    n += 3;
+    size_t k = 0;
+    for (; (int)(k + n) < width; k++)
+        out[k] = ' ';
+    memcpy(out + k, tmp, n);
+    return k + n;
+}
+
+void ct_format_duration(uint64_t ns, char *out, size_t cap)
+{
+    char tmp[48];
+    size_t n = duration_text(ns, tmp, 0);
+    if (!cap)
+        return;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, tmp, n);
+    out[n] = '\0';
+}
+
+static int by_held(const void *a, const void *b)
+{
+    const ct_held *x = a, *y = b;
+    if (x->ns != y->ns)
+        return x->ns < y->ns ? 1 : -1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+int ct_held_add(ct_held **held, size_t *n, uint64_t tid, uint64_t ns)
+{
+    size_t i = 0;
+    while (i < *n && (*held)[i].tid != tid)
+        i++;
+    if (i == *n) {
+        ct_held *h = realloc(*held, (*n + 1) * sizeof *h);
+        if (!h)
+            return -1;
+        *held = h;
+        h[(*n)++] = (ct_held){tid, 0};
+    }
+    (*held)[i].ns += ns;
+    return 0;
+}
+
+void ct_held_text(ct_held *held, size_t n, char *out, size_t cap)
+{
+    ct_text t;
+    char d[32];
+    uint64_t sum = 0;
+    qsort(held, n, sizeof *held, by_held);
+    for (size_t i = 0; i < n; i++)
+        sum += held[i].ns;
+    ct_text_init(&t, out, cap);
+    ct_format_duration(sum, d, sizeof d);
+    ct_text_printf(&t, "%s on %zu thread%s (", d, n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n && i < CT_HELD_LIST_MAX; i++) {
+        ct_format_duration(held[i].ns, d, sizeof d);
+        ct_text_printf(&t, "%s%llu %s", i ? ", " : "", (unsigned long long)held[i].tid, d);
+    }
+    if (n > CT_HELD_LIST_MAX)
+        ct_text_printf(&t, ", %zu more", n - CT_HELD_LIST_MAX);
+    ct_text_put(&t, ")");
+    ct_text_end(&t);
+}
+
+/* --------------------------------------------------------- the header */
+
+void ct_render_header(ct_render *r, const ct_trace_header *h)
+{
+    char when[32] = "?";
+    time_t secs = (time_t)(h->start_unix_ns / 1000000000u);
+    struct tm utc;
+    if (gmtime_r(&secs, &utc))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    emitf(r, "# clrtrace: %.*s, pid %u, %s, filter: %.*s\n", (int)h->cmdline_len, h->cmdline,
+          (unsigned)h->pid, when, (int)h->filter_len, h->filter);
+    r->attached = ct_header_attached(h);
+    if (!r->opts.lines)
+        return;
+    if (h->settings_len)
+        emitf(r, "# %.*s\n", (int)h->settings_len, h->settings);
+    emitf(r, "#  TIME(s)    TID   DURATION  CALL\n");
+}
+
+/* ------------------------------------------------------------ records */
+
+/* The summary counts of a key's function, made at its first event. */
+static fn *function_of(ct_render *r, uint64_t key)
+{
+    fn *f = ct_table_get(&r->fns, key);
+    if (f)
+        return f;
+    const ct_function *def = ct_symbols_function(r->sym, key);
+    if (!def || !(f = calloc(1, sizeof *f)))
+        return NULL;
+    f->def = def;
+    if (ct_table_put(&r->fns, key, f) != 0) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+static thread *thread_of(ct_render *r, uint64_t tid)
+{
+    thread *t = ct_table_get(&r->threads, tid);
+    if (t)
+        return t;
+    t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->tid = tid;
+    t->tid_len = put_uint(t->tid_text, tid, 6, ' ');
+    ct_stack_init(&t->stack, sizeof(frame), CT_RENDER_MAX_FRAMES);
+    t->pend = malloc(INITIAL_PEND);
+    t->pend_cap = INITIAL_PEND;
+    if (!t->pend || ct_table_put(&r->threads, tid, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    if (r->last)
+        r->last->next = t;
+    else
+        r->first = t;
+    r->last = t;
+    r->nthreads++;
+    return t;
+}
+
+/* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend
+ * (th->pend_len 0 when memory ran out). */
+static void format_call(ct_render *r, thread *th, const ct_function *f, const ct_rec *rec)
+{
+    ct_text t;
+    ct_text_init(&t, r->call, sizeof r->call);
+    ct_text_put(&t, f->name);
+    if (f->flags & CT_FN_NO_VALUES) {
+        ct_text_put(&t, "(...)");
+    } else if (rec->nvalues != f->nparams) {
+        ct_text_put(&t, "(?)");
+    } else {
+        ct_text_put(&t, "(");
+        size_t pos = 0;
+        const uint8_t *v;
+        uint32_t len;
+        ct_value_status st;
+        for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
+            if (i)
+                ct_text_put(&t, ", ");
+            ct_text_put(&t, f->labels[i]);
+            ct_symbols_value_text(r->sym, f->plans[i], v, len, st, &t);
+        }
+        ct_text_put(&t, ")");
+    }
+    size_t n = ct_text_end(&t);
+    if (n > th->pend_cap) {
+        size_t cap = th->pend_cap;
+        while (cap < n)
+            cap *= 2;
+        char *more = realloc(th->pend, cap);
+        if (!more) {
+            th->pend_len = 0;
+            return;
+        }
+        th->pend = more;
+        th->pend_cap = cap;
+    }
+    memcpy(th->pend, r->call, n);
+    th->pend_len = n;
+}
+
+/* The line prefix: time (seconds, 6 decimals, 10 wide), thread (6 wide),
+ * duration (10 wide, or blanks), two spaces, indentation. */
+static size_t prefix(char *out, uint64_t t_ns, const thread *th, const uint64_t *dur,
+                     unsigned depth)
+{
+    size_t n = put_fixed(out, t_ns, 6, 1000000000, 10);
+    out[n++] = ' ';
+    memcpy(out + n, th->tid_text, th->tid_len);
+    n += th->tid_len;
+    out[n++] = ' ';
+    if (dur) {
+        n += duration_text(*dur, out + n, 10);
+    } else {
+        memset(out + n, ' ', 10);
+        n += 10;
+    }
+    unsigned indent = depth < CT_RENDER_MAX_INDENT ? depth : CT_RENDER_MAX_INDENT;
+    memset(out + n, ' ', 2 + 2 * (size_t)indent);
+    return n + 2 + 2 * (size_t)indent;
+}
+
+static void put(char *line, size_t *n, const char *s, size_t len)
+{
+    if (len)
+        memcpy(line + *n, s, len);
+    *n += len;
+}
+
+/* Writes the held-back enter line as an opening line: "... {". */
+static void flush_pending(ct_render *r, thread *th)
+{
+    if (!th->pending)
+        return;
+    th->pending = 0;
+    if (!r->opts.lines)
+        return;
+    size_t n = prefix(r->line, th->pend_time, th, NULL, th->pend_depth);
+    put(r->line, &n, th->pend, th->pend_len);
+    put(r->line, &n, " {\n", 3);
+    emit(r, r->line, n);
+}
+
+static void count_dropped(ct_render *r, thread *th, uint64_t n)
+{
+    if (!th->gap)
+        r->dropped += n;
+}
+
+/* A call of f began: its frame, timed when it is kept; nested when a call
+ * of f is open below it. */
+static void push_frame(thread *th, fn *f, uint64_t now)
+{
+    frame *fr = ct_stack_push(&th->stack, f->def->key, NULL);
+    if (fr) {
+        uintptr_t n = (uintptr_t)ct_table_get(&th->open, f->def->key);
+        fr->f = f;
+        fr->start = now;
+        fr->nested = n > 1;
+        ct_table_put(&th->open, f->def->key, (void *)(n ? n + 1 : 2));
+    }
+}
+
+/* Removes the innermost open call (ct_stack_pop), forgetting a kept one in
+ * th->open. */
+static void pop_one(thread *th)
+{
+    if (th->stack.kept && th->stack.depth == th->stack.kept) {
+        const frame *fr = ct_stack_top(&th->stack);
+        uintptr_t n = (uintptr_t)ct_table_get(&th->open, fr->h.key);
+        if (n > 1)
+            ct_table_put(&th->open, fr->h.key, (void *)(n - 1));
+    }
+    ct_stack_pop(&th->stack);
+}
+
+/* Pops f's frame by the rule of src/views/stack.h; *dur gets its
+ * duration when it was timed (returns 1). Returns 0 for an untimed frame,
+ * -1 when f is not open on this thread. Frames above f's never ended: they
+ * go, uncounted, as dropped events. */
+static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *dur)
+{
+    long k = ct_stack_match(&th->stack, f->def->key);
+    if (k == CT_STACK_UNMATCHED) {
+        count_dropped(r, th, 1);
+        return -1;
+    }
+    if (k == CT_STACK_UNKEPT) {
+        pop_one(th);
+        count_dropped(r, th, 1);
+        return 0;
+    }
+    uint32_t top = th->stack.kept - 1;
+    if ((uint32_t)k != top) {
+        /* A frame that never closed (missed unwinding, a dropped event). */
+        count_dropped(r, th, top - (uint32_t)k);
+        while (th->stack.kept > (uint32_t)k + 1)
+            pop_one(th);
+        th->pending = 0;
+    }
+    frame *fr = ct_stack_top(&th->stack);
+    uint64_t total = now > fr->start ? now - fr->start : 0;
+    uint64_t self = total > fr->child ? total - fr->child : 0;
+    f->calls++;
+    /* A function's total counts each call once: its outermost calls on
+     * each thread (a recursive call's time is in its caller's). */
+    if (!fr->nested)
+        f->total += total;
+    f->sum += total;
+    if (f->calls == 1 || total < f->min)
+        f->min = total;
+    if (total > f->max)
+        f->max = total;
+    f->self += self;
+    pop_one(th);
+    frame *caller = ct_stack_top(&th->stack);
+    if (caller)
+        caller->child += total;
+    *dur = total;
+    return 1;
+}
+
+typedef enum ending { END_RETURN, END_EXCEPTION, END_TAILCALL } ending;
+
+/* Closes f's frame: folds it onto its held-back enter line when it had no
+ * children, else writes "} -> value". ret: the return value's text
+ * ("int 0"), or for an exception the exception's text
+ * ("System.InvalidOperationException: \"boom\""), or NULL. */
+static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending how,
+                        const char *ret, size_t ret_len, const char *outs, size_t outs_len)
+{
+    uint64_t dur = 0;
+    int timed = pop_frame(r, th, f, now, &dur);
+    const uint64_t *d = timed == 1 ? &dur : NULL;
+    if (timed == 1 && how == END_EXCEPTION)
+        f->exceptions++;
+    unsigned depth = th->stack.depth;
+    char *line = r->line;
+    size_t n;
+    if (th->pending && timed >= 0 && th->pend_depth == depth) {
+        th->pending = 0;
+        if (!r->opts.lines)
+            return;
+        n = prefix(line, th->pend_time, th, d, depth);
+        put(line, &n, th->pend, th->pend_len);
+        if (how == END_EXCEPTION) {
+            put(line, &n, " -> exception", 13);
+            if (ret) {
+                put(line, &n, " ", 1);
+                put(line, &n, ret, ret_len);
+            }
+        } else if (how == END_TAILCALL)
+            put(line, &n, " -> tailcall", 12);
+        else if (ret) {
+            put(line, &n, " -> ", 4);
+            put(line, &n, ret, ret_len);
+        }
+        put(line, &n, outs, outs_len);
+    } else {
+        flush_pending(r, th);
+        if (!r->opts.lines)
+            return;
+        n = prefix(line, now, th, d, depth);
+        line[n++] = '}';
+        if (how == END_EXCEPTION) {
+            put(line, &n, " exception", 10);
+            if (ret) {
+                put(line, &n, " ", 1);
+                put(line, &n, ret, ret_len);
+            }
+        } else if (how == END_TAILCALL)
+            put(line, &n, " tailcall", 9);
+        else if (ret) {
+            put(line, &n, " -> ", 4);
+            put(line, &n, ret, ret_len);
+        }
+        put(line, &n, outs, outs_len);
+        if (timed < 0) {
+            static const char note[] = "  (not entered on this thread)";
+            put(line, &n, note, sizeof note - 1);
+        }
+    }
+    line[n++] = '\n';
+    emit(r, line, n);
+}
+
+/* "# jit 1.23 ms" at the call's place in the tree, above it. */
+static void mark_jit(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    char d[32];
+    ct_format_duration(f->jit_mark, d, sizeof d);
+    f->jit_mark = 0;
+    size_t n = prefix(r->line, rec->time_ns, th, NULL, th->stack.depth);
+    put(r->line, &n, "# jit ", 6);
+    put(r->line, &n, d, strlen(d));
+    put(r->line, &n, "\n", 1);
+    emit(r, r->line, n);
+}
+
+static void on_enter(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    /* The call held back has a child: it opens a block. */
+    flush_pending(r, th);
+    if (f->jit_mark && (!f->jit_tid || f->jit_tid == rec->tid))
+        mark_jit(r, th, f, rec);
+    if (r->opts.lines)
+        format_call(r, th, f->def, rec);
+    th->pending = 1;
+    th->pend_time = rec->time_ns;
+    th->pend_depth = th->stack.depth;
+    push_frame(th, f, rec->time_ns);
+}
+
+static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    const char *ret = NULL;
+    size_t ret_len = 0, outs_len = 0;
+    const ct_function *def = f->def;
+    if (r->opts.lines && !(def->flags & CT_FN_NO_VALUES) && def->ret) {
+        ct_text t;
+        ct_text_init(&t, r->ret, sizeof r->ret);
+        ct_text_put(&t, def->ret_label);
+        ct_symbols_return_text(r->sym, def, rec, &t);
+        ret_len = ct_text_end(&t);
+        ret = r->ret;
+    }
+    if (r->opts.lines && def->out_mask) {
+        ct_text t;
+        ct_text_init(&t, r->outs, sizeof r->outs);
+        ct_symbols_out_text(r->sym, def, rec, &t);
+        outs_len = ct_text_end(&t);
+    }
+    close_frame(r, th, f, rec->time_ns, END_RETURN, ret, ret_len, r->outs, outs_len);
+}
+
+/* A frame left by an exception: "} exception System.InvalidOperationException:
+ * \"boom\"" when the record says which. */
+static void on_unwind(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+{
+    const char *exc = NULL;
+    size_t exc_len = 0;
+    if (r->opts.lines && rec->nvalues) {
+        ct_text t;
+        ct_text_init(&t, r->ret, sizeof r->ret);
+        if (ct_symbols_exception_text(r->sym, rec, &t)) {
+            exc_len = ct_text_end(&t);
+            exc = r->ret;
+        }
+    }
+    close_frame(r, th, f, rec->time_ns, END_EXCEPTION, exc, exc_len, NULL, 0);
+}
+
+static void finish(ct_render *r);
+
+int ct_render_record(ct_render *r, const ct_rec *rec)
+{
+    if (r->finished)
+        return 0;
+    switch (rec->type) {
+    case CT_REC_FUNCTION: case CT_REC_CLASS:
+        return ct_symbols_add(r->sym, rec);
+    case CT_REC_THREAD: {
+        if (ct_symbols_add(r->sym, rec) != 0)
+            return -1;
+        const char *name = ct_symbols_thread_name(r->sym, rec->tid);
+        if (r->opts.lines && name) {
+            /* "# thread 4243: worker-01", control characters as '?'. */
+            char clean[CT_SYMBOLS_THREAD_NAME_MAX + 1];
+            size_t n = 0;
+            for (; name[n] && n < sizeof clean - 1; n++)
+                clean[n] = (unsigned char)name[n] < 0x20 || name[n] == 0x7f ? '?' : name[n];
+            clean[n] = '\0';
+            emitf(r, "# thread %llu: %s\n", (unsigned long long)rec->tid, clean);
+        }
+        return 0;
+    }
+    case CT_REC_JIT: {
+        if (!rec->key) {
+            r->jit_count = rec->count;
+            r->jit_ns = rec->time_ns;
+            return 0;
+        }
+        fn *f = function_of(r, rec->key);
+        if (f)
+            f->jit += rec->time_ns;
+        if (f && r->opts.jit && r->opts.lines) {
+            f->jit_mark += rec->time_ns;
+            f->jit_tid = rec->tid;
+        }
+        return f ? 0 : -1;
+    }
+    case CT_REC_HELD: {
+        /* Not a thread with calls: threads whose calls are all hidden are
+         * not counted, but their held time is. */
+        return ct_held_add(&r->held, &r->nheld, rec->tid, rec->count);
+    }
+    case CT_REC_DROPPED: {
+        thread *th = thread_of(r, rec->tid);
+        r->dropped += rec->count;
+        if (th && rec->count)
+            th->gap = 1;
+        return th ? 0 : -1;
+    }
+    case CT_REC_END:
+        r->have_end = 1;
+        r->mapped = rec->mapped;
+        r->traced = rec->traced;
+        r->unrewritten = rec->unrewritten;
+        finish(r);
+        return 0;
+    case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
+        thread *th = thread_of(r, rec->tid);
+        fn *f = function_of(r, rec->key);
+        if (!th || !f)
+            return -1;
+        r->events++;
+        if (rec->type == CT_REC_ENTER)
+            on_enter(r, th, f, rec);
+        else if (rec->type == CT_REC_LEAVE)
+            on_leave(r, th, f, rec);
+        else if (rec->type == CT_REC_UNWIND)
+            on_unwind(r, th, f, rec);
+        else
+            close_frame(r, th, f, rec->time_ns, END_TAILCALL, NULL, 0, NULL, 0);
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------------ summary */
+
+typedef struct row {
+    const char *name;
+    uint64_t calls, total, self, exceptions;
+    uint64_t avg, min, max, jit;
+    const ct_function *def;
+    char *own;              /* a name made to tell it apart (malloc'd), or NULL */
+} row;
+
+static int by_name(const void *a, const void *b)
+{
+    const row *const *x = a, *const *y = b;
+    int c = strcmp((*x)->name, (*y)->name);
+    return c ? c : ((*x)->def->key > (*y)->def->key) - ((*x)->def->key < (*y)->def->key);
+}
+
+/* "Name(double, Point)": the parameter types from the FUNCTION record's
+ * labels ("double k=": the text before the last space), `this` left out;
+ * "Name(...)" when the record has none (the fast path). */
+static char *with_params(const ct_function *f)
+{
+    ct_text t;
+    char buf[TEXT_LINE_MAX];
+    ct_text_init(&t, buf, sizeof buf);
+    ct_text_put(&t, f->name);
+    if (f->flags & CT_FN_NO_VALUES) {
+        ct_text_put(&t, "(...)");
+    } else {
+        ct_text_put(&t, "(");
+        int first = 1;
+        for (uint32_t i = 0; i < f->nparams; i++) {
+            const char *l = f->labels[i], *sp = strrchr(l, ' ');
+            if (!strcmp(l, "this=") || !sp)
+                continue;
+            if (!first)
+                ct_text_put(&t, ", ");
+            ct_text_putn(&t, l, (size_t)(sp - l));
+            first = 0;
+        }
+        ct_text_put(&t, ")");
+    }
+    ct_text_end(&t);
+    return strdup(buf);
+}
+
+/* Rows that share a name (overloads, instantiations of shared generic code)
+ * get one that tells them apart: their parameter types, and when those
+ * agree too, " #2", " #3", ... in the order of their keys. */
+static void distinct_names(row *rows, size_t n)
+{
+    row **by = malloc((n ? n : 1) * sizeof *by);
+    if (!by)
+        return;
+    for (size_t i = 0; i < n; i++)
+        by[i] = &rows[i];
+    qsort(by, n, sizeof *by, by_name);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && !strcmp(by[j]->name, by[i]->name))
+            j++;
+        for (size_t k = i; j - i > 1 && k < j; k++)
+            by[k]->own = with_params(by[k]->def);
+        /* Ordinals among equal texts, counted before any is renamed. */
+        unsigned *nth = j - i > 1 ? calloc(j - i, sizeof *nth) : NULL;
+        for (size_t k = i; nth && k < j; k++)
+            for (size_t m = i; m < k; m++)
+                if (by[m]->own && by[k]->own && !strcmp(by[m]->own, by[k]->own))
+                    nth[k - i]++;
+        for (size_t k = i; nth && k < j; k++) {
+            char *named = nth[k - i] && by[k]->own ? malloc(strlen(by[k]->own) + 16) : NULL;
+            if (named) {
+                sprintf(named, "%s #%u", by[k]->own, nth[k - i] + 1);
+                free(by[k]->own);
+                by[k]->own = named;
+            }
+        }
+        free(nth);
+        for (size_t k = i; k < j; k++)
+            if (by[k]->own)
+                by[k]->name = by[k]->own;
+        i = j;
+    }
+    free(by);
+}
+
+/* Largest first; ties by name, so the order never depends on hashing. */
+static int by_key(uint64_t x, uint64_t y, const row *a, const row *b)
+{
+    if (x != y)
+        return x > y ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static int by_total(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->total, y->total, x, y);
+}
+
+static int by_self(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->self, y->self, x, y);
+}
+
+static int by_calls(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->calls, y->calls, x, y);
+}
+
+static int by_avg(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->avg, y->avg, x, y);
+}
+
+static int by_max(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->max, y->max, x, y);
+}
+
+static int by_jit(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->jit, y->jit, x, y);
+}
+
+static int by_exceptions(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    return by_key(x->exceptions, y->exceptions, x, y);
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* "# tracer held: 12.3 ms on 2 threads (...)", when the tracer held any
+ * thread (HELD records): time left out of every duration above. */
+static void held_line(ct_render *r)
+{
+    if (!r->nheld)
+        return;
+    char text[TEXT_LINE_MAX];
+    ct_held_text(r->held, r->nheld, text, sizeof text);
+    emitf(r, "# tracer held: %s, left out of the times above\n", text);
+}
+
+/* The summary's rows, named apart (rows[i].own freed by free_rows); NULL
+ * when out of memory. */
+static row *collect_rows(ct_render *r, size_t *count)
+{
+    row *rows = calloc(r->fns.used ? r->fns.used : 1, sizeof *rows);
+    size_t n = 0;
+    for (size_t i = 0; rows && i < r->fns.cap; i++) {
+        fn *f = r->fns.slots[i].value;
+        if (!f || !f->calls)
+            continue;
+        rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions,
+                          f->sum / f->calls, f->min, f->max, f->jit, f->def, NULL};
+    }
+    if (rows && r->opts.params) {
+        for (size_t i = 0; i < n; i++)
+            if ((rows[i].own = with_params(rows[i].def)) != NULL)
+                rows[i].name = rows[i].own;
+    } else if (rows) {
+        distinct_names(rows, n);
+    }
+    *count = n;
+    return rows;
+}
+
+static void free_rows(row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i].own);
+    free(rows);
+}
+
+int ct_render_each_row(ct_render *r, void (*each)(void *ctx, const ct_render_row *row),
+                       void *ctx)
+{
+    size_t n = 0;
+    row *rows = collect_rows(r, &n);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        ct_render_row out = {rows[i].name, rows[i].calls, rows[i].total, rows[i].self,
+                             rows[i].exceptions};
+        each(ctx, &out);
+    }
+    free_rows(rows, n);
+    return 0;
+}
+
+static void summary(ct_render *r)
+{
+    size_t n = 0;
+    row *rows = collect_rows(r, &n);
+    uint64_t calls = 0, exceptions = 0;
+    for (size_t i = 0; rows && i < n; i++) {
+        calls += rows[i].calls;
+        exceptions += rows[i].exceptions;
+    }
+    uint64_t traced_ns = 0;
+    for (size_t i = 0; i < n; i++)
+        traced_ns += rows[i].self;
+    static int (*const order[])(const void *, const void *) = {
+        [CT_SORT_TOTAL] = by_total, [CT_SORT_SELF] = by_self, [CT_SORT_CALLS] = by_calls,
+        [CT_SORT_AVG] = by_avg, [CT_SORT_MAX] = by_max, [CT_SORT_JIT] = by_jit,
+        [CT_SORT_EXCEPTIONS] = by_exceptions,
+    };
+    unsigned k = (unsigned)r->opts.sort;
+    qsort(rows, n, sizeof *rows,
+          k < sizeof order / sizeof *order && order[k] ? order[k] : by_total);
+    emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
+          (unsigned long long)calls, plural(calls, "call", "calls"), n,
+          plural(n, "function", "functions"), (unsigned long long)r->nthreads,
+          plural(r->nthreads, "thread", "threads"), (unsigned long long)r->dropped,
+          plural(r->dropped, "event", "events"));
+    /* The EXCEPTIONS column when any call ended by an exception; JIT when
+     * asked for (opts.jit). */
+    int exc_col = exceptions != 0, jit_col = r->opts.jit;
+    emitf(r, "%s%s%s%s  FUNCTION\n",
+          r->opts.percent ? "#  CALLS      TOTAL  TOTAL%       SELF   SELF%"
+                          : "#  CALLS      TOTAL       SELF",
+          r->opts.stats ? "        AVG        MIN        MAX" : "", jit_col ? "        JIT" : "",
+          exc_col ? "  EXCEPTIONS" : "");
+    size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
+    for (size_t i = 0; i < shown; i++) {
+        char total[32], self[32], exc[32] = "", stats[112] = "", jit[40] = "";
+        if (jit_col) {
+            char d[32];
+            ct_format_duration(rows[i].jit, d, sizeof d);
+            snprintf(jit, sizeof jit, " %10s", d);
+        }
+        ct_format_duration(rows[i].total, total, sizeof total);
+        ct_format_duration(rows[i].self, self, sizeof self);
+        if (exc_col)
+            snprintf(exc, sizeof exc, "  %10llu", (unsigned long long)rows[i].exceptions);
+        if (r->opts.stats) {
+            char a[32], lo[32], hi[32];
+            ct_format_duration(rows[i].avg, a, sizeof a);
+            ct_format_duration(rows[i].min, lo, sizeof lo);
+            ct_format_duration(rows[i].max, hi, sizeof hi);
+            snprintf(stats, sizeof stats, " %10s %10s %10s", a, lo, hi);
+        }
+        if (r->opts.percent) {
+            double d = traced_ns ? (double)traced_ns : 1.0;
+            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s%s%s  %s\n",
+                  (unsigned long long)rows[i].calls, total, 100.0 * (double)rows[i].total / d, self,
+                  100.0 * (double)rows[i].self / d, stats, jit, exc, rows[i].name);
+        } else {
+            emitf(r, "%8llu %10s %10s%s%s%s  %s\n", (unsigned long long)rows[i].calls, total,
+                  self, stats, jit, exc, rows[i].name);
+        }
+    }
+    free_rows(rows, n);
+    held_line(r);
+    if (r->jit_count) {
+        char d[32];
+        ct_format_duration(r->jit_ns, d, sizeof d);
+        emitf(r, "# jit: %llu %s compiled in %s, left out of the times above\n",
+              (unsigned long long)r->jit_count, plural(r->jit_count, "method", "methods"), d);
+    }
+}
+
+static void finish(ct_render *r)
+{
+    if (r->finished)
+        return;
+    r->finished = 1;
+    for (thread *th = r->first; th; th = th->next)
+        flush_pending(r, th);
+    if (r->opts.summary)
+        summary(r);
+    if (!r->have_end)
+        return;
+    /* One line, written whole (a shared output gets whole lines). */
+    char line[256];
+    int n = r->attached
+                ? snprintf(line, sizeof line, "# clrtrace: detached, %llu %s rewritten, %llu traced",
+                           (unsigned long long)r->mapped, plural(r->mapped, "method", "methods"),
+                           (unsigned long long)r->traced)
+                : snprintf(line, sizeof line, "# clrtrace: shutdown, %llu functions JIT-compiled, "
+                           "%llu traced", (unsigned long long)r->mapped,
+                           (unsigned long long)r->traced);
+    if (r->unrewritten && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, ", %llu of them left as they were (the IL "
+                 "engine could not rewrite them)", (unsigned long long)r->unrewritten);
+    emitf(r, "%s\n", line);
+}
+
+void ct_render_finish(ct_render *r)
+{
+    finish(r);
+}
+
+void ct_render_get_totals(const ct_render *r, ct_render_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < r->fns.cap; i++) {
+        const fn *f = r->fns.slots[i].value;
+        if (f && f->calls) {
+            t->calls += f->calls;
+            t->functions++;
+        }
+    }
+    t->threads = r->nthreads;
+    t->dropped = r->dropped;
+    t->events = r->events;
+}

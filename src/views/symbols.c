@@ -1,0 +1,402 @@
+/* The symbol table of a trace (src/views/symbols.h): functions,
+ * classes and threads as their records define them, and value text. */
+#define _POSIX_C_SOURCE 200809L
+#include "symbols.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/table.h"
+#include "value_text.h"
+
+/* Block size of the table's own memory for copied plans and names. */
+#define POOL_BLOCK (64 * 1024)
+
+/* ------------------------------------------------------------- memory */
+
+typedef struct pool_block {
+    struct pool_block *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char mem[];
+} pool_block;
+
+typedef struct pool {
+    pool_block *head;
+} pool;
+
+static void *pool_alloc(pool *p, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    pool_block *b = p->head;
+    if (!b || n > b->cap - b->used) {
+        size_t cap = n > POOL_BLOCK ? n : POOL_BLOCK;
+        b = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->used = 0;
+        b->cap = cap;
+        if (p->head && n > POOL_BLOCK) {
+            /* A large block goes behind the current one, which keeps room. */
+            b->next = p->head->next;
+            p->head->next = b;
+        } else {
+            b->next = p->head;
+            p->head = b;
+        }
+    }
+    void *r = b->mem + b->used;
+    b->used += n;
+    memset(r, 0, n);
+    return r;
+}
+
+static char *pool_strndup(pool *p, const char *s, size_t n)
+{
+    char *d = pool_alloc(p, n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+static void pool_free(pool *p)
+{
+    for (pool_block *b = p->head, *n; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    p->head = NULL;
+}
+
+/* A plan copied into the pool (the reader's arena may be reused). */
+static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
+{
+    if (!src || depth > CT_MAX_PLAN_DEPTH)
+        return NULL;
+    ct_plan *d = pool_alloc(p, sizeof *d);
+    if (!d)
+        return NULL;
+    *d = *src;
+    const char *tn = src->type_name ? src->type_name : "";
+    d->type_name = pool_strndup(p, tn, strlen(tn));
+    d->fields = NULL;
+    d->items = NULL;
+    d->elem = NULL;
+    d->key = NULL;
+    d->seq = NULL;
+    if ((src->kind == CT_V_STRUCT || src->kind == CT_V_CLASS) && src->count) {
+        ct_field *f = pool_alloc(p, src->count * sizeof *f);
+        if (!f)
+            return NULL;
+        for (uint32_t i = 0; i < src->count; i++) {
+            const char *fn = src->fields[i].name ? src->fields[i].name : "";
+            f[i].name = pool_strndup(p, fn, strlen(fn));
+            f[i].offset = src->fields[i].offset;
+            f[i].plan = plan_clone(p, src->fields[i].plan, depth + 1);
+            if (!f[i].plan || !f[i].name)
+                return NULL;
+        }
+        d->fields = f;
+    } else if (src->kind == CT_V_ENUM && src->count) {
+        ct_enum_item *it = pool_alloc(p, src->count * sizeof *it);
+        if (!it)
+            return NULL;
+        for (uint32_t i = 0; i < src->count; i++) {
+            const char *in = src->items[i].name ? src->items[i].name : "";
+            it[i].name = pool_strndup(p, in, strlen(in));
+            it[i].value = src->items[i].value;
+            if (!it[i].name)
+                return NULL;
+        }
+        d->items = it;
+    } else if (src->kind != CT_V_STRUCT && src->kind != CT_V_ENUM && src->kind != CT_V_CLASS &&
+               src->kind != CT_V_MDARRAY) {
+        d->count = 0;
+    }
+    if (src->elem && (src->kind == CT_V_ARRAY || src->kind == CT_V_BYREF ||
+                      src->kind == CT_V_NULLABLE || src->kind == CT_V_SPAN ||
+                      src->kind == CT_V_VECTOR || src->kind == CT_V_SEQ ||
+                      src->kind == CT_V_MDARRAY || src->kind == CT_V_SEGMENT)) {
+        d->elem = plan_clone(p, src->elem, depth + 1);
+        if (!d->elem)
+            return NULL;
+    }
+    if (src->key && src->kind == CT_V_SEQ) {
+        d->key = plan_clone(p, src->key, depth + 1);
+        if (!d->key)
+            return NULL;
+    }
+    return d->type_name ? d : NULL;
+}
+
+/* ------------------------------------------------------------- the table */
+
+struct ct_symbols {
+    pool mem;
+    ct_table fns;      /* key -> ct_function (malloc'd; labels/plans arrays malloc'd) */
+    ct_table classes;  /* class id -> name (pool) */
+    ct_table contents; /* class id -> the plan of its content (pool) */
+    ct_table threads;  /* tid -> name (pool) */
+};
+
+ct_symbols *ct_symbols_new(void)
+{
+    return calloc(1, sizeof(ct_symbols));
+}
+
+void ct_symbols_free(ct_symbols *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->fns.cap; i++)
+        if (s->fns.slots[i].value) {
+            ct_function *f = s->fns.slots[i].value;
+            free(f->labels);
+            free(f->plans);
+            free(f);
+        }
+    ct_table_free(&s->fns);
+    ct_table_free(&s->classes);
+    ct_table_free(&s->contents);
+    ct_table_free(&s->threads);
+    pool_free(&s->mem);
+    free(s);
+}
+
+static int define_function(ct_symbols *s, const ct_rec *rec)
+{
+    ct_function *f = ct_table_get(&s->fns, rec->key);
+    int fresh = !f;
+    if (fresh) {
+        f = calloc(1, sizeof *f);
+        if (!f)
+            return -1;
+        f->key = rec->key;
+    }
+    const char **labels = calloc(rec->nparams + 1, sizeof *labels);
+    const ct_plan **plans = calloc(rec->nparams + 1, sizeof *plans);
+    const char *name = pool_strndup(&s->mem, rec->name, rec->name_len);
+    const char *ret_label = pool_strndup(&s->mem, rec->ret.name ? rec->ret.name : "",
+                                         rec->ret.name_len);
+    int ok = labels && plans && name && ret_label;
+    for (uint32_t i = 0; ok && i < rec->nparams; i++) {
+        labels[i] = pool_strndup(&s->mem, rec->params[i].name ? rec->params[i].name : "",
+                                 rec->params[i].name_len);
+        plans[i] = plan_clone(&s->mem, rec->params[i].plan, 0);
+        ok = labels[i] && plans[i];
+    }
+    const ct_plan *ret = NULL;
+    if (ok && rec->ret.plan && rec->ret.plan->kind != CT_V_VOID)
+        ok = (ret = plan_clone(&s->mem, rec->ret.plan, 0)) != NULL;
+    if (ok && fresh && ct_table_put(&s->fns, f->key, f) != 0)
+        ok = 0;
+    if (!ok) {
+        free(labels);
+        free(plans);
+        if (fresh)
+            free(f);
+        return -1;
+    }
+    free(f->labels);
+    free(f->plans);
+    f->name = name;
+    f->flags = rec->flags;
+    f->nparams = rec->nparams;
+    f->labels = labels;
+    f->plans = plans;
+    f->ret_label = ret_label;
+    f->ret = ret;
+    /* Only parameters whose target plan is known can be read. */
+    f->out_mask = 0;
+    for (uint32_t i = 0; i < rec->nparams && i < 64; i++)
+        if ((rec->out_mask >> i & 1) && plans[i]->kind == CT_V_BYREF && plans[i]->elem)
+            f->out_mask |= 1ull << i;
+    return 0;
+}
+
+/* A CLASS or THREAD record's name, cut to max bytes, under id in t. */
+static int define_name(ct_symbols *s, ct_table *t, uint64_t id, const char *name, uint32_t len,
+                       size_t max)
+{
+    size_t n = len < max ? len : max;
+    char *copy = pool_strndup(&s->mem, name, n);
+    if (!copy || ct_table_put(t, id, copy) != 0)
+        return -1;
+    return 0;
+}
+
+int ct_symbols_add(ct_symbols *s, const ct_rec *rec)
+{
+    switch (rec->type) {
+    case CT_REC_FUNCTION:
+        return define_function(s, rec);
+    case CT_REC_CLASS:
+        if (rec->content) {
+            const ct_plan *c = plan_clone(&s->mem, rec->content, 0);
+            if (!c || ct_table_put(&s->contents, rec->key, (void *)c) != 0)
+                return -1;
+        }
+        return define_name(s, &s->classes, rec->key, rec->name, rec->name_len,
+                           CT_SYMBOLS_CLASS_NAME_MAX);
+    case CT_REC_THREAD:
+        return define_name(s, &s->threads, rec->tid, rec->name, rec->name_len,
+                           CT_SYMBOLS_THREAD_NAME_MAX);
+    default:
+        return 0;
+    }
+}
+
+const ct_function *ct_symbols_function(ct_symbols *s, uint64_t key)
+{
+    ct_function *f = ct_table_get(&s->fns, key);
+    if (f)
+        return f;
+    /* A function an event names without a FUNCTION record (a damaged or
+     * hand-made trace): shown as "?" with no values. */
+    f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->key = key;
+    f->name = "?";
+    f->flags = CT_FN_NO_VALUES;
+    f->ret_label = "";
+    if (ct_table_put(&s->fns, key, f) != 0) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+const char *ct_symbols_thread_name(const ct_symbols *s, uint64_t tid)
+{
+    return ct_table_get(&s->threads, tid);
+}
+
+static int class_name(void *ctx, uint64_t cls, char *out, size_t cap)
+{
+    ct_symbols *s = ctx;
+    const char *name = ct_table_get(&s->classes, cls);
+    if (!name)
+        return 1;
+    snprintf(out, cap, "%s", name);
+    return 0;
+}
+
+static const ct_plan *class_content(void *ctx, uint64_t cls)
+{
+    ct_symbols *s = ctx;
+    return ct_table_get(&s->contents, cls);
+}
+
+void ct_symbols_value_text(ct_symbols *s, const ct_plan *p, const uint8_t *v, uint32_t len,
+                           ct_value_status st, ct_text *t)
+{
+    ct_classes cl = {class_name, class_content, s};
+    switch (st) {
+    case CT_VALUE_PLAN:
+        if (p)
+            ct_format_value(p, v, len, &cl, t);
+        else
+            ct_text_put(t, "<damaged>");
+        break;
+    case CT_VALUE_RANGE: {
+        ct_plan bytes = {.kind = CT_V_OPAQUE, .size = len, .type_name = "?"};
+        ct_format_value(&bytes, v, len, &cl, t);
+        break;
+    }
+    case CT_VALUE_TOO_LARGE:
+        ct_text_put(t, "<too large>");
+        break;
+    case CT_VALUE_ADDRESS: {
+        ct_plan addr = {.kind = CT_V_PTR, .size = 8, .type_name = "ref"};
+        ct_format_value(&addr, v, len, &cl, t);
+        break;
+    }
+    default:
+        ct_text_put(t, "<unavailable>");
+        break;
+    }
+}
+
+int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave,
+                           ct_text *out)
+{
+    if ((fn->flags & CT_FN_NO_VALUES) || !fn->ret)
+        return 0;
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    if (leave->nvalues >= 1 && ct_next_value(leave, &pos, &v, &len, &st) == 1)
+        ct_symbols_value_text(s, fn->ret, v, len, st, out);
+    else
+        ct_text_put(out, "?");
+    return 1;
+}
+
+/* The parameter's name in its label: "out int value=" -> "value". */
+static void put_param_name(ct_text *out, const char *label)
+{
+    size_t n = strlen(label);
+    if (n && label[n - 1] == '=')
+        n--;
+    size_t start = n;
+    while (start && label[start - 1] != ' ')
+        start--;
+    ct_text_putn(out, label + start, n - start);
+}
+
+int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave, ct_text *out)
+{
+    if ((fn->flags & CT_FN_NO_VALUES) || !fn->out_mask)
+        return 0;
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    /* The return value comes first (a void function has none). */
+    if (fn->ret && ct_next_value(leave, &pos, &v, &len, &st) != 1)
+        return 0;
+    int shown = 0;
+    for (uint32_t i = 0; i < fn->nparams && i < 64; i++) {
+        if (!(fn->out_mask >> i & 1))
+            continue;
+        if (ct_next_value(leave, &pos, &v, &len, &st) != 1)
+            break;
+        if (st == CT_VALUE_MISSING)
+            continue; /* not read again (a target outside the thread's stack) */
+        ct_text_put(out, "  ");
+        put_param_name(out, fn->labels[i]);
+        ct_text_put(out, "=");
+        ct_symbols_value_text(s, fn->plans[i]->elem, v, len, st, out);
+        shown++;
+    }
+    return shown;
+}
+
+int ct_symbols_exception_text(ct_symbols *s, const ct_rec *unwind, ct_text *out)
+{
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    uint64_t cls = 0, msg = 0;
+    if (unwind->type != CT_REC_UNWIND || ct_next_value(unwind, &pos, &v, &len, &st) != 1 ||
+        st != CT_VALUE_PLAN || len != 16)
+        return 0;
+    for (int i = 7; i >= 0; i--)
+        cls = cls << 8 | v[8 + i];
+    char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
+    ct_text_put(out, class_name(s, cls, name, sizeof name) == 0 ? name : "?");
+    if (ct_next_value(unwind, &pos, &v, &len, &st) != 1 || st != CT_VALUE_PLAN || len < 8)
+        return 1;
+    for (int i = 7; i >= 0; i--)
+        msg = msg << 8 | v[i];
+    if (msg) {
+        ct_text_put(out, ": ");
+        ct_symbols_value_text(s, ct_unwind_plan(1), v, len, st, out);
+    }
+    return 1;
+}

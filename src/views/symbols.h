@@ -1,0 +1,99 @@
+/*
+ * What a trace's records define, and the text of its values.
+ *
+ * FUNCTION records name functions and carry the labels and plans of their
+ * parameters, CLASS records name the classes of object values, THREAD
+ * records name threads. A ct_symbols table copies what they define (the
+ * reader's arena may then be reused) and formats the values of ENTER and
+ * LEAVE records with those plans. The text renderer (render.h: the live log,
+ * `clrtrace replay`, `report`) and `clrtrace dump --chrome` share it, so a
+ * value reads the same in the text log and in the JSON.
+ *
+ *   ct_symbols *s = ct_symbols_new();
+ *   ... for each record: ct_symbols_add(s, rec);
+ *   ... for an ENTER: const ct_function *f = ct_symbols_function(s, rec->key);
+ *                     ct_next_value(rec, ...) and ct_symbols_value_text(...)
+ *   ct_symbols_free(s);
+ *
+ * Allocates (tables and copies); never reads outside the records it is given.
+ */
+#ifndef CLRTRACE_SYMBOLS_H
+#define CLRTRACE_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/event.h"
+#include "format/value.h"
+#include "base/text.h"
+
+/* Longest class name kept from a CLASS record, and thread name from a THREAD
+ * record (longer ones are cut). */
+#define CT_SYMBOLS_CLASS_NAME_MAX 1024
+#define CT_SYMBOLS_THREAD_NAME_MAX 1024
+
+/* A function as its latest FUNCTION record defines it. All strings are
+ * NUL-terminated and stay valid until ct_symbols_free. */
+typedef struct ct_function {
+    uint64_t key;
+    const char *name;         /* "Demo.Shapes.Scale"; "?" for a key no FUNCTION record named */
+    uint32_t flags;           /* CT_FN_* (a key never named: CT_FN_NO_VALUES) */
+    uint32_t nparams;         /* parameters, `this` included */
+    const char **labels;      /* nparams labels: "double k=", "this=", "out int value=" */
+    const ct_plan **plans;    /* nparams plans */
+    const char *ret_label;    /* "Point " */
+    const ct_plan *ret;       /* NULL: void */
+    uint64_t out_mask;        /* parameters whose targets LEAVE records carry again
+                                 after the return value (ct_rec.out_mask) */
+} ct_function;
+
+typedef struct ct_symbols ct_symbols;
+
+/* NULL when out of memory. */
+ct_symbols *ct_symbols_new(void);
+void ct_symbols_free(ct_symbols *s);
+
+/* Takes what a FUNCTION, CLASS or THREAD record defines (other records are
+ * ignored). A FUNCTION record for a key already defined replaces the
+ * definition in place: a ct_function pointer handed out before stays valid
+ * and then reads the new one. Returns 0, or -1 when memory ran out (the
+ * record is lost; the table stays usable). */
+int ct_symbols_add(ct_symbols *s, const ct_rec *rec);
+
+/* The function of a key. A key no FUNCTION record has named gets a
+ * placeholder ("?", no values), so the result is NULL only when memory ran
+ * out. The pointer is stable until ct_symbols_free. */
+const ct_function *ct_symbols_function(ct_symbols *s, uint64_t key);
+
+/* The name a THREAD record gave a thread (the latest), or NULL. */
+const char *ct_symbols_thread_name(const ct_symbols *s, uint64_t tid);
+
+/* Appends the text of one value of an ENTER/LEAVE record (ct_next_value's
+ * bytes and status) as the text log shows it: p's formatting for
+ * CT_VALUE_PLAN ("<damaged>" without a plan), "<n bytes ..>" for a RANGE,
+ * "<too large>", "<unavailable>", or the address of an unread byref. Object
+ * values are named with the CLASS records seen so far. */
+void ct_symbols_value_text(ct_symbols *s, const ct_plan *p, const uint8_t *v, uint32_t len,
+                           ct_value_status st, ct_text *out);
+
+/* Appends the text of the return value of fn's LEAVE record ("{X=1.5,
+ * Y=3}", or "?" when the record does not carry exactly one value) and
+ * returns 1; returns 0 and appends nothing when fn shows no return value
+ * (void, or its values are not captured). */
+int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave,
+                           ct_text *out);
+/* Appends "  name=value" for each out, ref or in parameter a LEAVE record
+ * carries again (after the return value): its target as the call returns.
+ * Returns how many were written. */
+int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave, ct_text *out);
+
+/* Appends the exception an UNWIND record carries (ct_unwind_plan), as the
+ * text log shows it after "exception ": its class as a CLASS record names it
+ * ("System.InvalidOperationException"; "?" when none did), then, when its
+ * message was read and is not null, ": " and the message as a string value
+ * is shown ("\"the message\""). Returns 1; returns 0 and appends nothing
+ * when the record carries no exception (traces of 2.2 and before, an
+ * exception the profiler could not describe). */
+int ct_symbols_exception_text(ct_symbols *s, const ct_rec *unwind, ct_text *out);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * Call filters that need the call tree: --depth, --min-time, --trigger and
+ * --after (docs/cli.md, "Filters").
+ *
+ * A filter sits between a source of trace records in trace order and their
+ * consumer. It follows each thread's stack of calls and passes on only the
+ * events of the calls that are shown; records that are not events
+ * (FUNCTION, CLASS, THREAD, DROPPED, END) always pass. The same code serves
+ * the profiler's writer thread (what is written to the trace and the live
+ * log) and the CLI's readers (`clrtrace replay --depth 2 DIR`).
+ *
+ *   depth      only calls at most this many levels deep, counting the shown
+ *              calls on the thread's stack (the outermost shown call is
+ *              level 1)
+ *   min_time   only calls that last at least this long. A call's enter
+ *              event is held back until its end shows its duration (or a
+ *              descendant turns out to be shown: a parent lasts at least as
+ *              long as its children), so events come out later than they
+ *              happened - per thread they keep their order
+ *   trigger    only calls made while a function whose full name matches one
+ *              of these globs is running on the same thread, that function
+ *              included (a per-thread gate)
+ *   after      the first N calls (of every thread, in trace order) are not
+ *              shown; the calls they make after that are
+ *
+ * A call is shown when every filter set shows it; hiding a call hides its
+ * enter and its end (leave, tail call or unwind) together, so the call tree
+ * stays balanced. Calls still open when the trace ends are shown (their
+ * duration is unknown).
+ *
+ * Limits: each thread's stack is followed CT_FILTER_MAX_FRAMES deep; deeper
+ * calls are shown or hidden as a whole by depth (they are deeper than any
+ * depth limit that fits) and are never held back. Enter events held back
+ * for min_time take at most CT_FILTER_MAX_HELD_BYTES per thread: past that,
+ * the oldest are let out at once (shown even if they turn out short).
+ */
+#ifndef CLRTRACE_FILTER_H
+#define CLRTRACE_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/event.h"
+#include "format/parse.h"
+#include "format/settings.h" /* CT_FILTER_MAX_FRAMES */
+
+/* Bytes of held-back enter events per thread (min_time). */
+#define CT_FILTER_MAX_HELD_BYTES (16u * 1024 * 1024)
+
+typedef struct ct_filter_opts {
+    uint32_t depth;        /* 0: any depth */
+    uint64_t min_time_ns;  /* 0: any duration */
+    const char *trigger;   /* ':'-separated globs on full names; NULL or "": none */
+    uint64_t after;        /* calls not shown at the start; 0: none */
+} ct_filter_opts;
+
+/* Whether opts asks for any filtering (else the filter passes everything and
+ * is best not used). */
+int ct_filter_opts_active(const ct_filter_opts *opts);
+
+/* Receives each record passed on. raw/raw_len: the caller's raw bytes of the
+ * record when it gave some (an event record as laid out in a thread's
+ * buffer), else NULL/0. */
+typedef void (*ct_filter_emit)(void *ctx, const ct_rec *rec, const uint8_t *raw, size_t raw_len);
+
+typedef struct ct_filter ct_filter;
+
+/* NULL when out of memory. Keeps a copy of opts->trigger. */
+ct_filter *ct_filter_new(const ct_filter_opts *opts, ct_filter_emit emit, void *ctx);
+void ct_filter_free(ct_filter *f);
+
+/* One record in trace order. raw (may be NULL): the record's bytes, handed
+ * back to emit with it; when given, rec->values must point into raw. An END
+ * record first lets out everything held back. Returns 0, or -1 when memory
+ * ran out (the record was passed on unfiltered). */
+int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw_len);
+
+/* Lets out every held-back enter event (the trace ended without an END). */
+void ct_filter_finish(ct_filter *f);
+
+/* Calls hidden so far (each enter event not passed on). */
+uint64_t ct_filter_hidden(const ct_filter *f);
+
+
+#endif

@@ -1,0 +1,1040 @@
+/* Raw captured bytes back to text (the encoding is described in
+ * src/format/value.h). Every read is checked against the record's end. */
+#include <string.h>
+
+#include "format/value.h"
+#include "value_wellknown.h"
+#include "value_text.h"
+
+typedef struct rd {
+    const uint8_t *p;
+    size_t n, pos;
+    int bad;
+} rd;
+
+static const uint8_t *take(rd *r, size_t k)
+{
+    if (r->bad || k > r->n - r->pos) {
+        r->bad = 1;
+        return NULL;
+    }
+    const uint8_t *p = r->p + r->pos;
+    r->pos += k;
+    return p;
+}
+
+static uint64_t take_u(rd *r, size_t k)
+{
+    if (k > 8) {
+        r->bad = 1;
+        return 0;
+    }
+    const uint8_t *p = take(r, k);
+    uint64_t v = 0;
+    if (p)
+        for (size_t i = 0; i < k; i++)
+            v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* n (<= 8) little-endian bytes at b. */
+static uint64_t take_le(const uint8_t *b, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
+
+static int64_t sign_extend(uint64_t v, size_t bytes)
+{
+    if (bytes >= 8)
+        return (int64_t)v;
+    unsigned shift = (unsigned)(64 - 8 * bytes);
+    return (int64_t)(v << shift) >> shift;
+}
+
+/* Integers without printf (the formatter runs once per value of every
+ * event of a text log). */
+static void put_u64(ct_text *t, uint64_t v)
+{
+    char b[24];
+    size_t n = sizeof b;
+    do {
+        b[--n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    ct_text_putn(t, b + n, sizeof b - n);
+}
+
+static void put_i64(ct_text *t, int64_t v)
+{
+    if (v < 0) {
+        ct_text_putn(t, "-", 1);
+        put_u64(t, 0 - (uint64_t)v);
+    } else {
+        put_u64(t, (uint64_t)v);
+    }
+}
+
+static void put_hex(ct_text *t, const char *lead, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    char b[24];
+    size_t n = sizeof b;
+    do {
+        b[--n] = digits[v & 15];
+        v >>= 4;
+    } while (v);
+    ct_text_put(t, lead);
+    ct_text_putn(t, b + n, sizeof b - n);
+}
+
+/* The formatter's state. With out NULL it only walks the encoding (for
+ * ct_value_classes), reporting each class id to on_class. */
+typedef struct fctx {
+    const ct_classes *cl;
+    ct_text *out;
+    void (*on_class)(void *ctx, uint64_t class_id);
+    void *on_ctx;
+} fctx;
+
+static void put_utf8(ct_text *t, uint32_t cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | cp >> 6);
+        b[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | cp >> 12);
+        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (char)(0xF0 | cp >> 18);
+        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    ct_text_putn(t, b, n);
+}
+
+/* One UTF-16 code unit (or pair) inside quotes, escaped as C# would write it. */
+static void put_char_escaped(ct_text *t, uint32_t cp, char quote)
+{
+    switch (cp) {
+    case '\\': ct_text_put(t, "\\\\"); return;
+    case '\n': ct_text_put(t, "\\n"); return;
+    case '\r': ct_text_put(t, "\\r"); return;
+    case '\t': ct_text_put(t, "\\t"); return;
+    case '\0': ct_text_put(t, "\\0"); return;
+    default: break;
+    }
+    if (cp == (uint32_t)quote) {
+        char e[3] = { '\\', quote, 0 };
+        ct_text_put(t, e);
+    } else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) ||
+               (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0x2028 || cp == 0x2029) {
+        ct_text_printf(t, "\\u%04X", cp);
+    } else {
+        put_utf8(t, cp);
+    }
+}
+
+/* n UTF-16 code units of a string of `length`, quoted and escaped, then
+ * "...(N chars)" when some were not kept. */
+static void put_chars(fctx *f, int32_t length, const uint8_t *chars, uint32_t n)
+{
+    if (!f->out)
+        return;
+    ct_text_put(f->out, "\"");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)chars[2 * i] | (uint32_t)chars[2 * i + 1] << 8;
+        if (u >= 0xD800 && u <= 0xDBFF && i + 1 < n) {
+            uint32_t lo = (uint32_t)chars[2 * i + 2] | (uint32_t)chars[2 * i + 3] << 8;
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                put_utf8(f->out, 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00));
+                i++;
+                continue;
+            }
+        }
+        put_char_escaped(f->out, u, '"');
+    }
+    ct_text_put(f->out, "\"");
+    if (length >= 0 && (uint32_t)length > n)
+        ct_text_printf(f->out, "...(%d chars)", length);
+}
+
+/* A string's characters, quoted and escaped (after its address). */
+static void format_chars(rd *r, fctx *f)
+{
+    int32_t length = (int32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    const uint8_t *chars = take(r, (size_t)n * 2);
+    if (chars)
+        put_chars(f, length, chars, n);
+}
+
+static void format_string(rd *r, fctx *f)
+{
+    uint64_t addr = take_u(r, 8);
+    if (r->bad)
+        return;
+    if (!addr) {
+        ct_text_put(f->out, "null");
+        return;
+    }
+    format_chars(r, f);
+}
+
+/* The class's name, or the fallback; with short set, a collection's name
+ * without its namespace ("List<int>"). */
+static void format_class(fctx *f, uint64_t class_id, const char *fallback, int short_name)
+{
+    char name[512];
+    if (!f->out)
+        return;
+    if (class_id && f->cl && f->cl->name && f->cl->name(f->cl->ctx, class_id, name, sizeof name) == 0) {
+        const char *s = name;
+        if (short_name) {
+            const char *lt = strchr(name, '<');
+            size_t n = lt ? (size_t)(lt - name) : strlen(name);
+            for (size_t i = 0; i < n; i++)
+                if (name[i] == '.')
+                    s = name + i + 1;
+        }
+        ct_text_put(f->out, s);
+    } else {
+        ct_text_put(f->out, fallback ? fallback : "object");
+    }
+}
+
+/* 96-bit unsigned integer divided by 10 in place; returns the remainder. */
+static uint32_t div10(uint32_t w[3])
+{
+    uint64_t rem = 0;
+    for (int i = 2; i >= 0; i--) {
+        uint64_t cur = rem << 32 | w[i];
+        w[i] = (uint32_t)(cur / 10);
+        rem = cur % 10;
+    }
+    return (uint32_t)rem;
+}
+
+/* System.Decimal: flags (scale in bits 16-23, sign in bit 31), hi32, lo64 —
+ * printed like decimal.ToString(InvariantCulture), trailing zeros kept. */
+static void format_decimal(const uint8_t *b, ct_text *t)
+{
+    uint32_t flags, hi;
+    uint64_t lo;
+    memcpy(&flags, b, 4);
+    memcpy(&hi, b + 4, 4);
+    memcpy(&lo, b + 8, 8);
+    uint32_t scale = (flags >> 16) & 0xFF;
+    if (scale > 28) {
+        ct_text_put(t, "<bad decimal>");
+        return;
+    }
+    uint32_t w[3] = { (uint32_t)lo, (uint32_t)(lo >> 32), hi };
+    char digits[40];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + div10(w));
+    } while (w[0] || w[1] || w[2]);
+    while (n <= (int)scale)
+        digits[n++] = '0';
+    char out[48];
+    int k = 0;
+    if ((flags & 0x80000000u) && !(n == (int)scale + 1 && digits[n - 1] == '0' && lo == 0 && hi == 0))
+        out[k++] = '-';
+    for (int i = n - 1; i >= 0; i--) {
+        out[k++] = digits[i];
+        if (i == (int)scale && scale)
+            out[k++] = '.';
+    }
+    out[k] = '\0';
+    ct_text_put(t, out);
+}
+
+static int is_int_kind(ct_vkind k)
+{
+    return k >= CT_V_I1 && k <= CT_V_U8;
+}
+
+static int is_signed_kind(ct_vkind k)
+{
+    return k == CT_V_I1 || k == CT_V_I2 || k == CT_V_I4 || k == CT_V_I8 || k == CT_V_I;
+}
+
+static void format_enum(const ct_plan *p, uint64_t raw, ct_text *t)
+{
+    uint64_t mask = p->size >= 8 ? ~0ull : ((1ull << (8 * p->size)) - 1);
+    uint64_t v = raw & mask;
+    for (uint32_t i = 0; i < p->count; i++)
+        if ((p->items[i].value & mask) == v) {
+            ct_text_put(t, p->items[i].name);
+            return;
+        }
+    if (p->is_flags && v) {
+        /* Every set bit must be covered by a named value. */
+        uint64_t covered = 0;
+        for (uint32_t i = 0; i < p->count; i++) {
+            uint64_t iv = p->items[i].value & mask;
+            if (iv && (v & iv) == iv)
+                covered |= iv;
+        }
+        if (covered == v) {
+            int first = 1;
+            for (uint32_t i = 0; i < p->count; i++) {
+                uint64_t iv = p->items[i].value & mask;
+                if (iv && (v & iv) == iv) {
+                    if (!first)
+                        ct_text_put(t, " | ");
+                    ct_text_put(t, p->items[i].name);
+                    first = 0;
+                }
+            }
+            return;
+        }
+    }
+    if (is_signed_kind(p->underlying))
+        put_i64(t, sign_extend(v, p->size));
+    else
+        put_u64(t, v);
+}
+
+static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth);
+
+/* An array's type with its bounds, as C# writes an array creation: the
+ * element's name up to its own brackets, the bounds (dims[0..rank), lower
+ * bounds lo or NULL), then the element's brackets: "int[3]", "int[3][]" for
+ * a jagged element, "int[2,3]", "int[1..2,0..2]". */
+static void put_array_type(fctx *f, const char *elem_name, uint32_t rank, const uint32_t *dims,
+                           const int32_t *lo)
+{
+    if (!f->out)
+        return;
+    const char *e = elem_name ? elem_name : "?";
+    const char *br = strchr(e, '[');
+    ct_text_putn(f->out, e, br ? (size_t)(br - e) : strlen(e));
+    ct_text_put(f->out, "[");
+    for (uint32_t i = 0; i < rank; i++) {
+        if (i)
+            ct_text_put(f->out, ",");
+        if (lo && lo[i])
+            ct_text_printf(f->out, "%d..%lld", lo[i], (long long)lo[i] + dims[i] - 1);
+        else
+            put_u64(f->out, dims[i]);
+    }
+    ct_text_put(f->out, "]");
+    if (br)
+        ct_text_put(f->out, br);
+}
+
+static void put_array_head(fctx *f, const char *elem_name, uint32_t length)
+{
+    put_array_type(f, elem_name, 1, &length, NULL);
+}
+
+/* n elements of plan e, then ", ..." when length says there are more. */
+static void format_items(rd *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
+                         unsigned depth)
+{
+    ct_text_put(f->out, " {");
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        format(r, e, f, depth + 1);
+    }
+    if (n < length)
+        ct_text_put(f->out, n ? ", ..." : "...");
+    ct_text_put(f->out, "}");
+}
+
+/* A copied element count against the whole: n <= length, and none copied
+ * of elements that are not. */
+static int items_ok(const ct_plan *e, uint32_t n, uint64_t length)
+{
+    return n <= length && (!n || ct_array_items_captured(e));
+}
+
+/* A reference's address: 1 when it is not null; else "null" is written (or
+ * the record is damaged) and 0 returned. */
+static int take_reference(rd *r, fctx *f)
+{
+    uint64_t addr = take_u(r, 8);
+    if (!r->bad && !addr)
+        ct_text_put(f->out, "null");
+    return !r->bad && addr;
+}
+
+static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    if (!take_reference(r, f))
+        return;
+    take_u(r, 8); /* class id: the element type comes from the plan */
+    uint32_t length = (uint32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || !items_ok(p->elem, n, length)) {
+        r->bad = 1;
+        return;
+    }
+    /* A struct that wraps an array (ImmutableArray<T>) is named by its type. */
+    if (p->type_name && !strchr(p->type_name, '[')) {
+        ct_text_put(f->out, p->type_name);
+        ct_text_printf(f->out, "(%u)", length);
+    } else {
+        put_array_head(f, p->elem ? p->elem->type_name : NULL, length);
+    }
+    if (!ct_array_items_captured(p->elem))
+        return;
+    format_items(r, p->elem, n, length, f, depth);
+}
+
+/* Row-major elements of dimension d on: "{{1, 2}, {3, 4}}". *left: the
+ * elements copied and not yet shown. */
+static void format_dims(rd *r, const ct_plan *p, fctx *f, const uint32_t *len, uint32_t rank,
+                        uint32_t d, uint32_t *left, unsigned depth)
+{
+    ct_text_put(f->out, "{");
+    for (uint32_t i = 0; i < len[d] && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        if (!*left) {
+            ct_text_put(f->out, "...");
+            break;
+        }
+        if (d + 1 < rank) {
+            format_dims(r, p, f, len, rank, d + 1, left, depth);
+        } else {
+            format(r, p->elem, f, depth + 1);
+            (*left)--;
+        }
+    }
+    ct_text_put(f->out, "}");
+}
+
+static void format_mdarray(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    if (!take_reference(r, f))
+        return;
+    uint32_t rank = (uint32_t)take_u(r, 4);
+    uint32_t len[CT_MAX_ARRAY_RANK];
+    int32_t lo[CT_MAX_ARRAY_RANK];
+    if (r->bad || rank != p->count || rank == 0 || rank > CT_MAX_ARRAY_RANK) {
+        r->bad = 1;
+        return;
+    }
+    uint64_t total = 1;
+    for (uint32_t i = 0; i < rank; i++) {
+        len[i] = (uint32_t)take_u(r, 4);
+        total = total * len[i] > UINT32_MAX ? UINT32_MAX : total * len[i];
+    }
+    for (uint32_t i = 0; i < rank; i++)
+        lo[i] = (int32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || !items_ok(p->elem, n, total)) {
+        r->bad = 1;
+        return;
+    }
+    put_array_type(f, p->elem ? p->elem->type_name : NULL, rank, len, lo);
+    if (!ct_array_items_captured(p->elem))
+        return;
+    ct_text_put(f->out, " ");
+    uint32_t left = n;
+    format_dims(r, p, f, len, rank, 0, &left, depth);
+    if (left)
+        r->bad = 1; /* more elements than the bounds hold */
+}
+
+/* A span: "text" for chars, else its length and elements. */
+static int span_ok(const ct_plan *p)
+{
+    return p->elem && (p->elem->kind == CT_V_CHAR || ct_array_items_captured(p->elem));
+}
+
+/* A span's length and the elements copied of it (after its address): 0, or
+ * -1 (r->bad set) when they do not agree. */
+static int span_head(rd *r, int32_t *length, uint32_t *n)
+{
+    *length = (int32_t)take_u(r, 4);
+    *n = (uint32_t)take_u(r, 4);
+    if (r->bad || *length < 0 || *n > (uint32_t)*length) {
+        r->bad = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = take_u(r, 8);
+    if (r->bad || !span_ok(p)) {
+        r->bad = 1;
+        return;
+    }
+    int chars = p->elem->kind == CT_V_CHAR;
+    if (!addr) {
+        ct_text_put(f->out, chars ? "\"\"" : "[0] {}");
+        return;
+    }
+    if (chars) {
+        format_chars(r, f);
+        return;
+    }
+    int32_t length;
+    uint32_t n;
+    if (span_head(r, &length, &n) != 0)
+        return;
+    ct_text_printf(f->out, "[%d]", length);
+    format_items(r, p->elem, n, (uint32_t)length, f, depth);
+}
+
+/* ArraySegment<T>, Memory<T>: "ArraySegment<int>(2) {2, 3}", a string's
+ * "ReadOnlyMemory<char>(5) "hello"". */
+static void format_segment(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = take_u(r, 8);
+    if (r->bad || !p->elem) {
+        r->bad = 1;
+        return;
+    }
+    const char *name = p->type_name ? p->type_name : "?";
+    if (!addr) {
+        ct_text_put(f->out, name);
+        ct_text_put(f->out, "(0) {}");
+        return;
+    }
+    int32_t count = (int32_t)take_u(r, 4);
+    uint64_t what = take_u(r, 1);
+    if (r->bad || what > 2) {
+        r->bad = 1;
+        return;
+    }
+    ct_text_put(f->out, name);
+    ct_text_printf(f->out, "(%d)", count);
+    if (what == 0)
+        return;
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || count < 0 || n > (uint32_t)count) {
+        r->bad = 1;
+        return;
+    }
+    if (what == 2) {
+        const uint8_t *chars = take(r, (size_t)n * 2);
+        if (!chars || p->elem->kind != CT_V_CHAR) {
+            r->bad = 1;
+            return;
+        }
+        ct_text_put(f->out, " ");
+        put_chars(f, count, chars, n);
+        return;
+    }
+    if (!items_ok(p->elem, n, (uint32_t)count)) {
+        r->bad = 1;
+        return;
+    }
+    format_items(r, p->elem, n, (uint32_t)count, f, depth);
+}
+
+/* A vector's elements, as .NET writes a vector: "<1, 2, 3, 4>". */
+static void format_vector(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    const ct_plan *e = p->elem;
+    uint32_t es = e ? ct_vkind_size(e->kind) : 0;
+    if (!es || e->kind == CT_V_DECIMAL || e->kind >= CT_V_DATETIME || e->size != es ||
+        p->size % es) {
+        r->bad = 1;
+        return;
+    }
+    ct_text_put(f->out, "<");
+    for (uint32_t i = 0; i < p->size / es && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        format(r, e, f, depth + 1);
+    }
+    ct_text_put(f->out, ">");
+}
+
+/* The size a fixed-size kind must have; 0 for kinds of any size. A plan
+ * read from a damaged file may say otherwise, and must not be trusted. */
+/* A boxed value in an OBJECT slot: "int 5" (src/format/value.h). */
+static void format_boxed(rd *r, fctx *f, unsigned depth)
+{
+    ct_vkind k = (ct_vkind)take_u(r, 1);
+    const char *name = r->bad ? NULL : ct_vkind_name(k);
+    if (!name) {
+        r->bad = 1;
+        return;
+    }
+    ct_plan p = {.kind = k, .size = ct_vkind_size(k), .type_name = name};
+    ct_text_put(f->out, name);
+    ct_text_put(f->out, " ");
+    format(r, &p, f, depth + 1);
+}
+
+/* An object's content by its class's plan: "Demo.Order{Id=5, ...}",
+ * "List<int>(3) {1, 2, 3}", "Dictionary<string, int>(1) {["a"]=1}". */
+static void format_content(rd *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
+{
+    if (c->kind == CT_V_CLASS && c->count == 1 && !c->value_offset && !c->fields[0].name[0]) {
+        /* A boxed struct or enum: "Demo.Point{X=1, Y=2}", "Demo.Color Green". */
+        format_class(f, cls, c->type_name, 0);
+        if (c->fields[0].plan->kind != CT_V_STRUCT)
+            ct_text_put(f->out, " ");
+        format(r, c->fields[0].plan, f, depth + 1);
+        return;
+    }
+    if (c->kind == CT_V_CLASS) {
+        format_class(f, cls, c->type_name, 0);
+        ct_text_put(f->out, "{");
+        for (uint32_t i = 0; i < c->count && !r->bad; i++) {
+            if (i)
+                ct_text_put(f->out, ", ");
+            ct_text_put(f->out, c->fields[i].name);
+            ct_text_put(f->out, "=");
+            format(r, c->fields[i].plan, f, depth + 1);
+        }
+        if (c->value_offset)
+            ct_text_put(f->out, c->count ? ", ...}" : "...}");
+        else
+            ct_text_put(f->out, "}");
+        return;
+    }
+    int dict = c->shape == CT_SEQ_DICT;
+    int32_t count = (int32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)take_u(r, 4);
+    if (r->bad || c->kind != CT_V_SEQ || count < 0 || !c->elem || (dict && !c->key) ||
+        !items_ok(c->elem, n, (uint32_t)count) || (dict && n && !ct_array_items_captured(c->key))) {
+        r->bad = 1;
+        return;
+    }
+    if (c->shape == CT_SEQ_ARRAY) {
+        put_array_head(f, c->elem->type_name, (uint32_t)count);
+    } else {
+        format_class(f, cls, c->type_name, 1);
+        ct_text_printf(f->out, "(%d)", count);
+    }
+    if (!ct_array_items_captured(c->elem) || (dict && !ct_array_items_captured(c->key)))
+        return;
+    ct_text_put(f->out, " {");
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        if (i)
+            ct_text_put(f->out, ", ");
+        if (dict) {
+            ct_text_put(f->out, "[");
+            format(r, c->key, f, depth + 1);
+            ct_text_put(f->out, "]=");
+        }
+        format(r, c->elem, f, depth + 1);
+    }
+    if (n < (uint32_t)count)
+        ct_text_put(f->out, n ? ", ..." : "...");
+    ct_text_put(f->out, "}");
+}
+
+/* An OBJECT value: null, a string, a boxed value, a repeated reference, an
+ * object's content, or its class and address. */
+static void format_object(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = take_u(r, 8), id = take_u(r, 8);
+    if (r->bad)
+        return;
+    if (!addr) {
+        ct_text_put(f->out, "null");
+        return;
+    }
+    uint64_t cls = id & ~(uint64_t)CT_CLASS_TAG_MASK;
+    switch (id & CT_CLASS_TAG_MASK) {
+    case CT_CLASS_STRING:
+        /* A string in an object slot: its text, as a string parameter's;
+         * strings need no CLASS record. */
+        format_chars(r, f);
+        return;
+    case CT_CLASS_BOXED:
+        /* Named by its kind: no CLASS record either. */
+        format_boxed(r, f, depth);
+        return;
+    case CT_CLASS_PLAIN:
+        if (cls && f->on_class)
+            f->on_class(f->on_ctx, cls);
+        format_class(f, cls, p->type_name, 0);
+        put_hex(f->out, "@0x", addr);
+        return;
+    case CT_CLASS_SEEN: {
+        uint64_t cycle = take_u(r, 1);
+        if (r->bad || cycle > 1 || !cls) {
+            r->bad = 1;
+            return;
+        }
+        if (f->on_class)
+            f->on_class(f->on_ctx, cls);
+        format_class(f, cls, p->type_name, 0);
+        ct_text_put(f->out, cycle ? "{<cycle>}" : "{<shown above>}");
+        return;
+    }
+    case CT_CLASS_CONTENT: {
+        if (!cls) {
+            r->bad = 1;
+            return;
+        }
+        if (f->on_class)
+            f->on_class(f->on_ctx, cls);
+        const ct_plan *c = f->cl && f->cl->content ? f->cl->content(f->cl->ctx, cls) : NULL;
+        if (!c || (c->kind != CT_V_CLASS && c->kind != CT_V_SEQ)) {
+            r->bad = 1;
+            return;
+        }
+        format_content(r, cls, c, f, depth);
+        return;
+    }
+    default:
+        r->bad = 1;
+        return;
+    }
+}
+
+/* System.Numerics.BigInteger, planned as the struct it is: an int _sign
+ * and a uint[] _bits (null for a value that fits _sign; else the magnitude's
+ * 32-bit words, least significant first, and _sign +1 or -1). Shown in
+ * decimal when every word was copied (--array-items), else by its size. */
+#define BIGINT_MAX_WORDS 64
+
+static int is_biginteger(const ct_plan *p)
+{
+    if (!p->type_name || strcmp(p->type_name, "BigInteger") != 0 || p->count != 2)
+        return 0;
+    int sign = 0, bits = 0;
+    for (uint32_t i = 0; i < 2; i++) {
+        const ct_plan *fp = p->fields[i].plan;
+        sign += !strcmp(p->fields[i].name, "_sign") && fp->kind == CT_V_I4;
+        bits += !strcmp(p->fields[i].name, "_bits") && fp->kind == CT_V_ARRAY && fp->elem &&
+                fp->elem->kind == CT_V_U4;
+    }
+    return sign == 1 && bits == 1;
+}
+
+static void format_biginteger(rd *r, const ct_plan *p, fctx *f)
+{
+    int32_t sign = 0;
+    uint32_t w[BIGINT_MAX_WORDS], n = 0, length = 0;
+    int null_bits = 1;
+    for (uint32_t i = 0; i < 2 && !r->bad; i++) {
+        if (p->fields[i].plan->kind == CT_V_I4) {
+            sign = (int32_t)take_u(r, 4);
+            continue;
+        }
+        if (!take_u(r, 8))
+            continue; /* null: the value is _sign */
+        null_bits = 0;
+        take_u(r, 8);
+        length = (uint32_t)take_u(r, 4);
+        n = (uint32_t)take_u(r, 4);
+        if (r->bad || n > length) {
+            r->bad = 1;
+            return;
+        }
+        for (uint32_t k = 0; k < n && !r->bad; k++) {
+            uint32_t v = (uint32_t)take_u(r, 4);
+            if (k < BIGINT_MAX_WORDS)
+                w[k] = v;
+        }
+    }
+    if (r->bad || !f->out)
+        return;
+    if (null_bits) {
+        put_i64(f->out, sign);
+        return;
+    }
+    if (n < length || n > BIGINT_MAX_WORDS) {
+        ct_text_printf(f->out, "<BigInteger of %u bits>", length * 32);
+        return;
+    }
+    /* The magnitude in base 10^9, least significant first. */
+    char digits[BIGINT_MAX_WORDS * 10 + 2];
+    size_t nd = 0;
+    while (n && !w[n - 1])
+        n--;
+    do {
+        uint64_t rem = 0;
+        for (uint32_t k = n; k-- > 0;) {
+            uint64_t cur = rem << 32 | w[k];
+            w[k] = (uint32_t)(cur / 1000000000u);
+            rem = cur % 1000000000u;
+        }
+        while (n && !w[n - 1])
+            n--;
+        for (int d = 0; d < 9 && (n || rem); d++) {
+            digits[nd++] = (char)('0' + rem % 10);
+            rem /= 10;
+        }
+    } while (n);
+    if (!nd)
+        digits[nd++] = '0';
+    if (sign < 0)
+        ct_text_put(f->out, "-");
+    while (nd)
+        ct_text_putn(f->out, &digits[--nd], 1);
+}
+
+/* A Rune as a char literal ('x'); an impossible value as its number. */
+static void format_rune(const uint8_t *b, fctx *f)
+{
+    uint32_t v;
+    memcpy(&v, b, 4);
+    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+        ct_text_printf(f->out, "<Rune 0x%x>", v);
+        return;
+    }
+    ct_text_put(f->out, "'");
+    put_char_escaped(f->out, v, '\'');
+    ct_text_put(f->out, "'");
+}
+
+/* Kinds that are only their bytes. */
+static int is_bytes_kind(ct_vkind k)
+{
+    return (k >= CT_V_BOOL && k <= CT_V_DECIMAL) || k == CT_V_ENUM || k == CT_V_PTR ||
+           k == CT_V_OPAQUE || (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_VECTOR ||
+           k == CT_V_DTOFFSET || k == CT_V_RUNE;
+}
+
+static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    ct_text *t = f->out;
+    uint32_t want = ct_vkind_size(p->kind);
+    if (depth > CT_MAX_NESTING || (want && p->size != want) ||
+        ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
+        r->bad = 1;
+        return;
+    }
+    if (!t && is_bytes_kind(p->kind)) {
+        /* Walking: the bytes only (a vector's size is checked when shown). */
+        take(r, p->size);
+        return;
+    }
+    switch (p->kind) {
+    case CT_V_VOID:
+        return;
+    case CT_V_BOOL: {
+        uint64_t v = take_u(r, 1);
+        if (!r->bad)
+            ct_text_put(t, v ? "true" : "false");
+        return;
+    }
+    case CT_V_CHAR: {
+        uint64_t v = take_u(r, 2);
+        if (r->bad)
+            return;
+        ct_text_put(t, "'");
+        put_char_escaped(t, (uint32_t)v, '\'');
+        ct_text_put(t, "'");
+        return;
+    }
+    case CT_V_I: case CT_V_U: {
+        /* Native-sized integers are mostly addresses and handles: hex. */
+        uint64_t v = take_u(r, 8);
+        if (r->bad)
+            return;
+        if (p->kind == CT_V_I && (int64_t)v < 0)
+            put_hex(t, "-0x", 0 - v);
+        else
+            put_hex(t, "0x", v);
+        return;
+    }
+    case CT_V_I1: case CT_V_I2: case CT_V_I4: case CT_V_I8: {
+        uint64_t v = take_u(r, p->size);
+        if (!r->bad)
+            put_i64(t, sign_extend(v, p->size));
+        return;
+    }
+    case CT_V_U1: case CT_V_U2: case CT_V_U4: case CT_V_U8: {
+        uint64_t v = take_u(r, p->size);
+        if (!r->bad)
+            put_u64(t, v);
+        return;
+    }
+    case CT_V_R4: {
+        const uint8_t *b = take(r, 4);
+        if (b) {
+            float v;
+            char s[64];
+            memcpy(&v, b, 4);
+            ct_text_putn(t, s, ct_format_float(v, s, sizeof s));
+        }
+        return;
+    }
+    case CT_V_R8: {
+        const uint8_t *b = take(r, 8);
+        if (b) {
+            double v;
+            char s[64];
+            memcpy(&v, b, 8);
+            ct_text_putn(t, s, ct_format_double(v, s, sizeof s));
+        }
+        return;
+    }
+    case CT_V_DECIMAL: {
+        const uint8_t *b = take(r, 16);
+        if (b)
+            format_decimal(b, t);
+        return;
+    }
+    case CT_V_ENUM: {
+        if (!is_int_kind(p->underlying) || p->size > 8) {
+            r->bad = 1;
+            return;
+        }
+        uint64_t v = take_u(r, p->size);
+        if (!r->bad)
+            format_enum(p, v, t);
+        return;
+    }
+    case CT_V_STRING:
+        format_string(r, f);
+        return;
+    case CT_V_OBJECT:
+        format_object(r, p, f, depth);
+        return;
+    case CT_V_ARRAY:
+        format_array(r, p, f, depth);
+        return;
+    case CT_V_MDARRAY:
+        format_mdarray(r, p, f, depth);
+        return;
+    case CT_V_SPAN:
+        format_span(r, p, f, depth);
+        return;
+    case CT_V_SEGMENT:
+        format_segment(r, p, f, depth);
+        return;
+    case CT_V_VECTOR:
+        format_vector(r, p, f, depth);
+        return;
+    case CT_V_STRUCT:
+        if (is_biginteger(p)) {
+            format_biginteger(r, p, f);
+            return;
+        }
+        ct_text_put(t, "{");
+        for (uint32_t i = 0; i < p->count && !r->bad; i++) {
+            if (i)
+                ct_text_put(t, ", ");
+            ct_text_put(t, p->fields[i].name);
+            ct_text_put(t, "=");
+            format(r, p->fields[i].plan, f, depth + 1);
+        }
+        ct_text_put(t, "}");
+        return;
+    case CT_V_NULLABLE: {
+        uint64_t has = take_u(r, 1);
+        if (r->bad)
+            return;
+        if (!has)
+            ct_text_put(t, "null");
+        else if (p->elem)
+            format(r, p->elem, f, depth + 1);
+        else
+            r->bad = 1;
+        return;
+    }
+    case CT_V_PTR: {
+        uint64_t v = take_u(r, p->size);
+        if (!r->bad)
+            put_hex(t, "0x", v);
+        return;
+    }
+    case CT_V_BYREF: {
+        uint64_t addr = take_u(r, 8);
+        if (r->bad)
+            return;
+        put_hex(t, "0x", addr);
+        if (addr && p->elem) {
+            ct_text_put(t, " -> ");
+            format(r, p->elem, f, depth + 1);
+        }
+        return;
+    }
+    case CT_V_ELIDED:
+        ct_text_put(t, "{...}");
+        return;
+    case CT_V_DTOFFSET: {
+        /* To the form ct_wellknown_format reads: the DateTime, then the
+         * offset as an i16, each where the plan says it is. */
+        const uint8_t *b = take(r, 16);
+        uint32_t ms = p->underlying == CT_V_I2 ? 2 : p->underlying == CT_V_I4 ? 4 : 0;
+        if (!b || !ms || p->value_offset > 8 || p->count_offset > 16 - ms) {
+            r->bad = 1;
+            return;
+        }
+        uint8_t norm[16] = {0};
+        int64_t minutes = sign_extend(take_le(b + p->count_offset, ms), ms);
+        int16_t m16 = minutes < INT16_MIN || minutes > INT16_MAX ? INT16_MAX : (int16_t)minutes;
+        memcpy(norm, b + p->value_offset, 8);
+        memcpy(norm + 8, &m16, 2);
+        ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+        return;
+    }
+    case CT_V_DATETIME: case CT_V_TIMESPAN: case CT_V_GUID: case CT_V_HALF: case CT_V_I16:
+    case CT_V_U16: {
+        const uint8_t *b = take(r, p->size);
+        if (b)
+            ct_wellknown_format(p->kind, b, t);
+        return;
+    }
+    case CT_V_RUNE: {
+        const uint8_t *b = take(r, 4);
+        if (b)
+            format_rune(b, f);
+        return;
+    }
+    case CT_V_OPAQUE: {
+        const uint8_t *b = take(r, p->size);
+        if (!b)
+            return;
+        ct_text_printf(t, "<%u bytes", p->size);
+        for (uint32_t i = 0; i < p->size && i < 16; i++)
+            ct_text_printf(t, " %02x", b[i]);
+        ct_text_put(t, p->size > 16 ? " ...>" : ">");
+        return;
+    }
+    case CT_V_CLASS: case CT_V_SEQ:
+        break; /* reached through an object only */
+    }
+    r->bad = 1;
+}
+
+size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, const ct_classes *classes,
+                       ct_text *out)
+{
+    rd r = { raw, n, 0, 0 };
+    fctx f = { classes, out, NULL, NULL };
+    size_t mark = out->len;
+    format(&r, p, &f, 0);
+    if (r.bad) {
+        /* Drop what a damaged record produced (if it is still in the buffer). */
+        if (out->cap && mark < out->cap) {
+            out->p[mark] = '\0';
+            out->len = mark;
+        }
+        ct_text_put(out, "<damaged>");
+        return 0;
+    }
+    return r.pos;
+}
+
+void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n, const ct_classes *classes,
+                      void (*fn)(void *ctx, uint64_t class_id), void *ctx)
+{
+    if (is_bytes_kind(p->kind) || p->kind == CT_V_STRING || p->kind == CT_V_VOID)
+        return; /* no object inside */
+    rd r = { raw, n, 0, 0 };
+    fctx f = { classes, NULL, fn, ctx };
+    format(&r, p, &f, 0);
+}

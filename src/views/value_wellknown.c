@@ -1,0 +1,232 @@
+/* The well-known CoreLib structs as a person reads them (value.h kinds
+ * CT_V_DATETIME .. CT_V_U16), from their raw bytes:
+ *   DateTime  ISO 8601 with seven fraction digits, as .NET's "o" format:
+ *             2024-05-06T07:08:09.1234567Z (Utc), no suffix (Unspecified);
+ *             a Local value reads "... (local)": the process's offset is
+ *             not in the trace
+ *   TimeSpan  .NET's "c" format: [-][d.]hh:mm:ss[.fffffff]
+ *   Guid      .NET's "D" format, lowercase: 0f8fad5b-d9cb-469f-a165-70867728950e
+ *   Half      the shortest text that reads back as the same Half
+ *   Int128, UInt128   decimal
+ *   DateTimeOffset  .NET's "o" format with the offset:
+ *             2024-05-06T09:08:09.1234567+02:00 (the clock time at the offset)
+ *   Rune      as a char: 'x', '\u0007'; U+1F600 as its character
+ * The facts: DateTime's _dateData holds the ticks (100 ns since
+ * 0001-01-01T00:00:00) in its low 62 bits and the kind (0 Unspecified, 1 Utc,
+ * 2 Local, 3 Local in a DST overlap) in its top two; Guid's fields are
+ * _a (u32), _b, _c (u16), _d.._k (bytes); Int128 keeps _lower then _upper;
+ * DateTimeOffset keeps the UTC time as a DateTime (_dateTime, kind
+ * Unspecified) then the offset in minutes (_offsetMinutes, i16); Rune its
+ * scalar value (_value, u32). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "value_wellknown.h"
+#include "value_text.h"
+
+/* Ticks per day, and the largest valid DateTime (9999-12-31T23:59:59.9999999). */
+#define TICKS_PER_DAY 864000000000ull
+#define DATETIME_MAX_TICKS 3155378975999999999ull
+
+static uint64_t le64(const uint8_t *b)
+{
+    uint64_t v;
+    memcpy(&v, b, 8);
+    return v;
+}
+
+/* Proleptic Gregorian date of `days` since 0001-01-01. */
+static void civil(uint64_t days, unsigned *y, unsigned *m, unsigned *d)
+{
+    /* Days since 0000-03-01 in 400-year eras (146097 days each). */
+    uint64_t z = days + 306;
+    uint64_t era = z / 146097, doe = z % 146097;
+    uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    uint64_t mp = (5 * doy + 2) / 153;
+    *d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+    *y = (unsigned)(era * 400 + yoe + (*m <= 2));
+}
+
+/* ticks as ISO 8601 date and time, then suffix. */
+static void put_ticks(uint64_t ticks, const char *suffix, ct_text *t)
+{
+    unsigned y, mo, d;
+    civil(ticks / TICKS_PER_DAY, &y, &mo, &d);
+    uint64_t in_day = ticks % TICKS_PER_DAY, sec = in_day / 10000000u;
+    ct_text_printf(t, "%04u-%02u-%02uT%02u:%02u:%02u.%07u%s", y, mo, d, (unsigned)(sec / 3600),
+                   (unsigned)(sec / 60 % 60), (unsigned)(sec % 60),
+                   (unsigned)(in_day % 10000000u), suffix);
+}
+
+static void put_datetime(const uint8_t *b, ct_text *t)
+{
+    uint64_t data = le64(b), ticks = data & 0x3FFFFFFFFFFFFFFFull;
+    unsigned kind = (unsigned)(data >> 62);
+    if (ticks > DATETIME_MAX_TICKS) {
+        ct_text_printf(t, "<DateTime ticks=%llu>", (unsigned long long)ticks);
+        return;
+    }
+    put_ticks(ticks, kind == 1 ? "Z" : kind >= 2 ? " (local)" : "", t);
+}
+
+/* DateTimeOffset: its offset is at most 14 hours either way. */
+#define DTO_MAX_OFFSET_MINUTES 840
+#define TICKS_PER_MINUTE 600000000ll
+
+static void put_dtoffset(const uint8_t *b, ct_text *t)
+{
+    uint64_t utc = le64(b) & 0x3FFFFFFFFFFFFFFFull;
+    int16_t off;
+    memcpy(&off, b + 8, 2);
+    int64_t local = (int64_t)utc + off * TICKS_PER_MINUTE;
+    if (utc > DATETIME_MAX_TICKS || off > DTO_MAX_OFFSET_MINUTES ||
+        off < -DTO_MAX_OFFSET_MINUTES || local < 0 || (uint64_t)local > DATETIME_MAX_TICKS) {
+        ct_text_printf(t, "<DateTimeOffset ticks=%llu offset=%d>", (unsigned long long)utc, off);
+        return;
+    }
+    unsigned a = (unsigned)(off < 0 ? -off : off);
+    char suffix[16];
+    snprintf(suffix, sizeof suffix, "%c%02u:%02u", off < 0 ? '-' : '+', a / 60, a % 60);
+    put_ticks((uint64_t)local, suffix, t);
+}
+
+static void put_timespan(const uint8_t *b, ct_text *t)
+{
+    int64_t ticks = (int64_t)le64(b);
+    /* The magnitude without overflow at INT64_MIN. */
+    uint64_t a = ticks < 0 ? 0 - (uint64_t)ticks : (uint64_t)ticks;
+    uint64_t days = a / TICKS_PER_DAY, in_day = a % TICKS_PER_DAY, sec = in_day / 10000000u;
+    unsigned frac = (unsigned)(in_day % 10000000u);
+    if (ticks < 0)
+        ct_text_put(t, "-");
+    if (days)
+        ct_text_printf(t, "%llu.", (unsigned long long)days);
+    ct_text_printf(t, "%02u:%02u:%02u", (unsigned)(sec / 3600), (unsigned)(sec / 60 % 60),
+                   (unsigned)(sec % 60));
+    if (frac)
+        ct_text_printf(t, ".%07u", frac);
+}
+
+static void put_guid(const uint8_t *b, ct_text *t)
+{
+    uint32_t a;
+    uint16_t b16, c16;
+    memcpy(&a, b, 4);
+    memcpy(&b16, b + 4, 2);
+    memcpy(&c16, b + 6, 2);
+    ct_text_printf(t, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", a, b16, c16, b[8], b[9],
+                   b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* binary16 -> double, exactly. */
+static double half_to_double(uint16_t h)
+{
+    int sign = h >> 15, exp = (h >> 10) & 0x1F;
+    unsigned man = h & 0x3FF;
+    double v;
+    if (exp == 0)
+        v = (double)man / 1024.0 / 16384.0; /* subnormal: man * 2^-24 */
+    else if (exp == 31)
+        v = man ? (double)NAN : (double)INFINITY;
+    else
+        v = (1.0 + man / 1024.0) * (double)(1u << exp) / 32768.0; /* 2^(exp-15) */
+    return sign ? -v : v;
+}
+
+/* double -> binary16, rounding to nearest even (as .NET's (Half) cast). */
+static uint16_t double_to_half(double v)
+{
+    uint16_t best = 0;
+    double bestd = -1;
+    /* 65536 candidates would do; the two neighbours of a scaled search are
+     * enough: find the nearest finite halves by bisection on the ordered
+     * magnitudes. */
+    uint16_t sign = v < 0 ? 0x8000 : 0;
+    double a = v < 0 ? -v : v;
+    uint16_t lo = 0, hi = 0x7BFF; /* 0 .. 65504 */
+    if (a >= half_to_double(hi))
+        return (uint16_t)(sign | (a > 65520.0 ? 0x7C00 : 0x7BFF));
+    while (hi - lo > 1) {
+        uint16_t mid = (uint16_t)((lo + hi) / 2);
+        if (half_to_double(mid) <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (uint16_t c = lo; c <= hi; c++) {
+        double d = a - half_to_double(c);
+        d = d < 0 ? -d : d;
+        if (bestd < 0 || d < bestd || (d == bestd && !(c & 1))) {
+            best = c;
+            bestd = d;
+        }
+    }
+    return (uint16_t)(sign | best);
+}
+
+static void put_half(const uint8_t *b, ct_text *t)
+{
+    uint16_t h;
+    memcpy(&h, b, 2);
+    double v = half_to_double(h);
+    char s[64];
+    if ((h & 0x7C00) == 0x7C00 || v == 0) {
+        ct_format_double(v, s, sizeof s);
+        ct_text_put(t, s);
+        return;
+    }
+    /* The fewest significant digits that read back as the same Half, then
+     * written as a double of that value would be (C#-style exponents). */
+    for (int p = 1; p <= 5; p++) {
+        char e[32];
+        snprintf(e, sizeof e, "%.*e", p - 1, v);
+        double back = strtod(e, NULL);
+        if (double_to_half(back) == h) {
+            ct_format_double(back, s, sizeof s);
+            ct_text_put(t, s);
+            return;
+        }
+    }
+    ct_format_double(v, s, sizeof s);
+    ct_text_put(t, s);
+}
+
+static void put_u128(unsigned __int128 v, ct_text *t)
+{
+    char d[48];
+    size_t n = 0;
+    do {
+        d[n++] = (char)('0' + (unsigned)(v % 10));
+        v /= 10;
+    } while (v);
+    while (n)
+        ct_text_putn(t, &d[--n], 1);
+}
+
+static void put_int128(const uint8_t *b, int is_signed, ct_text *t)
+{
+    unsigned __int128 v = (unsigned __int128)le64(b + 8) << 64 | le64(b);
+    if (is_signed && (v >> 127)) {
+        ct_text_put(t, "-");
+        v = 0 - v;
+    }
+    put_u128(v, t);
+}
+
+void ct_wellknown_format(ct_vkind k, const uint8_t *b, ct_text *t)
+{
+    switch (k) {
+    case CT_V_DATETIME: put_datetime(b, t); return;
+    case CT_V_TIMESPAN: put_timespan(b, t); return;
+    case CT_V_GUID: put_guid(b, t); return;
+    case CT_V_HALF: put_half(b, t); return;
+    case CT_V_I16: put_int128(b, 1, t); return;
+    case CT_V_U16: put_int128(b, 0, t); return;
+    case CT_V_DTOFFSET: put_dtoffset(b, t); return;
+    default: return; /* RUNE: value_format.c writes it as a char */
+    }
+}
