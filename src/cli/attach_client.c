@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "format/attach.h"
 #include "format/launch.h"
 #include "format/settings.h"
@@ -232,8 +233,7 @@ static int64_t ipc_attach(int fd, const char *lib)
             0 ||
         memcmp(reply, IPC_MAGIC, sizeof IPC_MAGIC) != 0 || reply[16] != IPC_SET_SERVER)
         return -1;
-    uint32_t hr = (uint32_t)reply[20] | (uint32_t)reply[21] << 8 | (uint32_t)reply[22] << 16 |
-                  (uint32_t)reply[23] << 24;
+    uint32_t hr = ct_get_le32(reply + 20);
     if (reply[17] == IPC_SERVER_OK && !(hr & 0x80000000u))
         return 0;
     return hr ? (int64_t)hr : (int64_t)0x80004005u;

@@ -6,6 +6,7 @@
 
 #include "event.h"
 #include "event_codec.h"
+#include "base/bytes.h"
 
 int ct_header_attached(const ct_trace_header *h)
 {
@@ -317,7 +318,7 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
     if (len < REC_HEADER)
         return 0;
     const uint8_t *h = data;
-    uint32_t plen = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
+    uint32_t plen = ct_get_le32(h + 4);
     if (plen > CT_MAX_RECORD) {
         *error = CT_TRACE_E_LIMIT;
         return -1;
@@ -656,7 +657,7 @@ int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t 
     if (r->values_len - *pos < 4)
         return -1;
     const uint8_t *p = r->values + *pos;
-    uint32_t word = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    uint32_t word = ct_get_le32(p);
     uint32_t n = word & CT_VALUE_LEN_MASK, st = word >> CT_VALUE_STATUS_SHIFT;
     if (n > r->values_len - *pos - 4 || st > CT_VALUE_STATUS_MAX)
         return -1;

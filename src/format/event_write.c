@@ -5,6 +5,7 @@
 
 #include "event.h"
 #include "event_codec.h"
+#include "base/bytes.h"
 
 /* ------------------------------------------------------------------ writing */
 
@@ -26,41 +27,20 @@ static void put(ct_wbuf *w, const void *p, size_t n)
     w->len += n;
 }
 
-/* Little-endian stores: a plain store on little-endian hosts. */
-static inline void le32(uint8_t *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 4);
-#else
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-#endif
-}
-
-static inline void le64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 8);
-#else
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-#endif
-}
-
 static void put_u8(ct_wbuf *w, uint8_t v) { put(w, &v, 1); }
 static void put_u16(ct_wbuf *w, uint16_t v) { uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) }; put(w, b, 2); }
 
 static void put_u32(ct_wbuf *w, uint32_t v)
 {
     uint8_t b[4];
-    le32(b, v);
+    ct_put_le32(b, v);
     put(w, b, 4);
 }
 
 static void put_u64(ct_wbuf *w, uint64_t v)
 {
     uint8_t b[8];
-    le64(b, v);
+    ct_put_le64(b, v);
     put(w, b, 8);
 }
 
@@ -75,7 +55,7 @@ static void put_str(ct_wbuf *w, const char *s)
 
 static void patch_u32(ct_wbuf *w, size_t at, uint32_t v)
 {
-    le32(w->p + at, v);
+    ct_put_le32(w->p + at, v);
 }
 
 /* Starts a record; returns the offset of its header. */
@@ -402,10 +382,10 @@ ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, u
     uint8_t *p = w->p + w->len;
     p[0] = (uint8_t)type;
     p[1] = p[2] = p[3] = 0;
-    le32(p + 4, CT_EVENT_BASE_BYTES - REC_HEADER);
-    le64(p + 8, time_ns);
-    le64(p + 16, tid);
-    le64(p + 24, key);
+    ct_put_le32(p + 4, CT_EVENT_BASE_BYTES - REC_HEADER);
+    ct_put_le64(p + 8, time_ns);
+    ct_put_le64(p + 16, tid);
+    ct_put_le64(p + 24, key);
     w->len += CT_EVENT_BASE_BYTES;
     return CT_TRACE_OK;
 }
@@ -442,7 +422,7 @@ void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns)
 {
     if (m->start + REC_HEADER + 8 > w->len)
         return;
-    le64(w->p + m->start + REC_HEADER, time_ns);
+    ct_put_le64(w->p + m->start + REC_HEADER, time_ns);
 }
 
 ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m)
@@ -485,10 +465,10 @@ ct_trace_status ct_events_begin(ct_wbuf *w, uint64_t tid, uint64_t base_time, ui
     uint8_t *p = w->p + w->len;
     p[0] = CT_REC_EVENTS;
     p[1] = p[2] = p[3] = 0;
-    le32(p + 4, EVENTS_HEADER);
-    le64(p + 8, tid);
-    le64(p + 16, base_time);
-    le64(p + 24, base_key);
+    ct_put_le32(p + 4, EVENTS_HEADER);
+    ct_put_le64(p + 8, tid);
+    ct_put_le64(p + 16, base_time);
+    ct_put_le64(p + 24, base_key);
     w->len += REC_HEADER + EVENTS_HEADER;
     m->tid = tid;
     m->time = base_time;

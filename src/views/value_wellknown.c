@@ -24,18 +24,12 @@
 #include <string.h>
 
 #include "value_wellknown.h"
+#include "base/bytes.h"
 #include "value_text.h"
 
 /* Ticks per day, and the largest valid DateTime (9999-12-31T23:59:59.9999999). */
 #define TICKS_PER_DAY 864000000000ull
 #define DATETIME_MAX_TICKS 3155378975999999999ull
-
-static uint64_t le64(const uint8_t *b)
-{
-    uint64_t v;
-    memcpy(&v, b, 8);
-    return v;
-}
 
 /* Proleptic Gregorian date of `days` since 0001-01-01. */
 static void civil(uint64_t days, unsigned *y, unsigned *m, unsigned *d)
@@ -64,7 +58,7 @@ static void put_ticks(uint64_t ticks, const char *suffix, ct_text *t)
 
 static void put_datetime(const uint8_t *b, ct_text *t)
 {
-    uint64_t data = le64(b), ticks = data & 0x3FFFFFFFFFFFFFFFull;
+    uint64_t data = ct_get_le64(b), ticks = data & 0x3FFFFFFFFFFFFFFFull;
     unsigned kind = (unsigned)(data >> 62);
     if (ticks > DATETIME_MAX_TICKS) {
         ct_text_printf(t, "<DateTime ticks=%llu>", (unsigned long long)ticks);
@@ -79,7 +73,7 @@ static void put_datetime(const uint8_t *b, ct_text *t)
 
 static void put_dtoffset(const uint8_t *b, ct_text *t)
 {
-    uint64_t utc = le64(b) & 0x3FFFFFFFFFFFFFFFull;
+    uint64_t utc = ct_get_le64(b) & 0x3FFFFFFFFFFFFFFFull;
     int16_t off;
     memcpy(&off, b + 8, 2);
     int64_t local = (int64_t)utc + off * TICKS_PER_MINUTE;
@@ -96,7 +90,7 @@ static void put_dtoffset(const uint8_t *b, ct_text *t)
 
 static void put_timespan(const uint8_t *b, ct_text *t)
 {
-    int64_t ticks = (int64_t)le64(b);
+    int64_t ticks = (int64_t)ct_get_le64(b);
     /* The magnitude without overflow at INT64_MIN. */
     uint64_t a = ticks < 0 ? 0 - (uint64_t)ticks : (uint64_t)ticks;
     uint64_t days = a / TICKS_PER_DAY, in_day = a % TICKS_PER_DAY, sec = in_day / 10000000u;
@@ -209,7 +203,7 @@ static void put_u128(unsigned __int128 v, ct_text *t)
 
 static void put_int128(const uint8_t *b, int is_signed, ct_text *t)
 {
-    unsigned __int128 v = (unsigned __int128)le64(b + 8) << 64 | le64(b);
+    unsigned __int128 v = (unsigned __int128)ct_get_le64(b + 8) << 64 | ct_get_le64(b);
     if (is_signed && (v >> 127)) {
         ct_text_put(t, "-");
         v = 0 - v;
