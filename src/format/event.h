@@ -216,12 +216,9 @@ void ct_wbuf_init(ct_wbuf *w, void *mem, size_t cap);
  * starts at a file offset that is a multiple of 8, every record does too. */
 ct_trace_status ct_write_header(ct_wbuf *w, uint32_t pid, uint32_t ppid, uint64_t start_unix_ns,
                                 const char *cmdline, const char *filter, const char *settings);
-/* params[i].name and ret->name are the labels (NUL-terminated; name_len is
- * not read). ret NULL: void. */
-ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
-                                  uint32_t flags, uint32_t nparams, const ct_fn_param *params,
-                                  const ct_fn_param *ret);
-/* The same with the parameters re-read at return (ct_rec.out_mask). */
+/* A FUNCTION record. params[i].name and ret->name are the labels
+ * (NUL-terminated; name_len is not read). ret NULL: void. out_mask: the
+ * parameters re-read at return (ct_rec.out_mask), 0 for none. */
 ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *name,
                                        const char *sig, uint32_t flags, uint32_t nparams,
                                        const ct_fn_param *params, const ct_fn_param *ret,
@@ -239,10 +236,8 @@ ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
  * time_ns holds ns; tid is 0 in traces before 2.4). */
 ct_trace_status ct_write_jit(ct_wbuf *w, uint64_t key, uint64_t count, uint64_t ns,
                              uint64_t tid);
-ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
-                             uint64_t traced);
-/* The same with the count of traced functions left as they were (2.5; the
- * record is the 2.4 one when it is 0). */
+/* The END record, with the count of traced functions left as they were
+ * (2.5; the record is the 2.4 one when unrewritten is 0). */
 ct_trace_status ct_write_end_unrewritten(ct_wbuf *w, uint64_t time_ns, uint64_t events,
                                          uint64_t mapped, uint64_t traced,
                                          uint64_t unrewritten);

@@ -191,13 +191,6 @@ static void put_opt_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
         put_plan(w, p, depth + 1);
 }
 
-ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
-                                  uint32_t flags, uint32_t nparams, const ct_fn_param *params,
-                                  const ct_fn_param *ret)
-{
-    return ct_write_function_outs(w, key, name, sig, flags, nparams, params, ret, 0);
-}
-
 ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *name,
                                        const char *sig, uint32_t flags, uint32_t nparams,
                                        const ct_fn_param *params, const ct_fn_param *ret,
@@ -292,12 +285,6 @@ ct_trace_status ct_write_end_unrewritten(ct_wbuf *w, uint64_t time_ns, uint64_t 
     if (unrewritten)
         put_u64(w, unrewritten);
     return rec_end(w, at, undo);
-}
-
-ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
-                             uint64_t traced)
-{
-    return ct_write_end_unrewritten(w, time_ns, events, mapped, traced, 0);
 }
 
 ct_trace_status ct_zstd_begin(ct_wbuf *w, ct_zstd_job *j, const uint8_t *records, size_t len,

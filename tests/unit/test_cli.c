@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "records.h"
 
 /* ------------------------------------------------------------- escaping */
 

@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "format/event.h"
+#include "records.h"
 #include "views/value_text.h"
 
 static const ct_plan p_r8 = { .kind = CT_V_R8, .size = 8, .type_name = "double" };

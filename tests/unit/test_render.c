@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "format/event.h"
+#include "records.h"
 #include "views/render.h"
 
 /* ------------------------------------------------------------- plans */
