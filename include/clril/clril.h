@@ -42,7 +42,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---------------------------------------------------------------- exports */
+/* ------------------------------------------------------ version and exports */
+
+/* The version of this header. It is clrtrace's version (the build fails to
+ * configure when they differ); libclril.so.MAJOR is the soname. */
+#define CLRIL_VERSION_MAJOR 0
+#define CLRIL_VERSION_MINOR 1
+#define CLRIL_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+#define CLRIL_VERSION_NUMBER \
+    (CLRIL_VERSION_MAJOR * 10000 + CLRIL_VERSION_MINOR * 100 + CLRIL_VERSION_PATCH)
+/* "MAJOR.MINOR.PATCH" */
+#define CLRIL_VERSION_STRING \
+    CLRIL_VERSION_TEXT_(CLRIL_VERSION_MAJOR) "." CLRIL_VERSION_TEXT_(CLRIL_VERSION_MINOR) \
+    "." CLRIL_VERSION_TEXT_(CLRIL_VERSION_PATCH)
+#define CLRIL_VERSION_TEXT_(n) CLRIL_VERSION_QUOTE_(n)
+#define CLRIL_VERSION_QUOTE_(n) #n
 
 /* CLRIL_API marks each function of the library: libclril is built with all
  * other symbols hidden, so these are the only ones libclril.so exports. With
@@ -99,6 +114,14 @@ typedef struct clril_error {
 } clril_error;
 
 CLRIL_API const char *clril_strerror(clril_status code);
+
+/* ----------------------------------------------------------------- version */
+
+/* The version of the library running: CLRIL_VERSION_NUMBER and
+ * CLRIL_VERSION_STRING as they were when it was built, to compare with those
+ * a program was compiled with (a shared library may be newer or older). */
+CLRIL_API unsigned clril_version_number(void);
+CLRIL_API const char *clril_version_string(void);
 
 /* ------------------------------------------------------------------ arena */
 

@@ -53,7 +53,22 @@
 
 #include "clrsig/clrsig.h"
 
-/* ---------------------------------------------------------------- exports */
+/* ------------------------------------------------------ version and exports */
+
+/* The version of this header. It is clrtrace's version (the build fails to
+ * configure when they differ); libclrmeta.so.MAJOR is the soname. */
+#define CLRMETA_VERSION_MAJOR 0
+#define CLRMETA_VERSION_MINOR 1
+#define CLRMETA_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+#define CLRMETA_VERSION_NUMBER \
+    (CLRMETA_VERSION_MAJOR * 10000 + CLRMETA_VERSION_MINOR * 100 + CLRMETA_VERSION_PATCH)
+/* "MAJOR.MINOR.PATCH" */
+#define CLRMETA_VERSION_STRING \
+    CLRMETA_VERSION_TEXT_(CLRMETA_VERSION_MAJOR) "." CLRMETA_VERSION_TEXT_(CLRMETA_VERSION_MINOR) \
+    "." CLRMETA_VERSION_TEXT_(CLRMETA_VERSION_PATCH)
+#define CLRMETA_VERSION_TEXT_(n) CLRMETA_VERSION_QUOTE_(n)
+#define CLRMETA_VERSION_QUOTE_(n) #n
 
 /* CLRMETA_API marks each function of the library: libclrmeta is built with all
  * other symbols hidden, so these are the only ones libclrmeta.so exports. With
@@ -126,6 +141,14 @@ typedef struct clrmeta_error {
 
 /* A short, constant English description of a status ("bad PE header", ...). */
 CLRMETA_API const char *clrmeta_strerror(clrmeta_status code);
+
+/* ----------------------------------------------------------------- version */
+
+/* The version of the library running: CLRMETA_VERSION_NUMBER and
+ * CLRMETA_VERSION_STRING as they were when it was built, to compare with those
+ * a program was compiled with (a shared library may be newer or older). */
+CLRMETA_API unsigned clrmeta_version_number(void);
+CLRMETA_API const char *clrmeta_version_string(void);
 
 /* One line: "<strerror> (<what>, offset 0x<hex>)", e.g. "bad PE header
  * (e_lfanew past the end of the file, offset 0x3C)", without a newline, cut to

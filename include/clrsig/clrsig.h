@@ -33,7 +33,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---------------------------------------------------------------- exports */
+/* ------------------------------------------------------ version and exports */
+
+/* The version of this header. It is clrtrace's version (the build fails to
+ * configure when they differ); libclrsig.so.MAJOR is the soname. */
+#define CLRSIG_VERSION_MAJOR 0
+#define CLRSIG_VERSION_MINOR 1
+#define CLRSIG_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+#define CLRSIG_VERSION_NUMBER \
+    (CLRSIG_VERSION_MAJOR * 10000 + CLRSIG_VERSION_MINOR * 100 + CLRSIG_VERSION_PATCH)
+/* "MAJOR.MINOR.PATCH" */
+#define CLRSIG_VERSION_STRING \
+    CLRSIG_VERSION_TEXT_(CLRSIG_VERSION_MAJOR) "." CLRSIG_VERSION_TEXT_(CLRSIG_VERSION_MINOR) \
+    "." CLRSIG_VERSION_TEXT_(CLRSIG_VERSION_PATCH)
+#define CLRSIG_VERSION_TEXT_(n) CLRSIG_VERSION_QUOTE_(n)
+#define CLRSIG_VERSION_QUOTE_(n) #n
 
 /* CLRSIG_API marks each function of the library: libclrsig is built with all
  * other symbols hidden, so these are the only ones libclrsig.so exports. With
@@ -122,6 +137,14 @@ typedef struct clrsig_error {
 
 /* A short, constant English description of a status ("blob truncated", ...). */
 CLRSIG_API const char *clrsig_strerror(clrsig_status code);
+
+/* ----------------------------------------------------------------- version */
+
+/* The version of the library running: CLRSIG_VERSION_NUMBER and
+ * CLRSIG_VERSION_STRING as they were when it was built, to compare with those
+ * a program was compiled with (a shared library may be newer or older). */
+CLRSIG_API unsigned clrsig_version_number(void);
+CLRSIG_API const char *clrsig_version_string(void);
 
 /* ------------------------------------------------------ compressed integers */
 
