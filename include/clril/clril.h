@@ -42,6 +42,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ------------------------------------------------------ version and exports */
+
+/* The version of this header. It is clrtrace's version (the build fails to
+ * configure when they differ); libclril.so.MAJOR is the soname. */
+#define CLRIL_VERSION_MAJOR 0
+#define CLRIL_VERSION_MINOR 1
+#define CLRIL_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+#define CLRIL_VERSION_NUMBER \
+    (CLRIL_VERSION_MAJOR * 10000 + CLRIL_VERSION_MINOR * 100 + CLRIL_VERSION_PATCH)
+/* "MAJOR.MINOR.PATCH" */
+#define CLRIL_VERSION_STRING \
+    CLRIL_VERSION_TEXT_(CLRIL_VERSION_MAJOR) "." CLRIL_VERSION_TEXT_(CLRIL_VERSION_MINOR) \
+    "." CLRIL_VERSION_TEXT_(CLRIL_VERSION_PATCH)
+#define CLRIL_VERSION_TEXT_(n) CLRIL_VERSION_QUOTE_(n)
+#define CLRIL_VERSION_QUOTE_(n) #n
+
+/* CLRIL_API marks each function of the library: libclril is built with all
+ * other symbols hidden, so these are the only ones libclril.so exports. With
+ * GCC and clang it means default visibility. Define it before including this
+ * header to choose otherwise, e.g. as `__attribute__((visibility("hidden")))`
+ * when linking libclril.a into a shared library that must not export it. */
+#ifndef CLRIL_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define CLRIL_API __attribute__((visibility("default")))
+#else
+#define CLRIL_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,7 +113,15 @@ typedef struct clril_error {
     uint32_t offset;     /* byte offset in the body (decode), instruction index (edit) */
 } clril_error;
 
-const char *clril_strerror(clril_status code);
+CLRIL_API const char *clril_strerror(clril_status code);
+
+/* ----------------------------------------------------------------- version */
+
+/* The version of the library running: CLRIL_VERSION_NUMBER and
+ * CLRIL_VERSION_STRING as they were when it was built, to compare with those
+ * a program was compiled with (a shared library may be newer or older). */
+CLRIL_API unsigned clril_version_number(void);
+CLRIL_API const char *clril_version_string(void);
 
 /* ------------------------------------------------------------------ arena */
 
@@ -92,8 +130,8 @@ typedef struct clril_arena {
     size_t cap, used;
 } clril_arena;
 
-void clril_arena_init(clril_arena *a, void *mem, size_t cap);
-void clril_arena_reset(clril_arena *a);
+CLRIL_API void clril_arena_init(clril_arena *a, void *mem, size_t cap);
+CLRIL_API void clril_arena_reset(clril_arena *a);
 
 /* -------------------------------------------------------------- opcodes */
 
@@ -127,12 +165,12 @@ typedef enum clril_operand {
 } clril_operand;
 
 /* The operand kind of op, or -1 when op is not a Partition III opcode. */
-int clril_operand_of(uint16_t op);
+CLRIL_API int clril_operand_of(uint16_t op);
 /* "ldarg.0", "br.s", "tail.", ...; NULL for a byte that is no opcode. */
-const char *clril_name(uint16_t op);
+CLRIL_API const char *clril_name(uint16_t op);
 /* The long form of a short branch (br.s -> br, leave.s -> leave, ...), or op
  * itself when it is not a short branch. */
-uint16_t clril_long_form(uint16_t op);
+CLRIL_API uint16_t clril_long_form(uint16_t op);
 
 /* -------------------------------------------------------------- bodies */
 
@@ -196,8 +234,8 @@ typedef struct clril_body {
 /* Decodes the body at bytes[0..len): len may run past its end (the body
  * says how long it is: body->size). Instructions, targets, clauses and
  * sections go into the arena. */
-clril_status clril_decode(const uint8_t *bytes, size_t len, clril_arena *a, clril_body *body,
-                          clril_error *err);
+CLRIL_API clril_status clril_decode(const uint8_t *bytes, size_t len, clril_arena *a,
+                                    clril_body *body, clril_error *err);
 
 /* How inserted code relates to the instruction it is put before. */
 typedef enum clril_label {
@@ -214,8 +252,9 @@ typedef enum clril_label {
  * sections) are all rebuilt in the arena a, so the memory they were in may
  * be reused once this returns (two arenas used in turn bound the memory of
  * many insertions). */
-clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code, uint32_t n,
-                          clril_label label, clril_arena *a, clril_error *err);
+CLRIL_API clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code,
+                                    uint32_t n, clril_label label, clril_arena *a,
+                                    clril_error *err);
 
 /* Encodes body into out[0..cap): the header (tiny when the original was tiny
  * and the body still fits one: code under 64 bytes, max_stack <= 8, no
@@ -224,8 +263,8 @@ clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code,
  * longer holds its clauses' offsets). Short branches whose displacement no
  * longer fits in a byte become long (in body->insns). *len is the size
  * needed, also with CLRIL_E_SPACE. body->code_size and size are updated. */
-clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *len,
-                          clril_error *err);
+CLRIL_API clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *len,
+                                    clril_error *err);
 
 /* ------------------------------------------------------- local signatures */
 
@@ -235,9 +274,9 @@ clril_status clril_encode(clril_body *body, uint8_t *out, size_t cap, size_t *le
  * signature to out[0..cap). *first is the number of the first new local.
  * CLRIL_E_LOCALS when old does not start with 0x07 and a count, E_LIMIT past
  * CLRIL_MAX_LOCALS, E_SPACE when out is too small (*out_len: what it needs). */
-clril_status clril_locals_append(const uint8_t *old, size_t old_len, const uint8_t *types,
-                                 size_t types_len, uint32_t k, uint8_t *out, size_t cap,
-                                 size_t *out_len, uint32_t *first, clril_error *err);
+CLRIL_API clril_status clril_locals_append(const uint8_t *old, size_t old_len, const uint8_t *types,
+                                           size_t types_len, uint32_t k, uint8_t *out, size_t cap,
+                                           size_t *out_len, uint32_t *first, clril_error *err);
 
 #ifdef __cplusplus
 }

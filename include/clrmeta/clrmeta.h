@@ -53,6 +53,36 @@
 
 #include "clrsig/clrsig.h"
 
+/* ------------------------------------------------------ version and exports */
+
+/* The version of this header. It is clrtrace's version (the build fails to
+ * configure when they differ); libclrmeta.so.MAJOR is the soname. */
+#define CLRMETA_VERSION_MAJOR 0
+#define CLRMETA_VERSION_MINOR 1
+#define CLRMETA_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+#define CLRMETA_VERSION_NUMBER \
+    (CLRMETA_VERSION_MAJOR * 10000 + CLRMETA_VERSION_MINOR * 100 + CLRMETA_VERSION_PATCH)
+/* "MAJOR.MINOR.PATCH" */
+#define CLRMETA_VERSION_STRING \
+    CLRMETA_VERSION_TEXT_(CLRMETA_VERSION_MAJOR) "." CLRMETA_VERSION_TEXT_(CLRMETA_VERSION_MINOR) \
+    "." CLRMETA_VERSION_TEXT_(CLRMETA_VERSION_PATCH)
+#define CLRMETA_VERSION_TEXT_(n) CLRMETA_VERSION_QUOTE_(n)
+#define CLRMETA_VERSION_QUOTE_(n) #n
+
+/* CLRMETA_API marks each function of the library: libclrmeta is built with all
+ * other symbols hidden, so these are the only ones libclrmeta.so exports. With
+ * GCC and clang it means default visibility. Define it before including this
+ * header to choose otherwise, e.g. as `__attribute__((visibility("hidden")))`
+ * when linking libclrmeta.a into a shared library that must not export it. */
+#ifndef CLRMETA_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define CLRMETA_API __attribute__((visibility("default")))
+#else
+#define CLRMETA_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -110,13 +140,21 @@ typedef struct clrmeta_error {
 } clrmeta_error;
 
 /* A short, constant English description of a status ("bad PE header", ...). */
-const char *clrmeta_strerror(clrmeta_status code);
+CLRMETA_API const char *clrmeta_strerror(clrmeta_status code);
+
+/* ----------------------------------------------------------------- version */
+
+/* The version of the library running: CLRMETA_VERSION_NUMBER and
+ * CLRMETA_VERSION_STRING as they were when it was built, to compare with those
+ * a program was compiled with (a shared library may be newer or older). */
+CLRMETA_API unsigned clrmeta_version_number(void);
+CLRMETA_API const char *clrmeta_version_string(void);
 
 /* One line: "<strerror> (<what>, offset 0x<hex>)", e.g. "bad PE header
  * (e_lfanew past the end of the file, offset 0x3C)", without a newline, cut to
  * fit out[cap] (CLRMETA_MAX_MESSAGE always suffices). Returns the length
  * written. */
-size_t clrmeta_describe(const clrmeta_error *err, char *out, size_t cap);
+CLRMETA_API size_t clrmeta_describe(const clrmeta_error *err, char *out, size_t cap);
 
 /* ------------------------------------------------------------------ tables */
 
@@ -213,20 +251,21 @@ typedef struct clrmeta {
  * column layout of all tables. Allocates nothing; the bytes must outlive md.
  * Fails with TRUNCATED, NOT_PE, BAD_PE, NOT_CLI, BAD_RVA, BAD_CLI_HEADER,
  * BAD_METADATA, BAD_STREAM, NO_TABLES, BAD_TABLES or LIMIT. */
-clrmeta_status clrmeta_open(const uint8_t *file, size_t len, clrmeta *md, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_open(const uint8_t *file, size_t len, clrmeta *md,
+                                        clrmeta_error *err);
 
 /* Maps [rva, rva+size) to a file offset: the range must lie inside one
  * section's raw data (SizeOfRawData) and inside the file. BAD_RVA otherwise. */
-clrmeta_status clrmeta_rva_to_offset(const clrmeta *md, uint32_t rva, uint32_t size,
-                                     uint32_t *offset, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_rva_to_offset(const clrmeta *md, uint32_t rva, uint32_t size,
+                                                 uint32_t *offset, clrmeta_error *err);
 
 /* Rows in table t (0 for an absent or unknown table). */
-uint32_t clrmeta_rows(const clrmeta *md, clrmeta_table t);
+CLRMETA_API uint32_t clrmeta_rows(const clrmeta *md, clrmeta_table t);
 
 /* "TypeDef", "MethodDef", ... ("?" for an unknown table). */
-const char *clrmeta_table_name(clrmeta_table t);
+CLRMETA_API const char *clrmeta_table_name(clrmeta_table t);
 /* "TypeDef.Name", ... (NULL for an unknown table or column). */
-const char *clrmeta_column_name(clrmeta_table t, unsigned col);
+CLRMETA_API const char *clrmeta_column_name(clrmeta_table t, unsigned col);
 
 /* ------------------------------------------------------------------ heaps */
 
@@ -237,27 +276,27 @@ typedef struct clrmeta_blob {
 
 /* #Strings[offset]: a NUL-terminated UTF-8 string that ends inside the heap.
  * Offset 0 is "" (even without a heap). BAD_STRING otherwise. */
-clrmeta_status clrmeta_string(const clrmeta *md, uint32_t offset, const char **out,
-                              clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_string(const clrmeta *md, uint32_t offset, const char **out,
+                                          clrmeta_error *err);
 /* #Blob[offset]: compressed length, then the bytes, all inside the heap.
  * Offset 0 is the empty blob. BAD_BLOB otherwise. */
-clrmeta_status clrmeta_blob_at(const clrmeta *md, uint32_t offset, clrmeta_blob *out,
-                               clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_blob_at(const clrmeta *md, uint32_t offset, clrmeta_blob *out,
+                                           clrmeta_error *err);
 /* #US[offset]: like a blob (UTF-16LE characters then one flag byte when the
  * length is odd; the bytes are returned as stored). */
-clrmeta_status clrmeta_userstring(const clrmeta *md, uint32_t offset, clrmeta_blob *out,
-                                  clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_userstring(const clrmeta *md, uint32_t offset, clrmeta_blob *out,
+                                              clrmeta_error *err);
 /* #GUID[index], 1-based: 16 bytes. Index 0 gives NULL. BAD_GUID otherwise. */
-clrmeta_status clrmeta_guid(const clrmeta *md, uint32_t index, const uint8_t **out,
-                            clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_guid(const clrmeta *md, uint32_t index, const uint8_t **out,
+                                        clrmeta_error *err);
 
 /* ------------------------------------------------------------- raw cells */
 
 /* The raw value of one cell: a constant, a heap offset, a simple index (rid),
  * or a coded index (tag in the low bits), widened to 32 bits. BAD_INDEX for
  * an unknown table, a rid outside 1..rows or a column past the table's. */
-clrmeta_status clrmeta_cell(const clrmeta *md, clrmeta_table t, uint32_t rid, unsigned col,
-                            uint32_t *value, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_cell(const clrmeta *md, clrmeta_table t, uint32_t rid,
+                                        unsigned col, uint32_t *value, clrmeta_error *err);
 
 /* Coded index kinds (II.24.2.6) and decoding into a token. */
 typedef enum clrmeta_coded {
@@ -271,8 +310,8 @@ typedef enum clrmeta_coded {
 
 /* Decodes a raw coded index value into a token; BAD_CODED_INDEX when the tag
  * names no table (offset 0, what = the coded index kind). */
-clrmeta_status clrmeta_decode_coded(clrmeta_coded kind, uint32_t value, uint32_t *token,
-                                    clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_decode_coded(clrmeta_coded kind, uint32_t value, uint32_t *token,
+                                                clrmeta_error *err);
 
 /* ------------------------------------------------------------- typed rows */
 
@@ -391,45 +430,47 @@ typedef struct clrmeta_assemblyref_row {
     clrmeta_blob hash_value;
 } clrmeta_assemblyref_row;
 
-clrmeta_status clrmeta_module(const clrmeta *md, uint32_t rid, clrmeta_module_row *out,
-                              clrmeta_error *err);
-clrmeta_status clrmeta_typeref(const clrmeta *md, uint32_t rid, clrmeta_typeref_row *out,
-                               clrmeta_error *err);
-clrmeta_status clrmeta_typedef(const clrmeta *md, uint32_t rid, clrmeta_typedef_row *out,
-                               clrmeta_error *err);
-clrmeta_status clrmeta_field(const clrmeta *md, uint32_t rid, clrmeta_field_row *out,
-                             clrmeta_error *err);
-clrmeta_status clrmeta_methoddef(const clrmeta *md, uint32_t rid, clrmeta_methoddef_row *out,
-                                 clrmeta_error *err);
-clrmeta_status clrmeta_param(const clrmeta *md, uint32_t rid, clrmeta_param_row *out,
-                             clrmeta_error *err);
-clrmeta_status clrmeta_memberref(const clrmeta *md, uint32_t rid, clrmeta_memberref_row *out,
-                                 clrmeta_error *err);
-clrmeta_status clrmeta_constant(const clrmeta *md, uint32_t rid, clrmeta_constant_row *out,
-                                clrmeta_error *err);
-clrmeta_status clrmeta_customattribute(const clrmeta *md, uint32_t rid,
-                                       clrmeta_customattribute_row *out, clrmeta_error *err);
-clrmeta_status clrmeta_classlayout(const clrmeta *md, uint32_t rid, clrmeta_classlayout_row *out,
-                                   clrmeta_error *err);
-clrmeta_status clrmeta_standalonesig(const clrmeta *md, uint32_t rid,
-                                     clrmeta_standalonesig_row *out, clrmeta_error *err);
-clrmeta_status clrmeta_moduleref(const clrmeta *md, uint32_t rid, clrmeta_moduleref_row *out,
-                                 clrmeta_error *err);
-clrmeta_status clrmeta_typespec(const clrmeta *md, uint32_t rid, clrmeta_typespec_row *out,
-                                clrmeta_error *err);
-clrmeta_status clrmeta_nestedclass(const clrmeta *md, uint32_t rid, clrmeta_nestedclass_row *out,
-                                   clrmeta_error *err);
-clrmeta_status clrmeta_genericparam(const clrmeta *md, uint32_t rid, clrmeta_genericparam_row *out,
-                                    clrmeta_error *err);
-clrmeta_status clrmeta_methodspec(const clrmeta *md, uint32_t rid, clrmeta_methodspec_row *out,
-                                  clrmeta_error *err);
-clrmeta_status clrmeta_genericparamconstraint(const clrmeta *md, uint32_t rid,
-                                              clrmeta_genericparamconstraint_row *out,
-                                              clrmeta_error *err);
-clrmeta_status clrmeta_assembly(const clrmeta *md, uint32_t rid, clrmeta_assembly_row *out,
-                                clrmeta_error *err);
-clrmeta_status clrmeta_assemblyref(const clrmeta *md, uint32_t rid, clrmeta_assemblyref_row *out,
-                                   clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_module(const clrmeta *md, uint32_t rid, clrmeta_module_row *out,
+                                          clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_typeref(const clrmeta *md, uint32_t rid,
+                                           clrmeta_typeref_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_typedef(const clrmeta *md, uint32_t rid,
+                                           clrmeta_typedef_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_field(const clrmeta *md, uint32_t rid, clrmeta_field_row *out,
+                                         clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_methoddef(const clrmeta *md, uint32_t rid,
+                                             clrmeta_methoddef_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_param(const clrmeta *md, uint32_t rid, clrmeta_param_row *out,
+                                         clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_memberref(const clrmeta *md, uint32_t rid,
+                                             clrmeta_memberref_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_constant(const clrmeta *md, uint32_t rid,
+                                            clrmeta_constant_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_customattribute(const clrmeta *md, uint32_t rid,
+                                                   clrmeta_customattribute_row *out,
+                                                   clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_classlayout(const clrmeta *md, uint32_t rid,
+                                               clrmeta_classlayout_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_standalonesig(const clrmeta *md, uint32_t rid,
+                                                 clrmeta_standalonesig_row *out,
+                                                 clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_moduleref(const clrmeta *md, uint32_t rid,
+                                             clrmeta_moduleref_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_typespec(const clrmeta *md, uint32_t rid,
+                                            clrmeta_typespec_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_nestedclass(const clrmeta *md, uint32_t rid,
+                                               clrmeta_nestedclass_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_genericparam(const clrmeta *md, uint32_t rid,
+                                                clrmeta_genericparam_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_methodspec(const clrmeta *md, uint32_t rid,
+                                              clrmeta_methodspec_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_genericparamconstraint(const clrmeta *md, uint32_t rid,
+                                                          clrmeta_genericparamconstraint_row *out,
+                                                          clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_assembly(const clrmeta *md, uint32_t rid,
+                                            clrmeta_assembly_row *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_assemblyref(const clrmeta *md, uint32_t rid,
+                                               clrmeta_assemblyref_row *out, clrmeta_error *err);
 
 /* ------------------------------------------------------------------ lists */
 
@@ -447,24 +488,24 @@ typedef struct clrmeta_list {
 
 /* The i-th rid of a list (0 <= i < count), or 0 when a pointer table entry
  * is out of range. */
-uint32_t clrmeta_list_rid(const clrmeta *md, const clrmeta_list *l, uint32_t i);
+CLRMETA_API uint32_t clrmeta_list_rid(const clrmeta *md, const clrmeta_list *l, uint32_t i);
 
 /* A list runs from the parent's list column to the next row's (or to the end
  * of the table for the last row). Positions are clamped to the table (or
  * pointer table) and a run whose end precedes its start is empty. */
-clrmeta_status clrmeta_type_fields(const clrmeta *md, uint32_t typedef_rid, clrmeta_list *out,
-                                   clrmeta_error *err);
-clrmeta_status clrmeta_type_methods(const clrmeta *md, uint32_t typedef_rid, clrmeta_list *out,
-                                    clrmeta_error *err);
-clrmeta_status clrmeta_method_params(const clrmeta *md, uint32_t method_rid, clrmeta_list *out,
-                                     clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_type_fields(const clrmeta *md, uint32_t typedef_rid,
+                                               clrmeta_list *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_type_methods(const clrmeta *md, uint32_t typedef_rid,
+                                                clrmeta_list *out, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_method_params(const clrmeta *md, uint32_t method_rid,
+                                                 clrmeta_list *out, clrmeta_error *err);
 
 /* ------------------------------------------------------------------ index */
 
 /* Bytes clrmeta_build_index needs: 4 * (2 * TypeDef rows + 2 * MethodDef rows
  * + GenericParam rows + 4) + 3 (alignment slack). Row counts are bounded by
  * the table stream, so this is O(file size). */
-size_t clrmeta_index_size(const clrmeta *md);
+CLRMETA_API size_t clrmeta_index_size(const clrmeta *md);
 
 /* Builds, in mem[0..cap) (any alignment), in O(rows):
  *  - method → declaring TypeDef, from the TypeDef.MethodList runs. A run that
@@ -476,33 +517,36 @@ size_t clrmeta_index_size(const clrmeta *md);
  *    owner is out of range are skipped).
  * Reads no strings and fails only with ARGUMENT, or MEMORY when cap <
  * clrmeta_index_size(md); rows whose references are bad are skipped. */
-clrmeta_status clrmeta_build_index(clrmeta *md, void *mem, size_t cap, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_build_index(clrmeta *md, void *mem, size_t cap,
+                                               clrmeta_error *err);
 
 /* [index] The TypeDef that declares a method (0 when none does). */
-clrmeta_status clrmeta_method_owner(const clrmeta *md, uint32_t method_rid, uint32_t *typedef_rid,
-                                    clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_method_owner(const clrmeta *md, uint32_t method_rid,
+                                                uint32_t *typedef_rid, clrmeta_error *err);
 /* [index] The enclosing TypeDef of a nested type (0 when not nested). */
-clrmeta_status clrmeta_enclosing(const clrmeta *md, uint32_t typedef_rid, uint32_t *enclosing_rid,
-                                 clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_enclosing(const clrmeta *md, uint32_t typedef_rid,
+                                             uint32_t *enclosing_rid, clrmeta_error *err);
 /* [index] The GenericParam rows owned by a TypeDef or MethodDef token. */
-clrmeta_status clrmeta_generic_params(const clrmeta *md, uint32_t owner, clrmeta_list *out,
-                                      clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_generic_params(const clrmeta *md, uint32_t owner,
+                                                  clrmeta_list *out, clrmeta_error *err);
 /* [index] The name of the first GenericParam of owner whose Number is
  * `number` (BAD_INDEX when there is none). */
-clrmeta_status clrmeta_generic_param_name(const clrmeta *md, uint32_t owner, uint32_t number,
-                                          const char **name, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_generic_param_name(const clrmeta *md, uint32_t owner,
+                                                      uint32_t number, const char **name,
+                                                      clrmeta_error *err);
 
 /* Follows a TypeRef's ResolutionScope through enclosing TypeRefs (at most
  * CLRMETA_MAX_NESTING, else CYCLE) to the outermost one's scope: a Module,
  * ModuleRef or AssemblyRef token, or rid 0 when it has none. */
-clrmeta_status clrmeta_typeref_root_scope(const clrmeta *md, uint32_t typeref_rid, uint32_t *scope,
-                                          clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_typeref_root_scope(const clrmeta *md, uint32_t typeref_rid,
+                                                      uint32_t *scope, clrmeta_error *err);
 
 /* A TypeDef or TypeRef token's namespace and name (pointers into #Strings)
  * and the token of the type that encloses it (TypeDef: [index] from
  * NestedClass; TypeRef: its scope when that is a TypeRef), 0 when none. */
-clrmeta_status clrmeta_type_name(const clrmeta *md, uint32_t token, const char **ns,
-                                 const char **name, uint32_t *enclosing, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_type_name(const clrmeta *md, uint32_t token, const char **ns,
+                                             const char **name, uint32_t *enclosing,
+                                             clrmeta_error *err);
 
 /* --------------------------------------------------------------- resolver */
 
@@ -530,8 +574,8 @@ typedef struct clrmeta_sig_context {
  *  - typespec: TypeSpec token → its blob.
  *  - generic_param: a name from the context (see clrmeta_generic_param_name).
  * ctx must outlive r; use one context per thread. */
-clrmeta_status clrmeta_resolver_init(clrsig_resolver *r, clrmeta_sig_context *ctx,
-                                     const clrmeta *md, clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_resolver_init(clrsig_resolver *r, clrmeta_sig_context *ctx,
+                                                 const clrmeta *md, clrmeta_error *err);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ------------------------------------------------------ version and exports */
+
+/* The version of this header. It is clrtrace's version (the build fails to
+ * configure when they differ); libclrsig.so.MAJOR is the soname. */
+#define CLRSIG_VERSION_MAJOR 0
+#define CLRSIG_VERSION_MINOR 1
+#define CLRSIG_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+#define CLRSIG_VERSION_NUMBER \
+    (CLRSIG_VERSION_MAJOR * 10000 + CLRSIG_VERSION_MINOR * 100 + CLRSIG_VERSION_PATCH)
+/* "MAJOR.MINOR.PATCH" */
+#define CLRSIG_VERSION_STRING \
+    CLRSIG_VERSION_TEXT_(CLRSIG_VERSION_MAJOR) "." CLRSIG_VERSION_TEXT_(CLRSIG_VERSION_MINOR) \
+    "." CLRSIG_VERSION_TEXT_(CLRSIG_VERSION_PATCH)
+#define CLRSIG_VERSION_TEXT_(n) CLRSIG_VERSION_QUOTE_(n)
+#define CLRSIG_VERSION_QUOTE_(n) #n
+
+/* CLRSIG_API marks each function of the library: libclrsig is built with all
+ * other symbols hidden, so these are the only ones libclrsig.so exports. With
+ * GCC and clang it means default visibility. Define it before including this
+ * header to choose otherwise, e.g. as `__attribute__((visibility("hidden")))`
+ * when linking libclrsig.a into a shared library that must not export it. */
+#ifndef CLRSIG_API
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define CLRSIG_API __attribute__((visibility("default")))
+#else
+#define CLRSIG_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -106,30 +136,42 @@ typedef struct clrsig_error {
 } clrsig_error;
 
 /* A short, constant English description of a status ("blob truncated", ...). */
-const char *clrsig_strerror(clrsig_status code);
+CLRSIG_API const char *clrsig_strerror(clrsig_status code);
+
+/* ----------------------------------------------------------------- version */
+
+/* The version of the library running: CLRSIG_VERSION_NUMBER and
+ * CLRSIG_VERSION_STRING as they were when it was built, to compare with those
+ * a program was compiled with (a shared library may be newer or older). */
+CLRSIG_API unsigned clrsig_version_number(void);
+CLRSIG_API const char *clrsig_version_string(void);
 
 /* ------------------------------------------------------ compressed integers */
 
 /* Decodes an unsigned compressed integer (1, 2 or 4 bytes, big-endian) from
  * p[0..len). Checks the length before reading each form. On success stores
  * the value and the bytes used. Fails with TRUNCATED or BAD_COMPRESSED. */
-clrsig_status clrsig_read_u(const uint8_t *p, size_t len, uint32_t *value, uint32_t *used);
+CLRSIG_API clrsig_status clrsig_read_u(const uint8_t *p, size_t len, uint32_t *value,
+                                       uint32_t *used);
 
 /* Decodes a signed compressed integer (sign bit rotated into bit 0; the
  * result is sign-extended from 6, 13 or 28 bits). */
-clrsig_status clrsig_read_s(const uint8_t *p, size_t len, int32_t *value, uint32_t *used);
+CLRSIG_API clrsig_status clrsig_read_s(const uint8_t *p, size_t len, int32_t *value,
+                                       uint32_t *used);
 
 /* Decodes a TypeDefOrRefOrSpecEncoded token into a full metadata token
  * (0x02xxxxxx TypeDef, 0x01xxxxxx TypeRef, 0x1Bxxxxxx TypeSpec). Tag 3 is
  * BAD_TOKEN_TAG; a row id above CLRSIG_MAX_RID is RID_OVERFLOW. */
-clrsig_status clrsig_read_token(const uint8_t *p, size_t len, uint32_t *token, uint32_t *used);
+CLRSIG_API clrsig_status clrsig_read_token(const uint8_t *p, size_t len, uint32_t *token,
+                                           uint32_t *used);
 
 /* Encoders, the inverse of the readers. Write at most 4 bytes into out[cap];
  * return OVERFLOW when the value has no encoding, TRUNCATED when cap is too
  * small. */
-clrsig_status clrsig_write_u(uint32_t value, uint8_t *out, size_t cap, uint32_t *used);
-clrsig_status clrsig_write_s(int32_t value, uint8_t *out, size_t cap, uint32_t *used);
-clrsig_status clrsig_write_token(uint32_t token, uint8_t *out, size_t cap, uint32_t *used);
+CLRSIG_API clrsig_status clrsig_write_u(uint32_t value, uint8_t *out, size_t cap, uint32_t *used);
+CLRSIG_API clrsig_status clrsig_write_s(int32_t value, uint8_t *out, size_t cap, uint32_t *used);
+CLRSIG_API clrsig_status clrsig_write_token(uint32_t token, uint8_t *out, size_t cap,
+                                            uint32_t *used);
 
 /* ------------------------------------------------------------------- arena */
 
@@ -140,8 +182,8 @@ typedef struct clrsig_arena {
 } clrsig_arena;
 
 /* Uses mem[0..cap) for nodes. Nothing is freed individually; reset to reuse. */
-void clrsig_arena_init(clrsig_arena *a, void *mem, size_t cap);
-void clrsig_arena_reset(clrsig_arena *a);
+CLRSIG_API void clrsig_arena_init(clrsig_arena *a, void *mem, size_t cap);
+CLRSIG_API void clrsig_arena_reset(clrsig_arena *a);
 
 /* ------------------------------------------------------------ element types */
 
@@ -271,19 +313,19 @@ typedef struct clrsig_parse_opts {
 /* Parses blob[0..len) as `kind` into nodes allocated from `arena`.
  * opts may be NULL (strict ECMA-335). On failure the arena may hold partial
  * nodes (reset it) and err (if not NULL) holds the status and offset. */
-clrsig_status clrsig_parse(const uint8_t *blob, size_t len, clrsig_kind kind,
-                           const clrsig_parse_opts *opts, clrsig_arena *arena,
-                           clrsig_sig *out, clrsig_error *err);
+CLRSIG_API clrsig_status clrsig_parse(const uint8_t *blob, size_t len, clrsig_kind kind,
+                                      const clrsig_parse_opts *opts, clrsig_arena *arena,
+                                      clrsig_sig *out, clrsig_error *err);
 
 /* Parses one Type (II.23.2.12) starting at blob[0]; *used receives its length.
  * Trailing bytes are left for the caller. */
-clrsig_status clrsig_parse_type(const uint8_t *blob, size_t len,
-                                const clrsig_parse_opts *opts, clrsig_arena *arena,
-                                const clrsig_type **out, uint32_t *used,
-                                clrsig_error *err);
+CLRSIG_API clrsig_status clrsig_parse_type(const uint8_t *blob, size_t len,
+                                           const clrsig_parse_opts *opts, clrsig_arena *arena,
+                                           const clrsig_type **out, uint32_t *used,
+                                           clrsig_error *err);
 
 /* Skips custom modifiers and PINNED wrappers: the type a value really has. */
-const clrsig_type *clrsig_strip(const clrsig_type *t);
+CLRSIG_API const clrsig_type *clrsig_strip(const clrsig_type *t);
 
 /* ---------------------------------------------------------------- resolver */
 
@@ -353,26 +395,28 @@ typedef struct clrsig_method_names {
  * text up to that point. */
 
 /* One type. */
-clrsig_status clrsig_format_type(const clrsig_type *t, const clrsig_format_opts *opts,
-                                 const clrsig_resolver *r, char *out, size_t cap,
-                                 size_t *needed, clrsig_error *err);
+CLRSIG_API clrsig_status clrsig_format_type(const clrsig_type *t, const clrsig_format_opts *opts,
+                                            const clrsig_resolver *r, char *out, size_t cap,
+                                            size_t *needed, clrsig_error *err);
 
 /* A method signature, with optional names. */
-clrsig_status clrsig_format_method(const clrsig_method *m, const clrsig_method_names *names,
-                                   const clrsig_format_opts *opts, const clrsig_resolver *r,
-                                   char *out, size_t cap, size_t *needed, clrsig_error *err);
+CLRSIG_API clrsig_status clrsig_format_method(const clrsig_method *m,
+                                              const clrsig_method_names *names,
+                                              const clrsig_format_opts *opts,
+                                              const clrsig_resolver *r, char *out, size_t cap,
+                                              size_t *needed, clrsig_error *err);
 
 /* Any parsed blob in its canonical one-line form (docs/libclrsig.md). */
-clrsig_status clrsig_format_sig(const clrsig_sig *s, const clrsig_format_opts *opts,
-                                const clrsig_resolver *r, char *out, size_t cap,
-                                size_t *needed, clrsig_error *err);
+CLRSIG_API clrsig_status clrsig_format_sig(const clrsig_sig *s, const clrsig_format_opts *opts,
+                                           const clrsig_resolver *r, char *out, size_t cap,
+                                           size_t *needed, clrsig_error *err);
 
 /* Formats the name of a TypeDef/TypeRef token as it appears in types:
  * namespace-qualified, nested types joined with '.', `N suffixes removed in
  * C# style. */
-clrsig_status clrsig_format_token(uint32_t token, const clrsig_format_opts *opts,
-                                  const clrsig_resolver *r, char *out, size_t cap,
-                                  size_t *needed, clrsig_error *err);
+CLRSIG_API clrsig_status clrsig_format_token(uint32_t token, const clrsig_format_opts *opts,
+                                             const clrsig_resolver *r, char *out, size_t cap,
+                                             size_t *needed, clrsig_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -538,9 +539,32 @@ static void test_free_bytes(void **state)
     assert_int_equal(body.neh, 0);
 }
 
+/* The version API: the library reports the version of the header it was
+ * built with; the string is MAJOR.MINOR.PATCH and the number
+ * MAJOR * 10000 + MINOR * 100 + PATCH, usable in #if. */
+#if CLRIL_VERSION_NUMBER != \
+    CLRIL_VERSION_MAJOR * 10000 + CLRIL_VERSION_MINOR * 100 + CLRIL_VERSION_PATCH
+#error "CLRIL_VERSION_NUMBER is not MAJOR * 10000 + MINOR * 100 + PATCH in #if"
+#endif
+static void test_version(void **state)
+{
+    (void)state;
+    assert_int_equal(clril_version_number(), CLRIL_VERSION_NUMBER);
+    assert_string_equal(clril_version_string(), CLRIL_VERSION_STRING);
+    int vmajor = CLRIL_VERSION_MAJOR;
+    int vminor = CLRIL_VERSION_MINOR;
+    int vpatch = CLRIL_VERSION_PATCH;
+    assert_true(vmajor >= 0 && vminor >= 0 && vminor < 100 && vpatch >= 0 && vpatch < 100);
+    assert_int_equal(CLRIL_VERSION_NUMBER, vmajor * 10000 + vminor * 100 + vpatch);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", vmajor, vminor, vpatch);
+    assert_string_equal(CLRIL_VERSION_STRING, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version),
         cmocka_unit_test(test_tiny),
         cmocka_unit_test(test_fat_small_eh),
         cmocka_unit_test(test_fat_eh),

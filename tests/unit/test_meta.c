@@ -1241,6 +1241,28 @@ static void test_describe(void **state)
     assert_string_equal(e.what, "DOS header");
 }
 
+/* The version API: the library reports the version of the header it was
+ * built with; the string is MAJOR.MINOR.PATCH and the number
+ * MAJOR * 10000 + MINOR * 100 + PATCH, usable in #if. */
+#if CLRMETA_VERSION_NUMBER != \
+    CLRMETA_VERSION_MAJOR * 10000 + CLRMETA_VERSION_MINOR * 100 + CLRMETA_VERSION_PATCH
+#error "CLRMETA_VERSION_NUMBER is not MAJOR * 10000 + MINOR * 100 + PATCH in #if"
+#endif
+static void test_version(void **state)
+{
+    (void)state;
+    assert_int_equal(clrmeta_version_number(), CLRMETA_VERSION_NUMBER);
+    assert_string_equal(clrmeta_version_string(), CLRMETA_VERSION_STRING);
+    int vmajor = CLRMETA_VERSION_MAJOR;
+    int vminor = CLRMETA_VERSION_MINOR;
+    int vpatch = CLRMETA_VERSION_PATCH;
+    assert_true(vmajor >= 0 && vminor >= 0 && vminor < 100 && vpatch >= 0 && vpatch < 100);
+    assert_int_equal(CLRMETA_VERSION_NUMBER, vmajor * 10000 + vminor * 100 + vpatch);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", vmajor, vminor, vpatch);
+    assert_string_equal(CLRMETA_VERSION_STRING, want);
+}
+
 int main(int argc, char **argv)
 {
     corelib_path = argc > 1 ? argv[1] : getenv("CLRTRACE_CORELIB");
@@ -1258,6 +1280,7 @@ int main(int argc, char **argv)
                         "real-assembly tests are skipped\n");
     }
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version),
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_synthetic_basic),
         cmocka_unit_test(test_synthetic_pe32plus),

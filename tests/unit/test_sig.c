@@ -524,9 +524,32 @@ static void test_strerror(void **state)
     assert_string_equal(clrsig_strerror((clrsig_status)999), "unknown error");
 }
 
+/* The version API: the library reports the version of the header it was
+ * built with; the string is MAJOR.MINOR.PATCH and the number
+ * MAJOR * 10000 + MINOR * 100 + PATCH, usable in #if. */
+#if CLRSIG_VERSION_NUMBER != \
+    CLRSIG_VERSION_MAJOR * 10000 + CLRSIG_VERSION_MINOR * 100 + CLRSIG_VERSION_PATCH
+#error "CLRSIG_VERSION_NUMBER is not MAJOR * 10000 + MINOR * 100 + PATCH in #if"
+#endif
+static void test_version(void **state)
+{
+    (void)state;
+    assert_int_equal(clrsig_version_number(), CLRSIG_VERSION_NUMBER);
+    assert_string_equal(clrsig_version_string(), CLRSIG_VERSION_STRING);
+    int vmajor = CLRSIG_VERSION_MAJOR;
+    int vminor = CLRSIG_VERSION_MINOR;
+    int vpatch = CLRSIG_VERSION_PATCH;
+    assert_true(vmajor >= 0 && vminor >= 0 && vminor < 100 && vpatch >= 0 && vpatch < 100);
+    assert_int_equal(CLRSIG_VERSION_NUMBER, vmajor * 10000 + vminor * 100 + vpatch);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", vmajor, vminor, vpatch);
+    assert_string_equal(CLRSIG_VERSION_STRING, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_param_limit),
         cmocka_unit_test(test_generic_arg_limit),
