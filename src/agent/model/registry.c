@@ -7,16 +7,15 @@
 #include <string.h>
 
 #include "classnames.h"
-#include "agent/engines/elt/hooks.h"
 #include "map.h"
 #include "format/parse.h"
 #include "modules.h"
 #include "perm.h"
 #include "plans.h"
 #include "plans_internal.h"
+#include "clrsig/clrsig.h"
 #include "agent/runtime/state.h"
 #include "utf16.h"
-#include "agent/core/writer.h"
 
 /* Longest "Namespace.Type.Method" name kept (UTF-8 bytes). */
 #define FULL_NAME_MAX (2 * CT_NAME_MAX * 3 + 2)
@@ -34,6 +33,19 @@ static ct_map g_functions;
 /* Counts for the END record, kept apart from the map so that a signal
  * handler can read them without the lock (profiler.c). */
 static _Atomic unsigned long g_hooked, g_mapped;
+/* Set once at start-up, before any record is made. */
+static ct_registry_events g_events;
+
+void ct_registry_setup(const ct_registry_events *ev)
+{
+    g_events = *ev;
+}
+
+static void tell_defined(const ct_mapped_fn *f)
+{
+    if (g_events.on_defined)
+        g_events.on_defined(f);
+}
 
 /* ------------------------------------------------------------ the filter */
 
@@ -175,7 +187,7 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
         nc = CT_MAX_TYPE_ARGS;
     /* The type's name by the compilers' convention ("Box`1") when the
      * runtime did not say; the signature's GENERIC flag for the method. */
-    f->generic = nc || nm || strchr(name, '`') || (sig_len && (sig[0] & 0x10));
+    f->generic = nc || nm || strchr(name, '`') || (sig_len && (sig[0] & CLRSIG_CC_GENERIC));
     ct_method_info mi = {
         .module = m, .token = tok, .owner = td, .method_name = method,
         .sig = sig, .sig_len = sig_len,
@@ -217,9 +229,9 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
         }
         pthread_mutex_unlock(&g_lock);
         if (fresh && f->hooked)
-            ct_writer_define(f);
-        if (fresh && f->watched)
-            ct_hooks_watch_unhandled(f);
+            tell_defined(f);
+        if (fresh && f->watched && g_events.on_watched)
+            g_events.on_watched(f);
         if (!f) {
             /* The table could not grow: this function goes unhooked. The
              * record stays in permanent memory, unused. */
@@ -232,8 +244,8 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
 }
 
 /* Puts record mine under key unless another thread did first; the record
- * kept (NULL: the table could not grow). A new one's FUNCTION record goes
- * to the writer. Not counted among the functions. */
+ * kept (NULL: the table could not grow). A new one is told (on_defined).
+ * Not counted among the functions. */
 static ct_mapped_fn *publish(ct_key key, ct_mapped_fn *mine)
 {
     pthread_mutex_lock(&g_lock);
@@ -243,7 +255,7 @@ static ct_mapped_fn *publish(ct_key key, ct_mapped_fn *mine)
         f = mine;
     pthread_mutex_unlock(&g_lock);
     if (fresh)
-        ct_writer_define(f);
+        tell_defined(f);
     return f;
 }
 
