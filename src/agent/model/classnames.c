@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "map.h"
+#include "base/table.h"
 #include "modules.h"
 #include "perm.h"
 #include "agent/runtime/state.h"
@@ -14,7 +14,7 @@
 #define CLASS_NAME_MAX 1024
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_names; /* {ClassID, style + 1} -> permanent string */
+static ct_table g_names; /* {ClassID, style + 1} -> permanent string */
 
 static const struct {
     const char *full, *keyword;
@@ -228,7 +228,7 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
         return -1;
     ct_key key = {cls, (uint64_t)style + 1};
     pthread_mutex_lock(&g_lock);
-    const char *cached = ct_map_get(&g_names, key);
+    const char *cached = ct_table_get_key(&g_names, key);
     pthread_mutex_unlock(&g_lock);
     if (cached) {
         snprintf(out, cap, "%s", cached);
@@ -244,8 +244,8 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
     char *mine = ct_perm_strdup(name);
     if (mine) {
         pthread_mutex_lock(&g_lock);
-        if (!ct_map_get(&g_names, key))
-            ct_map_put(&g_names, key, mine);
+        if (!ct_table_get_key(&g_names, key))
+            ct_table_put_key(&g_names, key, mine);
         pthread_mutex_unlock(&g_lock);
     }
     snprintf(out, cap, "%s", name);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "base/table.h"
 #include "perm.h"
 #include "agent/runtime/state.h"
 #include "utf16.h"
@@ -22,8 +22,8 @@
 enum { TABLE_TYPEREF = 0x01, TABLE_TYPEDEF = 0x02 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_modules;  /* {ModuleID, 0} -> ct_module */
-static ct_map g_typerefs; /* {ModuleID, TypeRef} -> resolved_ref */
+static ct_table g_modules;  /* {ModuleID, 0} -> ct_module */
+static ct_table g_typerefs; /* {ModuleID, TypeRef} -> resolved_ref */
 static _Atomic(const ct_module *) g_corelib;
 
 typedef struct resolved_ref {
@@ -51,7 +51,7 @@ const ct_module *ct_module_get(ModuleID id)
         return NULL;
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    const ct_module *m = ct_map_get(&g_modules, key);
+    const ct_module *m = ct_table_get_key(&g_modules, key);
     pthread_mutex_unlock(&g_lock);
     if (m)
         return m;
@@ -95,8 +95,8 @@ const ct_module *ct_module_get(ModuleID id)
     }
 
     pthread_mutex_lock(&g_lock);
-    m = ct_map_get(&g_modules, key);
-    if (!m && ct_map_put(&g_modules, key, mine) == 0)
+    m = ct_table_get_key(&g_modules, key);
+    if (!m && ct_table_put_key(&g_modules, key, mine) == 0)
         m = mine;
     pthread_mutex_unlock(&g_lock);
     if (m != mine) {
@@ -203,7 +203,7 @@ static int resolve_ref(const ct_module *m, mdTypeRef tok, int scan, unsigned dep
         return -1;
     ct_key key = {m->id, tok};
     pthread_mutex_lock(&g_lock);
-    const resolved_ref *r = ct_map_get(&g_typerefs, key);
+    const resolved_ref *r = ct_table_get_key(&g_typerefs, key);
     pthread_mutex_unlock(&g_lock);
     if (r) {
         *def = r->module;
@@ -254,8 +254,8 @@ static int resolve_ref(const ct_module *m, mdTypeRef tok, int scan, unsigned dep
         mine->module = found;
         mine->td = found_td;
         pthread_mutex_lock(&g_lock);
-        if (!ct_map_get(&g_typerefs, key))
-            ct_map_put(&g_typerefs, key, mine);
+        if (!ct_table_get_key(&g_typerefs, key))
+            ct_table_put_key(&g_typerefs, key, mine);
         pthread_mutex_unlock(&g_lock);
     }
     *def = found;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "classnames.h"
-#include "map.h"
+#include "base/table.h"
 #include "format/parse.h"
 #include "modules.h"
 #include "perm.h"
@@ -25,11 +25,11 @@
  * AppDomain.UnhandledException through it). */
 #define WATCH_UNHANDLED "System.AppContext.OnUnhandledException"
 
-/* FunctionID -> record, hashed with XXH3 (map.c). Every access holds
+/* FunctionID -> record (base/table.h). Every access holds
  * g_lock; the hooks never touch the map: they get the record address as
  * their client id. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_functions;
+static ct_table g_functions;
 /* Counts for the END record, kept apart from the map so that a signal
  * handler can read them without the lock (profiler.c). */
 static _Atomic unsigned long g_hooked, g_mapped;
@@ -207,7 +207,7 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     (void)client_data;
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
 
     if (!f) {
@@ -218,9 +218,9 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
             return id;
         }
         pthread_mutex_lock(&g_lock);
-        f = ct_map_get(&g_functions, key);
+        f = ct_table_get_key(&g_functions, key);
         int fresh = 0;
-        if (!f && ct_map_put(&g_functions, key, mine) == 0) {
+        if (!f && ct_table_put_key(&g_functions, key, mine) == 0) {
             f = mine;
             fresh = 1;
             atomic_fetch_add(&g_mapped, 1);
@@ -249,8 +249,8 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
 static ct_mapped_fn *publish(ct_key key, ct_mapped_fn *mine)
 {
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
-    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
+    int fresh = !f && ct_table_put_key(&g_functions, key, mine) == 0;
     if (fresh)
         f = mine;
     pthread_mutex_unlock(&g_lock);
@@ -263,7 +263,7 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
 {
     ct_key key = {mod, tok};
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
     if (f)
         return f;
@@ -299,7 +299,7 @@ const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_
         return NULL;
     ct_key key = instance_key(def, handles, n);
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
     /* Two instantiations whose hashes collide: the first keeps the key,
      * the other is recorded under its definition. */
@@ -363,7 +363,7 @@ const ct_mapped_fn *ct_registry_find(FunctionID id)
 {
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    const ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    const ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
     return f;
 }
@@ -390,14 +390,14 @@ void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx)
 {
     each_ctx e = {fn, ctx};
     pthread_mutex_lock(&g_lock);
-    ct_map_each(&g_functions, each_entry, &e);
+    ct_table_each(&g_functions, each_entry, &e);
     pthread_mutex_unlock(&g_lock);
 }
 
 void ct_registry_forget(void)
 {
     pthread_mutex_lock(&g_lock);
-    ct_map_clear(&g_functions);
+    ct_table_free(&g_functions);
     atomic_store(&g_mapped, 0);
     atomic_store(&g_hooked, 0);
     pthread_mutex_unlock(&g_lock);
