@@ -38,12 +38,12 @@
 
 static atomic_int g_named;       /* ct_classid_name calls */
 static sem_t g_in_name, g_go_on; /* the writer held inside the first one */
-static int g_hold_first;
+static atomic_int g_hold_first;
 
 int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
 {
     (void)style;
-    if (atomic_fetch_add(&g_named, 1) == 0 && g_hold_first) {
+    if (atomic_fetch_add(&g_named, 1) == 0 && atomic_load(&g_hold_first)) {
         sem_post(&g_in_name);
         sem_wait(&g_go_on);
     }
@@ -203,7 +203,7 @@ static void check_merged(int compress)
     /* The writer takes the first event (a class it has not seen) and stays
      * inside the class's name until both threads' others are there: it
      * then has them all at once, to merge. */
-    g_hold_first = 1;
+    atomic_store(&g_hold_first, 1);
     put_unwind(a, 5, key);
     sem_wait(&g_in_name);
     put_event(a, CT_REC_ENTER, 10, key, NULL, 0, 0, 0);
@@ -215,7 +215,7 @@ static void check_merged(int compress)
     put_event(b, CT_REC_LEAVE, 70, key, NULL, 0, 0, 0);
     ct_tbuf_count_drop(b, 3);
     sem_post(&g_go_on);
-    g_hold_first = 0;
+    atomic_store(&g_hold_first, 0);
 
     ct_tbuf_orphan(a);
     ct_tbuf_orphan(b);
