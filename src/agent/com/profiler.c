@@ -37,6 +37,7 @@
 #include "agent/engines/il/ilprobe.h"
 #include "agent/core/logstream.h"
 #include "agent/core/outputs.h"
+#include "agent/core/tbuf.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"
 #include "threads.h"
@@ -338,9 +339,24 @@ static HRESULT decline(const char *fmt, const char *a, const char *b)
 static int begin_recording(const ct_config *cfg, int text, int bin_fd, const char *bin_path,
                            const char *cmdline, int il, int fast, int attached);
 
+/* The rooms joined here, the one place that knows them all: the model tells
+ * the writer of new records and the ELT engine of the function it watches;
+ * the buffers wake the writer and ask it whether it stopped. Before anything
+ * maps a function or takes a buffer. */
+static void connect_rooms(void)
+{
+    static const ct_registry_events events = {
+        .on_defined = ct_writer_define,
+        .on_watched = ct_hooks_watch_unhandled,
+    };
+    ct_registry_setup(&events);
+    ct_tbuf_consumer(ct_writer_kick, ct_writer_stopped);
+}
+
 static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
 {
     (void)self;
+    connect_rooms();
     char why[PATH_MAX + 256];
     ct_config *cfg = &g_ct.cfg;
     char cmdline[CMDLINE_MAX + 4];
@@ -506,6 +522,7 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
 
 HRESULT ct_profiler_attach(IUnknown *unk)
 {
+    connect_rooms();
     pick_info(unk);
     if (!g_ct.info)
         return E_NOINTERFACE;

@@ -4,12 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "writer.h"
-
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(ct_tbuf *) g_first;
 static size_t g_ring_bytes = (size_t)CT_DEFAULT_RING_KB * 1024;
 static size_t g_engine_bytes;
+static void (*g_wake)(void);
+static int (*g_stopped)(void);
+
+void ct_tbuf_consumer(void (*wake)(void), int (*stopped)(void))
+{
+    g_wake = wake;
+    g_stopped = stopped;
+}
 
 void ct_tbuf_setup(uint32_t ring_kb, int lossy, size_t engine_bytes)
 {
@@ -23,7 +29,7 @@ void ct_tbuf_setup(uint32_t ring_kb, int lossy, size_t engine_bytes)
         p2 *= 2;
     g_ring_bytes = p2;
     g_engine_bytes = engine_bytes;
-    ct_ring_setup(lossy, ct_writer_kick, ct_writer_stopped);
+    ct_ring_setup(lossy, g_wake, g_stopped);
 }
 
 ct_tbuf *ct_tbuf_first(void)
@@ -81,7 +87,8 @@ ct_tbuf *ct_tbuf_acquire(uint64_t tid, int with_scratch)
 void ct_tbuf_orphan(ct_tbuf *b)
 {
     atomic_store_explicit(&b->state, CT_TBUF_ORPHANED, memory_order_release);
-    ct_writer_kick();
+    if (g_wake)
+        g_wake();
 }
 
 void ct_tbuf_release(ct_tbuf *b)

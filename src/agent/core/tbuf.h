@@ -43,6 +43,13 @@ typedef struct ct_tbuf {
     _Alignas(CT_TBUF_ENGINE_ALIGN) unsigned char engine[]; /* the engine's per-thread state */
 } ct_tbuf;
 
+/* The buffers' consumer (the writer, writer.h), set once by the composition
+ * root (com/profiler.c) before ct_tbuf_setup: wake it (a ring filled up, a
+ * thread ended) and whether it has stopped (a producer waiting for room
+ * gives up). Passed on to the rings (ct_ring_setup); NULL: nothing is woken,
+ * never stopped. */
+void ct_tbuf_consumer(void (*wake)(void), int (*stopped)(void));
+
 /* Sets the ring size, the mode, and the bytes of each buffer's engine area;
  * called once before any buffer is taken. */
 void ct_tbuf_setup(uint32_t ring_kb, int lossy, size_t engine_bytes);

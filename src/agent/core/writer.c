@@ -18,7 +18,7 @@
 #include "format/event.h"
 #include "views/treefilter.h"
 #include "views/render.h"
-#include "agent/model/map.h"
+#include "base/table.h"
 #include "logstream.h"
 #include "outputs.h"
 #include "agent/model/plans.h"
@@ -60,7 +60,7 @@ static ct_render *g_render;
 static int g_bin_fd = -1;
 static uint8_t *g_bin_buf;
 static size_t g_bin_len;
-static ct_map g_seen_classes;
+static ct_table g_seen_classes;
 static uint64_t g_events;
 static uint8_t *g_arena_mem;
 static size_t g_arena_cap;
@@ -482,7 +482,7 @@ static const ct_plan *known_content(void *ctx, uint64_t cls)
 {
     (void)ctx;
     /* on_class has met the class first: its map entry, without a lock. */
-    const void *seen = ct_map_get(&g_seen_classes, (ct_key){cls, 0});
+    const void *seen = ct_table_get_key(&g_seen_classes, (ct_key){cls, 0});
     if (seen && seen != &k_no_content)
         return seen;
     return ct_plan_content_known((ClassID)cls);
@@ -496,13 +496,13 @@ static void on_class(void *ctx, uint64_t cls)
 {
     (void)ctx;
     ct_key key = {cls, 0};
-    void *seen = ct_map_get(&g_seen_classes, key);
+    void *seen = ct_table_get_key(&g_seen_classes, key);
     if (seen && seen != &k_no_content)
         return;
     const ct_plan *content = ct_plan_content_known((ClassID)cls);
     if (seen && !content)
         return;
-    ct_map_put(&g_seen_classes, key, content ? (void *)content : (void *)&k_no_content);
+    ct_table_put_key(&g_seen_classes, key, content ? (void *)content : (void *)&k_no_content);
     if (!g_runtime_alive)
         return;
     char name[CT_WRITER_CLASS_NAME_MAX];
@@ -1010,7 +1010,7 @@ int ct_writer_reset(void)
     g_zctx = NULL;
     g_bin_fd = -1;
     g_bin_len = 0;
-    ct_map_clear(&g_seen_classes);
+    ct_table_free(&g_seen_classes);
     memset(&g_blk_mark, 0, sizeof g_blk_mark);
     g_events = g_mapped = g_traced = 0;
     g_runtime_alive = 1;

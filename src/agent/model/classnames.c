@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "map.h"
+#include "base/table.h"
 #include "modules.h"
 #include "perm.h"
 #include "agent/runtime/state.h"
@@ -14,7 +14,7 @@
 #define CLASS_NAME_MAX 1024
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_names; /* {ClassID, style + 1} -> permanent string */
+static ct_table g_names; /* {ClassID, style + 1} -> permanent string */
 
 static const struct {
     const char *full, *keyword;
@@ -131,6 +131,48 @@ static unsigned arity_of(const char *name, size_t *base_len)
     return n;
 }
 
+/* A class's TypeDef name, part by part (ct_typedef_walk), each followed by
+ * the type arguments its arity takes of the class's. */
+typedef struct type_parts {
+    sbuf *b;
+    const ct_module *m;
+    mdTypeDef td;
+    ct_name_style style;
+    unsigned depth;
+    const ClassID *args;
+    ULONG32 nargs, used;
+} type_parts;
+
+/* 1: the class is a CoreLib type with a keyword, its whole name. */
+static int type_part(void *ctx, const char *part, int index, int count)
+{
+    type_parts *t = ctx;
+    sbuf *b = t->b;
+    if (index == 0 && t->m->corelib && t->nargs == 0 && count == 1) {
+        const char *kw = ct_corelib_keyword(part);
+        if (kw) {
+            put(b, kw);
+            return 1;
+        }
+    }
+    const char *shown = part;
+    if (index == 0 && t->style != CT_NAME_FULL && t->style != CT_NAME_DISPLAY)
+        shown = ct_typedef_unqualified(part);
+    if (index != 0)
+        put(b, ".");
+    size_t base_len;
+    unsigned arity = arity_of(shown, &base_len);
+    char base[CT_NAME_MAX * 3];
+    memcpy(base, shown, base_len);
+    base[base_len] = '\0';
+    put(b, base);
+    if (arity && t->used + arity <= t->nargs) {
+        put_args(t->args, t->used, t->used + arity, t->style, t->depth, b, t->m, t->td);
+        t->used += arity;
+    }
+    return 0;
+}
+
 static int build(ClassID cls, ct_name_style style, unsigned depth, sbuf *b)
 {
     ICorProfilerInfo *info = g_ct.info;
@@ -171,55 +213,12 @@ static int build(ClassID cls, ct_name_style style, unsigned depth, sbuf *b)
     if (!m || !m->mdi)
         return -1;
 
-    IMetaDataImport *mdi = m->mdi;
-    mdTypeDef chain[CT_MAX_NESTING];
-    int n = 0;
-    for (mdTypeDef t = td; t && n < CT_MAX_NESTING;) {
-        chain[n++] = t;
-        mdTypeDef outer = 0;
-        if (mdi->lpVtbl->GetNestedClassProps(mdi, t, &outer) != S_OK)
-            break;
-        t = outer;
-    }
-    ULONG32 used = 0;
-    for (int i = n - 1; i >= 0; i--) {
-        WCHAR w[CT_NAME_MAX];
-        char part[CT_NAME_MAX * 3];
-        ULONG len = 0;
-        DWORD flags = 0;
-        mdToken extends = 0;
-        if (FAILED(mdi->lpVtbl->GetTypeDefProps(mdi, chain[i], w, CT_NAME_MAX, &len, &flags,
-                                                &extends)))
-            return -1;
-        ct_utf16_to_utf8(w, len, part, sizeof part);
-        if (i == n - 1 && m->corelib && nargs == 0 && n == 1) {
-            const char *kw = ct_corelib_keyword(part);
-            if (kw) {
-                put(b, kw);
-                return 0;
-            }
-        }
-        const char *shown = part;
-        if (i == n - 1 && style != CT_NAME_FULL && style != CT_NAME_DISPLAY) {
-            const char *dot = strrchr(part, '.');
-            if (dot)
-                shown = dot + 1;
-        }
-        if (i != n - 1)
-            put(b, ".");
-        size_t base_len;
-        unsigned arity = arity_of(shown, &base_len);
-        char base[CT_NAME_MAX * 3];
-        memcpy(base, shown, base_len);
-        base[base_len] = '\0';
-        put(b, base);
-        if (arity && used + arity <= nargs) {
-            put_args(args, used, used + arity, style, depth, b, m, td);
-            used += arity;
-        }
-    }
-    if (used < nargs)
-        put_args(args, used, nargs, style, depth, b, m, td);
+    type_parts t = {b, m, td, style, depth, args, nargs, 0};
+    int rc = ct_typedef_walk(m, td, type_part, &t);
+    if (rc)
+        return rc < 0 ? -1 : 0; /* a keyword is the whole name */
+    if (t.used < nargs)
+        put_args(args, t.used, nargs, style, depth, b, m, td);
     return 0;
 }
 
@@ -229,7 +228,7 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
         return -1;
     ct_key key = {cls, (uint64_t)style + 1};
     pthread_mutex_lock(&g_lock);
-    const char *cached = ct_map_get(&g_names, key);
+    const char *cached = ct_table_get_key(&g_names, key);
     pthread_mutex_unlock(&g_lock);
     if (cached) {
         snprintf(out, cap, "%s", cached);
@@ -245,8 +244,8 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
     char *mine = ct_perm_strdup(name);
     if (mine) {
         pthread_mutex_lock(&g_lock);
-        if (!ct_map_get(&g_names, key))
-            ct_map_put(&g_names, key, mine);
+        if (!ct_table_get_key(&g_names, key))
+            ct_table_put_key(&g_names, key, mine);
         pthread_mutex_unlock(&g_lock);
     }
     snprintf(out, cap, "%s", name);

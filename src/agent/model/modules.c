@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "base/table.h"
 #include "perm.h"
 #include "agent/runtime/state.h"
 #include "utf16.h"
@@ -22,8 +22,8 @@
 enum { TABLE_TYPEREF = 0x01, TABLE_TYPEDEF = 0x02 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_modules;  /* {ModuleID, 0} -> ct_module */
-static ct_map g_typerefs; /* {ModuleID, TypeRef} -> resolved_ref */
+static ct_table g_modules;  /* {ModuleID, 0} -> ct_module */
+static ct_table g_typerefs; /* {ModuleID, TypeRef} -> resolved_ref */
 static _Atomic(const ct_module *) g_corelib;
 
 typedef struct resolved_ref {
@@ -51,7 +51,7 @@ const ct_module *ct_module_get(ModuleID id)
         return NULL;
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    const ct_module *m = ct_map_get(&g_modules, key);
+    const ct_module *m = ct_table_get_key(&g_modules, key);
     pthread_mutex_unlock(&g_lock);
     if (m)
         return m;
@@ -95,8 +95,8 @@ const ct_module *ct_module_get(ModuleID id)
     }
 
     pthread_mutex_lock(&g_lock);
-    m = ct_map_get(&g_modules, key);
-    if (!m && ct_map_put(&g_modules, key, mine) == 0)
+    m = ct_table_get_key(&g_modules, key);
+    if (!m && ct_table_put_key(&g_modules, key, mine) == 0)
         m = mine;
     pthread_mutex_unlock(&g_lock);
     if (m != mine) {
@@ -203,7 +203,7 @@ static int resolve_ref(const ct_module *m, mdTypeRef tok, int scan, unsigned dep
         return -1;
     ct_key key = {m->id, tok};
     pthread_mutex_lock(&g_lock);
-    const resolved_ref *r = ct_map_get(&g_typerefs, key);
+    const resolved_ref *r = ct_table_get_key(&g_typerefs, key);
     pthread_mutex_unlock(&g_lock);
     if (r) {
         *def = r->module;
@@ -254,8 +254,8 @@ static int resolve_ref(const ct_module *m, mdTypeRef tok, int scan, unsigned dep
         mine->module = found;
         mine->td = found_td;
         pthread_mutex_lock(&g_lock);
-        if (!ct_map_get(&g_typerefs, key))
-            ct_map_put(&g_typerefs, key, mine);
+        if (!ct_table_get_key(&g_typerefs, key))
+            ct_table_put_key(&g_typerefs, key, mine);
         pthread_mutex_unlock(&g_lock);
     }
     *def = found;
@@ -278,9 +278,9 @@ int ct_resolve_type(const ct_module *m, mdToken tok, int scan, const ct_module *
     return -1;
 }
 
-int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap)
+int ct_typedef_walk(const ct_module *m, mdTypeDef td, ct_typedef_part_fn fn, void *ctx)
 {
-    if (!m || !m->mdi || !cap)
+    if (!m || !m->mdi)
         return -1;
     IMetaDataImport *mdi = m->mdi;
     mdTypeDef chain[CT_MAX_NESTING];
@@ -292,8 +292,6 @@ int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, si
             break;
         td = outer;
     }
-    size_t o = 0;
-    out[0] = '\0';
     for (int i = n - 1; i >= 0; i--) {
         WCHAR w[CT_NAME_MAX];
         char part[CT_NAME_MAX * 3];
@@ -304,18 +302,38 @@ int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, si
                                                 &extends)))
             return -1;
         ct_utf16_to_utf8(w, len, part, sizeof part);
-        const char *shown = part;
-        if (i == n - 1 && !with_ns) {
-            const char *dot = strrchr(part, '.');
-            if (dot)
-                shown = dot + 1;
-        }
-        int k = snprintf(out + o, cap - o, "%s%s", o ? "." : "", shown);
-        if (k < 0 || (size_t)k >= cap - o)
-            return -1;
-        o += (size_t)k;
+        int rc = fn(ctx, part, n - 1 - i, n);
+        if (rc)
+            return rc;
     }
     return 0;
+}
+
+typedef struct name_out {
+    char *out;
+    size_t cap, len;
+    int with_ns;
+} name_out;
+
+static int name_part(void *ctx, const char *part, int index, int count)
+{
+    (void)count;
+    name_out *o = ctx;
+    const char *shown = index == 0 && !o->with_ns ? ct_typedef_unqualified(part) : part;
+    int k = snprintf(o->out + o->len, o->cap - o->len, "%s%s", o->len ? "." : "", shown);
+    if (k < 0 || (size_t)k >= o->cap - o->len)
+        return -1;
+    o->len += (size_t)k;
+    return 0;
+}
+
+int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap)
+{
+    if (!m || !m->mdi || !cap)
+        return -1;
+    name_out o = {out, cap, 0, with_ns};
+    out[0] = '\0';
+    return ct_typedef_walk(m, td, name_part, &o);
 }
 
 /* The full name of a TypeDef or TypeRef token (no nesting), for base types. */

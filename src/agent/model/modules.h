@@ -10,6 +10,7 @@
 #define CLRTRACE_MODULES_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "agent/runtime/corprof_decls.h"
 
@@ -43,6 +44,25 @@ int ct_resolve_type(const ct_module *m, mdToken tok, int scan, const ct_module *
 
 /* A top-level CoreLib TypeDef by full name ("System.Int32"). */
 int ct_corelib_typedef(const char *full_name, mdTypeDef *td);
+
+/* One part of a TypeDef's name (ct_typedef_walk): the metadata name, in
+ * UTF-8, of td or of a type that encloses it; index 0 is the outermost, the
+ * only one with its namespace ("Demo.Outer", then "Inner`1"), of count in
+ * all. A non-zero return ends the walk. */
+typedef int (*ct_typedef_part_fn)(void *ctx, const char *part, int index, int count);
+
+/* Calls fn for the parts of TypeDef td's name: td and the types that
+ * enclose it (at most CT_MAX_NESTING), outermost first. 0 when each was
+ * given, fn's non-zero return when it ended the walk, -1 when the metadata
+ * does not answer. */
+int ct_typedef_walk(const ct_module *m, mdTypeDef td, ct_typedef_part_fn fn, void *ctx);
+
+/* A name part without its namespace: "Demo.Outer" -> "Outer". */
+static inline const char *ct_typedef_unqualified(const char *part)
+{
+    const char *dot = strrchr(part, '.');
+    return dot ? dot + 1 : part;
+}
 
 /* The TypeDef's name: nested types joined by '.', with the outermost
  * namespace when with_ns, metadata arity suffixes (`1) kept. 0 or -1. */

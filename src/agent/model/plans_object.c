@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map.h"
+#include "base/table.h"
 #include "perm.h"
 #include "plans_internal.h"
 #include "agent/runtime/state.h"
@@ -23,12 +23,12 @@
 static const ct_plan k_no_content = {.kind = CT_V_VOID, .type_name = "none"};
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_content; /* {ClassID, 0} -> plan, or k_no_content */
+static ct_table g_content; /* {ClassID, 0} -> plan, or k_no_content */
 
 static const ct_plan *cached(ClassID cls)
 {
     pthread_mutex_lock(&g_lock);
-    const ct_plan *p = ct_map_get(&g_content, (ct_key){cls, 0});
+    const ct_plan *p = ct_table_get_key(&g_content, (ct_key){cls, 0});
     pthread_mutex_unlock(&g_lock);
     return p;
 }
@@ -36,11 +36,11 @@ static const ct_plan *cached(ClassID cls)
 static const ct_plan *remember(ClassID cls, const ct_plan *p)
 {
     pthread_mutex_lock(&g_lock);
-    const ct_plan *had = ct_map_get(&g_content, (ct_key){cls, 0});
+    const ct_plan *had = ct_table_get_key(&g_content, (ct_key){cls, 0});
     if (had)
         p = had;
     else
-        ct_map_put(&g_content, (ct_key){cls, 0}, (void *)p);
+        ct_table_put_key(&g_content, (ct_key){cls, 0}, (void *)p);
     pthread_mutex_unlock(&g_lock);
     return p;
 }

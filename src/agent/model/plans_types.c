@@ -10,7 +10,7 @@
 
 #include "classnames.h"
 #include "clrsig/clrsig.h"
-#include "map.h"
+#include "base/table.h"
 #include "perm.h"
 #include "plans_internal.h"
 #include "agent/runtime/state.h"
@@ -128,14 +128,14 @@ ct_vkind ct_plan_boxed_kind(ClassID cls)
 /* ----------------------------------------------------------- caches */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_plans; /* {ClassID, budget} or {module, ENUM_TAG | td} -> plan */
+static ct_table g_plans; /* {ClassID, budget} or {module, ENUM_TAG | td} -> plan */
 #define ENUM_TAG (1ull << 40)
 #define CLASS_TAG (1ull << 41)
 
 static const ct_plan *cache_get(ct_key k)
 {
     pthread_mutex_lock(&g_lock);
-    const ct_plan *p = ct_map_get(&g_plans, k);
+    const ct_plan *p = ct_table_get_key(&g_plans, k);
     pthread_mutex_unlock(&g_lock);
     return p;
 }
@@ -143,9 +143,9 @@ static const ct_plan *cache_get(ct_key k)
 static const ct_plan *cache_put(ct_key k, const ct_plan *p)
 {
     pthread_mutex_lock(&g_lock);
-    const ct_plan *old = ct_map_get(&g_plans, k);
+    const ct_plan *old = ct_table_get_key(&g_plans, k);
     if (!old)
-        ct_map_put(&g_plans, k, (void *)p);
+        ct_table_put_key(&g_plans, k, (void *)p);
     pthread_mutex_unlock(&g_lock);
     return old ? old : p;
 }

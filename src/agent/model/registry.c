@@ -7,16 +7,15 @@
 #include <string.h>
 
 #include "classnames.h"
-#include "agent/engines/elt/hooks.h"
-#include "map.h"
+#include "base/table.h"
 #include "format/parse.h"
 #include "modules.h"
 #include "perm.h"
 #include "plans.h"
 #include "plans_internal.h"
+#include "clrsig/clrsig.h"
 #include "agent/runtime/state.h"
 #include "utf16.h"
-#include "agent/core/writer.h"
 
 /* Longest "Namespace.Type.Method" name kept (UTF-8 bytes). */
 #define FULL_NAME_MAX (2 * CT_NAME_MAX * 3 + 2)
@@ -26,14 +25,27 @@
  * AppDomain.UnhandledException through it). */
 #define WATCH_UNHANDLED "System.AppContext.OnUnhandledException"
 
-/* FunctionID -> record, hashed with XXH3 (map.c). Every access holds
+/* FunctionID -> record (base/table.h). Every access holds
  * g_lock; the hooks never touch the map: they get the record address as
  * their client id. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_functions;
+static ct_table g_functions;
 /* Counts for the END record, kept apart from the map so that a signal
  * handler can read them without the lock (profiler.c). */
 static _Atomic unsigned long g_hooked, g_mapped;
+/* Set once at start-up, before any record is made. */
+static ct_registry_events g_events;
+
+void ct_registry_setup(const ct_registry_events *ev)
+{
+    g_events = *ev;
+}
+
+static void tell_defined(const ct_mapped_fn *f)
+{
+    if (g_events.on_defined)
+        g_events.on_defined(f);
+}
 
 /* ------------------------------------------------------------ the filter */
 
@@ -175,7 +187,7 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
         nc = CT_MAX_TYPE_ARGS;
     /* The type's name by the compilers' convention ("Box`1") when the
      * runtime did not say; the signature's GENERIC flag for the method. */
-    f->generic = nc || nm || strchr(name, '`') || (sig_len && (sig[0] & 0x10));
+    f->generic = nc || nm || strchr(name, '`') || (sig_len && (sig[0] & CLRSIG_CC_GENERIC));
     ct_method_info mi = {
         .module = m, .token = tok, .owner = td, .method_name = method,
         .sig = sig, .sig_len = sig_len,
@@ -195,7 +207,7 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     (void)client_data;
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
 
     if (!f) {
@@ -206,9 +218,9 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
             return id;
         }
         pthread_mutex_lock(&g_lock);
-        f = ct_map_get(&g_functions, key);
+        f = ct_table_get_key(&g_functions, key);
         int fresh = 0;
-        if (!f && ct_map_put(&g_functions, key, mine) == 0) {
+        if (!f && ct_table_put_key(&g_functions, key, mine) == 0) {
             f = mine;
             fresh = 1;
             atomic_fetch_add(&g_mapped, 1);
@@ -217,9 +229,9 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
         }
         pthread_mutex_unlock(&g_lock);
         if (fresh && f->hooked)
-            ct_writer_define(f);
-        if (fresh && f->watched)
-            ct_hooks_watch_unhandled(f);
+            tell_defined(f);
+        if (fresh && f->watched && g_events.on_watched)
+            g_events.on_watched(f);
         if (!f) {
             /* The table could not grow: this function goes unhooked. The
              * record stays in permanent memory, unused. */
@@ -232,18 +244,18 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
 }
 
 /* Puts record mine under key unless another thread did first; the record
- * kept (NULL: the table could not grow). A new one's FUNCTION record goes
- * to the writer. Not counted among the functions. */
+ * kept (NULL: the table could not grow). A new one is told (on_defined).
+ * Not counted among the functions. */
 static ct_mapped_fn *publish(ct_key key, ct_mapped_fn *mine)
 {
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
-    int fresh = !f && ct_map_put(&g_functions, key, mine) == 0;
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
+    int fresh = !f && ct_table_put_key(&g_functions, key, mine) == 0;
     if (fresh)
         f = mine;
     pthread_mutex_unlock(&g_lock);
     if (fresh)
-        ct_writer_define(f);
+        tell_defined(f);
     return f;
 }
 
@@ -251,7 +263,7 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
 {
     ct_key key = {mod, tok};
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
     if (f)
         return f;
@@ -287,7 +299,7 @@ const ct_mapped_fn *ct_registry_instance(const ct_mapped_fn *def, const uintptr_
         return NULL;
     ct_key key = instance_key(def, handles, n);
     pthread_mutex_lock(&g_lock);
-    ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
     /* Two instantiations whose hashes collide: the first keeps the key,
      * the other is recorded under its definition. */
@@ -351,7 +363,7 @@ const ct_mapped_fn *ct_registry_find(FunctionID id)
 {
     ct_key key = {id, 0};
     pthread_mutex_lock(&g_lock);
-    const ct_mapped_fn *f = ct_map_get(&g_functions, key);
+    const ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
     return f;
 }
@@ -378,14 +390,14 @@ void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx)
 {
     each_ctx e = {fn, ctx};
     pthread_mutex_lock(&g_lock);
-    ct_map_each(&g_functions, each_entry, &e);
+    ct_table_each(&g_functions, each_entry, &e);
     pthread_mutex_unlock(&g_lock);
 }
 
 void ct_registry_forget(void)
 {
     pthread_mutex_lock(&g_lock);
-    ct_map_clear(&g_functions);
+    ct_table_free(&g_functions);
     atomic_store(&g_mapped, 0);
     atomic_store(&g_hooked, 0);
     pthread_mutex_unlock(&g_lock);

@@ -102,10 +102,29 @@ typedef struct ct_mapped_fn {
 
 #define CT_SM_NO_FIELD UINT32_MAX
 
+/* What the registry tells the rest of the profiler, set once by the
+ * composition root (com/profiler.c) before the mapper is registered: the
+ * model calls neither the writer nor an engine itself. Either may be NULL
+ * (nothing is told). Called without the registry's lock held, once per new
+ * record, on the thread that made it. */
+typedef struct ct_registry_events {
+    /* A new traced record (the mapper's, a definition's or an
+     * instantiation's): its FUNCTION record is queued (writer.h), before any
+     * event of the function. */
+    void (*on_defined)(const ct_mapped_fn *f);
+    /* A new record of a function the profiler watches for its own use
+     * (ct_mapped_fn.watched: the runtime's unhandled-exception path). */
+    void (*on_watched)(const ct_mapped_fn *f);
+} ct_registry_events;
+
+/* Sets what the registry tells (copied). */
+void ct_registry_setup(const ct_registry_events *ev);
+
 /* The FunctionIDMapper2 we register. Returns the record's address and sets
- * *hook (traced or watched). Racing calls for one FunctionID get the same record. A hooked
- * function's FUNCTION record is queued for the writer (writer.h) here, so it
- * precedes every event of the function. */
+ * *hook (traced or watched). Racing calls for one FunctionID get the same
+ * record. A new hooked record is told (on_defined) here, so its FUNCTION
+ * record precedes every event of the function; a new watched one too
+ * (on_watched). */
 UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook);
 
 /* The record of the generic definition (mod, tok) that FunctionID id
