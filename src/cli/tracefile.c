@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "format/launch.h"
+#include "format/parse.h"
 #include "cli.h"
 
 /* Arena for one FUNCTION record's decoded plans (reset per record): enough
@@ -259,8 +260,8 @@ static int selected(sel_state *ss, const ct_rec *rec)
         if (ss->names) {
             char name[1024];
             snprintf(name, sizeof name, "%.*s", (int)rec->name_len, rec->name);
-            int keep = (!s->include[0] || ct_glob_list_match(s->include, name)) &&
-                       !(s->exclude[0] && ct_glob_list_match(s->exclude, name));
+            ct_name_rules rules = {s->include, s->exclude, NULL, NULL};
+            int keep = ct_name_rules_pass(&rules, name, NULL, 1);
             if (ct_table_put(&ss->fns, rec->key, (void *)(uintptr_t)(keep ? 1 : 2)) != 0)
                 return -1;
         }
