@@ -35,7 +35,7 @@ int cli_trace_command(int argc, char **argv, int record);
 int cli_attach(const char *who, unsigned pid, const char *lib, const char *const *given,
                const char *text_path, const char *trace_path, uint64_t duration_ns);
 
-/* The tree filters given on the command line (filteropts.c). */
+/* The tree filters given on the command line (options.c). */
 typedef struct cli_filter {
     ct_filter_opts opts;                    /* opts.trigger points at trigger */
     char trigger[CT_FILTER_MAX_GLOBS_TEXT]; /* -T globs joined by ':' */
@@ -43,31 +43,17 @@ typedef struct cli_filter {
 
 /* The options' lines for --help texts (from the settings table). */
 const char *cli_filter_help(void);
-/* Whether a is -D/--depth, -t/--min-time, -T/--trigger or --after. */
-int cli_is_filter_option(const char *a);
-/* Takes option a with its value (NULL: none given) into f: 1; 0 when a is
- * not a filter option; -1 after one error line ("clrtrace WHO: ..."). */
-int cli_filter_option(const char *who, const char *a, const char *val, cli_filter *f);
 /* Parses val as option a of setting id (src/format/settings.h, with
  * the option's bounds) into *num: 0, or -1 after one line ("clrtrace WHO: A
  * takes WHAT, not 'VAL'"). */
 int cli_setting_value(const char *who, const char *a, int id, const char *val, uint64_t *num);
-/* The options every offline command (replay, report, dump, info) shares
- * and its one trace argument: takes argv[*i] (and its value: *i advances)
- * as --pid (pid_all: "all" allowed), a tree filter into f (NULL: the
- * command takes none), or the trace into *trace. Returns 1, or -1 after one
- * usage-error line (an unknown option, a second trace, a bad value). */
-int cli_offline_arg(const char *who, int argc, char **argv, int *i, const char **trace,
-                    cli_filter *f, int pid_all);
-/* 0 when a trace was given, else -1 after one usage-error line. */
-int cli_offline_trace(const char *who, const char *trace);
 
 /* Most --tid options one command takes. */
 #define CLI_MAX_TIDS 64
 
-/* What an offline command reads of a trace (cli_offline_arg's -F, -N,
- * --tid, --since, --until; applied by cli_trace_each before the tree
- * filters): the calls of functions whose name (as the trace names them,
+/* The selection: what an offline command reads of a trace (-F, -N, --tid,
+ * --since, --until; applied by cli_trace_each before the tree filters): the
+ * calls of functions whose name (as the trace names them,
  * "Demo.Shapes.Scale") matches an -F glob (all when none) and no -N glob,
  * on the threads --tid names (all when none), that began in the time range
  * (from the trace's start). Calls left out leave their time to their caller,
@@ -80,13 +66,59 @@ typedef struct cli_selection {
     uint64_t since, until;    /* ns; until 0: no end */
 } cli_selection;
 
-/* The selection the command line made (all-zero: everything). */
-const cli_selection *cli_selection_get(void);
 /* The options' lines for --help texts. */
 const char *cli_selection_help(void);
 /* Appends a glob to a ':'-separated list: 0, or -1 when it is empty, has a
  * ':' or does not fit. */
 int cli_add_glob(char *list, size_t cap, const char *glob);
+
+/* What an offline command reads of a trace: the selection, then the tree
+ * filters (all-zero: everything). */
+typedef struct cli_reading {
+    cli_selection sel;
+    cli_filter tree;
+} cli_reading;
+
+/* --pid all. */
+#define CLI_PID_ALL (-1L)
+
+/* dump's formats. */
+typedef enum cli_dump_format {
+    CLI_DUMP_RECORDS, /* no option: the records, one line each */
+    CLI_DUMP_FOLDED,
+    CLI_DUMP_FLAME,
+    CLI_DUMP_CHROME,
+    CLI_DUMP_PERFETTO,
+} cli_dump_format;
+
+typedef struct cli_dump_opts {
+    cli_dump_format format;
+    int by_calls;            /* --calls */
+    unsigned width;          /* --width (default FLAME_DEFAULT_WIDTH) */
+    const char *title;       /* --title (NULL: the default) */
+    uint64_t max_calls;      /* --max-calls (default CLI_CHROME_MAX_CALLS) */
+    int flame_only, chrome_only; /* an option of --flame, of --chrome was given */
+} cli_dump_opts;
+
+/* Every option of an offline command (replay, report, dump, info), parsed
+ * once by cli_offline_parse and passed to what reads and prints the trace. */
+typedef struct cli_offline {
+    const char *who;          /* the command ("replay"): names it in messages */
+    const char *trace;        /* the one trace argument: DIR or a trace file */
+    long pid;                 /* --pid: 0 the process the launcher started (or
+                                 the first), CLI_PID_ALL each, else that pid */
+    cli_reading reading;      /* the selection and (not info) the tree filters */
+    int help;                 /* -h/--help: only the usage is wanted */
+    ct_render_opts render;    /* replay, report: what is printed */
+    const char *diff;         /* report --diff A: the trace compared with */
+    cli_dump_opts dump;       /* dump */
+} cli_offline;
+
+/* Parses the arguments of offline command who (argv[0] the command) into
+ * *o: 0 (o->help set when -h/--help came: nothing after it is read), or -1
+ * after one usage-error line ("clrtrace WHO: ..."): an unknown option, a
+ * bad value, a second trace or none, options that do not go together. */
+int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv);
 
 /* Longest trace path handled. */
 #define CLI_TRACE_PATH_MAX 4200
@@ -99,14 +131,12 @@ typedef struct cli_trace {
     ct_reader reader;
     ct_rarena arena;
     uint8_t *arena_mem;
-    const ct_filter_opts *filter; /* applied by cli_trace_each when set and active */
+    const cli_reading *filter;    /* what cli_trace_each reads (NULL: everything) */
     int quiet_incomplete;         /* cli_trace_each does not say the trace is incomplete */
 } cli_trace;
 
 /* Most processes one trace directory lists. */
 #define CLI_MAX_PROCESSES 1024
-/* --pid all. */
-#define CLI_PID_ALL (-1L)
 
 /* One process's trace in a `record -o DIR` directory. */
 typedef struct cli_proc {
@@ -125,22 +155,20 @@ cli_proc *cli_trace_list(const char *dir, int *count);
 /* Whether path is a directory. */
 int cli_is_dir(const char *path);
 
-/* --pid VALUE of replay/report/dump/info (allow_all: "all" too). Prints
- * one line and returns -1 when VALUE is not a pid. */
-int cli_select_pid(const char *who, const char *val, int allow_all);
-long cli_pid_choice(void);
-
-/* Opens a trace and reads the header: for a directory, the root process's
- * trace (DIR/trace.clrt; when there is none, the first process's) or the
- * one --pid chose; arg itself when it is not a directory. On failure prints
- * one line ("clrtrace WHO: ...") and returns -1. A trace that ends without
- * its END record is read to where it ends: cli_trace_each then says so on
- * stderr ("incomplete trace: ... ends at offset N") and returns 0. */
+/* Opens a trace and reads the header: for a directory, the trace of
+ * process pid (a cli_offline's pid; 0 or CLI_PID_ALL: the root process's,
+ * DIR/trace.clrt, or when there is none the first process's); arg itself
+ * when it is not a directory. On failure prints one line ("clrtrace WHO:
+ * ...") and returns -1. A trace that ends without its END record is read to
+ * where it ends: cli_trace_each then says so on stderr ("incomplete trace:
+ * ... ends at offset N") and returns 0. */
+int cli_trace_open_pid(cli_trace *t, const char *who, const char *arg, long pid);
+/* The same for the root process. */
 int cli_trace_open(cli_trace *t, const char *who, const char *arg);
 /* Calls fn for each record in order (fn returns non-zero when out of
- * memory), through t->filter when one is set: then the records of hidden
- * calls are skipped, and enter events held back for --min-time come at the
- * latest at the end. Returns 0 at a clean end; on a damaged record prints
+ * memory), through t->filter when one is set: then the records of calls the
+ * selection leaves out or the tree filters hide are skipped, and enter
+ * events held back for --min-time come at the latest at the end. Returns 0 at a clean end; on a damaged record prints
  * one line with its offset and returns 1. */
 int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_rec *rec),
                    void *ctx);
@@ -149,11 +177,10 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
 const char *cli_trace_where(const ct_reader *r, char *buf, size_t cap);
 void cli_trace_close(cli_trace *t);
 
-/* Renders a trace to stdout (cmd_replay.c): lines (replay) and/or the
- * summary (report), through the tree filters f (NULL: none). Returns the
- * exit status. */
-int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
-               const cli_filter *f);
+/* Renders o->trace to stdout (cmd_replay.c) as o->render says: lines
+ * (replay) and/or the summary (report), of the processes o->pid names,
+ * through o->reading. Returns the exit status. */
+int cli_render(const cli_offline *o);
 /* A cli_trace_each callback that gives each record to the ct_render r. */
 int cli_render_feed(void *r, const ct_rec *rec);
 
