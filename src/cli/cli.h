@@ -37,13 +37,13 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
                const char *text_path, const char *trace_path, uint64_t duration_ns);
 
 /* The tree filters given on the command line (options.c). */
-typedef struct cli_filter {
+typedef struct cli_tree_filter {
     ct_filter_opts opts;                    /* opts.trigger points at trigger */
     char trigger[CT_FILTER_MAX_GLOBS_TEXT]; /* -T globs joined by ':' */
-} cli_filter;
+} cli_tree_filter;
 
 /* The options' lines for --help texts (from the settings table). */
-const char *cli_filter_help(void);
+const char *cli_tree_filter_help(void);
 /* Parses val as option a of setting id (src/format/settings.h, with
  * the option's bounds) into *num: 0, or -1 after one line ("clrtrace WHO: A
  * takes WHAT, not 'VAL'"). */
@@ -77,7 +77,7 @@ int cli_add_glob(char *list, size_t cap, const char *glob);
  * filters (all-zero: everything). */
 typedef struct cli_reading {
     cli_selection sel;
-    cli_filter tree;
+    cli_tree_filter tree;
 } cli_reading;
 
 /* --pid all. */
@@ -132,7 +132,9 @@ typedef struct cli_trace {
     ct_reader reader;
     ct_rarena arena;
     uint8_t *arena_mem;
-    const cli_reading *filter;    /* what cli_trace_each reads (NULL: everything) */
+    const cli_reading *filter;    /* what cli_trace_each reads: the selection, then the
+                                     tree filters (NULL: everything); named so for the
+                                     exporters that copy it */
     int quiet_incomplete;         /* cli_trace_each does not say the trace is incomplete */
 } cli_trace;
 

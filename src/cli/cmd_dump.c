@@ -64,7 +64,7 @@ static void usage(FILE *to)
         "stderr gives the byte offset; what came before it is written, and --chrome's\n"
         "JSON and --perfetto's trace are still complete); 2 usage error.\n",
         FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_CHROME_MAX_CALLS,
-        cli_filter_help(),
+        cli_tree_filter_help(),
         cli_selection_help(),
         CLI_CALLS_MAX_DEPTH);
 }

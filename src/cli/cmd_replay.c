@@ -41,7 +41,7 @@ static void usage(FILE *to)
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset; what came before it is printed); 2 for a usage\n"
         "error.\n",
-        cli_filter_help(), cli_selection_help());
+        cli_tree_filter_help(), cli_selection_help());
 }
 
 static void to_stdout(void *ctx, const char *text, size_t len)

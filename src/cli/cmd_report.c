@@ -51,7 +51,7 @@ static void usage(FILE *to)
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset); 2 for a usage error.\n",
-        cli_filter_help(), cli_selection_help());
+        cli_tree_filter_help(), cli_selection_help());
 }
 
 

@@ -37,7 +37,7 @@ int cli_setting_value(const char *who, const char *a, int id, const char *val, u
 
 /* Takes the tree-filter option a (id its setting) with its value (NULL:
  * none given) into f: 1, or -1 after one error line. */
-static int filter_option(const char *who, const char *a, int id, const char *val, cli_filter *f)
+static int filter_option(const char *who, const char *a, int id, const char *val, cli_tree_filter *f)
 {
     if (!val) {
         fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
@@ -73,7 +73,7 @@ int cli_add_glob(char *list, size_t cap, const char *glob)
     return 0;
 }
 
-const char *cli_filter_help(void)
+const char *cli_tree_filter_help(void)
 {
     static char text[2048];
     if (!text[0]) {
