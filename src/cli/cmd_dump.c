@@ -64,7 +64,7 @@ static void usage(FILE *to)
         "stderr gives the byte offset; what came before it is written, and --chrome's\n"
         "JSON and --perfetto's trace are still complete); 2 usage error.\n",
         FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_CHROME_MAX_CALLS,
-        cli_filter_help(),
+        cli_tree_filter_help(),
         cli_selection_help(),
         CLI_CALLS_MAX_DEPTH);
 }
@@ -119,95 +119,33 @@ static int dump(void *ctx, const ct_rec *r)
     return 0;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "clrtrace dump: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (try --help)\n");
-    return 2;
-}
-
 int cmd_dump(int argc, char **argv)
 {
-    enum { RECORDS, FOLDED, FLAME, CHROME, PERFETTO } format = RECORDS;
-    int calls = 0, flame_only = 0;
-    flame_opts fo = { .width = FLAME_DEFAULT_WIDTH };
-    const char *dir = NULL;
-    static cli_filter filter;
-    uint64_t max_calls = CLI_CHROME_MAX_CALLS;
-    int chrome_only = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int f = -1;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--folded")) {
-            f = FOLDED;
-        } else if (!strcmp(a, "--flame")) {
-            f = FLAME;
-        } else if (!strcmp(a, "--chrome")) {
-            f = CHROME;
-        } else if (!strcmp(a, "--perfetto")) {
-            f = PERFETTO;
-        } else if (!strcmp(a, "--calls")) {
-            calls = 1;
-        } else if (!strcmp(a, "--max-calls")) {
-            char *end;
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-            unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-            if (!v || !*v || *end || v[0] == '-')
-                return usage_error("%s", "--max-calls needs a number of calls (0: no limit)");
-            max_calls = n;
-            chrome_only = 1;
-        } else if (!strcmp(a, "--width") || !strcmp(a, "--title")) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", a);
-            const char *v = argv[++i];
-            flame_only = 1;
-            if (a[2] == 't') {
-                fo.title = v;
-            } else {
-                char *end;
-                unsigned long n = strtoul(v, &end, 10);
-                if (!*v || *end || v[0] == '-' || n < FLAME_MIN_WIDTH || n > FLAME_MAX_WIDTH)
-                    return usage_error("--width '%s': a number of pixels is needed", v);
-                fo.width = (unsigned)n;
-            }
-        } else if (cli_offline_arg("dump", argc, argv, &i, &dir, &filter, 0) < 0) {
-            return 2;
-        }
-        if (f >= 0) {
-            if (format != RECORDS && (int)format != f)
-                return usage_error("%s: one of --folded, --flame, --chrome, --perfetto", a);
-            format = f;
-        }
-    }
-    if (cli_offline_trace("dump", dir) < 0)
+    cli_offline o;
+    if (cli_offline_parse(&o, "dump", argc, argv) != 0)
         return 2;
-    if (calls && format != FOLDED && format != FLAME)
-        return usage_error("%s", "--calls goes with --folded or --flame");
-    if (flame_only && format != FLAME)
-        return usage_error("%s", "--width and --title go with --flame");
-    if (chrome_only && format != CHROME)
-        return usage_error("%s", "--max-calls goes with --chrome");
+    if (o.help) {
+        usage(stdout);
+        return 0;
+    }
     cli_trace t;
-    if (cli_trace_open(&t, "dump", dir) != 0)
+    if (cli_trace_open_pid(&t, "dump", o.trace, o.pid) != 0)
         return 1;
-    t.filter = &filter.opts;
+    t.filter = &o.reading;
+    const cli_dump_opts *d = &o.dump;
+    flame_opts fo = {.by_calls = d->by_calls, .width = d->width, .title = d->title};
     int rc;
-    fo.by_calls = calls;
-    switch (format) {
-    case FOLDED:
-        rc = cli_dump_folded(&t, calls);
+    switch (d->format) {
+    case CLI_DUMP_FOLDED:
+        rc = cli_dump_folded(&t, d->by_calls);
         break;
-    case FLAME:
+    case CLI_DUMP_FLAME:
         rc = cli_dump_flame(&t, &fo);
         break;
-    case CHROME:
-        rc = cli_dump_chrome(&t, max_calls);
+    case CLI_DUMP_CHROME:
+        rc = cli_dump_chrome(&t, d->max_calls);
         break;
-    case PERFETTO:
+    case CLI_DUMP_PERFETTO:
         rc = cli_dump_perfetto(&t);
         break;
     default: {

@@ -104,12 +104,15 @@ typedef struct info_trace {
     int damaged;              /* cli_trace_each failed (its line was printed) */
 } info_trace;
 
-static int info_read(info_trace *it, const char *path)
+/* Reads the trace at path (o->trace or one of its processes' traces) as o
+ * says. */
+static int info_read(info_trace *it, const cli_offline *o, const char *path)
 {
     memset(&it->s, 0, sizeof it->s);
     it->damaged = 0;
-    if (cli_trace_open(&it->t, "info", path) != 0)
+    if (cli_trace_open_pid(&it->t, "info", path, o->pid) != 0)
         return -1;
+    it->t.filter = &o->reading;
     it->t.quiet_incomplete = 1;
     it->damaged = cli_trace_each(&it->t, "info", count, &it->s) != 0;
     ct_table_free(&it->s.tids);
@@ -227,11 +230,11 @@ static info_row row_of(const info_trace *it)
     return (info_row){1, it->damaged, calls_of(&it->s), state_of(it)};
 }
 
-static void info_read_row(const char *path, info_row *row)
+static void info_read_row(const cli_offline *o, const char *path, info_row *row)
 {
     static info_trace it;
     memset(row, 0, sizeof *row);
-    if (info_read(&it, path) != 0)
+    if (info_read(&it, o, path) != 0)
         return;
     *row = row_of(&it);
     cli_trace_close(&it.t);
@@ -239,7 +242,8 @@ static void info_read_row(const char *path, info_row *row)
 
 /* Every process of a recorded tree, one line each; the first one's row is
  * the one `first` already holds (its trace is not read again). */
-static int process_table(const cli_proc *procs, int n, const info_row *first)
+static int process_table(const cli_offline *o, const cli_proc *procs, int n,
+                         const info_row *first)
 {
     int rc = 0;
     printf("\n%d traced processes:\n", n);
@@ -249,7 +253,7 @@ static int process_table(const cli_proc *procs, int n, const info_row *first)
         if (i == 0)
             row = *first;
         else
-            info_read_row(procs[i].path, &row);
+            info_read_row(o, procs[i].path, &row);
         if (!row.read || row.damaged)
             rc = 1;
         if (!row.read)
@@ -262,12 +266,12 @@ static int process_table(const cli_proc *procs, int n, const info_row *first)
 
 /* Describes the trace at path; its row for a table into *row when row is not
  * NULL. */
-static int info_one(const char *path, info_row *row)
+static int info_one(const cli_offline *o, const char *path, info_row *row)
 {
     static info_trace it;
     if (row)
         memset(row, 0, sizeof *row);
-    if (info_read(&it, path) != 0)
+    if (info_read(&it, o, path) != 0)
         return 1;
     describe(&it);
     if (row)
@@ -279,37 +283,34 @@ static int info_one(const char *path, info_row *row)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *arg = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (cli_offline_arg("info", argc, argv, &i, &arg, NULL, 1) < 0) {
-            return 2;
-        }
-    }
-    if (cli_offline_trace("info", arg) < 0)
+    cli_offline o;
+    if (cli_offline_parse(&o, "info", argc, argv) != 0)
         return 2;
-    if (!cli_is_dir(arg) || cli_pid_choice() > 0)
-        return info_one(arg, NULL);
+    if (o.help) {
+        usage(stdout);
+        return 0;
+    }
+    const char *arg = o.trace;
+    if (!cli_is_dir(arg) || o.pid > 0)
+        return info_one(&o, arg, NULL);
     int n, rc = 0;
     cli_proc *procs = cli_trace_list(arg, &n);
     if (n <= 0) {
         /* No trace at all: say why as the reader would. */
         free(procs);
-        return info_one(arg, NULL);
+        return info_one(&o, arg, NULL);
     }
-    if (cli_pid_choice() == CLI_PID_ALL) {
+    if (o.pid == CLI_PID_ALL) {
         for (int i = 0; i < n; i++) {
             if (i)
                 printf("\n");
-            if (info_one(procs[i].path, NULL))
+            if (info_one(&o, procs[i].path, NULL))
                 rc = 1;
         }
     } else {
         info_row first;
-        rc = info_one(procs[0].path, &first);
-        if (n > 1 && process_table(procs, n, &first))
+        rc = info_one(&o, procs[0].path, &first);
+        if (n > 1 && process_table(&o, procs, n, &first))
             rc = 1;
     }
     free(procs);

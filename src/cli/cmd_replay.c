@@ -41,7 +41,7 @@ static void usage(FILE *to)
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset; what came before it is printed); 2 for a usage\n"
         "error.\n",
-        cli_filter_help(), cli_selection_help());
+        cli_tree_filter_help(), cli_selection_help());
 }
 
 static void to_stdout(void *ctx, const char *text, size_t len)
@@ -55,8 +55,7 @@ int cli_render_feed(void *r, const ct_rec *rec)
     return ct_render_record(r, rec);
 }
 
-static int render_one(const char *who, const char *arg, const ct_render_opts *opts,
-                      const cli_filter *f);
+static int render_one(const cli_offline *o, const char *path);
 
 /* The other processes of a recorded tree, after the root's output:
  * "# traced child process PID (parent PPID): COMMAND". */
@@ -73,22 +72,21 @@ static void name_children(const char *dir, const char *root_path)
 
 /* Shared by replay (lines) and report (summary only): the root process's
  * trace of a directory, one process's (--pid N) or each in turn (--pid all). */
-int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
-               const cli_filter *f)
+int cli_render(const cli_offline *o)
 {
-    if (!cli_is_dir(arg) || cli_pid_choice() != CLI_PID_ALL)
-        return render_one(who, arg, opts, f);
+    if (!cli_is_dir(o->trace) || o->pid != CLI_PID_ALL)
+        return render_one(o, o->trace);
     int n, rc = 0;
-    cli_proc *procs = cli_trace_list(arg, &n);
+    cli_proc *procs = cli_trace_list(o->trace, &n);
     if (n <= 0) {
-        fprintf(stderr, "clrtrace %s: no trace in %s\n", who, arg);
+        fprintf(stderr, "clrtrace %s: no trace in %s\n", o->who, o->trace);
         free(procs);
         return 1;
     }
     for (int i = 0; i < n; i++) {
         if (i)
             printf("\n");
-        int r = render_one(who, procs[i].path, opts, f);
+        int r = render_one(o, procs[i].path);
         if (r)
             rc = r;
     }
@@ -96,16 +94,17 @@ int cli_render(const char *who, const char *arg, const ct_render_opts *opts,
     return rc;
 }
 
-static int render_one(const char *who, const char *arg, const ct_render_opts *opts,
-                      const cli_filter *f)
+/* The trace at path (o->trace or one of its processes' traces). */
+static int render_one(const cli_offline *o, const char *path)
 {
+    const char *who = o->who;
     cli_trace t;
-    if (cli_trace_open(&t, who, arg) != 0)
+    if (cli_trace_open_pid(&t, who, path, o->pid) != 0)
         return 1;
-    t.filter = f ? &f->opts : NULL;
+    t.filter = &o->reading;
     static char buf[REPLAY_STDOUT_BUFFER];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
-    ct_render *r = ct_render_new(opts, to_stdout, NULL);
+    ct_render *r = ct_render_new(&o->render, to_stdout, NULL);
     if (!r) {
         fprintf(stderr, "clrtrace %s: out of memory\n", who);
         cli_trace_close(&t);
@@ -115,8 +114,8 @@ static int render_one(const char *who, const char *arg, const ct_render_opts *op
     int rc = cli_trace_each(&t, who, cli_render_feed, r);
     ct_render_finish(r);
     ct_render_free(r);
-    if (cli_is_dir(arg) && cli_pid_choice() == 0)
-        name_children(arg, t.path);
+    if (cli_is_dir(path) && o->pid == 0)
+        name_children(path, t.path);
     cli_trace_close(&t);
     if (fflush(stdout) != 0) {
         perror("clrtrace: stdout");
@@ -127,23 +126,12 @@ static int render_one(const char *who, const char *arg, const ct_render_opts *op
 
 int cmd_replay(int argc, char **argv)
 {
-    int summary = 1, jit = 0;
-    const char *dir = NULL;
-    static cli_filter filter;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--no-summary")) {
-            summary = 0;
-        } else if (!strcmp(argv[i], "--jit")) {
-            jit = 1;
-        } else if (cli_offline_arg("replay", argc, argv, &i, &dir, &filter, 1) < 0) {
-            return 2;
-        }
-    }
-    if (cli_offline_trace("replay", dir) < 0)
+    cli_offline o;
+    if (cli_offline_parse(&o, "replay", argc, argv) != 0)
         return 2;
-    ct_render_opts o = { .lines = 1, .summary = summary, .jit = jit };
-    return cli_render("replay", dir, &o, &filter);
+    if (o.help) {
+        usage(stdout);
+        return 0;
+    }
+    return cli_render(&o);
 }

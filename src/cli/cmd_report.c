@@ -2,7 +2,6 @@
  * and self time, calls ended by an exception per function), as at the end of
  * the text log. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +51,7 @@ static void usage(FILE *to)
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset); 2 for a usage error.\n",
-        cli_filter_help(), cli_selection_help());
+        cli_tree_filter_help(), cli_selection_help());
 }
 
 
@@ -108,14 +107,15 @@ static void discard(void *ctx, const char *text, size_t len)
 }
 
 /* The rows of one trace into side d->side; 0, or 1 after one line. */
-static int diff_read(const char *arg, const cli_filter *f, diff_set *d, char *label, size_t cap)
+static int diff_read(const cli_offline *o, const char *arg, diff_set *d, char *label,
+                     size_t cap)
 {
     cli_trace t;
-    if (cli_trace_open(&t, "report", arg) != 0)
+    if (cli_trace_open_pid(&t, "report", arg, o->pid) != 0)
         return 1;
-    t.filter = f ? &f->opts : NULL;
-    ct_render_opts o = {.lines = 0, .summary = 0};
-    ct_render *r = ct_render_new(&o, discard, NULL);
+    t.filter = &o->reading;
+    ct_render_opts rows = {.lines = 0, .summary = 0};
+    ct_render *r = ct_render_new(&rows, discard, NULL);
     if (!r) {
         cli_trace_close(&t);
         fprintf(stderr, "clrtrace report: out of memory\n");
@@ -158,20 +158,21 @@ static void signed_duration(uint64_t from, uint64_t to, char *out, size_t cap)
     snprintf(out, cap, "%s%s", to > from ? "+" : to < from ? "-" : "", d);
 }
 
-static int report_diff(const char *a, const char *b, const ct_render_opts *o,
-                       const cli_filter *f)
+/* report --diff A B: o->diff (A) against o->trace (B). */
+static int report_diff(const cli_offline *o)
 {
     diff_set d = {0};
     char la[512], lb[512];
-    int rc = diff_read(a, f, &d, la, sizeof la);
+    int rc = diff_read(o, o->diff, &d, la, sizeof la);
     d.side = 1;
     if (!rc)
-        rc = diff_read(b, f, &d, lb, sizeof lb);
+        rc = diff_read(o, o->trace, &d, lb, sizeof lb);
     if (!rc) {
         qsort(d.rows, d.n, sizeof *d.rows, by_change);
         printf("# diff: A %s\n#       B %s\n", la, lb);
         printf("#  CALLS A  CALLS B    TOTAL A    TOTAL B     CHANGE     SELF A     SELF B  FUNCTION\n");
-        size_t shown = o->top && o->top < d.n ? o->top : d.n;
+        uint32_t top = o->render.top;
+        size_t shown = top && top < d.n ? top : d.n;
         for (size_t i = 0; i < shown; i++) {
             const diff_row *r = &d.rows[i];
             char ta[32], tb[32], ch[40], sa[32], sb[32];
@@ -196,67 +197,12 @@ static int report_diff(const char *a, const char *b, const ct_render_opts *o,
 
 int cmd_report(int argc, char **argv)
 {
-    const char *dir = NULL, *diff_a = NULL;
-    ct_render_opts o = { .lines = 0, .summary = 1 };
-    static cli_filter filter;
-    for (int i = 1; i < argc; i++) {
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--percent")) {
-            o.percent = 1;
-        } else if (!strcmp(argv[i], "--diff")) {
-            if (!val) {
-                fprintf(stderr, "clrtrace report: --diff needs the trace to compare with "
-                        "(report --diff A B)\n");
-                return 2;
-            }
-            diff_a = val;
-            i++;
-        } else if (!strcmp(argv[i], "--jit")) {
-            o.jit = 1;
-        } else if (!strcmp(argv[i], "--stats")) {
-            o.stats = 1;
-        } else if (!strcmp(argv[i], "--params")) {
-            o.params = 1;
-        } else if (!strcmp(argv[i], "--sort")) {
-            static const struct {
-                const char *name;
-                ct_render_sort sort;
-            } keys[] = {
-                {"total", CT_SORT_TOTAL}, {"self", CT_SORT_SELF}, {"calls", CT_SORT_CALLS},
-                {"avg", CT_SORT_AVG},     {"max", CT_SORT_MAX},   {"jit", CT_SORT_JIT},
-                {"exceptions", CT_SORT_EXCEPTIONS},
-            };
-            size_t k = 0;
-            while (val && k < sizeof keys / sizeof *keys && strcmp(val, keys[k].name))
-                k++;
-            if (!val || k == sizeof keys / sizeof *keys) {
-                fprintf(stderr, "clrtrace report: --sort takes total, self, calls, avg, max, jit or "
-                        "exceptions\n");
-                return 2;
-            }
-            o.sort = keys[k].sort;
-            i++;
-        } else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--top")) {
-            char *end = NULL;
-            errno = 0;
-            unsigned long n = val ? strtoul(val, &end, 10) : 0;
-            if (!val || !*val || *end || errno || val[0] == '-' || n == 0 || n > UINT32_MAX) {
-                fprintf(stderr, "clrtrace report: %s takes a whole number of rows (1 or more)\n",
-                        argv[i]);
-                return 2;
-            }
-            o.top = (uint32_t)n;
-            i++;
-        } else if (cli_offline_arg("report", argc, argv, &i, &dir, &filter, 1) < 0) {
-            return 2;
-        }
-    }
-    if (cli_offline_trace("report", dir) < 0)
+    cli_offline o;
+    if (cli_offline_parse(&o, "report", argc, argv) != 0)
         return 2;
-    if (diff_a)
-        return report_diff(diff_a, dir, &o, &filter);
-    return cli_render("report", dir, &o, &filter);
+    if (o.help) {
+        usage(stdout);
+        return 0;
+    }
+    return o.diff ? report_diff(&o) : cli_render(&o);
 }

@@ -69,7 +69,8 @@ static void env_note(FILE *to)
         }
         col += fprintf(to, "%s,", s->env);
     }
-    fputs("\nand CLRTRACE_SIGNATURES=0 for names only (see docs/cli.md, docs/tracer.md).\n", to);
+    fprintf(to, "\nand %s=0 for names only (see docs/cli.md, docs/tracer.md).\n",
+            ct_settings[CT_SET_SIGNATURES].env);
 }
 
 static void usage(FILE *to, int record)
@@ -355,17 +356,40 @@ static int takes_value(const char *a, int record)
     return launcher_value_option(a, record);
 }
 
-/* run and record: the same options, two meanings of -o. */
-int cli_trace_command(int argc, char **argv, int record)
+/* What run or record was asked: the options parsed (trace_parse), checked
+ * (trace_check). */
+typedef struct trace_opts {
+    const char *who;         /* "run" or "record" */
+    int record;              /* record: -o is the trace directory */
+    int help;                /* -h/--help: only the usage is wanted */
+    const char *output, *text, *profiler, *pid_text, *duration_text;
+    int tail_loops;          /* --tail-call-loops */
+    /* What each setting's variable gets (NULL: not given); repeatable
+     * patterns joined by ':' in lists. */
+    const char *given[CT_SETTING_COUNT];
+    char lists[CT_SETTING_COUNT][CT_FILTER_MAX_GLOBS_TEXT];
+    char **program;          /* the program and its arguments (NULL-ended) */
+    int has_program;
+    unsigned long pid;       /* -p (0: start the program) */
+    uint64_t duration_ns;    /* -d (0: none) */
+} trace_opts;
+
+/* Where the tracing goes, resolved from the options (trace_paths). */
+typedef struct trace_paths {
+    char lib[PATH_MAX];      /* the profiler, absolute */
+    const char *text_log;    /* the text log (absolute; NULL: stderr or none) */
+    const char *trace;       /* record: the binary trace (absolute), else NULL */
+    char textpath[PATH_MAX], tracepath[PATH_MAX];
+} trace_paths;
+
+/* Parses argv (argv[0] the command) into *o: 0 (o->help set when -h/--help
+ * came), or -1 after one usage-error line. */
+static int trace_parse(trace_opts *o, int argc, char **argv, int record)
 {
     const char *who = record ? "record" : "run";
-    const char *output = NULL, *text = NULL, *profiler = NULL, *pid_text = NULL,
-               *duration_text = NULL;
-    int tail_loops = 0;
-    /* What each setting's variable gets (NULL: not given); repeatable
-     * patterns joined by ':'. */
-    const char *given[CT_SETTING_COUNT] = {0};
-    static char lists[CT_SETTING_COUNT][CT_FILTER_MAX_GLOBS_TEXT];
+    memset(o, 0, sizeof *o);
+    o->who = who;
+    o->record = record;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -378,13 +402,13 @@ int cli_trace_command(int argc, char **argv, int record)
             size_t n = (size_t)(eq - a);
             if (n >= sizeof name) {
                 fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
-                return 2;
+                return -1;
             }
             memcpy(name, a, n);
             name[n] = '\0';
             if (!takes_value(name, record)) {
                 fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, name);
-                return 2;
+                return -1;
             }
             a = name;
             val = eq + 1;
@@ -398,169 +422,203 @@ int cli_trace_command(int argc, char **argv, int record)
         } else if (a[0] != '-') {
             break;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout, record);
+            o->help = 1;
             return 0;
         } else if (!strcmp(a, "--tail-call-loops")) {
-            tail_loops = 1;
+            o->tail_loops = 1;
         } else if (s && s->kind == CT_KIND_NULL) {
             /* --null, --null=slow, --null=fast */
             uint64_t v;
             if (inline_val && cli_setting_value(who, a, id, val, &v) != 0)
-                return 2;
-            given[id] = inline_val ? val : "1";
+                return -1;
+            o->given[id] = inline_val ? val : "1";
         } else if (s && s->sets) {
-            given[id] = s->sets;
+            o->given[id] = s->sets;
         } else if (!s && !launcher_value_option(a, record)) {
             fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
-            return 2;
+            return -1;
         } else if (!val) {
             fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
-            return 2;
+            return -1;
         } else {
             if (!inline_val)
                 i++;
             uint64_t v;
             if (s && s->kind == CT_KIND_GLOBS) {
-                if (cli_add_glob(lists[id], sizeof lists[id], val) != 0) {
+                if (cli_add_glob(o->lists[id], sizeof o->lists[id], val) != 0) {
                     fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns "
-                            "together at most %zu characters)\n", who, a, sizeof lists[id] - 1);
-                    return 2;
+                            "together at most %zu characters)\n", who, a,
+                            sizeof o->lists[id] - 1);
+                    return -1;
                 }
-                given[id] = lists[id];
+                o->given[id] = o->lists[id];
             } else if (s) {
                 if (cli_setting_value(who, a, id, val, &v) != 0)
-                    return 2;
-                given[id] = val;
+                    return -1;
+                o->given[id] = val;
             } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-                output = val;
+                o->output = val;
             } else if (!strcmp(a, "--text")) {
-                text = val;
+                o->text = val;
             } else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
-                pid_text = val;
+                o->pid_text = val;
             } else if (!strcmp(a, "-d") || !strcmp(a, "--duration")) {
-                duration_text = val;
+                o->duration_text = val;
             } else {
-                profiler = val;
+                o->profiler = val;
             }
         }
     }
-    if (record && !output) {
+    o->program = argv + i;
+    o->has_program = i < argc;
+    return 0;
+}
+
+/* Whether the options go together, and -p's and -d's values (into o->pid,
+ * o->duration_ns): 0, or -1 after one usage-error line. */
+static int trace_check(trace_opts *o)
+{
+    const char *who = o->who;
+    if (o->record && !o->output) {
         fprintf(stderr, "clrtrace record: -o DIR is required (try --help)\n");
-        return 2;
+        return -1;
     }
-    unsigned long pid = 0;
-    uint64_t duration_ns = 0;
-    if (pid_text) {
+    if (o->pid_text) {
+        const char *pid_text = o->pid_text;
         char *end = NULL;
         errno = 0;
-        pid = strtoul(pid_text, &end, 10);
-        if (!*pid_text || *end || errno || pid == 0 || pid > 0x7FFFFFFFul) {
+        o->pid = strtoul(pid_text, &end, 10);
+        if (!*pid_text || *end || errno || o->pid == 0 || o->pid > 0x7FFFFFFFul) {
             fprintf(stderr, "clrtrace %s: -p needs a process id, not '%s'\n", who, pid_text);
-            return 2;
+            return -1;
         }
-        if (i < argc) {
+        if (o->has_program) {
             fprintf(stderr, "clrtrace %s: -p PID traces a running process: give no program "
                     "too (try --help)\n", who);
-            return 2;
+            return -1;
         }
-        if (given[CT_SET_NULL] || given[CT_SET_BENCH_NAIVE] || given[CT_SET_FOLLOW] ||
-            tail_loops) {
+        if (o->given[CT_SET_NULL] || o->given[CT_SET_BENCH_NAIVE] || o->given[CT_SET_FOLLOW] ||
+            o->tail_loops) {
             fprintf(stderr, "clrtrace %s: --null, --follow/--no-follow and --tail-call-loops "
                     "are for a program clrtrace starts, not with -p\n", who);
-            return 2;
+            return -1;
         }
     }
-    if (duration_text && (!pid_text || ct_parse_duration(duration_text, &duration_ns) != 0 ||
-                          !duration_ns)) {
-        fprintf(stderr, "clrtrace %s: %s\n", who, !pid_text ? "-d/--duration goes with -p PID"
+    if (o->duration_text &&
+        (!o->pid_text || ct_parse_duration(o->duration_text, &o->duration_ns) != 0 ||
+         !o->duration_ns)) {
+        fprintf(stderr, "clrtrace %s: %s\n", who, !o->pid_text ? "-d/--duration goes with -p PID"
                 : "-d needs a duration above 0 (a number and ns, us, ms or s)");
-        return 2;
+        return -1;
     }
-    if (!pid_text && i >= argc) {
+    if (!o->pid_text && !o->has_program) {
         fprintf(stderr, "clrtrace %s: no program given (try --help)\n", who);
-        return 2;
+        return -1;
     }
-    if (given[CT_SET_ALL] && given[CT_SET_ASSEMBLY]) {
+    if (o->given[CT_SET_ALL] && o->given[CT_SET_ASSEMBLY]) {
         fprintf(stderr, "clrtrace %s: -a and --assembly do not go together (--assembly picks "
                 "assemblies, framework ones included; -a traces all of them)\n", who);
-        return 2;
+        return -1;
     }
+    return 0;
+}
 
-    char lib[PATH_MAX];
-    if (profiler) {
-        if (!realpath(profiler, lib) || !file_exists(lib)) {
-            fprintf(stderr, "clrtrace %s: no profiler library at '%s'\n", who, profiler);
-            return 2;
+/* The profiler, the text log and (record) the trace directory, made ready:
+ * 0, or -1 after one line. */
+static int trace_resolve(const trace_opts *o, trace_paths *p)
+{
+    const char *who = o->who;
+    if (o->profiler) {
+        if (!realpath(o->profiler, p->lib) || !file_exists(p->lib)) {
+            fprintf(stderr, "clrtrace %s: no profiler library at '%s'\n", who, o->profiler);
+            return -1;
         }
-    } else if (find_profiler(lib, sizeof lib) != 0) {
+    } else if (find_profiler(p->lib, sizeof p->lib) != 0) {
         fprintf(stderr, "clrtrace %s: cannot find %s next to the clrtrace executable "
                 "(use --profiler PATH)\n", who, CLRTRACE_PROFILER_FILE);
-        return 2;
+        return -1;
     }
-    char textpath[PATH_MAX], tracepath[PATH_MAX];
-    const char *text_log = record ? text : output;
+    const char *text_log = o->record ? o->text : o->output;
+    p->text_log = NULL;
+    p->trace = NULL;
     if (text_log) {
-        if (absolute(text_log, textpath, sizeof textpath) != 0) {
+        if (absolute(text_log, p->textpath, sizeof p->textpath) != 0) {
             fprintf(stderr, "clrtrace %s: output path too long\n", who);
-            return 2;
+            return -1;
         }
-        text_log = textpath;
-        if (check_writable(who, text_log) != 0)
-            return 2;
+        p->text_log = p->textpath;
+        if (check_writable(who, p->text_log) != 0)
+            return -1;
     }
-    if (record) {
-        char dir[PATH_MAX];
-        if (absolute(output, dir, sizeof dir) != 0 ||
-            (size_t)snprintf(tracepath, sizeof tracepath, "%s/%s", dir, CLRTRACE_TRACE_FILE) >=
-                sizeof tracepath) {
-            fprintf(stderr, "clrtrace record: output path too long\n");
-            return 2;
-        }
-        if (make_dirs(dir) != 0) {
-            fprintf(stderr, "clrtrace record: cannot create the trace directory '%s': %s\n", output,
-                    strerror(errno));
-            return 2;
-        }
-        if (access(dir, W_OK | X_OK) != 0) {
-            fprintf(stderr, "clrtrace record: cannot write in the trace directory '%s': %s\n",
-                    output, strerror(errno));
-            return 2;
-        }
-        /* Traces of an earlier recording are not this one's processes. */
-        remove_traces(dir);
+    if (!o->record)
+        return 0;
+    char dir[PATH_MAX];
+    if (absolute(o->output, dir, sizeof dir) != 0 ||
+        (size_t)snprintf(p->tracepath, sizeof p->tracepath, "%s/%s", dir, CLRTRACE_TRACE_FILE) >=
+            sizeof p->tracepath) {
+        fprintf(stderr, "clrtrace record: output path too long\n");
+        return -1;
     }
-    if (pid_text)
-        return cli_attach(who, (unsigned)pid, lib, given, text_log, record ? tracepath : NULL,
-                          duration_ns);
+    if (make_dirs(dir) != 0) {
+        fprintf(stderr, "clrtrace record: cannot create the trace directory '%s': %s\n",
+                o->output, strerror(errno));
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "clrtrace record: cannot write in the trace directory '%s': %s\n",
+                o->output, strerror(errno));
+        return -1;
+    }
+    /* Traces of an earlier recording are not this one's processes. */
+    remove_traces(dir);
+    p->trace = p->tracepath;
+    return 0;
+}
 
+/* Sets variable id of the settings table (NULL: unsets it). */
+static void set_setting(ct_setting_id id, const char *value)
+{
+    if (value)
+        setenv(ct_settings[id].env, value, 1);
+    else
+        unsetenv(ct_settings[id].env);
+}
+
+/* The environment the program starts in: the runtime's profiler variables,
+ * the outputs, the settings given, the JIT knob. */
+static void trace_environment(const trace_opts *o, const trace_paths *p)
+{
     setenv("CORECLR_ENABLE_PROFILING", "1", 1);
     setenv("CORECLR_PROFILER", CLRTRACE_CLSID_TEXT, 1);
-    setenv("CORECLR_PROFILER_PATH", lib, 1);
+    setenv("CORECLR_PROFILER_PATH", p->lib, 1);
     unsetenv("CORECLR_PROFILER_PATH_64");
-    unsetenv("CLRTRACE_OUTPUT");
-    unsetenv("CLRTRACE_TRACE");
-    if (text_log)
-        setenv("CLRTRACE_OUTPUT", text_log, 1);
-    if (record)
-        setenv("CLRTRACE_TRACE", tracepath, 1);
+    set_setting(CT_SET_OUTPUT, p->text_log);
+    set_setting(CT_SET_TRACE, p->trace);
     for (int k = 0; k < CT_SETTING_COUNT; k++)
-        if (given[k])
-            setenv(ct_settings[k].env, given[k], 1);
-    char num[32];
+        if (o->given[k])
+            setenv(ct_settings[k].env, o->given[k], 1);
     /* The JIT turns a method's tail call to itself into a loop, and no
      * hook runs for the calls it removes. Its switch is a runtime knob the
      * profiler cannot set from inside the process (the runtime reads its own
      * copy of the environment, taken at start-up): the launcher sets it,
      * unless the user set it (either spelling) or asked for the loops. */
-    if (!tail_loops && !getenv(TAIL_LOOP_KNOB) && !getenv(TAIL_LOOP_KNOB_OLD))
+    if (!o->tail_loops && !getenv(TAIL_LOOP_KNOB) && !getenv(TAIL_LOOP_KNOB_OLD))
         setenv(TAIL_LOOP_KNOB, "0", 1);
+}
+
+/* Starts the program under the profiler and waits for it: its exit status
+ * (127 when it cannot be started, 2 when the index cannot be created). */
+static int trace_launch(const trace_opts *o, const trace_paths *p)
+{
+    const char *who = o->who;
+    trace_environment(o, p);
     /* The process tree: the root is our child; every traced process adds a
      * line to the index (src/agent/core/outputs.h), read once it ends. */
-    char index[PATH_MAX];
+    char num[32], index[PATH_MAX];
     snprintf(num, sizeof num, "%ld", (long)getpid());
-    setenv("CLRTRACE_LAUNCHER_PID", num, 1);
-    if (!given[CT_SET_FOLLOW])
-        unsetenv("CLRTRACE_FOLLOW");
+    set_setting(CT_SET_LAUNCHER_PID, num);
+    if (!o->given[CT_SET_FOLLOW])
+        set_setting(CT_SET_FOLLOW, NULL);
     const char *tmp = getenv("TMPDIR");
     snprintf(index, sizeof index, "%s/clrtrace-index.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int ifd = mkstemp(index);
@@ -570,11 +628,30 @@ int cli_trace_command(int argc, char **argv, int record)
         return 2;
     }
     close(ifd);
-    setenv("CLRTRACE_INDEX", index, 1);
-    int rc = launch(who, argv + i);
-    report_processes(who, index, argv[i], text_log, record);
+    set_setting(CT_SET_INDEX, index);
+    int rc = launch(who, o->program);
+    report_processes(who, index, o->program[0], p->text_log, o->record);
     unlink(index);
     return rc;
+}
+
+/* run and record: the same options, two meanings of -o. */
+int cli_trace_command(int argc, char **argv, int record)
+{
+    trace_opts o;
+    trace_paths p;
+    if (trace_parse(&o, argc, argv, record) != 0)
+        return 2;
+    if (o.help) {
+        usage(stdout, record);
+        return 0;
+    }
+    if (trace_check(&o) != 0 || trace_resolve(&o, &p) != 0)
+        return 2;
+    if (o.pid_text)
+        return cli_attach(o.who, (unsigned)o.pid, p.lib, o.given, p.text_log, p.trace,
+                          o.duration_ns);
+    return trace_launch(&o, &p);
 }
 
 int cmd_run(int argc, char **argv)

@@ -4,6 +4,10 @@
 
 #include "cli.h"
 
+#ifndef CLRTRACE_VERSION
+#error "CLRTRACE_VERSION is the project's version, set by CMakeLists.txt"
+#endif
+
 static const struct {
     const char *name;
     int (*fn)(int, char **);
@@ -38,7 +42,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("clrtrace 0.1.0\n");
+        printf("clrtrace %s\n", CLRTRACE_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

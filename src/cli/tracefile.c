@@ -12,37 +12,12 @@
 #include <unistd.h>
 
 #include "format/launch.h"
+#include "format/parse.h"
 #include "cli.h"
 
 /* Arena for one FUNCTION record's decoded plans (reset per record): enough
  * for the largest record the format allows. */
 #define TRACE_ARENA_BYTES (2u * CT_MAX_RECORD + (1u << 20))
-
-/* --pid: 0 the root (default), CLI_PID_ALL every process, else that pid. */
-static long g_pid_choice;
-
-int cli_select_pid(const char *who, const char *val, int allow_all)
-{
-    char *end;
-    if (val && allow_all && !strcmp(val, "all")) {
-        g_pid_choice = CLI_PID_ALL;
-        return 0;
-    }
-    errno = 0;
-    long v = val && *val >= '1' && *val <= '9' ? strtol(val, &end, 10) : -1;
-    if (v <= 0 || errno || *end || v > 0x7fffffffL) {
-        fprintf(stderr, "clrtrace %s: --pid takes a process id%s, not '%s'\n", who,
-                allow_all ? " or all" : "", val ? val : "");
-        return -1;
-    }
-    g_pid_choice = v;
-    return 0;
-}
-
-long cli_pid_choice(void)
-{
-    return g_pid_choice;
-}
 
 /* The header of the trace at path, read alone: 0 and its fields in *p, or
  * -1 when it is not a readable trace. */
@@ -139,6 +114,11 @@ int cli_is_dir(const char *path)
 
 int cli_trace_open(cli_trace *t, const char *who, const char *arg)
 {
+    return cli_trace_open_pid(t, who, arg, 0);
+}
+
+int cli_trace_open_pid(cli_trace *t, const char *who, const char *arg, long want)
+{
     memset(t, 0, sizeof *t);
     struct stat st;
     if (cli_is_dir(arg)) {
@@ -146,7 +126,6 @@ int cli_trace_open(cli_trace *t, const char *who, const char *arg)
          * root was not a .NET program), or --pid's. */
         int n;
         cli_proc *procs = cli_trace_list(arg, &n);
-        long want = g_pid_choice;
         int pick = -1;
         for (int i = 0; i < n && pick < 0; i++)
             if (want <= 0 ? 1 : procs[i].pid == (uint32_t)want)
@@ -259,8 +238,8 @@ static int selected(sel_state *ss, const ct_rec *rec)
         if (ss->names) {
             char name[1024];
             snprintf(name, sizeof name, "%.*s", (int)rec->name_len, rec->name);
-            int keep = (!s->include[0] || ct_glob_list_match(s->include, name)) &&
-                       !(s->exclude[0] && ct_glob_list_match(s->exclude, name));
+            ct_name_rules rules = {s->include, s->exclude, NULL, NULL};
+            int keep = ct_name_rules_pass(&rules, name, NULL, 1);
             if (ct_table_put(&ss->fns, rec->key, (void *)(uintptr_t)(keep ? 1 : 2)) != 0)
                 return -1;
         }
@@ -317,13 +296,15 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
     ct_rec rec;
     int st = 0;
     each_ctx e = {fn, ctx, 0, 0};
-    const cli_selection *sel = cli_selection_get();
+    static const cli_reading everything;
+    const cli_reading *reading = t->filter ? t->filter : &everything;
+    const cli_selection *sel = &reading->sel;
     sel_state ss = {sel, sel->include[0] || sel->exclude[0], sel->since || sel->until,
                     {0}, {0}};
     int selecting = ss.names || ss.times || sel->ntids;
     ct_filter *filter = NULL;
-    if (t->filter && ct_filter_opts_active(t->filter) &&
-        !(filter = ct_filter_new(t->filter, each_record, &e))) {
+    if (ct_filter_opts_active(&reading->tree.opts) &&
+        !(filter = ct_filter_new(&reading->tree.opts, each_record, &e))) {
         fprintf(stderr, "clrtrace %s: out of memory\n", who);
         return 1;
     }

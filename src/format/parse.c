@@ -24,6 +24,29 @@ int ct_glob_list_match(const char *list, const char *name)
     return 0;
 }
 
+/* A list that is given: not NULL, not empty. */
+static int given(const char *list)
+{
+    return list && *list;
+}
+
+int ct_name_rules_pass(const ct_name_rules *r, const char *full_name, const char *assembly,
+                       int by_default)
+{
+    int pass;
+    if (given(r->assembly))
+        pass = assembly && ct_glob_list_match(r->assembly, assembly) &&
+               (!given(r->include) || ct_glob_list_match(r->include, full_name));
+    else
+        pass = given(r->include) ? ct_glob_list_match(r->include, full_name) : by_default;
+    /* A trigger function opens the gate: it passes whatever else says. */
+    if (!pass && given(r->trigger) && ct_glob_list_match(r->trigger, full_name))
+        pass = 1;
+    if (pass && given(r->exclude) && ct_glob_list_match(r->exclude, full_name))
+        pass = 0;
+    return pass;
+}
+
 int ct_parse_duration(const char *text, uint64_t *ns)
 {
     if (!text)

@@ -14,6 +14,23 @@
  * also matches '.'; an empty list matches nothing.) */
 int ct_glob_list_match(const char *list, const char *name);
 
+/* Which functions pass the glob lists, by full name ("Demo.Shapes.Scale")
+ * and assembly: the one rule of the profiler choosing what it hooks (-F, -N,
+ * --assembly, -T) and of the offline commands choosing what they read of a
+ * trace (-F, -N). A NULL or empty list is not given. */
+typedef struct ct_name_rules {
+    const char *include;  /* only functions matching these (none given: by_default) */
+    const char *exclude;  /* never functions matching these, whatever else says */
+    const char *assembly; /* only functions of assemblies matching these (and of
+                             include when given) */
+    const char *trigger;  /* functions matching these pass too (unless excluded) */
+} ct_name_rules;
+
+/* Whether the function full_name of assembly (NULL: not known) passes r;
+ * by_default is the answer when neither include nor assembly is given. */
+int ct_name_rules_pass(const ct_name_rules *r, const char *full_name, const char *assembly,
+                       int by_default);
+
 /* Parses a duration: a number (decimals allowed) and a unit ns, us, ms or s;
  * no unit means us. Returns 0 with *ns set, or -1 when the text is not a
  * duration or exceeds CT_FILTER_MAX_MIN_TIME_NS. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "format/parse.h"
 #include "views/treefilter.h"
 
 /* One variable through the settings table: *num its value (the default when
@@ -86,16 +87,6 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
 int ct_config_traces(const ct_config *c, const char *full_name, const char *assembly,
                      int by_default)
 {
-    int traced;
-    if (c->assembly)
-        traced = assembly && ct_glob_list_match(c->assembly, assembly) &&
-                 (!c->include || ct_glob_list_match(c->include, full_name));
-    else
-        traced = c->include ? ct_glob_list_match(c->include, full_name) : by_default;
-    /* A trigger function opens the gate: it is hooked whatever else says. */
-    if (!traced && c->filter.trigger && ct_glob_list_match(c->filter.trigger, full_name))
-        traced = 1;
-    if (traced && c->exclude && ct_glob_list_match(c->exclude, full_name))
-        traced = 0;
-    return traced;
+    ct_name_rules r = {c->include, c->exclude, c->assembly, c->filter.trigger};
+    return ct_name_rules_pass(&r, full_name, assembly, by_default);
 }

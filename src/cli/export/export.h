@@ -1,0 +1,231 @@
+/* What the exporters provide (src/cli/export): the call-stack walk
+ * (calls.c) and dump's formats, folded stacks (folded.c), the flame graph
+ * (flame.c), Chrome JSON (chrome.c) and Perfetto's protobuf (perfetto.c).
+ * They read a cli_trace (src/cli/cli.h, which includes this header). */
+#ifndef CLRTRACE_CLI_EXPORT_H
+#define CLRTRACE_CLI_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format/event.h"
+#include "views/render.h"
+#include "views/stack.h"
+#include "views/symbols.h"
+#include "base/table.h"
+
+/* A binary trace opened for reading (defined in src/cli/cli.h). */
+typedef struct cli_trace cli_trace;
+
+/* ------------------------------------------------ call stacks (calls.c)
+ * The walk shared by dump --folded, --flame and --chrome: each thread's
+ * stack of open calls (src/views/stack.h: ends pair with calls as in
+ * the text renderer and the filters), built from ENTER and closed by LEAVE,
+ * UNWIND and TAILCALL, with the functions of the symbol table. Times on one
+ * thread never go back (an event earlier than the thread's previous one is
+ * taken at the previous time), so a callee's interval always lies inside
+ * its caller's. */
+
+/* Deepest stack kept per thread. Calls below this depth are not reported
+ * (counted in too_deep); their time stays in the deepest reported frame. */
+#define CLI_CALLS_MAX_DEPTH 4096
+
+typedef enum cli_call_end {
+    CLI_END_RETURN,     /* LEAVE */
+    CLI_END_EXCEPTION,  /* UNWIND */
+    CLI_END_TAILCALL,   /* TAILCALL */
+    CLI_END_UNFINISHED, /* never ended: open when the trace ends, or above a
+                           frame whose end came without theirs (a missed
+                           event); closed at that time */
+} cli_call_end;
+
+typedef struct cli_frame {
+    ct_stack_frame h;   /* the function's key */
+    const ct_function *fn;
+    uint64_t start;     /* ns since the trace started */
+    uint64_t children;  /* ns in callees that ended (not unfinished) */
+    uint64_t aux;       /* the user's */
+} cli_frame;
+
+typedef struct cli_thread {
+    uint64_t tid;
+    uint64_t now;       /* the thread's latest time */
+    ct_stack stack;     /* of cli_frame: the calls open (stack.depth), the
+                           outermost CLI_CALLS_MAX_DEPTH kept */
+    void *user;         /* the user's (freed by the user) */
+    struct cli_thread *next; /* first-seen order */
+} cli_thread;
+
+/* The innermost kept call of t, and its caller (NULL: none). */
+static inline cli_frame *cli_top(const cli_thread *t)
+{
+    return ct_stack_top(&t->stack);
+}
+
+static inline cli_frame *cli_caller(const cli_thread *t)
+{
+    return ct_stack_below_top(&t->stack);
+}
+
+typedef struct cli_calls cli_calls;
+
+/* Callbacks (any may be NULL); each returns 0, or non-zero when out of
+ * memory. */
+typedef struct cli_calls_ops {
+    /* A thread's first event. */
+    int (*thread)(void *ctx, cli_calls *w, cli_thread *t);
+    /* A call began: cli_top(t) is its frame (aux is 0). */
+    int (*enter)(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *enter);
+    /* A call ended at `end` (ns): cli_top(t) is its frame, frames below it
+     * its callers. leave: the LEAVE record for CLI_END_RETURN, the UNWIND
+     * record for CLI_END_EXCEPTION, else NULL.
+     * The frame is popped after the call. */
+    int (*leave)(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,
+                 const ct_rec *leave);
+    /* Every record that is not an event, after the walker took it (FUNCTION,
+     * CLASS and THREAD records are in the symbol table by then). */
+    int (*other)(void *ctx, cli_calls *w, const ct_rec *rec);
+} cli_calls_ops;
+
+struct cli_calls {
+    ct_symbols *sym;         /* functions, classes, thread names; value text */
+    cli_calls_ops ops;
+    void *ctx;
+    ct_table threads;        /* tid -> cli_thread */
+    cli_thread *first, *last;
+    uint64_t last_time;      /* the latest time in the trace (events, END) */
+    uint64_t calls;          /* calls that ended (not unfinished), reported or not */
+    uint64_t unfinished;     /* reported frames closed as CLI_END_UNFINISHED */
+    uint64_t too_deep;       /* calls below CLI_CALLS_MAX_DEPTH (not reported) */
+    uint64_t unmatched;      /* ends with no open call of their function on the thread */
+    uint64_t dropped;        /* events the profiler lost (DROPPED records) */
+    int ended;               /* an END record came: later records are ignored */
+    int finished;
+};
+
+/* NULL when out of memory. */
+cli_calls *cli_calls_new(const cli_calls_ops *ops, void *ctx);
+/* One record, in trace order (a cli_trace_each callback, ctx the walker). */
+int cli_calls_record(void *walker, const ct_rec *rec);
+/* Closes every call still open, on each thread from the innermost, as
+ * CLI_END_UNFINISHED at last_time. Returns 0 or non-zero (out of memory). */
+int cli_calls_finish(cli_calls *w);
+void cli_calls_free(cli_calls *w);
+
+/* ------------------------------------------------- dump formats */
+
+/* Folded stacks (folded.c): the call tree of a trace aggregated by stack,
+ * the data of dump --folded and dump --flame. Node 0 is the root (no
+ * function); every other node is a distinct stack of function names, and
+ * holds the weight of the calls that ended on it. At most FOLDED_MAX_NODES
+ * stacks are kept: calls on further new stacks are counted in `lost`. */
+#define FOLDED_MAX_NODES (1u << 20)
+
+typedef struct folded_node {
+    const char *name;        /* the innermost function's full name ("" for the root) */
+    uint32_t parent;         /* the root's parent is itself */
+    uint32_t first_child, next_sibling; /* 0: none (children in no particular order) */
+    uint32_t depth;          /* the root is 0 */
+    uint64_t weight;         /* self time (ns) or calls, of calls that ended here */
+    uint64_t ended;          /* calls that ended here */
+} folded_node;
+
+typedef struct folded_tree {
+    folded_node *nodes;
+    uint32_t n, cap;
+    uint32_t *index;         /* hash of (parent, name) -> node + 1 */
+    size_t index_cap;
+    uint64_t lost;           /* calls not counted: past FOLDED_MAX_NODES */
+    uint64_t too_deep, unfinished; /* from the walk */
+    int by_calls;
+    ct_symbols *sym;         /* the names */
+} folded_tree;
+
+/* Reads the trace into *tree (weights: self ns, or calls with by_calls).
+ * Returns 0, or 1 after one error line (a damaged trace: what came before
+ * the damage is in the tree). Free with folded_tree_free. */
+int folded_collect(cli_trace *t, int by_calls, folded_tree *tree);
+void folded_tree_free(folded_tree *tree);
+
+/* clrtrace dump --folded: folded stacks on stdout, weighted by self time
+ * (ns) or by calls. Returns 0, or 1 after one error line. */
+int cli_dump_folded(cli_trace *t, int by_calls);
+
+/* Flame graph options (flame.c). */
+#define FLAME_DEFAULT_WIDTH 1200
+#define FLAME_MIN_WIDTH 200
+#define FLAME_MAX_WIDTH 100000
+typedef struct flame_opts {
+    int by_calls;
+    unsigned width;          /* of the image, px */
+    const char *title;       /* NULL: "Flame Graph" */
+} flame_opts;
+
+/* clrtrace dump --flame: an SVG flame graph on stdout. Returns 0, or 1
+ * after one error line. */
+int cli_dump_flame(cli_trace *t, const flame_opts *o);
+
+/* Most text of one call's argument values, together (as the text log's
+ * CT_RENDER_LINE_MAX), in dump --chrome: a value that does not fit is cut
+ * and ends in "..."; values after it read "...". The return value is cut at
+ * CT_RENDER_RET_MAX. */
+#define CHROME_ARGS_MAX CT_RENDER_LINE_MAX
+
+/* The arguments of a call as --chrome's args and --perfetto's debug
+ * annotations show them (chrome.c): emit(ctx, key, value) for each, in
+ * order, the value as the text log formats it (all together at most
+ * CHROME_ARGS_MAX: the value that does not fit is cut, later ones read
+ * "..."); or "arguments": "?" when the ENTER record's values do not match
+ * the parameters; nothing for a function traced without values. The key is
+ * the argument's name in its label ("double k=" -> "k"), "argN" when it has
+ * none, "name#N" when it is a key of our own (return, exception, tailcall,
+ * unfinished, arguments) or taken(ctx, key) says an earlier argument of the
+ * call has it. val: CHROME_ARGS_MAX + 1 bytes of scratch. Returns 0 or
+ * emit's non-zero. */
+int cli_call_args(ct_symbols *sym, const ct_function *fn, const ct_rec *rec, char *val,
+                  int (*taken)(void *ctx, const char *key),
+                  int (*emit)(void *ctx, const char *key, size_t klen, const char *val,
+                              size_t vlen),
+                  void *ctx);
+
+/* clrtrace dump --chrome: Chrome Trace Event Format JSON on stdout.
+ * Returns 0, or 1 after one error line (the JSON is complete even then). */
+/* Most calls dump --chrome writes by default: past them the JSON (about
+ * 200 bytes a call) grows beyond what a browser's trace viewer opens; the
+ * --max-calls option sets another limit (0: none). */
+#define CLI_CHROME_MAX_CALLS 2000000u
+/* The Chrome JSON of t, when t holds at most max_calls calls (0: any);
+ * otherwise one line saying how to narrow them, and 1. */
+int cli_dump_chrome(cli_trace *t, uint64_t max_calls);
+
+/* The same in steps (chrome.c), for any record source (fuzz/fuzz_trace.c):
+ * new writes the head of the JSON to out (NULL when out of memory); record
+ * takes one record in trace order (a cli_trace_each callback); end closes
+ * the calls still open, writes the tail (complete: the trace was read to
+ * its end) and frees. The JSON is valid whatever the records; record and
+ * end return non-zero when memory ran out (the JSON is still closed). */
+typedef struct cli_chrome cli_chrome;
+cli_chrome *cli_chrome_new(FILE *out, const ct_trace_header *h);
+int cli_chrome_record(void *chrome, const ct_rec *rec);
+int cli_chrome_end(cli_chrome *c, int complete);
+
+/* clrtrace dump --perfetto (perfetto.c): Perfetto's protobuf trace (a
+ * Trace of TracePackets: a track per thread under the process's, a
+ * SLICE_BEGIN and a SLICE_END per call with --chrome's args as debug
+ * annotations, names interned) on stdout, packet by packet. No limit on
+ * calls. Returns 0, or 1 after one error line (the packets before a damaged
+ * record are written whole, open calls closed). */
+int cli_dump_perfetto(cli_trace *t);
+
+/* The same in steps, for any record source (as cli_chrome_*): new writes
+ * the process's track to out (NULL when out of memory); record takes one
+ * record (a cli_trace_each callback); end closes the calls still open and
+ * frees. The output is a valid trace whatever the records; record and end
+ * return non-zero when memory ran out (the packets written are whole). */
+typedef struct cli_perfetto cli_perfetto;
+cli_perfetto *cli_perfetto_new(FILE *out, const ct_trace_header *h);
+int cli_perfetto_record(void *perfetto, const ct_rec *rec);
+int cli_perfetto_end(cli_perfetto *p);
+
+#endif

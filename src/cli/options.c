@@ -1,0 +1,391 @@
+/* The options of the commands, parsed once into what the commands run with:
+ * the tree-filter options shared by run/record (passed to the profiler) and
+ * the offline commands (applied while reading): -D/--depth, -t/--min-time,
+ * -T/--trigger, --after (src/views/treefilter.h; names, bounds and help
+ * lines from the settings table, src/format/settings.h); and every option of
+ * the offline commands replay, report, dump and info into one cli_offline:
+ * the trace, --pid, the selection (-F, -N, --tid, --since, --until), the
+ * tree filters and each command's output options. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "views/treefilter.h"
+#include "format/parse.h"
+#include "format/settings.h"
+#include "cli.h"
+
+/* ------------------------------------------------------ tree filters */
+
+/* The filter setting opt names, or -1. */
+static int filter_setting(const char *opt)
+{
+    int id = ct_setting_by_option(opt);
+    return id >= 0 && ct_settings[id].group == CT_GROUP_FILTER ? id : -1;
+}
+
+int cli_setting_value(const char *who, const char *a, int id, const char *val, uint64_t *num)
+{
+    char want[CT_SETTING_WANT_MAX];
+    if (ct_setting_parse((ct_setting_id)id, val, 1, num, want, sizeof want) == 0)
+        return 0;
+    fprintf(stderr, "clrtrace %s: %s takes %s, not '%s'\n", who, a, want, val);
+    return -1;
+}
+
+/* Takes the tree-filter option a (id its setting) with its value (NULL:
+ * none given) into f: 1, or -1 after one error line. */
+static int filter_option(const char *who, const char *a, int id, const char *val, cli_tree_filter *f)
+{
+    if (!val) {
+        fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
+        return -1;
+    }
+    if (ct_settings[id].kind == CT_KIND_GLOBS) {
+        if (cli_add_glob(f->trigger, sizeof f->trigger, val) != 0) {
+            fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns together at "
+                    "most %zu characters)\n", who, a, sizeof f->trigger - 1);
+            return -1;
+        }
+        f->opts.trigger = f->trigger;
+        return 1;
+    }
+    uint64_t v = 0;
+    if (cli_setting_value(who, a, id, val, &v) != 0)
+        return -1;
+    if (id == CT_SET_DEPTH)
+        f->opts.depth = (uint32_t)v;
+    else if (id == CT_SET_MIN_TIME)
+        f->opts.min_time_ns = v;
+    else
+        f->opts.after = v;
+    return 1;
+}
+
+int cli_add_glob(char *list, size_t cap, const char *glob)
+{
+    size_t used = strlen(list);
+    if (!glob || !*glob || strchr(glob, ':') || used + strlen(glob) + 2 > cap)
+        return -1;
+    snprintf(list + used, cap - used, "%s%s", used ? ":" : "", glob);
+    return 0;
+}
+
+const char *cli_tree_filter_help(void)
+{
+    static char text[2048];
+    if (!text[0]) {
+        FILE *f = fmemopen(text, sizeof text - 1, "w");
+        if (!f)
+            return "";
+        ct_settings_help(f, CT_GROUP_FILTER);
+        fclose(f);
+    }
+    return text;
+}
+
+/* --------------------------------------------------------- selection */
+
+const char *cli_selection_help(void)
+{
+    return "  -F, --include GLOB  only calls of functions whose name matches GLOB\n"
+           "                      (repeatable; '*' matches '.' too)\n"
+           "  -N, --exclude GLOB  leave out calls of functions matching GLOB (repeatable)\n"
+           "      --tid N         only thread N (repeatable)\n"
+           "      --since TIME    only calls that begin TIME after the trace's start\n"
+           "      --until TIME    only calls that begin before TIME (100ms, 1.5s; a bare\n"
+           "                      number is us)\n";
+}
+
+/* Takes a selection option a (with val) into *s: 1; 0 when a is none; -1
+ * after one error line. */
+static int selection_option(const char *who, const char *a, const char *val, cli_selection *s)
+{
+    int globs = !strcmp(a, "-F") || !strcmp(a, "--include") || !strcmp(a, "-N") ||
+                !strcmp(a, "--exclude");
+    int tid = !strcmp(a, "--tid");
+    int time = !strcmp(a, "--since") || !strcmp(a, "--until");
+    if (!globs && !tid && !time)
+        return 0;
+    if (!val) {
+        fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
+        return -1;
+    }
+    if (globs) {
+        char *list = a[1] == 'F' || !strcmp(a, "--include") ? s->include : s->exclude;
+        if (cli_add_glob(list, sizeof s->include, val) != 0) {
+            fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns together at "
+                    "most %zu characters)\n", who, a, sizeof s->include - 1);
+            return -1;
+        }
+        return 1;
+    }
+    if (tid) {
+        char *end = NULL;
+        unsigned long long n = strtoull(val, &end, 10);
+        if (!*val || *end || val[0] == '-' || s->ntids >= CLI_MAX_TIDS) {
+            fprintf(stderr, "clrtrace %s: --tid takes a thread id (at most %d of them), not "
+                    "'%s'\n", who, CLI_MAX_TIDS, val);
+            return -1;
+        }
+        s->tids[s->ntids++] = n;
+        return 1;
+    }
+    uint64_t ns = 0;
+    if (ct_parse_duration(val, &ns) != 0) {
+        fprintf(stderr, "clrtrace %s: %s takes a time from the trace's start (100ms, 1.5s; a "
+                "bare number is us), not '%s'\n", who, a, val);
+        return -1;
+    }
+    if (!strcmp(a, "--since"))
+        s->since = ns;
+    else
+        s->until = ns;
+    return 1;
+}
+
+/* --pid VALUE (allow_all: "all" too) into *pid: 0, or -1 after one line. */
+static int pid_option(const char *who, const char *val, int allow_all, long *pid)
+{
+    char *end;
+    if (val && allow_all && !strcmp(val, "all")) {
+        *pid = CLI_PID_ALL;
+        return 0;
+    }
+    errno = 0;
+    long v = val && *val >= '1' && *val <= '9' ? strtol(val, &end, 10) : -1;
+    if (v <= 0 || errno || *end || v > 0x7fffffffL) {
+        fprintf(stderr, "clrtrace %s: --pid takes a process id%s, not '%s'\n", who,
+                allow_all ? " or all" : "", val ? val : "");
+        return -1;
+    }
+    *pid = v;
+    return 0;
+}
+
+/* ------------------------------------------ each command's own options */
+
+/* Each takes argv[*i] (and its value: *i advances) into o: 1; 0 when it is
+ * not the command's own option; -1 after one usage-error line. */
+
+static int replay_option(cli_offline *o, int argc, char **argv, int *i)
+{
+    (void)argc;
+    const char *a = argv[*i];
+    if (!strcmp(a, "--no-summary"))
+        o->render.summary = 0;
+    else if (!strcmp(a, "--jit"))
+        o->render.jit = 1;
+    else
+        return 0;
+    return 1;
+}
+
+static int report_option(cli_offline *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--percent")) {
+        o->render.percent = 1;
+    } else if (!strcmp(a, "--diff")) {
+        if (!val) {
+            fprintf(stderr, "clrtrace report: --diff needs the trace to compare with "
+                    "(report --diff A B)\n");
+            return -1;
+        }
+        o->diff = val;
+        (*i)++;
+    } else if (!strcmp(a, "--jit")) {
+        o->render.jit = 1;
+    } else if (!strcmp(a, "--stats")) {
+        o->render.stats = 1;
+    } else if (!strcmp(a, "--params")) {
+        o->render.params = 1;
+    } else if (!strcmp(a, "--sort")) {
+        static const struct {
+            const char *name;
+            ct_render_sort sort;
+        } keys[] = {
+            {"total", CT_SORT_TOTAL}, {"self", CT_SORT_SELF}, {"calls", CT_SORT_CALLS},
+            {"avg", CT_SORT_AVG},     {"max", CT_SORT_MAX},   {"jit", CT_SORT_JIT},
+            {"exceptions", CT_SORT_EXCEPTIONS},
+        };
+        size_t k = 0;
+        while (val && k < sizeof keys / sizeof *keys && strcmp(val, keys[k].name))
+            k++;
+        if (!val || k == sizeof keys / sizeof *keys) {
+            fprintf(stderr, "clrtrace report: --sort takes total, self, calls, avg, max, jit or "
+                    "exceptions\n");
+            return -1;
+        }
+        o->render.sort = keys[k].sort;
+        (*i)++;
+    } else if (!strcmp(a, "-n") || !strcmp(a, "--top")) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long n = val ? strtoul(val, &end, 10) : 0;
+        if (!val || !*val || *end || errno || val[0] == '-' || n == 0 || n > UINT32_MAX) {
+            fprintf(stderr, "clrtrace report: %s takes a whole number of rows (1 or more)\n", a);
+            return -1;
+        }
+        o->render.top = (uint32_t)n;
+        (*i)++;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* dump's usage errors: "clrtrace dump: WHAT (try --help)". */
+static int dump_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "clrtrace dump: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (try --help)\n");
+    return -1;
+}
+
+static int dump_option(cli_offline *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    int f = -1;
+    if (!strcmp(a, "--folded")) {
+        f = CLI_DUMP_FOLDED;
+    } else if (!strcmp(a, "--flame")) {
+        f = CLI_DUMP_FLAME;
+    } else if (!strcmp(a, "--chrome")) {
+        f = CLI_DUMP_CHROME;
+    } else if (!strcmp(a, "--perfetto")) {
+        f = CLI_DUMP_PERFETTO;
+    } else if (!strcmp(a, "--calls")) {
+        o->dump.by_calls = 1;
+    } else if (!strcmp(a, "--max-calls")) {
+        char *end;
+        const char *v = *i + 1 < argc ? argv[++*i] : NULL;
+        unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+        if (!v || !*v || *end || v[0] == '-')
+            return dump_error("%s", "--max-calls needs a number of calls (0: no limit)");
+        o->dump.max_calls = n;
+        o->dump.chrome_only = 1;
+    } else if (!strcmp(a, "--width") || !strcmp(a, "--title")) {
+        if (*i + 1 >= argc)
+            return dump_error("%s needs a value", a);
+        const char *v = argv[++*i];
+        o->dump.flame_only = 1;
+        if (a[2] == 't') {
+            o->dump.title = v;
+        } else {
+            char *end;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || v[0] == '-' || n < FLAME_MIN_WIDTH || n > FLAME_MAX_WIDTH)
+                return dump_error("--width '%s': a number of pixels is needed", v);
+            o->dump.width = (unsigned)n;
+        }
+    } else {
+        return 0;
+    }
+    if (f >= 0) {
+        if (o->dump.format != CLI_DUMP_RECORDS && (int)o->dump.format != f)
+            return dump_error("%s: one of --folded, --flame, --chrome, --perfetto", a);
+        o->dump.format = (cli_dump_format)f;
+    }
+    return 1;
+}
+
+/* What dump's options ask for together: 0, or -1 after one line. */
+static int dump_check(const cli_offline *o)
+{
+    const cli_dump_opts *d = &o->dump;
+    if (d->by_calls && d->format != CLI_DUMP_FOLDED && d->format != CLI_DUMP_FLAME)
+        return dump_error("%s", "--calls goes with --folded or --flame");
+    if (d->flame_only && d->format != CLI_DUMP_FLAME)
+        return dump_error("%s", "--width and --title go with --flame");
+    if (d->chrome_only && d->format != CLI_DUMP_CHROME)
+        return dump_error("%s", "--max-calls goes with --chrome");
+    return 0;
+}
+
+/* ---------------------------------------------------- offline commands */
+
+/* What each offline command takes besides the selection. */
+typedef struct offline_command {
+    const char *who;
+    int filters;  /* the tree filters */
+    int pid_all;  /* --pid all */
+    int (*option)(cli_offline *o, int argc, char **argv, int *i); /* NULL: none */
+    int (*check)(const cli_offline *o);                           /* NULL: none */
+} offline_command;
+
+static const offline_command k_offline[] = {
+    {"replay", 1, 1, replay_option, NULL},
+    {"report", 1, 1, report_option, NULL},
+    {"dump", 1, 0, dump_option, dump_check},
+    {"info", 0, 1, NULL, NULL},
+};
+
+/* Takes argv[*i] as an option every offline command shares (--pid, the
+ * selection, the tree filters when c takes them) or as the trace: 1, or -1
+ * after one usage-error line (an unknown option, a second trace, a bad
+ * value). */
+static int offline_arg(const offline_command *c, cli_offline *o, int argc, char **argv, int *i)
+{
+    const char *who = c->who, *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int sel = selection_option(who, a, val, &o->reading.sel);
+    int id = c->filters ? filter_setting(a) : -1;
+    if (sel != 0) {
+        if (sel < 0)
+            return -1;
+        (*i)++;
+    } else if (!strcmp(a, "--pid")) {
+        if (pid_option(who, val, c->pid_all, &o->pid) < 0)
+            return -1;
+        (*i)++;
+    } else if (id >= 0) {
+        if (filter_option(who, a, id, val, &o->reading.tree) < 0)
+            return -1;
+        (*i)++;
+    } else if (a[0] == '-' && a[1]) {
+        fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
+        return -1;
+    } else if (o->trace) {
+        fprintf(stderr, "clrtrace %s: one trace at a time (try --help)\n", who);
+        return -1;
+    } else {
+        o->trace = a;
+    }
+    return 1;
+}
+
+int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv)
+{
+    const offline_command *c = NULL;
+    for (size_t k = 0; k < sizeof k_offline / sizeof *k_offline && !c; k++)
+        if (!strcmp(who, k_offline[k].who))
+            c = &k_offline[k];
+    memset(o, 0, sizeof *o);
+    o->who = who;
+    if (!c) {
+        fprintf(stderr, "clrtrace %s: not a command that reads a trace\n", who);
+        return -1;
+    }
+    /* replay prints the lines and the summary, report the summary. */
+    o->render.lines = !strcmp(who, "replay");
+    o->render.summary = 1;
+    o->dump.width = FLAME_DEFAULT_WIDTH;
+    o->dump.max_calls = CLI_CHROME_MAX_CALLS;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            o->help = 1;
+            return 0;
+        }
+        int own = c->option ? c->option(o, argc, argv, &i) : 0;
+        if (own < 0 || (!own && offline_arg(c, o, argc, argv, &i) < 0))
+            return -1;
+    }
+    if (!o->trace) {
+        fprintf(stderr, "clrtrace %s: no trace given (try --help)\n", who);
+        return -1;
+    }
+    return c->check ? c->check(o) : 0;
+}

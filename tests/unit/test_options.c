@@ -1,0 +1,166 @@
+/* The offline commands' options (src/cli/options.c): one cli_offline filled
+ * from argv by cli_offline_parse, and each bad command line answered with
+ * one line on stderr naming the command and what is wrong, as cli.h
+ * describes. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli.h"
+
+#define ARGC(a) ((int)(sizeof a / sizeof *a))
+
+static char g_err[4096];
+
+/* cli_offline_parse with stderr captured into g_err. */
+static int parse(cli_offline *o, const char *who, int argc, const char *const *argv)
+{
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0 && dup2(fileno(tmp), 2) == 2);
+    int rc = cli_offline_parse(o, who, argc, (char **)argv);
+    fflush(stderr);
+    assert_true(dup2(saved, 2) == 2);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(g_err, 1, sizeof g_err - 1, tmp);
+    g_err[n] = '\0';
+    fclose(tmp);
+    return rc;
+}
+
+static void test_report_filled(void **state)
+{
+    (void)state;
+    static cli_offline o;
+    const char *argv[] = {"report", "--sort", "self", "-n", "3", "--percent", "-F", "Demo.*",
+                          "-F", "App.*", "-N", "*Tick", "--tid", "7", "--tid", "9", "--since",
+                          "1ms", "--until", "2s", "--pid", "42", "-D", "2", "-T", "Main",
+                          "--min-time", "5us", "dir"};
+    assert_int_equal(parse(&o, "report", ARGC(argv), argv), 0);
+    assert_string_equal(g_err, "");
+    assert_string_equal(o.who, "report");
+    assert_string_equal(o.trace, "dir");
+    assert_false(o.help);
+    assert_int_equal(o.pid, 42);
+    assert_int_equal(o.render.sort, CT_SORT_SELF);
+    assert_int_equal(o.render.top, 3);
+    assert_true(o.render.percent);
+    assert_true(o.render.summary);
+    assert_false(o.render.lines);
+    assert_null(o.diff);
+    const cli_selection *s = &o.reading.sel;
+    assert_string_equal(s->include, "Demo.*:App.*");
+    assert_string_equal(s->exclude, "*Tick");
+    assert_int_equal(s->ntids, 2);
+    assert_int_equal(s->tids[0], 7);
+    assert_int_equal(s->tids[1], 9);
+    assert_int_equal(s->since, 1000000);
+    assert_int_equal(s->until, 2000000000);
+    const ct_filter_opts *f = &o.reading.tree.opts;
+    assert_int_equal(f->depth, 2);
+    assert_int_equal(f->min_time_ns, 5000);
+    assert_string_equal(f->trigger, "Main");
+}
+
+static void test_replay_and_dump_filled(void **state)
+{
+    (void)state;
+    static cli_offline o;
+    const char *replay[] = {"replay", "--no-summary", "--jit", "--pid", "all", "t.clrt"};
+    assert_int_equal(parse(&o, "replay", ARGC(replay), replay), 0);
+    assert_true(o.render.lines);
+    assert_false(o.render.summary);
+    assert_true(o.render.jit);
+    assert_int_equal(o.pid, CLI_PID_ALL);
+    assert_string_equal(o.trace, "t.clrt");
+
+    const char *dump[] = {"dump", "--flame", "--calls", "--width", "800", "--title", "T", "d"};
+    assert_int_equal(parse(&o, "dump", ARGC(dump), dump), 0);
+    assert_int_equal(o.dump.format, CLI_DUMP_FLAME);
+    assert_true(o.dump.by_calls);
+    assert_int_equal(o.dump.width, 800);
+    assert_string_equal(o.dump.title, "T");
+    assert_int_equal(o.dump.max_calls, CLI_CHROME_MAX_CALLS);
+    assert_int_equal(o.pid, 0);
+
+    const char *chrome[] = {"dump", "d", "--chrome", "--max-calls", "0"};
+    assert_int_equal(parse(&o, "dump", ARGC(chrome), chrome), 0);
+    assert_int_equal(o.dump.format, CLI_DUMP_CHROME);
+    assert_int_equal(o.dump.max_calls, 0);
+    assert_int_equal(o.dump.width, FLAME_DEFAULT_WIDTH);
+}
+
+/* -h stops the reading: no trace is needed, what follows is not read. */
+static void test_help(void **state)
+{
+    (void)state;
+    static cli_offline o;
+    const char *argv[] = {"info", "--help", "--bogus"};
+    assert_int_equal(parse(&o, "info", ARGC(argv), argv), 0);
+    assert_true(o.help);
+    assert_string_equal(g_err, "");
+}
+
+/* Each bad command line: -1 and exactly one line. */
+static void test_errors(void **state)
+{
+    (void)state;
+    static cli_offline o;
+    static const struct {
+        const char *who;
+        const char *argv[6];
+        const char *err;
+    } cases[] = {
+        {"replay", {"replay", "--bogus", "dir"},
+         "clrtrace replay: unknown option '--bogus' (try --help)\n"},
+        {"info", {"info", "-D", "2", "dir"},
+         "clrtrace info: unknown option '-D' (try --help)\n"},
+        {"report", {"report", "a", "b"}, "clrtrace report: one trace at a time (try --help)\n"},
+        {"report", {"report", "--jit"}, "clrtrace report: no trace given (try --help)\n"},
+        {"report", {"report", "--sort", "size", "dir"},
+         "clrtrace report: --sort takes total, self, calls, avg, max, jit or exceptions\n"},
+        {"dump", {"dump", "--pid", "all", "dir"},
+         "clrtrace dump: --pid takes a process id, not 'all'\n"},
+        {"dump", {"dump", "--calls", "dir"},
+         "clrtrace dump: --calls goes with --folded or --flame (try --help)\n"},
+        {"dump", {"dump", "--folded", "--chrome", "dir"},
+         "clrtrace dump: --chrome: one of --folded, --flame, --chrome, --perfetto (try --help)\n"},
+        {"replay", {"replay", "--tid", "x", "dir"},
+         "clrtrace replay: --tid takes a thread id (at most 64 of them), not 'x'\n"},
+        {"replay", {"replay", "--since", "soon", "dir"},
+         "clrtrace replay: --since takes a time from the trace's start (100ms, 1.5s; a bare "
+         "number is us), not 'soon'\n"},
+        {"replay", {"replay", "-F", "a:b", "dir"},
+         "clrtrace replay: -F needs a pattern without ':' (patterns together at most 4095 "
+         "characters)\n"},
+        {"replay", {"replay", "dir", "-N"}, "clrtrace replay: -N needs a value (try --help)\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        int argc = 0;
+        while (argc < 6 && cases[k].argv[argc])
+            argc++;
+        assert_int_equal(parse(&o, cases[k].who, argc, cases[k].argv), -1);
+        assert_string_equal(g_err, cases[k].err);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report_filled),
+        cmocka_unit_test(test_replay_and_dump_filled),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
