@@ -221,6 +221,6 @@ void ct_wellknown_format(ct_vkind k, const uint8_t *b, ct_text *t)
     case CT_V_I16: put_int128(b, 1, t); return;
     case CT_V_U16: put_int128(b, 0, t); return;
     case CT_V_DTOFFSET: put_dtoffset(b, t); return;
-    default: return; /* RUNE: value_format.c writes it as a char */
+    default: return; /* RUNE: value_text.c writes it as a char */
     }
 }

@@ -167,7 +167,7 @@ void ct_registry_counts(unsigned long *mapped, unsigned long *hooked);
  * into the registry. */
 void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx);
 
-/* Between two traces of an attached process (com/attach.c): every record
+/* Between two traces of an attached process (com/attach_control.c): every record
  * is forgotten, so that the next trace's filter and settings decide anew.
  * The records stay in memory (rewritten code still running may name them),
  * and the counts start again from 0. */
