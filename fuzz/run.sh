@@ -8,10 +8,16 @@ root=$(dirname "$here")
 harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace|fuzz_meta|fuzz_il SECONDS}
 seconds=${2:-30}
 build=${CLRTRACE_FUZZ_BUILD:-$root/build-fuzz}
-CC=clang-14 cmake -S "$root" -B "$build" -DCLRTRACE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" --target "$harness" -j2 >/dev/null
+# ctest runs the harnesses side by side (-j2): one configures and builds the
+# tree at a time, and each has its own corpus and seeds.
+mkdir -p "$build"
+(
+  flock 9
+  CC=clang-14 cmake -S "$root" -B "$build" -DCLRTRACE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$build" --target "$harness" -j2 >/dev/null
+) 9>"$build/.build.lock"
 corpus="$build/corpus-$harness"
-seeds="$build/seeds"
+seeds="$build/seeds-$harness"
 mkdir -p "$corpus"
 if [ "$harness" = fuzz_trace ]; then
   seeds="$here/seeds-trace"   # small binary traces written by tests/unit/test_event.c's writer

@@ -2,20 +2,32 @@
 # Runs every test: the build and unit tests (gcc), the same under ASan+UBSan,
 # end-to-end tests that trace real dotnet programs (again with the ASan+UBSan
 # profiler inside dotnet; the CLI under valgrind), and each libFuzzer harness
-# briefly (FUZZ_SECONDS, default 30). Ends with "N passed, N failed".
+# briefly (FUZZ_SECONDS, default 30). Ends with a table of each step's
+# duration and "N passed, N failed".
+#
+# ctest runs tests side by side (-j2) but those that measure time (RUN_SERIAL,
+# tests/e2e/CMakeLists.txt). The e2e scripts' C# targets are built once for
+# the gcc run and reused by the ASan run (CLRTRACE_TARGETS, lib_checks.sh).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
-bash scripts/install-deps.sh || exit 1
+export CLRTRACE_TARGETS="$root/build/tests/e2e-targets"
+jobs=${CLRTRACE_TEST_JOBS:-2}
 passed=0 failed=0
+step_names=() step_secs=() step_results=()
 step() { # step NAME COMMAND...
+  local t0=$SECONDS result
   echo "=== $1"
-  if "${@:2}"; then passed=$((passed + 1)); echo "=== $1: ok"
-  else failed=$((failed + 1)); echo "=== $1: FAILED"; fi
+  if "${@:2}"; then passed=$((passed + 1)); result=ok
+  else failed=$((failed + 1)); result=FAILED; fi
+  echo "=== $1: $result ($((SECONDS - t0)) s)"
+  step_names+=("$1") step_secs+=($((SECONDS - t0))) step_results+=("$result")
 }
-ctest_in() { (cd "$1" && ctest --output-on-failure "${@:2}"); }
+ctest_in() { (cd "$1" && ctest --output-on-failure -j"$jobs" "${@:2}"); }
 
+step "dependencies" bash scripts/install-deps.sh
+[ "${step_results[0]}" = ok ] || exit 1
 # The tests are ctest's, by label: unit (and asm), oracle, e2e, fuzz.
 step "build (gcc)" cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLRTRACE_FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 step "compile (gcc)" cmake --build build -j2
@@ -34,5 +46,10 @@ step "install: the tool from a prefix and from a .deb traces a program" bash tes
 step "compile (clang-14 Release, -Werror)" bash -c "CC=clang-14 cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-clang -j2"
 step "fuzzers, ${FUZZ_SECONDS:-30} s each" ctest_in build -L fuzz
 echo
+echo "step durations (seconds):"
+for i in "${!step_names[@]}"; do
+  printf '%6d  %-6s  %s\n' "${step_secs[$i]}" "${step_results[$i]}" "${step_names[$i]}"
+done
+printf '%6d          total (%d min %d s)\n' "$SECONDS" $((SECONDS / 60)) $((SECONDS % 60))
 echo "steps: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -262,14 +262,62 @@ ct_profiler() {
     echo "$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")"
 }
 
-# ct_dotnet_build PROJECT-DIR OUT-DIR: builds a test target (Release) into
-# OUT-DIR/artifacts; prints the path of its main dll.
+# ct_dotnet_build PROJECT-DIR OUT-DIR: builds a test target (Release) and
+# prints the path of its main dll. The build is shared: it goes to
+# TARGETS/NAME-KEY, KEY a hash of the project's files (and of the projects it
+# references) and of the SDK's version, and is reused by every later call
+# with the same sources, from this script or another one (ctest runs them in
+# parallel: a lock per build). TARGETS is $CLRTRACE_TARGETS, else
+# tests/e2e-targets in the build tree of $lib (the profiler: its
+# directory/../..), else OUT-DIR (a build for this run alone).
 ct_dotnet_build() {
-    local dir=$1 out=$2 name
+    local dir=$1 out=$2 name key targets dest dll
     name=$(basename "$dir")
-    dotnet build "$dir/$name.csproj" -c Release --artifacts-path "$out/artifacts" \
-        >"$out/dotnet-build-$name.log" 2>&1 || { cat "$out/dotnet-build-$name.log" >&2; return 1; }
-    find "$out/artifacts/bin" -name "$name.dll" | head -n 1
+    targets=${CLRTRACE_TARGETS:-}
+    if [[ -z "$targets" && -n "${lib:-}" && -f "$(dirname "$lib")/../../CMakeCache.txt" ]]; then
+        targets=$(cd "$(dirname "$lib")/../.." && pwd)/tests/e2e-targets
+    fi
+    [[ -n "$targets" ]] || targets=$out
+    key=$(ct_sources_key "$dir") || return 1
+    dest=$targets/$name-$key
+    mkdir -p "$targets" || return 1
+    (
+        flock 9 || exit 1
+        [[ -s "$dest/dll" && -f "$(cat "$dest/dll")" ]] && exit 0
+        rm -rf "$dest" && mkdir -p "$dest" || exit 1
+        dotnet build "$dir/$name.csproj" -c Release --artifacts-path "$dest/artifacts" \
+            >"$dest/dotnet-build.log" 2>&1 || { cat "$dest/dotnet-build.log" >&2; exit 1; }
+        find "$dest/artifacts/bin" -name "$name.dll" | head -n 1 >"$dest/dll.new" &&
+            [[ -s "$dest/dll.new" ]] && mv "$dest/dll.new" "$dest/dll"
+    ) 9>"$targets/$name-$key.lock" || return 1
+    dll=$(cat "$dest/dll")
+    [[ -f "$dll" ]] && echo "$dll"
+}
+
+# ct_sources_key PROJECT-DIR: a hash of the project's files (bin/ and obj/
+# left out), of those of the projects it references (ProjectReference), and
+# of `dotnet --version`.
+ct_sources_key() {
+    local dirs=("$(cd "$1" && pwd)") seen=" " d ref
+    local i=0
+    while ((i < ${#dirs[@]})); do
+        d=${dirs[i]}
+        i=$((i + 1))
+        [[ "$seen" == *" $d "* ]] && continue
+        seen+="$d "
+        for ref in $(sed -n 's/.*<ProjectReference Include="\([^"]*\)".*/\1/p' "$d"/*.csproj 2>/dev/null); do
+            ref=${ref//\\//}
+            ref=$(cd "$d/$(dirname "$ref")" && pwd) || return 1
+            dirs+=("$ref")
+        done
+    done
+    {
+        dotnet --version
+        for d in "${dirs[@]}"; do
+            (cd "$d" && find . -type f -not -path './bin/*' -not -path './obj/*' -print0 |
+                LC_ALL=C sort -z | xargs -0 -r sha256sum | sed "s|  \./|  $(basename "$d")/|")
+        done
+    } | sha256sum | cut -c1-16
 }
 
 # ct_dedent: removes the first line's indentation from every line (stdin).
@@ -282,12 +330,16 @@ ct_dedent() {
 # target's dll) and traced (the array of CORECLR_* settings that load the
 # profiler).
 
-# ct_same_as_plain NAME: run NAME's stdout and exit code equal the untraced
-# run "plain"'s (two checks).
+# ct_same_as_plain [-q] NAME [LABEL]: run NAME's stdout and exit code equal
+# the untraced run "plain"'s (two checks, described as LABEL, default NAME);
+# with -q a third: NAME wrote nothing on stderr.
 ct_same_as_plain() {
-    local name=$1
-    check "$name: stdout equals the untraced run's" diff "$work/plain.out" "$work/$name.out"
-    check_eq "$name: exit code equals the untraced run's" "$(cat "$work/plain.rc")" "$(cat "$work/$name.rc")"
+    local quiet=
+    [[ $1 == -q ]] && { quiet=1; shift; }
+    local name=$1 label=${2:-$1}
+    check "$label: stdout equals the untraced run's" diff "$work/plain.out" "$work/$name.out"
+    check_eq "$label: exit code equals the untraced run's" "$(cat "$work/plain.rc")" "$(cat "$work/$name.rc")"
+    [[ -z $quiet ]] || check "$label: nothing on stderr" ct_empty "$work/$name.err"
 }
 # ct_empty FILE: FILE is empty, or its first lines.
 ct_empty() { [[ ! -s "$1" ]] || { head -n 3 "$1"; return 1; }; }
@@ -365,19 +417,37 @@ signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:
 # ct_setup NAME LIB [cli]: the usual start of a script, after it has set
 # `root` and sourced this file; call it directly (not in a subshell). Sets
 # work, a temporary directory removed when the script exits (not when one of
-# its subshells does); lib, the profiler (ct_profiler: LIB, or built); with
-# "cli", ct, the clrtrace beside the profiler (its directory/../../clrtrace); exports
-# the DOTNET_* variables that keep dotnet quiet. A failure is an "ERROR: ..."
-# line and exit 2.
+# its subshells does; KEEP=1 keeps it and prints its path), after the
+# commands given to ct_at_exit; lib, the profiler (ct_profiler: LIB, or
+# built); traced, the CORECLR_* settings that load it (for run_traced and
+# `env "${traced[@]}" ...`); with "cli", ct, the clrtrace beside the profiler
+# (its directory/../../clrtrace); exports the DOTNET_* variables that keep
+# dotnet quiet. A failure is an "ERROR: ..." line and exit 2.
 ct_setup() {
     local name=$1 want=${2:-} cli=${3:-}
+    export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
     work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-$name.XXXXXX") ||
         { echo "ERROR: cannot create a temporary directory" >&2; exit 2; }
-    trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
+    ct_exit_commands=()
+    trap ct_cleanup EXIT
     lib=$(ct_profiler "${root:?}" "$work" "$want") || { echo "ERROR: no profiler" >&2; exit 2; }
+    traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$CLRTRACE_CLSID" "CORECLR_PROFILER_PATH=$lib")
     if [[ $cli == cli ]]; then
         ct=$(readlink -f "$(dirname "$lib")/../../clrtrace" 2>/dev/null || true)
         [[ -x "$ct" ]] || { echo "ERROR: no clrtrace next to $lib" >&2; exit 2; }
     fi
-    export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+}
+
+# ct_at_exit COMMAND...: run COMMAND (a function, with its arguments) when
+# the script exits, before the work directory goes (in the order given).
+ct_at_exit() { ct_exit_commands+=("$(printf '%q ' "$@")"); }
+
+# The EXIT trap of ct_setup. A subshell forked a moment before a signal
+# reaches it still runs this trap (bash resets traps in a child only later):
+# only the script's own shell cleans up.
+ct_cleanup() {
+    [[ $BASHPID == "$$" ]] || return 0
+    local c
+    for c in "${ct_exit_commands[@]}"; do eval "$c"; done
+    if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi
 }

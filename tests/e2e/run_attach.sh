@@ -44,7 +44,7 @@ app=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$app" ]] 
 
 pids=()
 cleanup_pids() { local p; for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; }
-trap '[[ $BASHPID != $$ ]] || { cleanup_pids; rm -rf "$work"; }' EXIT
+ct_at_exit cleanup_pids
 
 # wait_ready FILE: sets spid once FILE holds "ready PID" (at most 60 s).
 wait_ready() {

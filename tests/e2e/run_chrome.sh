@@ -15,16 +15,8 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-chrome.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi; }' EXIT
-
-lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
-[[ -x "$ct" ]] || { echo "ERROR: no clrtrace beside $lib" >&2; exit 2; }
+ct_setup chrome "${1:-}" cli
 chk() { python3 "$here/check_chrome.py" "$@"; }
-clsid=$CLRTRACE_CLSID
-traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
 
 echo "== building tests/targets/Hello, Values, Hard"
 hello=$(ct_dotnet_build "$root/tests/targets/Hello" "$work") && [[ -n "$hello" ]] &&

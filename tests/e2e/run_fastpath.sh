@@ -28,15 +28,6 @@ echo "== building tests/targets/FastPath"
 app=$(ct_dotnet_build "$root/tests/targets/FastPath" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/FastPath failed" >&2; exit 2; }
 
-same_as_plain() { # stdout, exit code, and an empty stderr
-    local name=$1
-    cmp -s "$work/plain.out" "$work/$name.out" ||
-        { echo "stdout differs from the untraced run:"; diff "$work/plain.out" "$work/$name.out" | head -n 8; return 1; }
-    [[ "$(cat "$work/$name.rc")" == "$(cat "$work/plain.rc")" ]] ||
-        { echo "exit code $(cat "$work/$name.rc"), untraced $(cat "$work/plain.rc")"; return 1; }
-    [[ ! -s "$work/$name.err" ]] || { echo "stderr: $(head -n 3 "$work/$name.err")"; return 1; }
-}
-
 # ------------------------------------------------------------ 1. results
 echo "== results"
 ct_run "$work" plain dotnet "$app"
@@ -50,19 +41,19 @@ done
 check "untraced: 19 result lines" test "$(wc -l <"$work/plain.out")" = 19
 
 ct_run "$work" fast "$ct" run --profiler "$lib" --no-args -o "$work/fast.txt" -- dotnet "$app"
-check "fast path (text log): same results and exit code" same_as_plain fast
+ct_same_as_plain -q fast "fast path (text log)"
 ct_run "$work" fastrec "$ct" record --profiler "$lib" --no-args -o "$work/fastrec" --text "$work/fastrec.txt" -- dotnet "$app"
-check "fast path (binary trace): same results and exit code" same_as_plain fastrec
+ct_same_as_plain -q fastrec "fast path (binary trace)"
 ct_run "$work" fastinl "$ct" run --profiler "$lib" --no-args --inlining -o "$work/fastinl.txt" -- dotnet "$app"
-check "fast path with inlining: same results and exit code" same_as_plain fastinl
+ct_same_as_plain -q fastinl "fast path with inlining"
 ct_run "$work" fastnull "$ct" run --profiler "$lib" --null=fast -- dotnet "$app"
-check "empty fast-path stubs (--null=fast): same results and exit code" same_as_plain fastnull
+ct_same_as_plain -q fastnull "empty fast-path stubs (--null=fast)"
 ct_run "$work" slownull "$ct" run --profiler "$lib" --null -- dotnet "$app"
-check "empty slow-path hooks (--null): same results and exit code" same_as_plain slownull
+ct_same_as_plain -q slownull "empty slow-path hooks (--null)"
 ct_run "$work" slow "$ct" run --profiler "$lib" -o "$work/slow.txt" -- dotnet "$app"
-check "full capture: same results and exit code" same_as_plain slow
+ct_same_as_plain -q slow "full capture"
 ct_run "$work" fastall "$ct" run --profiler "$lib" --no-args --all -o "$work/fastall.txt" -- dotnet "$app"
-check "fast path, framework code traced too: same results and exit code" same_as_plain fastall
+ct_same_as_plain -q fastall "fast path, framework code traced too"
 check "fast path, framework code traced too: System.* calls in the trace" \
     grep -qE '^ *[0-9.]+ +[0-9]+ .* System\.[A-Za-z.]+\(\.\.\.\)' "$work/fastall.txt"
 

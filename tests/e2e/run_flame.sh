@@ -14,13 +14,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-flame.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi; }' EXIT
-
-lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
-[[ -x "$ct" ]] || { echo "ERROR: no clrtrace beside $lib" >&2; exit 2; }
+ct_setup flame "${1:-}" cli
 flame_check() { python3 "$here/check_flame.py" "$@"; }
 
 echo "== building tests/targets/Hello"
@@ -116,26 +110,52 @@ for g in E.parse(sys.argv[1]).getroot().iter(ns + "g"):
         sys.exit("label %r of %r" % (label, name))
 print("cut labels:", cut)
 sys.exit(0 if cut else "no label was cut (--width 600 should cut some)")' "$work/narrow.out"
-# The script: zoom, search, reset (flamegraph.pl's manner); its syntax is
-# checked when node is at hand.
+# The script: zoom, search, reset (flamegraph.pl's manner).
 check "the SVG carries its script and its Search and Reset zoom controls" bash -c \
     'grep -q "<script type=\"text/ecmascript\"><!\[CDATA\[" "$0" && grep -q ">Search</text>" "$0" && grep -q ">Reset zoom</text>" "$0"' "$work/narrow.out"
-if command -v node >/dev/null; then
-    python3 -c 'import re, sys; print(re.search(r"<!\[CDATA\[(.*?)\]\]>", open(sys.argv[1]).read(), re.S).group(1))' \
-        "$work/narrow.out" >"$work/flame.js"
-    check "the script parses (node --check)" node --check "$work/flame.js"
-    # Frames all, Main (580 px), Left and Right (290 px each): a click on
-    # Left shows it 580 px wide with its callers, hides Right, shows the reset;
-    # the reset puts them back; a search for "Left" marks it, 50.00%.
-    check_eq "the script zooms, resets and searches (a fake DOM, flame_dom.js)" \
-        "$(printf '%s\n' 'zoom Left: [["10","580","shown"],["10","580","shown"],["10","580","shown"],[300,290,"none"]]' \
-            'reset visible: 1' \
-            'after reset: [["10","580","shown"],["10","580","shown"],["10","290","shown"],["300","290","shown"]]' \
-            'search: Matched: 50.00% rgb(230,0,230)')" \
-        "$(node "$here/flame_dom.js" "$work/flame.js" 2>&1)"
-else
-    echo "note: node not found; the script's syntax is not checked"
-fi
+python3 -c 'import re, sys; print(re.search(r"<!\[CDATA\[(.*?)\]\]>", open(sys.argv[1]).read(), re.S).group(1))' \
+    "$work/narrow.out" >"$work/flame.js"
+check "the script parses (node --check)" node --check "$work/flame.js"
+# In a real browser: chromium, headless, driven over its DevTools protocol
+# (flame_browser.js) opens the 600 px graph (frames 580 px wide from x = 10),
+# clicks TryDivide (4 of the 27 calls: TryDivide twice, each calling
+# Divide), then "Reset zoom", then "Search" and answers its prompt "Fib".
+# The zoom shows TryDivide 580 px wide with its callers Main and all, Divide
+# (2 of its 4 calls) 290 px, hides the other 11 frames and shows the reset;
+# the reset puts every frame back where the SVG drew it and hides itself; the
+# search marks the 5 Fib frames (Fib's 15 calls of 27 hold the whole tower:
+# 55.56% matched), the other frames keep their colours. Screenshots of the
+# zoom and of the search stay in the build tree (tests/artifacts).
+art=$(dirname "$lib")/../../tests/artifacts
+mkdir -p "$art" && art=$(cd "$art" && pwd)
+shot=$art/flame${CLRTRACE_ENGINE:+-$CLRTRACE_ENGINE}
+rm -f "$shot.png" "$shot-zoom.png"
+cp "$work/narrow.out" "$work/narrow.svg" # a file:// page is an SVG by its name
+node "$here/flame_browser.js" "$work/narrow.svg" Demo.MathOps.TryDivide Fib "$shot" >"$work/browser.out" 2>"$work/browser.err"
+check_eq "browser: flame_browser.js ran to the end (exit 0)" "0" "$?$(head -c 300 "$work/browser.err")"
+line() { sed -n "s/^$1: //p" "$work/browser.out"; }
+check_eq "browser: the page's script threw nothing" none "$(line 'page errors')"
+# The frames as the SVG drew them: [name, x, width], 1 decimal.
+drawn=$(python3 -c 'import json, re, sys
+s = open(sys.argv[1]).read()
+print(json.dumps([[t, "%.1f" % float(x), "%.1f" % float(w)] for t, x, w in
+    re.findall(r"<g><title>(.*?) \([^()]*\)</title><rect x=\"([0-9.]+)\" y=\"[0-9.]+\" width=\"([0-9.]+)\"", s)],
+    separators=(",", ":")))' "$work/narrow.out")
+check_eq "browser: the frames it read at load are the SVG's" "$drawn" "$(line load)"
+# zoomed FRAMES-JSON: the shown frames, then how many are hidden.
+zoomed() { python3 -c 'import json, sys
+f = json.loads(sys.argv[1])
+print(" ".join("%s@%s+%s" % tuple(x) for x in f if len(x) == 3), "hidden:", sum(len(x) == 2 for x in f))' "$1"; }
+check_eq "browser: a click on TryDivide zooms: it and its callers 580 px from x=10, Divide 290 px, 11 frames hidden" \
+    "all@10.0+580.0 Demo.Program.Main@10.0+580.0 Demo.MathOps.TryDivide@10.0+580.0 Demo.MathOps.Divide@10.0+290.0 hidden: 11" \
+    "$(zoomed "$(line 'zoom Demo.MathOps.TryDivide')")"
+check_eq "browser: the zoom shows Reset zoom" 1 "$(line 'reset visible')"
+check_eq "browser: Reset zoom puts every frame back where the SVG drew it" "$drawn" "$(line 'after reset')"
+check_eq "browser: Reset zoom hides itself" 0 "$(line 'reset hidden')"
+check_eq "browser: a search for Fib: 55.56% matched, its 5 frames marked, the 10 others keep their colours" \
+    'Matched: 55.56%|["Demo.MathOps.Fib","Demo.MathOps.Fib","Demo.MathOps.Fib","Demo.MathOps.Fib","Demo.MathOps.Fib"]|10 of 10' \
+    "$(line search)|$(line highlighted)|$(line 'fills kept')"
+check "browser: screenshots kept ($shot.png, $shot-zoom.png)" test -s "$shot.png" -a -s "$shot-zoom.png"
 
 # ------------------------------------------------------------------ usage
 for bad in "--width 199 --flame" "--width 100001 --flame" "--width x --flame" "--width --flame" "--title t --chrome" \

@@ -29,17 +29,6 @@ echo "== building tests/targets/Hello"
 app=$(ct_dotnet_build "$root/tests/targets/Hello" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Hello failed" >&2; exit 2; }
 
-# The settings that load the profiler, for run_traced (lib_checks.sh).
-traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$CLRTRACE_CLSID" "CORECLR_PROFILER_PATH=$lib")
-
-# Compares a run's stdout and exit code with the untraced run (two checks).
-same_as_plain() {
-    local name=$1
-    check "$name: stdout equals the untraced run's" diff "$work/plain.out" "$work/$name.out"
-    check_eq "$name: exit code equals the untraced run's" "$(cat "$work/plain.rc")" "$(cat "$work/$name.rc")"
-}
-# empty FILE: FILE is empty, or its first lines.
-empty() { [[ ! -s "$1" ]] || { head -n 3 "$1"; return 1; }; }
 
 # ------------------------------------------------------------ 1. same run
 echo "== untraced and traced runs"
@@ -50,8 +39,8 @@ check_eq "untraced stdout is what Program.cs prints" "$expected_stdout" "$(cat "
 
 trace="$work/traced.txt"
 run_traced traced --
-same_as_plain traced
-check "traced run writes nothing to stderr" empty "$work/traced.err"
+ct_same_as_plain traced
+check "traced run writes nothing to stderr" ct_empty "$work/traced.err"
 check "the traced run wrote a trace to $trace" test -s "$trace"
 [[ -s "$trace" ]] || { echo "ERROR: the traced run wrote no trace to $trace (is the profiler loading?)" >&2; exit 2; }
 
@@ -121,7 +110,7 @@ check_eq "trace: 27 calls end on a line with a duration" 27 "$timed"
 # --------------------------------------------------- 3. CLRTRACE_ALL=1
 echo "== CLRTRACE_ALL=1"
 run_traced all CLRTRACE_ALL=1 --
-same_as_plain all
+ct_same_as_plain all
 check "CLRTRACE_ALL=1: framework (System.*) calls in the trace" \
     grep -qE '^ *[0-9.]+ +[0-9]+ .* System\.' "$work/all.txt"
 check "CLRTRACE_ALL=1: Demo.MathOps.Add in the trace" \
@@ -131,7 +120,7 @@ check "CLRTRACE_ALL=1: Demo.MathOps.Add in the trace" \
 echo "== unwritable CLRTRACE_OUTPUT"
 bad="$work/no-such-dir/trace.txt"
 run_traced badout "CLRTRACE_OUTPUT=$bad" --
-same_as_plain badout
+ct_same_as_plain badout
 check_eq "unwritable output: 1 stderr line" 1 "$(wc -l <"$work/badout.err")"
 check "unwritable output: the message says why and that the program runs untraced" \
     grep -qE '^clrtrace: cannot write the trace to CLRTRACE_OUTPUT=.*no-such-dir/trace\.txt \(No such file or directory\); the program runs untraced$' \

@@ -15,10 +15,8 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lib=${1:-${CLRTRACE_LIB:-}}
 passed=0 failed=0
-# Not here: run_fastpath.sh (the ELT engine's own stubs), run_ilengine.sh and
-# run_attach.sh (the IL engine's already), run_valgrind_cli.sh (no tracing).
-for script in hello launcher values objects vectors exceptions hard filters tree_filters \
-    record trust held report folded flame chrome perfetto compiler; do
+# The scripts: ilsuite.list (ctest runs each as its own test, e2e.il.NAME).
+for script in $(grep -v '^#' "$here/ilsuite.list"); do
     echo "== run_$script.sh with the IL engine"
     if CLRTRACE_ENGINE=il bash "$here/run_$script.sh" ${lib:+"$lib"}; then
         passed=$((passed + 1))

@@ -30,7 +30,6 @@ ct_setup objects "${1:-}" cli
 echo "== building tests/targets/Objects"
 app=$(ct_dotnet_build "$root/tests/targets/Objects" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Objects failed" >&2; exit 2; }
-traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$CLRTRACE_CLSID" "CORECLR_PROFILER_PATH=$lib")
 
 # ------------------------------------------------------------ 1. same run
 echo "== untraced and traced runs"

@@ -12,20 +12,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-treefilters.XXXXXX")
-cleanup() { [[ $BASHPID == "$$" ]] || return 0; if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi; }
-trap cleanup EXIT
-
-lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
-[[ -x "$ct" ]] || { echo "ERROR: no clrtrace next to $lib" >&2; exit 2; }
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+ct_setup treefilters "${1:-}" cli
 
 echo "== building tests/targets/Filters"
 app=$(ct_dotnet_build "$root/tests/targets/Filters" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Filters failed" >&2; exit 2; }
-clsid=$CLRTRACE_CLSID
-traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib")
 
 run_plain plain
 check_eq "untraced: exit code 51 (Program.cs: 351 % 100)" 51 "$(cat "$work/plain.rc")"

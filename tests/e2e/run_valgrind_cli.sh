@@ -10,11 +10,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 command -v valgrind >/dev/null || { echo "ERROR: valgrind is not installed (scripts/install-deps.sh)" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-valgrind.XXXXXX")
-trap '[[ $BASHPID != $$ ]] || { rm -rf "$work"; }' EXIT
-lib=$(ct_profiler "$root" "$work" "${1:-}") || { echo "ERROR: no profiler" >&2; exit 2; }
-ct=$(readlink -f "$(dirname "$lib")/../../clrtrace")
-export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1
+ct_setup valgrind "${1:-}" cli
 
 app=$(ct_dotnet_build "$root/tests/targets/Filters" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build failed" >&2; exit 2; }

@@ -34,7 +34,6 @@ app=$(ct_dotnet_build "$root/tests/targets/Values" "$work") && [[ -n "$app" ]] |
     { echo "ERROR: dotnet build of tests/targets/Values failed" >&2; exit 2; }
 
 # The settings that load the profiler, for run_traced (lib_checks.sh).
-traced=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$CLRTRACE_CLSID" "CORECLR_PROFILER_PATH=$lib")
 
 # ------------------------------------------------------------ 1. same run
 echo "== untraced and traced runs"

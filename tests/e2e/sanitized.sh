@@ -14,9 +14,11 @@
 # SIGSEGV into NullReferenceException: ASan must leave it alone).
 #
 # Usage: tests/e2e/sanitized.sh BUILD-ASAN-DIR [SCRIPT...]
-#   default scripts: every tests/e2e/run_*.sh but run_valgrind_cli.sh and
-#   run_ilsuite.sh; the stress section runs small (HARD_STRESS_CALLS, default
-#   200000 here).
+#   default: the e2e tests of BUILD-ASAN-DIR's ctest (every tests/e2e/run_*.sh
+#   with that build's profiler) but e2e.valgrind_cli and the IL suite's
+#   e2e.il.*, run by `ctest -j2` as in the gcc build (the tests that measure
+#   time alone: tests/e2e/CMakeLists.txt); with SCRIPTs, those, one by one.
+#   The stress section runs small (HARD_STRESS_CALLS, default 200000 here).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$(cd "${1:?usage: sanitized.sh BUILD-ASAN-DIR [SCRIPT...]}" && pwd)
@@ -46,24 +48,25 @@ chmod +x "$work/bin/dotnet"
 export PATH="$work/bin:$PATH"
 export HARD_STRESS_CALLS=${HARD_STRESS_CALLS:-200000}
 
-scripts=("$@")
-if ((${#scripts[@]} == 0)); then
-    # All but run_valgrind_cli.sh: valgrind cannot run ASan-built programs.
-    for s in "$here"/run_*.sh; do
-        # run_ilsuite.sh runs the others again with the IL engine: its
-        # engine's code runs under the sanitizers in run_ilengine.sh.
-        [[ "$s" == */run_valgrind_cli.sh || "$s" == */run_ilsuite.sh ]] || scripts+=("$s")
-    done
-fi
 failed=0
-for s in "${scripts[@]}"; do
-    echo "=== $(basename "$s") (ASan+UBSan profiler)"
-    if ! bash "$s" "$lib" >"$work/out.txt" 2>&1; then
-        failed=$((failed + 1))
-        grep -E '^FAIL|ERROR' -A3 "$work/out.txt" | head -40
-    fi
-    tail -n 1 "$work/out.txt"
-done
+if (($# == 0)); then
+    # All but e2e.valgrind_cli: valgrind cannot run ASan-built programs; and
+    # not the IL suite, which runs the others again with the IL engine: its
+    # engine's code runs under the sanitizers in run_ilengine.sh.
+    ran=$(cd "$build" && ctest -N -L e2e -E '^e2e\.(il\..*|valgrind_cli)$' | sed -n 's/^Total Tests: //p')
+    (cd "$build" && ctest --output-on-failure -j2 -L e2e -E '^e2e\.(il\..*|valgrind_cli)$') || failed=1
+    what="$ran tests, ctest $( ((failed)) && echo failed || echo passed)"
+else
+    for s in "$@"; do
+        echo "=== $(basename "$s") (ASan+UBSan profiler)"
+        if ! bash "$s" "$lib" >"$work/out.txt" 2>&1; then
+            failed=$((failed + 1))
+            grep -E '^FAIL|ERROR' -A3 "$work/out.txt" | head -40
+        fi
+        tail -n 1 "$work/out.txt"
+    done
+    what="$# scripts, $failed failed"
+fi
 reports=$(find "$work/logs" -type f | wc -l)
 if ((reports)); then
     echo "sanitizer reports: $reports"
@@ -73,6 +76,6 @@ fi
 # load without libasan preloaded: ASan refuses to start when it is not the
 # first library, and the traces the scripts check would be missing).
 uses=$(cat "$work/uses" 2>/dev/null | wc -l)
-echo "sanitized.sh: ${#scripts[@]} scripts, $failed failed, $reports sanitizer reports," \
+echo "sanitized.sh: $what, $reports sanitizer reports," \
     "$uses traced dotnet processes under ASan"
 ((failed == 0 && reports == 0 && uses > 0))
