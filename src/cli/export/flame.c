@@ -277,7 +277,6 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o)
            "<text id=\"matched\" x=\"%u\" y=\"44\" text-anchor=\"end\" "
            "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#555\"></text>\n",
            FLAME_PAD_X, o->width - FLAME_PAD_X, o->width - FLAME_PAD_X);
-    printf("<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", k_script);
     printf("<g id=\"frames\" font-family=\"Verdana, sans-serif\" font-size=\"%d\">\n",
            FLAME_FONT_SIZE);
 
@@ -301,7 +300,10 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o)
             stack[sp++] = c;
         }
     }
-    fputs("</g>\n</svg>\n", stdout);
+    /* The script last: a browser runs it as it meets it, and it looks the
+     * frames up. */
+    printf("</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
+           k_script);
     free_layout(&l);
     free(stack);
     free(offset);
