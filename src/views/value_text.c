@@ -766,12 +766,170 @@ static int is_bytes_kind(ct_vkind k)
            k == CT_V_DTOFFSET || k == CT_V_RUNE;
 }
 
+/* Whether plan p fits a value `depth` levels deep: not too deep, a
+ * fixed-size kind's size its own, an enum's or a pointer's 1 to 8 bytes. */
+static int plan_fits(const ct_plan *p, unsigned depth)
+{
+    uint32_t want = ct_vkind_size(p->kind);
+    return depth <= CT_MAX_NESTING && (!want || p->size == want) &&
+           !((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8));
+}
+
+/* Kinds whose value is an integer of p->size bytes (at most 8). */
+static int is_integer_kind(ct_vkind k)
+{
+    return k == CT_V_BOOL || k == CT_V_CHAR || is_int_kind(k) || k == CT_V_I || k == CT_V_U ||
+           k == CT_V_ENUM || k == CT_V_PTR;
+}
+
+/* An integer kind's value v. */
+static void format_integer(const ct_plan *p, uint64_t v, ct_text *t)
+{
+    switch (p->kind) {
+    case CT_V_BOOL:
+        ct_text_put(t, v ? "true" : "false");
+        return;
+    case CT_V_CHAR:
+        ct_text_put(t, "'");
+        put_char_escaped(t, (uint32_t)v, '\'');
+        ct_text_put(t, "'");
+        return;
+    case CT_V_I: case CT_V_U:
+        /* Native-sized integers are mostly addresses and handles: hex. */
+        if (p->kind == CT_V_I && (int64_t)v < 0)
+            put_hex(t, "-0x", 0 - v);
+        else
+            put_hex(t, "0x", v);
+        return;
+    case CT_V_ENUM:
+        format_enum(p, v, t);
+        return;
+    case CT_V_PTR:
+        put_hex(t, "0x", v);
+        return;
+    default:
+        if (is_signed_kind(p->kind))
+            put_i64(t, sign_extend(v, p->size));
+        else
+            put_u64(t, v);
+        return;
+    }
+}
+
+/* Kinds whose value is its p->size bytes, shown as they are. */
+static int is_plain_bytes_kind(ct_vkind k)
+{
+    return k == CT_V_R4 || k == CT_V_R8 || k == CT_V_DECIMAL ||
+           (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_RUNE || k == CT_V_OPAQUE;
+}
+
+/* A plain bytes kind's value, its p->size bytes at b. */
+static void format_plain_bytes(const ct_plan *p, const uint8_t *b, fctx *f)
+{
+    ct_text *t = f->out;
+    char s[64];
+    switch (p->kind) {
+    case CT_V_R4: {
+        float v;
+        memcpy(&v, b, 4);
+        ct_text_putn(t, s, ct_format_float(v, s, sizeof s));
+        return;
+    }
+    case CT_V_R8: {
+        double v;
+        memcpy(&v, b, 8);
+        ct_text_putn(t, s, ct_format_double(v, s, sizeof s));
+        return;
+    }
+    case CT_V_DECIMAL:
+        format_decimal(b, t);
+        return;
+    case CT_V_RUNE:
+        format_rune(b, f);
+        return;
+    case CT_V_OPAQUE:
+        ct_text_printf(t, "<%u bytes", p->size);
+        for (uint32_t i = 0; i < p->size && i < 16; i++)
+            ct_text_printf(t, " %02x", b[i]);
+        ct_text_put(t, p->size > 16 ? " ...>" : ">");
+        return;
+    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128 */
+        ct_wellknown_format(p->kind, b, t);
+        return;
+    }
+}
+
+/* A DateTimeOffset: brought to the form ct_wellknown_format reads, the
+ * DateTime, then the offset as an i16, each where the plan says it is. */
+static void format_dtoffset(ct_cursor *r, const ct_plan *p, ct_text *t)
+{
+    const uint8_t *b = ct_take(r, 16);
+    uint32_t ms = p->underlying == CT_V_I2 ? 2 : p->underlying == CT_V_I4 ? 4 : 0;
+    if (!b || !ms || p->value_offset > 8 || p->count_offset > 16 - ms) {
+        r->bad = 1;
+        return;
+    }
+    uint8_t norm[16] = {0};
+    int64_t minutes = sign_extend(ct_le(b + p->count_offset, ms), ms);
+    int16_t m16 = minutes < INT16_MIN || minutes > INT16_MAX ? INT16_MAX : (int16_t)minutes;
+    memcpy(norm, b + p->value_offset, 8);
+    memcpy(norm + 8, &m16, 2);
+    ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+}
+
+/* A struct: "{X=1, Y=2}" (a BigInteger as its number). */
+static void format_struct(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    ct_text *t = f->out;
+    if (is_biginteger(p)) {
+        format_biginteger(r, p, f);
+        return;
+    }
+    ct_text_put(t, "{");
+    for (uint32_t i = 0; i < p->count && !r->bad; i++) {
+        if (i)
+            ct_text_put(t, ", ");
+        ct_text_put(t, p->fields[i].name);
+        ct_text_put(t, "=");
+        format(r, p->fields[i].plan, f, depth + 1);
+    }
+    ct_text_put(t, "}");
+}
+
+/* A Nullable<T>: "null", or the value. */
+static void format_nullable(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t has = ct_take_u(r, 1);
+    if (r->bad)
+        return;
+    if (!has)
+        ct_text_put(f->out, "null");
+    else if (p->elem)
+        format(r, p->elem, f, depth + 1);
+    else
+        r->bad = 1;
+}
+
+/* A by-reference parameter: the address, and " -> " the value there when
+ * it was read. */
+static void format_byref(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = ct_take_u(r, 8);
+    if (r->bad)
+        return;
+    put_hex(f->out, "0x", addr);
+    if (addr && p->elem) {
+        ct_text_put(f->out, " -> ");
+        format(r, p->elem, f, depth + 1);
+    }
+}
+
+/* One value of plan p into f->out; with no f->out, only walks past it (the
+ * class walker). A value that does not fit its plan sets r->bad. */
 static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     ct_text *t = f->out;
-    uint32_t want = ct_vkind_size(p->kind);
-    if (depth > CT_MAX_NESTING || (want && p->size != want) ||
-        ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
+    if (!plan_fits(p, depth)) {
         r->bad = 1;
         return;
     }
@@ -780,83 +938,25 @@ static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
         ct_take(r, p->size);
         return;
     }
-    switch (p->kind) {
-    case CT_V_VOID:
-        return;
-    case CT_V_BOOL: {
-        uint64_t v = ct_take_u(r, 1);
-        if (!r->bad)
-            ct_text_put(t, v ? "true" : "false");
-        return;
-    }
-    case CT_V_CHAR: {
-        uint64_t v = ct_take_u(r, 2);
-        if (r->bad)
-            return;
-        ct_text_put(t, "'");
-        put_char_escaped(t, (uint32_t)v, '\'');
-        ct_text_put(t, "'");
-        return;
-    }
-    case CT_V_I: case CT_V_U: {
-        /* Native-sized integers are mostly addresses and handles: hex. */
-        uint64_t v = ct_take_u(r, 8);
-        if (r->bad)
-            return;
-        if (p->kind == CT_V_I && (int64_t)v < 0)
-            put_hex(t, "-0x", 0 - v);
-        else
-            put_hex(t, "0x", v);
-        return;
-    }
-    case CT_V_I1: case CT_V_I2: case CT_V_I4: case CT_V_I8: {
-        uint64_t v = ct_take_u(r, p->size);
-        if (!r->bad)
-            put_i64(t, sign_extend(v, p->size));
-        return;
-    }
-    case CT_V_U1: case CT_V_U2: case CT_V_U4: case CT_V_U8: {
-        uint64_t v = ct_take_u(r, p->size);
-        if (!r->bad)
-            put_u64(t, v);
-        return;
-    }
-    case CT_V_R4: {
-        const uint8_t *b = ct_take(r, 4);
-        if (b) {
-            float v;
-            char s[64];
-            memcpy(&v, b, 4);
-            ct_text_putn(t, s, ct_format_float(v, s, sizeof s));
-        }
-        return;
-    }
-    case CT_V_R8: {
-        const uint8_t *b = ct_take(r, 8);
-        if (b) {
-            double v;
-            char s[64];
-            memcpy(&v, b, 8);
-            ct_text_putn(t, s, ct_format_double(v, s, sizeof s));
-        }
-        return;
-    }
-    case CT_V_DECIMAL: {
-        const uint8_t *b = ct_take(r, 16);
-        if (b)
-            format_decimal(b, t);
-        return;
-    }
-    case CT_V_ENUM: {
-        if (!is_int_kind(p->underlying) || p->size > 8) {
+    if (is_integer_kind(p->kind)) {
+        if (p->kind == CT_V_ENUM && !is_int_kind(p->underlying)) {
             r->bad = 1;
             return;
         }
         uint64_t v = ct_take_u(r, p->size);
         if (!r->bad)
-            format_enum(p, v, t);
+            format_integer(p, v, t);
         return;
     }
+    if (is_plain_bytes_kind(p->kind)) {
+        const uint8_t *b = ct_take(r, p->size);
+        if (b)
+            format_plain_bytes(p, b, f);
+        return;
+    }
+    switch (p->kind) {
+    case CT_V_VOID:
+        return;
     case CT_V_STRING:
         format_string(r, f);
         return;
@@ -879,94 +979,22 @@ static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
         format_vector(r, p, f, depth);
         return;
     case CT_V_STRUCT:
-        if (is_biginteger(p)) {
-            format_biginteger(r, p, f);
-            return;
-        }
-        ct_text_put(t, "{");
-        for (uint32_t i = 0; i < p->count && !r->bad; i++) {
-            if (i)
-                ct_text_put(t, ", ");
-            ct_text_put(t, p->fields[i].name);
-            ct_text_put(t, "=");
-            format(r, p->fields[i].plan, f, depth + 1);
-        }
-        ct_text_put(t, "}");
+        format_struct(r, p, f, depth);
         return;
-    case CT_V_NULLABLE: {
-        uint64_t has = ct_take_u(r, 1);
-        if (r->bad)
-            return;
-        if (!has)
-            ct_text_put(t, "null");
-        else if (p->elem)
-            format(r, p->elem, f, depth + 1);
-        else
-            r->bad = 1;
+    case CT_V_NULLABLE:
+        format_nullable(r, p, f, depth);
         return;
-    }
-    case CT_V_PTR: {
-        uint64_t v = ct_take_u(r, p->size);
-        if (!r->bad)
-            put_hex(t, "0x", v);
+    case CT_V_BYREF:
+        format_byref(r, p, f, depth);
         return;
-    }
-    case CT_V_BYREF: {
-        uint64_t addr = ct_take_u(r, 8);
-        if (r->bad)
-            return;
-        put_hex(t, "0x", addr);
-        if (addr && p->elem) {
-            ct_text_put(t, " -> ");
-            format(r, p->elem, f, depth + 1);
-        }
-        return;
-    }
     case CT_V_ELIDED:
         ct_text_put(t, "{...}");
         return;
-    case CT_V_DTOFFSET: {
-        /* To the form ct_wellknown_format reads: the DateTime, then the
-         * offset as an i16, each where the plan says it is. */
-        const uint8_t *b = ct_take(r, 16);
-        uint32_t ms = p->underlying == CT_V_I2 ? 2 : p->underlying == CT_V_I4 ? 4 : 0;
-        if (!b || !ms || p->value_offset > 8 || p->count_offset > 16 - ms) {
-            r->bad = 1;
-            return;
-        }
-        uint8_t norm[16] = {0};
-        int64_t minutes = sign_extend(ct_le(b + p->count_offset, ms), ms);
-        int16_t m16 = minutes < INT16_MIN || minutes > INT16_MAX ? INT16_MAX : (int16_t)minutes;
-        memcpy(norm, b + p->value_offset, 8);
-        memcpy(norm + 8, &m16, 2);
-        ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+    case CT_V_DTOFFSET:
+        format_dtoffset(r, p, t);
         return;
-    }
-    case CT_V_DATETIME: case CT_V_TIMESPAN: case CT_V_GUID: case CT_V_HALF: case CT_V_I16:
-    case CT_V_U16: {
-        const uint8_t *b = ct_take(r, p->size);
-        if (b)
-            ct_wellknown_format(p->kind, b, t);
-        return;
-    }
-    case CT_V_RUNE: {
-        const uint8_t *b = ct_take(r, 4);
-        if (b)
-            format_rune(b, f);
-        return;
-    }
-    case CT_V_OPAQUE: {
-        const uint8_t *b = ct_take(r, p->size);
-        if (!b)
-            return;
-        ct_text_printf(t, "<%u bytes", p->size);
-        for (uint32_t i = 0; i < p->size && i < 16; i++)
-            ct_text_printf(t, " %02x", b[i]);
-        ct_text_put(t, p->size > 16 ? " ...>" : ">");
-        return;
-    }
-    case CT_V_CLASS: case CT_V_SEQ:
-        break; /* reached through an object only */
+    default:
+        break; /* CLASS and SEQ: reached through an object only */
     }
     r->bad = 1;
 }
