@@ -80,7 +80,7 @@ struct ct_render {
         size_t text_len;
         size_t outs_len;    /* outs' text (out/ref parameters at return) */
     } ev;
-    uint64_t nthreads, dropped, events;
+    uint64_t dropped, events;
     int finished, have_end;
     int attached;           /* a trace of `clrtrace -p` (ct_header_attached) */
     uint64_t mapped, traced, unrewritten;
@@ -335,15 +335,12 @@ static fn *function_of(ct_render *r, uint64_t key)
 /* The walk made a thread (its first event or DROPPED record). */
 static int thread_made(void *ctx, ct_walk_thread *wt)
 {
-    ct_render *r = ctx;
+    (void)ctx;
     thread *t = wt->user;
     t->tid_len = put_uint(t->tid_text, wt->tid, 6, ' ');
     t->pend = malloc(INITIAL_PEND);
     t->pend_cap = INITIAL_PEND;
-    if (!t->pend)
-        return -1;
-    r->nthreads++;
-    return 0;
+    return t->pend ? 0 : -1;
 }
 
 static void thread_freed(void *ctx, ct_walk_thread *wt)
@@ -954,8 +951,8 @@ static void summary(ct_render *r)
           k < sizeof order / sizeof *order && order[k] ? order[k] : by_total);
     emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
           (unsigned long long)calls, plural(calls, "call", "calls"), n,
-          plural(n, "function", "functions"), (unsigned long long)r->nthreads,
-          plural(r->nthreads, "thread", "threads"), (unsigned long long)r->dropped,
+          plural(n, "function", "functions"), (unsigned long long)r->walk.threads.used,
+          plural(r->walk.threads.used, "thread", "threads"), (unsigned long long)r->dropped,
           plural(r->dropped, "event", "events"));
     /* The EXCEPTIONS column when any call ended by an exception; JIT when
      * asked for (opts.jit). */
@@ -1045,7 +1042,7 @@ void ct_render_get_totals(const ct_render *r, ct_render_totals *t)
             t->functions++;
         }
     }
-    t->threads = r->nthreads;
+    t->threads = r->walk.threads.used; /* with an event or a DROPPED record */
     t->dropped = r->dropped;
     t->events = r->events;
 }

@@ -52,7 +52,7 @@ ct_walk_thread *ct_walk_thread_of(ct_walk *w, uint64_t tid)
     if (w->thread_size)
         t->user = (unsigned char *)t + AREA_OFFSET;
     ct_stack_init(&t->stack, w->frame_size, w->max_frames);
-    if ((w->ops.thread && w->ops.thread(w->ctx, t) != 0)) {
+    if (w->ops.thread && w->ops.thread(w->ctx, t) != 0) {
         free(t);
         return NULL;
     }

@@ -131,7 +131,7 @@ int ct_walk_event(ct_walk *w, ct_walk_thread *t, const ct_rec *rec);
 
 /* Closes every call still open, thread by thread in first-seen order, each
  * from the innermost, as CT_WALK_OPEN at end_ns. Returns 0 or a callback's
- * non-zero value (the calls above it are closed, the rest stay open). */
+ * non-zero value (the call it was told of is closed, the rest stay open). */
 int ct_walk_close(ct_walk *w, uint64_t end_ns);
 
 /* The caller of t's innermost kept call (NULL: none): in `end`, the caller
