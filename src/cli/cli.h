@@ -10,7 +10,7 @@
 #include "format/event.h"
 #include "views/treefilter.h"
 #include "views/render.h"
-#include "views/stack.h"
+#include "views/walk.h"
 #include "views/symbols.h"
 #include "base/table.h"
 #include "cli/export/export.h" /* what dump's formats provide */

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "cursor.h"
 #include "event.h"
 #include "event_codec.h"
 #include "base/bytes.h"
@@ -32,39 +33,12 @@ const char *ct_trace_strerror(ct_trace_status st)
 
 /* ------------------------------------------------------------------ reading */
 
-typedef struct cur {
-    const uint8_t *p;
-    size_t n, pos;
-    int bad;
-} cur;
-
-static const uint8_t *get(cur *c, size_t k)
+static const char *get_str(ct_cursor *c, uint32_t *len)
 {
-    if (c->bad || k > c->n - c->pos) {
-        c->bad = 1;
-        return NULL;
-    }
-    const uint8_t *p = c->p + c->pos;
-    c->pos += k;
-    return p;
-}
-
-static uint64_t get_u(cur *c, size_t k)
-{
-    const uint8_t *p = get(c, k);
-    uint64_t v = 0;
-    if (p)
-        for (size_t i = 0; i < k; i++)
-            v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-static const char *get_str(cur *c, uint32_t *len)
-{
-    uint32_t n = (uint32_t)get_u(c, 4);
+    uint32_t n = (uint32_t)ct_take_u(c, 4);
     if (n > CT_MAX_STRING)
         c->bad = 1;
-    const uint8_t *p = get(c, n);
+    const uint8_t *p = ct_take(c, n);
     *len = p ? n : 0;
     return p ? (const char *)p : "";
 }
@@ -93,7 +67,7 @@ static const char *rstr(ct_rarena *a, const char *s, uint32_t n, int *nomem)
 }
 
 typedef struct plan_rd {
-    cur *c;
+    ct_cursor *c;
     ct_rarena *a;
     unsigned nodes;
     int nomem, limit;
@@ -106,9 +80,9 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth);
  * inside the value's size. */
 static void get_fields(plan_rd *r, ct_plan *p, unsigned depth)
 {
-    cur *c = r->c;
+    ct_cursor *c = r->c;
     uint32_t n;
-    p->count = (uint32_t)get_u(c, 4);
+    p->count = (uint32_t)ct_take_u(c, 4);
     /* each field takes at least 4 + 4 + 12 bytes */
     if (c->bad || p->count > (c->n - c->pos) / 20) {
         c->bad = 1;
@@ -123,7 +97,7 @@ static void get_fields(plan_rd *r, ct_plan *p, unsigned depth)
     for (uint32_t i = 0; i < p->count && !c->bad; i++) {
         const char *s = get_str(c, &n);
         f[i].name = rstr(r->a, s, n, &r->nomem);
-        f[i].offset = (uint32_t)get_u(c, 4);
+        f[i].offset = (uint32_t)ct_take_u(c, 4);
         f[i].plan = get_plan(r, depth + 1);
         if (f[i].plan && (uint64_t)f[i].offset + f[i].plan->size > p->size &&
             f[i].plan->kind != CT_V_VOID)
@@ -134,7 +108,7 @@ static void get_fields(plan_rd *r, ct_plan *p, unsigned depth)
 
 static const ct_plan *get_plan(plan_rd *r, unsigned depth)
 {
-    cur *c = r->c;
+    ct_cursor *c = r->c;
     if (depth > CT_MAX_PLAN_DEPTH || ++r->nodes > CT_MAX_PLAN_NODES) {
         r->limit = 1;
         c->bad = 1;
@@ -146,11 +120,11 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         c->bad = 1;
         return NULL;
     }
-    p->kind = (ct_vkind)get_u(c, 1);
-    p->is_flags = (int)get_u(c, 1);
-    p->underlying = (ct_vkind)get_u(c, 1);
-    get_u(c, 1);
-    p->size = (uint32_t)get_u(c, 4);
+    p->kind = (ct_vkind)ct_take_u(c, 1);
+    p->is_flags = (int)ct_take_u(c, 1);
+    p->underlying = (ct_vkind)ct_take_u(c, 1);
+    ct_take_u(c, 1);
+    p->size = (uint32_t)ct_take_u(c, 4);
     uint32_t n;
     const char *s = get_str(c, &n);
     p->type_name = rstr(r->a, s, n, &r->nomem);
@@ -166,7 +140,7 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         get_fields(r, p, depth);
         break;
     case CT_V_ENUM: {
-        p->count = (uint32_t)get_u(c, 4);
+        p->count = (uint32_t)ct_take_u(c, 4);
         if (c->bad || p->count > (c->n - c->pos) / 12) {
             c->bad = 1;
             return NULL;
@@ -180,21 +154,21 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         for (uint32_t i = 0; i < p->count && !c->bad; i++) {
             s = get_str(c, &n);
             it[i].name = rstr(r->a, s, n, &r->nomem);
-            it[i].value = get_u(c, 8);
+            it[i].value = ct_take_u(c, 8);
         }
         p->items = it;
         break;
     }
     case CT_V_ARRAY: case CT_V_BYREF: case CT_V_NULLABLE: case CT_V_SPAN: case CT_V_VECTOR:
-        p->value_offset = (uint32_t)get_u(c, 4);
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
         p->elem = get_opt_plan(r, depth);
         break;
     case CT_V_CLASS:
-        p->value_offset = (uint32_t)get_u(c, 4);
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
         get_fields(r, p, depth);
         break;
     case CT_V_SEQ:
-        p->shape = (uint8_t)get_u(c, 1);
+        p->shape = (uint8_t)ct_take_u(c, 1);
         p->elem = get_opt_plan(r, depth);
         p->key = get_opt_plan(r, depth);
         if (p->shape < CT_SEQ_LIST || p->shape > CT_SEQ_SHAPE_MAX || !p->elem ||
@@ -202,22 +176,22 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
             c->bad = 1;
         break;
     case CT_V_MDARRAY:
-        p->count = (uint32_t)get_u(c, 4);
+        p->count = (uint32_t)ct_take_u(c, 4);
         p->elem = get_opt_plan(r, depth);
         if (p->count == 0 || p->count > CT_MAX_ARRAY_RANK)
             c->bad = 1;
         break;
     case CT_V_SEGMENT:
-        p->value_offset = (uint32_t)get_u(c, 4);
-        p->count_offset = (uint32_t)get_u(c, 4);
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
+        p->count_offset = (uint32_t)ct_take_u(c, 4);
         p->elem = get_opt_plan(r, depth);
         if (!p->elem || (uint64_t)p->value_offset + 4 > p->size ||
             (uint64_t)p->count_offset + 4 > p->size || p->size < 8)
             c->bad = 1;
         break;
     case CT_V_DTOFFSET:
-        p->value_offset = (uint32_t)get_u(c, 4);
-        p->count_offset = (uint32_t)get_u(c, 4);
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
+        p->count_offset = (uint32_t)ct_take_u(c, 4);
         break;
     default:
         break;
@@ -228,7 +202,7 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
 /* u8 has-plan, then the plan. */
 static const ct_plan *get_opt_plan(plan_rd *r, unsigned depth)
 {
-    return get_u(r->c, 1) ? get_plan(r, depth + 1) : NULL;
+    return ct_take_u(r->c, 1) ? get_plan(r, depth + 1) : NULL;
 }
 
 static int fail(ct_reader *r, ct_trace_status st, uint64_t at)
@@ -259,27 +233,27 @@ ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct
         fail(r, CT_TRACE_E_MAGIC, 0);
         return r->error;
     }
-    cur c = { data, len, 8, 0 };
-    r->header.major = (uint16_t)get_u(&c, 2);
-    r->header.minor = (uint16_t)get_u(&c, 2);
+    ct_cursor c = { data, len, 8, 0 };
+    r->header.major = (uint16_t)ct_take_u(&c, 2);
+    r->header.minor = (uint16_t)ct_take_u(&c, 2);
     if (r->header.major != CT_TRACE_VERSION_MAJOR) {
         fail(r, CT_TRACE_E_VERSION, 8);
         return r->error;
     }
-    uint32_t hlen = (uint32_t)get_u(&c, 4);
+    uint32_t hlen = (uint32_t)ct_take_u(&c, 4);
     if (c.bad || hlen > len - c.pos) {
         fail(r, CT_TRACE_E_TRUNCATED, 12);
         return r->error;
     }
-    cur h = { data + c.pos, hlen, 0, 0 };
-    r->header.pid = (uint32_t)get_u(&h, 4);
-    r->header.start_unix_ns = get_u(&h, 8);
+    ct_cursor h = { data + c.pos, hlen, 0, 0 };
+    r->header.pid = (uint32_t)ct_take_u(&h, 4);
+    r->header.start_unix_ns = ct_take_u(&h, 8);
     r->header.cmdline = get_str(&h, &r->header.cmdline_len);
     r->header.filter = get_str(&h, &r->header.filter_len);
     r->header.settings = get_str(&h, &r->header.settings_len);
     /* 2.1 added the parent's pid; older minors end here. */
     if (!h.bad && r->header.minor >= 1)
-        r->header.ppid = (uint32_t)get_u(&h, 4);
+        r->header.ppid = (uint32_t)ct_take_u(&h, 4);
     if (h.bad) {
         fail(r, CT_TRACE_E_RECORD, 16);
         return r->error;
@@ -302,10 +276,10 @@ size_t ct_header_bytes(const uint8_t *data, size_t len)
 {
     if (len < CT_TRACE_PREFIX_BYTES || memcmp(data, CT_TRACE_MAGIC, 8) != 0)
         return 0;
-    cur c = { data, len, 8, 0 };
-    uint16_t major = (uint16_t)get_u(&c, 2);
-    get_u(&c, 2);
-    uint32_t hlen = (uint32_t)get_u(&c, 4);
+    ct_cursor c = { data, len, 8, 0 };
+    uint16_t major = (uint16_t)ct_take_u(&c, 2);
+    ct_take_u(&c, 2);
+    uint32_t hlen = (uint32_t)ct_take_u(&c, 4);
     if (c.bad || major != CT_TRACE_VERSION_MAJOR || hlen > CT_MAX_HEADER - CT_TRACE_PREFIX_BYTES)
         return 0;
     return align8(CT_TRACE_PREFIX_BYTES + (size_t)hlen);
@@ -337,15 +311,15 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         *error = CT_TRACE_E_RECORD;
         return -1;
     }
-    cur c = { h + REC_HEADER, plen, 0, 0 };
+    ct_cursor c = { h + REC_HEADER, plen, 0, 0 };
     plan_rd pr = { &c, arena, 0, 0, 0 };
     switch (rec->type) {
     case CT_REC_FUNCTION: {
-        rec->key = get_u(&c, 8);
-        rec->flags = (uint32_t)get_u(&c, 4);
+        rec->key = ct_take_u(&c, 8);
+        rec->flags = (uint32_t)ct_take_u(&c, 4);
         rec->name = get_str(&c, &rec->name_len);
         rec->sig = get_str(&c, &rec->sig_len);
-        rec->nparams = (uint32_t)get_u(&c, 4);
+        rec->nparams = (uint32_t)ct_take_u(&c, 4);
         if (c.bad)
             break;
         if (rec->nparams > CT_MAX_PARAMS + 1) {
@@ -371,7 +345,7 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
          * each one a parameter that exists. */
         rec->out_mask = 0;
         if (!c.bad && c.n - c.pos >= 8) {
-            rec->out_mask = get_u(&c, 8);
+            rec->out_mask = ct_take_u(&c, 8);
             if (rec->nparams < 64 && (rec->out_mask >> rec->nparams) != 0) {
                 *error = CT_TRACE_E_RECORD;
                 return -1;
@@ -382,9 +356,9 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
     case CT_REC_THREAD:
     case CT_REC_CLASS:
         if (rec->type == CT_REC_THREAD)
-            rec->tid = get_u(&c, 8);
+            rec->tid = ct_take_u(&c, 8);
         else
-            rec->key = get_u(&c, 8);
+            rec->key = ct_take_u(&c, 8);
         rec->name = get_str(&c, &rec->name_len);
         /* 2.3: a class's content plan, when the capture has one. */
         if (rec->type == CT_REC_CLASS && !c.bad && c.pos < c.n) {
@@ -396,9 +370,9 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         break;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
         rec->nvalues = (uint32_t)h[2] | (uint32_t)h[3] << 8;
-        rec->time_ns = get_u(&c, 8);
-        rec->tid = get_u(&c, 8);
-        rec->key = get_u(&c, 8);
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->tid = ct_take_u(&c, 8);
+        rec->key = ct_take_u(&c, 8);
         rec->values = c.p + c.pos;
         rec->values_len = c.n - c.pos;
         /* The values must be exactly nvalues length-prefixed blobs. */
@@ -417,28 +391,28 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
     }
     case CT_REC_EVENTS:
         /* The events themselves are read one by one by ct_reader_next. */
-        rec->tid = get_u(&c, 8);
-        rec->time_ns = get_u(&c, 8);
-        rec->key = get_u(&c, 8);
+        rec->tid = ct_take_u(&c, 8);
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->key = ct_take_u(&c, 8);
         rec->values = c.p + c.pos;
         rec->values_len = c.n - c.pos;
         c.pos = c.n;
         break;
     case CT_REC_DROPPED:
     case CT_REC_HELD:
-        rec->tid = get_u(&c, 8);
-        rec->count = get_u(&c, 8);
+        rec->tid = ct_take_u(&c, 8);
+        rec->count = ct_take_u(&c, 8);
         break;
     case CT_REC_JIT:
-        rec->key = get_u(&c, 8);
-        rec->count = get_u(&c, 8);
-        rec->time_ns = get_u(&c, 8);
+        rec->key = ct_take_u(&c, 8);
+        rec->count = ct_take_u(&c, 8);
+        rec->time_ns = ct_take_u(&c, 8);
         if (!c.bad && c.n - c.pos >= 8) /* 2.4: the compiling thread */
-            rec->tid = get_u(&c, 8);
+            rec->tid = ct_take_u(&c, 8);
         break;
     case CT_REC_ZSTD: {
-        rec->count = get_u(&c, 4);
-        if (get_u(&c, 4) != 0 || c.bad || c.pos == c.n) {
+        rec->count = ct_take_u(&c, 4);
+        if (ct_take_u(&c, 4) != 0 || c.bad || c.pos == c.n) {
             *error = CT_TRACE_E_RECORD;
             return -1;
         }
@@ -448,12 +422,12 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         break;
     }
     case CT_REC_END:
-        rec->time_ns = get_u(&c, 8);
-        rec->count = get_u(&c, 8);
-        rec->mapped = get_u(&c, 8);
-        rec->traced = get_u(&c, 8);
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->count = ct_take_u(&c, 8);
+        rec->mapped = ct_take_u(&c, 8);
+        rec->traced = ct_take_u(&c, 8);
         /* 2.5: traced functions left as they were (IL engine) */
-        rec->unrewritten = c.pos < c.n ? get_u(&c, 8) : 0;
+        rec->unrewritten = c.pos < c.n ? ct_take_u(&c, 8) : 0;
         break;
     default:
         *error = CT_TRACE_E_RECORD;

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "stack.h"
 #include "symbols.h"
+#include "walk.h"
 #include "base/table.h"
 
 /* A thread's held-back line buffer at first; it grows to the longest line
@@ -49,14 +49,12 @@ typedef struct frame {
                                that call's total */
 } frame;
 
+/* A thread's part of the renderer: the client area of its thread of the
+ * walk (src/views/walk.h), whose stack holds the calls open, the outermost
+ * CT_RENDER_MAX_FRAMES timed. Events of the thread were dropped when the
+ * walk's thread counts some: pairing failures that follow are their echo. */
 typedef struct thread {
-    uint64_t tid;
-    struct thread *next;    /* in first-seen order */
-    ct_stack stack;         /* the calls open (src/views/stack.h), the
-                               outermost CT_RENDER_MAX_FRAMES timed */
     ct_table open;          /* function key -> 1 + its kept frames open */
-    int gap;                /* events of this thread were dropped: pairing
-                               failures that follow are their echo */
     int pending;            /* an enter line is held back */
     char tid_text[UINT_TEXT_MAX]; /* the line prefix's thread field */
     size_t tid_len;
@@ -72,9 +70,17 @@ struct ct_render {
     ct_render_sink sink;
     void *ctx;
     ct_symbols *sym;        /* functions and classes, value text */
-    ct_table fns, threads;  /* key -> fn, tid -> thread */
-    thread *first, *last;
-    uint64_t nthreads, dropped, events;
+    ct_table fns;           /* key -> fn */
+    ct_walk walk;           /* the threads and their stacks of calls */
+    struct {                /* the event the walk is given (ct_render_record) */
+        fn *f;              /* its function */
+        const char *text;   /* the end's text: the return value ("int 0") or the
+                               exception ("System.InvalidOperationException:
+                               \"boom\""), or NULL */
+        size_t text_len;
+        size_t outs_len;    /* outs' text (out/ref parameters at return) */
+    } ev;
+    uint64_t dropped, events;
     int finished, have_end;
     int attached;           /* a trace of `clrtrace -p` (ct_header_attached) */
     uint64_t mapped, traced, unrewritten;
@@ -111,6 +117,15 @@ static void emitf(ct_render *r, const char *fmt, ...)
     emit(r, buf, (size_t)n);
 }
 
+/* The walk's callbacks (records). */
+static int thread_made(void *ctx, ct_walk_thread *t);
+static void thread_freed(void *ctx, ct_walk_thread *t);
+static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
+                       const ct_rec *rec, int nomem);
+static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
+                      ct_walk_end how, uint64_t end_ns, const ct_rec *rec);
+static int call_unmatched(void *ctx, ct_walk_thread *t, uint32_t depth, const ct_rec *rec);
+
 ct_render *ct_render_new(const ct_render_opts *opts, ct_render_sink sink, void *ctx)
 {
     ct_render *r = calloc(1, sizeof *r);
@@ -124,6 +139,10 @@ ct_render *ct_render_new(const ct_render_opts *opts, ct_render_sink sink, void *
         free(r);
         return NULL;
     }
+    static const ct_walk_ops ops = { .thread = thread_made, .thread_free = thread_freed,
+                                     .open = call_opened, .end = call_ended,
+                                     .unmatched = call_unmatched };
+    ct_walk_init(&r->walk, &ops, r, sizeof(frame), CT_RENDER_MAX_FRAMES, sizeof(thread));
     return r;
 }
 
@@ -131,17 +150,10 @@ void ct_render_free(ct_render *r)
 {
     if (!r)
         return;
-    for (thread *t = r->first, *n; t; t = n) {
-        n = t->next;
-        ct_stack_free(&t->stack);
-        ct_table_free(&t->open);
-        free(t->pend);
-        free(t);
-    }
+    ct_walk_free(&r->walk);
     for (size_t i = 0; i < r->fns.cap; i++)
         free(r->fns.slots[i].value);
     ct_table_free(&r->fns);
-    ct_table_free(&r->threads);
     free(r->held);
     ct_symbols_free(r->sym);
     free(r);
@@ -320,30 +332,23 @@ static fn *function_of(ct_render *r, uint64_t key)
     return f;
 }
 
-static thread *thread_of(ct_render *r, uint64_t tid)
+/* The walk made a thread (its first event or DROPPED record). */
+static int thread_made(void *ctx, ct_walk_thread *wt)
 {
-    thread *t = ct_table_get(&r->threads, tid);
-    if (t)
-        return t;
-    t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->tid = tid;
-    t->tid_len = put_uint(t->tid_text, tid, 6, ' ');
-    ct_stack_init(&t->stack, sizeof(frame), CT_RENDER_MAX_FRAMES);
+    (void)ctx;
+    thread *t = wt->user;
+    t->tid_len = put_uint(t->tid_text, wt->tid, 6, ' ');
     t->pend = malloc(INITIAL_PEND);
     t->pend_cap = INITIAL_PEND;
-    if (!t->pend || ct_table_put(&r->threads, tid, t) != 0) {
-        free(t);
-        return NULL;
-    }
-    if (r->last)
-        r->last->next = t;
-    else
-        r->first = t;
-    r->last = t;
-    r->nthreads++;
-    return t;
+    return t->pend ? 0 : -1;
+}
+
+static void thread_freed(void *ctx, ct_walk_thread *wt)
+{
+    (void)ctx;
+    thread *t = wt->user;
+    ct_table_free(&t->open);
+    free(t->pend);
 }
 
 /* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend
@@ -430,64 +435,68 @@ static void flush_pending(ct_render *r, thread *th)
     emit(r, r->line, n);
 }
 
-static void count_dropped(ct_render *r, thread *th, uint64_t n)
+/* "# jit 1.23 ms" at the call's place in the tree (depth), above it. */
+static void mark_jit(ct_render *r, thread *th, fn *f, const ct_rec *rec, unsigned depth)
 {
-    if (!th->gap)
+    char d[32];
+    ct_format_duration(f->jit_mark, d, sizeof d);
+    f->jit_mark = 0;
+    size_t n = prefix(r->line, rec->time_ns, th, NULL, depth);
+    put(r->line, &n, "# jit ", 6);
+    put(r->line, &n, d, strlen(d));
+    put(r->line, &n, "\n", 1);
+    emit(r, r->line, n);
+}
+
+/* Pairing failures count as dropped events, unless events of the thread
+ * were dropped (they are their echo). */
+static void count_dropped(ct_render *r, const ct_walk_thread *t, uint64_t n)
+{
+    if (!t->dropped)
         r->dropped += n;
 }
 
-/* A call of f began: its frame, timed when it is kept; nested when a call
- * of f is open below it. */
-static void push_frame(thread *th, fn *f, uint64_t now)
+/* The walk opened a call of r->ev.f: its enter line is held back (the call
+ * held back before has a child: it opens a block); its frame, timed when
+ * it is kept, nested when a call of its function is open below it. */
+static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
+                       const ct_rec *rec, int nomem)
 {
-    frame *fr = ct_stack_push(&th->stack, f->def->key, NULL);
+    (void)nomem;
+    ct_render *r = ctx;
+    thread *th = t->user;
+    fn *f = r->ev.f;
+    flush_pending(r, th);
+    if (f->jit_mark && (!f->jit_tid || f->jit_tid == rec->tid))
+        mark_jit(r, th, f, rec, depth);
+    if (r->opts.lines)
+        format_call(r, th, f->def, rec);
+    th->pending = 1;
+    th->pend_time = rec->time_ns;
+    th->pend_depth = depth;
+    frame *fr = fp;
     if (fr) {
         uintptr_t n = (uintptr_t)ct_table_get(&th->open, f->def->key);
         fr->f = f;
-        fr->start = now;
+        fr->start = rec->time_ns;
         fr->nested = n > 1;
         ct_table_put(&th->open, f->def->key, (void *)(n ? n + 1 : 2));
     }
+    return 0;
 }
 
-/* Removes the innermost open call (ct_stack_pop), forgetting a kept one in
- * th->open. */
-static void pop_one(thread *th)
+/* A kept frame leaves: its function is open once less on the thread. */
+static void forget(thread *th, const frame *fr)
 {
-    if (th->stack.kept && th->stack.depth == th->stack.kept) {
-        const frame *fr = ct_stack_top(&th->stack);
-        uintptr_t n = (uintptr_t)ct_table_get(&th->open, fr->h.key);
-        if (n > 1)
-            ct_table_put(&th->open, fr->h.key, (void *)(n - 1));
-    }
-    ct_stack_pop(&th->stack);
+    uintptr_t n = (uintptr_t)ct_table_get(&th->open, fr->h.key);
+    if (n > 1)
+        ct_table_put(&th->open, fr->h.key, (void *)(n - 1));
 }
 
-/* Pops f's frame by the rule of src/views/stack.h; *dur gets its
- * duration when it was timed (returns 1). Returns 0 for an untimed frame,
- * -1 when f is not open on this thread. Frames above f's never ended: they
- * go, uncounted, as dropped events. */
-static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *dur)
+/* The summary counts of fr's call, ended at now: its duration. */
+static uint64_t time_call(ct_walk_thread *t, frame *fr, uint64_t now)
 {
-    long k = ct_stack_match(&th->stack, f->def->key);
-    if (k == CT_STACK_UNMATCHED) {
-        count_dropped(r, th, 1);
-        return -1;
-    }
-    if (k == CT_STACK_UNKEPT) {
-        pop_one(th);
-        count_dropped(r, th, 1);
-        return 0;
-    }
-    uint32_t top = th->stack.kept - 1;
-    if ((uint32_t)k != top) {
-        /* A frame that never closed (missed unwinding, a dropped event). */
-        count_dropped(r, th, top - (uint32_t)k);
-        while (th->stack.kept > (uint32_t)k + 1)
-            pop_one(th);
-        th->pending = 0;
-    }
-    frame *fr = ct_stack_top(&th->stack);
+    fn *f = fr->f;
     uint64_t total = now > fr->start ? now - fr->start : 0;
     uint64_t self = total > fr->child ? total - fr->child : 0;
     f->calls++;
@@ -501,29 +510,22 @@ static int pop_frame(ct_render *r, thread *th, fn *f, uint64_t now, uint64_t *du
     if (total > f->max)
         f->max = total;
     f->self += self;
-    pop_one(th);
-    frame *caller = ct_stack_top(&th->stack);
+    frame *caller = ct_walk_caller(t);
     if (caller)
         caller->child += total;
-    *dur = total;
-    return 1;
+    return total;
 }
 
-typedef enum ending { END_RETURN, END_EXCEPTION, END_TAILCALL } ending;
-
-/* Closes f's frame: folds it onto its held-back enter line when it had no
- * children, else writes "} -> value". ret: the return value's text
- * ("int 0"), or for an exception the exception's text
- * ("System.InvalidOperationException: \"boom\""), or NULL. */
-static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending how,
-                        const char *ret, size_t ret_len, const char *outs, size_t outs_len)
+/* The line of a call that ended (how) at now, `depth` calls deep: folded
+ * onto its held-back enter line when it had no children, else "} -> value".
+ * timed: 1 with its duration dur, 0 when it was not timed, -1 when it was
+ * not entered on this thread. The end's text is r->ev's. */
+static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, int timed,
+                     uint64_t dur, unsigned depth)
 {
-    uint64_t dur = 0;
-    int timed = pop_frame(r, th, f, now, &dur);
     const uint64_t *d = timed == 1 ? &dur : NULL;
-    if (timed == 1 && how == END_EXCEPTION)
-        f->exceptions++;
-    unsigned depth = th->stack.depth;
+    const char *ret = r->ev.text;
+    size_t ret_len = r->ev.text_len;
     char *line = r->line;
     size_t n;
     if (th->pending && timed >= 0 && th->pend_depth == depth) {
@@ -532,38 +534,38 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
             return;
         n = prefix(line, th->pend_time, th, d, depth);
         put(line, &n, th->pend, th->pend_len);
-        if (how == END_EXCEPTION) {
+        if (how == CT_WALK_EXCEPTION) {
             put(line, &n, " -> exception", 13);
             if (ret) {
                 put(line, &n, " ", 1);
                 put(line, &n, ret, ret_len);
             }
-        } else if (how == END_TAILCALL)
+        } else if (how == CT_WALK_TAILCALL)
             put(line, &n, " -> tailcall", 12);
         else if (ret) {
             put(line, &n, " -> ", 4);
             put(line, &n, ret, ret_len);
         }
-        put(line, &n, outs, outs_len);
+        put(line, &n, r->outs, r->ev.outs_len);
     } else {
         flush_pending(r, th);
         if (!r->opts.lines)
             return;
         n = prefix(line, now, th, d, depth);
         line[n++] = '}';
-        if (how == END_EXCEPTION) {
+        if (how == CT_WALK_EXCEPTION) {
             put(line, &n, " exception", 10);
             if (ret) {
                 put(line, &n, " ", 1);
                 put(line, &n, ret, ret_len);
             }
-        } else if (how == END_TAILCALL)
+        } else if (how == CT_WALK_TAILCALL)
             put(line, &n, " tailcall", 9);
         else if (ret) {
             put(line, &n, " -> ", 4);
             put(line, &n, ret, ret_len);
         }
-        put(line, &n, outs, outs_len);
+        put(line, &n, r->outs, r->ev.outs_len);
         if (timed < 0) {
             static const char note[] = "  (not entered on this thread)";
             put(line, &n, note, sizeof note - 1);
@@ -573,70 +575,81 @@ static void close_frame(ct_render *r, thread *th, fn *f, uint64_t now, ending ho
     emit(r, line, n);
 }
 
-/* "# jit 1.23 ms" at the call's place in the tree, above it. */
-static void mark_jit(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+/* The walk closed a call. One whose end was missed (a dropped event, an
+ * unwinding the runtime did not report) goes, uncounted, as a dropped
+ * event, its enter line (when held back) with it. */
+static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
+                      ct_walk_end how, uint64_t end_ns, const ct_rec *rec)
 {
-    char d[32];
-    ct_format_duration(f->jit_mark, d, sizeof d);
-    f->jit_mark = 0;
-    size_t n = prefix(r->line, rec->time_ns, th, NULL, th->stack.depth);
-    put(r->line, &n, "# jit ", 6);
-    put(r->line, &n, d, strlen(d));
-    put(r->line, &n, "\n", 1);
-    emit(r, r->line, n);
+    (void)end_ns;
+    ct_render *r = ctx;
+    thread *th = t->user;
+    frame *fr = fp;
+    if (how == CT_WALK_MISSED) {
+        count_dropped(r, t, 1);
+        forget(th, fr);
+        th->pending = 0;
+        return 0;
+    }
+    if (how == CT_WALK_OPEN) /* the renderer never closes the walk */
+        return 0;
+    if (!fr) {
+        count_dropped(r, t, 1);
+        end_line(r, th, rec->time_ns, how, 0, 0, depth);
+        return 0;
+    }
+    uint64_t dur = time_call(t, fr, rec->time_ns);
+    if (how == CT_WALK_EXCEPTION)
+        fr->f->exceptions++;
+    forget(th, fr);
+    end_line(r, th, rec->time_ns, how, 1, dur, depth);
+    return 0;
 }
 
-static void on_enter(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+/* An end of a call not entered on this thread, as far as the trace says. */
+static int call_unmatched(void *ctx, ct_walk_thread *t, uint32_t depth, const ct_rec *rec)
 {
-    /* The call held back has a child: it opens a block. */
-    flush_pending(r, th);
-    if (f->jit_mark && (!f->jit_tid || f->jit_tid == rec->tid))
-        mark_jit(r, th, f, rec);
-    if (r->opts.lines)
-        format_call(r, th, f->def, rec);
-    th->pending = 1;
-    th->pend_time = rec->time_ns;
-    th->pend_depth = th->stack.depth;
-    push_frame(th, f, rec->time_ns);
+    ct_render *r = ctx;
+    count_dropped(r, t, 1);
+    ct_walk_end how = rec->type == CT_REC_LEAVE    ? CT_WALK_RETURN
+                      : rec->type == CT_REC_UNWIND ? CT_WALK_EXCEPTION
+                                                   : CT_WALK_TAILCALL;
+    end_line(r, t->user, rec->time_ns, how, -1, 0, depth);
+    return 0;
 }
 
-static void on_leave(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+/* The end's text of a LEAVE record into r->ev: the return value, and the
+ * out/ref parameters at return. */
+static void leave_text(ct_render *r, const ct_function *def, const ct_rec *rec)
 {
-    const char *ret = NULL;
-    size_t ret_len = 0, outs_len = 0;
-    const ct_function *def = f->def;
     if (r->opts.lines && !(def->flags & CT_FN_NO_VALUES) && def->ret) {
         ct_text t;
         ct_text_init(&t, r->ret, sizeof r->ret);
         ct_text_put(&t, def->ret_label);
         ct_symbols_return_text(r->sym, def, rec, &t);
-        ret_len = ct_text_end(&t);
-        ret = r->ret;
+        r->ev.text_len = ct_text_end(&t);
+        r->ev.text = r->ret;
     }
     if (r->opts.lines && def->out_mask) {
         ct_text t;
         ct_text_init(&t, r->outs, sizeof r->outs);
         ct_symbols_out_text(r->sym, def, rec, &t);
-        outs_len = ct_text_end(&t);
+        r->ev.outs_len = ct_text_end(&t);
     }
-    close_frame(r, th, f, rec->time_ns, END_RETURN, ret, ret_len, r->outs, outs_len);
 }
 
-/* A frame left by an exception: "} exception System.InvalidOperationException:
- * \"boom\"" when the record says which. */
-static void on_unwind(ct_render *r, thread *th, fn *f, const ct_rec *rec)
+/* The end's text of an UNWIND record into r->ev: "} exception
+ * System.InvalidOperationException: \"boom\"" when the record says which. */
+static void unwind_text(ct_render *r, const ct_rec *rec)
 {
-    const char *exc = NULL;
-    size_t exc_len = 0;
     if (r->opts.lines && rec->nvalues) {
         ct_text t;
         ct_text_init(&t, r->ret, sizeof r->ret);
         if (ct_symbols_exception_text(r->sym, rec, &t)) {
-            exc_len = ct_text_end(&t);
-            exc = r->ret;
+            r->ev.text_len = ct_text_end(&t);
+            r->ev.text = r->ret;
         }
     }
-    close_frame(r, th, f, rec->time_ns, END_EXCEPTION, exc, exc_len, NULL, 0);
 }
 
 static void finish(ct_render *r);
@@ -684,11 +697,10 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         return ct_held_add(&r->held, &r->nheld, rec->tid, rec->count);
     }
     case CT_REC_DROPPED: {
-        thread *th = thread_of(r, rec->tid);
+        ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
         r->dropped += rec->count;
-        if (th && rec->count)
-            th->gap = 1;
-        return th ? 0 : -1;
+        ct_walk_record(&r->walk, rec); /* counted in the thread too */
+        return t ? 0 : -1;
     }
     case CT_REC_END:
         r->have_end = 1;
@@ -698,19 +710,19 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         finish(r);
         return 0;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
-        thread *th = thread_of(r, rec->tid);
+        ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
         fn *f = function_of(r, rec->key);
-        if (!th || !f)
+        if (!t || !f)
             return -1;
         r->events++;
-        if (rec->type == CT_REC_ENTER)
-            on_enter(r, th, f, rec);
-        else if (rec->type == CT_REC_LEAVE)
-            on_leave(r, th, f, rec);
+        r->ev.f = f;
+        r->ev.text = NULL;
+        r->ev.text_len = r->ev.outs_len = 0;
+        if (rec->type == CT_REC_LEAVE)
+            leave_text(r, f->def, rec);
         else if (rec->type == CT_REC_UNWIND)
-            on_unwind(r, th, f, rec);
-        else
-            close_frame(r, th, f, rec->time_ns, END_TAILCALL, NULL, 0, NULL, 0);
+            unwind_text(r, rec);
+        ct_walk_event(&r->walk, t, rec); /* call_opened, call_ended, call_unmatched */
         return 0;
     }
     default:
@@ -939,8 +951,8 @@ static void summary(ct_render *r)
           k < sizeof order / sizeof *order && order[k] ? order[k] : by_total);
     emitf(r, "%s# summary: %llu %s, %zu %s, %llu %s, %llu %s dropped\n", r->opts.lines ? "\n" : "",
           (unsigned long long)calls, plural(calls, "call", "calls"), n,
-          plural(n, "function", "functions"), (unsigned long long)r->nthreads,
-          plural(r->nthreads, "thread", "threads"), (unsigned long long)r->dropped,
+          plural(n, "function", "functions"), (unsigned long long)r->walk.threads.used,
+          plural(r->walk.threads.used, "thread", "threads"), (unsigned long long)r->dropped,
           plural(r->dropped, "event", "events"));
     /* The EXCEPTIONS column when any call ended by an exception; JIT when
      * asked for (opts.jit). */
@@ -994,8 +1006,8 @@ static void finish(ct_render *r)
     if (r->finished)
         return;
     r->finished = 1;
-    for (thread *th = r->first; th; th = th->next)
-        flush_pending(r, th);
+    for (ct_walk_thread *t = r->walk.first; t; t = t->next)
+        flush_pending(r, t->user);
     if (r->opts.summary)
         summary(r);
     if (!r->have_end)
@@ -1030,7 +1042,7 @@ void ct_render_get_totals(const ct_render *r, ct_render_totals *t)
             t->functions++;
         }
     }
-    t->threads = r->nthreads;
+    t->threads = r->walk.threads.used; /* with an event or a DROPPED record */
     t->dropped = r->dropped;
     t->events = r->events;
 }

@@ -1,9 +1,10 @@
 /*
  * One thread's stack of open calls, and the one rule that pairs an end with
- * the call it ends. The text renderer (render.c), the tree filters
- * (filter.c) and the CLI's call-stack walk (src/cli/export/calls.c: folded stacks,
- * flame graphs, Chrome JSON, report) all keep their stacks with it, so they
- * agree on every trace, including one with missed events.
+ * the call it ends. The walk of a trace's call stacks (walk.h) keeps each
+ * thread's stack with it; the text renderer (render.c), the tree filters
+ * (treefilter.c) and the CLI's call stacks (src/cli/export/calls.c: folded
+ * stacks, flame graphs, Chrome JSON, Perfetto) are that walk's clients, so
+ * they agree on every trace, including one with missed events.
  *
  * The rule:
  *   - an enter pushes a frame; past `max` frames (or when memory runs out)

@@ -1,7 +1,7 @@
 /* Call filters that follow the call tree (src/views/treefilter.h). */
 #define _GNU_SOURCE
 #include "treefilter.h"
-#include "stack.h"
+#include "walk.h"
 #include "base/table.h"
 
 #include <stdlib.h>
@@ -31,18 +31,19 @@ typedef struct frame {
     uint8_t trigger;  /* a trigger function: the gate is open inside */
 } frame;
 
+/* A thread's part of the filter: the client area of its thread of the walk
+ * (src/views/walk.h), whose stack holds the calls open, the outermost
+ * CT_FILTER_MAX_FRAMES followed. */
 typedef struct thread {
-    ct_stack stack;      /* the calls open (src/views/stack.h): the
-                            outermost CT_FILTER_MAX_FRAMES followed */
     uint32_t shown;      /* shown calls open on the stack */
     uint32_t gate;       /* trigger calls open on the stack */
     uint32_t low;        /* frames [low, kept) may hold events; NO_PENDING: none */
     size_t held_bytes;
 } thread;
 
-static frame *frame_at(const thread *t, uint32_t i)
+static frame *frame_at(const ct_walk_thread *wt, uint32_t i)
 {
-    return ct_stack_at(&t->stack, i);
+    return ct_stack_at(&wt->stack, i);
 }
 
 struct ct_filter {
@@ -50,31 +51,45 @@ struct ct_filter {
     char *trigger;
     ct_filter_emit emit;
     void *ctx;
-    ct_table threads;             /* tid -> thread */
+    ct_walk walk;                 /* the threads and their stacks of calls */
     ct_table triggers;            /* function key -> (void *)1: trigger functions */
     uint64_t calls;               /* enter events seen (for after) */
     uint64_t hidden;
     int finished;
+    const uint8_t *raw;           /* the raw bytes of the event the walk is given */
+    size_t raw_len;
 };
 
 #define NO_PENDING UINT32_MAX
 
-static thread *thread_get(ct_filter *f, uint64_t tid)
+static void held_free(held *h)
 {
-    thread *t = ct_table_get(&f->threads, tid);
-    if (t)
-        return t;
-    t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->low = NO_PENDING;
-    ct_stack_init(&t->stack, sizeof(frame), CT_FILTER_MAX_FRAMES);
-    if (ct_table_put(&f->threads, tid, t) != 0) {
-        free(t);
-        return NULL;
+    if (h) {
+        free(h->bytes);
+        free(h);
     }
-    return t;
 }
+
+/* The walk made a thread, or frees one. */
+static int thread_made(void *ctx, ct_walk_thread *wt)
+{
+    (void)ctx;
+    ((thread *)wt->user)->low = NO_PENDING;
+    return 0;
+}
+
+static void thread_freed(void *ctx, ct_walk_thread *wt)
+{
+    (void)ctx;
+    for (uint32_t k = 0; k < wt->stack.kept; k++)
+        held_free(frame_at(wt, k)->pending);
+}
+
+static int call_opened(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
+                       const ct_rec *rec, int nomem);
+static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
+                      ct_walk_end how, uint64_t end_ns, const ct_rec *rec);
+static int call_unmatched(void *ctx, ct_walk_thread *wt, uint32_t depth, const ct_rec *rec);
 
 ct_filter *ct_filter_new(const ct_filter_opts *opts, ct_filter_emit emit, void *ctx)
 {
@@ -92,31 +107,18 @@ ct_filter *ct_filter_new(const ct_filter_opts *opts, ct_filter_emit emit, void *
     f->o.trigger = f->trigger;
     f->emit = emit;
     f->ctx = ctx;
+    static const ct_walk_ops ops = { .thread = thread_made, .thread_free = thread_freed,
+                                     .open = call_opened, .end = call_ended,
+                                     .unmatched = call_unmatched };
+    ct_walk_init(&f->walk, &ops, f, sizeof(frame), CT_FILTER_MAX_FRAMES, sizeof(thread));
     return f;
-}
-
-static void held_free(held *h)
-{
-    if (h) {
-        free(h->bytes);
-        free(h);
-    }
 }
 
 void ct_filter_free(ct_filter *f)
 {
     if (!f)
         return;
-    for (size_t i = 0; i < f->threads.cap; i++) {
-        thread *t = f->threads.slots[i].value;
-        if (!t)
-            continue;
-        for (uint32_t k = 0; k < t->stack.kept; k++)
-            held_free(frame_at(t, k)->pending);
-        ct_stack_free(&t->stack);
-        free(t);
-    }
-    ct_table_free(&f->threads);
+    ct_walk_free(&f->walk);
     ct_table_free(&f->triggers);
     free(f->trigger);
     free(f);
@@ -134,6 +136,12 @@ static void pass(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw
     f->emit(f->ctx, rec, raw, raw_len);
 }
 
+/* Passes on the event the walk is given. */
+static void pass_event(ct_filter *f, const ct_rec *rec)
+{
+    pass(f, rec, f->raw, f->raw_len);
+}
+
 static void let_out(ct_filter *f, thread *t, frame *fr)
 {
     held *h = fr->pending;
@@ -143,22 +151,24 @@ static void let_out(ct_filter *f, thread *t, frame *fr)
     held_free(h);
 }
 
-/* Passes on the held-back enter events of t's stack, outermost first (a
+/* Passes on the held-back enter events of wt's stack, outermost first (a
  * call below them is shown, so they are too). */
-static void let_out_all(ct_filter *f, thread *t)
+static void let_out_all(ct_filter *f, ct_walk_thread *wt)
 {
-    for (uint32_t k = t->low; k < t->stack.kept; k++)
-        if (frame_at(t, k)->pending)
-            let_out(f, t, frame_at(t, k));
+    thread *t = wt->user;
+    for (uint32_t k = t->low; k < wt->stack.kept; k++)
+        if (frame_at(wt, k)->pending)
+            let_out(f, t, frame_at(wt, k));
     t->low = NO_PENDING;
 }
 
-/* Holds rec back in fr; -1 when out of memory. */
-static int hold(ct_filter *f, thread *t, frame *fr, const ct_rec *rec, const uint8_t *raw,
-                size_t raw_len)
+/* Holds rec back in fr, wt's innermost frame; -1 when out of memory. */
+static int hold(ct_filter *f, ct_walk_thread *wt, frame *fr, const ct_rec *rec)
 {
+    thread *t = wt->user;
+    const uint8_t *raw = f->raw;
     held *h = malloc(sizeof *h);
-    size_t len = raw ? raw_len : rec->values_len;
+    size_t len = raw ? f->raw_len : rec->values_len;
     uint8_t *bytes = malloc(len ? len : 1);
     if (!h || !bytes) {
         free(h);
@@ -179,25 +189,28 @@ static int hold(ct_filter *f, thread *t, frame *fr, const ct_rec *rec, const uin
     }
     /* Room first: the oldest held events go out when the thread holds too
      * much. */
-    while (t->held_bytes + len > CT_FILTER_MAX_HELD_BYTES && t->low < t->stack.kept) {
-        frame *old = frame_at(t, t->low++);
+    while (t->held_bytes + len > CT_FILTER_MAX_HELD_BYTES && t->low < wt->stack.kept) {
+        frame *old = frame_at(wt, t->low++);
         if (old->pending)
             let_out(f, t, old);
     }
     fr->pending = h;
     t->held_bytes += len;
-    uint32_t idx = t->stack.kept - 1; /* fr is the innermost frame */
+    uint32_t idx = wt->stack.kept - 1; /* fr is the innermost frame */
     if (t->low == NO_PENDING || t->low > idx)
         t->low = idx;
     return 0;
 }
 
-static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *raw,
-                    size_t raw_len)
+/* The walk opened a call: shown or hidden, held back for --min-time. */
+static int call_opened(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
+                       const ct_rec *rec, int nomem)
 {
+    (void)depth;
+    ct_filter *f = ctx;
+    thread *t = wt->user;
+    frame *fr = fp;
     f->calls++;
-    int nomem = 0;
-    frame *fr = ct_stack_push(&t->stack, rec->key, &nomem);
     if (!fr) {
         /* Past CT_FILTER_MAX_FRAMES (or out of memory): not followed. */
         int rc = nomem ? -1 : 0;
@@ -205,8 +218,8 @@ static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *r
             f->hidden++;
             return rc;
         }
-        let_out_all(f, t);
-        pass(f, rec, raw, raw_len);
+        let_out_all(f, wt);
+        pass_event(f, rec);
         return rc;
     }
     fr->trigger = ct_table_get(&f->triggers, rec->key) != NULL;
@@ -221,23 +234,25 @@ static int on_enter(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *r
     fr->shown = 1;
     t->shown++;
     if (!f->o.min_time_ns) {
-        pass(f, rec, raw, raw_len);
+        pass_event(f, rec);
         return 0;
     }
-    if (hold(f, t, fr, rec, raw, raw_len) != 0) {
-        let_out_all(f, t);
-        pass(f, rec, raw, raw_len);
+    if (hold(f, wt, fr, rec) != 0) {
+        let_out_all(f, wt);
+        pass_event(f, rec);
         return -1;
     }
     return 0;
 }
 
-/* Pops the innermost frame into *out: the gate and the shown count follow. */
-static void pop_frame(thread *t, frame *out)
+/* Takes wt's innermost frame, which the walk pops next, into *out: its
+ * held event with it, the gate and the shown count follow. */
+static void take_frame(ct_walk_thread *wt, frame *fr, frame *out)
 {
-    *out = *frame_at(t, t->stack.kept - 1);
-    ct_stack_pop(&t->stack);
-    if (t->low >= t->stack.kept)
+    thread *t = wt->user;
+    *out = *fr;
+    fr->pending = NULL;
+    if (t->low >= wt->stack.kept - 1)
         t->low = NO_PENDING;
     if (out->trigger)
         t->gate--;
@@ -260,43 +275,52 @@ static int too_short(ct_filter *f, thread *t, frame *fr, uint64_t end)
     return 0;
 }
 
-static void on_end_of_call(ct_filter *f, thread *t, const ct_rec *rec, const uint8_t *raw,
-                           size_t raw_len)
+/* The walk closed a call: its end passes when the call is shown. */
+static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
+                      ct_walk_end how, uint64_t end_ns, const ct_rec *rec)
 {
-    long k = ct_stack_match(&t->stack, rec->key);
-    if (k == CT_STACK_UNKEPT) {
-        ct_stack_pop(&t->stack);
+    (void)depth, (void)end_ns;
+    ct_filter *f = ctx;
+    thread *t = wt->user;
+    if (how == CT_WALK_OPEN) /* the filter never closes the walk */
+        return 0;
+    if (!fp) {
+        /* Not followed. */
         if (f->o.depth || (f->o.trigger && !t->gate))
-            return;
-        let_out_all(f, t);
-        pass(f, rec, raw, raw_len);
-        return;
-    }
-    if (k == CT_STACK_UNMATCHED) {
-        /* Not entered as far as we know: the consumer reports it. */
-        pass(f, rec, raw, raw_len);
-        return;
+            return 0;
+        let_out_all(f, wt);
+        pass_event(f, rec);
+        return 0;
     }
     frame fr;
-    /* Calls above k never ended (a missed event): each is judged as if it
-     * ended now; the consumer closes those it sees as unfinished. */
-    while (t->stack.kept > (uint32_t)k + 1) {
-        pop_frame(t, &fr);
+    take_frame(wt, fp, &fr);
+    if (how == CT_WALK_MISSED) {
+        /* It never ended (a missed event): judged as if it ended now; the
+         * consumer closes those it sees as unfinished. */
         if (fr.pending && !too_short(f, t, &fr, rec->time_ns)) {
-            let_out_all(f, t);
+            let_out_all(f, wt);
             let_out(f, t, &fr);
         }
+        return 0;
     }
-    pop_frame(t, &fr);
     if (!fr.shown)
-        return;
+        return 0;
     if (fr.pending && too_short(f, t, &fr, rec->time_ns))
-        return;
+        return 0;
     /* Shown: its callers go out, then it (when held back), then its end. */
-    let_out_all(f, t);
+    let_out_all(f, wt);
     if (fr.pending)
         let_out(f, t, &fr);
-    pass(f, rec, raw, raw_len);
+    pass_event(f, rec);
+    return 0;
+}
+
+/* Not entered as far as we know: the consumer reports it. */
+static int call_unmatched(void *ctx, ct_walk_thread *wt, uint32_t depth, const ct_rec *rec)
+{
+    (void)wt, (void)depth;
+    pass_event(ctx, rec);
+    return 0;
 }
 
 void ct_filter_finish(ct_filter *f)
@@ -304,9 +328,10 @@ void ct_filter_finish(ct_filter *f)
     if (f->finished)
         return;
     f->finished = 1;
-    for (size_t i = 0; i < f->threads.cap; i++)
-        if (f->threads.slots[i].value)
-            let_out_all(f, f->threads.slots[i].value);
+    /* In the order of the walk's table of threads, as always. */
+    for (size_t i = 0; i < f->walk.threads.cap; i++)
+        if (f->walk.threads.slots[i].value)
+            let_out_all(f, f->walk.threads.slots[i].value);
 }
 
 int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw_len)
@@ -330,13 +355,13 @@ int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t
         pass(f, rec, raw, raw_len);
         return 0;
     }
-    thread *t = thread_get(f, rec->tid);
-    if (!t) {
+    ct_walk_thread *wt = ct_walk_thread_of(&f->walk, rec->tid);
+    if (!wt) {
         pass(f, rec, raw, raw_len);
         return -1;
     }
-    if (rec->type == CT_REC_ENTER)
-        return on_enter(f, t, rec, raw, raw_len);
-    on_end_of_call(f, t, rec, raw, raw_len);
-    return 0;
+    f->raw = raw;
+    f->raw_len = raw_len;
+    /* call_opened, call_ended, call_unmatched */
+    return ct_walk_event(&f->walk, wt, rec);
 }

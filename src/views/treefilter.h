@@ -3,9 +3,9 @@
  * --after (docs/cli.md, "Filters").
  *
  * A filter sits between a source of trace records in trace order and their
- * consumer. It follows each thread's stack of calls and passes on only the
- * events of the calls that are shown; records that are not events
- * (FUNCTION, CLASS, THREAD, DROPPED, END) always pass. The same code serves
+ * consumer. It follows each thread's stack of calls (the walk of walk.h)
+ * and passes on only the events of the calls that are shown; records that
+ * are not events (FUNCTION, CLASS, THREAD, DROPPED, END) always pass. The same code serves
  * the profiler's writer thread (what is written to the trace and the live
  * log) and the CLI's readers (`clrtrace replay --depth 2 DIR`).
  *

@@ -2,49 +2,10 @@
  * src/format/value.h). Every read is checked against the record's end. */
 #include <string.h>
 
+#include "format/cursor.h"
 #include "format/value.h"
 #include "value_wellknown.h"
 #include "value_text.h"
-
-typedef struct rd {
-    const uint8_t *p;
-    size_t n, pos;
-    int bad;
-} rd;
-
-static const uint8_t *take(rd *r, size_t k)
-{
-    if (r->bad || k > r->n - r->pos) {
-        r->bad = 1;
-        return NULL;
-    }
-    const uint8_t *p = r->p + r->pos;
-    r->pos += k;
-    return p;
-}
-
-static uint64_t take_u(rd *r, size_t k)
-{
-    if (k > 8) {
-        r->bad = 1;
-        return 0;
-    }
-    const uint8_t *p = take(r, k);
-    uint64_t v = 0;
-    if (p)
-        for (size_t i = 0; i < k; i++)
-            v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-/* n (<= 8) little-endian bytes at b. */
-static uint64_t take_le(const uint8_t *b, size_t n)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)b[i] << (8 * i);
-    return v;
-}
 
 static int64_t sign_extend(uint64_t v, size_t bytes)
 {
@@ -172,18 +133,18 @@ static void put_chars(fctx *f, int32_t length, const uint8_t *chars, uint32_t n)
 }
 
 /* A string's characters, quoted and escaped (after its address). */
-static void format_chars(rd *r, fctx *f)
+static void format_chars(ct_cursor *r, fctx *f)
 {
-    int32_t length = (int32_t)take_u(r, 4);
-    uint32_t n = (uint32_t)take_u(r, 4);
-    const uint8_t *chars = take(r, (size_t)n * 2);
+    int32_t length = (int32_t)ct_take_u(r, 4);
+    uint32_t n = (uint32_t)ct_take_u(r, 4);
+    const uint8_t *chars = ct_take(r, (size_t)n * 2);
     if (chars)
         put_chars(f, length, chars, n);
 }
 
-static void format_string(rd *r, fctx *f)
+static void format_string(ct_cursor *r, fctx *f)
 {
-    uint64_t addr = take_u(r, 8);
+    uint64_t addr = ct_take_u(r, 8);
     if (r->bad)
         return;
     if (!addr) {
@@ -309,7 +270,7 @@ static void format_enum(const ct_plan *p, uint64_t raw, ct_text *t)
         put_u64(t, v);
 }
 
-static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth);
+static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth);
 
 /* An array's type with its bounds, as C# writes an array creation: the
  * element's name up to its own brackets, the bounds (dims[0..rank), lower
@@ -343,7 +304,7 @@ static void put_array_head(fctx *f, const char *elem_name, uint32_t length)
 }
 
 /* n elements of plan e, then ", ..." when length says there are more. */
-static void format_items(rd *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
+static void format_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
                          unsigned depth)
 {
     ct_text_put(f->out, " {");
@@ -366,21 +327,21 @@ static int items_ok(const ct_plan *e, uint32_t n, uint64_t length)
 
 /* A reference's address: 1 when it is not null; else "null" is written (or
  * the record is damaged) and 0 returned. */
-static int take_reference(rd *r, fctx *f)
+static int take_reference(ct_cursor *r, fctx *f)
 {
-    uint64_t addr = take_u(r, 8);
+    uint64_t addr = ct_take_u(r, 8);
     if (!r->bad && !addr)
         ct_text_put(f->out, "null");
     return !r->bad && addr;
 }
 
-static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+static void format_array(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     if (!take_reference(r, f))
         return;
-    take_u(r, 8); /* class id: the element type comes from the plan */
-    uint32_t length = (uint32_t)take_u(r, 4);
-    uint32_t n = (uint32_t)take_u(r, 4);
+    ct_take_u(r, 8); /* class id: the element type comes from the plan */
+    uint32_t length = (uint32_t)ct_take_u(r, 4);
+    uint32_t n = (uint32_t)ct_take_u(r, 4);
     if (r->bad || !items_ok(p->elem, n, length)) {
         r->bad = 1;
         return;
@@ -399,7 +360,7 @@ static void format_array(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 
 /* Row-major elements of dimension d on: "{{1, 2}, {3, 4}}". *left: the
  * elements copied and not yet shown. */
-static void format_dims(rd *r, const ct_plan *p, fctx *f, const uint32_t *len, uint32_t rank,
+static void format_dims(ct_cursor *r, const ct_plan *p, fctx *f, const uint32_t *len, uint32_t rank,
                         uint32_t d, uint32_t *left, unsigned depth)
 {
     ct_text_put(f->out, "{");
@@ -420,11 +381,11 @@ static void format_dims(rd *r, const ct_plan *p, fctx *f, const uint32_t *len, u
     ct_text_put(f->out, "}");
 }
 
-static void format_mdarray(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+static void format_mdarray(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     if (!take_reference(r, f))
         return;
-    uint32_t rank = (uint32_t)take_u(r, 4);
+    uint32_t rank = (uint32_t)ct_take_u(r, 4);
     uint32_t len[CT_MAX_ARRAY_RANK];
     int32_t lo[CT_MAX_ARRAY_RANK];
     if (r->bad || rank != p->count || rank == 0 || rank > CT_MAX_ARRAY_RANK) {
@@ -433,12 +394,12 @@ static void format_mdarray(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     }
     uint64_t total = 1;
     for (uint32_t i = 0; i < rank; i++) {
-        len[i] = (uint32_t)take_u(r, 4);
+        len[i] = (uint32_t)ct_take_u(r, 4);
         total = total * len[i] > UINT32_MAX ? UINT32_MAX : total * len[i];
     }
     for (uint32_t i = 0; i < rank; i++)
-        lo[i] = (int32_t)take_u(r, 4);
-    uint32_t n = (uint32_t)take_u(r, 4);
+        lo[i] = (int32_t)ct_take_u(r, 4);
+    uint32_t n = (uint32_t)ct_take_u(r, 4);
     if (r->bad || !items_ok(p->elem, n, total)) {
         r->bad = 1;
         return;
@@ -461,10 +422,10 @@ static int span_ok(const ct_plan *p)
 
 /* A span's length and the elements copied of it (after its address): 0, or
  * -1 (r->bad set) when they do not agree. */
-static int span_head(rd *r, int32_t *length, uint32_t *n)
+static int span_head(ct_cursor *r, int32_t *length, uint32_t *n)
 {
-    *length = (int32_t)take_u(r, 4);
-    *n = (uint32_t)take_u(r, 4);
+    *length = (int32_t)ct_take_u(r, 4);
+    *n = (uint32_t)ct_take_u(r, 4);
     if (r->bad || *length < 0 || *n > (uint32_t)*length) {
         r->bad = 1;
         return -1;
@@ -472,9 +433,9 @@ static int span_head(rd *r, int32_t *length, uint32_t *n)
     return 0;
 }
 
-static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+static void format_span(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
-    uint64_t addr = take_u(r, 8);
+    uint64_t addr = ct_take_u(r, 8);
     if (r->bad || !span_ok(p)) {
         r->bad = 1;
         return;
@@ -498,9 +459,9 @@ static void format_span(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 
 /* ArraySegment<T>, Memory<T>: "ArraySegment<int>(2) {2, 3}", a string's
  * "ReadOnlyMemory<char>(5) "hello"". */
-static void format_segment(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+static void format_segment(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
-    uint64_t addr = take_u(r, 8);
+    uint64_t addr = ct_take_u(r, 8);
     if (r->bad || !p->elem) {
         r->bad = 1;
         return;
@@ -511,8 +472,8 @@ static void format_segment(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         ct_text_put(f->out, "(0) {}");
         return;
     }
-    int32_t count = (int32_t)take_u(r, 4);
-    uint64_t what = take_u(r, 1);
+    int32_t count = (int32_t)ct_take_u(r, 4);
+    uint64_t what = ct_take_u(r, 1);
     if (r->bad || what > 2) {
         r->bad = 1;
         return;
@@ -521,13 +482,13 @@ static void format_segment(rd *r, const ct_plan *p, fctx *f, unsigned depth)
     ct_text_printf(f->out, "(%d)", count);
     if (what == 0)
         return;
-    uint32_t n = (uint32_t)take_u(r, 4);
+    uint32_t n = (uint32_t)ct_take_u(r, 4);
     if (r->bad || count < 0 || n > (uint32_t)count) {
         r->bad = 1;
         return;
     }
     if (what == 2) {
-        const uint8_t *chars = take(r, (size_t)n * 2);
+        const uint8_t *chars = ct_take(r, (size_t)n * 2);
         if (!chars || p->elem->kind != CT_V_CHAR) {
             r->bad = 1;
             return;
@@ -544,7 +505,7 @@ static void format_segment(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 }
 
 /* A vector's elements, as .NET writes a vector: "<1, 2, 3, 4>". */
-static void format_vector(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+static void format_vector(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
     const ct_plan *e = p->elem;
     uint32_t es = e ? ct_vkind_size(e->kind) : 0;
@@ -565,9 +526,9 @@ static void format_vector(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 /* The size a fixed-size kind must have; 0 for kinds of any size. A plan
  * read from a damaged file may say otherwise, and must not be trusted. */
 /* A boxed value in an OBJECT slot: "int 5" (src/format/value.h). */
-static void format_boxed(rd *r, fctx *f, unsigned depth)
+static void format_boxed(ct_cursor *r, fctx *f, unsigned depth)
 {
-    ct_vkind k = (ct_vkind)take_u(r, 1);
+    ct_vkind k = (ct_vkind)ct_take_u(r, 1);
     const char *name = r->bad ? NULL : ct_vkind_name(k);
     if (!name) {
         r->bad = 1;
@@ -581,7 +542,7 @@ static void format_boxed(rd *r, fctx *f, unsigned depth)
 
 /* An object's content by its class's plan: "Demo.Order{Id=5, ...}",
  * "List<int>(3) {1, 2, 3}", "Dictionary<string, int>(1) {["a"]=1}". */
-static void format_content(rd *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
+static void format_content(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
 {
     if (c->kind == CT_V_CLASS && c->count == 1 && !c->value_offset && !c->fields[0].name[0]) {
         /* A boxed struct or enum: "Demo.Point{X=1, Y=2}", "Demo.Color Green". */
@@ -608,8 +569,8 @@ static void format_content(rd *r, uint64_t cls, const ct_plan *c, fctx *f, unsig
         return;
     }
     int dict = c->shape == CT_SEQ_DICT;
-    int32_t count = (int32_t)take_u(r, 4);
-    uint32_t n = (uint32_t)take_u(r, 4);
+    int32_t count = (int32_t)ct_take_u(r, 4);
+    uint32_t n = (uint32_t)ct_take_u(r, 4);
     if (r->bad || c->kind != CT_V_SEQ || count < 0 || !c->elem || (dict && !c->key) ||
         !items_ok(c->elem, n, (uint32_t)count) || (dict && n && !ct_array_items_captured(c->key))) {
         r->bad = 1;
@@ -641,9 +602,9 @@ static void format_content(rd *r, uint64_t cls, const ct_plan *c, fctx *f, unsig
 
 /* An OBJECT value: null, a string, a boxed value, a repeated reference, an
  * object's content, or its class and address. */
-static void format_object(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+static void format_object(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
-    uint64_t addr = take_u(r, 8), id = take_u(r, 8);
+    uint64_t addr = ct_take_u(r, 8), id = ct_take_u(r, 8);
     if (r->bad)
         return;
     if (!addr) {
@@ -668,7 +629,7 @@ static void format_object(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         put_hex(f->out, "@0x", addr);
         return;
     case CT_CLASS_SEEN: {
-        uint64_t cycle = take_u(r, 1);
+        uint64_t cycle = ct_take_u(r, 1);
         if (r->bad || cycle > 1 || !cls) {
             r->bad = 1;
             return;
@@ -720,28 +681,28 @@ static int is_biginteger(const ct_plan *p)
     return sign == 1 && bits == 1;
 }
 
-static void format_biginteger(rd *r, const ct_plan *p, fctx *f)
+static void format_biginteger(ct_cursor *r, const ct_plan *p, fctx *f)
 {
     int32_t sign = 0;
     uint32_t w[BIGINT_MAX_WORDS], n = 0, length = 0;
     int null_bits = 1;
     for (uint32_t i = 0; i < 2 && !r->bad; i++) {
         if (p->fields[i].plan->kind == CT_V_I4) {
-            sign = (int32_t)take_u(r, 4);
+            sign = (int32_t)ct_take_u(r, 4);
             continue;
         }
-        if (!take_u(r, 8))
+        if (!ct_take_u(r, 8))
             continue; /* null: the value is _sign */
         null_bits = 0;
-        take_u(r, 8);
-        length = (uint32_t)take_u(r, 4);
-        n = (uint32_t)take_u(r, 4);
+        ct_take_u(r, 8);
+        length = (uint32_t)ct_take_u(r, 4);
+        n = (uint32_t)ct_take_u(r, 4);
         if (r->bad || n > length) {
             r->bad = 1;
             return;
         }
         for (uint32_t k = 0; k < n && !r->bad; k++) {
-            uint32_t v = (uint32_t)take_u(r, 4);
+            uint32_t v = (uint32_t)ct_take_u(r, 4);
             if (k < BIGINT_MAX_WORDS)
                 w[k] = v;
         }
@@ -805,97 +766,197 @@ static int is_bytes_kind(ct_vkind k)
            k == CT_V_DTOFFSET || k == CT_V_RUNE;
 }
 
-static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
+/* Whether plan p fits a value `depth` levels deep: not too deep, a
+ * fixed-size kind's size its own, an enum's or a pointer's 1 to 8 bytes. */
+static int plan_fits(const ct_plan *p, unsigned depth)
 {
-    ct_text *t = f->out;
     uint32_t want = ct_vkind_size(p->kind);
-    if (depth > CT_MAX_NESTING || (want && p->size != want) ||
-        ((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8))) {
-        r->bad = 1;
-        return;
-    }
-    if (!t && is_bytes_kind(p->kind)) {
-        /* Walking: the bytes only (a vector's size is checked when shown). */
-        take(r, p->size);
-        return;
-    }
+    return depth <= CT_MAX_NESTING && (!want || p->size == want) &&
+           !((p->kind == CT_V_ENUM || p->kind == CT_V_PTR) && (p->size == 0 || p->size > 8));
+}
+
+/* Kinds whose value is an integer of p->size bytes (at most 8). */
+static int is_integer_kind(ct_vkind k)
+{
+    return k == CT_V_BOOL || k == CT_V_CHAR || is_int_kind(k) || k == CT_V_I || k == CT_V_U ||
+           k == CT_V_ENUM || k == CT_V_PTR;
+}
+
+/* An integer kind's value v. */
+static void format_integer(const ct_plan *p, uint64_t v, ct_text *t)
+{
     switch (p->kind) {
-    case CT_V_VOID:
+    case CT_V_BOOL:
+        ct_text_put(t, v ? "true" : "false");
         return;
-    case CT_V_BOOL: {
-        uint64_t v = take_u(r, 1);
-        if (!r->bad)
-            ct_text_put(t, v ? "true" : "false");
-        return;
-    }
-    case CT_V_CHAR: {
-        uint64_t v = take_u(r, 2);
-        if (r->bad)
-            return;
+    case CT_V_CHAR:
         ct_text_put(t, "'");
         put_char_escaped(t, (uint32_t)v, '\'');
         ct_text_put(t, "'");
         return;
-    }
-    case CT_V_I: case CT_V_U: {
+    case CT_V_I: case CT_V_U:
         /* Native-sized integers are mostly addresses and handles: hex. */
-        uint64_t v = take_u(r, 8);
-        if (r->bad)
-            return;
         if (p->kind == CT_V_I && (int64_t)v < 0)
             put_hex(t, "-0x", 0 - v);
         else
             put_hex(t, "0x", v);
         return;
-    }
-    case CT_V_I1: case CT_V_I2: case CT_V_I4: case CT_V_I8: {
-        uint64_t v = take_u(r, p->size);
-        if (!r->bad)
-            put_i64(t, sign_extend(v, p->size));
+    case CT_V_ENUM:
+        format_enum(p, v, t);
         return;
-    }
-    case CT_V_U1: case CT_V_U2: case CT_V_U4: case CT_V_U8: {
-        uint64_t v = take_u(r, p->size);
-        if (!r->bad)
+    case CT_V_PTR:
+        put_hex(t, "0x", v);
+        return;
+    default:
+        if (is_signed_kind(p->kind))
+            put_i64(t, sign_extend(v, p->size));
+        else
             put_u64(t, v);
         return;
     }
+}
+
+/* Kinds whose value is its p->size bytes, shown as they are. */
+static int is_plain_bytes_kind(ct_vkind k)
+{
+    return k == CT_V_R4 || k == CT_V_R8 || k == CT_V_DECIMAL ||
+           (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_RUNE || k == CT_V_OPAQUE;
+}
+
+/* A plain bytes kind's value, its p->size bytes at b. */
+static void format_plain_bytes(const ct_plan *p, const uint8_t *b, fctx *f)
+{
+    ct_text *t = f->out;
+    char s[64];
+    switch (p->kind) {
     case CT_V_R4: {
-        const uint8_t *b = take(r, 4);
-        if (b) {
-            float v;
-            char s[64];
-            memcpy(&v, b, 4);
-            ct_text_putn(t, s, ct_format_float(v, s, sizeof s));
-        }
+        float v;
+        memcpy(&v, b, 4);
+        ct_text_putn(t, s, ct_format_float(v, s, sizeof s));
         return;
     }
     case CT_V_R8: {
-        const uint8_t *b = take(r, 8);
-        if (b) {
-            double v;
-            char s[64];
-            memcpy(&v, b, 8);
-            ct_text_putn(t, s, ct_format_double(v, s, sizeof s));
-        }
+        double v;
+        memcpy(&v, b, 8);
+        ct_text_putn(t, s, ct_format_double(v, s, sizeof s));
         return;
     }
-    case CT_V_DECIMAL: {
-        const uint8_t *b = take(r, 16);
-        if (b)
-            format_decimal(b, t);
+    case CT_V_DECIMAL:
+        format_decimal(b, t);
+        return;
+    case CT_V_RUNE:
+        format_rune(b, f);
+        return;
+    case CT_V_OPAQUE:
+        ct_text_printf(t, "<%u bytes", p->size);
+        for (uint32_t i = 0; i < p->size && i < 16; i++)
+            ct_text_printf(t, " %02x", b[i]);
+        ct_text_put(t, p->size > 16 ? " ...>" : ">");
+        return;
+    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128 */
+        ct_wellknown_format(p->kind, b, t);
         return;
     }
-    case CT_V_ENUM: {
-        if (!is_int_kind(p->underlying) || p->size > 8) {
+}
+
+/* A DateTimeOffset: brought to the form ct_wellknown_format reads, the
+ * DateTime, then the offset as an i16, each where the plan says it is. */
+static void format_dtoffset(ct_cursor *r, const ct_plan *p, ct_text *t)
+{
+    const uint8_t *b = ct_take(r, 16);
+    uint32_t ms = p->underlying == CT_V_I2 ? 2 : p->underlying == CT_V_I4 ? 4 : 0;
+    if (!b || !ms || p->value_offset > 8 || p->count_offset > 16 - ms) {
+        r->bad = 1;
+        return;
+    }
+    uint8_t norm[16] = {0};
+    int64_t minutes = sign_extend(ct_le(b + p->count_offset, ms), ms);
+    int16_t m16 = minutes < INT16_MIN || minutes > INT16_MAX ? INT16_MAX : (int16_t)minutes;
+    memcpy(norm, b + p->value_offset, 8);
+    memcpy(norm + 8, &m16, 2);
+    ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+}
+
+/* A struct: "{X=1, Y=2}" (a BigInteger as its number). */
+static void format_struct(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    ct_text *t = f->out;
+    if (is_biginteger(p)) {
+        format_biginteger(r, p, f);
+        return;
+    }
+    ct_text_put(t, "{");
+    for (uint32_t i = 0; i < p->count && !r->bad; i++) {
+        if (i)
+            ct_text_put(t, ", ");
+        ct_text_put(t, p->fields[i].name);
+        ct_text_put(t, "=");
+        format(r, p->fields[i].plan, f, depth + 1);
+    }
+    ct_text_put(t, "}");
+}
+
+/* A Nullable<T>: "null", or the value. */
+static void format_nullable(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t has = ct_take_u(r, 1);
+    if (r->bad)
+        return;
+    if (!has)
+        ct_text_put(f->out, "null");
+    else if (p->elem)
+        format(r, p->elem, f, depth + 1);
+    else
+        r->bad = 1;
+}
+
+/* A by-reference parameter: the address, and " -> " the value there when
+ * it was read. */
+static void format_byref(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint64_t addr = ct_take_u(r, 8);
+    if (r->bad)
+        return;
+    put_hex(f->out, "0x", addr);
+    if (addr && p->elem) {
+        ct_text_put(f->out, " -> ");
+        format(r, p->elem, f, depth + 1);
+    }
+}
+
+/* One value of plan p into f->out; with no f->out, only walks past it (the
+ * class walker). A value that does not fit its plan sets r->bad. */
+static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    ct_text *t = f->out;
+    if (!plan_fits(p, depth)) {
+        r->bad = 1;
+        return;
+    }
+    if (!t && is_bytes_kind(p->kind)) {
+        /* Walking: the bytes only (a vector's size is checked when shown). */
+        ct_take(r, p->size);
+        return;
+    }
+    if (is_integer_kind(p->kind)) {
+        if (p->kind == CT_V_ENUM && !is_int_kind(p->underlying)) {
             r->bad = 1;
             return;
         }
-        uint64_t v = take_u(r, p->size);
+        uint64_t v = ct_take_u(r, p->size);
         if (!r->bad)
-            format_enum(p, v, t);
+            format_integer(p, v, t);
         return;
     }
+    if (is_plain_bytes_kind(p->kind)) {
+        const uint8_t *b = ct_take(r, p->size);
+        if (b)
+            format_plain_bytes(p, b, f);
+        return;
+    }
+    switch (p->kind) {
+    case CT_V_VOID:
+        return;
     case CT_V_STRING:
         format_string(r, f);
         return;
@@ -918,94 +979,22 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
         format_vector(r, p, f, depth);
         return;
     case CT_V_STRUCT:
-        if (is_biginteger(p)) {
-            format_biginteger(r, p, f);
-            return;
-        }
-        ct_text_put(t, "{");
-        for (uint32_t i = 0; i < p->count && !r->bad; i++) {
-            if (i)
-                ct_text_put(t, ", ");
-            ct_text_put(t, p->fields[i].name);
-            ct_text_put(t, "=");
-            format(r, p->fields[i].plan, f, depth + 1);
-        }
-        ct_text_put(t, "}");
+        format_struct(r, p, f, depth);
         return;
-    case CT_V_NULLABLE: {
-        uint64_t has = take_u(r, 1);
-        if (r->bad)
-            return;
-        if (!has)
-            ct_text_put(t, "null");
-        else if (p->elem)
-            format(r, p->elem, f, depth + 1);
-        else
-            r->bad = 1;
+    case CT_V_NULLABLE:
+        format_nullable(r, p, f, depth);
         return;
-    }
-    case CT_V_PTR: {
-        uint64_t v = take_u(r, p->size);
-        if (!r->bad)
-            put_hex(t, "0x", v);
+    case CT_V_BYREF:
+        format_byref(r, p, f, depth);
         return;
-    }
-    case CT_V_BYREF: {
-        uint64_t addr = take_u(r, 8);
-        if (r->bad)
-            return;
-        put_hex(t, "0x", addr);
-        if (addr && p->elem) {
-            ct_text_put(t, " -> ");
-            format(r, p->elem, f, depth + 1);
-        }
-        return;
-    }
     case CT_V_ELIDED:
         ct_text_put(t, "{...}");
         return;
-    case CT_V_DTOFFSET: {
-        /* To the form ct_wellknown_format reads: the DateTime, then the
-         * offset as an i16, each where the plan says it is. */
-        const uint8_t *b = take(r, 16);
-        uint32_t ms = p->underlying == CT_V_I2 ? 2 : p->underlying == CT_V_I4 ? 4 : 0;
-        if (!b || !ms || p->value_offset > 8 || p->count_offset > 16 - ms) {
-            r->bad = 1;
-            return;
-        }
-        uint8_t norm[16] = {0};
-        int64_t minutes = sign_extend(take_le(b + p->count_offset, ms), ms);
-        int16_t m16 = minutes < INT16_MIN || minutes > INT16_MAX ? INT16_MAX : (int16_t)minutes;
-        memcpy(norm, b + p->value_offset, 8);
-        memcpy(norm + 8, &m16, 2);
-        ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+    case CT_V_DTOFFSET:
+        format_dtoffset(r, p, t);
         return;
-    }
-    case CT_V_DATETIME: case CT_V_TIMESPAN: case CT_V_GUID: case CT_V_HALF: case CT_V_I16:
-    case CT_V_U16: {
-        const uint8_t *b = take(r, p->size);
-        if (b)
-            ct_wellknown_format(p->kind, b, t);
-        return;
-    }
-    case CT_V_RUNE: {
-        const uint8_t *b = take(r, 4);
-        if (b)
-            format_rune(b, f);
-        return;
-    }
-    case CT_V_OPAQUE: {
-        const uint8_t *b = take(r, p->size);
-        if (!b)
-            return;
-        ct_text_printf(t, "<%u bytes", p->size);
-        for (uint32_t i = 0; i < p->size && i < 16; i++)
-            ct_text_printf(t, " %02x", b[i]);
-        ct_text_put(t, p->size > 16 ? " ...>" : ">");
-        return;
-    }
-    case CT_V_CLASS: case CT_V_SEQ:
-        break; /* reached through an object only */
+    default:
+        break; /* CLASS and SEQ: reached through an object only */
     }
     r->bad = 1;
 }
@@ -1013,7 +1002,7 @@ static void format(rd *r, const ct_plan *p, fctx *f, unsigned depth)
 size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, const ct_classes *classes,
                        ct_text *out)
 {
-    rd r = { raw, n, 0, 0 };
+    ct_cursor r = { raw, n, 0, 0 };
     fctx f = { classes, out, NULL, NULL };
     size_t mark = out->len;
     format(&r, p, &f, 0);
@@ -1034,7 +1023,7 @@ void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n, const ct_c
 {
     if (is_bytes_kind(p->kind) || p->kind == CT_V_STRING || p->kind == CT_V_VOID)
         return; /* no object inside */
-    rd r = { raw, n, 0, 0 };
+    ct_cursor r = { raw, n, 0, 0 };
     fctx f = { classes, NULL, fn, ctx };
     format(&r, p, &f, 0);
 }

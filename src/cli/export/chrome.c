@@ -84,7 +84,7 @@ static int on_thread(void *ctx, cli_calls *w, cli_thread *t)
 static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
 {
     /* A thread named after its first event: the later name wins. */
-    if (rec->type == CT_REC_THREAD && ct_table_get(&w->threads, rec->tid))
+    if (rec->type == CT_REC_THREAD && ct_walk_find(&w->walk, rec->tid))
         thread_name_event(ctx, rec->tid, ct_symbols_thread_name(w->sym, rec->tid));
     return 0;
 }
@@ -331,7 +331,7 @@ int cli_chrome_end(cli_chrome *x, int complete)
     int rc = x->oom ? -1 : 0;
     if (cli_calls_finish(w) != 0)
         rc = -1;
-    complete = complete && w->ended && !rc;
+    complete = complete && w->walk.ended && !rc;
     fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"clrtrace\",", out);
     fprintf(out, "\"trace_format\":\"%u.%u\",\"command\":", h->major, h->minor);
     cli_json_string(out, h->cmdline, h->cmdline_len);
@@ -344,7 +344,7 @@ int cli_chrome_end(cli_chrome *x, int complete)
             ",\"unfinished\":%" PRIu64 ",\"too_deep\":%" PRIu64 ",\"unmatched\":%" PRIu64
             ",\"dropped\":%" PRIu64 "}}\n",
             h->start_unix_ns, complete ? "true" : "false", w->calls, w->unfinished, w->too_deep,
-            w->unmatched, w->dropped);
+            w->unmatched, w->walk.dropped);
     if (w->too_deep)
         fprintf(stderr, "clrtrace dump: %" PRIu64 " %s deeper than %u levels left out of the "
                         "JSON (their time is in their caller at that depth)\n",

@@ -11,7 +11,7 @@
 
 #include "format/event.h"
 #include "views/render.h"
-#include "views/stack.h"
+#include "views/walk.h"
 #include "views/symbols.h"
 #include "base/table.h"
 
@@ -19,13 +19,12 @@
 typedef struct cli_trace cli_trace;
 
 /* ------------------------------------------------ call stacks (calls.c)
- * The walk shared by dump --folded, --flame and --chrome: each thread's
- * stack of open calls (src/views/stack.h: ends pair with calls as in
- * the text renderer and the filters), built from ENTER and closed by LEAVE,
- * UNWIND and TAILCALL, with the functions of the symbol table. Times on one
- * thread never go back (an event earlier than the thread's previous one is
- * taken at the previous time), so a callee's interval always lies inside
- * its caller's. */
+ * The walk shared by dump --folded, --flame, --chrome and --perfetto: the
+ * walk of views/walk.h (each thread's stack of open calls, ends paired with
+ * calls as in the text renderer and the filters), with the functions of the
+ * symbol table. Times on one thread never go back (an event earlier than
+ * the thread's previous one is taken at the previous time), so a callee's
+ * interval always lies inside its caller's. */
 
 /* Deepest stack kept per thread. Calls below this depth are not reported
  * (counted in too_deep); their time stays in the deepest reported frame. */
@@ -48,14 +47,10 @@ typedef struct cli_frame {
     uint64_t aux;       /* the user's */
 } cli_frame;
 
-typedef struct cli_thread {
-    uint64_t tid;
-    uint64_t now;       /* the thread's latest time */
-    ct_stack stack;     /* of cli_frame: the calls open (stack.depth), the
-                           outermost CLI_CALLS_MAX_DEPTH kept */
-    void *user;         /* the user's (freed by the user) */
-    struct cli_thread *next; /* first-seen order */
-} cli_thread;
+/* A thread of the walk: tid, now (its latest time), stack (of cli_frame:
+ * the calls open, the outermost CLI_CALLS_MAX_DEPTH kept), user (the
+ * user's, freed by the user) and next (first-seen order). */
+typedef ct_walk_thread cli_thread;
 
 /* The innermost kept call of t, and its caller (NULL: none). */
 static inline cli_frame *cli_top(const cli_thread *t)
@@ -65,7 +60,7 @@ static inline cli_frame *cli_top(const cli_thread *t)
 
 static inline cli_frame *cli_caller(const cli_thread *t)
 {
-    return ct_stack_below_top(&t->stack);
+    return ct_walk_caller(t);
 }
 
 typedef struct cli_calls cli_calls;
@@ -89,18 +84,19 @@ typedef struct cli_calls_ops {
 } cli_calls_ops;
 
 struct cli_calls {
+    ct_walk walk;            /* the threads (walk.first: first-seen order) and
+                                their stacks; walk.dropped: events the profiler
+                                lost (DROPPED records); walk.ended: an END record
+                                came, later records are ignored */
     ct_symbols *sym;         /* functions, classes, thread names; value text */
     cli_calls_ops ops;
     void *ctx;
-    ct_table threads;        /* tid -> cli_thread */
-    cli_thread *first, *last;
+    cli_thread *first;       /* the first thread (walk.first) */
     uint64_t last_time;      /* the latest time in the trace (events, END) */
     uint64_t calls;          /* calls that ended (not unfinished), reported or not */
     uint64_t unfinished;     /* reported frames closed as CLI_END_UNFINISHED */
     uint64_t too_deep;       /* calls below CLI_CALLS_MAX_DEPTH (not reported) */
     uint64_t unmatched;      /* ends with no open call of their function on the thread */
-    uint64_t dropped;        /* events the profiler lost (DROPPED records) */
-    int ended;               /* an END record came: later records are ignored */
     int finished;
 };
 

@@ -423,7 +423,7 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
 {
     perfetto *p = ctx;
     /* A thread named after its first event: the descriptor again, named. */
-    if (rec->type == CT_REC_THREAD && ct_table_get(&w->threads, rec->tid))
+    if (rec->type == CT_REC_THREAD && ct_walk_find(&w->walk, rec->tid))
         thread_track(p, rec->tid, ct_symbols_thread_name(w->sym, rec->tid));
     return p->oom;
 }
