@@ -37,16 +37,6 @@ static inline void le32(uint8_t *p, uint32_t v)
 #endif
 }
 
-static inline void le64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 8);
-#else
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-#endif
-}
-
 static void put_u8(ct_wbuf *w, uint8_t v) { put(w, &v, 1); }
 static void put_u16(ct_wbuf *w, uint16_t v) { uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) }; put(w, b, 2); }
 
@@ -60,7 +50,7 @@ static void put_u32(ct_wbuf *w, uint32_t v)
 static void put_u64(ct_wbuf *w, uint64_t v)
 {
     uint8_t b[8];
-    le64(b, v);
+    ct_event_put_u64(b, v);
     put(w, b, 8);
 }
 
@@ -398,14 +388,8 @@ ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, u
     if (w->overflow || CT_EVENT_BASE_BYTES > w->cap - w->len)
         return CT_TRACE_E_SPACE;
     /* The hooks' path: one bounds check, fixed stores. The value count
-     * (bytes 2-3) and the length are patched by ct_event_end. */
-    uint8_t *p = w->p + w->len;
-    p[0] = (uint8_t)type;
-    p[1] = p[2] = p[3] = 0;
-    le32(p + 4, CT_EVENT_BASE_BYTES - REC_HEADER);
-    le64(p + 8, time_ns);
-    le64(p + 16, tid);
-    le64(p + 24, key);
+     * and the length are patched by ct_event_end. */
+    ct_event_put_header(w->p + w->len, type, time_ns, tid, key);
     w->len += CT_EVENT_BASE_BYTES;
     return CT_TRACE_OK;
 }
@@ -440,9 +424,9 @@ void ct_event_value_commit(ct_wbuf *w, ct_event_mark *m, size_t used)
 
 void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns)
 {
-    if (m->start + REC_HEADER + 8 > w->len)
+    if (m->start + CT_EVENT_TIME_AT + 8 > w->len)
         return;
-    le64(w->p + m->start + REC_HEADER, time_ns);
+    ct_event_put_u64(w->p + m->start + CT_EVENT_TIME_AT, time_ns);
 }
 
 ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m)
@@ -454,9 +438,7 @@ ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m)
         w->overflow = 0;
         return CT_TRACE_E_SPACE;
     }
-    w->p[m->start + 2] = (uint8_t)m->nvalues;
-    w->p[m->start + 3] = (uint8_t)(m->nvalues >> 8);
-    patch_u32(w, m->start + 4, (uint32_t)plen);
+    ct_event_put_counts(w->p + m->start, m->nvalues, (uint32_t)plen);
     return CT_TRACE_OK;
 }
 
@@ -486,9 +468,9 @@ ct_trace_status ct_events_begin(ct_wbuf *w, uint64_t tid, uint64_t base_time, ui
     p[0] = CT_REC_EVENTS;
     p[1] = p[2] = p[3] = 0;
     le32(p + 4, EVENTS_HEADER);
-    le64(p + 8, tid);
-    le64(p + 16, base_time);
-    le64(p + 24, base_key);
+    ct_event_put_u64(p + 8, tid);
+    ct_event_put_u64(p + 16, base_time);
+    ct_event_put_u64(p + 24, base_key);
     w->len += REC_HEADER + EVENTS_HEADER;
     m->tid = tid;
     m->time = base_time;
