@@ -12,12 +12,12 @@
 #include "clrsig/clrsig.h"
 #include "agent/model/classnames.h"
 #include "agent/core/clock.h"
-#include "agent/engines/elt/hooks.h"
 #include "agent/model/map.h"
 #include "agent/model/modules.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"
 #include "agent/core/writer.h"
+#include "probes.h"
 
 /* CorOpenFlags ofWrite (cor.h): GetModuleMetaData for IMetaDataEmit. */
 #define OF_READ_WRITE 0x1u
@@ -51,7 +51,7 @@ static ct_mapped_fn *traced(FunctionID id)
     BOOL hook = 0;
     UINT_PTR cid = ct_function_mapper(id, NULL, &hook);
     ct_mapped_fn *f = cid != id ? (ct_mapped_fn *)cid : NULL;
-    /* Watched (the unhandled-exception path, hooks.h): its entry probe
+    /* Watched (the unhandled-exception path, record.h): its entry probe
      * tells the tracer to write what it has before the runtime aborts. */
     return f && (f->hooked || f->watched) ? f : NULL;
 }
@@ -415,11 +415,11 @@ static int64_t return_local(const ct_module *m, ModuleID mod, mdToken tok, clril
 /* The code before a ret: the leave probe, given the return value's address
  * when local (its home) is not -1. Returns its length. */
 #define LEAVE_MAX 9
-static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, int values, int64_t local,
-                           probe_sigs s)
+static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_probes *pr,
+                           int64_t local, probe_sigs s)
 {
     if (local < 0) {
-        probe_code(code, f, values ? ct_probe_leave : ct_fast_leave, s.one);
+        probe_code(code, f, pr->leave, s.one);
         return PROBE_LEN;
     }
     /* stloc R; ldloca R; conv.u; ldc.i8 f; conv.i; ldc.i8 probe; conv.i;
@@ -433,7 +433,7 @@ static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, int values, 
         code[i].op = ops[i];
     code[0].value = code[1].value = code[8].value = local;
     code[3].value = (int64_t)(uintptr_t)f;
-    code[5].value = (int64_t)(uintptr_t)ct_probe_return;
+    code[5].value = (int64_t)(uintptr_t)pr->ret;
     code[7].value = s.two;
     return LEAVE_MAX;
 }
@@ -585,6 +585,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
             goto out;
     int values = !g_ct.cfg.no_args;
+    const ct_il_probes *pr = ct_il_probes_for(values);
     /* Generic code: the entry first hands over the type handles that name
      * the instantiation running (its plans are the instantiation's). */
     clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)];
@@ -605,10 +606,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         if (b.insns[i].op != CLRIL_RET) {
             continue;
         } else if (i >= 2 && tail_call_at(&b, i - 1)) {
-            probe_code(code, f, values ? ct_probe_tailcall : ct_fast_tailcall, sig.one);
+            probe_code(code, f, pr->tailcall, sig.one);
             at = i - 2;
         } else {
-            n = leave_code(code, f, values, local, sig);
+            n = leave_code(code, f, pr, local, sig);
         }
         int next = cur == 1 ? 2 : 1;
         clril_arena_reset(&a[next]);
@@ -629,7 +630,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         entry[ne + 1].op = CLRIL_CONV_U;
         probe_call(&entry[ne], ct_probe_arg, sig.one);
     }
-    probe_code(entry + ne, f, values ? ct_probe_enter : ct_fast_enter, sig.one);
+    probe_code(entry + ne, f, pr->enter, sig.one);
     ne += PROBE_LEN;
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
