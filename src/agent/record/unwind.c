@@ -255,6 +255,14 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
     ct_rec_busy(b, 0);
 }
 
+/* unwind_to on this thread, when it has a buffer (else it has no frames). */
+static void unwind_self(uint32_t depth, FunctionID fid, uint64_t now, uint32_t serial)
+{
+    ct_tbuf *b = ct_rec_self;
+    if (b)
+        unwind_to(b, depth, fid, now, serial);
+}
+
 void ct_ex_thrown(ObjectID thrown)
 {
     CT_EH_LOG_EVENT("thrown", NULL);
@@ -298,9 +306,7 @@ void ct_ex_filter_leave(void)
      * inside it (the newest), which the leave ends. */
     uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_filter_leave(&t_eh);
-    ct_tbuf *b = ct_rec_self;
-    if (b)
-        unwind_to(b, depth, 0, now, serial);
+    unwind_self(depth, 0, now, serial);
 }
 
 void ct_ex_unwind_function_enter(FunctionID id)
@@ -329,9 +335,7 @@ void ct_ex_unwind_function_leave(void)
     uint64_t fid = 0;
     uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_unwind_leave(&t_eh, &fid);
-    ct_tbuf *b = ct_rec_self;
-    if (b)
-        unwind_to(b, depth, (FunctionID)fid, now, serial);
+    unwind_self(depth, (FunctionID)fid, now, serial);
 }
 
 void ct_ex_finally_enter(void)
@@ -340,9 +344,7 @@ void ct_ex_finally_enter(void)
     uint64_t now = ct_now_ns();
     uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_finally_enter(&t_eh);
-    ct_tbuf *b = ct_rec_self;
-    if (b)
-        unwind_to(b, depth, 0, now, serial);
+    unwind_self(depth, 0, now, serial);
 }
 
 void ct_ex_finally_leave(void)
@@ -357,9 +359,7 @@ void ct_ex_catcher_enter(FunctionID id)
     uint64_t now = ct_now_ns();
     uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_catcher_enter(&t_eh, id);
-    ct_tbuf *b = ct_rec_self;
-    if (b)
-        unwind_to(b, depth, 0, now, serial);
+    unwind_self(depth, 0, now, serial);
 }
 
 void ct_ex_catcher_leave(void)

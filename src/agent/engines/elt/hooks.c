@@ -77,6 +77,17 @@ static inline uintptr_t caller_sp(const ct_tbuf *b, COR_PRF_ELT_INFO elt)
     return sp;
 }
 
+/* While argmap learns where a function's values are (learning): the
+ * runtime's frame copied before asking it; else NULL. */
+static ct_argmap_snapshot *learning_snap(ct_tbuf *b, int learning, COR_PRF_ELT_INFO elt)
+{
+    if (!learning)
+        return NULL;
+    ct_argmap_snapshot *snap = &ct_elt(b)->snap;
+    ct_argmap_snap(snap, elt, ct_rec_of(b)->stack_hi);
+    return snap;
+}
+
 /* A state machine's MoveNext (registry.h, sm_offsets): its values are
  * fields of the state machine, which its one argument range (`this`: the
  * struct's address, or the object reference of a class) points to. The
@@ -122,11 +133,7 @@ static int capture_args(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
             ct_rec_outs_track(b, f, direct, f->nargs);
         return 1;
     }
-    ct_argmap_snapshot *snap = NULL;
-    if (ct_argmap_learning_enter(f)) {
-        snap = &ct_elt(b)->snap;
-        ct_argmap_snap(snap, elt, ct_rec_of(b)->stack_hi);
-    }
+    ct_argmap_snapshot *snap = learning_snap(b, ct_argmap_learning_enter(f), elt);
     ICorProfilerInfo *info = g_ct.info;
     /* Learn the size once per function: a first call with a zero size (and
      * no buffer) answers HRESULT_FROM_WIN32(ERROR_INSUFFICIENT_BUFFER) and
@@ -179,11 +186,7 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
                      g_ct.cfg.object_depth);
         return;
     }
-    ct_argmap_snapshot *snap = NULL;
-    if (ct_argmap_learning_leave(f)) {
-        snap = &ct_elt(b)->snap;
-        ct_argmap_snap(snap, elt, ct_rec_of(b)->stack_hi);
-    }
+    ct_argmap_snapshot *snap = learning_snap(b, ct_argmap_learning_leave(f), elt);
     ICorProfilerInfo *info = g_ct.info;
     COR_PRF_FRAME_INFO frame = 0;
     if (SUCCEEDED(info->lpVtbl->GetFunctionLeave3Info(info, f->id, elt, &frame, &range))) {

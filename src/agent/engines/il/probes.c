@@ -172,45 +172,29 @@ CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uint
                  naive);
 }
 
-static void probe_enter_ring(uintptr_t client_id)
-{
-    probe_enter(client_id, 0);
-}
+/* The probes with values, publishing into the ring (ring) or, in the
+ * bench-only naive mode, rendering each record at once (naive). */
+#define IL_VALUE_PROBES(name, naive)                                     \
+    static void name##_enter(uintptr_t client_id)                        \
+    {                                                                    \
+        probe_enter(client_id, naive);                                   \
+    }                                                                    \
+    static void name##_leave(uintptr_t client_id)                        \
+    {                                                                    \
+        probe_close(CT_REC_LEAVE, client_id, 0, 0, naive);               \
+    }                                                                    \
+    static void name##_return(uintptr_t ret_addr, uintptr_t client_id)   \
+    {                                                                    \
+        probe_close(CT_REC_LEAVE, client_id, 1, ret_addr, naive);        \
+    }                                                                    \
+    static void name##_tailcall(uintptr_t client_id)                     \
+    {                                                                    \
+        probe_close(CT_REC_TAILCALL, client_id, 0, 0, naive);            \
+    }                                                                    \
+    static const ct_il_probes name = {name##_enter, name##_leave, name##_return, name##_tailcall};
 
-static void probe_leave_ring(uintptr_t client_id)
-{
-    probe_close(CT_REC_LEAVE, client_id, 0, 0, 0);
-}
-
-static void probe_return_ring(uintptr_t ret_addr, uintptr_t client_id)
-{
-    probe_close(CT_REC_LEAVE, client_id, 1, ret_addr, 0);
-}
-
-static void probe_tailcall_ring(uintptr_t client_id)
-{
-    probe_close(CT_REC_TAILCALL, client_id, 0, 0, 0);
-}
-
-static void probe_enter_naive(uintptr_t client_id)
-{
-    probe_enter(client_id, 1);
-}
-
-static void probe_leave_naive(uintptr_t client_id)
-{
-    probe_close(CT_REC_LEAVE, client_id, 0, 0, 1);
-}
-
-static void probe_return_naive(uintptr_t ret_addr, uintptr_t client_id)
-{
-    probe_close(CT_REC_LEAVE, client_id, 1, ret_addr, 1);
-}
-
-static void probe_tailcall_naive(uintptr_t client_id)
-{
-    probe_close(CT_REC_TAILCALL, client_id, 0, 0, 1);
-}
+IL_VALUE_PROBES(probes_ring, 0)
+IL_VALUE_PROBES(probes_naive, 1)
 
 /* Without values: times only. */
 static void probe_enter_plain(uintptr_t client_id)
@@ -230,11 +214,7 @@ static void probe_tailcall_plain(uintptr_t client_id)
 
 const ct_il_probes *ct_il_probes_for(int values)
 {
-    static const ct_il_probes ring = {probe_enter_ring, probe_leave_ring, probe_return_ring,
-                                      probe_tailcall_ring};
-    static const ct_il_probes naive = {probe_enter_naive, probe_leave_naive, probe_return_naive,
-                                       probe_tailcall_naive};
     static const ct_il_probes plain = {probe_enter_plain, probe_leave_plain, NULL,
                                        probe_tailcall_plain};
-    return !values ? &plain : g_ct.cfg.bench_naive ? &naive : &ring;
+    return !values ? &plain : g_ct.cfg.bench_naive ? &probes_naive : &probes_ring;
 }
