@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bytes.h"
 #include "value.h"
 
 #define CT_TRACE_MAGIC "CLRTRACE"
@@ -317,9 +318,72 @@ ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
 /* The most bytes one event takes in a block, with values_len bytes of values. */
 #define CT_EVENTS_MAX_OVERHEAD (1 + 10 + 10 + 10 + 10)
 
+/* ------------------------------------------------ an event record's header
+ *
+ * An ENTER, LEAVE, TAILCALL or UNWIND record starts with this header
+ * (little-endian), then its values: the one layout that ct_event_begin,
+ * the profiler's recorder (which writes it straight into its ring) and the
+ * profiler's writer (which reads it back from the ring) share. */
+#define CT_EVENT_TYPE_AT 0    /* u8 ct_rec_type */
+#define CT_EVENT_MARK_AT 1    /* u8: 0 in a file; in a ring, the producer's mark */
+#define CT_EVENT_NVALUES_AT 2 /* u16 values */
+#define CT_EVENT_LEN_AT 4     /* u32 payload length: the record less these 8 bytes */
+#define CT_EVENT_TIME_AT 8    /* u64 time, ns */
+#define CT_EVENT_TID_AT 16    /* u64 OS thread id */
+#define CT_EVENT_KEY_AT 24    /* u64 function key */
 /* Bytes of an event record with no values: the smallest record (a
- * multiple of 8, so it needs no padding). */
+ * multiple of 8, so it needs no padding); its values start here. */
 #define CT_EVENT_BASE_BYTES (8 + 24)
+
+/* The header of an event record with no values (yet) at p: type, mark 0,
+ * no values, payload length CT_EVENT_BASE_BYTES - 8, time, thread, key. */
+static inline void ct_event_put_header(uint8_t *p, ct_rec_type type, uint64_t time_ns,
+                                       uint64_t tid, uint64_t key)
+{
+    uint64_t word0 = (uint64_t)(uint8_t)type | (uint64_t)(CT_EVENT_BASE_BYTES - 8) << 32;
+    ct_put_le64(p, word0);
+    ct_put_le64(p + CT_EVENT_TIME_AT, time_ns);
+    ct_put_le64(p + CT_EVENT_TID_AT, tid);
+    ct_put_le64(p + CT_EVENT_KEY_AT, key);
+}
+
+/* The count of values and the payload length of the event record at p. */
+static inline void ct_event_put_counts(uint8_t *p, uint32_t nvalues, uint32_t payload_len)
+{
+    p[CT_EVENT_NVALUES_AT] = (uint8_t)nvalues;
+    p[CT_EVENT_NVALUES_AT + 1] = (uint8_t)(nvalues >> 8);
+    ct_put_le32(p + CT_EVENT_LEN_AT, payload_len);
+}
+
+static inline ct_rec_type ct_event_type(const uint8_t *p)
+{
+    return (ct_rec_type)p[CT_EVENT_TYPE_AT];
+}
+
+static inline uint32_t ct_event_nvalues(const uint8_t *p)
+{
+    return ct_get_le16(p + CT_EVENT_NVALUES_AT);
+}
+
+static inline uint32_t ct_event_payload_len(const uint8_t *p)
+{
+    return ct_get_le32(p + CT_EVENT_LEN_AT);
+}
+
+static inline uint64_t ct_event_time(const uint8_t *p)
+{
+    return ct_get_le64(p + CT_EVENT_TIME_AT);
+}
+
+static inline uint64_t ct_event_tid(const uint8_t *p)
+{
+    return ct_get_le64(p + CT_EVENT_TID_AT);
+}
+
+static inline uint64_t ct_event_key(const uint8_t *p)
+{
+    return ct_get_le64(p + CT_EVENT_KEY_AT);
+}
 
 /* ----------------------------------------------------------------- reading */
 

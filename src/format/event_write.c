@@ -5,7 +5,6 @@
 
 #include "event.h"
 #include "event_codec.h"
-#include "base/bytes.h"
 
 /* ------------------------------------------------------------------ writing */
 
@@ -191,6 +190,13 @@ static void put_opt_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
         put_plan(w, p, depth + 1);
 }
 
+ct_trace_status ct_write_function(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
+                                  uint32_t flags, uint32_t nparams, const ct_fn_param *params,
+                                  const ct_fn_param *ret)
+{
+    return ct_write_function_outs(w, key, name, sig, flags, nparams, params, ret, 0);
+}
+
 ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *name,
                                        const char *sig, uint32_t flags, uint32_t nparams,
                                        const ct_fn_param *params, const ct_fn_param *ret,
@@ -287,6 +293,12 @@ ct_trace_status ct_write_end_unrewritten(ct_wbuf *w, uint64_t time_ns, uint64_t 
     return rec_end(w, at, undo);
 }
 
+ct_trace_status ct_write_end(ct_wbuf *w, uint64_t time_ns, uint64_t events, uint64_t mapped,
+                             uint64_t traced)
+{
+    return ct_write_end_unrewritten(w, time_ns, events, mapped, traced, 0);
+}
+
 ct_trace_status ct_zstd_begin(ct_wbuf *w, ct_zstd_job *j, const uint8_t *records, size_t len,
                               struct ZSTD_CCtx_s *cctx)
 {
@@ -365,14 +377,8 @@ ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, u
     if (w->overflow || CT_EVENT_BASE_BYTES > w->cap - w->len)
         return CT_TRACE_E_SPACE;
     /* The hooks' path: one bounds check, fixed stores. The value count
-     * (bytes 2-3) and the length are patched by ct_event_end. */
-    uint8_t *p = w->p + w->len;
-    p[0] = (uint8_t)type;
-    p[1] = p[2] = p[3] = 0;
-    ct_put_le32(p + 4, CT_EVENT_BASE_BYTES - REC_HEADER);
-    ct_put_le64(p + 8, time_ns);
-    ct_put_le64(p + 16, tid);
-    ct_put_le64(p + 24, key);
+     * and the length are patched by ct_event_end. */
+    ct_event_put_header(w->p + w->len, type, time_ns, tid, key);
     w->len += CT_EVENT_BASE_BYTES;
     return CT_TRACE_OK;
 }
@@ -407,9 +413,9 @@ void ct_event_value_commit(ct_wbuf *w, ct_event_mark *m, size_t used)
 
 void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns)
 {
-    if (m->start + REC_HEADER + 8 > w->len)
+    if (m->start + CT_EVENT_TIME_AT + 8 > w->len)
         return;
-    ct_put_le64(w->p + m->start + REC_HEADER, time_ns);
+    ct_put_le64(w->p + m->start + CT_EVENT_TIME_AT, time_ns);
 }
 
 ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m)
@@ -421,9 +427,7 @@ ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m)
         w->overflow = 0;
         return CT_TRACE_E_SPACE;
     }
-    w->p[m->start + 2] = (uint8_t)m->nvalues;
-    w->p[m->start + 3] = (uint8_t)(m->nvalues >> 8);
-    patch_u32(w, m->start + 4, (uint32_t)plen);
+    ct_event_put_counts(w->p + m->start, m->nvalues, (uint32_t)plen);
     return CT_TRACE_OK;
 }
 

@@ -439,8 +439,9 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_null_enter_hook,
                                                                ct_null_leave_hook, NULL);
     else
-        hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(info, ct_enter_hook, ct_leave_hook,
-                                                               NULL);
+        hr = info->lpVtbl->SetEnterLeaveFunctionHooks3WithInfo(
+            info, cfg->bench_naive ? ct_enter_hook_naive : ct_enter_hook,
+            cfg->bench_naive ? ct_leave_hook_naive : ct_leave_hook, NULL);
     if (FAILED(hr))
         return give_up(cmdline,
                        fast ? "SetEnterLeaveFunctionHooks3" : "SetEnterLeaveFunctionHooks3WithInfo",

@@ -76,13 +76,6 @@ static atomic_int g_lost;
 
 /* ----------------------------------------------------------- outputs */
 
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 
 static void block_flush(void);
 
@@ -196,12 +189,8 @@ static void block_event(const uint8_t *p, size_t len)
 {
     if (g_bin_fd < 0)
         return;
-    uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8, plen;
-    uint64_t time, tid, key;
-    memcpy(&plen, p + 4, 4);
-    memcpy(&time, p + 8, 8);
-    memcpy(&tid, p + 16, 8);
-    memcpy(&key, p + 24, 8);
+    uint32_t nvalues = ct_event_nvalues(p), plen = ct_event_payload_len(p);
+    uint64_t time = ct_event_time(p), tid = ct_event_tid(p), key = ct_event_key(p);
     const uint8_t *values = p + CT_EVENT_BASE_BYTES;
     size_t values_len = 8 + (size_t)plen - CT_EVENT_BASE_BYTES;
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -209,7 +198,7 @@ static void block_event(const uint8_t *p, size_t len)
             block_flush();
         if (!g_blk_mark.open && ct_events_begin(&g_blk, tid, time, key, &g_blk_mark) != CT_TRACE_OK)
             break;
-        if (ct_events_add(&g_blk, &g_blk_mark, (ct_rec_type)p[0], time, key, nvalues, values,
+        if (ct_events_add(&g_blk, &g_blk_mark, ct_event_type(p), time, key, nvalues, values,
                           values_len) == CT_TRACE_OK)
             return;
         block_flush();
@@ -536,12 +525,13 @@ static void process_event(const uint8_t *p, size_t len)
     /* The producer's mark (writer.h), taken off before the record is read:
      * the record is the writer's until the ring releases it (or, in naive
      * mode, the hook's own buffer). */
-    int new_classes = p[1] == CT_EVENT_NEW_CLASSES || p[0] == CT_REC_UNWIND;
-    if (p[1])
-        ((uint8_t *)(uintptr_t)p)[1] = 0;
-    uint32_t nvalues = (uint32_t)p[2] | (uint32_t)p[3] << 8;
-    int valued = nvalues && (p[0] == CT_REC_ENTER || p[0] == CT_REC_LEAVE ||
-                             p[0] == CT_REC_UNWIND);
+    ct_rec_type type = ct_event_type(p);
+    int new_classes = p[CT_EVENT_MARK_AT] == CT_EVENT_NEW_CLASSES || type == CT_REC_UNWIND;
+    if (p[CT_EVENT_MARK_AT])
+        ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
+    uint32_t nvalues = ct_event_nvalues(p);
+    int valued = nvalues && (type == CT_REC_ENTER || type == CT_REC_LEAVE ||
+                             type == CT_REC_UNWIND);
     if (!valued && !g_render && !g_filter) {
         block_event(p, len);
         return;
@@ -555,13 +545,13 @@ static void process_event(const uint8_t *p, size_t len)
     } else {
         /* Enough of the record for ct_next_value (our own bytes); no
          * memset of the whole record: this runs for every event. */
-        rec.type = (ct_rec_type)p[0];
+        rec.type = type;
         rec.nvalues = nvalues;
         rec.values = p + CT_EVENT_BASE_BYTES;
         rec.values_len = len - CT_EVENT_BASE_BYTES;
-        rec.key = rd64(p + 24);
-        rec.time_ns = rd64(p + 8);
-        rec.tid = rd64(p + 16);
+        rec.key = ct_event_key(p);
+        rec.time_ns = ct_event_time(p);
+        rec.tid = ct_event_tid(p);
     }
     if (valued && new_classes) {
         static const ct_classes classes = {NULL, known_content, NULL};
@@ -616,7 +606,7 @@ static int peek(cursor *c)
     uint64_t size;
     const uint8_t *p = ct_ring_peek(&c->b->ring, &c->pos, c->end, &size);
     if (p) {
-        c->time = rd64(p + 8);
+        c->time = ct_event_time(p);
         return 1;
     }
     ct_ring_release(&c->b->ring, c->pos);
@@ -633,7 +623,7 @@ static size_t drain(cursor *c, int bounded, uint64_t limit)
     uint64_t stored = c->pos, size;
     const uint8_t *p;
     while ((p = ct_ring_peek(r, &c->pos, c->end, &size))) {
-        if (bounded && rd64(p + 8) > limit)
+        if (bounded && ct_event_time(p) > limit)
             break;
         process_event(p, (size_t)size);
         n++;

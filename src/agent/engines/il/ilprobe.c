@@ -12,12 +12,12 @@
 #include "clrsig/clrsig.h"
 #include "agent/model/classnames.h"
 #include "agent/core/clock.h"
-#include "agent/engines/elt/hooks.h"
-#include "agent/model/map.h"
+#include "base/table.h"
 #include "agent/model/modules.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"
 #include "agent/core/writer.h"
+#include "probes.h"
 
 /* CorOpenFlags ofWrite (cor.h): GetModuleMetaData for IMetaDataEmit. */
 #define OF_READ_WRITE 0x1u
@@ -27,8 +27,8 @@
 #define IL_ARENA_MIN (64u * 1024)
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_map g_modules;  /* {module, 0} -> its probe_sigs */
-static ct_map g_done;     /* {module, method token} -> REWRITING, REWRITTEN (or tried) */
+static ct_table g_modules;  /* {module, 0} -> its probe_sigs */
+static ct_table g_done;     /* {module, method token} -> REWRITING, REWRITTEN (or tried) */
 #define REWRITING ((uintptr_t)1)
 #define REWRITTEN ((uintptr_t)2)
 /* Longest wait for another thread's rewrite of the same method (its
@@ -36,7 +36,7 @@ static ct_map g_done;     /* {module, method token} -> REWRITING, REWRITTEN (or 
 #define IL_REWRITE_WAIT_NS (2000u * 1000 * 1000)
 /* {module, method token} -> 1: an untraced method whose ReadyToRun code has
  * a traced method inlined (its precompiled code is refused too). */
-static ct_map g_inliners;
+static ct_table g_inliners;
 static atomic_int g_any_inliners; /* g_inliners is not empty */
 static atomic_ulong g_compiled;
 
@@ -51,7 +51,7 @@ static ct_mapped_fn *traced(FunctionID id)
     BOOL hook = 0;
     UINT_PTR cid = ct_function_mapper(id, NULL, &hook);
     ct_mapped_fn *f = cid != id ? (ct_mapped_fn *)cid : NULL;
-    /* Watched (the unhandled-exception path, hooks.h): its entry probe
+    /* Watched (the unhandled-exception path, record.h): its entry probe
      * tells the tracer to write what it has before the runtime aborts. */
     return f && (f->hooked || f->watched) ? f : NULL;
 }
@@ -69,7 +69,7 @@ int ct_il_use_precompiled(FunctionID id)
         return 1;
     ct_key key = {mod, tok};
     pthread_mutex_lock(&g_lock);
-    int inliner = ct_map_get(&g_inliners, key) != NULL;
+    int inliner = ct_table_get_key(&g_inliners, key) != NULL;
     pthread_mutex_unlock(&g_lock);
     return !inliner;
 }
@@ -91,7 +91,7 @@ static void note_inliners(ModuleID mod, mdMethodDef tok)
         pthread_mutex_lock(&g_lock);
         for (ULONG i = 0; i < n; i++) {
             ct_key key = {batch[i].moduleId, batch[i].methodId};
-            if (!ct_map_get(&g_inliners, key) && ct_map_put(&g_inliners, key, (void *)1) == 0)
+            if (!ct_table_get_key(&g_inliners, key) && ct_table_put_key(&g_inliners, key, (void *)1) == 0)
                 atomic_store_explicit(&g_any_inliners, 1, memory_order_release);
         }
         pthread_mutex_unlock(&g_lock);
@@ -272,7 +272,7 @@ static probe_sigs probe_sig(ModuleID mod)
 {
     ct_key key = {mod, 0};
     pthread_mutex_lock(&g_lock);
-    const probe_sigs *known = ct_map_get(&g_modules, key);
+    const probe_sigs *known = ct_table_get_key(&g_modules, key);
     pthread_mutex_unlock(&g_lock);
     probe_sigs s = {0, 0, 0};
     if (known)
@@ -303,11 +303,11 @@ static probe_sigs probe_sig(ModuleID mod)
         return s;
     *keep = s;
     pthread_mutex_lock(&g_lock);
-    const probe_sigs *raced = ct_map_get(&g_modules, key);
+    const probe_sigs *raced = ct_table_get_key(&g_modules, key);
     if (raced) {
         s = *raced;
         free(keep);
-    } else if (ct_map_put(&g_modules, key, keep) != 0) {
+    } else if (ct_table_put_key(&g_modules, key, keep) != 0) {
         free(keep);
     }
     pthread_mutex_unlock(&g_lock);
@@ -355,7 +355,7 @@ static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *
     uint32_t at = 1, v = 0, used = 0;
     if (len < 2)
         return -1;
-    if ((sig[0] & 0x10) && clrsig_read_u(sig + at, len - at, &v, &used) == CLRSIG_OK)
+    if ((sig[0] & CLRSIG_CC_GENERIC) && clrsig_read_u(sig + at, len - at, &v, &used) == CLRSIG_OK)
         at += used; /* generic parameter count */
     if (clrsig_read_u(sig + at, len - at, &v, &used) != CLRSIG_OK)
         return -1;
@@ -415,11 +415,11 @@ static int64_t return_local(const ct_module *m, ModuleID mod, mdToken tok, clril
 /* The code before a ret: the leave probe, given the return value's address
  * when local (its home) is not -1. Returns its length. */
 #define LEAVE_MAX 9
-static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, int values, int64_t local,
-                           probe_sigs s)
+static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_probes *pr,
+                           int64_t local, probe_sigs s)
 {
     if (local < 0) {
-        probe_code(code, f, values ? ct_probe_leave : ct_fast_leave, s.one);
+        probe_code(code, f, pr->leave, s.one);
         return PROBE_LEN;
     }
     /* stloc R; ldloca R; conv.u; ldc.i8 f; conv.i; ldc.i8 probe; conv.i;
@@ -433,7 +433,7 @@ static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, int values, 
         code[i].op = ops[i];
     code[0].value = code[1].value = code[8].value = local;
     code[3].value = (int64_t)(uintptr_t)f;
-    code[5].value = (int64_t)(uintptr_t)ct_probe_return;
+    code[5].value = (int64_t)(uintptr_t)pr->ret;
     code[7].value = s.two;
     return LEAVE_MAX;
 }
@@ -585,6 +585,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         if (b.insns[i].op == 0x27 /* jmp: leaves with the caller's arguments */)
             goto out;
     int values = !g_ct.cfg.no_args;
+    const ct_il_probes *pr = ct_il_probes_for(values);
     /* Generic code: the entry first hands over the type handles that name
      * the instantiation running (its plans are the instantiation's). */
     clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)];
@@ -605,10 +606,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         if (b.insns[i].op != CLRIL_RET) {
             continue;
         } else if (i >= 2 && tail_call_at(&b, i - 1)) {
-            probe_code(code, f, values ? ct_probe_tailcall : ct_fast_tailcall, sig.one);
+            probe_code(code, f, pr->tailcall, sig.one);
             at = i - 2;
         } else {
-            n = leave_code(code, f, values, local, sig);
+            n = leave_code(code, f, pr, local, sig);
         }
         int next = cur == 1 ? 2 : 1;
         clril_arena_reset(&a[next]);
@@ -629,7 +630,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         entry[ne + 1].op = CLRIL_CONV_U;
         probe_call(&entry[ne], ct_probe_arg, sig.one);
     }
-    probe_code(entry + ne, f, values ? ct_probe_enter : ct_fast_enter, sig.one);
+    probe_code(entry + ne, f, pr->enter, sig.one);
     ne += PROBE_LEN;
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
@@ -722,16 +723,16 @@ void ct_il_jit_started(FunctionID id)
      * IL_REWRITE_WAIT_NS. */
     ct_key key = {mod, tok};
     pthread_mutex_lock(&g_lock);
-    uintptr_t state = (uintptr_t)ct_map_get(&g_done, key);
+    uintptr_t state = (uintptr_t)ct_table_get_key(&g_done, key);
     if (!state)
-        ct_map_put(&g_done, key, (void *)REWRITING);
+        ct_table_put_key(&g_done, key, (void *)REWRITING);
     pthread_mutex_unlock(&g_lock);
     if (state) {
         uint64_t t0 = ct_now_ns();
         while (state == REWRITING && ct_now_ns() - t0 < IL_REWRITE_WAIT_NS) {
             sched_yield();
             pthread_mutex_lock(&g_lock);
-            state = (uintptr_t)ct_map_get(&g_done, key);
+            state = (uintptr_t)ct_table_get_key(&g_done, key);
             pthread_mutex_unlock(&g_lock);
         }
         return;
@@ -745,7 +746,7 @@ void ct_il_jit_started(FunctionID id)
         rewrite(f, id, mod, tok, NULL) != 0 && f->hooked)
         ct_writer_count_unrewritten();
     pthread_mutex_lock(&g_lock);
-    ct_map_put(&g_done, key, (void *)REWRITTEN);
+    ct_table_put_key(&g_done, key, (void *)REWRITTEN);
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -766,7 +767,7 @@ static int method_kind(const ct_module *m, mdMethodDef tok)
                                               &sig_len, &rva, &impl)) ||
         !rva || !sig || !sig_len)
         return 0;
-    return (sig[0] & 0x10) || ct_generic_param_count(m, tok) || ct_generic_param_count(m, td)
+    return (sig[0] & CLRSIG_CC_GENERIC) || ct_generic_param_count(m, tok) || ct_generic_param_count(m, td)
                ? 2 : 1;
 }
 

@@ -7,7 +7,7 @@
  * A probe is an unmanaged `calli` whose signature carries
  * modopt(CallConvSuppressGCTransition): the JIT emits a plain native call,
  * the thread stays in cooperative mode (no GC can run in the probe). The
- * probes (hooks.h: ct_probe_*, or ct_fast_* without values) are keyed by
+ * probes (probes.h: with values, or without) are keyed by
  * the function's record (generic code: its definition's); with values
  * they are handed the arguments' addresses at the entry and the return
  * value's at each ret.

@@ -1,0 +1,220 @@
+/* The IL engine's probes (probes.h): the addresses the rewritten code
+ * hands over, read with the function's plans by the recorder's skeletons
+ * (src/agent/record/record.h). */
+#include "probes.h"
+
+#include <string.h>
+
+#include "agent/model/classnames.h"
+#include "agent/model/plans.h"
+#include "agent/model/registry.h"
+#include "agent/record/record.h"
+
+/* The IL engine's cache of generic instantiations per thread: entries,
+ * and the most type handles an entry holds. */
+#define CT_INST_CACHE 64
+#define CT_INST_CACHE_HANDLES 3
+
+/* The IL engine's part of a thread's state (ct_rec_engine): the last
+ * instantiations of generic code found, by definition and type handles
+ * (the registry's lock is taken on a miss only). */
+typedef struct il_thread {
+    struct {
+        const ct_mapped_fn *def, *inst;
+        uint32_t n;
+        uintptr_t h[CT_INST_CACHE_HANDLES];
+    } inst_cache[CT_INST_CACHE];
+} il_thread;
+_Static_assert(sizeof(il_thread) <= CT_REC_ENGINE_BYTES, "il_thread fits the engine area");
+
+static inline il_thread *il_of(const ct_tbuf *b)
+{
+    return ct_rec_engine(b);
+}
+
+/* The argument addresses the probes at a method's entry hand over, one call
+ * each, before its enter probe. */
+static __thread uintptr_t t_probe_args[CT_PROBE_MAX_ARGS];
+static __thread uint32_t t_probe_nargs;
+
+/* The type handles generic code's entry hands over (CT_MAX_TYPE_ARGS + 1:
+ * the class, then the method's type arguments). */
+#define PROBE_MAX_HANDLES (CT_MAX_TYPE_ARGS + 1)
+static __thread uintptr_t t_probe_targs[PROBE_MAX_HANDLES];
+static __thread uint32_t t_probe_ntargs;
+
+void ct_probe_targ(uintptr_t handle)
+{
+    uint32_t n = t_probe_ntargs;
+    if (n < PROBE_MAX_HANDLES)
+        t_probe_targs[n] = handle;
+    t_probe_ntargs = n + 1;
+}
+
+void ct_probe_arg(uintptr_t addr)
+{
+    uint32_t n = t_probe_nargs;
+    if (n < CT_PROBE_MAX_ARGS)
+        t_probe_args[n] = addr;
+    t_probe_nargs = n + 1;
+}
+
+/* The instantiation of definition def that the handles name, or def. */
+static const ct_mapped_fn *probe_instance(ct_tbuf *b, const ct_mapped_fn *def, uint32_t n)
+{
+    if (n > PROBE_MAX_HANDLES)
+        return def;
+    uintptr_t hash = (uintptr_t)def >> 4;
+    for (uint32_t i = 0; i < n; i++)
+        hash = hash * 31 + (t_probe_targs[i] >> 4);
+    __typeof__(il_of(b)->inst_cache[0]) *e = &il_of(b)->inst_cache[hash & (CT_INST_CACHE - 1)];
+    if (e->def == def && e->n == n && n <= CT_INST_CACHE_HANDLES &&
+        !memcmp(e->h, t_probe_targs, n * sizeof *t_probe_targs))
+        return e->inst;
+    const ct_mapped_fn *inst = ct_registry_instance(def, t_probe_targs, n);
+    if (!inst)
+        return def;
+    if (n <= CT_INST_CACHE_HANDLES) {
+        e->def = def;
+        e->inst = inst;
+        e->n = n;
+        memcpy(e->h, t_probe_targs, n * sizeof *t_probe_targs);
+    }
+    return inst;
+}
+
+/* Whether f's arguments can be read from the addresses the probes gave:
+ * one per parameter (a state machine's MoveNext: its `this`), every plan
+ * known (not shared generic code's, bound from the runtime's frame
+ * information, which the IL engine does not have). */
+static int probe_values(const ct_mapped_fn *f, uint32_t nargs)
+{
+    if (!f->values || f->late)
+        return 0;
+    if (f->sm_offsets)
+        return nargs == 1;
+    if (nargs != f->nargs || nargs > CT_PROBE_MAX_ARGS)
+        return 0;
+    for (uint32_t i = 0; i < nargs; i++)
+        if (!ct_arg_plan(f, i))
+            return 0;
+    return 1;
+}
+
+/* The values of the call at the addresses the probes gave (ctx: how many).
+ * The thread is in cooperative mode (the probe's calli suppresses the GC
+ * transition): nothing moves while the values are copied. */
+static int capture_args(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                        ct_event_mark *m)
+{
+    uint32_t nargs = (uint32_t)(uintptr_t)ctx;
+    if (f->sm_offsets) {
+        ct_rec_state_machine(b, f, t_probe_args[0], w, m);
+        return 1;
+    }
+    COR_PRF_FUNCTION_ARGUMENT_RANGE r[CT_PROBE_MAX_ARGS];
+    for (uint32_t i = 0; i < nargs; i++) {
+        const ct_plan *p = ct_arg_plan(f, i);
+        r[i].startAddress = t_probe_args[i];
+        r[i].length = ct_rec_slot_len(p);
+        ct_rec_value(b, w, m, p, r[i].startAddress, r[i].length, ct_rec_arg_depth(f, i));
+    }
+    if (f->out_mask)
+        ct_rec_outs_track(b, f, r, nargs);
+    return 1;
+}
+
+/* The return value at the address the probe gave (ctx; 0: missing). */
+static void capture_ret(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                        ct_event_mark *m)
+{
+    uintptr_t ret_addr = (uintptr_t)ctx;
+    const ct_plan *p = ct_arg_plan(f, f->nargs);
+    ct_rec_value(b, w, m, p, p ? ret_addr : 0, p ? ct_rec_slot_len(p) : 0, g_ct.cfg.object_depth);
+}
+
+CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
+{
+    uint32_t nargs = t_probe_nargs, ntargs = t_probe_ntargs;
+    t_probe_nargs = t_probe_ntargs = 0;
+    if (!ct_rec_recording() || ct_rec_watched(client_id, 1))
+        return;
+    const ct_mapped_fn *f = (const ct_mapped_fn *)client_id;
+    ct_tbuf *b = ct_rec_thread_self();
+    if (!b)
+        return;
+    /* (Past the frames whose keys are kept, the leave could not find the
+     * instantiation again: the frame is its definition's.) */
+    if (ntargs && f->definition && ct_rec_of(b)->depth < CT_DROP_TRACK_FRAMES)
+        f = probe_instance(b, f, ntargs);
+    ct_rec_enter(b, f, probe_values(f, nargs), 0, capture_args, (const void *)(uintptr_t)nargs,
+                 naive);
+}
+
+/* A frame the probe closes: a LEAVE, with the return value at ret_addr
+ * (when has_ret; else it reads missing) and the out arguments when f has
+ * them; else a plain LEAVE or TAILCALL. */
+CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t ret_addr,
+                               int naive)
+{
+    uint64_t now = ct_now_ns();
+    if (ct_rec_watched(id, 0))
+        return;
+    /* Generic code: the frame's record is the instantiation its entry
+     * found. */
+    const ct_mapped_fn *def = (const ct_mapped_fn *)id;
+    if (def->definition && ct_rec_self) {
+        uint64_t top = ct_rec_top_key(ct_rec_self);
+        if (top && ((const ct_mapped_fn *)(uintptr_t)top)->def == def)
+            id = (uintptr_t)top;
+    }
+    ct_rec_close(type, (const ct_mapped_fn *)id, has_ret, now, capture_ret, (const void *)ret_addr,
+                 naive);
+}
+
+/* The probes with values, publishing into the ring (ring) or, in the
+ * bench-only naive mode, rendering each record at once (naive). */
+#define IL_VALUE_PROBES(name, naive)                                     \
+    static void name##_enter(uintptr_t client_id)                        \
+    {                                                                    \
+        probe_enter(client_id, naive);                                   \
+    }                                                                    \
+    static void name##_leave(uintptr_t client_id)                        \
+    {                                                                    \
+        probe_close(CT_REC_LEAVE, client_id, 0, 0, naive);               \
+    }                                                                    \
+    static void name##_return(uintptr_t ret_addr, uintptr_t client_id)   \
+    {                                                                    \
+        probe_close(CT_REC_LEAVE, client_id, 1, ret_addr, naive);        \
+    }                                                                    \
+    static void name##_tailcall(uintptr_t client_id)                     \
+    {                                                                    \
+        probe_close(CT_REC_TAILCALL, client_id, 0, 0, naive);            \
+    }                                                                    \
+    static const ct_il_probes name = {name##_enter, name##_leave, name##_return, name##_tailcall};
+
+IL_VALUE_PROBES(probes_ring, 0)
+IL_VALUE_PROBES(probes_naive, 1)
+
+/* Without values: times only. */
+static void probe_enter_plain(uintptr_t client_id)
+{
+    ct_rec_plain_call(CT_REC_ENTER, client_id);
+}
+
+static void probe_leave_plain(uintptr_t client_id)
+{
+    ct_rec_plain_call(CT_REC_LEAVE, client_id);
+}
+
+static void probe_tailcall_plain(uintptr_t client_id)
+{
+    ct_rec_plain_call(CT_REC_TAILCALL, client_id);
+}
+
+const ct_il_probes *ct_il_probes_for(int values)
+{
+    static const ct_il_probes plain = {probe_enter_plain, probe_leave_plain, NULL,
+                                       probe_tailcall_plain};
+    return !values ? &plain : g_ct.cfg.bench_naive ? &probes_naive : &probes_ring;
+}

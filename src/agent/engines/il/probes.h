@@ -1,0 +1,40 @@
+/* The IL engine's probes (ilprobe.h rewrites methods to call them): what
+ * its rewritten code hands the recorder (src/agent/record/record.h).
+ *
+ * With values: at a method's entry, ct_probe_arg with each argument's
+ * address (`this` first; a state machine's MoveNext: `this` only), then
+ * ct_probe_enter, which reads them with the function's plans; before each
+ * ret ct_probe_return with the address of the return value's home (or
+ * ct_probe_leave: void, or no return value); ct_probe_tailcall before a
+ * tail call. Both leave probes read the out arguments again. At most
+ * CT_PROBE_MAX_ARGS addresses are kept: a method with more is recorded
+ * without values. Without values (--no-args), the plain probes: ENTER,
+ * LEAVE and TAILCALL records with times only. */
+#ifndef CLRTRACE_IL_PROBES_H
+#define CLRTRACE_IL_PROBES_H
+
+#include <stdint.h>
+
+#define CT_PROBE_MAX_ARGS 64
+
+void ct_probe_arg(uintptr_t addr);
+/* Generic code's entry hands over, before its arguments, the type handles
+ * that name the instantiation running (registry.h, ct_registry_instance). */
+void ct_probe_targ(uintptr_t handle);
+
+/* The probes that record a call's enter and end, as the rewritten code
+ * calls them (client_id: the function's record, generic code's its
+ * definition's). */
+typedef struct ct_il_probes {
+    void (*enter)(uintptr_t client_id);
+    void (*leave)(uintptr_t client_id);
+    void (*ret)(uintptr_t ret_addr, uintptr_t client_id); /* with values only */
+    void (*tailcall)(uintptr_t client_id);
+} ct_il_probes;
+
+/* The probes for this process's trace: with values or without, and in the
+ * bench-only naive mode (g_ct.cfg.bench_naive) those that render each
+ * record at once. */
+const ct_il_probes *ct_il_probes_for(int values);
+
+#endif

@@ -1,0 +1,94 @@
+/* Publishing event records into the thread's ring (record.h), and the
+ * bench-only naive mode's publishing, which renders each record in the hook
+ * instead (ct_writer_naive_event): the engines' naive entry points use it,
+ * so the ring's path never asks which mode runs. */
+#include "record.h"
+
+#include "agent/core/writer.h"
+
+int ct_rec_emit(ct_tbuf *b, const uint8_t *rec, size_t len)
+{
+    uint8_t *p = ct_ring_reserve(&b->ring, len);
+    if (!p) {
+        ct_tbuf_count_drop(b, 1);
+        return 0;
+    }
+    memcpy(p, rec, len);
+    ct_ring_commit(&b->ring, len);
+    return 1;
+}
+
+/* Ends the event: 1 when whole with its values; else it is begun again and
+ * ended without them (0). A whole record that named a class new to this
+ * thread is marked for the writer. */
+static int seal(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
+{
+    int whole = ct_event_end(&ev->w, &ev->m) == CT_TRACE_OK;
+    if (!whole) {
+        ct_wbuf_init(&ev->w, ev->area, b->ring.record_max);
+        ct_event_begin(&ev->w, ev->type, t, b->tid, ev->key, &ev->m);
+        ct_event_end(&ev->w, &ev->m);
+    }
+    if (ct_rec_of(b)->class_new && whole)
+        ev->w.p[ev->m.start + CT_EVENT_MARK_AT] = CT_EVENT_NEW_CLASSES;
+    return whole;
+}
+
+/* After the record was published (ok) or dropped: classes it named that
+ * will not reach the writer are forgotten. */
+static int settle(ct_tbuf *b, int ok, int whole)
+{
+    ct_rec_thread *th = ct_rec_of(b);
+    if (th->class_new) {
+        if (!ok || !whole)
+            ct_rec_forget_classes(b);
+        th->class_new = 0;
+    }
+    return ok;
+}
+
+int ct_rec_publish(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
+{
+    int whole = seal(b, ev, t), ok;
+    if (ev->inplace) {
+        ct_ring_commit(&b->ring, ev->w.len);
+        ok = 1;
+    } else {
+        ok = ct_rec_emit(b, ev->w.p, ev->w.len);
+    }
+    return settle(b, ok, whole);
+}
+
+int ct_rec_publish_naive(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
+{
+    int whole = seal(b, ev, t);
+    ct_writer_naive_event(ev->w.p, ev->w.len);
+    return settle(b, 1, whole);
+}
+
+int ct_rec_plain_naive(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
+{
+    uint8_t rec[CT_EVENT_BASE_BYTES];
+    ct_event_put_header(rec, type, ct_rec_prog_time(b, now), b->tid, key);
+    ct_writer_naive_event(rec, sizeof rec);
+    return 1;
+}
+
+void ct_rec_close_replaced(ct_tbuf *b, uintptr_t csp, int naive)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    uint64_t now = 0;
+    while (t->depth && t->depth <= CT_DROP_TRACK_FRAMES) {
+        uint32_t d = t->depth - 1;
+        uintptr_t sp = t->frame_sp[d];
+        if (!sp || sp > csp)
+            break;
+        uint64_t key = t->frame_keys[d];
+        if (!now)
+            now = ct_now_ns();
+        if (ct_rec_frame_close(b))
+            ct_tbuf_count_drop(b, 1);
+        else
+            ct_rec_plain_as(b, CT_REC_TAILCALL, now, key, naive);
+    }
+}

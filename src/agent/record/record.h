@@ -1,0 +1,615 @@
+/* The recorder both engines share (docs/tracer.md, "Hooks: capture, not
+ * formatting"): each thread's recorder state, the shadow stack of its open
+ * frames, a value captured with its plan into an event record, the out
+ * arguments read again at return, the ENTER/LEAVE/TAILCALL/UNWIND records
+ * published into the thread's ring (tbuf.h), the exceptions that close
+ * frames (unwind.c), JIT time (jit.c). No formatting, no lock in the common
+ * case, no allocation: the writer thread (writer.h) does everything else.
+ *
+ * The engines are its clients: the ELT engine's hooks (engines/elt/hooks.c:
+ * where the runtime says the arguments are; the fast-path stubs) and the IL
+ * engine's probes (engines/il/probes.c: the addresses its rewritten code
+ * hands over). Each builds a call's records with the skeletons below,
+ * written once: ct_rec_enter (an ENTER), ct_rec_close (a LEAVE or
+ * TAILCALL), ct_rec_plain_call (the events without values); the engine gives
+ * only how its values are found.
+ *
+ * The skeletons and what they call on every event are static inline here,
+ * so an engine's hook is one function as it was before the split. */
+#ifndef CLRTRACE_RECORD_H
+#define CLRTRACE_RECORD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "capture.h"
+#include "agent/core/clock.h"
+#include "agent/core/tbuf.h"
+#include "agent/model/plans.h"
+#include "agent/model/registry.h"
+#include "agent/runtime/corprof_decls.h"
+#include "agent/runtime/state.h"
+#include "format/event.h"
+#include "format/value.h"
+
+#define CT_REC_HIDDEN __attribute__((visibility("hidden")))
+#define CT_REC_INLINE static inline __attribute__((always_inline))
+
+/* Each thread's recorder state (ct_rec_thread, in its buffer's engine
+ * area): open frames are remembered up to CT_DROP_TRACK_FRAMES deep
+ * (whether their enter event was dropped, so their leave is dropped too and
+ * the call tree stays whole; their function, so the frames an exception
+ * leaves close with theirs; their caller's SP, for tail calls); a byref
+ * target is copied through a checked read of at most CT_BOUNCE_BYTES;
+ * CT_CLASS_CACHE entries (a power of two) cache object classes (method
+ * table -> ClassID). */
+#define CT_DROP_TRACK_FRAMES 4096
+#define CT_BOUNCE_BYTES 4096
+#define CT_CLASS_CACHE 64
+/* Out, ref and in arguments whose target (in the thread's stack) is read
+ * again at return, remembered per thread from enter to leave: at most this
+ * many at once (more read "not read again" at return). */
+#define CT_OUT_TRACK 128
+/* The exceptions thrown on a thread whose type and message are kept for the
+ * UNWIND events of the frames they leave: the latest CT_EXC_SLOTS (nested
+ * deeper, the older ones' frames close without them), each message cut at
+ * the -s limit or CT_EXC_MESSAGE_CHARS, whichever is smaller. */
+#define CT_EXC_SLOTS 4
+#define CT_EXC_MESSAGE_CHARS 1024
+/* Bytes of each thread's state kept for the engine in use (ct_rec_engine:
+ * the ELT engine's argmap snapshot, the IL engine's instantiation cache). */
+#define CT_REC_ENGINE_BYTES 4096
+
+/* At Shutdown, how long to wait for hooks still running on other threads
+ * after recording stopped (polled every CT_QUIESCE_POLL_NS). */
+#define CT_QUIESCE_WAIT_NS 200000000ull
+#define CT_QUIESCE_POLL_NS 1000000L
+
+/* A value that does not fit the record is captured again with the string
+ * and array limits divided by CT_CAPTURE_RETRY_DIVISOR, up to
+ * CT_CAPTURE_RETRIES times, then recorded as too large. */
+#define CT_CAPTURE_RETRIES 4
+#define CT_CAPTURE_RETRY_DIVISOR 16
+/* A leave whose values take more than this many bytes counts its capture
+ * as the tracer's time (ct_ring_hold); smaller ones are not worth a clock
+ * read. */
+#define CT_LEAVE_HOLD_MIN_BYTES 32
+/* Bytes kept of a value captured by its range (a type that has no plan). */
+#define CT_BY_RANGE_MAX_BYTES 64
+
+typedef enum ct_hook_mode {
+    CT_HOOKS_SLOW,       /* values, WithInfo hooks */
+    CT_HOOKS_SLOW_NULL,  /* WithInfo hooks that return at once (the floor) */
+    CT_HOOKS_FAST,       /* fast-path stubs, calls and times */
+    CT_HOOKS_FAST_NULL   /* fast-path stubs, empty callbacks */
+} ct_hook_mode;
+
+/* An object class a thread met (its class cache). */
+typedef struct ct_rec_class {
+    uintptr_t mt;             /* an object's method table pointer */
+    uint64_t cls;             /* its ClassID */
+    const ct_plan *content;   /* the plan of its content (NULL: none) */
+    uint8_t boxed;            /* the kind of value it boxes (CT_V_VOID: none) */
+    uint8_t szarray, string;  /* T[]; System.String */
+    uint8_t again;            /* no content plan yet: ask again */
+    uint8_t told;             /* named in a marked record: 0 not yet, 1 while it
+                                 had no content plan, 2 with its content plan */
+} ct_rec_class;
+
+/* An exception thrown on a thread: the values of the UNWIND events of the
+ * frames it leaves, as ct_event_value words and bytes. */
+typedef struct ct_rec_exc {
+    uint32_t serial;          /* ct_eh_serial; 0: none */
+    uint32_t nvalues;
+    uint32_t len;
+    uint8_t values[(4 + 16) + (4 + 16 + 2 * CT_EXC_MESSAGE_CHARS)];
+} ct_rec_exc;
+
+typedef struct ct_rec_thread {
+    _Atomic int busy;             /* inside a hook (re-entry is dropped) */
+    uint32_t depth;               /* open frames (the shadow stack) */
+    uint32_t gate;                /* open frames of trigger functions */
+    uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
+    uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
+    uintptr_t frame_sp[CT_DROP_TRACK_FRAMES];  /* each open frame's caller SP (0: unknown) */
+    uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
+    ct_rec_class class_cache[CT_CLASS_CACHE];
+    /* The event being built names a class as it was not named before on
+     * this thread (told): the record is marked CT_EVENT_NEW_CLASSES for the
+     * writer, which looks for class ids in marked records only (writer.h). */
+    uint8_t class_new;
+    uint8_t bounce[CT_BOUNCE_BYTES];
+    struct {
+        uint32_t depth;           /* the frame's depth (its index on the shadow stack) */
+        uint32_t arg;             /* the argument */
+        uintptr_t target;         /* where it points, in this thread's stack */
+    } outs[CT_OUT_TRACK];         /* ordered by depth, innermost last */
+    uint32_t nouts;
+    /* The latest exceptions thrown on this thread (ct_ex_thrown), at
+     * serial % CT_EXC_SLOTS. */
+    ct_rec_exc exc[CT_EXC_SLOTS];
+    /* The engine's own (ct_rec_engine). */
+    _Alignas(16) unsigned char engine[CT_REC_ENGINE_BYTES];
+} ct_rec_thread;
+
+static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
+{
+    return (ct_rec_thread *)(void *)b->engine;
+}
+
+/* The engine's part of b's thread state: CT_REC_ENGINE_BYTES, zeroed when
+ * a thread takes the buffer. */
+static inline void *ct_rec_engine(const ct_tbuf *b)
+{
+    return ct_rec_of(b)->engine;
+}
+
+/* The recorder's process-wide settings (set by ct_hooks_init and the
+ * lifecycle calls below; read by every event). */
+typedef struct ct_recorder {
+    atomic_int open;              /* recording */
+    /* CLRTRACE_TRIGGER is set: a thread captures values only inside a
+     * trigger function's frame (gate); its other calls are recorded
+     * without values (the writer's filter hides them). */
+    int gated;
+    ct_hook_mode mode;
+    /* Attached to a running process (ct_hooks_attached): a return without an
+     * open frame is a call entered before this trace began. */
+    int attached;
+    /* The bench-only naive mode: read only off the event path (exceptions,
+     * tail calls); the engines' naive entry points publish with
+     * ct_rec_publish_naive and ct_rec_plain_naive. */
+    int naive;
+    /* The record of AppContext.OnUnhandledException once mapped: hooked but
+     * not traced, its enter hook tells the exception model that the runtime
+     * reports an unhandled exception. */
+    _Atomic(uintptr_t) watch_unhandled;
+    ct_layout layout;             /* strings' and arrays' layout */
+} ct_recorder;
+
+extern ct_recorder g_rec CT_REC_HIDDEN;
+/* This thread's buffer (NULL until its first traced call). The
+ * initial-exec model: one load off the thread pointer instead of a call to
+ * __tls_get_addr in every hook. */
+extern __thread ct_tbuf *ct_rec_self __attribute__((tls_model("initial-exec"))) CT_REC_HIDDEN;
+
+/* ------------------------------------------------------- the lifecycle */
+
+/* Called from Initialize (or at each attach session's start, hooks
+ * closed): object layouts, the buffers' size (new threads' buffers take a
+ * changed size). naive: the bench-only mode that renders in the hook (the
+ * engines then use their naive entry points). */
+void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive);
+
+/* Recording starts (after the writer) and stops (at Shutdown or exit: waits
+ * up to CT_QUIESCE_WAIT_NS for hooks in flight; atomics, clock_gettime and
+ * nanosleep only, so a signal handler may call it). */
+void ct_hooks_open(void);
+void ct_hooks_close(void);
+/* Recording stops, without waiting (the writer, when every output failed). */
+void ct_hooks_stop(void);
+
+/* Attach (com/attach.c): returns that find no open frame on their thread
+ * belong to calls entered before the trace began, and are left out. */
+void ct_hooks_attached(void);
+
+/* Between two traces of one process (hooks closed): every thread's frames
+ * and the classes it named forgotten. */
+void ct_hooks_reset_threads(void);
+
+/* Watch f (AppContext.OnUnhandledException): hooked without being traced,
+ * its enter hook or probe tells the exception model that the runtime has
+ * found an exception unhandled (registry.c). */
+void ct_hooks_watch_unhandled(const ct_mapped_fn *f);
+
+/* Called (once, from the thread that dies) when an unhandled exception is
+ * about to end the process: the runtime then aborts with no Shutdown and
+ * SIGABRT reset to its default action. The profiler finishes the trace. */
+void ct_hooks_on_fatal(void (*fn)(void));
+
+/* JIT compilation on this thread (JITCompilationStarted/Finished, jit.c):
+ * its time is held (left out of every event time, as the hooks' own) and
+ * counted, per traced function too (ct_writer_jit). */
+void ct_jit_started(void);
+void ct_jit_finished(FunctionID id);
+
+/* The exception callbacks (unwind.c; profiler.c forwards them): a frame
+ * popped by an exception gets no leave hook; these follow the exceptions in
+ * flight on the calling thread (ehmodel.h) and record an UNWIND event for
+ * each traced frame an exception pops, with the exception's class and
+ * message as ct_ex_thrown read them (ct_unwind_plan). */
+void ct_ex_thrown(ObjectID thrown);
+void ct_ex_search_enter(FunctionID id);
+void ct_ex_search_leave(void);
+void ct_ex_catcher_found(void);
+void ct_ex_filter_enter(void);
+void ct_ex_filter_leave(void);
+void ct_ex_unwind_function_enter(FunctionID id);
+void ct_ex_unwind_function_leave(void);
+void ct_ex_finally_enter(void);
+void ct_ex_finally_leave(void);
+void ct_ex_catcher_enter(FunctionID id);
+void ct_ex_catcher_leave(void);
+
+/* The watched function entered (unwind.c): the runtime's unhandled
+ * exception path, or the program raising the event itself. */
+void ct_rec_on_unhandled(void);
+
+#ifdef CT_EH_LOG
+/* Debugging (cmake -DCLRTRACE_EH_LOG=ON): one stderr line per exception
+ * callback and hook, "TID what name" (unwind.c). */
+void ct_rec_eh_log(const char *what, const char *name);
+#define CT_EH_LOG_EVENT(what, name) ct_rec_eh_log(what, name)
+#else
+#define CT_EH_LOG_EVENT(what, name) ((void)0)
+#endif
+
+/* ---------------------------------------------------- the thread's state */
+
+static inline int ct_rec_recording(void)
+{
+    return atomic_load_explicit(&g_rec.open, memory_order_relaxed);
+}
+
+/* 1 when the hook must stop here: a watched function that is not traced.
+ * Its enter hook does what it is watched for. */
+static inline int ct_rec_watched(uintptr_t id, int enter)
+{
+    if (__builtin_expect(id != atomic_load_explicit(&g_rec.watch_unhandled,
+                                                    memory_order_relaxed), 1))
+        return 0;
+    if (enter)
+        ct_rec_on_unhandled();
+    return !((const ct_mapped_fn *)id)->hooked;
+}
+
+/* This thread's buffer made (or reused) at its first traced call (thread.c).
+ * NULL when out of memory (the thread's calls go unrecorded). */
+ct_tbuf *ct_rec_thread_new(void);
+
+static inline ct_tbuf *ct_rec_thread_self(void)
+{
+    ct_tbuf *b = ct_rec_self;
+    return __builtin_expect(b != NULL, 1) ? b : ct_rec_thread_new();
+}
+
+/* The program's time on this thread: the clock less the time the tracer
+ * held the thread (ct_ring_held: its hooks' value capture and its waits for
+ * ring room), so that no call's duration counts the tracer's own work. */
+static inline uint64_t ct_rec_prog_time(const ct_tbuf *b, uint64_t now)
+{
+    uint64_t held = ct_ring_held(&b->ring);
+    return now > held ? now - held : 0;
+}
+
+/* 1 when values may be captured for f on b's thread (CLRTRACE_TRIGGER:
+ * only inside a trigger function's frame, or for the trigger itself). */
+static inline int ct_rec_gate_open(const ct_tbuf *b, const ct_mapped_fn *f)
+{
+    return !g_rec.gated || ct_rec_of(b)->gate || f->trigger;
+}
+
+static inline void ct_rec_busy(ct_tbuf *b, int busy)
+{
+    atomic_store_explicit(&ct_rec_of(b)->busy, busy,
+                          busy ? memory_order_relaxed : memory_order_release);
+}
+
+/* ------------------------------------------------ the shadow stack */
+
+/* A frame of function `key` opens; `dropped`: its enter event was not
+ * recorded. */
+static inline void ct_rec_frame_open(ct_tbuf *b, uint64_t key, int dropped, uintptr_t caller_sp)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    uint32_t d = t->depth++;
+    if (d < CT_DROP_TRACK_FRAMES) {
+        t->frame_keys[d] = key;
+        t->frame_sp[d] = caller_sp;
+        if (g_rec.gated && key && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
+            t->gate++;
+        uint64_t bit = 1ull << (d % 64);
+        if (dropped)
+            t->dropped_frames[d / 64] |= bit;
+        else
+            t->dropped_frames[d / 64] &= ~bit;
+    }
+}
+
+/* A frame closes; returns 1 when its enter event was dropped (so is this). */
+static inline int ct_rec_frame_close(ct_tbuf *b)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    if (!t->depth)
+        return 0;
+    uint32_t d = --t->depth;
+    if (d >= CT_DROP_TRACK_FRAMES)
+        return 0;
+    uint64_t key = t->frame_keys[d];
+    if (g_rec.gated && key && t->gate && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
+        t->gate--;
+    return t->dropped_frames[d / 64] >> (d % 64) & 1;
+}
+
+/* The function of the top open frame when its key is kept, else 0. */
+static inline uint64_t ct_rec_top_key(const ct_tbuf *b)
+{
+    const ct_rec_thread *t = ct_rec_of(b);
+    return t->depth && t->depth <= CT_DROP_TRACK_FRAMES ? t->frame_keys[t->depth - 1] : 0;
+}
+
+/* ---------------------------------------------------------- publishing */
+
+/* An event record being built: in place in the ring when it has room for
+ * the largest record in one piece, else in the thread's scratch buffer. */
+typedef struct ct_rec_event {
+    ct_wbuf w;
+    ct_event_mark m;
+    uint8_t *area;
+    int inplace;
+    ct_rec_type type;
+    uint64_t key;
+} ct_rec_event;
+
+/* Begins an event record of function key at program time t (naive: always
+ * in the scratch buffer; the naive publish renders it). */
+CT_REC_INLINE void ct_rec_begin(ct_tbuf *b, ct_rec_event *ev, ct_rec_type type, uint64_t t,
+                                uint64_t key, int naive)
+{
+    uint8_t *p = naive ? NULL : ct_ring_inplace(&b->ring);
+    ev->inplace = p != NULL;
+    ev->area = p ? p : b->scratch;
+    ev->type = type;
+    ev->key = key;
+    ct_wbuf_init(&ev->w, ev->area, b->ring.record_max);
+    ct_event_begin(&ev->w, type, t, b->tid, key, &ev->m);
+}
+
+/* Forgets the classes met while building a record that is given up (a
+ * value captured again with smaller limits, values left out, a record
+ * dropped): they may never reach the writer, so the thread's class cache
+ * forgets everything, and the next record to name any class is marked
+ * again (values.c). */
+void ct_rec_forget_classes(ct_tbuf *b);
+
+/* The event begun again without values (time 0: set later). */
+static inline void ct_rec_restart(ct_tbuf *b, ct_rec_event *ev)
+{
+    if (ct_rec_of(b)->class_new)
+        ct_rec_forget_classes(b);
+    ct_wbuf_init(&ev->w, ev->area, b->ring.record_max);
+    ct_event_begin(&ev->w, ev->type, 0, b->tid, ev->key, &ev->m);
+}
+
+/* Ends the event (when it does not fit with its values, it is written
+ * without them), marks it when it named a class new to this thread, and
+ * publishes it into the ring (publish.c); 1, or 0 when it was dropped
+ * (counted). The naive one renders it now instead. */
+int ct_rec_publish(ct_tbuf *b, ct_rec_event *ev, uint64_t t);
+int ct_rec_publish_naive(ct_tbuf *b, ct_rec_event *ev, uint64_t t);
+
+/* Copies a built record into the ring; 1, or 0 when it was dropped
+ * (counted). */
+int ct_rec_emit(ct_tbuf *b, const uint8_t *rec, size_t len);
+
+/* A record without values (the fast path's events, tail calls, unwinds, a
+ * leave without values) of function key; now is the clock's time. 1, or 0
+ * when it was dropped (counted). */
+CT_REC_INLINE int ct_rec_plain(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
+{
+    uint8_t *p = ct_ring_reserve(&b->ring, CT_EVENT_BASE_BYTES);
+    if (!p) {
+        ct_tbuf_count_drop(b, 1);
+        return 0;
+    }
+    ct_event_put_header(p, type, ct_rec_prog_time(b, now), b->tid, key);
+    ct_ring_commit(&b->ring, CT_EVENT_BASE_BYTES);
+    return 1;
+}
+
+int ct_rec_plain_naive(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key);
+
+CT_REC_INLINE int ct_rec_plain_as(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
+                                  int naive)
+{
+    return naive ? ct_rec_plain_naive(b, type, now, key) : ct_rec_plain(b, type, now, key);
+}
+
+/* Closes, as left by tail calls, the open frames a function entering with
+ * caller SP csp has replaced: every open frame whose caller SP is known and
+ * not above csp (publish.c). */
+void ct_rec_close_replaced(ct_tbuf *b, uintptr_t csp, int naive);
+
+static inline void ct_rec_close_left(ct_tbuf *b, uintptr_t csp, int naive)
+{
+    const ct_rec_thread *t = ct_rec_of(b);
+    if (!csp || !t->depth || t->depth > CT_DROP_TRACK_FRAMES)
+        return;
+    uintptr_t sp = t->frame_sp[t->depth - 1];
+    if (sp && sp <= csp)
+        ct_rec_close_replaced(b, csp, naive);
+}
+
+/* ------------------------------------------------------------ values */
+
+/* The bytes of the slot that holds a value of plan p: a reference or a
+ * pointer, or the value itself. */
+static inline uint32_t ct_rec_slot_len(const ct_plan *p)
+{
+    switch (p->kind) {
+    case CT_V_STRING: case CT_V_OBJECT: case CT_V_ARRAY: case CT_V_BYREF: case CT_V_PTR:
+        return 8;
+    default:
+        return p->size;
+    }
+}
+
+/* The levels of objects argument i of f is shown by: none for `this` (its
+ * class and address say which object it is), else the option's. */
+static inline uint32_t ct_rec_arg_depth(const ct_mapped_fn *f, uint32_t i)
+{
+    return i == 0 && ct_fn_has_this(f) ? 0 : g_ct.cfg.object_depth;
+}
+
+/* Appends one value of plan p, whose slot of len bytes is at addr (0:
+ * missing), to the event being built; object_depth: the levels of objects
+ * shown by content (values.c). */
+void ct_rec_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p, uintptr_t addr,
+                  size_t len, uint32_t object_depth);
+
+/* The values of state machine f, read from the fields of the state
+ * machine whose `this` is at this_slot (the struct's address, or the
+ * object reference of a class). */
+void ct_rec_state_machine(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_slot, ct_wbuf *w,
+                          ct_event_mark *m);
+
+/* Remembers where f's out, ref and in arguments (the ranges r[0..n)) point,
+ * for the frame being entered (at the current depth), when the target is
+ * in this thread's stack: a local, still there when the call returns. */
+void ct_rec_outs_track(ct_tbuf *b, const ct_mapped_fn *f, const COR_PRF_FUNCTION_ARGUMENT_RANGE *r,
+                       uint32_t n);
+
+/* Forgets the out arguments of frames at depth d and deeper (ended, or
+ * left by an exception or a tail call). */
+static inline void ct_rec_outs_forget(ct_tbuf *b, uint32_t d)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    while (t->nouts && t->outs[t->nouts - 1].depth >= d)
+        t->nouts--;
+}
+
+/* The end of a LEAVE record's values (after the return value's): the out
+ * arguments; then, when the capture took longer than a scalar's (which
+ * costs less than reading the clock), its time is the tracer's, not the
+ * caller's. now: when the leave began (values.c). */
+void ct_rec_leave_outs(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m,
+                       uint64_t now);
+
+/* ----------------------------------------------------------- skeletons */
+
+/* How an engine finds a call's values: its argument values appended to
+ * (w, m), 1; or 0 when it has none (the event is then recorded without
+ * values and reads "(?)"). ctx: the engine's (the runtime's eltInfo, the
+ * probes' addresses). */
+typedef int ct_rec_args_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                           ct_event_mark *m);
+/* And its return value (f->has_ret), appended to (w, m). */
+typedef void ct_rec_ret_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                           ct_event_mark *m);
+
+/* The enter of a call of f on b's thread, after the engine's checks
+ * (recording, ct_rec_watched): the frames it replaced closed (csp: its
+ * caller's SP, 0 when unknown), an ENTER record with the values args
+ * finds when `values` and the gate is open, its frame opened. args and
+ * naive are constants of the engine's entry point (no indirect call). */
+CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, uintptr_t csp,
+                                ct_rec_args_fn *args, const void *ctx, int naive)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    if (atomic_load_explicit(&t->busy, memory_order_relaxed)) {
+        /* Re-entered (the runtime ran managed code inside our hook). */
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    ct_rec_busy(b, 1);
+    ct_rec_close_left(b, csp, naive);
+    /* Out arguments of frames that ended without a leave (an exception, a
+     * tail call) at this depth or deeper are not this call's. */
+    if (t->nouts)
+        ct_rec_outs_forget(b, t->depth);
+    uint64_t key = (uint64_t)(uintptr_t)f;
+    ct_rec_event ev;
+    ct_rec_begin(b, &ev, CT_REC_ENTER, 0, key, naive);
+    /* The call starts now; the capture is the tracer's time. */
+    uint64_t t0 = ct_now_ns(), time = ct_rec_prog_time(b, t0);
+    if (values && ct_rec_gate_open(b, f)) {
+        if (!args(b, f, ctx, &ev.w, &ev.m))
+            ct_rec_restart(b, &ev);
+        uint64_t t1 = ct_now_ns();
+        ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
+    }
+    ct_event_set_time(&ev.w, &ev.m, time);
+    int ok = naive ? ct_rec_publish_naive(b, &ev, time) : ct_rec_publish(b, &ev, time);
+    ct_rec_frame_open(b, key, !ok, csp);
+    ct_rec_busy(b, 0);
+}
+
+/* The common start of an event that closes a frame (leave, tail call):
+ * this thread's buffer, marked busy; or NULL when nothing is to be recorded
+ * (a re-entered hook or a frame whose enter was dropped counts as a
+ * drop). */
+static inline ct_tbuf *ct_rec_close_begin(void)
+{
+    if (!ct_rec_recording())
+        return NULL;
+    ct_tbuf *b = ct_rec_thread_self();
+    if (!b)
+        return NULL;
+    if (g_rec.attached && !ct_rec_of(b)->depth)
+        return NULL; /* entered before the trace began */
+    if (atomic_load_explicit(&ct_rec_of(b)->busy, memory_order_relaxed) || ct_rec_frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return NULL;
+    }
+    ct_rec_busy(b, 1);
+    return b;
+}
+
+/* The end of a call of f (type LEAVE or TAILCALL) that began at clock
+ * time now, after the engine's checks: its frame closed and a record
+ * published, a LEAVE with values when f has values to show (has_ret: the
+ * engine has its return value; or out arguments): the return value ret
+ * finds (f->has_ret), then the out arguments. Else a record without
+ * values. */
+CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has_ret,
+                                uint64_t now, ct_rec_ret_fn *ret, const void *ctx, int naive)
+{
+    ct_tbuf *b = ct_rec_close_begin();
+    if (!b)
+        return;
+    uint64_t key = (uint64_t)(uintptr_t)f;
+    if (type != CT_REC_LEAVE || !f->values || !(has_ret || f->out_mask) ||
+        !ct_rec_gate_open(b, f)) {
+        ct_rec_plain_as(b, type, now, key, naive);
+    } else {
+        uint64_t t = ct_rec_prog_time(b, now);
+        ct_rec_event ev;
+        ct_rec_begin(b, &ev, CT_REC_LEAVE, t, key, naive);
+        /* The out values come after the return value's place. */
+        if (f->has_ret)
+            ret(b, f, ctx, &ev.w, &ev.m);
+        ct_rec_leave_outs(b, f, &ev.w, &ev.m, now);
+        if (naive)
+            ct_rec_publish_naive(b, &ev, t);
+        else
+            ct_rec_publish(b, &ev, t);
+    }
+    ct_rec_busy(b, 0);
+}
+
+/* An enter, leave or tail call recorded without values and without the
+ * re-entry guard (the fast path's stubs; the IL engine's probes without
+ * values), of the function whose record is id. */
+CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
+{
+    if (g_rec.mode != CT_HOOKS_FAST || !ct_rec_recording() || ct_rec_watched(id, type == CT_REC_ENTER))
+        return;
+    uint64_t now = ct_now_ns();
+    ct_tbuf *b = ct_rec_thread_self();
+    if (!b)
+        return;
+    if (type == CT_REC_ENTER) {
+        ct_rec_frame_open(b, (uint64_t)id, !ct_rec_plain(b, type, now, (uint64_t)id), 0);
+        return;
+    }
+    if (g_rec.attached && !ct_rec_of(b)->depth)
+        return; /* entered before the trace began */
+    if (ct_rec_frame_close(b)) {
+        ct_tbuf_count_drop(b, 1);
+        return;
+    }
+    ct_rec_plain(b, type, now, (uint64_t)id);
+}
+
+#endif

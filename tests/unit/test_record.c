@@ -1,0 +1,573 @@
+/* The recorder (src/agent/record/record.h) alone, with its thread's ring:
+ * frames pushed and popped (a dropped enter drops its leave; the gate of
+ * trigger functions), values captured with hand-built plans into event
+ * records read back from the ring, out arguments read again at return, the
+ * enter and close skeletons, and records dropped when a lossy ring is full.
+ * What the recorder asks of the runtime and of the rest of the profiler is
+ * faked below (a tiny ICorProfilerInfo, the writer's hooks, the planner's
+ * class queries). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent/core/writer.h"
+#include "agent/model/classnames.h"
+#include "agent/record/record.h"
+
+/* ------------------------------------------------------------ the fakes */
+
+ct_state g_ct;
+
+/* Objects' classes are their method table word; nothing is an array. */
+static HRESULT fake_class_from_object(ICorProfilerInfo *self, ObjectID obj, ClassID *cls)
+{
+    (void)self;
+    memcpy(cls, (const void *)(uintptr_t)obj, sizeof *cls);
+    return S_OK;
+}
+
+static HRESULT fake_is_array_class(ICorProfilerInfo *self, ClassID cls, CorElementType *et,
+                                   ClassID *elem, ULONG *rank)
+{
+    (void)self, (void)cls, (void)et, (void)elem, (void)rank;
+    return S_FALSE;
+}
+
+static HRESULT fake_string_layout(ICorProfilerInfo *self, ULONG *len_off, ULONG *buf_off)
+{
+    (void)self;
+    *len_off = 8;
+    *buf_off = 12;
+    return S_OK;
+}
+
+static const ICorProfilerInfoVtbl k_vtbl = {
+    .GetClassFromObject = fake_class_from_object,
+    .IsArrayClass = fake_is_array_class,
+    .GetStringLayout2 = fake_string_layout,
+};
+static ICorProfilerInfo k_info = {&k_vtbl};
+
+const ct_plan ct_plan_by_range = {.kind = CT_V_OPAQUE, .size = 0, .type_name = "?"};
+
+ct_vkind ct_plan_boxed_kind(ClassID cls)
+{
+    (void)cls;
+    return CT_V_VOID;
+}
+
+const ct_plan *ct_plan_content(ClassID cls, const void *obj, int *again)
+{
+    (void)cls, (void)obj;
+    *again = 0;
+    return NULL;
+}
+
+int ct_plan_is_flat(const ct_plan *p, unsigned depth)
+{
+    (void)depth;
+    return p->kind >= CT_V_BOOL && p->kind <= CT_V_U;
+}
+
+int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
+{
+    (void)cls, (void)style, (void)out, (void)cap;
+    return -1;
+}
+
+static int g_unhandled;
+void ct_rec_on_unhandled(void)
+{
+    g_unhandled++;
+}
+
+static int g_naive_events;
+void ct_writer_naive_event(const uint8_t *rec, size_t len)
+{
+    (void)rec, (void)len;
+    g_naive_events++;
+}
+
+void ct_writer_kick(void)
+{
+}
+
+int ct_writer_stopped(void)
+{
+    return 0;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static const ct_plan k_int = {.kind = CT_V_I4, .size = 4, .type_name = "int"};
+static const ct_plan k_long = {.kind = CT_V_I8, .size = 8, .type_name = "long"};
+static const ct_plan k_ref_int = {.kind = CT_V_BYREF, .size = 8, .type_name = "ref int",
+                                  .elem = &k_int};
+static const ct_plan k_object = {.kind = CT_V_OBJECT, .size = 8, .type_name = "object"};
+
+/* Sets the recorder up (a lossy ring of ring_kb, values on) and returns
+ * this thread's buffer, emptied, with no frames. */
+static ct_tbuf *setup(uint32_t ring_kb)
+{
+    g_ct.info = &k_info;
+    g_ct.cfg.object_depth = 2;
+    g_ct.cfg.string_chars = 64;
+    g_ct.cfg.array_items = 8;
+    g_ct.cfg.value_bytes = 1024;
+    ct_clock_init();
+    ct_hooks_init(CT_HOOKS_SLOW, ring_kb, 1, 0);
+    ct_hooks_open();
+    ct_tbuf *b = ct_rec_thread_self();
+    assert_non_null(b);
+    assert_non_null(b->scratch);
+    ct_ring_release(&b->ring, ct_ring_head(&b->ring));
+    ct_hooks_reset_threads();
+    atomic_store(&b->dropped, 0);
+    return b;
+}
+
+/* The producer's mark of each record published() read (taken off before
+ * decoding, as the writer does). */
+static uint8_t g_marks[16];
+
+/* The records published in b's ring since the last call, decoded into
+ * recs[0..max) (their values point into the ring: read them first). */
+static size_t published(ct_tbuf *b, ct_rec *recs, size_t max)
+{
+    static uint8_t arena_mem[4096];
+    ct_rarena arena = {arena_mem, sizeof arena_mem, 0};
+    uint64_t pos = ct_ring_tail(&b->ring), end = ct_ring_head(&b->ring), size;
+    const uint8_t *p;
+    size_t n = 0;
+    while ((p = ct_ring_peek(&b->ring, &pos, end, &size))) {
+        ct_trace_status st;
+        assert_true(n < max);
+        if (n < sizeof g_marks)
+            g_marks[n] = p[CT_EVENT_MARK_AT];
+        ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
+        if (recs) /* NULL: skipped */
+            assert_true(ct_read_record(p, (size_t)size, 0, &arena, &recs[n], &st) > 0);
+        n++;
+        pos += size;
+    }
+    ct_ring_release(&b->ring, pos);
+    return n;
+}
+
+/* Value i of record r: its bytes and status. */
+static const uint8_t *value_at(const ct_rec *r, uint32_t i, uint32_t *len, ct_value_status *st)
+{
+    size_t pos = 0;
+    const uint8_t *v = NULL;
+    for (uint32_t k = 0; k <= i; k++)
+        assert_int_equal(ct_next_value(r, &pos, &v, len, st), 1);
+    return v;
+}
+
+/* A function record of n arguments of the given plans (labels "a=" ...). */
+typedef struct fake_fn {
+    ct_mapped_fn f;
+    ct_arg args[4];
+} fake_fn;
+
+static void fake_fn_init(fake_fn *ff, const ct_plan *const *plans, uint32_t n, const ct_plan *ret)
+{
+    memset(ff, 0, sizeof *ff);
+    for (uint32_t i = 0; i < n; i++) {
+        ff->args[i].label = "a=";
+        ff->args[i].plan = plans[i];
+    }
+    ff->f.name = "Fake.Fn";
+    ff->f.hooked = 1;
+    ff->f.values = 1;
+    ff->f.nargs = n;
+    ff->f.args = ff->args;
+    ff->f.has_ret = ret != NULL;
+    ff->f.ret = ret;
+}
+
+/* --------------------------------------------------------------- frames */
+
+static void test_frames_pushed_and_popped(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    ct_rec_thread *t = ct_rec_of(b);
+    static fake_fn fns[3];
+    uint64_t k[3];
+    for (int i = 0; i < 3; i++) {
+        fake_fn_init(&fns[i], NULL, 0, NULL);
+        k[i] = (uint64_t)(uintptr_t)&fns[i].f;
+    }
+    ct_rec_frame_open(b, k[0], 0, 0x7000);
+    ct_rec_frame_open(b, k[1], 1, 0x6000); /* its enter was dropped */
+    ct_rec_frame_open(b, k[2], 0, 0);
+    assert_int_equal(t->depth, 3);
+    assert_true(ct_rec_top_key(b) == k[2]);
+    assert_true(t->frame_sp[1] == 0x6000);
+    assert_int_equal(ct_rec_frame_close(b), 0);
+    assert_true(ct_rec_top_key(b) == k[1]);
+    assert_int_equal(ct_rec_frame_close(b), 1); /* so is its leave */
+    assert_int_equal(ct_rec_frame_close(b), 0);
+    assert_int_equal(t->depth, 0);
+    assert_true(ct_rec_top_key(b) == 0);
+    assert_int_equal(ct_rec_frame_close(b), 0); /* nothing open: nothing happens */
+    assert_int_equal(t->depth, 0);
+
+    /* Past the frames kept, a frame's drop is not remembered. */
+    for (uint32_t i = 0; i < CT_DROP_TRACK_FRAMES + 2; i++)
+        ct_rec_frame_open(b, k[i % 3], 1, 0);
+    assert_int_equal(t->depth, CT_DROP_TRACK_FRAMES + 2);
+    assert_true(ct_rec_top_key(b) == 0);
+    assert_int_equal(ct_rec_frame_close(b), 0);
+    assert_int_equal(ct_rec_frame_close(b), 0);
+    assert_int_equal(ct_rec_frame_close(b), 1);
+    ct_hooks_reset_threads();
+    assert_int_equal(t->depth, 0);
+}
+
+static void test_trigger_frames_open_the_gate(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    fake_fn trig, other;
+    fake_fn_init(&trig, NULL, 0, NULL);
+    fake_fn_init(&other, NULL, 0, NULL);
+    trig.f.trigger = 1;
+    g_rec.gated = 1;
+    assert_false(ct_rec_gate_open(b, &other.f));
+    assert_true(ct_rec_gate_open(b, &trig.f));
+    ct_rec_frame_open(b, (uint64_t)(uintptr_t)&trig.f, 0, 0);
+    ct_rec_frame_open(b, (uint64_t)(uintptr_t)&other.f, 0, 0);
+    assert_true(ct_rec_gate_open(b, &other.f));
+    ct_rec_frame_close(b);
+    assert_true(ct_rec_gate_open(b, &other.f));
+    ct_rec_frame_close(b);
+    assert_false(ct_rec_gate_open(b, &other.f));
+    g_rec.gated = 0;
+    assert_true(ct_rec_gate_open(b, &other.f));
+}
+
+/* --------------------------------------------------------------- values */
+
+static void test_values_captured_into_a_record(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    int32_t i4 = -7;
+    int64_t i8 = 1234567890123;
+    uint8_t odd[3] = {1, 2, 3};
+    /* An object: its first word is its method table (the fake's class). */
+    uint64_t obj_words[2] = {0xC1A50, 0};
+    uint64_t obj_ref = (uint64_t)(uintptr_t)obj_words;
+    int32_t target = 42;
+    uint64_t byref = (uint64_t)(uintptr_t)&target;
+
+    ct_rec_event ev;
+    ct_rec_begin(b, &ev, CT_REC_ENTER, 77, 0xF00, 0);
+    assert_true(ev.inplace);
+    ct_rec_value(b, &ev.w, &ev.m, &k_int, (uintptr_t)&i4, 4, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_long, (uintptr_t)&i8, 8, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_int, 0, 0, 0);                 /* no range */
+    ct_rec_value(b, &ev.w, &ev.m, &k_int, (uintptr_t)odd, 3, 0);    /* not the plan's size */
+    ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_ref_int, (uintptr_t)&byref, 8, 0);
+    assert_int_equal(ev.m.nvalues, 6);
+    assert_int_equal(ct_rec_of(b)->class_new, 1); /* the object's class, met first */
+    assert_int_equal(ct_rec_publish(b, &ev, 77), 1);
+    assert_int_equal(ct_rec_of(b)->class_new, 0);
+
+    ct_rec recs[4];
+    assert_int_equal(published(b, recs, 4), 1);
+    const ct_rec *r = &recs[0];
+    assert_int_equal(g_marks[0], CT_EVENT_NEW_CLASSES); /* the writer names the class */
+    assert_int_equal(r->type, CT_REC_ENTER);
+    assert_true(r->key == 0xF00 && r->time_ns == 77 && r->tid == b->tid);
+    assert_int_equal(r->nvalues, 6);
+    uint32_t len;
+    ct_value_status st;
+    const uint8_t *v = value_at(r, 0, &len, &st);
+    int32_t got4;
+    memcpy(&got4, v, 4);
+    assert_true(len == 4 && st == CT_VALUE_PLAN && got4 == -7);
+    v = value_at(r, 1, &len, &st);
+    int64_t got8;
+    memcpy(&got8, v, 8);
+    assert_true(len == 8 && st == CT_VALUE_PLAN && got8 == i8);
+    value_at(r, 2, &len, &st);
+    assert_true(len == 0 && st == CT_VALUE_MISSING);
+    v = value_at(r, 3, &len, &st);
+    assert_true(len == 3 && st == CT_VALUE_RANGE && !memcmp(v, odd, 3));
+    v = value_at(r, 4, &len, &st);
+    uint64_t addr, cls;
+    memcpy(&addr, v, 8);
+    memcpy(&cls, v + 8, 8);
+    assert_true(len == 16 && st == CT_VALUE_PLAN && addr == obj_ref && cls == 0xC1A50);
+    v = value_at(r, 5, &len, &st);
+    memcpy(&addr, v, 8);
+    memcpy(&got4, v + 8, 4);
+    assert_true(len == 12 && st == CT_VALUE_PLAN && addr == byref && got4 == 42);
+
+    /* The class was named in a marked record: not marked again. */
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 78, 0xF00, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
+    assert_int_equal(ct_rec_of(b)->class_new, 0);
+    assert_int_equal(ct_rec_publish(b, &ev, 78), 1);
+    assert_int_equal(published(b, recs, 4), 1);
+    assert_int_equal(g_marks[0], 0);
+
+    /* A record dropped after naming a class (the ring full): the class
+     * cache forgets, so that the next record naming it is marked again. */
+    ct_rec_forget_classes(b);
+    uint64_t dropped = atomic_load(&b->dropped);
+    while (ct_rec_plain(b, CT_REC_ENTER, 1, 0x42))
+        ;
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 79, 0xF00, 0);
+    assert_false(ev.inplace); /* no room in the ring: built in the scratch buffer */
+    ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
+    assert_int_equal(ct_rec_of(b)->class_new, 1);
+    assert_int_equal(ct_rec_publish(b, &ev, 79), 0);
+    assert_true(atomic_load(&b->dropped) == dropped + 2);
+    assert_int_equal(ct_rec_of(b)->class_new, 0);
+    assert_true(ct_rec_of(b)->class_cache[(0xC1A50 >> 4) & (CT_CLASS_CACHE - 1)].mt == 0);
+    published(b, NULL, SIZE_MAX);
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 80, 0xF00, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
+    assert_int_equal(ct_rec_of(b)->class_new, 1);
+    assert_int_equal(ct_rec_publish(b, &ev, 80), 1);
+    assert_int_equal(published(b, recs, 4), 1);
+    assert_int_equal(g_marks[0], CT_EVENT_NEW_CLASSES);
+}
+
+/* A value left without room is recorded as too large; the record stays. */
+static void test_a_value_without_room(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    uint8_t mem[CT_EVENT_BASE_BYTES + 16];
+    ct_wbuf w;
+    ct_event_mark m;
+    int32_t i4 = 5;
+    ct_wbuf_init(&w, mem, sizeof mem);
+    ct_event_begin(&w, CT_REC_ENTER, 1, b->tid, 1, &m);
+    ct_rec_value(b, &w, &m, &k_int, (uintptr_t)&i4, 4, 0);
+    assert_int_equal(m.nvalues, 1);
+    assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_nvalues(mem), 1);
+    uint32_t word;
+    memcpy(&word, mem + CT_EVENT_BASE_BYTES, 4);
+    assert_int_equal(word >> CT_VALUE_STATUS_SHIFT, CT_VALUE_TOO_LARGE);
+}
+
+/* ----------------------------------------------------------------- outs */
+
+static void test_outs_read_again_at_return(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    /* f(int a, ref int r, ref int far): r and far are re-read at return. */
+    static const ct_plan *const plans[3] = {&k_int, &k_ref_int, &k_ref_int};
+    fake_fn ff;
+    fake_fn_init(&ff, plans, 3, &k_int);
+    ff.f.out_mask = 6;
+    int32_t a = 1, local = 10, ret = 99;
+    static int32_t not_on_stack = 20;
+    uintptr_t slot_local = (uintptr_t)&local, slot_far = (uintptr_t)&not_on_stack;
+    COR_PRF_FUNCTION_ARGUMENT_RANGE r[3] = {
+        {(uintptr_t)&a, 4}, {(uintptr_t)&slot_local, 8}, {(uintptr_t)&slot_far, 8}};
+
+    ct_rec_frame_open(b, (uint64_t)(uintptr_t)&ff.f, 0, 0); /* a caller */
+    ct_rec_outs_track(b, &ff.f, r, 3);
+    assert_int_equal(ct_rec_of(b)->nouts, 1); /* the target on this stack only */
+    ct_rec_frame_open(b, (uint64_t)(uintptr_t)&ff.f, 0, 0);
+    local = 11; /* the callee writes its out argument */
+    assert_int_equal(ct_rec_frame_close(b), 0);
+
+    ct_rec_event ev;
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 5, (uint64_t)(uintptr_t)&ff.f, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_int, (uintptr_t)&ret, 4, 0);
+    ct_rec_leave_outs(b, &ff.f, &ev.w, &ev.m, ct_now_ns());
+    assert_int_equal(ct_rec_of(b)->nouts, 0);
+    assert_int_equal(ct_rec_publish(b, &ev, 5), 1);
+
+    ct_rec recs[2];
+    assert_int_equal(published(b, recs, 2), 1);
+    assert_int_equal(recs[0].nvalues, 3);
+    uint32_t len;
+    ct_value_status st;
+    int32_t got;
+    const uint8_t *v = value_at(&recs[0], 0, &len, &st);
+    memcpy(&got, v, 4);
+    assert_true(st == CT_VALUE_PLAN && got == 99);
+    v = value_at(&recs[0], 1, &len, &st);
+    memcpy(&got, v, 4);
+    assert_true(st == CT_VALUE_PLAN && len == 4 && got == 11);
+    value_at(&recs[0], 2, &len, &st);
+    assert_true(st == CT_VALUE_MISSING && len == 0);
+
+    /* Outs of frames left without a leave are forgotten at the next enter
+     * at that depth. */
+    ct_rec_outs_track(b, &ff.f, r, 3);
+    assert_int_equal(ct_rec_of(b)->nouts, 1);
+    ct_rec_outs_forget(b, ct_rec_of(b)->depth);
+    assert_int_equal(ct_rec_of(b)->nouts, 0);
+}
+
+/* ----------------------------------------------------------- skeletons */
+
+static int g_args_calls;
+
+static int fake_args(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                     ct_event_mark *m)
+{
+    g_args_calls++;
+    if (!ctx)
+        return 0;
+    ct_rec_value(b, w, m, ct_arg_plan(f, 0), (uintptr_t)ctx, 4, 0);
+    return 1;
+}
+
+static void fake_ret(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                     ct_event_mark *m)
+{
+    ct_rec_value(b, w, m, ct_arg_plan(f, f->nargs), (uintptr_t)ctx, 4, 0);
+}
+
+static void test_enter_and_close_skeletons(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    static const ct_plan *const plans[1] = {&k_int};
+    fake_fn ff;
+    fake_fn_init(&ff, plans, 1, &k_int);
+    int32_t arg = 3, ret = 9;
+    uint64_t key = (uint64_t)(uintptr_t)&ff.f;
+
+    ct_rec_enter(b, &ff.f, 1, 0, fake_args, &arg, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 1);
+    assert_int_equal(atomic_load(&ct_rec_of(b)->busy), 0);
+    ct_rec_close(CT_REC_LEAVE, &ff.f, 1, ct_now_ns(), fake_ret, &ret, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 0);
+    /* An engine that finds no values: the ENTER has none. */
+    ct_rec_enter(b, &ff.f, 1, 0, fake_args, NULL, 0);
+    /* A tail call: no values. */
+    ct_rec_close(CT_REC_TAILCALL, &ff.f, 1, ct_now_ns(), fake_ret, &ret, 0);
+
+    ct_rec recs[8];
+    assert_int_equal(published(b, recs, 8), 4);
+    ct_rec_type types[4] = {CT_REC_ENTER, CT_REC_LEAVE, CT_REC_ENTER, CT_REC_TAILCALL};
+    uint32_t nvalues[4] = {1, 1, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(recs[i].type, types[i]);
+        assert_true(recs[i].key == key);
+        assert_int_equal(recs[i].nvalues, nvalues[i]);
+        if (i)
+            assert_true(recs[i].time_ns >= recs[i - 1].time_ns);
+    }
+    uint32_t len;
+    ct_value_status st;
+    int32_t got;
+    memcpy(&got, value_at(&recs[1], 0, &len, &st), 4);
+    assert_int_equal(got, 9);
+
+    /* A re-entered hook records nothing and counts a drop. */
+    atomic_store(&ct_rec_of(b)->busy, 1);
+    ct_rec_enter(b, &ff.f, 1, 0, fake_args, &arg, 0);
+    assert_int_equal(atomic_load(&b->dropped), 1);
+    atomic_store(&ct_rec_of(b)->busy, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 0);
+
+    /* Tail calls: an entering function whose caller SP is at or above an
+     * open frame's closes that frame as left by a tail call. */
+    ct_rec_enter(b, &ff.f, 0, 0x5000, fake_args, &arg, 0);
+    ct_rec_enter(b, &ff.f, 0, 0x5000, fake_args, &arg, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 1);
+    ct_rec_enter(b, &ff.f, 0, 0x4000, fake_args, &arg, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 2);
+    assert_int_equal(published(b, recs, 8), 4);
+    assert_int_equal(recs[1].type, CT_REC_TAILCALL);
+    assert_int_equal(recs[2].type, CT_REC_ENTER);
+
+    /* Naive: rendered at once, nothing in the ring. */
+    g_naive_events = 0;
+    ct_rec_enter(b, &ff.f, 1, 0, fake_args, &arg, 1);
+    ct_rec_close(CT_REC_LEAVE, &ff.f, 1, ct_now_ns(), fake_ret, &ret, 1);
+    assert_int_equal(g_naive_events, 2);
+    assert_int_equal(published(b, recs, 8), 0);
+}
+
+/* ------------------------------------------------------------- dropping */
+
+static void test_dropped_when_the_lossy_ring_is_full(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(256);
+    size_t cap = b->ring.cap, n = 0;
+    while (ct_rec_plain(b, CT_REC_ENTER, ct_now_ns(), 0x42))
+        n++;
+    /* (A record that would cross the ring's end pads to it first.) */
+    assert_true(n <= cap / CT_EVENT_BASE_BYTES && n + 1 >= cap / CT_EVENT_BASE_BYTES);
+    assert_int_equal(atomic_load(&b->dropped), 1);
+
+    /* An enter dropped for want of room drops its leave too, counted. */
+    static const ct_plan *const plans[1] = {&k_int};
+    fake_fn ff;
+    fake_fn_init(&ff, plans, 1, &k_int);
+    int32_t arg = 1, ret = 2;
+    ct_rec_enter(b, &ff.f, 1, 0, fake_args, &arg, 0);
+    assert_int_equal(atomic_load(&b->dropped), 2);
+    assert_int_equal(ct_rec_of(b)->depth, 1);
+    uint64_t pos = ct_ring_tail(&b->ring), end = ct_ring_head(&b->ring), size;
+    while (ct_ring_peek(&b->ring, &pos, end, &size))
+        pos += size;
+    ct_ring_release(&b->ring, pos); /* room again */
+    ct_rec_close(CT_REC_LEAVE, &ff.f, 1, ct_now_ns(), fake_ret, &ret, 0);
+    assert_int_equal(atomic_load(&b->dropped), 3);
+    assert_int_equal(ct_rec_of(b)->depth, 0);
+    ct_rec recs[2];
+    assert_int_equal(published(b, recs, 2), 0);
+
+    /* With room, the next call is whole. */
+    ct_rec_enter(b, &ff.f, 1, 0, fake_args, &arg, 0);
+    ct_rec_close(CT_REC_LEAVE, &ff.f, 1, ct_now_ns(), fake_ret, &ret, 0);
+    assert_int_equal(published(b, recs, 2), 2);
+    assert_int_equal(atomic_load(&b->dropped), 3);
+}
+
+/* A watched function that is not traced: its enter tells, nothing else. */
+static void test_watched_function(void **state)
+{
+    (void)state;
+    setup(512);
+    fake_fn ff;
+    fake_fn_init(&ff, NULL, 0, NULL);
+    ff.f.hooked = 0;
+    g_unhandled = 0;
+    ct_hooks_watch_unhandled(&ff.f);
+    assert_int_equal(ct_rec_watched((uintptr_t)&ff.f, 1), 1);
+    assert_int_equal(ct_rec_watched((uintptr_t)&ff.f, 0), 1);
+    assert_int_equal(g_unhandled, 1);
+    assert_int_equal(ct_rec_watched((uintptr_t)&ff.f + 8, 1), 0);
+    ct_hooks_watch_unhandled(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_frames_pushed_and_popped),
+        cmocka_unit_test(test_trigger_frames_open_the_gate),
+        cmocka_unit_test(test_values_captured_into_a_record),
+        cmocka_unit_test(test_a_value_without_room),
+        cmocka_unit_test(test_outs_read_again_at_return),
+        cmocka_unit_test(test_enter_and_close_skeletons),
+        cmocka_unit_test(test_dropped_when_the_lossy_ring_is_full),
+        cmocka_unit_test(test_watched_function),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
