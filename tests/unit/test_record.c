@@ -121,13 +121,13 @@ static ct_tbuf *setup(uint32_t ring_kb)
     g_ct.cfg.array_items = 8;
     g_ct.cfg.value_bytes = 1024;
     ct_clock_init();
-    ct_hooks_init(CT_HOOKS_SLOW, ring_kb, 1, 0);
-    ct_hooks_open();
+    ct_recorder_init(CT_HOOKS_SLOW, ring_kb, 1, 0);
+    ct_recorder_open();
     ct_tbuf *b = ct_rec_thread_self();
     assert_non_null(b);
     assert_non_null(b->scratch);
     ct_ring_release(&b->ring, ct_ring_head(&b->ring));
-    ct_hooks_reset_threads();
+    ct_recorder_reset_threads();
     atomic_store(&b->dropped, 0);
     return b;
 }
@@ -228,7 +228,7 @@ static void test_frames_pushed_and_popped(void **state)
     assert_int_equal(ct_rec_frame_close(b), 0);
     assert_int_equal(ct_rec_frame_close(b), 0);
     assert_int_equal(ct_rec_frame_close(b), 1);
-    ct_hooks_reset_threads();
+    ct_recorder_reset_threads();
     assert_int_equal(t->depth, 0);
 }
 
@@ -549,12 +549,12 @@ static void test_watched_function(void **state)
     fake_fn_init(&ff, NULL, 0, NULL);
     ff.f.hooked = 0;
     g_unhandled = 0;
-    ct_hooks_watch_unhandled(&ff.f);
+    ct_recorder_watch_unhandled(&ff.f);
     assert_int_equal(ct_rec_watched((uintptr_t)&ff.f, 1), 1);
     assert_int_equal(ct_rec_watched((uintptr_t)&ff.f, 0), 1);
     assert_int_equal(g_unhandled, 1);
     assert_int_equal(ct_rec_watched((uintptr_t)&ff.f + 8, 1), 0);
-    ct_hooks_watch_unhandled(NULL);
+    ct_recorder_watch_unhandled(NULL);
 }
 
 int main(void)

@@ -235,7 +235,7 @@ static void stop_tracing(int runtime_alive)
 {
     if (atomic_exchange(&g_stopped, 1))
         return;
-    ct_hooks_close();
+    ct_recorder_close();
     unsigned long mapped = 0, hooked = 0;
     end_counts(&mapped, &hooked);
     ct_writer_stop(mapped, hooked, runtime_alive);
@@ -278,7 +278,7 @@ static void stop_tracing_from_signal(void)
 {
     if (atomic_exchange(&g_stopped, 1))
         return;
-    ct_hooks_close();
+    ct_recorder_close();
     unsigned long mapped = 0, hooked = 0;
     end_counts(&mapped, &hooked);
     ct_writer_stop_from_signal(mapped, hooked);
@@ -347,7 +347,7 @@ static void connect_rooms(void)
 {
     static const ct_registry_events events = {
         .on_defined = ct_writer_define,
-        .on_watched = ct_hooks_watch_unhandled,
+        .on_watched = ct_recorder_watch_unhandled,
     };
     ct_registry_setup(&events);
     ct_tbuf_consumer(ct_writer_kick, ct_writer_stopped);
@@ -402,8 +402,8 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
                         : cfg->null_mode == CT_NULL_FAST ? CT_HOOKS_FAST_NULL
                         : fast                           ? CT_HOOKS_FAST
                                                          : CT_HOOKS_SLOW;
-    ct_hooks_init(mode, cfg->buffer_kb, cfg->lossy, cfg->bench_naive);
-    ct_hooks_on_fatal(stop_on_fatal);
+    ct_recorder_init(mode, cfg->buffer_kb, cfg->lossy, cfg->bench_naive);
+    ct_recorder_on_fatal(stop_on_fatal);
     /* The fast path must not ask for argument, return value or frame
      * information: the runtime refuses such a mask with fast hooks. */
     /* JIT compilation: its time is left out of the calls' (hooks.c). */
@@ -509,13 +509,13 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .filter = filter_text,
         .calls_filter = &cfg->filter,
         .settings = settings,
-        .stop_engine = ct_hooks_stop,
+        .stop_engine = ct_recorder_stop,
         .children_index = !attached && cfg->summary && ct_outputs_root(cfg) == 1
                               ? cfg->index_path : NULL,
     };
     if (ct_writer_start(&wc) != 0)
         return -1;
-    ct_hooks_open();
+    ct_recorder_open();
     return 0;
 }
 
@@ -567,8 +567,8 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
     if (fast)
         c->signatures = 0;
     ct_clock_init();
-    ct_hooks_init(fast ? CT_HOOKS_FAST : CT_HOOKS_SLOW, c->buffer_kb, c->lossy, 0);
-    ct_hooks_attached();
+    ct_recorder_init(fast ? CT_HOOKS_FAST : CT_HOOKS_SLOW, c->buffer_kb, c->lossy, 0);
+    ct_recorder_attached();
     if (text_fd >= 0)
         ct_out_open(text_fd, "the output of clrtrace -p", 0);
     atomic_store(&g_stopped, 0);
@@ -615,7 +615,7 @@ void ct_profiler_session_stop(void)
         g_session_stuck = 1;
         return;
     }
-    ct_hooks_reset_threads();
+    ct_recorder_reset_threads();
     ct_registry_forget();
 }
 

@@ -118,7 +118,7 @@ void ct_writer_stop_from_signal(uint64_t mapped, uint64_t traced);
 
 /* After ct_writer_stop finished the trace: back to the state before
  * ct_writer_start, for the next trace of the process (a later attach
- * session, com/attach.c). 0, or -1 when the writer did not finish (it
+ * session, com/attach_control.c). 0, or -1 when the writer did not finish (it
  * cannot be started again). */
 int ct_writer_reset(void);
 

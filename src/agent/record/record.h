@@ -145,7 +145,7 @@ static inline void *ct_rec_engine(const ct_tbuf *b)
     return ct_rec_of(b)->engine;
 }
 
-/* The recorder's process-wide settings (set by ct_hooks_init and the
+/* The recorder's process-wide settings (set by ct_recorder_init and the
  * lifecycle calls below; read by every event). */
 typedef struct ct_recorder {
     atomic_int open;              /* recording */
@@ -154,7 +154,7 @@ typedef struct ct_recorder {
      * without values (the writer's filter hides them). */
     int gated;
     ct_hook_mode mode;
-    /* Attached to a running process (ct_hooks_attached): a return without an
+    /* Attached to a running process (ct_recorder_attached): a return without an
      * open frame is a call entered before this trace began. */
     int attached;
     /* The bench-only naive mode: read only off the event path (exceptions,
@@ -180,33 +180,33 @@ extern __thread ct_tbuf *ct_rec_self __attribute__((tls_model("initial-exec"))) 
  * closed): object layouts, the buffers' size (new threads' buffers take a
  * changed size). naive: the bench-only mode that renders in the hook (the
  * engines then use their naive entry points). */
-void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive);
+void ct_recorder_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive);
 
 /* Recording starts (after the writer) and stops (at Shutdown or exit: waits
  * up to CT_QUIESCE_WAIT_NS for hooks in flight; atomics, clock_gettime and
  * nanosleep only, so a signal handler may call it). */
-void ct_hooks_open(void);
-void ct_hooks_close(void);
+void ct_recorder_open(void);
+void ct_recorder_close(void);
 /* Recording stops, without waiting (the writer, when every output failed). */
-void ct_hooks_stop(void);
+void ct_recorder_stop(void);
 
-/* Attach (com/attach.c): returns that find no open frame on their thread
+/* Attach (com/attach_control.c): returns that find no open frame on their thread
  * belong to calls entered before the trace began, and are left out. */
-void ct_hooks_attached(void);
+void ct_recorder_attached(void);
 
 /* Between two traces of one process (hooks closed): every thread's frames
  * and the classes it named forgotten. */
-void ct_hooks_reset_threads(void);
+void ct_recorder_reset_threads(void);
 
 /* Watch f (AppContext.OnUnhandledException): hooked without being traced,
  * its enter hook or probe tells the exception model that the runtime has
  * found an exception unhandled (registry.c). */
-void ct_hooks_watch_unhandled(const ct_mapped_fn *f);
+void ct_recorder_watch_unhandled(const ct_mapped_fn *f);
 
 /* Called (once, from the thread that dies) when an unhandled exception is
  * about to end the process: the runtime then aborts with no Shutdown and
  * SIGABRT reset to its default action. The profiler finishes the trace. */
-void ct_hooks_on_fatal(void (*fn)(void));
+void ct_recorder_on_fatal(void (*fn)(void));
 
 /* JIT compilation on this thread (JITCompilationStarted/Finished, jit.c):
  * its time is held (left out of every event time, as the hooks' own) and

@@ -21,7 +21,7 @@ static void thread_exit(void *p)
     ct_rec_self = NULL;
 }
 
-void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
+void ct_recorder_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
 {
     g_rec.gated = g_ct.cfg.filter.trigger != NULL;
     g_rec.mode = mode;
@@ -43,17 +43,17 @@ void ct_hooks_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
     g_rec.layout.array_data_offset = CT_SZARRAY_DATA_OFFSET;
 }
 
-void ct_hooks_open(void)
+void ct_recorder_open(void)
 {
     atomic_store(&g_rec.open, 1);
 }
 
-void ct_hooks_stop(void)
+void ct_recorder_stop(void)
 {
     atomic_store(&g_rec.open, 0);
 }
 
-void ct_hooks_close(void)
+void ct_recorder_close(void)
 {
     atomic_store(&g_rec.open, 0);
     /* Hooks past their check finish quickly; one that cannot (it waits for
@@ -65,12 +65,12 @@ void ct_hooks_close(void)
             nanosleep(&(struct timespec){0, CT_QUIESCE_POLL_NS}, NULL);
 }
 
-void ct_hooks_attached(void)
+void ct_recorder_attached(void)
 {
     g_rec.attached = 1;
 }
 
-void ct_hooks_reset_threads(void)
+void ct_recorder_reset_threads(void)
 {
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next) {
         ct_rec_thread *t = ct_rec_of(b);
@@ -82,7 +82,7 @@ void ct_hooks_reset_threads(void)
     }
 }
 
-void ct_hooks_watch_unhandled(const ct_mapped_fn *f)
+void ct_recorder_watch_unhandled(const ct_mapped_fn *f)
 {
     atomic_store(&g_rec.watch_unhandled, (uintptr_t)f);
 }

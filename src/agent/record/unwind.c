@@ -45,7 +45,7 @@ static const char *eh_name(FunctionID id)
 
 static void (*g_on_fatal)(void);
 
-void ct_hooks_on_fatal(void (*fn)(void))
+void ct_recorder_on_fatal(void (*fn)(void))
 {
     g_on_fatal = fn;
 }

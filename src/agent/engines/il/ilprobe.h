@@ -45,7 +45,7 @@ void ct_il_module_loaded(ModuleID mod);
  * its probes would be lost). */
 int ct_il_may_inline(FunctionID callee);
 
-/* Attach (com/attach.c): the methods chosen in a running process. */
+/* Attach (com/attach_control.c): the methods chosen in a running process. */
 typedef struct ct_il_methods {
     ModuleID *mods;
     mdMethodDef *toks;
