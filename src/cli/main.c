@@ -28,7 +28,8 @@ static void usage(FILE *to)
     fprintf(to, "usage: clrtrace COMMAND [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(to, "\n'clrtrace COMMAND --help' describes each command.\n");
+    fprintf(to, "\n'clrtrace COMMAND --help' describes each command; "
+                "'clrtrace --version' prints the version.\n");
 }
 
 int main(int argc, char **argv)
