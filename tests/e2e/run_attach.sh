@@ -243,7 +243,14 @@ rm -f "$work/flag"
 start late -- late 8 "$work/flag"
 ct_run "$work" plugin "$ct" run -p "$spid" -F 'Plugin.*' -d 3s -o "$work/plugin.txt" &
 plugin_job=$!
-sleep 1
+# The plugin loads once clrtrace has attached (its "attached to pid" line;
+# at most 60 s): under load or ASan attaching can take longer than the
+# traced window would leave for the plugin's calls.
+for ((i = 0; i < 600; i++)); do
+    grep -q 'attached to pid' "$work/plugin.err" 2>/dev/null && break
+    kill -0 "$plugin_job" 2>/dev/null || break
+    sleep 0.1
+done
 touch "$work/flag"
 wait "$plugin_job"
 finish late

@@ -206,8 +206,20 @@ check "lossy: the header says lossy" grep -qE '^# CoreCLR .*, lossy$' "$work/los
 # "busy": the objects first come right after a burst of other calls, when
 # the buffer is often full and that first record dropped (a build that did
 # not name the classes again after such a drop failed here in 3 of 6 runs).
-ct_run "$work" lobj "$ct" record --profiler "$lib" --lossy --buffer-kb 16 -o "$work/lobj" \
-    --text "$work/lobj.txt" -- dotnet "$workload" objects 30000 busy
+# On a loaded machine the writer can be starved so long that nearly every
+# call is dropped: the recording is made again (at most 3 times) until each
+# method has more than 10 calls to look at.
+for attempt in 1 2 3; do
+    rm -rf "$work/lobj"
+    ct_run "$work" lobj "$ct" record --profiler "$lib" --lossy --buffer-kb 16 -o "$work/lobj" \
+        --text "$work/lobj.txt" -- dotnet "$workload" objects 30000 busy
+    few=0
+    for m in Save Sum Look; do
+        (($(grep -cE " Bench\.Values\.$m\(" "$work/lobj.txt") > 10)) || few=1
+    done
+    ((few)) || break
+    echo "     lossy objects: 10 calls or fewer of a method recorded (attempt $attempt), again"
+done
 check "lossy objects: events were dropped" test "$(dump_dropped "$work/lobj")" -gt 0
 save='Bench\.Values\.Save\(Order o=Bench\.Order\{Id=5, Total=12\.5, Buyer=Bench\.Customer\{Name="Ada", Home=Bench\.Address@0x[0-9a-f]+\}\}\)( -> long 75006| \{)$'
 sum='Bench\.Values\.Sum\(List<int> l=List<int>\(100\) \{0, 1, 2, 3, 4, 5, 6, 7, \.\.\.\}\)( -> int 100| \{)$'
