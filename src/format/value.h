@@ -63,7 +63,8 @@
  *   OPAQUE                            plan->size bytes, shown as hex
  *   ELIDED                            nothing (shown as {...})
  *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
- *   I16, U16, DTOFFSET, RUNE          16, 2, 16, 16, 16, 4)
+ *   I16, U16, DTOFFSET, RUNE,         16, 2, 16, 16, 16, 4, 4, 8)
+ *   DATEONLY, TIMEONLY
  *   VECTOR                            the value's bytes (plan->size)
  *   SPAN                              u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n elements each in its
@@ -186,7 +187,10 @@ typedef enum ct_vkind {
                              offset in minutes (underlying I2 or I4) at
                              count_offset */
     CT_V_RUNE,            /* System.Text.Rune: u32 scalar value */
-    CT_V_KIND_MAX = CT_V_RUNE
+    /* Trace format 2.6: more well-known CoreLib structs. */
+    CT_V_DATEONLY,        /* System.DateOnly: u32 days since 0001-01-01 */
+    CT_V_TIMEONLY,        /* System.TimeOnly: u64 ticks since midnight */
+    CT_V_KIND_MAX = CT_V_TIMEONLY
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;

@@ -758,12 +758,18 @@ static void format_rune(const uint8_t *b, fctx *f)
     ct_text_put(f->out, "'");
 }
 
+/* The well-known structs of trace format 2.6 (value_wellknown.c). */
+static int is_wellknown_2_6(ct_vkind k)
+{
+    return k == CT_V_DATEONLY || k == CT_V_TIMEONLY;
+}
+
 /* Kinds that are only their bytes. */
 static int is_bytes_kind(ct_vkind k)
 {
     return (k >= CT_V_BOOL && k <= CT_V_DECIMAL) || k == CT_V_ENUM || k == CT_V_PTR ||
            k == CT_V_OPAQUE || (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_VECTOR ||
-           k == CT_V_DTOFFSET || k == CT_V_RUNE;
+           k == CT_V_DTOFFSET || k == CT_V_RUNE || is_wellknown_2_6(k);
 }
 
 /* Whether plan p fits a value `depth` levels deep: not too deep, a
@@ -820,7 +826,8 @@ static void format_integer(const ct_plan *p, uint64_t v, ct_text *t)
 static int is_plain_bytes_kind(ct_vkind k)
 {
     return k == CT_V_R4 || k == CT_V_R8 || k == CT_V_DECIMAL ||
-           (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_RUNE || k == CT_V_OPAQUE;
+           (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_RUNE || k == CT_V_OPAQUE ||
+           is_wellknown_2_6(k);
 }
 
 /* A plain bytes kind's value, its p->size bytes at b. */
@@ -853,7 +860,7 @@ static void format_plain_bytes(const ct_plan *p, const uint8_t *b, fctx *f)
             ct_text_printf(t, " %02x", b[i]);
         ct_text_put(t, p->size > 16 ? " ...>" : ">");
         return;
-    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128 */
+    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128, DateOnly, TimeOnly */
         ct_wellknown_format(p->kind, b, t);
         return;
     }

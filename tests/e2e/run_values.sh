@@ -69,6 +69,9 @@ ct_has "$trace" 1 'Demo.Kinds.Simd(Vector128<int> a=<1, 2, 3, 4>, Vector2 p=<1.5
 # spans' elements (8 by default, --array-items), the default span empty.
 ct_has "$trace" 1 'Demo.Kinds.Spans(ReadOnlySpan<char> text="hello", Span<int> ints=[3] {4, 5, 6}, ReadOnlySpan<double> none=[0] {}, ReadOnlySpan<char> cut="xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...(100 chars), Span<long> many=[12] {10, 20, 30, 40, 50, 60, 70, 80, ...}) -> int 8'
 ct_has "$trace" 1 'Demo.Kinds.Dates(DateTime[] days=DateTime[2] {0001-01-01T00:00:00.0000000, 9999-12-31T23:59:59.9999999}, Nullable<DateTime> maybe=2038-01-19T03:14:07.0000000, Nullable<Guid> none=null) -> int 2'
+# DateOnly as yyyy-MM-dd, TimeOnly as HH:mm:ss with the fraction's trailing
+# zeros dropped (TimeOnly.MaxValue is 23:59:59.9999999); 2024-02-29 + 1 day.
+ct_has "$trace" 1 'Demo.Kinds.DateAndTime(DateOnly day=2024-02-29, TimeOnly at=13:45:30, TimeOnly precise=13:45:30.1234567, TimeOnly half=00:00:00.5, TimeOnly last=23:59:59.9999999, Nullable<DateOnly> first=0001-01-01, object boxed=TimeOnly 07:05:00) -> DateOnly 2024-03-01'
 # Strings: escaped as C# writes them, null, empty, cut at 64 characters
 # (CLRTRACE_STRING_CHARS) with the full length, UTF-8 out.
 ct_has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'

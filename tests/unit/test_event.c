@@ -566,6 +566,49 @@ static void test_class_content(void **state)
     }
 }
 
+/* 2.6: the plans of DateOnly and TimeOnly read back as written; a kind past
+ * the reader's last (as a 2.6 kind is to a 2.5 reader) is a damaged record. */
+static void test_plans_2_6(void **state)
+{
+    (void)state;
+    static const ct_plan p_date = { .kind = CT_V_DATEONLY, .size = 4, .type_name = "DateOnly" };
+    static const ct_plan p_time = { .kind = CT_V_TIMEONLY, .size = 8, .type_name = "TimeOnly" };
+    static const ct_field fields[] = { { "Day", 8, &p_date }, { "At", 16, &p_time } };
+    static const ct_plan holder = { .kind = CT_V_CLASS, .size = 24, .type_name = "Holder",
+                                    .count = 2, .fields = fields };
+    static const ct_plan unknown = { .kind = (ct_vkind)(CT_V_KIND_MAX + 1), .size = 4,
+                                     .type_name = "Later" };
+    static const ct_field later_fields[] = { { "X", 8, &unknown } };
+    static const ct_plan later = { .kind = CT_V_CLASS, .size = 16, .type_name = "Holder",
+                                   .count = 1, .fields = later_fields };
+    uint8_t buf[1024];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_header(&w, 1, 0, 0, "x", "", ""), CT_TRACE_OK);
+    size_t first = w.len;
+    assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", &holder), CT_TRACE_OK);
+    static uint8_t mem[16 * 1024];
+    ct_rarena a = { mem, sizeof mem, 0 };
+    ct_reader r;
+    ct_rec rec;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    assert_int_equal(r.header.minor, 6);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    const ct_plan *c = rec.content;
+    assert_non_null(c);
+    assert_int_equal(c->count, 2);
+    assert_int_equal(c->fields[0].plan->kind, CT_V_DATEONLY);
+    assert_int_equal(c->fields[0].plan->size, 4);
+    assert_int_equal(c->fields[1].plan->kind, CT_V_TIMEONLY);
+    assert_int_equal(c->fields[1].plan->size, 8);
+    w.len = first;
+    assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", &later), CT_TRACE_OK);
+    a.used = 0;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_reader_next(&r, &rec), -1);
+    assert_int_equal(r.error_offset, first);
+}
+
 /* JIT records: since 2.4 with the compiling thread; a 2.3 record (without
  * it) reads with thread 0. */
 static void test_jit_record(void **state)
@@ -870,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
+        cmocka_unit_test(test_plans_2_6),
         cmocka_unit_test(test_jit_record),
         cmocka_unit_test(test_zstd_round_trip),
         cmocka_unit_test(test_zstd_pieces),

@@ -882,6 +882,62 @@ static void test_grids_and_segments(void **state)
     assert_string_equal(roundtrip(&p_rune, &rune, t, sizeof t), "<Rune 0x110000>");
 }
 
+/* Formats raw bytes (no capture) with plan p: the text, "<damaged>" when
+ * they do not fit. */
+static const char *format_raw(const ct_plan *p, const void *raw, size_t n, char *text, size_t cap)
+{
+    ct_text t;
+    ct_text_init(&t, text, cap);
+    ct_format_value(p, raw, n, &fake_classes, &t);
+    return text;
+}
+
+/* 2.6: DateOnly and TimeOnly in ISO 8601, each at its largest value and one
+ * past it; a short record is damaged. */
+static void test_dateonly_timeonly(void **state)
+{
+    (void)state;
+    char t[128];
+    static const ct_plan p_date = { .kind = CT_V_DATEONLY, .size = 4, .type_name = "DateOnly" };
+    static const ct_plan p_time = { .kind = CT_V_TIMEONLY, .size = 8, .type_name = "TimeOnly" };
+    uint32_t day = 738944; /* new DateOnly(2024, 2, 29).DayNumber */
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "2024-02-29");
+    day = 0;
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "0001-01-01");
+    day = 3652058; /* DateOnly.MaxValue */
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "9999-12-31");
+    day = 3652059;
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "<DateOnly day=3652059>");
+    day = UINT32_MAX;
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "<DateOnly day=4294967295>");
+    uint64_t ticks = 495300000000ull; /* new TimeOnly(13, 45, 30) */
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "13:45:30");
+    ticks += 1234567;
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "13:45:30.1234567");
+    ticks = 495300000000ull + 5000000; /* half a second: trailing zeros dropped */
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "13:45:30.5");
+    ticks = 0;
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "00:00:00");
+    ticks = 863999999999ull; /* TimeOnly.MaxValue */
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "23:59:59.9999999");
+    ticks = 864000000000ull;
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "<TimeOnly ticks=864000000000>");
+    /* Short records, and a plan whose size is not the kind's. */
+    assert_string_equal(format_raw(&p_date, &day, 3, t, sizeof t), "<damaged>");
+    assert_string_equal(format_raw(&p_time, &ticks, 7, t, sizeof t), "<damaged>");
+    static const ct_plan bad = { .kind = CT_V_DATEONLY, .size = 8, .type_name = "DateOnly" };
+    assert_string_equal(format_raw(&bad, &ticks, 8, t, sizeof t), "<damaged>");
+    /* Boxed in an object slot: by its kind's name. */
+    uint8_t boxed[8 + 8 + 1 + 4];
+    uint64_t addr = 0x1000, cls = 0x2000 | CT_CLASS_BOXED;
+    int32_t d = 738944;
+    memcpy(boxed, &addr, 8);
+    memcpy(boxed + 8, &cls, 8);
+    boxed[16] = CT_V_DATEONLY;
+    memcpy(boxed + 17, &d, 4);
+    assert_string_equal(format_raw(&p_obj, boxed, sizeof boxed, t, sizeof t), "DateOnly 2024-02-29");
+}
+
 static void test_content_damage(void **state)
 {
     (void)state;
@@ -969,6 +1025,7 @@ int main(void)
         cmocka_unit_test(test_collections),
         cmocka_unit_test(test_grids_and_segments),
         cmocka_unit_test(test_content_damage),
+        cmocka_unit_test(test_dateonly_timeonly),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

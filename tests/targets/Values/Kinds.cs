@@ -98,6 +98,12 @@ namespace Demo
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Dates(DateTime[] days, DateTime? maybe, Guid? none) => days.Length;
 
+        // DateOnly and TimeOnly in ISO 8601 (a TimeOnly's fraction without
+        // its trailing zeros), also boxed and in a Nullable.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static DateOnly DateAndTime(DateOnly day, TimeOnly at, TimeOnly precise, TimeOnly half,
+                                           TimeOnly last, DateOnly? first, object boxed) => day.AddDays(1);
+
         // SIMD vectors by element, as .NET writes them ("<1, 2, 3, 4>").
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Simd(Vector128<int> a, Vector2 p, Vector3 q, Vector4 r, Vector64<byte> b,
