@@ -193,6 +193,12 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         p->value_offset = (uint32_t)ct_take_u(c, 4);
         p->count_offset = (uint32_t)ct_take_u(c, 4);
         break;
+    case CT_V_RANGE:
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
+        p->count_offset = (uint32_t)ct_take_u(c, 4);
+        if (p->value_offset > 4 || p->count_offset > 4)
+            c->bad = 1;
+        break;
     default:
         break;
     }

@@ -63,8 +63,8 @@
  *   OPAQUE                            plan->size bytes, shown as hex
  *   ELIDED                            nothing (shown as {...})
  *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
- *   I16, U16, DTOFFSET, RUNE,         16, 2, 16, 16, 16, 4, 4, 8)
- *   DATEONLY, TIMEONLY
+ *   I16, U16, DTOFFSET, RUNE,         16, 2, 16, 16, 16, 4, 4, 8, 4, 8)
+ *   DATEONLY, TIMEONLY, INDEX, RANGE
  *   VECTOR                            the value's bytes (plan->size)
  *   SPAN                              u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n elements each in its
@@ -190,7 +190,11 @@ typedef enum ct_vkind {
     /* Trace format 2.6: more well-known CoreLib structs. */
     CT_V_DATEONLY,        /* System.DateOnly: u32 days since 0001-01-01 */
     CT_V_TIMEONLY,        /* System.TimeOnly: u64 ticks since midnight */
-    CT_V_KIND_MAX = CT_V_TIMEONLY
+    CT_V_INDEX,           /* System.Index: i32, ~n for ^n (from the end) */
+    CT_V_RANGE,           /* System.Range, 8 bytes as the runtime lays it out:
+                             the Start Index at value_offset, the End at
+                             count_offset */
+    CT_V_KIND_MAX = CT_V_RANGE
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;
@@ -221,7 +225,8 @@ struct ct_plan {
                              SPAN: offset of _length; SEGMENT: of the start;
                              CLASS: fields not shown */
     uint32_t count_offset;/* SEGMENT: offset of the count; DTOFFSET: of the
-                             offset in minutes */
+                             offset in minutes; RANGE: of the End (value_offset:
+                             of the Start) */
     uint8_t shape;        /* SEQ: ct_seq_shape */
     const ct_plan *key;   /* SEQ (DICT): the key's plan */
     const ct_seq *seq;    /* SEQ: where the elements are (capture only) */
@@ -251,7 +256,9 @@ typedef struct ct_limits {
 /* The bytes of a fixed-size kind (BOOL..U, DECIMAL, the well-known structs);
  * 0 for kinds of any size. */
 uint32_t ct_vkind_size(ct_vkind k);
-/* The C# name of a fixed-size kind ("int", "DateTime"); NULL for others. */
+/* The C# name of a fixed-size kind ("int", "DateTime"); NULL for others
+ * (and for RANGE: its plan says where its parts are, so it has a size but
+ * is never a boxed value). */
 const char *ct_vkind_name(ct_vkind k);
 
 /* Whether an array's elements of this plan are copied (any plan but

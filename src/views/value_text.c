@@ -761,7 +761,7 @@ static void format_rune(const uint8_t *b, fctx *f)
 /* The well-known structs of trace format 2.6 (value_wellknown.c). */
 static int is_wellknown_2_6(ct_vkind k)
 {
-    return k == CT_V_DATEONLY || k == CT_V_TIMEONLY;
+    return k == CT_V_DATEONLY || k == CT_V_TIMEONLY || k == CT_V_INDEX || k == CT_V_RANGE;
 }
 
 /* Kinds that are only their bytes. */
@@ -827,7 +827,7 @@ static int is_plain_bytes_kind(ct_vkind k)
 {
     return k == CT_V_R4 || k == CT_V_R8 || k == CT_V_DECIMAL ||
            (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_RUNE || k == CT_V_OPAQUE ||
-           is_wellknown_2_6(k);
+           (is_wellknown_2_6(k) && k != CT_V_RANGE);
 }
 
 /* A plain bytes kind's value, its p->size bytes at b. */
@@ -860,7 +860,7 @@ static void format_plain_bytes(const ct_plan *p, const uint8_t *b, fctx *f)
             ct_text_printf(t, " %02x", b[i]);
         ct_text_put(t, p->size > 16 ? " ...>" : ">");
         return;
-    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128, DateOnly, TimeOnly */
+    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128, DateOnly, TimeOnly, Index */
         ct_wellknown_format(p->kind, b, t);
         return;
     }
@@ -882,6 +882,20 @@ static void format_dtoffset(ct_cursor *r, const ct_plan *p, ct_text *t)
     memcpy(norm, b + p->value_offset, 8);
     memcpy(norm + 8, &m16, 2);
     ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+}
+
+/* A Range as .NET's Range.ToString writes it: "Start..End", each as
+ * Index.ToString ("1", "^2"), both always: "0..^0". */
+static void format_range(ct_cursor *r, const ct_plan *p, ct_text *t)
+{
+    const uint8_t *b = ct_take(r, 8);
+    if (!b || p->value_offset > 4 || p->count_offset > 4) {
+        r->bad = 1;
+        return;
+    }
+    ct_wellknown_format(CT_V_INDEX, b + p->value_offset, t);
+    ct_text_put(t, "..");
+    ct_wellknown_format(CT_V_INDEX, b + p->count_offset, t);
 }
 
 /* A struct: "{X=1, Y=2}" (a BigInteger as its number). */
@@ -999,6 +1013,9 @@ static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
         return;
     case CT_V_DTOFFSET:
         format_dtoffset(r, p, t);
+        return;
+    case CT_V_RANGE:
+        format_range(r, p, t);
         return;
     default:
         break; /* CLASS and SEQ: reached through an object only */

@@ -17,6 +17,7 @@
  *             its trailing zeros dropped when it is not 0: 13:45:30,
  *             13:45:30.1234567, 13:45:30.5 (.NET's "o" format always writes
  *             seven digits; its default text depends on the culture)
+ *   Index     as .NET's Index.ToString: 3, ^1 (from the end)
  * The facts: DateTime's _dateData holds the ticks (100 ns since
  * 0001-01-01T00:00:00) in its low 62 bits and the kind (0 Unspecified, 1 Utc,
  * 2 Local, 3 Local in a DST overlap) in its top two; Guid's fields are
@@ -25,7 +26,8 @@
  * Unspecified) then the offset in minutes (_offsetMinutes, i16); Rune its
  * scalar value (_value, u32); DateOnly the days since 0001-01-01
  * (_dayNumber, u32 or i32 by runtime version, at most DATEONLY_MAX_DAY);
- * TimeOnly the ticks since midnight (_ticks, u64, less than a day's). */
+ * TimeOnly the ticks since midnight (_ticks, u64, less than a day's); Index
+ * its position (_value, i32), the complement ~n of n for ^n. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,16 @@ static void put_timeonly(const uint8_t *b, ct_text *t)
         n--;
     ct_text_put(t, ".");
     ct_text_putn(t, f, n);
+}
+
+static void put_index(const uint8_t *b, ct_text *t)
+{
+    int32_t v;
+    memcpy(&v, b, 4);
+    if (v < 0)
+        ct_text_printf(t, "^%u", (unsigned)~v);
+    else
+        ct_text_printf(t, "%u", (unsigned)v);
 }
 
 static void put_timespan(const uint8_t *b, ct_text *t)
@@ -270,6 +282,7 @@ void ct_wellknown_format(ct_vkind k, const uint8_t *b, ct_text *t)
     case CT_V_DTOFFSET: put_dtoffset(b, t); return;
     case CT_V_DATEONLY: put_dateonly(b, t); return;
     case CT_V_TIMEONLY: put_timeonly(b, t); return;
+    case CT_V_INDEX: put_index(b, t); return;
     default: return; /* RUNE: value_text.c writes it as a char */
     }
 }

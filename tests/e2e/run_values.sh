@@ -72,6 +72,9 @@ ct_has "$trace" 1 'Demo.Kinds.Dates(DateTime[] days=DateTime[2] {0001-01-01T00:0
 # DateOnly as yyyy-MM-dd, TimeOnly as HH:mm:ss with the fraction's trailing
 # zeros dropped (TimeOnly.MaxValue is 23:59:59.9999999); 2024-02-29 + 1 day.
 ct_has "$trace" 1 'Demo.Kinds.DateAndTime(DateOnly day=2024-02-29, TimeOnly at=13:45:30, TimeOnly precise=13:45:30.1234567, TimeOnly half=00:00:00.5, TimeOnly last=23:59:59.9999999, Nullable<DateOnly> first=0001-01-01, object boxed=TimeOnly 07:05:00) -> DateOnly 2024-03-01'
+# Index and Range as .NET's ToString writes them: ^1 from the end, both ends
+# of a Range always (^2.. is ^2..^0, ..^1 is 0..^1, .. is 0..^0).
+ct_has "$trace" 1 'Demo.Kinds.Slices(Index first=2, Index last=^1, Range mid=1..3, Range tail=^2..^0, Range head=0..^1, Range all=0..^0, object boxed=Index ^3) -> Range 1..^1'
 # Strings: escaped as C# writes them, null, empty, cut at 64 characters
 # (CLRTRACE_STRING_CHARS) with the full length, UTF-8 out.
 ct_has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'

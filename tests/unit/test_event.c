@@ -566,16 +566,26 @@ static void test_class_content(void **state)
     }
 }
 
-/* 2.6: the plans of DateOnly and TimeOnly read back as written; a kind past
- * the reader's last (as a 2.6 kind is to a 2.5 reader) is a damaged record. */
+/* 2.6: the plans of DateOnly, TimeOnly, Index and Range read back as
+ * written; a Range whose End is past its last place, and a kind past the
+ * reader's last (as a 2.6 kind is to a 2.5 reader), are damaged records. */
 static void test_plans_2_6(void **state)
 {
     (void)state;
     static const ct_plan p_date = { .kind = CT_V_DATEONLY, .size = 4, .type_name = "DateOnly" };
     static const ct_plan p_time = { .kind = CT_V_TIMEONLY, .size = 8, .type_name = "TimeOnly" };
-    static const ct_field fields[] = { { "Day", 8, &p_date }, { "At", 16, &p_time } };
-    static const ct_plan holder = { .kind = CT_V_CLASS, .size = 24, .type_name = "Holder",
-                                    .count = 2, .fields = fields };
+    static const ct_plan p_index = { .kind = CT_V_INDEX, .size = 4, .type_name = "Index" };
+    static const ct_plan p_range = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                     .value_offset = 4, .count_offset = 0 };
+    static const ct_field fields[] = { { "Day", 8, &p_date }, { "At", 16, &p_time },
+                                       { "I", 24, &p_index }, { "R", 28, &p_range } };
+    static const ct_plan holder = { .kind = CT_V_CLASS, .size = 36, .type_name = "Holder",
+                                    .count = 4, .fields = fields };
+    static const ct_plan p_range5 = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                      .value_offset = 0, .count_offset = 5 };
+    static const ct_field bad_fields[] = { { "R", 8, &p_range5 } };
+    static const ct_plan bad_range = { .kind = CT_V_CLASS, .size = 16, .type_name = "Holder",
+                                       .count = 1, .fields = bad_fields };
     static const ct_plan unknown = { .kind = (ct_vkind)(CT_V_KIND_MAX + 1), .size = 4,
                                      .type_name = "Later" };
     static const ct_field later_fields[] = { { "X", 8, &unknown } };
@@ -596,17 +606,24 @@ static void test_plans_2_6(void **state)
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     const ct_plan *c = rec.content;
     assert_non_null(c);
-    assert_int_equal(c->count, 2);
+    assert_int_equal(c->count, 4);
     assert_int_equal(c->fields[0].plan->kind, CT_V_DATEONLY);
     assert_int_equal(c->fields[0].plan->size, 4);
     assert_int_equal(c->fields[1].plan->kind, CT_V_TIMEONLY);
     assert_int_equal(c->fields[1].plan->size, 8);
-    w.len = first;
-    assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", &later), CT_TRACE_OK);
-    a.used = 0;
-    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
-    assert_int_equal(ct_reader_next(&r, &rec), -1);
-    assert_int_equal(r.error_offset, first);
+    assert_int_equal(c->fields[2].plan->kind, CT_V_INDEX);
+    assert_int_equal(c->fields[3].plan->kind, CT_V_RANGE);
+    assert_int_equal(c->fields[3].plan->value_offset, 4);
+    assert_int_equal(c->fields[3].plan->count_offset, 0);
+    const ct_plan *bad[] = { &later, &bad_range };
+    for (size_t i = 0; i < 2; i++) {
+        w.len = first;
+        assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", bad[i]), CT_TRACE_OK);
+        a.used = 0;
+        assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+        assert_int_equal(ct_reader_next(&r, &rec), -1);
+        assert_int_equal(r.error_offset, first);
+    }
 }
 
 /* JIT records: since 2.4 with the compiling thread; a 2.3 record (without

@@ -938,6 +938,61 @@ static void test_dateonly_timeonly(void **state)
     assert_string_equal(format_raw(&p_obj, boxed, sizeof boxed, t, sizeof t), "DateOnly 2024-02-29");
 }
 
+/* 2.6: Index and Range as .NET's ToString writes them: "^n" from the end,
+ * Range "Start..End" with both ends always. */
+static void test_index_range(void **state)
+{
+    (void)state;
+    char t[128];
+    static const ct_plan p_index = { .kind = CT_V_INDEX, .size = 4, .type_name = "Index" };
+    int32_t v = 3;
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "3");
+    v = ~1; /* ^1 */
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "^1");
+    v = ~0; /* Index.End */
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "^0");
+    v = INT32_MAX;
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "2147483647");
+    v = INT32_MIN; /* ^int.MaxValue */
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "^2147483647");
+    /* Start at 0, End at 4 (as .NET 10 lays it out), and the other way. */
+    static const ct_plan p_range = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                     .value_offset = 0, .count_offset = 4 };
+    static const ct_plan p_swapped = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                       .value_offset = 4, .count_offset = 0 };
+    int32_t range[2] = { 1, 3 };
+    assert_string_equal(roundtrip(&p_range, range, t, sizeof t), "1..3");
+    assert_string_equal(roundtrip(&p_swapped, range, t, sizeof t), "3..1");
+    range[0] = ~2; /* ^2.. is ^2..^0 */
+    range[1] = ~0;
+    assert_string_equal(roundtrip(&p_range, range, t, sizeof t), "^2..^0");
+    range[0] = 0; /* ..^1 is 0..^1 */
+    range[1] = ~1;
+    assert_string_equal(roundtrip(&p_range, range, t, sizeof t), "0..^1");
+    /* An offset past the last place an Index fits (4), a short record, a
+     * plan whose size is not 8: damaged. */
+    static const ct_plan p_bad = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                   .value_offset = 5, .count_offset = 0 };
+    assert_string_equal(format_raw(&p_bad, range, 8, t, sizeof t), "<damaged>");
+    assert_string_equal(format_raw(&p_range, range, 7, t, sizeof t), "<damaged>");
+    static const ct_plan p_big = { .kind = CT_V_RANGE, .size = 12, .type_name = "Range" };
+    int32_t three[3] = { 0 };
+    assert_string_equal(format_raw(&p_big, three, 12, t, sizeof t), "<damaged>");
+    /* A boxed Index by its name; a boxed Range cannot be (no plan says where
+     * its ends are). */
+    uint8_t boxed[8 + 8 + 1 + 8];
+    uint64_t addr = 0x1000, cls = 0x2000 | CT_CLASS_BOXED;
+    v = ~1;
+    memcpy(boxed, &addr, 8);
+    memcpy(boxed + 8, &cls, 8);
+    boxed[16] = CT_V_INDEX;
+    memcpy(boxed + 17, &v, 4);
+    assert_string_equal(format_raw(&p_obj, boxed, 21, t, sizeof t), "Index ^1");
+    boxed[16] = CT_V_RANGE;
+    memcpy(boxed + 17, range, 8);
+    assert_string_equal(format_raw(&p_obj, boxed, 25, t, sizeof t), "<damaged>");
+}
+
 static void test_content_damage(void **state)
 {
     (void)state;
@@ -1026,6 +1081,7 @@ int main(void)
         cmocka_unit_test(test_grids_and_segments),
         cmocka_unit_test(test_content_damage),
         cmocka_unit_test(test_dateonly_timeonly),
+        cmocka_unit_test(test_index_range),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

@@ -851,6 +851,7 @@ static const struct {
     /* _dayNumber: int in older runtimes, uint in newer ones */
     {"System.DateOnly", "_dayNumber", CT_V_I4, CT_V_U4, CT_V_DATEONLY, "DateOnly"},
     {"System.TimeOnly", "_ticks", CT_V_U8, CT_V_I8, CT_V_TIMEONLY, "TimeOnly"},
+    {"System.Index", "_value", CT_V_I4, CT_V_I4, CT_V_INDEX, "Index"},
 };
 
 /* A one-field CoreLib struct of k_one_field: its well-known plan; NULL for
@@ -890,6 +891,26 @@ static ct_vkind one_field_kind(ClassID cls, const char *full)
     const ct_plan *p = ct_pl_plan_class(c, cls, 1, 1);
     ct_pl_close(&ss, c);
     return p && p->kind == k_one_field[i].kind ? p->kind : CT_V_VOID;
+}
+
+/* Range: a RANGE plan with where the runtime put its Start and End (two
+ * Index auto-properties); NULL when it is laid out otherwise. */
+static const ct_plan *plan_range(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                 const char *tname)
+{
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, NULL, 0, tname, 1, 1);
+    int64_t at[2] = {-1, -1};
+    static const char *const names[2] = {"Start", "End"};
+    for (uint32_t i = 0; st && st->kind == CT_V_STRUCT && i < st->count; i++)
+        for (int k = 0; k < 2; k++)
+            if (!strcmp(st->fields[i].name, names[k]) && st->fields[i].plan->kind == CT_V_INDEX)
+                at[k] = st->fields[i].offset;
+    if (!st || st->size != 8 || at[0] < 0 || at[0] > 4 || at[1] < 0 || at[1] > 4 ||
+        at[0] == at[1])
+        return NULL;
+    ct_plan p = {.kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                 .value_offset = (uint32_t)at[0], .count_offset = (uint32_t)at[1]};
+    return ct_pl_new_plan(&p);
 }
 
 /* A struct whose one field is the array it wraps (ImmutableArray<T>): an
@@ -971,6 +992,11 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
         const ct_plan *one = plan_one_field(c, cls, m, td, full, tname);
         if (one)
             return one;
+        if (!strcmp(full, "System.Range")) {
+            const ct_plan *range = plan_range(c, cls, m, td, tname);
+            if (range)
+                return range;
+        }
         if (!strcmp(full, "System.DateTimeOffset")) {
             const ct_plan *dto = plan_dtoffset(c, cls, m, td, tname);
             if (dto)

@@ -104,6 +104,12 @@ namespace Demo
         public static DateOnly DateAndTime(DateOnly day, TimeOnly at, TimeOnly precise, TimeOnly half,
                                            TimeOnly last, DateOnly? first, object boxed) => day.AddDays(1);
 
+        // Index and Range as .NET's ToString writes them: ^n from the end, a
+        // Range with both ends always (^2.. is ^2..^0).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Range Slices(Index first, Index last, Range mid, Range tail, Range head, Range all,
+                                   object boxed) => 1..^1;
+
         // SIMD vectors by element, as .NET writes them ("<1, 2, 3, 4>").
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Simd(Vector128<int> a, Vector2 p, Vector3 q, Vector4 r, Vector64<byte> b,

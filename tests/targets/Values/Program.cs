@@ -56,6 +56,7 @@ namespace Demo
             Show("dateonly", Kinds.DateAndTime(new DateOnly(2024, 2, 29), new TimeOnly(13, 45, 30),
                 new TimeOnly(13, 45, 30).Add(TimeSpan.FromTicks(1234567)), new TimeOnly(0, 0, 0, 500),
                 TimeOnly.MaxValue, new DateOnly(1, 1, 1), new TimeOnly(7, 5)).ToString("yyyy-MM-dd", Inv));
+            Show("slices", Kinds.Slices(2, ^1, 1..3, ^2.., ..^1, .., ^3).ToString());
             Show("strings", Kinds.Strings("Hello, test!", "", null, "tab\there \"quoted\" back\\slash"));
             Show("long", Kinds.LongString("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"));
             Show("unicode", Kinds.Unicode("h\u00e9llo \u2713"));
