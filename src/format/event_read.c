@@ -181,6 +181,15 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         if (p->count == 0 || p->count > CT_MAX_ARRAY_RANK)
             c->bad = 1;
         break;
+    case CT_V_INLINE:
+        /* N elements a stride apart, the last inside the struct. */
+        p->count = (uint32_t)ct_take_u(c, 4);
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
+        p->elem = get_opt_plan(r, depth);
+        if (!p->elem || p->count == 0 || p->value_offset < p->elem->size ||
+            (uint64_t)p->count * p->value_offset > p->size)
+            c->bad = 1;
+        break;
     case CT_V_SEGMENT:
         p->value_offset = (uint32_t)ct_take_u(c, 4);
         p->count_offset = (uint32_t)ct_take_u(c, 4);

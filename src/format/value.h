@@ -65,6 +65,10 @@
  *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
  *   I16, U16, DTOFFSET, RUNE,         16, 2, 16, 16, 16, 4, 4, 8, 4, 8)
  *   DATEONLY, TIMEONLY, INDEX, RANGE
+ *   INLINE ([InlineArray(N)] struct)  u32 n copied, n elements each in its
+ *                                     element plan's encoding (as an
+ *                                     array's: at most the array-items
+ *                                     limit, none when they are not copied)
  *   VECTOR                            the value's bytes (plan->size)
  *   SPAN                              u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n elements each in its
@@ -194,7 +198,9 @@ typedef enum ct_vkind {
     CT_V_RANGE,           /* System.Range, 8 bytes as the runtime lays it out:
                              the Start Index at value_offset, the End at
                              count_offset */
-    CT_V_KIND_MAX = CT_V_RANGE
+    CT_V_INLINE,          /* an [InlineArray(N)] struct: count = N elements of
+                             elem, value_offset bytes apart from offset 0 */
+    CT_V_KIND_MAX = CT_V_INLINE
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;
@@ -216,14 +222,16 @@ struct ct_plan {
     const char *type_name;/* how the type is shown: "int", "Point", "List<int>" */
     int is_flags;         /* ENUM: [Flags] */
     ct_vkind underlying;  /* ENUM: CT_V_I1..CT_V_U8; DTOFFSET: CT_V_I2 or CT_V_I4 */
-    uint32_t count;       /* STRUCT: fields; ENUM: items */
+    uint32_t count;       /* STRUCT: fields; ENUM: items; MDARRAY: rank;
+                             INLINE: elements */
     const ct_field *fields;
     const ct_enum_item *items;
-    const ct_plan *elem;  /* ARRAY, SPAN, VECTOR, MDARRAY, SEGMENT, SEQ element,
+    const ct_plan *elem;  /* ARRAY, SPAN, VECTOR, MDARRAY, SEGMENT, SEQ, INLINE element,
                              BYREF target, NULLABLE value */
     uint32_t value_offset;/* NULLABLE: offset of the value after the bool;
                              SPAN: offset of _length; SEGMENT: of the start;
-                             CLASS: fields not shown */
+                             CLASS: fields not shown; INLINE: bytes from one
+                             element to the next */
     uint32_t count_offset;/* SEGMENT: offset of the count; DTOFFSET: of the
                              offset in minutes; RANGE: of the End (value_offset:
                              of the Start) */

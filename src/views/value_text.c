@@ -303,11 +303,12 @@ static void put_array_head(fctx *f, const char *elem_name, uint32_t length)
     put_array_type(f, elem_name, 1, &length, NULL);
 }
 
-/* n elements of plan e, then ", ..." when length says there are more. */
-static void format_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
-                         unsigned depth)
+/* "{", n elements of plan e, then ", ..." when length says there are more,
+ * and "}". */
+static void put_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
+                      unsigned depth)
 {
-    ct_text_put(f->out, " {");
+    ct_text_put(f->out, "{");
     for (uint32_t i = 0; i < n && !r->bad; i++) {
         if (i)
             ct_text_put(f->out, ", ");
@@ -316,6 +317,14 @@ static void format_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t le
     if (n < length)
         ct_text_put(f->out, n ? ", ..." : "...");
     ct_text_put(f->out, "}");
+}
+
+/* The same after a space (an array's head): " {1, 2}". */
+static void format_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
+                         unsigned depth)
+{
+    ct_text_put(f->out, " ");
+    put_items(r, e, n, length, f, depth);
 }
 
 /* A copied element count against the whole: n <= length, and none copied
@@ -502,6 +511,18 @@ static void format_segment(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dep
         return;
     }
     format_items(r, p->elem, n, (uint32_t)count, f, depth);
+}
+
+/* An [InlineArray(N)] struct: its N elements as an array's, "{2, 4, 6, 8}";
+ * past the array-items limit "{1, 2, ...}". */
+static void format_inline(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint32_t n = (uint32_t)ct_take_u(r, 4);
+    if (r->bad || !p->elem || !p->count || !items_ok(p->elem, n, p->count)) {
+        r->bad = 1;
+        return;
+    }
+    put_items(r, p->elem, n, p->count, f, depth);
 }
 
 /* A vector's elements, as .NET writes a vector: "<1, 2, 3, 4>". */
@@ -1001,6 +1022,9 @@ static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
         return;
     case CT_V_STRUCT:
         format_struct(r, p, f, depth);
+        return;
+    case CT_V_INLINE:
+        format_inline(r, p, f, depth);
         return;
     case CT_V_NULLABLE:
         format_nullable(r, p, f, depth);

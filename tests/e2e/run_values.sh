@@ -75,6 +75,9 @@ ct_has "$trace" 1 'Demo.Kinds.DateAndTime(DateOnly day=2024-02-29, TimeOnly at=1
 # Index and Range as .NET's ToString writes them: ^1 from the end, both ends
 # of a Range always (^2.. is ^2..^0, ..^1 is 0..^1, .. is 0..^0).
 ct_has "$trace" 1 'Demo.Kinds.Slices(Index first=2, Index last=^1, Range mid=1..3, Range tail=^2..^0, Range head=0..^1, Range all=0..^0, object boxed=Index ^3) -> Range 1..^1'
+# [InlineArray(N)] structs by their N elements, as an array's (8 by
+# default, then ", ..."); the return value is each of q's doubled.
+ct_has "$trace" 1 'Demo.Kinds.InlineArrays(Quad q={2, 4, 6, 8}, Ten many={1, 2, 3, 4, 5, 6, 7, 8, ...}, Words words={"x", "yz"}) -> Quad {4, 8, 12, 16}'
 # Strings: escaped as C# writes them, null, empty, cut at 64 characters
 # (CLRTRACE_STRING_CHARS) with the full length, UTF-8 out.
 ct_has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'

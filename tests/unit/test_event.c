@@ -566,9 +566,11 @@ static void test_class_content(void **state)
     }
 }
 
-/* 2.6: the plans of DateOnly, TimeOnly, Index and Range read back as
- * written; a Range whose End is past its last place, and a kind past the
- * reader's last (as a 2.6 kind is to a 2.5 reader), are damaged records. */
+/* 2.6: the plans of DateOnly, TimeOnly, Index, Range and inline arrays
+ * read back as written; a Range whose End is past its last place, an inline
+ * array whose last element is past its end (at the end it is whole), whose
+ * elements overlap or that has none, and a kind past the reader's last (as
+ * a 2.6 kind is to a 2.5 reader), are damaged records. */
 static void test_plans_2_6(void **state)
 {
     (void)state;
@@ -577,10 +579,26 @@ static void test_plans_2_6(void **state)
     static const ct_plan p_index = { .kind = CT_V_INDEX, .size = 4, .type_name = "Index" };
     static const ct_plan p_range = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
                                      .value_offset = 4, .count_offset = 0 };
+    static const ct_plan p_quad = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 4, .elem = &p_i4, .value_offset = 4 };
     static const ct_field fields[] = { { "Day", 8, &p_date }, { "At", 16, &p_time },
-                                       { "I", 24, &p_index }, { "R", 28, &p_range } };
-    static const ct_plan holder = { .kind = CT_V_CLASS, .size = 36, .type_name = "Holder",
-                                    .count = 4, .fields = fields };
+                                       { "I", 24, &p_index }, { "R", 28, &p_range },
+                                       { "Q", 36, &p_quad } };
+    static const ct_plan holder = { .kind = CT_V_CLASS, .size = 52, .type_name = "Holder",
+                                    .count = 5, .fields = fields };
+    static const ct_plan p_quad5 = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                     .count = 5, .elem = &p_i4, .value_offset = 4 };
+    static const ct_plan p_overlap = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                       .count = 4, .elem = &p_i4, .value_offset = 3 };
+    static const ct_plan p_none = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 0, .elem = &p_i4, .value_offset = 4 };
+    static const ct_field bad_q[3][1] = { { { "Q", 8, &p_quad5 } }, { { "Q", 8, &p_overlap } },
+                                          { { "Q", 8, &p_none } } };
+    static const ct_plan bad_quads[3] = {
+        { .kind = CT_V_CLASS, .size = 24, .type_name = "H", .count = 1, .fields = bad_q[0] },
+        { .kind = CT_V_CLASS, .size = 24, .type_name = "H", .count = 1, .fields = bad_q[1] },
+        { .kind = CT_V_CLASS, .size = 24, .type_name = "H", .count = 1, .fields = bad_q[2] },
+    };
     static const ct_plan p_range5 = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
                                       .value_offset = 0, .count_offset = 5 };
     static const ct_field bad_fields[] = { { "R", 8, &p_range5 } };
@@ -606,7 +624,7 @@ static void test_plans_2_6(void **state)
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     const ct_plan *c = rec.content;
     assert_non_null(c);
-    assert_int_equal(c->count, 4);
+    assert_int_equal(c->count, 5);
     assert_int_equal(c->fields[0].plan->kind, CT_V_DATEONLY);
     assert_int_equal(c->fields[0].plan->size, 4);
     assert_int_equal(c->fields[1].plan->kind, CT_V_TIMEONLY);
@@ -615,8 +633,12 @@ static void test_plans_2_6(void **state)
     assert_int_equal(c->fields[3].plan->kind, CT_V_RANGE);
     assert_int_equal(c->fields[3].plan->value_offset, 4);
     assert_int_equal(c->fields[3].plan->count_offset, 0);
-    const ct_plan *bad[] = { &later, &bad_range };
-    for (size_t i = 0; i < 2; i++) {
+    assert_int_equal(c->fields[4].plan->kind, CT_V_INLINE);
+    assert_int_equal(c->fields[4].plan->count, 4);
+    assert_int_equal(c->fields[4].plan->value_offset, 4);
+    assert_int_equal(c->fields[4].plan->elem->kind, CT_V_I4);
+    const ct_plan *bad[] = { &later, &bad_range, &bad_quads[0], &bad_quads[1], &bad_quads[2] };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         w.len = first;
         assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", bad[i]), CT_TRACE_OK);
         a.used = 0;

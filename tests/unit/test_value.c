@@ -993,6 +993,53 @@ static void test_index_range(void **state)
     assert_string_equal(format_raw(&p_obj, boxed, 25, t, sizeof t), "<damaged>");
 }
 
+/* 2.6: an [InlineArray(N)] struct, its N elements as an array's: all of
+ * them at the array-items limit, ", ..." one past it; elements a stride
+ * apart; malformed records damaged. */
+static void test_inline_arrays(void **state)
+{
+    (void)state;
+    char t[256];
+    static const ct_plan p_quad = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 4, .elem = &p_i4, .value_offset = 4 };
+    int32_t quad[4] = { 2, 4, 6, 8 };
+    ct_limits lim = { 64, 4, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    content_roundtrip(&p_quad, quad, &lim, t, sizeof t);
+    assert_string_equal(t, "{2, 4, 6, 8}");
+    lim.array_items = 3;
+    content_roundtrip(&p_quad, quad, &lim, t, sizeof t);
+    assert_string_equal(t, "{2, 4, 6, ...}");
+    lim.array_items = 0;
+    content_roundtrip(&p_quad, quad, &lim, t, sizeof t);
+    assert_string_equal(t, "{...}");
+    /* Strings, two of them 8 bytes apart; shorts 4 bytes apart (padding). */
+    fake_string a = { STRING_CLASS, 1, { 'a' } }, b = { STRING_CLASS, 2, { 'b', 'c' } };
+    uint64_t words[2] = { (uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&b };
+    static const ct_plan p_words = { .kind = CT_V_INLINE, .size = 16, .type_name = "Words",
+                                     .count = 2, .elem = &p_str, .value_offset = 8 };
+    lim.array_items = 8;
+    content_roundtrip(&p_words, words, &lim, t, sizeof t);
+    assert_string_equal(t, "{\"a\", \"bc\"}");
+    static const ct_plan p_i2 = { .kind = CT_V_I2, .size = 2, .type_name = "short" };
+    static const ct_plan p_spaced = { .kind = CT_V_INLINE, .size = 12, .type_name = "Spaced",
+                                      .count = 3, .elem = &p_i2, .value_offset = 4 };
+    int16_t spaced[6] = { -1, 99, -2, 99, -3, 99 };
+    content_roundtrip(&p_spaced, spaced, &lim, t, sizeof t);
+    assert_string_equal(t, "{-1, -2, -3}");
+    /* More elements copied than the struct has; no element plan; none
+     * counted in the plan. */
+    uint8_t raw[4 + 5 * 4] = { 5 };
+    assert_string_equal(format_raw(&p_quad, raw, sizeof raw, t, sizeof t), "<damaged>");
+    static const ct_plan p_noelem = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                      .count = 4, .value_offset = 4 };
+    raw[0] = 1;
+    assert_string_equal(format_raw(&p_noelem, raw, 8, t, sizeof t), "<damaged>");
+    static const ct_plan p_zero = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 0, .elem = &p_i4, .value_offset = 4 };
+    raw[0] = 0;
+    assert_string_equal(format_raw(&p_zero, raw, 4, t, sizeof t), "<damaged>");
+}
+
 static void test_content_damage(void **state)
 {
     (void)state;
@@ -1082,6 +1129,7 @@ int main(void)
         cmocka_unit_test(test_content_damage),
         cmocka_unit_test(test_dateonly_timeonly),
         cmocka_unit_test(test_index_range),
+        cmocka_unit_test(test_inline_arrays),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

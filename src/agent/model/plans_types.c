@@ -913,6 +913,37 @@ static const ct_plan *plan_range(pctx *c, ClassID cls, const ct_module *m, mdTyp
     return ct_pl_new_plan(&p);
 }
 
+/* An [InlineArray(N)] struct (any module's): an INLINE plan of its one
+ * field's type, N of them; NULL for any other type, or one laid out
+ * otherwise. N is the attribute's argument (blob: prolog 1, then the i32);
+ * the elements are the runtime's size / N bytes apart, each at least the
+ * field's size. */
+static const ct_plan *plan_inline_array(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                        const ClassID *args, ULONG32 nargs, const char *tname,
+                                        unsigned sl, unsigned dl)
+{
+    static const WCHAR attr[] = u"System.Runtime.CompilerServices.InlineArrayAttribute";
+    const uint8_t *blob = NULL;
+    ULONG len = 0;
+    if (m->mdi->lpVtbl->GetCustomAttributeByName(m->mdi, td, attr, (const void **)&blob, &len) !=
+            S_OK ||
+        !blob || len < 6 || blob[0] != 1 || blob[1] != 0)
+        return NULL;
+    int32_t n;
+    memcpy(&n, blob + 2, 4);
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    if (n <= 0 || !st || ct_plan_is_by_range(st) || st->kind != CT_V_STRUCT || st->count != 1 ||
+        st->fields[0].offset != 0 || st->size % (uint32_t)n)
+        return NULL;
+    const ct_plan *elem = st->fields[0].plan;
+    uint32_t stride = st->size / (uint32_t)n;
+    if (ct_plan_is_by_range(elem) || !elem->size || elem->size > stride)
+        return NULL;
+    ct_plan p = {.kind = CT_V_INLINE, .size = st->size, .type_name = st->type_name,
+                 .count = (uint32_t)n, .elem = elem, .value_offset = stride};
+    return ct_pl_new_plan(&p);
+}
+
 /* A struct whose one field is the array it wraps (ImmutableArray<T>): an
  * ARRAY plan named by the struct; NULL when it is laid out otherwise. */
 static const ct_plan *plan_wrapped_array(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
@@ -1011,8 +1042,10 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
     switch (ct_typedef_kind(m, td)) {
     case CT_TYPE_ENUM:
         return plan_enum(m, td);
-    case CT_TYPE_STRUCT:
-        return ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    case CT_TYPE_STRUCT: {
+        const ct_plan *inl = plan_inline_array(c, cls, m, td, args, nargs, tname, sl, dl);
+        return inl ? inl : ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    }
     case CT_TYPE_CLASS:
     default: {
         ct_plan p = {.kind = CT_V_OBJECT, .size = 8, .type_name = ct_pl_perm_text(tname)};

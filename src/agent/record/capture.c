@@ -387,6 +387,14 @@ static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned d
         for (uint32_t i = 0; i < p->count && !c->overflow; i++)
             capture(c, p->fields[i].plan, src + p->fields[i].offset, depth + 1);
         break;
+    case CT_V_INLINE: {
+        /* The elements from the first, as an array's are kept. */
+        uint32_t n = items_kept(c, p->elem, p->count);
+        emit_u32(c, n);
+        for (uint32_t i = 0; i < n && !c->overflow; i++)
+            capture(c, p->elem, src + (size_t)i * p->value_offset, depth + 1);
+        break;
+    }
     case CT_V_NULLABLE: {
         uint8_t has = src[0] != 0;
         emit(c, &has, 1);
