@@ -172,7 +172,8 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         p->elem = get_opt_plan(r, depth);
         p->key = get_opt_plan(r, depth);
         if (p->shape < CT_SEQ_LIST || p->shape > CT_SEQ_SHAPE_MAX || !p->elem ||
-            (p->shape == CT_SEQ_DICT) != (p->key != NULL))
+            (p->shape == CT_SEQ_DICT) != (p->key != NULL) ||
+            (p->shape == CT_SEQ_TEXT && p->elem->kind != CT_V_CHAR))
             c->bad = 1;
         break;
     case CT_V_MDARRAY:

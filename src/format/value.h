@@ -55,7 +55,10 @@
  *                                     encoding (fields at offsets from the
  *                                     object's address)
  *   SEQ (content of a collection)     i32 count, u32 n copied, n elements
- *                                     (a dictionary's: key, then value)
+ *                                     (a dictionary's: key, then value; a
+ *                                     StringBuilder's (TEXT): its length and
+ *                                     the first n UTF-16 code units of its
+ *                                     text, as a string's)
  *   STRUCT                            each field in order, in its own encoding
  *   NULLABLE                          u8 has-value, then the value if set
  *   BYREF                             u64 address; if non-zero and the
@@ -113,6 +116,9 @@
 /* Objects remembered per value to show a repeated reference once (the
  * rest are shown again). */
 #define CT_MAX_SEEN_OBJECTS 64
+/* Chunks of a StringBuilder followed from its last one to find the start
+ * of its text; one with more shows its length only. */
+#define CT_MAX_TEXT_CHUNKS 256
 /* Dimensions of a multi-dimensional array shown with its bounds (the
  * runtime allows 32). */
 #define CT_MAX_ARRAY_RANK 32
@@ -135,7 +141,9 @@ typedef enum ct_seq_shape {
     CT_SEQ_SET = 4,    /* HashSet<T>: _entries[0.._count) whose Next >= -1 */
     CT_SEQ_DICT = 5,   /* Dictionary<K,V>: _entries as HashSet's, key and value */
     CT_SEQ_ARRAY = 6,  /* T[] in an object slot: its own elements */
-    CT_SEQ_SHAPE_MAX = CT_SEQ_ARRAY
+    CT_SEQ_TEXT = 7,   /* StringBuilder (2.6): its text, from chunks linked
+                          from the last by m_ChunkPrevious; elem is char */
+    CT_SEQ_SHAPE_MAX = CT_SEQ_TEXT
 } ct_seq_shape;
 
 /* Where a collection object keeps its elements (the capture's side of a
@@ -150,6 +158,9 @@ typedef struct ct_seq {
     uint32_t entry_next;  /* SET/DICT: the entry's i32 next */
     uint32_t entry_key;   /* DICT: the entry's key */
     uint32_t entry_value; /* SET/DICT: the entry's value */
+    uint32_t previous;    /* TEXT: the chunk before (m_ChunkPrevious); items is
+                             m_ChunkChars, count m_ChunkLength, head
+                             m_ChunkOffset */
 } ct_seq;
 
 typedef enum ct_vkind {

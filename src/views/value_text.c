@@ -592,6 +592,16 @@ static void format_content(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f
     int dict = c->shape == CT_SEQ_DICT;
     int32_t count = (int32_t)ct_take_u(r, 4);
     uint32_t n = (uint32_t)ct_take_u(r, 4);
+    if (!r->bad && c->kind == CT_V_SEQ && c->shape == CT_SEQ_TEXT) {
+        /* A StringBuilder: its text, as a string's. */
+        const uint8_t *chars = ct_take(r, (size_t)n * 2);
+        if (!chars || count < 0 || n > (uint32_t)count || !c->elem || c->elem->kind != CT_V_CHAR) {
+            r->bad = 1;
+            return;
+        }
+        put_chars(f, count, chars, n);
+        return;
+    }
     if (r->bad || c->kind != CT_V_SEQ || count < 0 || !c->elem || (dict && !c->key) ||
         !items_ok(c->elem, n, (uint32_t)count) || (dict && n && !ct_array_items_captured(c->key))) {
         r->bad = 1;

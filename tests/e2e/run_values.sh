@@ -78,6 +78,9 @@ ct_has "$trace" 1 'Demo.Kinds.Slices(Index first=2, Index last=^1, Range mid=1..
 # [InlineArray(N)] structs by their N elements, as an array's (8 by
 # default, then ", ..."); the return value is each of q's doubled.
 ct_has "$trace" 1 'Demo.Kinds.InlineArrays(Quad q={2, 4, 6, 8}, Ten many={1, 2, 3, 4, 5, 6, 7, 8, ...}, Words words={"x", "yz"}) -> Quad {4, 8, 12, 16}'
+# StringBuilders by their text, whatever their chunks, cut as strings are
+# (64 characters, then the length); 6 + 11 = 17.
+ct_has "$trace" 1 'Demo.Kinds.Builders(StringBuilder one="abcdef", StringBuilder chunked="abcdefghijk", StringBuilder longer="0123456789012345678901234567890123456789012345678901234567890123"...(100 chars), StringBuilder none=null, object boxed="in \"object\"") -> int 17'
 # Strings: escaped as C# writes them, null, empty, cut at 64 characters
 # (CLRTRACE_STRING_CHARS) with the full length, UTF-8 out.
 ct_has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'

@@ -569,8 +569,9 @@ static void test_class_content(void **state)
 /* 2.6: the plans of DateOnly, TimeOnly, Index, Range and inline arrays
  * read back as written; a Range whose End is past its last place, an inline
  * array whose last element is past its end (at the end it is whole), whose
- * elements overlap or that has none, and a kind past the reader's last (as
- * a 2.6 kind is to a 2.5 reader), are damaged records. */
+ * elements overlap or that has none, a StringBuilder's text of anything but
+ * chars, and a kind past the reader's last (as a 2.6 kind is to a 2.5
+ * reader), are damaged records. A StringBuilder's plan reads back too. */
 static void test_plans_2_6(void **state)
 {
     (void)state;
@@ -637,7 +638,22 @@ static void test_plans_2_6(void **state)
     assert_int_equal(c->fields[4].plan->count, 4);
     assert_int_equal(c->fields[4].plan->value_offset, 4);
     assert_int_equal(c->fields[4].plan->elem->kind, CT_V_I4);
-    const ct_plan *bad[] = { &later, &bad_range, &bad_quads[0], &bad_quads[1], &bad_quads[2] };
+    /* A StringBuilder's TEXT content plan; one whose element is not char. */
+    static const ct_plan p_char = { .kind = CT_V_CHAR, .size = 2, .type_name = "char" };
+    static const ct_plan text = { .kind = CT_V_SEQ, .size = 8, .type_name = "StringBuilder",
+                                  .shape = CT_SEQ_TEXT, .elem = &p_char };
+    static const ct_plan bad_text = { .kind = CT_V_SEQ, .size = 8, .type_name = "StringBuilder",
+                                      .shape = CT_SEQ_TEXT, .elem = &p_i4 };
+    w.len = first;
+    assert_int_equal(ct_write_class_content(&w, 0x7000, "System.Text.StringBuilder", &text),
+                     CT_TRACE_OK);
+    a.used = 0;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.content->shape, CT_SEQ_TEXT);
+    assert_int_equal(rec.content->elem->kind, CT_V_CHAR);
+    const ct_plan *bad[] = { &later, &bad_range, &bad_quads[0], &bad_quads[1], &bad_quads[2],
+                             &bad_text };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         w.len = first;
         assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", bad[i]), CT_TRACE_OK);

@@ -668,6 +668,11 @@ static const ct_plan dict_content = { .kind = CT_V_SEQ, .size = 8,
                                       .seq = &dict_layout };
 static const ct_plan array_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "int[]",
                                        .shape = CT_SEQ_ARRAY, .elem = &p_i4 };
+/* StringBuilder: {m_ChunkChars, m_ChunkPrevious, m_ChunkLength, m_ChunkOffset}. */
+#define TEXT_CLASS 0x7400ull
+static const ct_seq text_layout = { .items = 8, .previous = 16, .count = 24, .head = 28 };
+static const ct_plan text_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "StringBuilder",
+                                      .shape = CT_SEQ_TEXT, .elem = &p_char, .seq = &text_layout };
 
 static const ct_plan *content_of(uint64_t cls)
 {
@@ -676,6 +681,7 @@ static const ct_plan *content_of(uint64_t cls)
     case LIST_CLASS: return &list_content;
     case DICT_CLASS: return &dict_content;
     case ARRAY_CLASS: return &array_content;
+    case TEXT_CLASS: return &text_content;
     default: return NULL;
     }
 }
@@ -1040,6 +1046,107 @@ static void test_inline_arrays(void **state)
     assert_string_equal(format_raw(&p_zero, raw, 4, t, sizeof t), "<damaged>");
 }
 
+/* A StringBuilder chunk and its char[]. */
+typedef struct fake_chunk {
+    uint64_t mt, chars, previous;
+    int32_t length, offset;
+} fake_chunk;
+typedef struct fake_chars {
+    uint64_t mt;
+    uint32_t length, pad;
+    uint16_t data[8];
+} fake_chars;
+
+/* Links chunks[0..n) first to last, chunk i holding text[i*per..] (per
+ * chars each, the last what is left); returns the last. */
+static uint64_t link_chunks(fake_chunk *chunks, fake_chars *arrays, uint32_t n, const char *text,
+                            uint32_t per)
+{
+    uint32_t len = (uint32_t)strlen(text);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t off = i * per, cl = i + 1 == n ? len - off : per;
+        arrays[i].mt = ARRAY_CLASS;
+        arrays[i].length = 8;
+        for (uint32_t k = 0; k < cl; k++)
+            arrays[i].data[k] = (uint16_t)text[off + k];
+        chunks[i].mt = TEXT_CLASS;
+        chunks[i].chars = (uint64_t)(uintptr_t)&arrays[i];
+        chunks[i].previous = i ? (uint64_t)(uintptr_t)&chunks[i - 1] : 0;
+        chunks[i].length = (int32_t)cl;
+        chunks[i].offset = (int32_t)off;
+    }
+    return (uint64_t)(uintptr_t)&chunks[n - 1];
+}
+
+/* 2.6: a StringBuilder by its text, walked back from its last chunk: cut at
+ * the string-chars limit as a string is (at it and one past it), its chunks
+ * followed up to CT_MAX_TEXT_CHUNKS (at it and one past it: the length
+ * only), a chain that does not add up showing the length only. */
+static void test_string_builder(void **state)
+{
+    (void)state;
+    static fake_chunk chunks[CT_MAX_TEXT_CHUNKS + 1];
+    static fake_chars arrays[CT_MAX_TEXT_CHUNKS + 1];
+    char t[512];
+    ct_limits lim = { 6, 8, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    uint64_t ref = link_chunks(chunks, arrays, 1, "abcdef", 8);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abcdef\"");
+    ref = link_chunks(chunks, arrays, 3, "abcdef", 2); /* "ab" "cd" "ef" */
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abcdef\"");
+    lim.string_chars = 5;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abcde\"...(6 chars)");
+    lim.string_chars = 3; /* the last chunk is not copied at all */
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abc\"...(6 chars)");
+    /* A chunk that does not end where the next begins. */
+    chunks[1].length = 1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"\"...(6 chars)");
+    /* An empty builder. */
+    ref = link_chunks(chunks, arrays, 1, "", 8);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"\"");
+    /* CT_MAX_TEXT_CHUNKS chunks of one char: the text; one more: its length. */
+    char many[CT_MAX_TEXT_CHUNKS + 2];
+    memset(many, 'x', sizeof many - 1);
+    many[CT_MAX_TEXT_CHUNKS] = '\0';
+    lim.string_chars = 4;
+    ref = link_chunks(chunks, arrays, CT_MAX_TEXT_CHUNKS, many, 1);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    char want[64];
+    snprintf(want, sizeof want, "\"xxxx\"...(%d chars)", CT_MAX_TEXT_CHUNKS);
+    assert_string_equal(t, want);
+    many[CT_MAX_TEXT_CHUNKS] = 'x';
+    many[CT_MAX_TEXT_CHUNKS + 1] = '\0';
+    ref = link_chunks(chunks, arrays, CT_MAX_TEXT_CHUNKS + 1, many, 1);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    snprintf(want, sizeof want, "\"\"...(%d chars)", CT_MAX_TEXT_CHUNKS + 1);
+    assert_string_equal(t, want);
+    /* Malformed: more characters than the length, a negative length. */
+    uint8_t raw[8 + 8 + 4 + 4 + 4] = { 0 };
+    uint64_t addr = 0x1000, cls = TEXT_CLASS | CT_CLASS_CONTENT;
+    int32_t len = 1;
+    uint32_t n = 2;
+    memcpy(raw, &addr, 8);
+    memcpy(raw + 8, &cls, 8);
+    memcpy(raw + 16, &len, 4);
+    memcpy(raw + 20, &n, 4);
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, raw, sizeof raw, &content_classes, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+    len = -1;
+    n = 0;
+    memcpy(raw + 16, &len, 4);
+    memcpy(raw + 20, &n, 4);
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, raw, 24, &content_classes, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+}
+
 static void test_content_damage(void **state)
 {
     (void)state;
@@ -1130,6 +1237,7 @@ int main(void)
         cmocka_unit_test(test_dateonly_timeonly),
         cmocka_unit_test(test_index_range),
         cmocka_unit_test(test_inline_arrays),
+        cmocka_unit_test(test_string_builder),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

@@ -123,6 +123,14 @@ namespace Demo
             return r;
         }
 
+        // StringBuilders by their text (chunks followed from the last), cut
+        // as strings are (64 characters by default), null, and in an object
+        // slot.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Builders(System.Text.StringBuilder one, System.Text.StringBuilder chunked,
+                                   System.Text.StringBuilder longer, System.Text.StringBuilder none,
+                                   object boxed) => one.Length + chunked.Length;
+
         // Index and Range as .NET's ToString writes them: ^n from the end, a
         // Range with both ends always (^2.. is ^2..^0).
         [MethodImpl(MethodImplOptions.NoInlining)]

@@ -73,6 +73,16 @@ namespace Demo
             Unsafe.Add(ref Unsafe.As<Words, string>(ref words), 1) = "yz";
             Quad doubled = Kinds.InlineArrays(quad, ten, words);
             Show("inline", Unsafe.Add(ref Unsafe.As<Quad, int>(ref doubled), 3));
+            // "abc" fills a builder of capacity 3; each Append then adds a chunk.
+            var chunked = new System.Text.StringBuilder(3).Append("abc");
+            chunked.Append("def").Append("ghij").Append('k');
+            var longer = new System.Text.StringBuilder();
+            for (int i = 0; i < 10; i++)
+            {
+                longer.Append("0123456789");
+            }
+            Show("builders", Kinds.Builders(new System.Text.StringBuilder("abcdef"), chunked, longer, null,
+                new System.Text.StringBuilder("in \"object\"")));
             Show("strings", Kinds.Strings("Hello, test!", "", null, "tab\there \"quoted\" back\\slash"));
             Show("long", Kinds.LongString("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"));
             Show("unicode", Kinds.Unicode("h\u00e9llo \u2713"));
