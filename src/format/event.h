@@ -34,8 +34,11 @@
 /* 2.4: ZSTD records: a block of records compressed with zstd. */
 /* 2.5: END may carry a fifth u64: traced functions the IL-probe engine left
  * as they were (not rewritten). */
+/* 2.6: plans of more well-known CoreLib types (DateOnly, TimeOnly, Index,
+ * Range), of inline arrays, and StringBuilder's text (SEQ shape TEXT); a 2.5
+ * reader reports a FUNCTION or CLASS record that uses one as malformed. */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 5
+#define CT_TRACE_VERSION_MINOR 6
 
 /* Largest payload of one record; longer records are rejected by the reader. */
 #define CT_MAX_RECORD (16u * 1024 * 1024)

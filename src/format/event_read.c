@@ -172,13 +172,23 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
         p->elem = get_opt_plan(r, depth);
         p->key = get_opt_plan(r, depth);
         if (p->shape < CT_SEQ_LIST || p->shape > CT_SEQ_SHAPE_MAX || !p->elem ||
-            (p->shape == CT_SEQ_DICT) != (p->key != NULL))
+            (p->shape == CT_SEQ_DICT) != (p->key != NULL) ||
+            (p->shape == CT_SEQ_TEXT && p->elem->kind != CT_V_CHAR))
             c->bad = 1;
         break;
     case CT_V_MDARRAY:
         p->count = (uint32_t)ct_take_u(c, 4);
         p->elem = get_opt_plan(r, depth);
         if (p->count == 0 || p->count > CT_MAX_ARRAY_RANK)
+            c->bad = 1;
+        break;
+    case CT_V_INLINE:
+        /* N elements a stride apart, the last inside the struct. */
+        p->count = (uint32_t)ct_take_u(c, 4);
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
+        p->elem = get_opt_plan(r, depth);
+        if (!p->elem || p->count == 0 || p->value_offset < p->elem->size ||
+            (uint64_t)p->count * p->value_offset > p->size)
             c->bad = 1;
         break;
     case CT_V_SEGMENT:
@@ -192,6 +202,12 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
     case CT_V_DTOFFSET:
         p->value_offset = (uint32_t)ct_take_u(c, 4);
         p->count_offset = (uint32_t)ct_take_u(c, 4);
+        break;
+    case CT_V_RANGE:
+        p->value_offset = (uint32_t)ct_take_u(c, 4);
+        p->count_offset = (uint32_t)ct_take_u(c, 4);
+        if (p->value_offset > 4 || p->count_offset > 4)
+            c->bad = 1;
         break;
     default:
         break;

@@ -157,12 +157,17 @@ static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
         put_u32(w, p->count);
         put_opt_plan(w, p->elem, depth);
         break;
+    case CT_V_INLINE:
+        put_u32(w, p->count);
+        put_u32(w, p->value_offset);
+        put_opt_plan(w, p->elem, depth);
+        break;
     case CT_V_SEGMENT:
         put_u32(w, p->value_offset);
         put_u32(w, p->count_offset);
         put_opt_plan(w, p->elem, depth);
         break;
-    case CT_V_DTOFFSET:
+    case CT_V_DTOFFSET: case CT_V_RANGE:
         put_u32(w, p->value_offset);
         put_u32(w, p->count_offset);
         break;

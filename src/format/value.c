@@ -15,7 +15,8 @@ uint32_t ct_vkind_size(ct_vkind k)
     case CT_V_DATETIME: case CT_V_TIMESPAN: return 8;
     case CT_V_DECIMAL: case CT_V_GUID: case CT_V_I16: case CT_V_U16: case CT_V_DTOFFSET: return 16;
     case CT_V_HALF: return 2;
-    case CT_V_RUNE: return 4;
+    case CT_V_RUNE: case CT_V_DATEONLY: case CT_V_INDEX: return 4;
+    case CT_V_TIMEONLY: case CT_V_RANGE: return 8;
     default: return 0;
     }
 }
@@ -30,6 +31,7 @@ const char *ct_vkind_name(ct_vkind k)
         [CT_V_DATETIME] = "DateTime", [CT_V_TIMESPAN] = "TimeSpan", [CT_V_GUID] = "Guid",
         [CT_V_HALF] = "Half", [CT_V_I16] = "Int128", [CT_V_U16] = "UInt128",
         [CT_V_DTOFFSET] = "DateTimeOffset", [CT_V_RUNE] = "Rune",
+        [CT_V_DATEONLY] = "DateOnly", [CT_V_TIMEONLY] = "TimeOnly", [CT_V_INDEX] = "Index",
     };
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : NULL;
 }

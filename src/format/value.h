@@ -55,7 +55,10 @@
  *                                     encoding (fields at offsets from the
  *                                     object's address)
  *   SEQ (content of a collection)     i32 count, u32 n copied, n elements
- *                                     (a dictionary's: key, then value)
+ *                                     (a dictionary's: key, then value; a
+ *                                     StringBuilder's (TEXT): its length and
+ *                                     the first n UTF-16 code units of its
+ *                                     text, as a string's)
  *   STRUCT                            each field in order, in its own encoding
  *   NULLABLE                          u8 has-value, then the value if set
  *   BYREF                             u64 address; if non-zero and the
@@ -63,7 +66,12 @@
  *   OPAQUE                            plan->size bytes, shown as hex
  *   ELIDED                            nothing (shown as {...})
  *   DATETIME, TIMESPAN, GUID, HALF,   the value's bytes (plan->size: 8, 8,
- *   I16, U16, DTOFFSET, RUNE          16, 2, 16, 16, 16, 4)
+ *   I16, U16, DTOFFSET, RUNE,         16, 2, 16, 16, 16, 4, 4, 8, 4, 8)
+ *   DATEONLY, TIMEONLY, INDEX, RANGE
+ *   INLINE ([InlineArray(N)] struct)  u32 n copied, n elements each in its
+ *                                     element plan's encoding (as an
+ *                                     array's: at most the array-items
+ *                                     limit, none when they are not copied)
  *   VECTOR                            the value's bytes (plan->size)
  *   SPAN                              u64 address; if non-zero: i32 length,
  *                                     u32 n copied, n elements each in its
@@ -108,6 +116,9 @@
 /* Objects remembered per value to show a repeated reference once (the
  * rest are shown again). */
 #define CT_MAX_SEEN_OBJECTS 64
+/* Chunks of a StringBuilder followed from its last one to find the start
+ * of its text; one with more shows its length only. */
+#define CT_MAX_TEXT_CHUNKS 256
 /* Dimensions of a multi-dimensional array shown with its bounds (the
  * runtime allows 32). */
 #define CT_MAX_ARRAY_RANK 32
@@ -130,7 +141,9 @@ typedef enum ct_seq_shape {
     CT_SEQ_SET = 4,    /* HashSet<T>: _entries[0.._count) whose Next >= -1 */
     CT_SEQ_DICT = 5,   /* Dictionary<K,V>: _entries as HashSet's, key and value */
     CT_SEQ_ARRAY = 6,  /* T[] in an object slot: its own elements */
-    CT_SEQ_SHAPE_MAX = CT_SEQ_ARRAY
+    CT_SEQ_TEXT = 7,   /* StringBuilder (2.6): its text, from chunks linked
+                          from the last by m_ChunkPrevious; elem is char */
+    CT_SEQ_SHAPE_MAX = CT_SEQ_TEXT
 } ct_seq_shape;
 
 /* Where a collection object keeps its elements (the capture's side of a
@@ -145,6 +158,9 @@ typedef struct ct_seq {
     uint32_t entry_next;  /* SET/DICT: the entry's i32 next */
     uint32_t entry_key;   /* DICT: the entry's key */
     uint32_t entry_value; /* SET/DICT: the entry's value */
+    uint32_t previous;    /* TEXT: the chunk before (m_ChunkPrevious); items is
+                             m_ChunkChars, count m_ChunkLength, head
+                             m_ChunkOffset */
 } ct_seq;
 
 typedef enum ct_vkind {
@@ -186,7 +202,16 @@ typedef enum ct_vkind {
                              offset in minutes (underlying I2 or I4) at
                              count_offset */
     CT_V_RUNE,            /* System.Text.Rune: u32 scalar value */
-    CT_V_KIND_MAX = CT_V_RUNE
+    /* Trace format 2.6: more well-known CoreLib structs. */
+    CT_V_DATEONLY,        /* System.DateOnly: u32 days since 0001-01-01 */
+    CT_V_TIMEONLY,        /* System.TimeOnly: u64 ticks since midnight */
+    CT_V_INDEX,           /* System.Index: i32, ~n for ^n (from the end) */
+    CT_V_RANGE,           /* System.Range, 8 bytes as the runtime lays it out:
+                             the Start Index at value_offset, the End at
+                             count_offset */
+    CT_V_INLINE,          /* an [InlineArray(N)] struct: count = N elements of
+                             elem, value_offset bytes apart from offset 0 */
+    CT_V_KIND_MAX = CT_V_INLINE
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;
@@ -208,16 +233,19 @@ struct ct_plan {
     const char *type_name;/* how the type is shown: "int", "Point", "List<int>" */
     int is_flags;         /* ENUM: [Flags] */
     ct_vkind underlying;  /* ENUM: CT_V_I1..CT_V_U8; DTOFFSET: CT_V_I2 or CT_V_I4 */
-    uint32_t count;       /* STRUCT: fields; ENUM: items */
+    uint32_t count;       /* STRUCT: fields; ENUM: items; MDARRAY: rank;
+                             INLINE: elements */
     const ct_field *fields;
     const ct_enum_item *items;
-    const ct_plan *elem;  /* ARRAY, SPAN, VECTOR, MDARRAY, SEGMENT, SEQ element,
+    const ct_plan *elem;  /* ARRAY, SPAN, VECTOR, MDARRAY, SEGMENT, SEQ, INLINE element,
                              BYREF target, NULLABLE value */
     uint32_t value_offset;/* NULLABLE: offset of the value after the bool;
                              SPAN: offset of _length; SEGMENT: of the start;
-                             CLASS: fields not shown */
+                             CLASS: fields not shown; INLINE: bytes from one
+                             element to the next */
     uint32_t count_offset;/* SEGMENT: offset of the count; DTOFFSET: of the
-                             offset in minutes */
+                             offset in minutes; RANGE: of the End (value_offset:
+                             of the Start) */
     uint8_t shape;        /* SEQ: ct_seq_shape */
     const ct_plan *key;   /* SEQ (DICT): the key's plan */
     const ct_seq *seq;    /* SEQ: where the elements are (capture only) */
@@ -247,7 +275,9 @@ typedef struct ct_limits {
 /* The bytes of a fixed-size kind (BOOL..U, DECIMAL, the well-known structs);
  * 0 for kinds of any size. */
 uint32_t ct_vkind_size(ct_vkind k);
-/* The C# name of a fixed-size kind ("int", "DateTime"); NULL for others. */
+/* The C# name of a fixed-size kind ("int", "DateTime"); NULL for others
+ * (and for RANGE: its plan says where its parts are, so it has a size but
+ * is never a boxed value). */
 const char *ct_vkind_name(ct_vkind k);
 
 /* Whether an array's elements of this plan are copied (any plan but

@@ -112,13 +112,14 @@ static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
         }
         d->items = it;
     } else if (src->kind != CT_V_STRUCT && src->kind != CT_V_ENUM && src->kind != CT_V_CLASS &&
-               src->kind != CT_V_MDARRAY) {
+               src->kind != CT_V_MDARRAY && src->kind != CT_V_INLINE) {
         d->count = 0;
     }
     if (src->elem && (src->kind == CT_V_ARRAY || src->kind == CT_V_BYREF ||
                       src->kind == CT_V_NULLABLE || src->kind == CT_V_SPAN ||
                       src->kind == CT_V_VECTOR || src->kind == CT_V_SEQ ||
-                      src->kind == CT_V_MDARRAY || src->kind == CT_V_SEGMENT)) {
+                      src->kind == CT_V_MDARRAY || src->kind == CT_V_SEGMENT ||
+                      src->kind == CT_V_INLINE)) {
         d->elem = plan_clone(p, src->elem, depth + 1);
         if (!d->elem)
             return NULL;

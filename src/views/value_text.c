@@ -303,11 +303,12 @@ static void put_array_head(fctx *f, const char *elem_name, uint32_t length)
     put_array_type(f, elem_name, 1, &length, NULL);
 }
 
-/* n elements of plan e, then ", ..." when length says there are more. */
-static void format_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
-                         unsigned depth)
+/* "{", n elements of plan e, then ", ..." when length says there are more,
+ * and "}". */
+static void put_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
+                      unsigned depth)
 {
-    ct_text_put(f->out, " {");
+    ct_text_put(f->out, "{");
     for (uint32_t i = 0; i < n && !r->bad; i++) {
         if (i)
             ct_text_put(f->out, ", ");
@@ -316,6 +317,14 @@ static void format_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t le
     if (n < length)
         ct_text_put(f->out, n ? ", ..." : "...");
     ct_text_put(f->out, "}");
+}
+
+/* The same after a space (an array's head): " {1, 2}". */
+static void format_items(ct_cursor *r, const ct_plan *e, uint32_t n, uint64_t length, fctx *f,
+                         unsigned depth)
+{
+    ct_text_put(f->out, " ");
+    put_items(r, e, n, length, f, depth);
 }
 
 /* A copied element count against the whole: n <= length, and none copied
@@ -504,6 +513,18 @@ static void format_segment(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dep
     format_items(r, p->elem, n, (uint32_t)count, f, depth);
 }
 
+/* An [InlineArray(N)] struct: its N elements as an array's, "{2, 4, 6, 8}";
+ * past the array-items limit "{1, 2, ...}". */
+static void format_inline(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    uint32_t n = (uint32_t)ct_take_u(r, 4);
+    if (r->bad || !p->elem || !p->count || !items_ok(p->elem, n, p->count)) {
+        r->bad = 1;
+        return;
+    }
+    put_items(r, p->elem, n, p->count, f, depth);
+}
+
 /* A vector's elements, as .NET writes a vector: "<1, 2, 3, 4>". */
 static void format_vector(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
 {
@@ -571,6 +592,16 @@ static void format_content(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f
     int dict = c->shape == CT_SEQ_DICT;
     int32_t count = (int32_t)ct_take_u(r, 4);
     uint32_t n = (uint32_t)ct_take_u(r, 4);
+    if (!r->bad && c->kind == CT_V_SEQ && c->shape == CT_SEQ_TEXT) {
+        /* A StringBuilder: its text, as a string's. */
+        const uint8_t *chars = ct_take(r, (size_t)n * 2);
+        if (!chars || count < 0 || n > (uint32_t)count || !c->elem || c->elem->kind != CT_V_CHAR) {
+            r->bad = 1;
+            return;
+        }
+        put_chars(f, count, chars, n);
+        return;
+    }
     if (r->bad || c->kind != CT_V_SEQ || count < 0 || !c->elem || (dict && !c->key) ||
         !items_ok(c->elem, n, (uint32_t)count) || (dict && n && !ct_array_items_captured(c->key))) {
         r->bad = 1;
@@ -758,12 +789,18 @@ static void format_rune(const uint8_t *b, fctx *f)
     ct_text_put(f->out, "'");
 }
 
+/* The well-known structs of trace format 2.6 (value_wellknown.c). */
+static int is_wellknown_2_6(ct_vkind k)
+{
+    return k == CT_V_DATEONLY || k == CT_V_TIMEONLY || k == CT_V_INDEX || k == CT_V_RANGE;
+}
+
 /* Kinds that are only their bytes. */
 static int is_bytes_kind(ct_vkind k)
 {
     return (k >= CT_V_BOOL && k <= CT_V_DECIMAL) || k == CT_V_ENUM || k == CT_V_PTR ||
            k == CT_V_OPAQUE || (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_VECTOR ||
-           k == CT_V_DTOFFSET || k == CT_V_RUNE;
+           k == CT_V_DTOFFSET || k == CT_V_RUNE || is_wellknown_2_6(k);
 }
 
 /* Whether plan p fits a value `depth` levels deep: not too deep, a
@@ -820,7 +857,8 @@ static void format_integer(const ct_plan *p, uint64_t v, ct_text *t)
 static int is_plain_bytes_kind(ct_vkind k)
 {
     return k == CT_V_R4 || k == CT_V_R8 || k == CT_V_DECIMAL ||
-           (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_RUNE || k == CT_V_OPAQUE;
+           (k >= CT_V_DATETIME && k <= CT_V_U16) || k == CT_V_RUNE || k == CT_V_OPAQUE ||
+           (is_wellknown_2_6(k) && k != CT_V_RANGE);
 }
 
 /* A plain bytes kind's value, its p->size bytes at b. */
@@ -853,7 +891,7 @@ static void format_plain_bytes(const ct_plan *p, const uint8_t *b, fctx *f)
             ct_text_printf(t, " %02x", b[i]);
         ct_text_put(t, p->size > 16 ? " ...>" : ">");
         return;
-    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128 */
+    default: /* DateTime, TimeSpan, Guid, Half, Int128, UInt128, DateOnly, TimeOnly, Index */
         ct_wellknown_format(p->kind, b, t);
         return;
     }
@@ -875,6 +913,20 @@ static void format_dtoffset(ct_cursor *r, const ct_plan *p, ct_text *t)
     memcpy(norm, b + p->value_offset, 8);
     memcpy(norm + 8, &m16, 2);
     ct_wellknown_format(CT_V_DTOFFSET, norm, t);
+}
+
+/* A Range as .NET's Range.ToString writes it: "Start..End", each as
+ * Index.ToString ("1", "^2"), both always: "0..^0". */
+static void format_range(ct_cursor *r, const ct_plan *p, ct_text *t)
+{
+    const uint8_t *b = ct_take(r, 8);
+    if (!b || p->value_offset > 4 || p->count_offset > 4) {
+        r->bad = 1;
+        return;
+    }
+    ct_wellknown_format(CT_V_INDEX, b + p->value_offset, t);
+    ct_text_put(t, "..");
+    ct_wellknown_format(CT_V_INDEX, b + p->count_offset, t);
 }
 
 /* A struct: "{X=1, Y=2}" (a BigInteger as its number). */
@@ -981,6 +1033,9 @@ static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_STRUCT:
         format_struct(r, p, f, depth);
         return;
+    case CT_V_INLINE:
+        format_inline(r, p, f, depth);
+        return;
     case CT_V_NULLABLE:
         format_nullable(r, p, f, depth);
         return;
@@ -992,6 +1047,9 @@ static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
         return;
     case CT_V_DTOFFSET:
         format_dtoffset(r, p, t);
+        return;
+    case CT_V_RANGE:
+        format_range(r, p, t);
         return;
     default:
         break; /* CLASS and SEQ: reached through an object only */

@@ -1,5 +1,6 @@
 /* The well-known CoreLib structs as a person reads them (value.h kinds
- * CT_V_DATETIME .. CT_V_U16), from their raw bytes:
+ * CT_V_DATETIME .. CT_V_U16, DTOFFSET, RUNE, DATEONLY, TIMEONLY), from their
+ * raw bytes:
  *   DateTime  ISO 8601 with seven fraction digits, as .NET's "o" format:
  *             2024-05-06T07:08:09.1234567Z (Utc), no suffix (Unspecified);
  *             a Local value reads "... (local)": the process's offset is
@@ -11,13 +12,22 @@
  *   DateTimeOffset  .NET's "o" format with the offset:
  *             2024-05-06T09:08:09.1234567+02:00 (the clock time at the offset)
  *   Rune      as a char: 'x', '\u0007'; U+1F600 as its character
+ *   DateOnly  ISO 8601 date, as .NET's "o" format: 2024-02-29
+ *   TimeOnly  ISO 8601 time: HH:mm:ss, then the fraction of a second with
+ *             its trailing zeros dropped when it is not 0: 13:45:30,
+ *             13:45:30.1234567, 13:45:30.5 (.NET's "o" format always writes
+ *             seven digits; its default text depends on the culture)
+ *   Index     as .NET's Index.ToString: 3, ^1 (from the end)
  * The facts: DateTime's _dateData holds the ticks (100 ns since
  * 0001-01-01T00:00:00) in its low 62 bits and the kind (0 Unspecified, 1 Utc,
  * 2 Local, 3 Local in a DST overlap) in its top two; Guid's fields are
  * _a (u32), _b, _c (u16), _d.._k (bytes); Int128 keeps _lower then _upper;
  * DateTimeOffset keeps the UTC time as a DateTime (_dateTime, kind
  * Unspecified) then the offset in minutes (_offsetMinutes, i16); Rune its
- * scalar value (_value, u32). */
+ * scalar value (_value, u32); DateOnly the days since 0001-01-01
+ * (_dayNumber, u32 or i32 by runtime version, at most DATEONLY_MAX_DAY);
+ * TimeOnly the ticks since midnight (_ticks, u64, less than a day's); Index
+ * its position (_value, i32), the complement ~n of n for ^n. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +96,55 @@ static void put_dtoffset(const uint8_t *b, ct_text *t)
     char suffix[16];
     snprintf(suffix, sizeof suffix, "%c%02u:%02u", off < 0 ? '-' : '+', a / 60, a % 60);
     put_ticks((uint64_t)local, suffix, t);
+}
+
+/* The largest valid DateOnly (9999-12-31) and TimeOnly (23:59:59.9999999). */
+#define DATEONLY_MAX_DAY 3652058
+#define TIMEONLY_MAX_TICKS (TICKS_PER_DAY - 1)
+
+static void put_dateonly(const uint8_t *b, ct_text *t)
+{
+    uint32_t day;
+    memcpy(&day, b, 4);
+    if (day > DATEONLY_MAX_DAY) {
+        ct_text_printf(t, "<DateOnly day=%u>", day);
+        return;
+    }
+    unsigned y, mo, d;
+    civil((uint64_t)day, &y, &mo, &d);
+    ct_text_printf(t, "%04u-%02u-%02u", y, mo, d);
+}
+
+static void put_timeonly(const uint8_t *b, ct_text *t)
+{
+    uint64_t ticks = ct_get_le64(b);
+    if (ticks > TIMEONLY_MAX_TICKS) {
+        ct_text_printf(t, "<TimeOnly ticks=%llu>", (unsigned long long)ticks);
+        return;
+    }
+    uint64_t sec = ticks / 10000000u;
+    unsigned frac = (unsigned)(ticks % 10000000u);
+    ct_text_printf(t, "%02u:%02u:%02u", (unsigned)(sec / 3600), (unsigned)(sec / 60 % 60),
+                   (unsigned)(sec % 60));
+    if (!frac)
+        return;
+    char f[8];
+    snprintf(f, sizeof f, "%07u", frac);
+    size_t n = 7;
+    while (f[n - 1] == '0')
+        n--;
+    ct_text_put(t, ".");
+    ct_text_putn(t, f, n);
+}
+
+static void put_index(const uint8_t *b, ct_text *t)
+{
+    int32_t v;
+    memcpy(&v, b, 4);
+    if (v < 0)
+        ct_text_printf(t, "^%u", (unsigned)~v);
+    else
+        ct_text_printf(t, "%u", (unsigned)v);
 }
 
 static void put_timespan(const uint8_t *b, ct_text *t)
@@ -221,6 +280,9 @@ void ct_wellknown_format(ct_vkind k, const uint8_t *b, ct_text *t)
     case CT_V_I16: put_int128(b, 1, t); return;
     case CT_V_U16: put_int128(b, 0, t); return;
     case CT_V_DTOFFSET: put_dtoffset(b, t); return;
+    case CT_V_DATEONLY: put_dateonly(b, t); return;
+    case CT_V_TIMEONLY: put_timeonly(b, t); return;
+    case CT_V_INDEX: put_index(b, t); return;
     default: return; /* RUNE: value_text.c writes it as a char */
     }
 }

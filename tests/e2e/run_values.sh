@@ -69,6 +69,18 @@ ct_has "$trace" 1 'Demo.Kinds.Simd(Vector128<int> a=<1, 2, 3, 4>, Vector2 p=<1.5
 # spans' elements (8 by default, --array-items), the default span empty.
 ct_has "$trace" 1 'Demo.Kinds.Spans(ReadOnlySpan<char> text="hello", Span<int> ints=[3] {4, 5, 6}, ReadOnlySpan<double> none=[0] {}, ReadOnlySpan<char> cut="xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...(100 chars), Span<long> many=[12] {10, 20, 30, 40, 50, 60, 70, 80, ...}) -> int 8'
 ct_has "$trace" 1 'Demo.Kinds.Dates(DateTime[] days=DateTime[2] {0001-01-01T00:00:00.0000000, 9999-12-31T23:59:59.9999999}, Nullable<DateTime> maybe=2038-01-19T03:14:07.0000000, Nullable<Guid> none=null) -> int 2'
+# DateOnly as yyyy-MM-dd, TimeOnly as HH:mm:ss with the fraction's trailing
+# zeros dropped (TimeOnly.MaxValue is 23:59:59.9999999); 2024-02-29 + 1 day.
+ct_has "$trace" 1 'Demo.Kinds.DateAndTime(DateOnly day=2024-02-29, TimeOnly at=13:45:30, TimeOnly precise=13:45:30.1234567, TimeOnly half=00:00:00.5, TimeOnly last=23:59:59.9999999, Nullable<DateOnly> first=0001-01-01, object boxed=TimeOnly 07:05:00) -> DateOnly 2024-03-01'
+# Index and Range as .NET's ToString writes them: ^1 from the end, both ends
+# of a Range always (^2.. is ^2..^0, ..^1 is 0..^1, .. is 0..^0).
+ct_has "$trace" 1 'Demo.Kinds.Slices(Index first=2, Index last=^1, Range mid=1..3, Range tail=^2..^0, Range head=0..^1, Range all=0..^0, object boxed=Index ^3) -> Range 1..^1'
+# [InlineArray(N)] structs by their N elements, as an array's (8 by
+# default, then ", ..."); the return value is each of q's doubled.
+ct_has "$trace" 1 'Demo.Kinds.InlineArrays(Quad q={2, 4, 6, 8}, Ten many={1, 2, 3, 4, 5, 6, 7, 8, ...}, Words words={"x", "yz"}) -> Quad {4, 8, 12, 16}'
+# StringBuilders by their text, whatever their chunks, cut as strings are
+# (64 characters, then the length); 6 + 11 = 17.
+ct_has "$trace" 1 'Demo.Kinds.Builders(StringBuilder one="abcdef", StringBuilder chunked="abcdefghijk", StringBuilder longer="0123456789012345678901234567890123456789012345678901234567890123"...(100 chars), StringBuilder none=null, object boxed="in \"object\"") -> int 17'
 # Strings: escaped as C# writes them, null, empty, cut at 64 characters
 # (CLRTRACE_STRING_CHARS) with the full length, UTF-8 out.
 ct_has "$trace" 1 'Demo.Kinds.Strings(string s="Hello, test!", string empty="", string none=null, string esc="tab\there \"quoted\" back\\slash") -> int 12'

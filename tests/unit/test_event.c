@@ -566,6 +566,104 @@ static void test_class_content(void **state)
     }
 }
 
+/* 2.6: the plans of DateOnly, TimeOnly, Index, Range and inline arrays
+ * read back as written; a Range whose End is past its last place, an inline
+ * array whose last element is past its end (at the end it is whole), whose
+ * elements overlap or that has none, a StringBuilder's text of anything but
+ * chars, and a kind past the reader's last (as a 2.6 kind is to a 2.5
+ * reader), are damaged records. A StringBuilder's plan reads back too. */
+static void test_plans_2_6(void **state)
+{
+    (void)state;
+    static const ct_plan p_date = { .kind = CT_V_DATEONLY, .size = 4, .type_name = "DateOnly" };
+    static const ct_plan p_time = { .kind = CT_V_TIMEONLY, .size = 8, .type_name = "TimeOnly" };
+    static const ct_plan p_index = { .kind = CT_V_INDEX, .size = 4, .type_name = "Index" };
+    static const ct_plan p_range = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                     .value_offset = 4, .count_offset = 0 };
+    static const ct_plan p_quad = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 4, .elem = &p_i4, .value_offset = 4 };
+    static const ct_field fields[] = { { "Day", 8, &p_date }, { "At", 16, &p_time },
+                                       { "I", 24, &p_index }, { "R", 28, &p_range },
+                                       { "Q", 36, &p_quad } };
+    static const ct_plan holder = { .kind = CT_V_CLASS, .size = 52, .type_name = "Holder",
+                                    .count = 5, .fields = fields };
+    static const ct_plan p_quad5 = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                     .count = 5, .elem = &p_i4, .value_offset = 4 };
+    static const ct_plan p_overlap = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                       .count = 4, .elem = &p_i4, .value_offset = 3 };
+    static const ct_plan p_none = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 0, .elem = &p_i4, .value_offset = 4 };
+    static const ct_field bad_q[3][1] = { { { "Q", 8, &p_quad5 } }, { { "Q", 8, &p_overlap } },
+                                          { { "Q", 8, &p_none } } };
+    static const ct_plan bad_quads[3] = {
+        { .kind = CT_V_CLASS, .size = 24, .type_name = "H", .count = 1, .fields = bad_q[0] },
+        { .kind = CT_V_CLASS, .size = 24, .type_name = "H", .count = 1, .fields = bad_q[1] },
+        { .kind = CT_V_CLASS, .size = 24, .type_name = "H", .count = 1, .fields = bad_q[2] },
+    };
+    static const ct_plan p_range5 = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                      .value_offset = 0, .count_offset = 5 };
+    static const ct_field bad_fields[] = { { "R", 8, &p_range5 } };
+    static const ct_plan bad_range = { .kind = CT_V_CLASS, .size = 16, .type_name = "Holder",
+                                       .count = 1, .fields = bad_fields };
+    static const ct_plan unknown = { .kind = (ct_vkind)(CT_V_KIND_MAX + 1), .size = 4,
+                                     .type_name = "Later" };
+    static const ct_field later_fields[] = { { "X", 8, &unknown } };
+    static const ct_plan later = { .kind = CT_V_CLASS, .size = 16, .type_name = "Holder",
+                                   .count = 1, .fields = later_fields };
+    uint8_t buf[1024];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_header(&w, 1, 0, 0, "x", "", ""), CT_TRACE_OK);
+    size_t first = w.len;
+    assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", &holder), CT_TRACE_OK);
+    static uint8_t mem[16 * 1024];
+    ct_rarena a = { mem, sizeof mem, 0 };
+    ct_reader r;
+    ct_rec rec;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    assert_int_equal(r.header.minor, 6);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    const ct_plan *c = rec.content;
+    assert_non_null(c);
+    assert_int_equal(c->count, 5);
+    assert_int_equal(c->fields[0].plan->kind, CT_V_DATEONLY);
+    assert_int_equal(c->fields[0].plan->size, 4);
+    assert_int_equal(c->fields[1].plan->kind, CT_V_TIMEONLY);
+    assert_int_equal(c->fields[1].plan->size, 8);
+    assert_int_equal(c->fields[2].plan->kind, CT_V_INDEX);
+    assert_int_equal(c->fields[3].plan->kind, CT_V_RANGE);
+    assert_int_equal(c->fields[3].plan->value_offset, 4);
+    assert_int_equal(c->fields[3].plan->count_offset, 0);
+    assert_int_equal(c->fields[4].plan->kind, CT_V_INLINE);
+    assert_int_equal(c->fields[4].plan->count, 4);
+    assert_int_equal(c->fields[4].plan->value_offset, 4);
+    assert_int_equal(c->fields[4].plan->elem->kind, CT_V_I4);
+    /* A StringBuilder's TEXT content plan; one whose element is not char. */
+    static const ct_plan p_char = { .kind = CT_V_CHAR, .size = 2, .type_name = "char" };
+    static const ct_plan text = { .kind = CT_V_SEQ, .size = 8, .type_name = "StringBuilder",
+                                  .shape = CT_SEQ_TEXT, .elem = &p_char };
+    static const ct_plan bad_text = { .kind = CT_V_SEQ, .size = 8, .type_name = "StringBuilder",
+                                      .shape = CT_SEQ_TEXT, .elem = &p_i4 };
+    w.len = first;
+    assert_int_equal(ct_write_class_content(&w, 0x7000, "System.Text.StringBuilder", &text),
+                     CT_TRACE_OK);
+    a.used = 0;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.content->shape, CT_SEQ_TEXT);
+    assert_int_equal(rec.content->elem->kind, CT_V_CHAR);
+    const ct_plan *bad[] = { &later, &bad_range, &bad_quads[0], &bad_quads[1], &bad_quads[2],
+                             &bad_text };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        w.len = first;
+        assert_int_equal(ct_write_class_content(&w, 0x7000, "Demo.Holder", bad[i]), CT_TRACE_OK);
+        a.used = 0;
+        assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+        assert_int_equal(ct_reader_next(&r, &rec), -1);
+        assert_int_equal(r.error_offset, first);
+    }
+}
+
 /* JIT records: since 2.4 with the compiling thread; a 2.3 record (without
  * it) reads with thread 0. */
 static void test_jit_record(void **state)
@@ -870,6 +968,7 @@ int main(void)
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
+        cmocka_unit_test(test_plans_2_6),
         cmocka_unit_test(test_jit_record),
         cmocka_unit_test(test_zstd_round_trip),
         cmocka_unit_test(test_zstd_pieces),

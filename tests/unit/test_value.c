@@ -668,6 +668,11 @@ static const ct_plan dict_content = { .kind = CT_V_SEQ, .size = 8,
                                       .seq = &dict_layout };
 static const ct_plan array_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "int[]",
                                        .shape = CT_SEQ_ARRAY, .elem = &p_i4 };
+/* StringBuilder: {m_ChunkChars, m_ChunkPrevious, m_ChunkLength, m_ChunkOffset}. */
+#define TEXT_CLASS 0x7400ull
+static const ct_seq text_layout = { .items = 8, .previous = 16, .count = 24, .head = 28 };
+static const ct_plan text_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "StringBuilder",
+                                      .shape = CT_SEQ_TEXT, .elem = &p_char, .seq = &text_layout };
 
 static const ct_plan *content_of(uint64_t cls)
 {
@@ -676,6 +681,7 @@ static const ct_plan *content_of(uint64_t cls)
     case LIST_CLASS: return &list_content;
     case DICT_CLASS: return &dict_content;
     case ARRAY_CLASS: return &array_content;
+    case TEXT_CLASS: return &text_content;
     default: return NULL;
     }
 }
@@ -882,6 +888,265 @@ static void test_grids_and_segments(void **state)
     assert_string_equal(roundtrip(&p_rune, &rune, t, sizeof t), "<Rune 0x110000>");
 }
 
+/* Formats raw bytes (no capture) with plan p: the text, "<damaged>" when
+ * they do not fit. */
+static const char *format_raw(const ct_plan *p, const void *raw, size_t n, char *text, size_t cap)
+{
+    ct_text t;
+    ct_text_init(&t, text, cap);
+    ct_format_value(p, raw, n, &fake_classes, &t);
+    return text;
+}
+
+/* 2.6: DateOnly and TimeOnly in ISO 8601, each at its largest value and one
+ * past it; a short record is damaged. */
+static void test_dateonly_timeonly(void **state)
+{
+    (void)state;
+    char t[128];
+    static const ct_plan p_date = { .kind = CT_V_DATEONLY, .size = 4, .type_name = "DateOnly" };
+    static const ct_plan p_time = { .kind = CT_V_TIMEONLY, .size = 8, .type_name = "TimeOnly" };
+    uint32_t day = 738944; /* new DateOnly(2024, 2, 29).DayNumber */
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "2024-02-29");
+    day = 0;
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "0001-01-01");
+    day = 3652058; /* DateOnly.MaxValue */
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "9999-12-31");
+    day = 3652059;
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "<DateOnly day=3652059>");
+    day = UINT32_MAX;
+    assert_string_equal(roundtrip(&p_date, &day, t, sizeof t), "<DateOnly day=4294967295>");
+    uint64_t ticks = 495300000000ull; /* new TimeOnly(13, 45, 30) */
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "13:45:30");
+    ticks += 1234567;
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "13:45:30.1234567");
+    ticks = 495300000000ull + 5000000; /* half a second: trailing zeros dropped */
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "13:45:30.5");
+    ticks = 0;
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "00:00:00");
+    ticks = 863999999999ull; /* TimeOnly.MaxValue */
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "23:59:59.9999999");
+    ticks = 864000000000ull;
+    assert_string_equal(roundtrip(&p_time, &ticks, t, sizeof t), "<TimeOnly ticks=864000000000>");
+    /* Short records, and a plan whose size is not the kind's. */
+    assert_string_equal(format_raw(&p_date, &day, 3, t, sizeof t), "<damaged>");
+    assert_string_equal(format_raw(&p_time, &ticks, 7, t, sizeof t), "<damaged>");
+    static const ct_plan bad = { .kind = CT_V_DATEONLY, .size = 8, .type_name = "DateOnly" };
+    assert_string_equal(format_raw(&bad, &ticks, 8, t, sizeof t), "<damaged>");
+    /* Boxed in an object slot: by its kind's name. */
+    uint8_t boxed[8 + 8 + 1 + 4];
+    uint64_t addr = 0x1000, cls = 0x2000 | CT_CLASS_BOXED;
+    int32_t d = 738944;
+    memcpy(boxed, &addr, 8);
+    memcpy(boxed + 8, &cls, 8);
+    boxed[16] = CT_V_DATEONLY;
+    memcpy(boxed + 17, &d, 4);
+    assert_string_equal(format_raw(&p_obj, boxed, sizeof boxed, t, sizeof t), "DateOnly 2024-02-29");
+}
+
+/* 2.6: Index and Range as .NET's ToString writes them: "^n" from the end,
+ * Range "Start..End" with both ends always. */
+static void test_index_range(void **state)
+{
+    (void)state;
+    char t[128];
+    static const ct_plan p_index = { .kind = CT_V_INDEX, .size = 4, .type_name = "Index" };
+    int32_t v = 3;
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "3");
+    v = ~1; /* ^1 */
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "^1");
+    v = ~0; /* Index.End */
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "^0");
+    v = INT32_MAX;
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "2147483647");
+    v = INT32_MIN; /* ^int.MaxValue */
+    assert_string_equal(roundtrip(&p_index, &v, t, sizeof t), "^2147483647");
+    /* Start at 0, End at 4 (as .NET 10 lays it out), and the other way. */
+    static const ct_plan p_range = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                     .value_offset = 0, .count_offset = 4 };
+    static const ct_plan p_swapped = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                       .value_offset = 4, .count_offset = 0 };
+    int32_t range[2] = { 1, 3 };
+    assert_string_equal(roundtrip(&p_range, range, t, sizeof t), "1..3");
+    assert_string_equal(roundtrip(&p_swapped, range, t, sizeof t), "3..1");
+    range[0] = ~2; /* ^2.. is ^2..^0 */
+    range[1] = ~0;
+    assert_string_equal(roundtrip(&p_range, range, t, sizeof t), "^2..^0");
+    range[0] = 0; /* ..^1 is 0..^1 */
+    range[1] = ~1;
+    assert_string_equal(roundtrip(&p_range, range, t, sizeof t), "0..^1");
+    /* An offset past the last place an Index fits (4), a short record, a
+     * plan whose size is not 8: damaged. */
+    static const ct_plan p_bad = { .kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                                   .value_offset = 5, .count_offset = 0 };
+    assert_string_equal(format_raw(&p_bad, range, 8, t, sizeof t), "<damaged>");
+    assert_string_equal(format_raw(&p_range, range, 7, t, sizeof t), "<damaged>");
+    static const ct_plan p_big = { .kind = CT_V_RANGE, .size = 12, .type_name = "Range" };
+    int32_t three[3] = { 0 };
+    assert_string_equal(format_raw(&p_big, three, 12, t, sizeof t), "<damaged>");
+    /* A boxed Index by its name; a boxed Range cannot be (no plan says where
+     * its ends are). */
+    uint8_t boxed[8 + 8 + 1 + 8];
+    uint64_t addr = 0x1000, cls = 0x2000 | CT_CLASS_BOXED;
+    v = ~1;
+    memcpy(boxed, &addr, 8);
+    memcpy(boxed + 8, &cls, 8);
+    boxed[16] = CT_V_INDEX;
+    memcpy(boxed + 17, &v, 4);
+    assert_string_equal(format_raw(&p_obj, boxed, 21, t, sizeof t), "Index ^1");
+    boxed[16] = CT_V_RANGE;
+    memcpy(boxed + 17, range, 8);
+    assert_string_equal(format_raw(&p_obj, boxed, 25, t, sizeof t), "<damaged>");
+}
+
+/* 2.6: an [InlineArray(N)] struct, its N elements as an array's: all of
+ * them at the array-items limit, ", ..." one past it; elements a stride
+ * apart; malformed records damaged. */
+static void test_inline_arrays(void **state)
+{
+    (void)state;
+    char t[256];
+    static const ct_plan p_quad = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 4, .elem = &p_i4, .value_offset = 4 };
+    int32_t quad[4] = { 2, 4, 6, 8 };
+    ct_limits lim = { 64, 4, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    content_roundtrip(&p_quad, quad, &lim, t, sizeof t);
+    assert_string_equal(t, "{2, 4, 6, 8}");
+    lim.array_items = 3;
+    content_roundtrip(&p_quad, quad, &lim, t, sizeof t);
+    assert_string_equal(t, "{2, 4, 6, ...}");
+    lim.array_items = 0;
+    content_roundtrip(&p_quad, quad, &lim, t, sizeof t);
+    assert_string_equal(t, "{...}");
+    /* Strings, two of them 8 bytes apart; shorts 4 bytes apart (padding). */
+    fake_string a = { STRING_CLASS, 1, { 'a' } }, b = { STRING_CLASS, 2, { 'b', 'c' } };
+    uint64_t words[2] = { (uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&b };
+    static const ct_plan p_words = { .kind = CT_V_INLINE, .size = 16, .type_name = "Words",
+                                     .count = 2, .elem = &p_str, .value_offset = 8 };
+    lim.array_items = 8;
+    content_roundtrip(&p_words, words, &lim, t, sizeof t);
+    assert_string_equal(t, "{\"a\", \"bc\"}");
+    static const ct_plan p_i2 = { .kind = CT_V_I2, .size = 2, .type_name = "short" };
+    static const ct_plan p_spaced = { .kind = CT_V_INLINE, .size = 12, .type_name = "Spaced",
+                                      .count = 3, .elem = &p_i2, .value_offset = 4 };
+    int16_t spaced[6] = { -1, 99, -2, 99, -3, 99 };
+    content_roundtrip(&p_spaced, spaced, &lim, t, sizeof t);
+    assert_string_equal(t, "{-1, -2, -3}");
+    /* More elements copied than the struct has; no element plan; none
+     * counted in the plan. */
+    uint8_t raw[4 + 5 * 4] = { 5 };
+    assert_string_equal(format_raw(&p_quad, raw, sizeof raw, t, sizeof t), "<damaged>");
+    static const ct_plan p_noelem = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                      .count = 4, .value_offset = 4 };
+    raw[0] = 1;
+    assert_string_equal(format_raw(&p_noelem, raw, 8, t, sizeof t), "<damaged>");
+    static const ct_plan p_zero = { .kind = CT_V_INLINE, .size = 16, .type_name = "Quad",
+                                    .count = 0, .elem = &p_i4, .value_offset = 4 };
+    raw[0] = 0;
+    assert_string_equal(format_raw(&p_zero, raw, 4, t, sizeof t), "<damaged>");
+}
+
+/* A StringBuilder chunk and its char[]. */
+typedef struct fake_chunk {
+    uint64_t mt, chars, previous;
+    int32_t length, offset;
+} fake_chunk;
+typedef struct fake_chars {
+    uint64_t mt;
+    uint32_t length, pad;
+    uint16_t data[8];
+} fake_chars;
+
+/* Links chunks[0..n) first to last, chunk i holding text[i*per..] (per
+ * chars each, the last what is left); returns the last. */
+static uint64_t link_chunks(fake_chunk *chunks, fake_chars *arrays, uint32_t n, const char *text,
+                            uint32_t per)
+{
+    uint32_t len = (uint32_t)strlen(text);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t off = i * per, cl = i + 1 == n ? len - off : per;
+        arrays[i].mt = ARRAY_CLASS;
+        arrays[i].length = 8;
+        for (uint32_t k = 0; k < cl; k++)
+            arrays[i].data[k] = (uint16_t)text[off + k];
+        chunks[i].mt = TEXT_CLASS;
+        chunks[i].chars = (uint64_t)(uintptr_t)&arrays[i];
+        chunks[i].previous = i ? (uint64_t)(uintptr_t)&chunks[i - 1] : 0;
+        chunks[i].length = (int32_t)cl;
+        chunks[i].offset = (int32_t)off;
+    }
+    return (uint64_t)(uintptr_t)&chunks[n - 1];
+}
+
+/* 2.6: a StringBuilder by its text, walked back from its last chunk: cut at
+ * the string-chars limit as a string is (at it and one past it), its chunks
+ * followed up to CT_MAX_TEXT_CHUNKS (at it and one past it: the length
+ * only), a chain that does not add up showing the length only. */
+static void test_string_builder(void **state)
+{
+    (void)state;
+    static fake_chunk chunks[CT_MAX_TEXT_CHUNKS + 1];
+    static fake_chars arrays[CT_MAX_TEXT_CHUNKS + 1];
+    char t[512];
+    ct_limits lim = { 6, 8, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    uint64_t ref = link_chunks(chunks, arrays, 1, "abcdef", 8);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abcdef\"");
+    ref = link_chunks(chunks, arrays, 3, "abcdef", 2); /* "ab" "cd" "ef" */
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abcdef\"");
+    lim.string_chars = 5;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abcde\"...(6 chars)");
+    lim.string_chars = 3; /* the last chunk is not copied at all */
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abc\"...(6 chars)");
+    /* A chunk that does not end where the next begins. */
+    chunks[1].length = 1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"\"...(6 chars)");
+    /* An empty builder. */
+    ref = link_chunks(chunks, arrays, 1, "", 8);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"\"");
+    /* CT_MAX_TEXT_CHUNKS chunks of one char: the text; one more: its length. */
+    char many[CT_MAX_TEXT_CHUNKS + 2];
+    memset(many, 'x', sizeof many - 1);
+    many[CT_MAX_TEXT_CHUNKS] = '\0';
+    lim.string_chars = 4;
+    ref = link_chunks(chunks, arrays, CT_MAX_TEXT_CHUNKS, many, 1);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    char want[64];
+    snprintf(want, sizeof want, "\"xxxx\"...(%d chars)", CT_MAX_TEXT_CHUNKS);
+    assert_string_equal(t, want);
+    many[CT_MAX_TEXT_CHUNKS] = 'x';
+    many[CT_MAX_TEXT_CHUNKS + 1] = '\0';
+    ref = link_chunks(chunks, arrays, CT_MAX_TEXT_CHUNKS + 1, many, 1);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    snprintf(want, sizeof want, "\"\"...(%d chars)", CT_MAX_TEXT_CHUNKS + 1);
+    assert_string_equal(t, want);
+    /* Malformed: more characters than the length, a negative length. */
+    uint8_t raw[8 + 8 + 4 + 4 + 4] = { 0 };
+    uint64_t addr = 0x1000, cls = TEXT_CLASS | CT_CLASS_CONTENT;
+    int32_t len = 1;
+    uint32_t n = 2;
+    memcpy(raw, &addr, 8);
+    memcpy(raw + 8, &cls, 8);
+    memcpy(raw + 16, &len, 4);
+    memcpy(raw + 20, &n, 4);
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, raw, sizeof raw, &content_classes, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+    len = -1;
+    n = 0;
+    memcpy(raw + 16, &len, 4);
+    memcpy(raw + 20, &n, 4);
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, raw, 24, &content_classes, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+}
+
 static void test_content_damage(void **state)
 {
     (void)state;
@@ -969,6 +1234,10 @@ int main(void)
         cmocka_unit_test(test_collections),
         cmocka_unit_test(test_grids_and_segments),
         cmocka_unit_test(test_content_damage),
+        cmocka_unit_test(test_dateonly_timeonly),
+        cmocka_unit_test(test_index_range),
+        cmocka_unit_test(test_inline_arrays),
+        cmocka_unit_test(test_string_builder),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

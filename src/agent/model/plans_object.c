@@ -5,7 +5,8 @@
  * names and signatures, with no type load (a struct field whose type the
  * runtime would have to load is shown as its bytes); then it is cached for
  * the process. CoreLib's List, Queue, Stack, HashSet and Dictionary are
- * planned by their elements, T[] in an object slot by its elements. */
+ * planned by their elements, T[] in an object slot by its elements, a
+ * StringBuilder by its text. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,41 @@ static const ct_plan *plan_seq(pctx *c, ClassID cls, const ct_module *m, mdTypeD
     *qp = q;
     ct_plan p = {.kind = CT_V_SEQ, .size = 8, .type_name = ct_pl_perm_text(tname),
                  .shape = (uint8_t)k->shape, .elem = elem, .key = key, .seq = qp};
+    return ct_pl_new_plan(&p);
+}
+
+/* System.Text.StringBuilder: a TEXT plan, its chunk fields' offsets from
+ * the runtime's layout; NULL when it is laid out otherwise (then it is
+ * shown field by field). */
+static const ct_plan *plan_text(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                const char *tname)
+{
+    ct_field f[16];
+    uint32_t nf = 0, size = 0;
+    if (ct_pl_plan_fields(c, cls, m, td, NULL, 0, 1, 1, f, 16, &nf, &size) < 0)
+        return NULL;
+    static const char *const names[4] = {"m_ChunkChars", "m_ChunkPrevious", "m_ChunkLength",
+                                         "m_ChunkOffset"};
+    int64_t at[4];
+    for (int k = 0; k < 4; k++) {
+        at[k] = -1;
+        for (uint32_t i = 0; i < nf; i++)
+            if (!strcmp(f[i].name, names[k]) &&
+                (k < 2 ? f[i].plan->size == 8 : f[i].plan->kind == CT_V_I4))
+                at[k] = f[i].offset;
+        if (at[k] < 0)
+            return NULL;
+    }
+    ct_seq *qp = ct_perm_alloc(sizeof *qp);
+    if (!qp)
+        return NULL;
+    memset(qp, 0, sizeof *qp);
+    qp->items = (uint32_t)at[0];
+    qp->previous = (uint32_t)at[1];
+    qp->count = (uint32_t)at[2];
+    qp->head = (uint32_t)at[3];
+    ct_plan p = {.kind = CT_V_SEQ, .size = 8, .type_name = ct_pl_perm_text(tname),
+                 .shape = CT_SEQ_TEXT, .elem = ct_pl_prim_plan(CLRSIG_ET_CHAR), .seq = qp};
     return ct_pl_new_plan(&p);
 }
 
@@ -361,6 +397,11 @@ static const ct_plan *build(pctx *c, ClassID cls, const uint8_t *obj, int *again
     default:
         break;
     }
+    const ct_plan *text = m->corelib && !strcmp(full, "System.Text.StringBuilder")
+                              ? plan_text(c, cls, m, td, tname)
+                              : NULL;
+    if (text)
+        return text;
     /* By full name: Stack<T> lives in System.Collections, the others in
      * CoreLib; the fields are checked by name. */
     const ct_plan *q = plan_seq(c, cls, m, td, full, args, nargs, tname, obj, again);

@@ -106,6 +106,8 @@ const ct_plan *ct_pl_corelib_plan(const char *full)
     return NULL;
 }
 
+static ct_vkind one_field_kind(ClassID cls, const char *full);
+
 ct_vkind ct_plan_boxed_kind(ClassID cls)
 {
     ICorProfilerInfo *info = g_ct.info;
@@ -122,7 +124,9 @@ ct_vkind ct_plan_boxed_kind(ClassID cls)
         return CT_V_VOID;
     const ct_plan *p = ct_pl_corelib_plan(full);
     /* Only values of a fixed size, held right after the method table. */
-    return p && ct_vkind_size(p->kind) ? p->kind : CT_V_VOID;
+    if (p)
+        return ct_vkind_size(p->kind) ? p->kind : CT_V_VOID;
+    return one_field_kind(cls, full);
 }
 
 /* ----------------------------------------------------------- caches */
@@ -834,6 +838,112 @@ static const ct_plan *plan_dtoffset(pctx *c, ClassID cls, const ct_module *m, md
     return ct_pl_new_plan(&p);
 }
 
+/* CoreLib structs that are one field, shown as a well-known kind: the
+ * field's name and kind as the runtime lays them out (checked, not
+ * assumed). */
+static const struct {
+    const char *full;
+    const char *field;
+    ct_vkind field_kind, field_kind2; /* the field's type: one of the two */
+    ct_vkind kind;
+    const char *name;
+} k_one_field[] = {
+    /* _dayNumber: int in older runtimes, uint in newer ones */
+    {"System.DateOnly", "_dayNumber", CT_V_I4, CT_V_U4, CT_V_DATEONLY, "DateOnly"},
+    {"System.TimeOnly", "_ticks", CT_V_U8, CT_V_I8, CT_V_TIMEONLY, "TimeOnly"},
+    {"System.Index", "_value", CT_V_I4, CT_V_I4, CT_V_INDEX, "Index"},
+};
+
+/* A one-field CoreLib struct of k_one_field: its well-known plan; NULL for
+ * any other type, or one laid out otherwise (then it reads as a struct). */
+static const ct_plan *plan_one_field(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                     const char *full, const char *tname)
+{
+    for (size_t i = 0; i < sizeof k_one_field / sizeof *k_one_field; i++) {
+        if (strcmp(full, k_one_field[i].full) != 0)
+            continue;
+        ct_vkind k = k_one_field[i].kind;
+        const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, NULL, 0, tname, 1, 1);
+        if (!st || st->kind != CT_V_STRUCT || st->count != 1 || st->size != ct_vkind_size(k) ||
+            st->fields[0].offset != 0 || strcmp(st->fields[0].name, k_one_field[i].field) != 0 ||
+            (st->fields[0].plan->kind != k_one_field[i].field_kind &&
+             st->fields[0].plan->kind != k_one_field[i].field_kind2))
+            return NULL;
+        ct_plan p = {.kind = k, .size = ct_vkind_size(k), .type_name = k_one_field[i].name};
+        return ct_pl_new_plan(&p);
+    }
+    return NULL;
+}
+
+/* A boxed one-field CoreLib struct (DateOnly): its well-known kind once its
+ * layout is checked (the class's plan, cached); VOID for any other type. */
+static ct_vkind one_field_kind(ClassID cls, const char *full)
+{
+    size_t i = 0;
+    while (i < sizeof k_one_field / sizeof *k_one_field && strcmp(full, k_one_field[i].full) != 0)
+        i++;
+    if (i == sizeof k_one_field / sizeof *k_one_field)
+        return CT_V_VOID;
+    session ss = {0};
+    pctx *c = ct_pl_open(&ss, NULL, 0);
+    if (!c)
+        return CT_V_VOID;
+    const ct_plan *p = ct_pl_plan_class(c, cls, 1, 1);
+    ct_pl_close(&ss, c);
+    return p && p->kind == k_one_field[i].kind ? p->kind : CT_V_VOID;
+}
+
+/* Range: a RANGE plan with where the runtime put its Start and End (two
+ * Index auto-properties); NULL when it is laid out otherwise. */
+static const ct_plan *plan_range(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                 const char *tname)
+{
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, NULL, 0, tname, 1, 1);
+    int64_t at[2] = {-1, -1};
+    static const char *const names[2] = {"Start", "End"};
+    for (uint32_t i = 0; st && st->kind == CT_V_STRUCT && i < st->count; i++)
+        for (int k = 0; k < 2; k++)
+            if (!strcmp(st->fields[i].name, names[k]) && st->fields[i].plan->kind == CT_V_INDEX)
+                at[k] = st->fields[i].offset;
+    if (!st || st->size != 8 || at[0] < 0 || at[0] > 4 || at[1] < 0 || at[1] > 4 ||
+        at[0] == at[1])
+        return NULL;
+    ct_plan p = {.kind = CT_V_RANGE, .size = 8, .type_name = "Range",
+                 .value_offset = (uint32_t)at[0], .count_offset = (uint32_t)at[1]};
+    return ct_pl_new_plan(&p);
+}
+
+/* An [InlineArray(N)] struct (any module's): an INLINE plan of its one
+ * field's type, N of them; NULL for any other type, or one laid out
+ * otherwise. N is the attribute's argument (blob: prolog 1, then the i32);
+ * the elements are the runtime's size / N bytes apart, each at least the
+ * field's size. */
+static const ct_plan *plan_inline_array(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                        const ClassID *args, ULONG32 nargs, const char *tname,
+                                        unsigned sl, unsigned dl)
+{
+    static const WCHAR attr[] = u"System.Runtime.CompilerServices.InlineArrayAttribute";
+    const uint8_t *blob = NULL;
+    ULONG len = 0;
+    if (m->mdi->lpVtbl->GetCustomAttributeByName(m->mdi, td, attr, (const void **)&blob, &len) !=
+            S_OK ||
+        !blob || len < 6 || blob[0] != 1 || blob[1] != 0)
+        return NULL;
+    int32_t n;
+    memcpy(&n, blob + 2, 4);
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    if (n <= 0 || !st || ct_plan_is_by_range(st) || st->kind != CT_V_STRUCT || st->count != 1 ||
+        st->fields[0].offset != 0 || st->size % (uint32_t)n)
+        return NULL;
+    const ct_plan *elem = st->fields[0].plan;
+    uint32_t stride = st->size / (uint32_t)n;
+    if (ct_plan_is_by_range(elem) || !elem->size || elem->size > stride)
+        return NULL;
+    ct_plan p = {.kind = CT_V_INLINE, .size = st->size, .type_name = st->type_name,
+                 .count = (uint32_t)n, .elem = elem, .value_offset = stride};
+    return ct_pl_new_plan(&p);
+}
+
 /* A struct whose one field is the array it wraps (ImmutableArray<T>): an
  * ARRAY plan named by the struct; NULL when it is laid out otherwise. */
 static const ct_plan *plan_wrapped_array(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
@@ -910,6 +1020,14 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
         const ct_plan *seg = plan_segment(c, cls, m, td, full, args, nargs, tname, sl, dl);
         if (seg)
             return seg;
+        const ct_plan *one = plan_one_field(c, cls, m, td, full, tname);
+        if (one)
+            return one;
+        if (!strcmp(full, "System.Range")) {
+            const ct_plan *range = plan_range(c, cls, m, td, tname);
+            if (range)
+                return range;
+        }
         if (!strcmp(full, "System.DateTimeOffset")) {
             const ct_plan *dto = plan_dtoffset(c, cls, m, td, tname);
             if (dto)
@@ -924,8 +1042,10 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
     switch (ct_typedef_kind(m, td)) {
     case CT_TYPE_ENUM:
         return plan_enum(m, td);
-    case CT_TYPE_STRUCT:
-        return ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    case CT_TYPE_STRUCT: {
+        const ct_plan *inl = plan_inline_array(c, cls, m, td, args, nargs, tname, sl, dl);
+        return inl ? inl : ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    }
     case CT_TYPE_CLASS:
     default: {
         ct_plan p = {.kind = CT_V_OBJECT, .size = 8, .type_name = ct_pl_perm_text(tname)};

@@ -219,6 +219,55 @@ static void capture_segment(cap_ctx *c, const ct_plan *p, const uint8_t *src, un
                   n, depth);
 }
 
+/* A StringBuilder's length and the first characters of its text (after
+ * the object's address and class id). Its chunks are linked from the last
+ * (the object itself) back to the first, each with its characters' offset
+ * in the text: they are followed back (at most CT_MAX_TEXT_CHUNKS) until
+ * the chunk at offset 0, copying what falls in the first n characters.
+ * Every chunk is checked (its characters inside its array, ending where the
+ * next one starts); when they do not all agree, or the first is not
+ * reached, no character is kept. */
+static void capture_text(cap_ctx *c, const ct_seq *q, const uint8_t *o)
+{
+    int32_t length = load_i32(o + q->head) + load_i32(o + q->count);
+    if (length < 0 || load_i32(o + q->head) < 0)
+        length = 0;
+    uint32_t n = (uint32_t)length < c->limits->string_chars ? (uint32_t)length
+                                                            : c->limits->string_chars;
+    emit(c, &length, 4);
+    size_t n_at = c->len;
+    emit_u32(c, n);
+    if (c->overflow || (size_t)n * 2 > c->cap - c->len) {
+        c->overflow = 1;
+        return;
+    }
+    uint8_t *dst = c->out + c->len;
+    int32_t end = length; /* where the chunk being read must end */
+    const uint8_t *chunk = o;
+    for (uint32_t k = 0; chunk && k < CT_MAX_TEXT_CHUNKS; k++) {
+        int32_t off = load_i32(chunk + q->head), clen = load_i32(chunk + q->count);
+        uint64_t arr = load_ref(chunk + q->items);
+        uint32_t alen = 0;
+        if (arr)
+            memcpy(&alen, (const uint8_t *)(uintptr_t)arr + c->layout->array_length_offset, 4);
+        if (off < 0 || clen < 0 || (uint32_t)clen > alen || off != end - clen)
+            break;
+        if ((uint32_t)off < n) {
+            uint32_t take = n - (uint32_t)off < (uint32_t)clen ? n - (uint32_t)off : (uint32_t)clen;
+            memcpy(dst + (size_t)off * 2,
+                   (const uint8_t *)(uintptr_t)arr + c->layout->array_data_offset, (size_t)take * 2);
+        }
+        end = off;
+        if (off == 0) {
+            c->len += (size_t)n * 2;
+            return;
+        }
+        chunk = (const uint8_t *)(uintptr_t)load_ref(chunk + q->previous);
+    }
+    /* The start was not reached: the length only. */
+    memset(c->out + n_at, 0, 4);
+}
+
 /* A collection's elements (after the object's address and class id). Every
  * index is checked against the array the collection holds. */
 static void capture_seq(cap_ctx *c, const ct_plan *p, const uint8_t *o, unsigned depth)
@@ -230,6 +279,10 @@ static void capture_seq(cap_ctx *c, const ct_plan *p, const uint8_t *o, unsigned
     const ct_seq *q = p->seq;
     if (!q) {
         c->overflow = 1;
+        return;
+    }
+    if (p->shape == CT_SEQ_TEXT) {
+        capture_text(c, q, o);
         return;
     }
     int32_t count = load_i32(o + q->count);
@@ -387,6 +440,14 @@ static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned d
         for (uint32_t i = 0; i < p->count && !c->overflow; i++)
             capture(c, p->fields[i].plan, src + p->fields[i].offset, depth + 1);
         break;
+    case CT_V_INLINE: {
+        /* The elements from the first, as an array's are kept. */
+        uint32_t n = items_kept(c, p->elem, p->count);
+        emit_u32(c, n);
+        for (uint32_t i = 0; i < n && !c->overflow; i++)
+            capture(c, p->elem, src + (size_t)i * p->value_offset, depth + 1);
+        break;
+    }
     case CT_V_NULLABLE: {
         uint8_t has = src[0] != 0;
         emit(c, &has, 1);

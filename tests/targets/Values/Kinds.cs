@@ -20,6 +20,11 @@ namespace Demo
     public struct Named { public string Name; public int Id; }
     public struct Temperature { public double Celsius { get; set; } }
 
+    // Inline arrays: one field repeated N times, shown as N elements.
+    [InlineArray(4)] public struct Quad { private int _e0; }
+    [InlineArray(10)] public struct Ten { private long _e0; }
+    [InlineArray(2)] public struct Words { private string _e0; }
+
     // Nested five levels deep: the default CLRTRACE_STRUCT_DEPTH (4) shows
     // four levels and elides the fifth.
     public struct Level5 { public int E; }
@@ -97,6 +102,40 @@ namespace Demo
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Dates(DateTime[] days, DateTime? maybe, Guid? none) => days.Length;
+
+        // DateOnly and TimeOnly in ISO 8601 (a TimeOnly's fraction without
+        // its trailing zeros), also boxed and in a Nullable.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static DateOnly DateAndTime(DateOnly day, TimeOnly at, TimeOnly precise, TimeOnly half,
+                                           TimeOnly last, DateOnly? first, object boxed) => day.AddDays(1);
+
+        // Inline arrays by element, as arrays read (8 elements by default).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        // (Elements through Unsafe, not the indexer: the compiler's indexer
+        // helpers live in this assembly and would be traced too.)
+        public static Quad InlineArrays(Quad q, Ten many, Words words)
+        {
+            Quad r = default;
+            for (int i = 0; i < 4; i++)
+            {
+                Unsafe.Add(ref Unsafe.As<Quad, int>(ref r), i) = 2 * Unsafe.Add(ref Unsafe.As<Quad, int>(ref q), i);
+            }
+            return r;
+        }
+
+        // StringBuilders by their text (chunks followed from the last), cut
+        // as strings are (64 characters by default), null, and in an object
+        // slot.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Builders(System.Text.StringBuilder one, System.Text.StringBuilder chunked,
+                                   System.Text.StringBuilder longer, System.Text.StringBuilder none,
+                                   object boxed) => one.Length + chunked.Length;
+
+        // Index and Range as .NET's ToString writes them: ^n from the end, a
+        // Range with both ends always (^2.. is ^2..^0).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Range Slices(Index first, Index last, Range mid, Range tail, Range head, Range all,
+                                   object boxed) => 1..^1;
 
         // SIMD vectors by element, as .NET writes them ("<1, 2, 3, 4>").
         [MethodImpl(MethodImplOptions.NoInlining)]

@@ -6,6 +6,7 @@
 // one call so the trace holds two threads.
 using System;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Demo
@@ -53,6 +54,35 @@ namespace Demo
             Show("spans", Kinds.Spans("hello, span".AsSpan(0, 5), ints, default,
                 new string('x', 100).AsSpan(), longs));
             Show("dates", Kinds.Dates(new[] { new DateTime(1, 1, 1), DateTime.MaxValue }, new DateTime(2038, 1, 19, 3, 14, 7), null));
+            Show("dateonly", Kinds.DateAndTime(new DateOnly(2024, 2, 29), new TimeOnly(13, 45, 30),
+                new TimeOnly(13, 45, 30).Add(TimeSpan.FromTicks(1234567)), new TimeOnly(0, 0, 0, 500),
+                TimeOnly.MaxValue, new DateOnly(1, 1, 1), new TimeOnly(7, 5)).ToString("yyyy-MM-dd", Inv));
+            Show("slices", Kinds.Slices(2, ^1, 1..3, ^2.., ..^1, .., ^3).ToString());
+            Quad quad = default;
+            Ten ten = default;
+            Words words = default;
+            for (int i = 0; i < 4; i++)
+            {
+                Unsafe.Add(ref Unsafe.As<Quad, int>(ref quad), i) = 2 * (i + 1);
+            }
+            for (int i = 0; i < 10; i++)
+            {
+                Unsafe.Add(ref Unsafe.As<Ten, long>(ref ten), i) = i + 1;
+            }
+            Unsafe.As<Words, string>(ref words) = "x";
+            Unsafe.Add(ref Unsafe.As<Words, string>(ref words), 1) = "yz";
+            Quad doubled = Kinds.InlineArrays(quad, ten, words);
+            Show("inline", Unsafe.Add(ref Unsafe.As<Quad, int>(ref doubled), 3));
+            // "abc" fills a builder of capacity 3; each Append then adds a chunk.
+            var chunked = new System.Text.StringBuilder(3).Append("abc");
+            chunked.Append("def").Append("ghij").Append('k');
+            var longer = new System.Text.StringBuilder();
+            for (int i = 0; i < 10; i++)
+            {
+                longer.Append("0123456789");
+            }
+            Show("builders", Kinds.Builders(new System.Text.StringBuilder("abcdef"), chunked, longer, null,
+                new System.Text.StringBuilder("in \"object\"")));
             Show("strings", Kinds.Strings("Hello, test!", "", null, "tab\there \"quoted\" back\\slash"));
             Show("long", Kinds.LongString("0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"));
             Show("unicode", Kinds.Unicode("h\u00e9llo \u2713"));
