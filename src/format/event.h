@@ -36,7 +36,10 @@
  * as they were (not rewritten). */
 /* 2.6: plans of more well-known CoreLib types (DateOnly, TimeOnly, Index,
  * Range), of inline arrays, and StringBuilder's text (SEQ shape TEXT); a 2.5
- * reader reports a FUNCTION or CLASS record that uses one as malformed. */
+ * reader reports a FUNCTION or CLASS record that uses one as malformed.
+ * UNWIND records may carry the exception's inner exceptions (its
+ * InnerException chain, an AggregateException's InnerExceptions): a node
+ * word after the message, then three values per inner exception. */
 #define CT_TRACE_VERSION_MAJOR 2
 #define CT_TRACE_VERSION_MINOR 6
 
@@ -202,7 +205,46 @@ int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t 
  * address 0 when the field is null). The plan of UNWIND value i, or NULL past
  * the last. */
 #define CT_UNWIND_VALUES 2
+/* Since 2.6 (docs/trace-format.md, "The values of UNWIND"): value 2 is the
+ * exception's node word (U4 plan), and each inner exception follows as
+ * three values, in the same order: its object, its _message, its node
+ * word; the exceptions in preorder (an exception, then its inner
+ * exceptions). The node word: */
+#define CT_UNWIND_NODE_VALUES 3
+#define CT_EXC_NODE_DEPTH_MASK 0xFFu    /* bits 0-7: depth (0: the thrown exception) */
+#define CT_EXC_NODE_AGGREGATE 0x100u    /* bit 8: an AggregateException (or derived):
+                                           its inner exceptions are InnerExceptions,
+                                           its Message is built from theirs */
+#define CT_EXC_NODE_INNER_SHIFT 16      /* bits 16-31: the inner exceptions it has
+                                           (at most 0xFFFF), recorded or not */
+#define CT_EXC_NODE_INNER_MAX 0xFFFFu
+/* Most inner exceptions a reader takes from one UNWIND record (more is a
+ * damaged chain). */
+#define CT_UNWIND_CHAIN_MAX 64
 const ct_plan *ct_unwind_plan(uint32_t i);
+
+/* One exception of an UNWIND record's chain (ct_unwind_chain). */
+typedef struct ct_exc_node {
+    uint64_t object, class_id;      /* the exception (a CLASS record names the class) */
+    const uint8_t *message;         /* its _message value (STRING plan) when message_status
+                                       is CT_VALUE_PLAN, else not read (NULL) */
+    uint32_t message_len;
+    ct_value_status message_status;
+    uint32_t depth;                 /* 0: the thrown exception; 1: its inner exceptions... */
+    int aggregate;                  /* CT_EXC_NODE_AGGREGATE */
+    uint32_t inner;                 /* the inner exceptions it has */
+    uint32_t kept;                  /* of those, how many the record carries (the nodes
+                                       of depth + 1 that follow it) */
+} ct_exc_node;
+
+/* The exceptions an UNWIND record carries, into nodes[0..*n) (cap at
+ * least 1; CT_UNWIND_CHAIN_MAX + 1 takes any chain a reader accepts):
+ * returns 1 with the thrown exception at nodes[0] and its inner
+ * exceptions in preorder after it (none in traces before 2.6); 0 when the
+ * record carries no exception; -1 when the chain is damaged (nodes[0] and
+ * *n = 1 are still the thrown exception's: a reader shows it, then that
+ * the rest is damaged). */
+int ct_unwind_chain(const ct_rec *r, ct_exc_node *nodes, uint32_t cap, uint32_t *n);
 
 /* ----------------------------------------------------------------- writing */
 

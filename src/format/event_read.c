@@ -661,9 +661,101 @@ int ct_next_value(const ct_rec *r, size_t *pos, const uint8_t **value, uint32_t 
 
 const ct_plan *ct_unwind_plan(uint32_t i)
 {
-    static const ct_plan plans[CT_UNWIND_VALUES] = {
+    static const ct_plan plans[CT_UNWIND_NODE_VALUES] = {
         {.kind = CT_V_OBJECT, .size = 8, .type_name = "System.Exception"},
         {.kind = CT_V_STRING, .size = 8, .type_name = "string"},
+        {.kind = CT_V_U4, .size = 4, .type_name = "uint"},
     };
-    return i < CT_UNWIND_VALUES ? &plans[i] : NULL;
+    return i < CT_UNWIND_NODE_VALUES * (1 + CT_UNWIND_CHAIN_MAX) ? &plans[i % CT_UNWIND_NODE_VALUES]
+                                                                 : NULL;
+}
+
+/* An exception's object value (OBJECT plan: address, class id): 0, or -1. */
+static int exc_object(const uint8_t *v, uint32_t len, ct_value_status st, ct_exc_node *x)
+{
+    if (st != CT_VALUE_PLAN || len != 16)
+        return -1;
+    x->object = ct_get_le64(v);
+    x->class_id = ct_get_le64(v + 8);
+    return 0;
+}
+
+/* Its message value: read (a STRING value of at least its address) or not. */
+static void exc_message(const uint8_t *v, uint32_t len, ct_value_status st, ct_exc_node *x)
+{
+    int read = st == CT_VALUE_PLAN && len >= 8;
+    x->message = read ? v : NULL;
+    x->message_len = read ? len : 0;
+    x->message_status = read ? CT_VALUE_PLAN : CT_VALUE_MISSING;
+}
+
+/* Its node word (U4 plan): 0, or -1. */
+static int exc_word(const uint8_t *v, uint32_t len, ct_value_status st, ct_exc_node *x)
+{
+    if (st != CT_VALUE_PLAN || len != 4)
+        return -1;
+    uint32_t w = ct_get_le32(v);
+    x->depth = w & CT_EXC_NODE_DEPTH_MASK;
+    x->aggregate = (w & CT_EXC_NODE_AGGREGATE) != 0;
+    x->inner = w >> CT_EXC_NODE_INNER_SHIFT;
+    return 0;
+}
+
+/* A damaged chain: the thrown exception alone. */
+static int chain_damaged(ct_exc_node *nodes, uint32_t *n)
+{
+    nodes[0].kept = 0;
+    *n = 1;
+    return -1;
+}
+
+int ct_unwind_chain(const ct_rec *r, ct_exc_node *nodes, uint32_t cap, uint32_t *n)
+{
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    *n = 0;
+    if (!cap || r->type != CT_REC_UNWIND || ct_next_value(r, &pos, &v, &len, &st) != 1)
+        return 0;
+    ct_exc_node *top = &nodes[0];
+    memset(top, 0, sizeof *top);
+    if (exc_object(v, len, st, top) < 0)
+        return 0;
+    *n = 1;
+    top->message_status = CT_VALUE_MISSING;
+    int k = ct_next_value(r, &pos, &v, &len, &st);
+    if (k < 0)
+        return chain_damaged(nodes, n);
+    if (k == 0)
+        return 1; /* the class alone */
+    exc_message(v, len, st, top);
+    k = ct_next_value(r, &pos, &v, &len, &st);
+    if (k == 0)
+        return 1; /* a trace before 2.6 */
+    if (k < 0 || exc_word(v, len, st, top) < 0 || top->depth != 0)
+        return chain_damaged(nodes, n);
+    /* The inner exceptions, in preorder: each one's depth at most one more
+     * than the exception before it; none more than its parent has. */
+    uint32_t parent[256];
+    parent[0] = 0;
+    for (;;) {
+        ct_exc_node x = {0};
+        if ((k = ct_next_value(r, &pos, &v, &len, &st)) == 0)
+            break;
+        if (k < 0 || exc_object(v, len, st, &x) < 0 ||
+            ct_next_value(r, &pos, &v, &len, &st) != 1)
+            return chain_damaged(nodes, n);
+        exc_message(v, len, st, &x);
+        if (ct_next_value(r, &pos, &v, &len, &st) != 1 || exc_word(v, len, st, &x) < 0 ||
+            x.depth == 0 || x.depth > nodes[*n - 1].depth + 1 || *n >= cap)
+            return chain_damaged(nodes, n);
+        ct_exc_node *up = &nodes[parent[x.depth - 1]];
+        if (up->kept >= up->inner)
+            return chain_damaged(nodes, n);
+        up->kept++;
+        parent[x.depth] = *n;
+        nodes[(*n)++] = x;
+    }
+    return 1;
 }

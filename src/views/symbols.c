@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/table.h"
 #include "value_text.h"
 
@@ -377,27 +378,162 @@ int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leav
     return shown;
 }
 
+/* An AggregateException's Message as .NET builds it (AggregateException.cs,
+ * Message): its own message (Exception.Message: _message, or "Exception of
+ * type 'NAME' was thrown." when null), then " (" + the Message of each of
+ * its InnerExceptions + ")". Built here as a STRING value from the pieces
+ * the record has: kept whole up to the first piece that was cut (then the
+ * whole length is still known, as a cut string's) or that the record does
+ * not have (an inner exception left out, a message not read or null under
+ * a Message override: then neither is the length). */
+typedef struct exc_msg {
+    uint8_t *units;      /* UTF-16LE code units */
+    uint32_t cap, n;     /* room and code units kept */
+    int64_t length;      /* the whole message's length */
+    int cut;             /* a piece was not kept whole: nothing more is kept */
+    int unknown;         /* a piece is not known: the length is not either */
+} exc_msg;
+
+static void msg_units(exc_msg *b, const uint8_t *units, uint32_t n, int64_t length)
+{
+    if (b->unknown)
+        return;
+    b->length += length;
+    for (uint32_t i = 0; i < n && !b->cut; i++) {
+        if (b->n == b->cap) {
+            b->cut = 1;
+            break;
+        }
+        memcpy(b->units + 2 * b->n++, units + 2 * i, 2);
+    }
+    if ((int64_t)n < length)
+        b->cut = 1;
+}
+
+/* ASCII text (a class name's other characters stand for one unit each). */
+static void msg_ascii(exc_msg *b, const char *s)
+{
+    for (; *s; s++) {
+        uint8_t u[2] = { (uint8_t)(*s & 0x7f), 0 };
+        msg_units(b, u, 1, 1);
+    }
+}
+
+/* The index past nodes[i]'s subtree. */
+static uint32_t skip_node(const ct_exc_node *x, uint32_t n, uint32_t i)
+{
+    uint32_t d = x[i].depth;
+    for (i++; i < n && x[i].depth > d; i++)
+        ;
+    return i;
+}
+
+/* The Message of nodes[i] into b; returns the index past its subtree. */
+static uint32_t msg_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32_t i,
+                         exc_msg *b)
+{
+    const ct_exc_node *me = &x[i++];
+    const uint8_t *m = me->message;
+    uint64_t addr = m ? ct_get_le64(m) : 0;
+    if (m && addr && me->message_len >= 16) {
+        int32_t length = (int32_t)ct_get_le32(m + 8);
+        uint32_t kept = ct_get_le32(m + 12);
+        if (length < 0 || kept > (me->message_len - 16) / 2 || kept > (uint32_t)length)
+            b->unknown = 1;
+        else
+            msg_units(b, m + 16, kept, length);
+    } else if (m && !addr && me->aggregate) {
+        char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
+        if (class_name(s, me->class_id, name, sizeof name) != 0) {
+            b->unknown = 1;
+        } else {
+            msg_ascii(b, "Exception of type '");
+            msg_ascii(b, name);
+            msg_ascii(b, "' was thrown.");
+        }
+    } else {
+        b->unknown = 1;
+    }
+    if (!me->aggregate)
+        return skip_node(x, n, i - 1); /* its inner exceptions are not in its Message */
+    for (uint32_t k = 0; k < me->kept && i < n; k++) {
+        msg_ascii(b, " (");
+        i = msg_node(s, x, n, i, b);
+        msg_ascii(b, ")");
+    }
+    if (me->kept < me->inner)
+        b->unknown = 1;
+    return i;
+}
+
+/* nodes[i]'s Message, as a string value is shown. */
+static void put_exc_message(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32_t i,
+                            ct_text *out)
+{
+    const ct_exc_node *me = &x[i];
+    if (!me->aggregate || !me->inner) {
+        ct_symbols_value_text(s, ct_unwind_plan(1), me->message, me->message_len,
+                              CT_VALUE_PLAN, out);
+        return;
+    }
+    uint8_t buf[16 + 2 * CT_EXC_TEXT_UNITS];
+    exc_msg b = { buf + 16, CT_EXC_TEXT_UNITS, 0, 0, 0, 0 };
+    if (skip_node(x, n, i) > i)
+        msg_node(s, x, n, i, &b);
+    uint64_t one = 1;
+    int32_t length = b.unknown || b.length > INT32_MAX ? -1 : (int32_t)b.length;
+    memcpy(buf, &one, 8);
+    memcpy(buf + 8, &length, 4);
+    memcpy(buf + 12, &b.n, 4);
+    ct_symbols_value_text(s, ct_unwind_plan(1), buf, 16 + 2 * b.n, CT_VALUE_PLAN, out);
+    if (b.unknown)
+        ct_text_put(out, "...");
+}
+
+/* nodes[*i] and, with chain, its inner exceptions: "TYPE: \"MESSAGE\" <-
+ * ..."; *i moves past its subtree. */
+static void put_exc_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32_t *i,
+                         int chain, ct_text *out)
+{
+    const ct_exc_node *me = &x[*i];
+    char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
+    ct_text_put(out, class_name(s, me->class_id, name, sizeof name) == 0 ? name : "?");
+    /* The message when read and not null (null: a Message override, which
+     * a reader cannot know; an aggregate's is .NET's own even then). */
+    if (me->message && (ct_get_le64(me->message) || (me->aggregate && me->inner))) {
+        ct_text_put(out, ": ");
+        put_exc_message(s, x, n, *i, out);
+    }
+    (*i)++;
+    if (!me->inner || !chain)
+        return;
+    ct_text_put(out, " <- ");
+    if (me->aggregate)
+        ct_text_put(out, "(");
+    for (uint32_t k = 0; k < me->kept && *i < n; k++) {
+        if (k)
+            ct_text_put(out, me->aggregate ? ", " : " <- ");
+        put_exc_node(s, x, n, i, 1, out);
+    }
+    if (me->kept < me->inner) {
+        if (me->aggregate)
+            ct_text_printf(out, "%s+%u more", me->kept ? ", " : "", me->inner - me->kept);
+        else
+            ct_text_put(out, "...");
+    }
+    if (me->aggregate)
+        ct_text_put(out, ")");
+}
+
 int ct_symbols_exception_text(ct_symbols *s, const ct_rec *unwind, ct_text *out)
 {
-    size_t pos = 0;
-    const uint8_t *v;
-    uint32_t len;
-    ct_value_status st;
-    uint64_t cls = 0, msg = 0;
-    if (unwind->type != CT_REC_UNWIND || ct_next_value(unwind, &pos, &v, &len, &st) != 1 ||
-        st != CT_VALUE_PLAN || len != 16)
+    ct_exc_node nodes[CT_UNWIND_CHAIN_MAX + 1];
+    uint32_t n = 0, i = 0;
+    int rc = ct_unwind_chain(unwind, nodes, CT_UNWIND_CHAIN_MAX + 1, &n);
+    if (rc == 0)
         return 0;
-    for (int i = 7; i >= 0; i--)
-        cls = cls << 8 | v[8 + i];
-    char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
-    ct_text_put(out, class_name(s, cls, name, sizeof name) == 0 ? name : "?");
-    if (ct_next_value(unwind, &pos, &v, &len, &st) != 1 || st != CT_VALUE_PLAN || len < 8)
-        return 1;
-    for (int i = 7; i >= 0; i--)
-        msg = msg << 8 | v[i];
-    if (msg) {
-        ct_text_put(out, ": ");
-        ct_symbols_value_text(s, ct_unwind_plan(1), v, len, st, out);
-    }
+    put_exc_node(s, nodes, n, &i, rc > 0, out);
+    if (rc < 0)
+        ct_text_put(out, " <- <damaged>");
     return 1;
 }

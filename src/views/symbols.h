@@ -30,6 +30,9 @@
 /* Longest class name kept from a CLASS record, and thread name from a THREAD
  * record (longer ones are cut). */
 #define CT_SYMBOLS_CLASS_NAME_MAX 1024
+/* Most UTF-16 code units of an AggregateException's Message built for
+ * display (ct_symbols_exception_text); past them it reads as a cut string. */
+#define CT_EXC_TEXT_UNITS 4096
 #define CT_SYMBOLS_THREAD_NAME_MAX 1024
 
 /* A function as its latest FUNCTION record defines it. All strings are
@@ -87,13 +90,20 @@ int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *l
  * Returns how many were written. */
 int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leave, ct_text *out);
 
-/* Appends the exception an UNWIND record carries (ct_unwind_plan), as the
+/* Appends the exception an UNWIND record carries (ct_unwind_chain), as the
  * text log shows it after "exception ": its class as a CLASS record names it
  * ("System.InvalidOperationException"; "?" when none did), then, when its
  * message was read and is not null, ": " and the message as a string value
- * is shown ("\"the message\""). Returns 1; returns 0 and appends nothing
- * when the record carries no exception (traces of 2.2 and before, an
- * exception the profiler could not describe). */
+ * is shown ("\"the message\""); an AggregateException's message is .NET's
+ * Message, built from its own and its inner exceptions' ("\"batch failed
+ * (bad a) (bad b)\""; "..." after it when a piece is not in the record).
+ * Then its inner exceptions (traces of 2.6), each shown the same way:
+ * " <- " and the InnerException, " <- (A, B)" for an AggregateException's
+ * InnerExceptions (", +N more" for those the record left out), " <- ..."
+ * for an InnerException left out, " <- <damaged>" when the record's chain
+ * is damaged. Returns 1; returns 0 and appends nothing when the record
+ * carries no exception (traces of 2.2 and before, an exception the profiler
+ * could not describe). */
 int ct_symbols_exception_text(ct_symbols *s, const ct_rec *unwind, ct_text *out);
 
 #endif

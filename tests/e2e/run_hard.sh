@@ -86,10 +86,13 @@ if want exceptions; then
     run_traced ex -- exceptions
     # total: steps 1-9 return "boom N".Length = 6 (SameMethod adds Log(6)),
     # step 10 "boom 1000".Length = 9, step 11 "wrapped boom 11".Length = 15,
-    # step 12 "quiet 12".Length = 8, step 13 "line\n\"q\" 13".Length = 11;
-    # handled: 13 steps + CatchHigher(80) inside step 8's finally; filters:
-    # steps 2, 3, 9; finallies: steps 4, 8, 10.
-    check_stdout ex.plain "exceptions: total=103 handled=14 filters=3 finallies=3"
+    # step 12 "quiet 12".Length = 8, step 13 "line\n\"q\" 13".Length = 11,
+    # step 14 "load failed: cfg.json".Length = 21, step 15 .NET's
+    # AggregateException Message "batch failed (bad a) (bad b)".Length = 28,
+    # step 16 "many (e1) ... (e9)".Length = 4 + 9 * 5 = 49, step 17 "d0".Length
+    # = 2; handled: 17 steps + CatchHigher(80) inside step 8's finally;
+    # filters: steps 2, 3, 9; finallies: steps 4, 8, 10.
+    check_stdout ex.plain "exceptions: total=203 handled=18 filters=3 finallies=3"
     check_same ex ex.plain
     tree=$(ct_tree "$work/ex.txt")
     expected='    Hard.Exceptions.CatchHigher(int n=1) {
@@ -216,7 +219,7 @@ if want exceptions; then
             } exception System.InvalidOperationException: "boom 11"
           } exception System.InvalidOperationException: "boom 11"
         } exception System.InvalidOperationException: "boom 11"
-      } exception System.ArgumentException: "wrapped boom 11"
+      } exception System.ArgumentException: "wrapped boom 11" <- System.InvalidOperationException: "boom 11"
       Hard.Exceptions.Handled(string message="wrapped boom 11") -> int 15
     } -> int 15
     Hard.Exceptions.After(int step=11) -> int 11'
@@ -315,7 +318,7 @@ if want exceptions; then
             awk -v f="Hard.Exceptions.$f" '/^#  CALLS/ {on = 1; next} on && $NF == f {print $(NF - 1); exit}' "$work/ex.txt"
         done | tr '\n' ' ' | sed 's/ $//')"
     # Main (depth 0) -> Run (1) -> each step and After (2): four spaces.
-    for k in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
+    for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
         check_eq "exceptions $k: the call after the catch, After($k), is at Run's children's depth" \
             "    Hard.Exceptions.After(int step=$k) -> int $k" "$(grep -F "Hard.Exceptions.After(int step=$k)" <<<"$tree")"
     done

@@ -423,7 +423,12 @@ static void test_unwind_values(void **state)
     assert_int_equal(ct_reader_next(&r, &rec), 0);
     assert_int_equal(ct_unwind_plan(0)->kind, CT_V_OBJECT);
     assert_int_equal(ct_unwind_plan(1)->kind, CT_V_STRING);
-    assert_null(ct_unwind_plan(CT_UNWIND_VALUES));
+    /* Since 2.6: each exception of the chain as (object, message, node word). */
+    for (uint32_t i = 0; i < CT_UNWIND_NODE_VALUES * (1 + CT_UNWIND_CHAIN_MAX); i++)
+        assert_int_equal(ct_unwind_plan(i)->kind, i % 3 == 0   ? CT_V_OBJECT
+                                                  : i % 3 == 1 ? CT_V_STRING
+                                                               : CT_V_U4);
+    assert_null(ct_unwind_plan(CT_UNWIND_NODE_VALUES * (1 + CT_UNWIND_CHAIN_MAX)));
 
     /* A TAILCALL with values: a damaged record, alone or in a block. */
     for (int in_block = 0; in_block < 2; in_block++) {
@@ -449,6 +454,178 @@ static void test_unwind_values(void **state)
             ;
         assert_int_equal(st, -1);
         assert_int_equal(r.error, CT_TRACE_E_RECORD);
+    }
+}
+
+/* ------------------------------------------------ the exception chain */
+
+/* Values of an UNWIND record being built by hand (ct_unwind_chain reads
+ * ct_rec.values). */
+typedef struct chain_buf {
+    uint8_t b[16384];
+    size_t len;
+    uint32_t n;
+} chain_buf;
+
+static void chain_value(chain_buf *c, ct_value_status st, const void *bytes, uint32_t n)
+{
+    uint32_t word = n | (uint32_t)st << CT_VALUE_STATUS_SHIFT;
+    assert_true(c->len + 4 + n <= sizeof c->b);
+    memcpy(c->b + c->len, &word, 4);
+    memcpy(c->b + c->len + 4, bytes, n);
+    c->len += 4 + n;
+    c->n++;
+}
+
+/* An exception: object (address, class), message "m" (or a null one when
+ * m is NULL), node word. */
+static void chain_node(chain_buf *c, uint64_t cls, const char *m, uint32_t word)
+{
+    uint64_t obj[2] = { 0x7f0000001000 + c->n, cls };
+    chain_value(c, CT_VALUE_PLAN, obj, 16);
+    uint8_t str[16 + 64] = { 0 };
+    uint64_t addr = m ? 0x7f0000009000 : 0;
+    uint32_t len = m ? (uint32_t)strlen(m) : 0;
+    memcpy(str, &addr, 8);
+    memcpy(str + 8, &len, 4);
+    memcpy(str + 12, &len, 4);
+    for (uint32_t i = 0; i < len; i++)
+        str[16 + 2 * i] = (uint8_t)m[i];
+    chain_value(c, CT_VALUE_PLAN, str, m ? 16 + 2 * len : 8);
+    chain_value(c, CT_VALUE_PLAN, &word, 4);
+}
+
+static uint32_t node_word(uint32_t depth, int aggregate, uint32_t inner)
+{
+    return depth | (aggregate ? CT_EXC_NODE_AGGREGATE : 0) | inner << CT_EXC_NODE_INNER_SHIFT;
+}
+
+static int chain_read(const chain_buf *c, ct_exc_node *x, uint32_t cap, uint32_t *n)
+{
+    ct_rec r = { .type = CT_REC_UNWIND, .values = c->b, .values_len = c->len, .nvalues = c->n };
+    return ct_unwind_chain(&r, x, cap, n);
+}
+
+/* ct_unwind_chain: the thrown exception and its inner exceptions in
+ * preorder; traces before 2.6 (no node word) read as the exception alone;
+ * the reader's limit at CT_UNWIND_CHAIN_MAX and one past; every cut and
+ * every bad word a damaged chain (the thrown exception still read). */
+static void test_unwind_chain(void **state)
+{
+    (void)state;
+    static ct_exc_node x[CT_UNWIND_CHAIN_MAX + 2];
+    uint32_t n = 0;
+    static chain_buf c;
+
+    /* Before 2.6: object and message; object alone; nothing. */
+    memset(&c, 0, sizeof c);
+    chain_node(&c, 0x80, "boom", 0);
+    c.len -= 8, c.n--; /* without the node word */
+    assert_int_equal(chain_read(&c, x, 4, &n), 1);
+    assert_int_equal(n, 1);
+    assert_int_equal(x[0].class_id, 0x80);
+    assert_int_equal(x[0].message_status, CT_VALUE_PLAN);
+    assert_int_equal(x[0].inner, 0);
+    c.len = 20, c.n = 1;
+    assert_int_equal(chain_read(&c, x, 4, &n), 1);
+    assert_int_equal(x[0].message_status, CT_VALUE_MISSING);
+    assert_null(x[0].message);
+    c.len = 0, c.n = 0;
+    assert_int_equal(chain_read(&c, x, 4, &n), 0);
+
+    /* load failed <- not found; an aggregate of (a <- a1, b). */
+    memset(&c, 0, sizeof c);
+    chain_node(&c, 0x80, "load failed", node_word(0, 0, 1));
+    chain_node(&c, 0x81, "not found", node_word(1, 0, 0));
+    assert_int_equal(chain_read(&c, x, 4, &n), 1);
+    assert_int_equal(n, 2);
+    assert_int_equal(x[0].kept, 1);
+    assert_int_equal(x[1].depth, 1);
+    assert_int_equal(x[1].class_id, 0x81);
+    memset(&c, 0, sizeof c);
+    chain_node(&c, 0x90, "batch", node_word(0, 1, 3));
+    chain_node(&c, 0x80, "a", node_word(1, 0, 1));
+    chain_node(&c, 0x81, "a1", node_word(2, 0, 0));
+    chain_node(&c, 0x82, NULL, node_word(1, 0, 0));
+    assert_int_equal(chain_read(&c, x, 8, &n), 1);
+    assert_int_equal(n, 4);
+    assert_true(x[0].aggregate);
+    assert_int_equal(x[0].inner, 3);
+    assert_int_equal(x[0].kept, 2); /* the third left out */
+    assert_int_equal(x[1].kept, 1);
+    assert_int_equal(x[3].depth, 1);
+    assert_int_equal(ct_get_le64(x[3].message), 0); /* a null _message */
+    /* Its third inner exception's message MISSING: read, not known. */
+    c.len -= 8 + 4 + 8, c.n -= 2;
+    chain_value(&c, CT_VALUE_MISSING, NULL, 0);
+    uint32_t w = node_word(1, 0, 0);
+    chain_value(&c, CT_VALUE_PLAN, &w, 4);
+    assert_int_equal(chain_read(&c, x, 8, &n), 1);
+    assert_int_equal(x[3].message_status, CT_VALUE_MISSING);
+
+    /* The reader's limit: CT_UNWIND_CHAIN_MAX inner exceptions, and one more. */
+    for (uint32_t more = 0; more < 2; more++) {
+        memset(&c, 0, sizeof c);
+        chain_node(&c, 0x90, "all", node_word(0, 1, CT_EXC_NODE_INNER_MAX));
+        for (uint32_t i = 0; i < CT_UNWIND_CHAIN_MAX + more; i++)
+            chain_node(&c, 0x80, "e", node_word(1, 0, 0));
+        assert_int_equal(chain_read(&c, x, CT_UNWIND_CHAIN_MAX + 1, &n), more ? -1 : 1);
+        assert_int_equal(n, more ? 1 : CT_UNWIND_CHAIN_MAX + 1);
+        assert_int_equal(x[0].inner, CT_EXC_NODE_INNER_MAX);
+        assert_int_equal(x[0].kept, more ? 0 : CT_UNWIND_CHAIN_MAX);
+    }
+
+    /* Damaged: each is -1 with the thrown exception alone. */
+    static const struct {
+        const char *what;
+        uint32_t top, inner;
+        int cut;         /* bytes cut off the end */
+    } bad[] = {
+        { "top depth not 0", 1u | 1u << 16, 1u << 16 | 1, 0 },
+        { "inner depth 0", 1u << 16, 0, 0 },
+        { "inner two levels down", 1u << 16, 2, 0 },
+        { "more inner than the parent has", 0, 1, 0 },
+        { "a cut node word", 1u << 16, 1, 4 },
+        { "without the node word", 1u << 16, 1, 8 },
+        { "without the message either", 1u << 16, 1, 8 + 4 + 8 + 2 },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        memset(&c, 0, sizeof c);
+        chain_node(&c, 0x80, "top", bad[k].top);
+        chain_node(&c, 0x81, "in", bad[k].inner);
+        c.len -= (size_t)bad[k].cut;
+        n = 0;
+        assert_int_equal(chain_read(&c, x, 4, &n), -1);
+        assert_int_equal(n, 1);
+        assert_int_equal(x[0].class_id, 0x80);
+        assert_int_equal(x[0].kept, 0);
+    }
+    /* A node word of other than 4 bytes; an inner object of other than 16. */
+    memset(&c, 0, sizeof c);
+    chain_node(&c, 0x80, "top", 0);
+    c.b[c.len - 8] = 3;
+    assert_int_equal(chain_read(&c, x, 4, &n), -1);
+    memset(&c, 0, sizeof c);
+    chain_node(&c, 0x80, "top", 1u << 16);
+    chain_value(&c, CT_VALUE_PLAN, "12345678", 8);
+    assert_int_equal(chain_read(&c, x, 4, &n), -1);
+    /* The caller's room: cap nodes, then damaged. */
+    memset(&c, 0, sizeof c);
+    chain_node(&c, 0x80, "top", 1u << 16);
+    chain_node(&c, 0x81, "in", 1);
+    assert_int_equal(chain_read(&c, x, 1, &n), -1);
+    assert_int_equal(chain_read(&c, x, 2, &n), 1);
+    /* Every cut of a good chain reads as a chain or as damaged, never more. */
+    memset(&c, 0, sizeof c);
+    chain_node(&c, 0x90, "batch", node_word(0, 1, 2));
+    chain_node(&c, 0x80, "a", node_word(1, 0, 1));
+    chain_node(&c, 0x81, "a1", node_word(2, 0, 0));
+    size_t whole = c.len;
+    for (size_t cut = 0; cut <= whole; cut++) {
+        c.len = cut;
+        int rc = chain_read(&c, x, 8, &n);
+        assert_true(rc >= -1 && rc <= 1);
+        assert_true(n <= 3);
     }
 }
 
@@ -966,6 +1143,7 @@ int main(void)
         cmocka_unit_test(test_function_out_mask),
         cmocka_unit_test(test_end_unrewritten),
         cmocka_unit_test(test_unwind_values),
+        cmocka_unit_test(test_unwind_chain),
         cmocka_unit_test(test_writer_never_leaves_partial_records),
         cmocka_unit_test(test_arena_exhaustion),
         cmocka_unit_test(test_plans_2_6),

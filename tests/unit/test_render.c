@@ -13,6 +13,7 @@
 #include "format/event.h"
 #include "records.h"
 #include "views/render.h"
+#include "views/symbols.h"
 
 /* ------------------------------------------------------------- plans */
 
@@ -451,6 +452,190 @@ static void test_exceptions(void **state)
     assert_string_equal(render(1, 1, NULL), single);
 }
 
+/* ------------------------------------------------ inner exceptions */
+
+/* An UNWIND record's values built by hand. */
+typedef struct xbuf {
+    uint8_t b[1 << 16];
+    size_t len;
+    uint32_t n;
+} xbuf;
+
+static void xvalue(xbuf *c, ct_value_status st, const void *bytes, uint32_t n)
+{
+    uint32_t word = n | (uint32_t)st << CT_VALUE_STATUS_SHIFT;
+    assert_true(c->len + 4 + n <= sizeof c->b);
+    memcpy(c->b + c->len, &word, 4);
+    if (n)
+        memcpy(c->b + c->len + 4, bytes, n);
+    c->len += 4 + n;
+    c->n++;
+}
+
+/* An exception of class cls: message m (NULL: a null _message) of length
+ * `length` of which the first kept characters are in the record (kept -1:
+ * all), then its node word. */
+static void xnode(xbuf *c, uint64_t cls, const char *m, int kept, uint32_t depth, int aggregate,
+                  uint32_t inner)
+{
+    uint64_t obj[2] = { 0x7f0000001000, cls };
+    xvalue(c, CT_VALUE_PLAN, obj, 16);
+    static uint8_t str[16 + 2 * 8192];
+    uint64_t addr = m ? 0x7f0000009000 : 0;
+    int32_t length = m ? (int32_t)strlen(m) : 0;
+    uint32_t n = kept < 0 ? (uint32_t)length : (uint32_t)kept;
+    memcpy(str, &addr, 8);
+    memcpy(str + 8, &length, 4);
+    memcpy(str + 12, &n, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        str[16 + 2 * i] = (uint8_t)m[i];
+        str[17 + 2 * i] = 0;
+    }
+    xvalue(c, CT_VALUE_PLAN, str, m ? 16 + 2 * n : 8);
+    uint32_t word = depth | (aggregate ? CT_EXC_NODE_AGGREGATE : 0) | inner << CT_EXC_NODE_INNER_SHIFT;
+    xvalue(c, CT_VALUE_PLAN, &word, 4);
+}
+
+static char xout[1 << 17];
+
+static const char *xtext(ct_symbols *s, const xbuf *c)
+{
+    ct_rec r = { .type = CT_REC_UNWIND, .values = c->b, .values_len = c->len, .nvalues = c->n };
+    ct_text t;
+    ct_text_init(&t, xout, sizeof xout);
+    if (!ct_symbols_exception_text(s, &r, &t))
+        return NULL;
+    ct_text_end(&t);
+    return xout;
+}
+
+static void xclass(ct_symbols *s, uint64_t id, const char *name)
+{
+    ct_rec r = { .type = CT_REC_CLASS, .key = id, .name = name, .name_len = (uint32_t)strlen(name) };
+    assert_int_equal(ct_symbols_add(s, &r), 0);
+}
+
+/* The inner exceptions of an UNWIND record (2.6) as the text log, replay
+ * and the exporters show them: " <- " and the InnerException; an
+ * AggregateException's Message built as .NET builds it (its own, then
+ * " (" + each inner exception's Message + ")"), its InnerExceptions in
+ * parentheses; the ones left out; damaged chains. */
+static void test_exception_chain(void **state)
+{
+    (void)state;
+    ct_symbols *s = ct_symbols_new();
+    assert_non_null(s);
+    xclass(s, 0x80, "System.InvalidOperationException");
+    xclass(s, 0x81, "System.IO.FileNotFoundException");
+    xclass(s, 0x82, "System.FormatException");
+    xclass(s, 0x90, "System.AggregateException");
+    static xbuf c;
+
+#define X(expected) assert_string_equal(xtext(s, &c), expected)
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x80, "load failed: cfg.json", -1, 0, 0, 1);
+    xnode(&c, 0x81, "cfg.json not found", -1, 1, 0, 0);
+    X("System.InvalidOperationException: \"load failed: cfg.json\" <- "
+      "System.IO.FileNotFoundException: \"cfg.json not found\"");
+    /* Its inner exception left out (CT_EXC_CHAIN_DEPTH reached). */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x80, "load failed: cfg.json", -1, 0, 0, 1);
+    X("System.InvalidOperationException: \"load failed: cfg.json\" <- ...");
+
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, "batch failed", -1, 0, 1, 2);
+    xnode(&c, 0x80, "bad a", -1, 1, 0, 0);
+    xnode(&c, 0x82, "bad b", -1, 1, 0, 0);
+    X("System.AggregateException: \"batch failed (bad a) (bad b)\" <- "
+      "(System.InvalidOperationException: \"bad a\", System.FormatException: \"bad b\")");
+    /* One of three left out: the Message as far as it is known. */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, "batch failed", -1, 0, 1, 3);
+    xnode(&c, 0x80, "bad a", -1, 1, 0, 0);
+    xnode(&c, 0x82, "bad b", -1, 1, 0, 0);
+    X("System.AggregateException: \"batch failed (bad a) (bad b)\"... <- "
+      "(System.InvalidOperationException: \"bad a\", System.FormatException: \"bad b\", +1 more)");
+    /* None kept; none at all (then its Message is its own). */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, "batch failed", -1, 0, 1, 2);
+    X("System.AggregateException: \"batch failed\"... <- (+2 more)");
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, "batch failed", -1, 0, 1, 0);
+    X("System.AggregateException: \"batch failed\"");
+    /* Nested: an aggregate inside an aggregate, an inner exception's own
+     * InnerException (in the chain, not in the Message). */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, "outer", -1, 0, 1, 2);
+    xnode(&c, 0x90, "inner", -1, 1, 1, 1);
+    xnode(&c, 0x80, "x", -1, 2, 0, 0);
+    xnode(&c, 0x80, "y", -1, 1, 0, 1);
+    xnode(&c, 0x81, "z", -1, 2, 0, 0);
+    X("System.AggregateException: \"outer (inner (x)) (y)\" <- "
+      "(System.AggregateException: \"inner (x)\" <- (System.InvalidOperationException: \"x\"), "
+      "System.InvalidOperationException: \"y\" <- System.IO.FileNotFoundException: \"z\")");
+    /* A null _message: the aggregate's own is Exception.Message's default;
+     * an inner one's is not known (a Message override may say more). */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, NULL, -1, 0, 1, 2);
+    xnode(&c, 0x80, "a", -1, 1, 0, 0);
+    xnode(&c, 0x80, NULL, -1, 1, 0, 0);
+    X("System.AggregateException: \"Exception of type 'System.AggregateException' was thrown. (a) (\"... <- "
+      "(System.InvalidOperationException: \"a\", System.InvalidOperationException)");
+    /* A cut inner message: the whole length is still known. */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, "batch", -1, 0, 1, 2);
+    xnode(&c, 0x80, "abcdef", 3, 1, 0, 0);
+    xnode(&c, 0x80, "b", -1, 1, 0, 0);
+    X("System.AggregateException: \"batch (abc\"...(18 chars) <- "
+      "(System.InvalidOperationException: \"abc\"...(6 chars), System.InvalidOperationException: \"b\")");
+    /* CT_EXC_TEXT_UNITS: a Message of exactly that many units whole, one
+     * more cut there. */
+    static char big[CT_EXC_TEXT_UNITS + 2];
+    for (int more = 0; more < 2; more++) {
+        /* "B (" + inner + ")": 4 units besides the inner message. */
+        size_t inner = CT_EXC_TEXT_UNITS - 4 + (size_t)more;
+        memset(big, 'q', inner);
+        big[inner] = '\0';
+        memset(&c, 0, sizeof c);
+        xnode(&c, 0x90, "B", -1, 0, 1, 1);
+        xnode(&c, 0x80, big, -1, 1, 0, 0);
+        const char *t = xtext(s, &c);
+        const char *q = strchr(t, '"');
+        const char *end = strstr(t, ")\"");
+        assert_non_null(q);
+        if (!more) {
+            assert_non_null(end);
+            assert_int_equal(end + 1 - (q + 1), CT_EXC_TEXT_UNITS);
+            assert_non_null(strstr(t, ")\" <- (System.InvalidOperationException: \"qqq"));
+        } else {
+            const char *cut = strstr(t, "\"...(4097 chars) <- (");
+            assert_non_null(cut);
+            assert_int_equal(cut - (q + 1), CT_EXC_TEXT_UNITS);
+        }
+    }
+    /* Damaged: the thrown exception, then <damaged>. */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x80, "top", -1, 0, 0, 1);
+    xnode(&c, 0x81, "in", -1, 2, 0, 0);
+    X("System.InvalidOperationException: \"top\" <- <damaged>");
+    c.len -= 3;
+    X("System.InvalidOperationException: \"top\" <- <damaged>");
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x90, "batch", -1, 0, 1, 1);
+    xnode(&c, 0x80, "a", -1, 1, 0, 0);
+    xnode(&c, 0x80, "b", -1, 1, 0, 0); /* more than it has */
+    X("System.AggregateException: \"batch\"... <- <damaged>");
+    /* A class no CLASS record named; a record without the exception. */
+    memset(&c, 0, sizeof c);
+    xnode(&c, 0x80, "top", -1, 0, 0, 1);
+    xnode(&c, 0x99, "in", -1, 1, 0, 0);
+    X("System.InvalidOperationException: \"top\" <- ?: \"in\"");
+    memset(&c, 0, sizeof c);
+    assert_null(xtext(s, &c));
+#undef X
+    ct_symbols_free(s);
+}
+
 /* Values the profiler could not capture as planned: by range, too large,
  * missing, a byref whose target was not read; objects named by CLASS
  * records, or by their plan's type when no record names the class. */
@@ -613,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_name_collisions),
         cmocka_unit_test(test_threads_and_endings),
         cmocka_unit_test(test_exceptions),
+        cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_value_statuses),
         cmocka_unit_test(test_redefined_function),
         cmocka_unit_test(test_depth_and_units),

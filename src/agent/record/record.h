@@ -57,6 +57,15 @@
  * the -s limit or CT_EXC_MESSAGE_CHARS, whichever is smaller. */
 #define CT_EXC_SLOTS 4
 #define CT_EXC_MESSAGE_CHARS 1024
+/* With it, its inner exceptions (docs/tracer.md, "Inner exceptions"): at
+ * most CT_EXC_CHAIN_MAX of them in all, followed CT_EXC_CHAIN_DEPTH levels
+ * down (an inner exception's inner exceptions are one level more), each
+ * message cut at CT_EXC_INNER_MESSAGE_CHARS or the -s limit. */
+#define CT_EXC_CHAIN_MAX 8
+#define CT_EXC_CHAIN_DEPTH 4
+#define CT_EXC_INNER_MESSAGE_CHARS 256
+_Static_assert(CT_EXC_CHAIN_MAX <= CT_UNWIND_CHAIN_MAX, "a reader takes the whole chain");
+_Static_assert(CT_EXC_CHAIN_DEPTH <= CT_EXC_NODE_DEPTH_MASK, "the node word holds the depth");
 /* Bytes of each thread's state kept for the engine in use (ct_rec_engine:
  * the ELT engine's argmap snapshot, the IL engine's instantiation cache). */
 #define CT_REC_ENGINE_BYTES 4096
@@ -98,12 +107,15 @@ typedef struct ct_rec_class {
 } ct_rec_class;
 
 /* An exception thrown on a thread: the values of the UNWIND events of the
- * frames it leaves, as ct_event_value words and bytes. */
+ * frames it leaves, as ct_event_value words and bytes: its object, message
+ * and node word, then each inner exception's (docs/trace-format.md). */
 typedef struct ct_rec_exc {
     uint32_t serial;          /* ct_eh_serial; 0: none */
     uint32_t nvalues;
     uint32_t len;
-    uint8_t values[(4 + 16) + (4 + 16 + 2 * CT_EXC_MESSAGE_CHARS)];
+    uint8_t values[(4 + 16) + (4 + 16 + 2 * CT_EXC_MESSAGE_CHARS) + (4 + 4) +
+                   CT_EXC_CHAIN_MAX * ((4 + 16) + (4 + 16 + 2 * CT_EXC_INNER_MESSAGE_CHARS) +
+                                       (4 + 4))];
 } ct_rec_exc;
 
 typedef struct ct_rec_thread {

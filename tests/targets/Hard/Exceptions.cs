@@ -3,13 +3,15 @@
 // thrown and caught inside the finally, and with one escaping from it),
 // rethrow, a new exception thrown from a catch block, caught in the same
 // method, thrown through framework frames (List<T>.ForEach), one whose
-// message is not in Exception._message (a Message override), and one whose
-// message needs escaping.
+// message is not in Exception._message (a Message override), one whose
+// message needs escaping, and inner exceptions: one wrapping its cause, an
+// AggregateException of two, one of nine, and a chain six exceptions long.
 //
 // Each step is one call from Run followed by After(step): in the trace,
 // After's line must sit at the same depth as the step's call.
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Runtime.CompilerServices;
 
 namespace Hard
@@ -47,6 +49,14 @@ namespace Hard
             After(12);
             total += Escaped(13);
             After(13);
+            total += Load(14);
+            After(14);
+            total += Batch(15);
+            After(15);
+            total += Many(16);
+            After(16);
+            total += Deep(17);
+            After(17);
             Console.WriteLine("exceptions: total=" + total + " handled=" + s_handled + " filters=" + s_filters
                               + " finallies=" + s_finallies);
             return 0;
@@ -395,6 +405,107 @@ namespace Hard
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int EscapedThrower(int n) => throw new FormatException("line\n\"q\" " + n);
+
+        // 14. A catch block wraps the exception it caught (its cause) in a new one.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Load(int n)
+        {
+            try
+            {
+                return LoadWrapped(n);
+            }
+            catch (InvalidOperationException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int LoadWrapped(int n)
+        {
+            try
+            {
+                return LoadConfig("cfg.json");
+            }
+            catch (FileNotFoundException e)
+            {
+                throw new InvalidOperationException("load failed: " + e.FileName, e);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int LoadConfig(string name) => throw new FileNotFoundException(name + " not found", name);
+
+        // 15. An AggregateException of two: its Message is .NET's, built
+        // from its own and theirs.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Batch(int n)
+        {
+            try
+            {
+                return BatchThrower(n);
+            }
+            catch (AggregateException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int BatchThrower(int n) =>
+            throw new AggregateException("batch failed", new InvalidOperationException("bad a"),
+                                         new FormatException("bad b"));
+
+        // 16. An AggregateException of nine ("e1" to "e9").
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Many(int n)
+        {
+            try
+            {
+                return ManyThrower(n);
+            }
+            catch (AggregateException e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int ManyThrower(int n)
+        {
+            var inner = new Exception[9];
+            for (int i = 0; i < inner.Length; i++)
+            {
+                inner[i] = new Exception("e" + (i + 1));
+            }
+            throw new AggregateException("many", inner);
+        }
+
+        // 17. An exception whose InnerException chain is five long: "d0"
+        // wraps "d1", which wraps "d2", ... "d5".
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Deep(int n)
+        {
+            try
+            {
+                return DeepThrower(n);
+            }
+            catch (Exception e)
+            {
+                return Handled(e.Message);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int DeepThrower(int n)
+        {
+            Exception e = new Exception("d5");
+            for (int i = 4; i >= 0; i--)
+            {
+                e = new Exception("d" + i, e);
+            }
+            throw e;
+        }
     }
 
     public sealed class QuietException : Exception
