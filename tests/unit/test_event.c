@@ -472,7 +472,8 @@ static void chain_value(chain_buf *c, ct_value_status st, const void *bytes, uin
     uint32_t word = n | (uint32_t)st << CT_VALUE_STATUS_SHIFT;
     assert_true(c->len + 4 + n <= sizeof c->b);
     memcpy(c->b + c->len, &word, 4);
-    memcpy(c->b + c->len + 4, bytes, n);
+    if (n) /* a null message passes no bytes (memcpy's source must not be NULL) */
+        memcpy(c->b + c->len + 4, bytes, n);
     c->len += 4 + n;
     c->n++;
 }
