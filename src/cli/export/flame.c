@@ -32,6 +32,10 @@
 /* Average glyph width of the font, as a share of its size (for cutting
  * names to fit a frame). */
 #define FLAME_FONT_WIDTH 0.59
+/* Room kept for "Search" at the right of the title line, left of which the
+ * search's "Matched: N%" stands (the subtitle's line is the picture's
+ * width). */
+#define FLAME_SEARCH_PX 60
 
 typedef struct layout {
     const folded_tree *tr;
@@ -161,6 +165,30 @@ static void frame(const layout *l, uint32_t i, double x, double y, double w, uin
     fputs("</g>\n", stdout);
 }
 
+/* The subtitle: "COMMAND LINE: by calls, N calls in all". Cut to the
+ * picture's width (its start given up, as a frame's name is: the weighting
+ * and the total are what a reader looks for), and to FLAME_SUBTITLE_MAX
+ * bytes. */
+#define FLAME_SUBTITLE_MAX 4096
+static void subtitle(const ct_trace_header *h, const flame_opts *o, const char *value)
+{
+    char text[FLAME_SUBTITLE_MAX];
+    int n = snprintf(text, sizeof text, "%.*s: by %s, %s in all",
+                     (int)(h->cmdline_len < sizeof text ? h->cmdline_len : sizeof text),
+                     h->cmdline ? h->cmdline : "", o->by_calls ? "calls" : "time", value);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1;
+    text[len] = '\0';
+    double fit = (o->width - 2.0 * FLAME_PAD_X) / (12 * FLAME_FONT_WIDTH);
+    size_t chars = fit > 3 ? (size_t)fit : 3, count = char_count(text);
+    if (count <= chars) {
+        cli_xml_text(stdout, text, len);
+        return;
+    }
+    size_t skip = prefix_bytes(text, count - (chars - 2));
+    fputs("..", stdout);
+    cli_xml_text(stdout, text + skip, len - skip);
+}
+
 #define FLAME_STR2(x) #x
 #define FLAME_STR(x) FLAME_STR2(x)
 
@@ -267,16 +295,16 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o)
     value_text(&tr, all, value, sizeof value);
     printf("</text>\n<text x=\"%.1f\" y=\"44\" text-anchor=\"middle\" "
            "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#555\">", o->width / 2.0);
-    cli_xml_text(stdout, h->cmdline, h->cmdline_len);
-    printf(": by %s, %s in all</text>\n", o->by_calls ? "calls" : "time", value);
+    subtitle(h, o, value);
+    fputs("</text>\n", stdout);
     printf("<text id=\"reset\" x=\"%d\" y=\"24\" font-family=\"Verdana, sans-serif\" "
            "font-size=\"12\" fill=\"#06c\" style=\"cursor:pointer;opacity:0\">Reset zoom</text>\n"
            "<text id=\"search\" x=\"%u\" y=\"24\" text-anchor=\"end\" "
            "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#06c\" "
            "style=\"cursor:pointer\">Search</text>\n"
-           "<text id=\"matched\" x=\"%u\" y=\"44\" text-anchor=\"end\" "
+           "<text id=\"matched\" x=\"%u\" y=\"24\" text-anchor=\"end\" "
            "font-family=\"Verdana, sans-serif\" font-size=\"12\" fill=\"#555\"></text>\n",
-           FLAME_PAD_X, o->width - FLAME_PAD_X, o->width - FLAME_PAD_X);
+           FLAME_PAD_X, o->width - FLAME_PAD_X, o->width - FLAME_PAD_X - FLAME_SEARCH_PX);
     printf("<g id=\"frames\" font-family=\"Verdana, sans-serif\" font-size=\"%d\">\n",
            FLAME_FONT_SIZE);
 
