@@ -459,47 +459,11 @@ static void test_unwind_values(void **state)
 
 /* ------------------------------------------------ the exception chain */
 
-/* Values of an UNWIND record being built by hand (ct_unwind_chain reads
- * ct_rec.values). */
-typedef struct chain_buf {
-    uint8_t b[16384];
-    size_t len;
-    uint32_t n;
-} chain_buf;
-
-static void chain_value(chain_buf *c, ct_value_status st, const void *bytes, uint32_t n)
-{
-    uint32_t word = n | (uint32_t)st << CT_VALUE_STATUS_SHIFT;
-    assert_true(c->len + 4 + n <= sizeof c->b);
-    memcpy(c->b + c->len, &word, 4);
-    if (n) /* a null message passes no bytes (memcpy's source must not be NULL) */
-        memcpy(c->b + c->len + 4, bytes, n);
-    c->len += 4 + n;
-    c->n++;
-}
-
-/* An exception: object (address, class), message "m" (or a null one when
- * m is NULL), node word. */
-static void chain_node(chain_buf *c, uint64_t cls, const char *m, uint32_t word)
-{
-    uint64_t obj[2] = { 0x7f0000001000 + c->n, cls };
-    chain_value(c, CT_VALUE_PLAN, obj, 16);
-    uint8_t str[16 + 64] = { 0 };
-    uint64_t addr = m ? 0x7f0000009000 : 0;
-    uint32_t len = m ? (uint32_t)strlen(m) : 0;
-    memcpy(str, &addr, 8);
-    memcpy(str + 8, &len, 4);
-    memcpy(str + 12, &len, 4);
-    for (uint32_t i = 0; i < len; i++)
-        str[16 + 2 * i] = (uint8_t)m[i];
-    chain_value(c, CT_VALUE_PLAN, str, m ? 16 + 2 * len : 8);
-    chain_value(c, CT_VALUE_PLAN, &word, 4);
-}
-
-static uint32_t node_word(uint32_t depth, int aggregate, uint32_t inner)
-{
-    return depth | (aggregate ? CT_EXC_NODE_AGGREGATE : 0) | inner << CT_EXC_NODE_INNER_SHIFT;
-}
+/* Values of an UNWIND record built by hand (records.h). */
+typedef ct_test_values chain_buf;
+#define chain_value ct_test_value
+#define node_word ct_test_node_word
+#define chain_node(c, cls, m, word) ct_test_exception(c, cls, m, -1, word)
 
 static int chain_read(const chain_buf *c, ct_exc_node *x, uint32_t cap, uint32_t *n)
 {

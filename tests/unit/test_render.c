@@ -454,46 +454,15 @@ static void test_exceptions(void **state)
 
 /* ------------------------------------------------ inner exceptions */
 
-/* An UNWIND record's values built by hand. */
-typedef struct xbuf {
-    uint8_t b[1 << 16];
-    size_t len;
-    uint32_t n;
-} xbuf;
-
-static void xvalue(xbuf *c, ct_value_status st, const void *bytes, uint32_t n)
-{
-    uint32_t word = n | (uint32_t)st << CT_VALUE_STATUS_SHIFT;
-    assert_true(c->len + 4 + n <= sizeof c->b);
-    memcpy(c->b + c->len, &word, 4);
-    if (n)
-        memcpy(c->b + c->len + 4, bytes, n);
-    c->len += 4 + n;
-    c->n++;
-}
-
-/* An exception of class cls: message m (NULL: a null _message) of length
- * `length` of which the first kept characters are in the record (kept -1:
- * all), then its node word. */
+/* An UNWIND record's values built by hand (records.h); an exception of
+ * class cls, its message m of which the first `kept` characters are in the
+ * record (-1: all), at depth, aggregate or not, with `inner` exceptions. */
+typedef ct_test_values xbuf;
+#define xvalue ct_test_value
 static void xnode(xbuf *c, uint64_t cls, const char *m, int kept, uint32_t depth, int aggregate,
                   uint32_t inner)
 {
-    uint64_t obj[2] = { 0x7f0000001000, cls };
-    xvalue(c, CT_VALUE_PLAN, obj, 16);
-    static uint8_t str[16 + 2 * 8192];
-    uint64_t addr = m ? 0x7f0000009000 : 0;
-    int32_t length = m ? (int32_t)strlen(m) : 0;
-    uint32_t n = kept < 0 ? (uint32_t)length : (uint32_t)kept;
-    memcpy(str, &addr, 8);
-    memcpy(str + 8, &length, 4);
-    memcpy(str + 12, &n, 4);
-    for (uint32_t i = 0; i < n; i++) {
-        str[16 + 2 * i] = (uint8_t)m[i];
-        str[17 + 2 * i] = 0;
-    }
-    xvalue(c, CT_VALUE_PLAN, str, m ? 16 + 2 * n : 8);
-    uint32_t word = depth | (aggregate ? CT_EXC_NODE_AGGREGATE : 0) | inner << CT_EXC_NODE_INNER_SHIFT;
-    xvalue(c, CT_VALUE_PLAN, &word, 4);
+    ct_test_exception(c, cls, m, kept, ct_test_node_word(depth, aggregate, inner));
 }
 
 static char xout[1 << 17];
