@@ -167,6 +167,12 @@ ct_has "$trace" 1 'Demo.Util.CountOf<double>(double[] items=double[2] {1.5, 2.5}
 fi
 ct_has "$trace" 1 'Demo.Outer.Inner.Twice(int x=21) -> int 42'
 ct_has_re "$trace" 1 '^.* Demo\.Outer<int>\.Holder\.Get\(this=Demo\.Outer<int>\.Holder@0x[0-9a-f]+\) -> int 3$'
+# An iterator (Names.cs): Countdown(2) yields 2 and 1, its MoveNext shown as
+# the iterator with its bool result; the third returns false (the end). The
+# state is 0 before the first MoveNext and 1 after each yield.
+ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=0) -> bool true'
+ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=1) -> bool true'
+ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=1) -> bool false'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
@@ -222,7 +228,7 @@ ct_has "$trace" 1 '#  TIME(s)    TID   DURATION  CALL'
 calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)
 bad=$(grep -vE '^ *[0-9]+\.[0-9]{6} +[0-9]+ ' <<<"$calls" || true)
 check_eq "every call line has a time and a thread" "" "$(head -n 3 <<<"$bad")"
-others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +(Demo\.|\})' <<<"$calls" || true)
+others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +((iterator )?Demo\.|\})' <<<"$calls" || true)
 check_eq "no calls outside Demo with the default filter" "" "$(head -n 3 <<<"$others")"
 # Two threads: Main's and the worker's (Program.cs starts one Thread).
 main_tid=$(grep -F 'Demo.Program.Main(' "$trace" | awk '{print $2}')
