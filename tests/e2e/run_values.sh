@@ -115,6 +115,9 @@ ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Refs\(ref int counter=0x[0-9a-f]+ -> 10, 
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.TryGet\(string key="key", out int v=0x[0-9a-f]+ -> 0\) -> bool true  v=12$'
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6  x=6$'
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6$'
+# ref readonly (C# 12: [In] and RequiresLocationAttribute), in and ref side by
+# side (Names.ReadOnlyRef(ref rx, in ry, ref rz), rx=1, ry=2, rz=3).
+ct_has_re "$trace" 1 '^.* Demo\.Names\.ReadOnlyRef\(ref readonly int x=0x[0-9a-f]+ -> 1, in int y=0x[0-9a-f]+ -> 2, ref int z=0x[0-9a-f]+ -> 3\) -> int 6  x=1  y=2  z=3$'
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Deref\(int\* p=0x[0-9a-f]+\) -> int 77$'
 ct_has "$trace" 1 'Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}'
 # this: a class instance, a struct (by address), a virtual override called

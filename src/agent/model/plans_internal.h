@@ -90,9 +90,14 @@ const ct_plan *ct_pl_plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsig
 
 /* -------------------------------- plans_method.c: parameters and names */
 
+/* A param_meta flag beside CLRSIG_PARAM_IN/OUT: a C# 12 `ref readonly`
+ * parameter ([In] and RequiresLocationAttribute on its Param row). */
+#define PARAM_REF_READONLY 0x0100u
+
 typedef struct param_meta {
     char name[PARAM_NAME_MAX];
     uint16_t flags;
+    mdParamDef pd; /* its Param row, 0 when it has none */
 } param_meta;
 
 /* Name and in/out flags of parameter i (0-based) of method md. */

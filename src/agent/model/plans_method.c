@@ -16,6 +16,13 @@
 
 /* ------------------------------------------------------ whole methods */
 
+/* C# 12 marks a `ref readonly` parameter as an `in` one ([In] T&, and on a
+ * virtual method modreq(InAttribute)) with this attribute on its Param row
+ * instead of `in`'s IsReadOnlyAttribute (csharplang, "ref readonly
+ * parameters", Metadata encoding). */
+static const WCHAR k_requires_location[] =
+    u"System.Runtime.CompilerServices.RequiresLocationAttribute";
+
 /* Name and in/out flags of parameter i (0-based) of method md. */
 void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta *out)
 {
@@ -23,6 +30,7 @@ void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta
     mdParamDef pd = 0;
     snprintf(out->name, sizeof out->name, "arg%u", i + 1);
     out->flags = 0;
+    out->pd = 0;
     /* Param rows are numbered from 1; sequence 0 is the return value. */
     if (mdi->lpVtbl->GetParamForMethodIndex(mdi, md, i + 1, &pd) != S_OK)
         return;
@@ -36,7 +44,13 @@ void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta
         return;
     if (wlen > 1)
         ct_utf16_to_utf8(w, wlen, out->name, sizeof out->name);
+    out->pd = pd;
     out->flags = (uint16_t)(attr & (CLRSIG_PARAM_IN | CLRSIG_PARAM_OUT));
+    const void *blob = NULL;
+    ULONG blob_len = 0;
+    if (mdi->lpVtbl->GetCustomAttributeByName(mdi, pd, k_requires_location, &blob, &blob_len) ==
+        S_OK)
+        out->flags |= PARAM_REF_READONLY;
 }
 
 /* "out int value=": the parameter's type as C# writes it, then its name. */
@@ -46,9 +60,14 @@ void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm, char
     char text[TYPE_TEXT_MAX];
     const clrsig_type *s = clrsig_strip(t);
     if (s->kind == CLRSIG_ET_BYREF) {
-        const char *word = (pm->flags & CLRSIG_PARAM_OUT)  ? "out "
-                           : (pm->flags & CLRSIG_PARAM_IN) ? "in "
-                                                           : "ref ";
+        /* As C# reads them back: [Out] alone is `out`; RequiresLocation
+         * `ref readonly` (it has [In] too); [In] alone `in`; [In, Out]
+         * (interop) and neither `ref`. */
+        uint16_t io = pm->flags & (CLRSIG_PARAM_IN | CLRSIG_PARAM_OUT);
+        const char *word = io == CLRSIG_PARAM_OUT             ? "out "
+                           : (pm->flags & PARAM_REF_READONLY) ? "ref readonly "
+                           : io == CLRSIG_PARAM_IN            ? "in "
+                                                              : "ref ";
         ct_pl_type_text(c, s->u.elem, text, sizeof text);
         snprintf(out, cap, "%s%s %s=", word, text, pm->name);
     } else {
