@@ -176,6 +176,16 @@ ct_has_re "$trace" 1 '^.* Demo\.Outer<int>\.Holder\.Get\(this=Demo\.Outer<int>\.
 ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=0) -> bool true'
 ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=1) -> bool true'
 ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=1) -> bool false'
+# Tuples with element names (TupleElementNamesAttribute): the type as C#
+# writes it, the value's fields by the names; nested; a long tuple's nine
+# elements in one list (not Rest={...}); an element without a name keeps
+# Item2; a return value's names (Names.cs; Program.cs passes (7, "Ada"),
+# Bounds(5, 3), (1, ("x", 2)), (1, ..., 9), (4, 5)).
+ct_has "$trace" 1 'Demo.Names.Person((int Id, string Name) p={Id=7, Name="Ada"}) -> string "Ada7"'
+ct_has "$trace" 1 'Demo.Names.Bounds(int a=5, int b=3) -> (int Min, int Max) {Min=3, Max=5}'
+ct_has "$trace" 1 'Demo.Names.Nested((int A, (string B, int C) D) t={A=1, D={B="x", C=2}}) -> int 3'
+ct_has "$trace" 1 'Demo.Names.Long((int A1, int A2, int A3, int A4, int A5, int A6, int A7, int A8, int A9) t={A1=1, A2=2, A3=3, A4=4, A5=5, A6=6, A7=7, A8=8, A9=9}) -> int 10'
+ct_has "$trace" 1 'Demo.Names.Partly((int First, int) t={First=4, Item2=5}) -> int 9'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'

@@ -249,10 +249,11 @@ int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
         char label[LABEL_MAX];
         ct_pl_read_param(m, md, i, &pm[i]);
         /* A parameter the compiler did not hoist reads <unavailable>. */
-        ct_pl_param_label(c, meth->params[i], &pm[i], label, sizeof label);
         fd = sm_field(sp, pm[i].name);
+        const ct_plan *plan = fd ? fd->plan : &ct_plan_by_range;
+        ct_pl_param_label(c, meth->params[i], &pm[i], fd ? &plan : NULL, label, sizeof label);
         args[a].label = ct_pl_perm_text(label);
-        args[a].plan = fd ? fd->plan : &ct_plan_by_range;
+        args[a].plan = plan;
         offsets[a] = fd ? fd->offset : CT_SM_NO_FIELD;
     }
     fd = sm_field(sp, SM_STATE_FIELD);

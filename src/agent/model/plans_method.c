@@ -53,12 +53,20 @@ void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta
         out->flags |= PARAM_REF_READONLY;
 }
 
-/* "out int value=": the parameter's type as C# writes it, then its name. */
-void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm, char *out,
-                       size_t cap)
+/* "out int value=": the parameter's type as C# writes it, then its name;
+ * with plan, a named tuple's fields in *plan take its element names. */
+void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm,
+                       const ct_plan **plan, char *out, size_t cap)
 {
     char text[TYPE_TEXT_MAX];
     const clrsig_type *s = clrsig_strip(t);
+    if (ct_pl_tuple_names(c, pm->pd, t, text, sizeof text, plan) == 0) {
+        /* (the text of a byref's target) */
+    } else if (s->kind == CLRSIG_ET_BYREF) {
+        ct_pl_type_text(c, s->u.elem, text, sizeof text);
+    } else {
+        ct_pl_type_text(c, t, text, sizeof text);
+    }
     if (s->kind == CLRSIG_ET_BYREF) {
         /* As C# reads them back: [Out] alone is `out`; RequiresLocation
          * `ref readonly` (it has [In] too); [In] alone `in`; [In, Out]
@@ -68,10 +76,8 @@ void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm, char
                            : (pm->flags & PARAM_REF_READONLY) ? "ref readonly "
                            : io == CLRSIG_PARAM_IN            ? "in "
                                                               : "ref ";
-        ct_pl_type_text(c, s->u.elem, text, sizeof text);
         snprintf(out, cap, "%s%s %s=", word, text, pm->name);
     } else {
-        ct_pl_type_text(c, t, text, sizeof text);
         snprintf(out, cap, "%s %s=", text, pm->name);
     }
 }
@@ -276,19 +282,27 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
     }
     for (uint32_t i = 0; i < np; i++, a++) {
         char label[LABEL_MAX];
-        ct_pl_param_label(c, meth->params[i], &pm[i], label, sizeof label);
+        const ct_plan *plan = ct_pl_param_plan(c, meth->params[i]);
+        ct_pl_param_label(c, meth->params[i], &pm[i], &plan, label, sizeof label);
         args[a].label = ct_pl_perm_text(label);
-        args[a].plan = ct_pl_param_plan(c, meth->params[i]);
+        args[a].plan = plan;
         if (!args[a].plan)
             late = 1;
     }
     const clrsig_type *ret = clrsig_strip(meth->ret);
     if (ret->kind != CLRSIG_ET_VOID) {
         char text[TYPE_TEXT_MAX], label[TYPE_TEXT_MAX + 2];
-        ct_pl_type_text(c, meth->ret, text, sizeof text);
+        const ct_plan *plan =
+            ct_pl_plan_type(c, meth->ret, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
+        /* The return value's names are on Param row 0. */
+        mdParamDef rpd = 0;
+        IMetaDataImport *mdi = mi->module->mdi;
+        if (mdi->lpVtbl->GetParamForMethodIndex(mdi, mi->token, 0, &rpd) != S_OK ||
+            ct_pl_tuple_names(c, rpd, meth->ret, text, sizeof text, &plan) != 0)
+            ct_pl_type_text(c, meth->ret, text, sizeof text);
         snprintf(label, sizeof label, "%s ", text);
         f->ret_label = ct_pl_perm_text(label);
-        f->ret = ct_pl_plan_type(c, meth->ret, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
+        f->ret = plan;
         f->has_ret = 1;
         if (!f->ret)
             late = 1;
