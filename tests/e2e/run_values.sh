@@ -186,6 +186,10 @@ ct_has "$trace" 1 'Demo.Names.Bounds(int a=5, int b=3) -> (int Min, int Max) {Mi
 ct_has "$trace" 1 'Demo.Names.Nested((int A, (string B, int C) D) t={A=1, D={B="x", C=2}}) -> int 3'
 ct_has "$trace" 1 'Demo.Names.Long((int A1, int A2, int A3, int A4, int A5, int A6, int A7, int A8, int A9) t={A1=1, A2=2, A3=3, A4=4, A5=5, A6=6, A7=7, A8=8, A9=9}) -> int 10'
 ct_has "$trace" 1 'Demo.Names.Partly((int First, int) t={First=4, Item2=5}) -> int 9'
+# A generic collection inside another: its name short in its type arguments
+# too, as the parameter's type is written (Names.Lookup({["a"]={1, 2}}, {3})).
+ct_has "$trace" 1 'Demo.Names.Lookup(Dictionary<string, List<int>> map=Dictionary<string, List<int>>(1) {["a"]=List<int>(2) {1, 2}}, List<int> list=List<int>(1) {3}) -> int 2'
+ct_has "$trace" 0 'System.Collections.Generic.List<int>'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
