@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "clrsig/clrsig.h"
 #include "perm.h"
 #include "plans_internal.h"
@@ -28,22 +29,10 @@
 static const WCHAR k_names_attribute[] =
     u"System.Runtime.CompilerServices.TupleElementNamesAttribute";
 
-typedef struct tbuf {
-    char *p;
-    size_t cap, len;
-    int cut;
-} tbuf;
-
-static void tput(tbuf *b, const char *s)
+/* 1 when text written into t did not fit (ct_text counts past its end). */
+static int cut(const ct_text *t)
 {
-    size_t n = strlen(s);
-    if (n >= b->cap - b->len) {
-        n = b->cap - b->len - 1;
-        b->cut = 1;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
+    return t->len >= t->cap;
 }
 
 typedef struct walk {
@@ -131,13 +120,13 @@ static const ct_field *field_of(const ct_plan *p, const char *name)
     return NULL;
 }
 
-static const ct_plan *walk_type(walk *w, const clrsig_type *t, const ct_plan *plan, tbuf *out,
+static const ct_plan *walk_type(walk *w, const clrsig_type *t, const ct_plan *plan, ct_text *out,
                                 unsigned depth);
 
 /* A tuple: "(int Id, string Name)" into out, and its plan with the
  * elements' fields named (element i: its name, else Item<i+1>), a long
  * tuple's TRest levels flattened into one list. */
-static const ct_plan *walk_tuple(walk *w, const clrsig_type *t, const ct_plan *plan, tbuf *out,
+static const ct_plan *walk_tuple(walk *w, const clrsig_type *t, const ct_plan *plan, ct_text *out,
                                  unsigned depth)
 {
     const clrsig_type *elems[TUPLE_ELEMENTS_MAX];
@@ -177,7 +166,7 @@ static const ct_plan *walk_tuple(walk *w, const clrsig_type *t, const ct_plan *p
     w->next += n;
     ct_field *fields = lp[0] ? ct_perm_alloc((n + 1) * sizeof *fields) : NULL;
     uint32_t nf = 0;
-    tput(out, "(");
+    ct_text_put(out, "(");
     for (uint32_t i = 0; i < n; i++) {
         if (i && i % TUPLE_OWN == 0) {
             /* Entering TRest: a ValueTuple of its own, its elements' names
@@ -189,7 +178,7 @@ static const ct_plan *walk_tuple(walk *w, const clrsig_type *t, const ct_plan *p
             w->next += n - i;
         }
         if (i)
-            tput(out, ", ");
+            ct_text_put(out, ", ");
         char item[16];
         snprintf(item, sizeof item, "Item%u", i % TUPLE_OWN + 1);
         const ct_plan *level = lp[i / TUPLE_OWN];
@@ -197,8 +186,8 @@ static const ct_plan *walk_tuple(walk *w, const clrsig_type *t, const ct_plan *p
         const ct_plan *ep = walk_type(w, elems[i], f ? f->plan : NULL, out, depth + 1);
         const char *name = ct_tuple_name(w->names, first + i);
         if (name) {
-            tput(out, " ");
-            tput(out, name);
+            ct_text_put(out, " ");
+            ct_text_put(out, name);
         }
         if (fields && f) {
             char shown[CT_TUPLE_NAME_MAX + 16];
@@ -209,8 +198,8 @@ static const ct_plan *walk_tuple(walk *w, const clrsig_type *t, const ct_plan *p
             fields[nf++] = (ct_field){ct_pl_perm_text(shown), base[i / TUPLE_OWN] + f->offset, ep};
         }
     }
-    tput(out, ")");
-    if (!fields || !nf)
+    ct_text_put(out, ")");
+    if (!fields || !nf || cut(out))
         return plan;
     /* A level past the struct depth (no plan of its own) stays as the
      * runtime lays it out: its TRest field, unnamed. */
@@ -230,7 +219,7 @@ static const ct_plan *walk_tuple(walk *w, const clrsig_type *t, const ct_plan *p
 
 /* Writes t's C# text into out, its tuples with their names, and returns
  * plan with them (plan may be NULL: the text only). */
-static const ct_plan *walk_type(walk *w, const clrsig_type *t, const ct_plan *plan, tbuf *out,
+static const ct_plan *walk_type(walk *w, const clrsig_type *t, const ct_plan *plan, ct_text *out,
                                 unsigned depth)
 {
     t = clrsig_strip(t);
@@ -255,14 +244,14 @@ static const ct_plan *walk_type(walk *w, const clrsig_type *t, const ct_plan *pl
         /* Nullable<(int A, int B)>: its value is the tuple's. */
         int nullable = plan && plan->kind == CT_V_NULLABLE && t->u.inst.argc == 1;
         const ct_plan *ep = NULL;
-        tput(out, text);
-        tput(out, "<");
+        ct_text_put(out, text);
+        ct_text_put(out, "<");
         for (uint32_t i = 0; i < t->u.inst.argc; i++) {
             if (i)
-                tput(out, ", ");
+                ct_text_put(out, ", ");
             ep = walk_type(w, t->u.inst.args[i], nullable ? plan->elem : NULL, out, depth + 1);
         }
-        tput(out, ">");
+        ct_text_put(out, ">");
         if (!nullable || ep == plan->elem)
             return plan;
         ct_plan copy = *plan;
@@ -275,8 +264,8 @@ static const ct_plan *walk_type(walk *w, const clrsig_type *t, const ct_plan *pl
         int array = plan && plan->kind == CT_V_ARRAY;
         size_t start = out->len;
         const ct_plan *ep = walk_type(w, t->u.elem, array ? plan->elem : NULL, out, depth + 1);
-        tput(out, "[]");
-        if (!array || ep == plan->elem)
+        ct_text_put(out, "[]");
+        if (!array || ep == plan->elem || cut(out))
             return plan;
         ct_plan copy = *plan;
         copy.elem = ep;
@@ -296,7 +285,7 @@ static const ct_plan *walk_type(walk *w, const clrsig_type *t, const ct_plan *pl
         break;
     }
     ct_pl_type_text(w->c, t, text, sizeof text);
-    tput(out, text);
+    ct_text_put(out, text);
     return plan;
 }
 
@@ -316,8 +305,8 @@ int ct_pl_tuple_names(pctx *c, mdToken pd, const clrsig_type *t, char *text, siz
         return -1;
     }
     char buf[TYPE_TEXT_MAX];
-    buf[0] = '\0';
-    tbuf out = {buf, sizeof buf, 0, 0};
+    ct_text out;
+    ct_text_init(&out, buf, sizeof buf);
     walk w = {c, names, 0, 0};
     const clrsig_type *s = clrsig_strip(t);
     const ct_plan *p = plan ? *plan : NULL;
@@ -329,7 +318,7 @@ int ct_pl_tuple_names(pctx *c, mdToken pd, const clrsig_type *t, char *text, siz
         s = s->u.elem;
     }
     const ct_plan *named = walk_type(&w, s, inner, &out, 0);
-    int ok = !w.bad && !out.cut && w.next == names->count;
+    int ok = !w.bad && !cut(&out) && w.next == names->count;
     free(names);
     if (!ok)
         return -1;
