@@ -154,21 +154,50 @@ static void format_string(ct_cursor *r, fctx *f)
     format_chars(r, f);
 }
 
+/* Characters that end a type's name in a class's full name. */
+#define NAME_ENDS "<>,[] "
+
+/* A class's full name without its namespaces, in its type arguments too,
+ * as a signature's types are written ("Dictionary<string, List<int>>"
+ * from "System.Collections.Generic.Dictionary<string,
+ * System.Collections.Generic.List<int>>"): in each name, what follows its
+ * last dot; a nested type's part after a generic enclosing type
+ * ("Outer<int>.Holder") is kept. Into out[0..cap), cap > 0. */
+static void short_class_name(const char *name, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const char *p = name; *p && o + 1 < cap;) {
+        if (strchr(NAME_ENDS, *p)) {
+            out[o++] = *p++;
+            continue;
+        }
+        const char *end = p + strcspn(p, NAME_ENDS), *keep = p;
+        if (p == name || p[-1] != '>')
+            for (const char *q = p; q < end; q++)
+                if (*q == '.')
+                    keep = q + 1;
+        size_t n = (size_t)(end - keep);
+        if (n > cap - 1 - o)
+            n = cap - 1 - o;
+        memcpy(out + o, keep, n);
+        o += n;
+        p = end;
+    }
+    out[o] = '\0';
+}
+
 /* The class's name, or the fallback; with short set, a collection's name
- * without its namespace ("List<int>"). */
+ * without its namespaces ("List<int>", "Dictionary<string, List<int>>"). */
 static void format_class(fctx *f, uint64_t class_id, const char *fallback, int short_name)
 {
-    char name[512];
+    char name[512], shorter[512];
     if (!f->out)
         return;
     if (class_id && f->cl && f->cl->name && f->cl->name(f->cl->ctx, class_id, name, sizeof name) == 0) {
         const char *s = name;
         if (short_name) {
-            const char *lt = strchr(name, '<');
-            size_t n = lt ? (size_t)(lt - name) : strlen(name);
-            for (size_t i = 0; i < n; i++)
-                if (name[i] == '.')
-                    s = name + i + 1;
+            short_class_name(name, shorter, sizeof shorter);
+            s = shorter;
         }
         ct_text_put(f->out, s);
     } else {

@@ -115,6 +115,9 @@ ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Refs\(ref int counter=0x[0-9a-f]+ -> 10, 
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.TryGet\(string key="key", out int v=0x[0-9a-f]+ -> 0\) -> bool true  v=12$'
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6  x=6$'
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Inc\(ref long x=0x[0-9a-f]+ -> 5\) -> long 6$'
+# ref readonly (C# 12: [In] and RequiresLocationAttribute), in and ref side by
+# side (Names.ReadOnlyRef(ref rx, in ry, ref rz), rx=1, ry=2, rz=3).
+ct_has_re "$trace" 1 '^.* Demo\.Names\.ReadOnlyRef\(ref readonly int x=0x[0-9a-f]+ -> 1, in int y=0x[0-9a-f]+ -> 2, ref int z=0x[0-9a-f]+ -> 3\) -> int 6  x=1  y=2  z=3$'
 ct_has_re "$trace" 1 '^.* Demo\.Kinds\.Deref\(int\* p=0x[0-9a-f]+\) -> int 77$'
 ct_has "$trace" 1 'Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5) -> Point {X=1.5, Y=3}'
 # this: a class instance, a struct (by address), a virtual override called
@@ -167,6 +170,26 @@ ct_has "$trace" 1 'Demo.Util.CountOf<double>(double[] items=double[2] {1.5, 2.5}
 fi
 ct_has "$trace" 1 'Demo.Outer.Inner.Twice(int x=21) -> int 42'
 ct_has_re "$trace" 1 '^.* Demo\.Outer<int>\.Holder\.Get\(this=Demo\.Outer<int>\.Holder@0x[0-9a-f]+\) -> int 3$'
+# An iterator (Names.cs): Countdown(2) yields 2 and 1, its MoveNext shown as
+# the iterator with its bool result; the third returns false (the end). The
+# state is 0 before the first MoveNext and 1 after each yield.
+ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=0) -> bool true'
+ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=1) -> bool true'
+ct_has "$trace" 1 'iterator Demo.Names.Countdown(int n=2, <>1__state=1) -> bool false'
+# Tuples with element names (TupleElementNamesAttribute): the type as C#
+# writes it, the value's fields by the names; nested; a long tuple's nine
+# elements in one list (not Rest={...}); an element without a name keeps
+# Item2; a return value's names (Names.cs; Program.cs passes (7, "Ada"),
+# Bounds(5, 3), (1, ("x", 2)), (1, ..., 9), (4, 5)).
+ct_has "$trace" 1 'Demo.Names.Person((int Id, string Name) p={Id=7, Name="Ada"}) -> string "Ada7"'
+ct_has "$trace" 1 'Demo.Names.Bounds(int a=5, int b=3) -> (int Min, int Max) {Min=3, Max=5}'
+ct_has "$trace" 1 'Demo.Names.Nested((int A, (string B, int C) D) t={A=1, D={B="x", C=2}}) -> int 3'
+ct_has "$trace" 1 'Demo.Names.Long((int A1, int A2, int A3, int A4, int A5, int A6, int A7, int A8, int A9) t={A1=1, A2=2, A3=3, A4=4, A5=5, A6=6, A7=7, A8=8, A9=9}) -> int 10'
+ct_has "$trace" 1 'Demo.Names.Partly((int First, int) t={First=4, Item2=5}) -> int 9'
+# A generic collection inside another: its name short in its type arguments
+# too, as the parameter's type is written (Names.Lookup({["a"]={1, 2}}, {3})).
+ct_has "$trace" 1 'Demo.Names.Lookup(Dictionary<string, List<int>> map=Dictionary<string, List<int>>(1) {["a"]=List<int>(2) {1, 2}}, List<int> list=List<int>(1) {3}) -> int 2'
+ct_has "$trace" 0 'System.Collections.Generic.List<int>'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
@@ -222,7 +245,7 @@ ct_has "$trace" 1 '#  TIME(s)    TID   DURATION  CALL'
 calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)
 bad=$(grep -vE '^ *[0-9]+\.[0-9]{6} +[0-9]+ ' <<<"$calls" || true)
 check_eq "every call line has a time and a thread" "" "$(head -n 3 <<<"$bad")"
-others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +(Demo\.|\})' <<<"$calls" || true)
+others=$(grep -vE '^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mu]?s)? +((iterator )?Demo\.|\})' <<<"$calls" || true)
 check_eq "no calls outside Demo with the default filter" "" "$(head -n 3 <<<"$others")"
 # Two threads: Main's and the worker's (Program.cs starts one Thread).
 main_tid=$(grep -F 'Demo.Program.Main(' "$trace" | awk '{print $2}')

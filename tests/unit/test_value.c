@@ -698,13 +698,19 @@ static void content_class_of(void *ctx, uint64_t obj, int named, ct_class_info *
     ci->content = content_of(mt);
 }
 
+/* When set, DICT_CLASS's full name (as the profiler's CLASS record has it). */
+static const char *dict_full_name;
+
 static int content_name_of(void *ctx, uint64_t cls, char *out, size_t cap)
 {
     (void)ctx;
     const ct_plan *c = content_of(cls);
     if (!c)
         return 1;
-    snprintf(out, cap, "Demo.%s", c->type_name);
+    if (cls == DICT_CLASS && dict_full_name)
+        snprintf(out, cap, "%s", dict_full_name);
+    else
+        snprintf(out, cap, "Demo.%s", c->type_name);
     return 0;
 }
 
@@ -834,6 +840,27 @@ static void test_collections(void **state)
     ref = (uint64_t)(uintptr_t)&dict;
     content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
     assert_string_equal(t, "Dictionary<string, int>(2) {[\"x\"]=1, [\"z\"]=3}");
+    /* A collection's name is written without namespaces in its type
+     * arguments too, as the parameter's type is; a nested type's part after
+     * a generic enclosing type stays. */
+    static const struct {
+        const char *full, *shown;
+    } names[] = {
+        {"System.Collections.Generic.Dictionary<string, System.Collections.Generic.List<int>>",
+         "Dictionary<string, List<int>>"},
+        {"System.Collections.Generic.Dictionary<Demo.Point, System.Collections.Generic.List<System.Collections.Generic.HashSet<int>>>",
+         "Dictionary<Point, List<HashSet<int>>>"},
+        {"Demo.Outer<System.Text.StringBuilder>.Items<int[]>", "Outer<StringBuilder>.Items<int[]>"},
+        {"Lookup", "Lookup"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char want[256];
+        dict_full_name = names[i].full;
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        snprintf(want, sizeof want, "%s(2) {[\"x\"]=1, [\"z\"]=3}", names[i].shown);
+        assert_string_equal(t, want);
+    }
+    dict_full_name = NULL;
 }
 
 static void test_grids_and_segments(void **state)

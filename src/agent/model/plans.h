@@ -88,8 +88,9 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi);
  * IteratorStateMachineAttribute or AsyncIteratorStateMachineAttribute):
  * shows it as that method, "async Demo.Net.Fetch", with the method's
  * parameters read from the state machine's fields of the same names (`this`
- * from <>4__this), then the state (<>1__state), and sets f->sm_offsets
- * (without signatures: the name only). Returns 0 then; -1 for any other
+ * from <>4__this), then the state (<>1__state), and sets f->sm_offsets;
+ * MoveNext's own result when it has one (an iterator's bool) is the return
+ * value (without signatures: the name only). Returns 0 then; -1 for any other
  * function, or when values are wanted and the state machine's class is not
  * known exactly (shared generic code): f is then planned as itself. */
 int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi);

@@ -128,6 +128,27 @@ static uint32_t name_arity(const char *name)
     return tick ? (uint32_t)strtoul(tick + 1, NULL, 10) : 0;
 }
 
+/* MoveNext's own result, when it has one: an iterator's bool (true: a value
+ * was yielded, Current holds it; false: the sequence has ended). Only a
+ * primitive is planned (an async method's MoveNext returns void). */
+static void sm_own_result(pctx *c, ct_mapped_fn *f, const ct_method_info *mi)
+{
+    clrsig_sig own;
+    if (!mi->sig || mi->sig_len > SIG_MAX_BYTES ||
+        clrsig_parse(mi->sig, mi->sig_len, CLRSIG_KIND_METHOD, NULL, c->arena, &own, NULL) !=
+            CLRSIG_OK)
+        return;
+    const clrsig_type *r = clrsig_strip(own.method.ret);
+    const ct_plan *p = ct_pl_prim_plan(r->kind);
+    if (!p || r->kind == CLRSIG_ET_VOID || p->kind == CT_V_STRING || p->kind == CT_V_OBJECT)
+        return;
+    char label[TYPE_TEXT_MAX + 2];
+    snprintf(label, sizeof label, "%s ", p->type_name);
+    f->ret_label = ct_pl_perm_text(label);
+    f->ret = p;
+    f->has_ret = 1;
+}
+
 int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
 {
     const ct_module *m = mi->module;
@@ -228,10 +249,11 @@ int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
         char label[LABEL_MAX];
         ct_pl_read_param(m, md, i, &pm[i]);
         /* A parameter the compiler did not hoist reads <unavailable>. */
-        ct_pl_param_label(c, meth->params[i], &pm[i], label, sizeof label);
         fd = sm_field(sp, pm[i].name);
+        const ct_plan *plan = fd ? fd->plan : &ct_plan_by_range;
+        ct_pl_param_label(c, meth->params[i], &pm[i], fd ? &plan : NULL, label, sizeof label);
         args[a].label = ct_pl_perm_text(label);
-        args[a].plan = fd ? fd->plan : &ct_plan_by_range;
+        args[a].plan = plan;
         offsets[a] = fd ? fd->offset : CT_SM_NO_FIELD;
     }
     fd = sm_field(sp, SM_STATE_FIELD);
@@ -245,6 +267,7 @@ int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
     f->nargs = n;
     f->sm_offsets = offsets;
     f->has_ret = 0;
+    sm_own_result(c, f, mi);
     f->values = 1;
     rc = 0;
 done:

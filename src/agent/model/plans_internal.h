@@ -63,6 +63,8 @@ int ct_pl_is_canon(ClassID cls);
 /* The declared name of generic parameter index of owner ("T"); 0, or -1. */
 /* C# text of a type, short names, actual generic arguments where known. */
 void ct_pl_type_text(pctx *c, const clrsig_type *t, char *out, size_t cap);
+/* C# name of a TypeDef or TypeRef token, short ("List" for List`1). */
+void ct_pl_token_text(pctx *c, uint32_t token, char *out, size_t cap);
 /* Most instance fields one class (a struct, or one level of a class)
  * declares that are planned. */
 #define STRUCT_MAX_FIELDS 256
@@ -90,16 +92,30 @@ const ct_plan *ct_pl_plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsig
 
 /* -------------------------------- plans_method.c: parameters and names */
 
+/* A param_meta flag beside CLRSIG_PARAM_IN/OUT: a C# 12 `ref readonly`
+ * parameter ([In] and RequiresLocationAttribute on its Param row). */
+#define PARAM_REF_READONLY 0x0100u
+
 typedef struct param_meta {
     char name[PARAM_NAME_MAX];
     uint16_t flags;
+    mdParamDef pd; /* its Param row, 0 when it has none */
 } param_meta;
 
 /* Name and in/out flags of parameter i (0-based) of method md. */
 void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta *out);
-/* "out int value=": the parameter's type as C# writes it, then its name. */
-void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm, char *out,
-                       size_t cap);
+/* "out int value=": the parameter's type as C# writes it, then its name;
+ * with plan, a named tuple's fields in *plan take its element names. */
+void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm,
+                       const ct_plan **plan, char *out, size_t cap);
+/* The names a C# tuple's elements have in type t of Param row pd (its
+ * TupleElementNamesAttribute; a byref's target): t's C# text with them,
+ * "(int Id, string Name)", into text, and when plan and *plan are set,
+ * *plan replaced by a copy whose tuple fields are named. 0 then; -1 when
+ * pd has no names, they do not fit t or pass a limit (plans_tuples.c):
+ * text and *plan are left as they were. */
+int ct_pl_tuple_names(pctx *c, mdToken pd, const clrsig_type *t, char *text, size_t cap,
+                      const ct_plan **plan);
 /* The plan of a parameter (NULL: bound late). */
 const ct_plan *ct_pl_param_plan(pctx *c, const clrsig_type *t);
 /* "Demo.Pair<int, TValue>": a TypeDef named with its known type arguments

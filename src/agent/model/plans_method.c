@@ -16,6 +16,13 @@
 
 /* ------------------------------------------------------ whole methods */
 
+/* C# 12 marks a `ref readonly` parameter as an `in` one ([In] T&, and on a
+ * virtual method modreq(InAttribute)) with this attribute on its Param row
+ * instead of `in`'s IsReadOnlyAttribute (csharplang, "ref readonly
+ * parameters", Metadata encoding). */
+static const WCHAR k_requires_location[] =
+    u"System.Runtime.CompilerServices.RequiresLocationAttribute";
+
 /* Name and in/out flags of parameter i (0-based) of method md. */
 void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta *out)
 {
@@ -23,6 +30,7 @@ void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta
     mdParamDef pd = 0;
     snprintf(out->name, sizeof out->name, "arg%u", i + 1);
     out->flags = 0;
+    out->pd = 0;
     /* Param rows are numbered from 1; sequence 0 is the return value. */
     if (mdi->lpVtbl->GetParamForMethodIndex(mdi, md, i + 1, &pd) != S_OK)
         return;
@@ -36,23 +44,40 @@ void ct_pl_read_param(const ct_module *m, mdMethodDef md, uint32_t i, param_meta
         return;
     if (wlen > 1)
         ct_utf16_to_utf8(w, wlen, out->name, sizeof out->name);
+    out->pd = pd;
     out->flags = (uint16_t)(attr & (CLRSIG_PARAM_IN | CLRSIG_PARAM_OUT));
+    const void *blob = NULL;
+    ULONG blob_len = 0;
+    if (mdi->lpVtbl->GetCustomAttributeByName(mdi, pd, k_requires_location, &blob, &blob_len) ==
+        S_OK)
+        out->flags |= PARAM_REF_READONLY;
 }
 
-/* "out int value=": the parameter's type as C# writes it, then its name. */
-void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm, char *out,
-                       size_t cap)
+/* "out int value=": the parameter's type as C# writes it, then its name;
+ * with plan, a named tuple's fields in *plan take its element names. */
+void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm,
+                       const ct_plan **plan, char *out, size_t cap)
 {
     char text[TYPE_TEXT_MAX];
     const clrsig_type *s = clrsig_strip(t);
-    if (s->kind == CLRSIG_ET_BYREF) {
-        const char *word = (pm->flags & CLRSIG_PARAM_OUT)  ? "out "
-                           : (pm->flags & CLRSIG_PARAM_IN) ? "in "
-                                                           : "ref ";
+    if (ct_pl_tuple_names(c, pm->pd, t, text, sizeof text, plan) == 0) {
+        /* (the text of a byref's target) */
+    } else if (s->kind == CLRSIG_ET_BYREF) {
         ct_pl_type_text(c, s->u.elem, text, sizeof text);
-        snprintf(out, cap, "%s%s %s=", word, text, pm->name);
     } else {
         ct_pl_type_text(c, t, text, sizeof text);
+    }
+    if (s->kind == CLRSIG_ET_BYREF) {
+        /* As C# reads them back: [Out] alone is `out`; RequiresLocation
+         * `ref readonly` (it has [In] too); [In] alone `in`; [In, Out]
+         * (interop) and neither `ref`. */
+        uint16_t io = pm->flags & (CLRSIG_PARAM_IN | CLRSIG_PARAM_OUT);
+        const char *word = io == CLRSIG_PARAM_OUT             ? "out "
+                           : (pm->flags & PARAM_REF_READONLY) ? "ref readonly "
+                           : io == CLRSIG_PARAM_IN            ? "in "
+                                                              : "ref ";
+        snprintf(out, cap, "%s%s %s=", word, text, pm->name);
+    } else {
         snprintf(out, cap, "%s %s=", text, pm->name);
     }
 }
@@ -257,19 +282,27 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
     }
     for (uint32_t i = 0; i < np; i++, a++) {
         char label[LABEL_MAX];
-        ct_pl_param_label(c, meth->params[i], &pm[i], label, sizeof label);
+        const ct_plan *plan = ct_pl_param_plan(c, meth->params[i]);
+        ct_pl_param_label(c, meth->params[i], &pm[i], &plan, label, sizeof label);
         args[a].label = ct_pl_perm_text(label);
-        args[a].plan = ct_pl_param_plan(c, meth->params[i]);
+        args[a].plan = plan;
         if (!args[a].plan)
             late = 1;
     }
     const clrsig_type *ret = clrsig_strip(meth->ret);
     if (ret->kind != CLRSIG_ET_VOID) {
         char text[TYPE_TEXT_MAX], label[TYPE_TEXT_MAX + 2];
-        ct_pl_type_text(c, meth->ret, text, sizeof text);
+        const ct_plan *plan =
+            ct_pl_plan_type(c, meth->ret, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
+        /* The return value's names are on Param row 0. */
+        mdParamDef rpd = 0;
+        IMetaDataImport *mdi = mi->module->mdi;
+        if (mdi->lpVtbl->GetParamForMethodIndex(mdi, mi->token, 0, &rpd) != S_OK ||
+            ct_pl_tuple_names(c, rpd, meth->ret, text, sizeof text, &plan) != 0)
+            ct_pl_type_text(c, meth->ret, text, sizeof text);
         snprintf(label, sizeof label, "%s ", text);
         f->ret_label = ct_pl_perm_text(label);
-        f->ret = ct_pl_plan_type(c, meth->ret, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
+        f->ret = plan;
         f->has_ret = 1;
         if (!f->ret)
             late = 1;

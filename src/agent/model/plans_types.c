@@ -312,6 +312,17 @@ void ct_pl_type_text(pctx *c, const clrsig_type *t, char *out, size_t cap)
         snprintf(out, cap, "?");
 }
 
+/* C# name of a TypeDef or TypeRef token, short ("List" for List`1). */
+void ct_pl_token_text(pctx *c, uint32_t token, char *out, size_t cap)
+{
+    clrsig_resolver r = {.ctx = c, .type_name = r_type_name};
+    clrsig_format_opts opts = {.style = CLRSIG_STYLE_CSHARP, .short_names = 1};
+    clrsig_error err;
+    clrsig_status st = clrsig_format_token(token, &opts, &r, out, cap, NULL, &err);
+    if (st != CLRSIG_OK && st != CLRSIG_E_OUTPUT_TRUNCATED)
+        snprintf(out, cap, "?");
+}
+
 /* --------------------------------------------------- ClassID lookups */
 
 /* A CoreLib type by full name -> ClassID (loads it if needed). */

@@ -190,6 +190,18 @@ namespace Demo
             IntsOnly mi = Abi.MakeInts(4, 5, 6000000000);
             Show("made", mf.X + " " + mf.Y + " " + md.X + " " + md.Y + " " + mi.A + " " + mi.B + " " + mi.C);
 
+            // Issue 25 (Names.cs).
+            Show("countdown", Names.SumCountdown(2));
+            int rx = 1, ry = 2, rz = 3;
+            Show("refro", Names.ReadOnlyRef(ref rx, in ry, ref rz));
+            Show("person", Names.Person((7, "Ada")));
+            Show("bounds", Names.Bounds(5, 3).Max);
+            Show("nestedtuple", Names.Nested((1, ("x", 2))));
+            Show("longtuple", Names.Long((1, 2, 3, 4, 5, 6, 7, 8, 9)));
+            Show("partly", Names.Partly((4, 5)));
+            Show("lookup", Names.Lookup(new System.Collections.Generic.Dictionary<string, System.Collections.Generic.List<int>>
+                { ["a"] = new System.Collections.Generic.List<int> { 1, 2 } }, new System.Collections.Generic.List<int> { 3 }));
+
             // An exception leaving two traced frames.
             Show("caught", Thrower.Catch(3));
 

@@ -593,7 +593,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
                  ? handles_code(m, mod, tok, sig, entry) : -1;
     int with_values = nh >= 0 || probe_values(f);
     /* The return value's home (its address goes to the leave probe). */
-    int64_t local = with_values && f->has_ret && (f->ret || nh >= 0) && !f->sm_offsets
+    int64_t local = with_values && f->has_ret && (f->ret || nh >= 0)
                         ? return_local(m, mod, tok, &b) : -1;
     clril_insn code[LEAVE_MAX];
     /* From the end, so that the indexes ahead stay valid: before each ret
