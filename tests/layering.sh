@@ -26,8 +26,9 @@ declare -A may=(
   [agent/engines/elt/asm]=""
   [agent/engines/il]="agent/record agent/core agent/model agent/runtime format base clril clrsig"
   [agent/com]="agent/engines/elt agent/engines/elt/asm agent/engines/il agent/record agent/core agent/model agent/runtime views format base"
-  [cli]="cli/export views format base clrsig clrmeta"
-  [cli/export]="cli views format base"
+  [cli]="cli/export cli/input views format base clrsig clrmeta"
+  [cli/input]="views format base"
+  [cli/export]="cli/input views format base"
 )
 # A library's public headers are its own room.
 lib_room() { case $1 in clrsig) echo sig ;; clrmeta) echo meta ;; clril) echo il ;; *) echo "$1" ;; esac; }

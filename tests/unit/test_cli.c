@@ -33,8 +33,8 @@ static char *escaped(void (*fn)(FILE *, const char *, size_t), const char *s, si
     return buf;
 }
 
-#define JSON(lit) escaped(cli_json_string, lit, sizeof lit - 1)
-#define XML(lit) escaped(cli_xml_text, lit, sizeof lit - 1)
+#define JSON(lit) escaped(ct_json_string, lit, sizeof lit - 1)
+#define XML(lit) escaped(ct_xml_text, lit, sizeof lit - 1)
 
 static void test_json_plain(void **state)
 {
@@ -92,7 +92,7 @@ static void test_utf8_limits(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         uint32_t cp = 0;
-        size_t len = cli_utf8_next((const unsigned char *)cases[i].s, cases[i].n, &cp);
+        size_t len = ct_utf8_next((const unsigned char *)cases[i].s, cases[i].n, &cp);
         assert_int_equal(len, cases[i].len);
         if (len)
             assert_int_equal(cp, cases[i].cp);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "export.h"
+#include "cli/input/input.h"
+#include "base/escape.h"
 
 static int on_thread(void *ctx, ct_walk_thread *t)
 {

@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "export.h"
+#include "cli/input/input.h"
+#include "base/escape.h"
 
 /* stdout is written in blocks of this size. */
 #define CHROME_STDOUT_BUFFER (1 << 20)
@@ -68,7 +70,7 @@ static void thread_name_event(chrome *c, uint64_t tid, const char *name)
     event_start(c);
     fprintf(c->out, "\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%" PRIu64
                     ",\"args\":{\"name\":", c->pid, tid);
-    cli_json_string(c->out, name, strlen(name));
+    ct_json_string(c->out, name, strlen(name));
     fputs("}}", c->out);
 }
 
@@ -232,7 +234,7 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         return -1;
     event_start(c);
     fputs("\"name\":", out);
-    cli_json_string(out, f->fn->name, strlen(f->fn->name));
+    ct_json_string(out, f->fn->name, strlen(f->fn->name));
     fputs(",\"cat\":\"clrtrace\",\"ph\":\"X\",\"ts\":", out);
     put_us(out, f->start);
     fputs(",\"dur\":", out);
@@ -245,9 +247,9 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     while (next_pair(a, &pos, a->len, &key, &klen, &val, &vlen)) {
         if (n++)
             putc(',', out);
-        cli_json_string(out, key, klen);
+        ct_json_string(out, key, klen);
         putc(':', out);
-        cli_json_string(out, val, vlen);
+        ct_json_string(out, val, vlen);
     }
     a->len = f->aux;
     const char *sep = n ? "," : "";
@@ -257,7 +259,7 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         if (ct_symbols_return_text(w->sym, f->fn, rec, &text)) {
             size_t len = ct_text_end(&text);
             fprintf(out, "%s\"return\":", sep);
-            cli_json_string(out, c->val, len);
+            ct_json_string(out, c->val, len);
             sep = ",";
         }
         /* out, ref and in arguments as the call returned: "v=12  x=6". */
@@ -265,7 +267,7 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         if (ct_symbols_out_text(w->sym, f->fn, rec, &text)) {
             size_t len = ct_text_end(&text);
             fprintf(out, "%s\"at return\":", sep);
-            cli_json_string(out, c->val + 2, len > 2 ? len - 2 : 0); /* past the leading "  " */
+            ct_json_string(out, c->val + 2, len > 2 ? len - 2 : 0); /* past the leading "  " */
         }
     } else if (how == CLI_END_EXCEPTION && rec && rec->nvalues) {
         /* "exception": "System.InvalidOperationException: \"boom\"", as the
@@ -274,7 +276,7 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         ct_text_init(&text, c->val, CT_RENDER_RET_MAX);
         fprintf(out, "%s\"exception\":", sep);
         if (ct_symbols_exception_text(w->sym, rec, &text))
-            cli_json_string(out, c->val, ct_text_end(&text));
+            ct_json_string(out, c->val, ct_text_end(&text));
         else
             fputs("true", out);
     } else {
@@ -310,7 +312,7 @@ cli_chrome *cli_chrome_new(FILE *out, const ct_trace_header *h)
     event_start(&x->c);
     fprintf(out, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
             h->pid, h->pid);
-    cli_json_string(out, h->cmdline, h->cmdline_len);
+    ct_json_string(out, h->cmdline, h->cmdline_len);
     fputs("}}", out);
     return x;
 }
@@ -334,11 +336,11 @@ int cli_chrome_end(cli_chrome *x, int complete)
     complete = complete && w->walk.ended && !rc;
     fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"clrtrace\",", out);
     fprintf(out, "\"trace_format\":\"%u.%u\",\"command\":", h->major, h->minor);
-    cli_json_string(out, h->cmdline, h->cmdline_len);
+    ct_json_string(out, h->cmdline, h->cmdline_len);
     fputs(",\"filter\":", out);
-    cli_json_string(out, h->filter, h->filter_len);
+    ct_json_string(out, h->filter, h->filter_len);
     fputs(",\"settings\":", out);
-    cli_json_string(out, h->settings, h->settings_len);
+    ct_json_string(out, h->settings, h->settings_len);
     fprintf(out,
             ",\"start_unix_ns\":\"%" PRIu64 "\",\"complete\":%s,\"calls\":%" PRIu64
             ",\"unfinished\":%" PRIu64 ",\"too_deep\":%" PRIu64 ",\"unmatched\":%" PRIu64

@@ -1,7 +1,7 @@
 /* What the exporters provide (src/cli/export): the call-stack walk
  * (calls.c) and dump's formats, folded stacks (folded.c), the flame graph
  * (flame.c), Chrome JSON (chrome.c) and Perfetto's protobuf (perfetto.c).
- * They read a cli_trace (src/cli/cli.h, which includes this header). */
+ * They read a cli_trace (cli/input/input.h). */
 #ifndef CLRTRACE_CLI_EXPORT_H
 #define CLRTRACE_CLI_EXPORT_H
 
@@ -14,9 +14,8 @@
 #include "views/walk.h"
 #include "views/symbols.h"
 #include "base/table.h"
+#include "cli/input/input.h" /* cli_trace: a trace opened for reading */
 
-/* A binary trace opened for reading (defined in src/cli/cli.h). */
-typedef struct cli_trace cli_trace;
 
 /* ------------------------------------------------ call stacks (calls.c)
  * The walk shared by dump --folded, --flame, --chrome and --perfetto: the

@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "views/render.h"
-#include "cli/cli.h"
+#include "export.h"
+#include "cli/input/input.h"
+#include "base/escape.h"
 
 /* Frames narrower than this many pixels are not drawn (nor their callees,
  * which are narrower still). */
@@ -144,7 +146,7 @@ static void frame(const layout *l, uint32_t i, double x, double y, double w, uin
     unsigned r, g, b;
     colour(name, &r, &g, &b);
     fputs("<g><title>", stdout);
-    cli_xml_text(stdout, name, strlen(name));
+    ct_xml_text(stdout, name, strlen(name));
     printf(" (%s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" "
            "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
            value, pct, x, y, w, FLAME_FRAME_HEIGHT - 1, r, g, b);
@@ -153,12 +155,12 @@ static void frame(const layout *l, uint32_t i, double x, double y, double w, uin
         size_t chars = (size_t)fit, len = char_count(name);
         printf("<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 10.5);
         if (len <= chars) {
-            cli_xml_text(stdout, name, strlen(name));
+            ct_xml_text(stdout, name, strlen(name));
         } else {
             /* The end of the name: the method, not the namespace. */
             size_t skip = prefix_bytes(name, len - (chars - 2));
             fputs("..", stdout);
-            cli_xml_text(stdout, name + skip, strlen(name + skip));
+            ct_xml_text(stdout, name + skip, strlen(name + skip));
         }
         fputs("</text>", stdout);
     }
@@ -181,12 +183,12 @@ static void subtitle(const ct_trace_header *h, const flame_opts *o, const char *
     double fit = (o->width - 2.0 * FLAME_PAD_X) / (12 * FLAME_FONT_WIDTH);
     size_t chars = fit > 3 ? (size_t)fit : 3, count = char_count(text);
     if (count <= chars) {
-        cli_xml_text(stdout, text, len);
+        ct_xml_text(stdout, text, len);
         return;
     }
     size_t skip = prefix_bytes(text, count - (chars - 2));
     fputs("..", stdout);
-    cli_xml_text(stdout, text + skip, len - skip);
+    ct_xml_text(stdout, text + skip, len - skip);
 }
 
 #define FLAME_STR2(x) #x
@@ -290,7 +292,7 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o)
            o->width, height, o->width, height, o->width, height);
     printf("<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" font-family=\"Verdana, sans-serif\" "
            "font-size=\"17\">", o->width / 2.0);
-    cli_xml_text(stdout, title, strlen(title));
+    ct_xml_text(stdout, title, strlen(title));
     char value[48];
     value_text(&tr, all, value, sizeof value);
     printf("</text>\n<text x=\"%.1f\" y=\"44\" text-anchor=\"middle\" "

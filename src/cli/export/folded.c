@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "export.h"
+#include "cli/input/input.h"
+#include "base/escape.h"
 
 /* No node: a call past FOLDED_MAX_NODES distinct stacks (not counted). */
 #define NO_NODE UINT64_MAX

@@ -33,7 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "export.h"
+#include "cli/input/input.h"
+#include "base/escape.h"
 
 /* stdout is written in blocks of this size. */
 #define PERFETTO_STDOUT_BUFFER (1 << 20)
@@ -177,7 +179,7 @@ static void pb_string(pb *b, uint32_t field, const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t k = u[i] < 0x80 ? 1 : cli_utf8_next(u + i, n - i, &cp);
+        size_t k = u[i] < 0x80 ? 1 : ct_utf8_next(u + i, n - i, &cp);
         if (k == 0) {
             if (pb_room(b, 3 + (n - i)) != 0)
                 return;

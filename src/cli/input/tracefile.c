@@ -13,7 +13,8 @@
 
 #include "format/launch.h"
 #include "format/parse.h"
-#include "cli.h"
+#include "base/table.h"
+#include "input.h"
 
 /* Arena for one FUNCTION record's decoded plans (reset per record): enough
  * for the largest record the format allows. */

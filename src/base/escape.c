@@ -3,12 +3,12 @@
  * trace may hold any bytes, and the output must stay valid regardless. */
 #include <stdio.h>
 
-#include "cli.h"
+#include "escape.h"
 
 /* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
 static const char k_replacement[] = "\xEF\xBF\xBD";
 
-size_t cli_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+size_t ct_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 {
     if (!n)
         return 0;
@@ -41,13 +41,13 @@ size_t cli_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
-void cli_json_string(FILE *out, const char *text, size_t n)
+void ct_json_string(FILE *out, const char *text, size_t n)
 {
     const unsigned char *s = (const unsigned char *)text;
     putc('"', out);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t k = cli_utf8_next(s + i, n - i, &cp);
+        size_t k = ct_utf8_next(s + i, n - i, &cp);
         if (!k) {
             fputs("\\ufffd", out);
             i++;
@@ -66,12 +66,12 @@ void cli_json_string(FILE *out, const char *text, size_t n)
     putc('"', out);
 }
 
-void cli_xml_text(FILE *out, const char *text, size_t n)
+void ct_xml_text(FILE *out, const char *text, size_t n)
 {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t k = cli_utf8_next(s + i, n - i, &cp);
+        size_t k = ct_utf8_next(s + i, n - i, &cp);
         if (!k)
             k = 1, cp = 0xFFFD;
         switch (cp) {
