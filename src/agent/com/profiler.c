@@ -175,15 +175,15 @@ static void describe_filter(const ct_config *c, char *out, size_t cap)
         ADD("%s", c->trace_all ? "everything" : "my code");
     if (c->exclude)
         ADD(", exclude %s", c->exclude);
-    if (c->filter.trigger)
-        ADD(", trigger %s", c->filter.trigger);
-    if (c->filter.after)
-        ADD(", after %llu calls", (unsigned long long)c->filter.after);
-    if (c->filter.depth)
-        ADD(", depth %u", c->filter.depth);
-    if (c->filter.min_time_ns) {
+    if (c->tree.trigger)
+        ADD(", trigger %s", c->tree.trigger);
+    if (c->tree.after)
+        ADD(", after %llu calls", (unsigned long long)c->tree.after);
+    if (c->tree.depth)
+        ADD(", depth %u", c->tree.depth);
+    if (c->tree.min_time_ns) {
         char d[32];
-        ct_format_duration(c->filter.min_time_ns, d, sizeof d);
+        ct_format_duration(c->tree.min_time_ns, d, sizeof d);
         ADD(", min-time %s", d);
     }
 #undef ADD
@@ -507,7 +507,7 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .start_unix_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
         .cmdline = cmdline,
         .filter = filter_text,
-        .calls_filter = &cfg->filter,
+        .calls_filter = &cfg->tree,
         .settings = settings,
         .stop_engine = ct_recorder_stop,
         .children_index = !attached && cfg->summary && ct_outputs_root(cfg) == 1

@@ -85,7 +85,7 @@ static int traces_name(const ct_module *m, const char *name)
 int ct_registry_module_may_trace(const ct_module *m)
 {
     const ct_config *c = &g_ct.cfg;
-    if (c->filter.trigger)
+    if (c->tree.trigger)
         return 1;
     if (c->assembly)
         return m->assembly && ct_glob_list_match(c->assembly, m->assembly);
@@ -173,8 +173,8 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
     f->watched = m->corelib && !strcmp(name, WATCH_UNHANDLED);
-    f->trigger = f->hooked && g_ct.cfg.filter.trigger &&
-                 ct_glob_list_match(g_ct.cfg.filter.trigger, name);
+    f->trigger = f->hooked && g_ct.cfg.tree.trigger &&
+                 ct_glob_list_match(g_ct.cfg.tree.trigger, name);
     if (!f->hooked)
         return;
 

@@ -23,7 +23,7 @@ static void thread_exit(void *p)
 
 void ct_recorder_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
 {
-    g_rec.gated = g_ct.cfg.filter.trigger != NULL;
+    g_rec.gated = g_ct.cfg.tree.trigger != NULL;
     g_rec.mode = mode;
     g_rec.naive = naive;
     ct_tbuf_setup(ring_kb, lossy, sizeof(ct_rec_thread));

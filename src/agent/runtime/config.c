@@ -73,10 +73,10 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->include = str[CT_SET_INCLUDE];
     c->exclude = str[CT_SET_EXCLUDE];
     c->assembly = str[CT_SET_ASSEMBLY];
-    c->filter.trigger = str[CT_SET_TRIGGER];
-    c->filter.depth = (uint32_t)v[CT_SET_DEPTH];
-    c->filter.min_time_ns = v[CT_SET_MIN_TIME];
-    c->filter.after = v[CT_SET_AFTER];
+    c->tree.trigger = str[CT_SET_TRIGGER];
+    c->tree.depth = (uint32_t)v[CT_SET_DEPTH];
+    c->tree.min_time_ns = v[CT_SET_MIN_TIME];
+    c->tree.after = v[CT_SET_AFTER];
     if (c->bench_naive && c->no_args) {
         snprintf(why, cap, "CLRTRACE_BENCH_NAIVE=1 needs argument capture (not CLRTRACE_NO_ARGS=1)");
         return -1;
@@ -87,6 +87,6 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
 int ct_config_traces(const ct_config *c, const char *full_name, const char *assembly,
                      int by_default)
 {
-    ct_name_rules r = {c->include, c->exclude, c->assembly, c->filter.trigger};
+    ct_name_rules r = {c->include, c->exclude, c->assembly, c->tree.trigger};
     return ct_name_rules_pass(&r, full_name, assembly, by_default);
 }

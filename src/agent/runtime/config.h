@@ -50,8 +50,9 @@ typedef struct ct_config {
     const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */
     const char *assembly;    /* CLRTRACE_ASSEMBLY: globs on assembly names; when set,
                                 only their functions are traced */
-    ct_filter_opts filter;   /* CLRTRACE_DEPTH, CLRTRACE_MIN_TIME, CLRTRACE_TRIGGER,
-                                CLRTRACE_AFTER: applied by the writer */
+    ct_filter_opts tree;     /* the tree filters (CLRTRACE_DEPTH, CLRTRACE_MIN_TIME,
+                                CLRTRACE_TRIGGER, CLRTRACE_AFTER): applied by the
+                                writer; the trigger also gates the hooks' values */
 } ct_config;
 
 /* Whether a function is traced (hooked), from its full name
