@@ -20,7 +20,16 @@
 #      "Tail calls");
 #   3. the values of Place, Total, Receipt and the handlers' results, worked
 #      out by hand from Program.cs: Place(id) = 2 id + 1,
-#      Total(qty) = 250 qty + 99, Receipt(qty) = "qty Q total T".
+#      Total(qty) = 250 qty + 99, Receipt(qty) = "qty Q total T";
+#   4. attached (`run -p PID -F 'Web.*'`, once, under the default engine's
+#      run: attach is the IL engine's anyway) to the app serving requests
+#      (Web serve PORT-FILE; requests over bash's /dev/tcp), after 5
+#      requests per route: the NoInlining /slow handler is traced, with its
+#      values; the /order handler, which the JIT inlined into ASP.NET Core's
+#      request delegate (a dynamic method ReJIT cannot recompile), has no
+#      call in the trace and clrtrace names it in one line after the detach
+#      line; the /text handler is not named; the app answers rightly
+#      throughout and ends with exit code 0 after GET /quit.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -159,5 +168,57 @@ check "the /text handler's call for id 3: the same callees, closed by its IResul
     "$(call_tree "$t" 'Web.Program.<>c.<Main>b__0_1(this=Web.Program.<>c@ADDR, int id=3)' |
         sed -E 's/^(\} -> IResult) .*/\1/')"
 check "the trace is balanced" ct_balance "$t"
+
+if [[ ${CLRTRACE_ENGINE:-elt} != il ]]; then
+    echo "== attached to the app serving requests"
+    # http_get PORT PATH: the body of GET PATH (HTTP/1.0 over /dev/tcp, 10 s at most).
+    http_get() {
+        timeout 10 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+            printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" "$2" >&3
+            sed "1,/^\r\?$/d" <&3' _ "$1" "$2"
+    }
+    ( env CLRTRACE_PRELOAD_SANITIZERS=1 timeout -k 5 300 dotnet "$app" serve "$work/port" \
+        >"$work/serve.out" 2>"$work/serve.err"; echo $? >"$work/serve.rc" ) 2>/dev/null &
+    for ((i = 0; i < 600; i++)); do [[ -s "$work/port" ]] && break; sleep 0.1; done
+    port=$(cat "$work/port" 2>/dev/null)
+    spid=$(pgrep -f -n "^dotnet $app serve $work/port\$")
+    check "the app serves (a port, a pid)" test -n "$port" -a -n "$spid"
+    answers() { # ROUTE...: GET /ROUTE/i for i = 1..3 of each, one answer a line
+        local r i
+        for r in "$@"; do for ((i = 1; i <= 3; i++)); do echo "$r $i: $(http_get "$port" "/$r/$i")"; done; done
+    }
+    want_answers=$(grep -E '^(order|text|slow) [123]:' <<<"$expected")
+    for ((k = 0; k < 5; k++)); do answers order text slow >"$work/warm.$k"; done
+    check_eq "before the attach: the app's answers" "$want_answers" "$(cat "$work/warm.4")"
+    at="$work/attach.txt"
+    "$ct" run -p "$spid" -F 'Web.*' -o "$at" 2>"$work/attach.err" &
+    cli=$!
+    for ((i = 0; i < 300; i++)); do grep -q "attached to pid" "$work/attach.err" && break; sleep 0.1; done
+    answers order text slow >"$work/during"
+    kill -INT "$cli"
+    wait "$cli"
+    check_eq "run -p: exit code 0" 0 "$?"
+    check_eq "while attached: the app's answers" "$want_answers" "$(cat "$work/during")"
+    check "the NoInlining /slow handler: traced, 3 calls, the values by hand" ct_diff_tree \
+        "$(for i in 1 2 3; do q=$((2 * i + 1)); printf '%s\n' \
+            "Web.Program.<>c.<Main>b__0_2(this=Web.Program.<>c@ADDR, int id=$i) {" \
+            "  Web.Shop.Place(int id=$i) -> int $q" \
+            "  Web.Shop.Receipt(int qty=$q) {" \
+            "    Web.Shop.Total(int qty=$q) -> int $((250 * q + 99))" \
+            "  } -> string \"qty $q total $((250 * q + 99))\"" \
+            "} -> string \"qty $q total $((250 * q + 99))\""; done)" \
+        "$(for i in 1 2 3; do call_tree "$at" "Web.Program.<>c.<Main>b__0_2(this=Web.Program.<>c@ADDR, int id=$i)"; done)"
+    check_eq "Place: 9 calls traced (3 requests of each route)" 9 "$(grep -c 'Web\.Shop\.Place(' "$at")"
+    check_eq "the /order handler, inlined into the request delegate before the attach: no call traced" \
+        0 "$(grep -c 'b__0_0(' "$at")"
+    check_eq "clrtrace names it, after its detach line" \
+        "clrtrace run: Web.Program.<>c.<Main>b__0_0: 0 calls, while methods it calls were called: it runs inlined in code compiled before the attach (a dynamic method, such as an ASP.NET Core request delegate), which the runtime cannot recompile; trace the program from its start to see its calls" \
+        "$(sed -n '/^clrtrace run: detached from pid /,$p' "$work/attach.err" | sed 1d)"
+    http_get "$port" /quit >/dev/null
+    for ((i = 0; i < 300; i++)); do [[ -s "$work/serve.rc" ]] && break; sleep 0.1; done
+    check_eq "the app ends after GET /quit: exit code 0" 0 "$(cat "$work/serve.rc" 2>/dev/null)"
+    check "the app: nothing on its stdout" ct_empty "$work/serve.out"
+    check "the app: nothing on its stderr" ct_empty "$work/serve.err"
+fi
 
 ct_end run_web.sh

@@ -5,8 +5,9 @@
 //                             20 ms apart), prints each answer, writes each
 //                             request's time as "ROUTE i MICROSECONDS" to
 //                             TIMES-FILE, stops; exit code 3
-//   Web serve PORT-FILE       serves until GET /quit (at most 300 s), after
-//                             writing its port to PORT-FILE; exit code 0
+//   Web serve PORT-FILE       serves until GET /quit, SIGTERM or Ctrl-C (at
+//                             most 300 s), after writing its port to
+//                             PORT-FILE; exit code 0
 //
 // The handlers (Web.Program.<>c.<Main>b__0_N, in the order of MapGet):
 //   /order/{id}  (int id) => Shop.Receipt(Shop.Place(id))          a string
@@ -67,8 +68,8 @@ namespace Web
             {
                 File.WriteAllText(args[1] + ".tmp", port + "\n");
                 File.Move(args[1] + ".tmp", args[1]);
-                try { await Task.Delay(Timeout.Infinite, quit.Token); } catch (OperationCanceledException) { }
-                await app.StopAsync();
+                // Until GET /quit, SIGTERM or Ctrl-C, at most 300 s.
+                await app.WaitForShutdownAsync(quit.Token);
                 return 0;
             }
 
