@@ -294,8 +294,9 @@ static int send_request(int fd, const char *req, size_t len, const int *fds, int
     return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
-/* One answer line from the profiler within ms: its length, 0 when the
- * connection closed, -1 on a timeout. Ctrl-C does not cut the wait. */
+/* One answer from the profiler within ms: its length, 0 when the
+ * connection closed, -1 on a timeout; its first line ends at the first NUL,
+ * the rest of the answer follows it. Ctrl-C does not cut the wait. */
 static ssize_t read_answer(int fd, char *buf, size_t cap, int ms)
 {
     uint64_t deadline = now_ms() + (uint64_t)ms;
@@ -551,6 +552,13 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
     if (k > 0 && !strncmp(answer, "done", 4)) {
         fprintf(stderr, "clrtrace %s: detached from pid %u in %llu ms (original code restored; "
                 "the process runs on)\n", who, pid, (unsigned long long)(now_ms() - t0));
+        /* The profiler's notes, a line each, after "done\n". */
+        for (size_t at = strlen(answer) + 1; at < (size_t)k;) {
+            size_t n = strcspn(answer + at, "\n");
+            if (n)
+                fprintf(stderr, "clrtrace %s: %.*s\n", who, (int)n, answer + at);
+            at += n + 1;
+        }
         rc = 0;
     } else if (k == 0) {
         fprintf(stderr, "clrtrace %s: pid %u ended while its trace was being finished\n", who,

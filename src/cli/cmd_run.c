@@ -32,6 +32,10 @@
  * (JitConfig TailCallLoopOpt, read by release runtimes), both spellings. */
 #define TAIL_LOOP_KNOB "DOTNET_TailCallLoopOpt"
 #define TAIL_LOOP_KNOB_OLD "COMPlus_TailCallLoopOpt"
+/* The JIT's switch for opportunistic tail calls (JitConfig TailCallOpt: a
+ * call just before `ret` made as a jump), both spellings. */
+#define TAIL_OPT_KNOB "DOTNET_TailCallOpt"
+#define TAIL_OPT_KNOB_OLD "COMPlus_TailCallOpt"
 
 /* The launcher's own options, after the settings' (which come from the
  * settings table, src/format/settings.h). */
@@ -44,6 +48,9 @@ static const char k_launcher_options[] =
     "      --tail-call-loops  let the JIT turn self-recursive tail calls into loops\n"
     "                         (by default DOTNET_TailCallLoopOpt=0 keeps them calls,\n"
     "                         so that each one is traced)\n"
+    "      --jit-tail-calls   let the JIT make a call just before a return a tail call\n"
+    "                         (by default DOTNET_TailCallOpt=0 keeps it a call, so\n"
+    "                         that the caller returns when it really does)\n"
     "      --profiler PATH    use this libclrtrace.so instead of the one installed\n"
     "  -h, --help             show this help\n";
 
@@ -364,6 +371,7 @@ typedef struct trace_opts {
     int help;                /* -h/--help: only the usage is wanted */
     const char *output, *text, *profiler, *pid_text, *duration_text;
     int tail_loops;          /* --tail-call-loops */
+    int jit_tail_calls;      /* --jit-tail-calls */
     /* What each setting's variable gets (NULL: not given); repeatable
      * patterns joined by ':' in lists. */
     const char *given[CT_SETTING_COUNT];
@@ -426,6 +434,8 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
             return 0;
         } else if (!strcmp(a, "--tail-call-loops")) {
             o->tail_loops = 1;
+        } else if (!strcmp(a, "--jit-tail-calls")) {
+            o->jit_tail_calls = 1;
         } else if (s && s->kind == CT_KIND_NULL) {
             /* --null, --null=slow, --null=fast */
             uint64_t v;
@@ -498,9 +508,9 @@ static int trace_check(trace_opts *o)
             return -1;
         }
         if (o->given[CT_SET_NULL] || o->given[CT_SET_BENCH_NAIVE] || o->given[CT_SET_FOLLOW] ||
-            o->tail_loops) {
-            fprintf(stderr, "clrtrace %s: --null, --follow/--no-follow and --tail-call-loops "
-                    "are for a program clrtrace starts, not with -p\n", who);
+            o->tail_loops || o->jit_tail_calls) {
+            fprintf(stderr, "clrtrace %s: --null, --follow/--no-follow, --tail-call-loops and "
+                    "--jit-tail-calls are for a program clrtrace starts, not with -p\n", who);
             return -1;
         }
     }
@@ -604,6 +614,14 @@ static void trace_environment(const trace_opts *o, const trace_paths *p)
      * unless the user set it (either spelling) or asked for the loops. */
     if (!o->tail_loops && !getenv(TAIL_LOOP_KNOB) && !getenv(TAIL_LOOP_KNOB_OLD))
         setenv(TAIL_LOOP_KNOB, "0", 1);
+    /* An opportunistic tail call (C#'s `return Other(x);` into untraced
+     * code) ends its caller with the tailcall hook, and the caller's frame
+     * is closed only at the thread's next traced call: its time includes
+     * whatever the thread did (or waited for) in between. Without the
+     * optimisation the call returns into its caller, whose leave hook runs
+     * at the real time. Explicit `tail.` calls (F#, IL) are not affected. */
+    if (!o->jit_tail_calls && !getenv(TAIL_OPT_KNOB) && !getenv(TAIL_OPT_KNOB_OLD))
+        setenv(TAIL_OPT_KNOB, "0", 1);
 }
 
 /* Starts the program under the profiler and waits for it: its exit status

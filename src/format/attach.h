@@ -26,9 +26,12 @@
 #define CT_ATTACH_CLIENT_DATA "clrtrace-attach 1"
 /* The first line of a session request. */
 #define CT_ATTACH_HELLO "clrtrace-session 1"
-/* Largest session request, and largest answer line. */
+/* Largest session request, and largest answer: a line ("ok N M", "error
+ * WHY", "done"); "done" is followed by the lines the CLI prints after its
+ * detach line (methods the runtime left as they were, methods that run
+ * inlined where ReJIT cannot reach), each ending in '\n'. */
 #define CT_ATTACH_REQUEST_MAX (64u * 1024)
-#define CT_ATTACH_ANSWER_MAX 512u
+#define CT_ATTACH_ANSWER_MAX 4096u
 /* More methods than this chosen in a running process: the CLI warns (each
  * call of each one is recorded; with no filter, "my code" can be large). */
 #define CT_ATTACH_WARN_METHODS 5000u

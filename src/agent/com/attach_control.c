@@ -210,6 +210,7 @@ static void session(int fd)
         snprintf(why, sizeof why, "the runtime refused to rewrite the methods (HRESULT 0x%08X)",
                  (unsigned)hr);
         atomic_store(&g_in_session, 0);
+        ct_il_attach_report(NULL, 0);
         ct_il_attach_revert(&ms);
         ct_profiler_session_stop();
         answer(fd, "error %s\n", why);
@@ -239,6 +240,10 @@ static void session(int fd)
     atomic_store(&g_in_session, 0);
     char stop[64];
     (void)!recv(fd, stop, sizeof stop, MSG_DONTWAIT);
+    /* What the CLI prints after its detach line: methods left as they
+     * were, methods that run inlined where ReJIT cannot reach. */
+    char notes[CT_ATTACH_ANSWER_MAX - 8];
+    ct_il_attach_report(notes, sizeof notes);
     ct_il_attach_revert(&ms);
     ct_profiler_session_stop();
     ct_il_methods_free(&ms);
@@ -246,7 +251,7 @@ static void session(int fd)
     for (int i = 0; i < nfds; i++)
         close(fds[i]);
     nfds = 0;
-    answer(fd, "%s\n", "done");
+    answer(fd, "done\n%s", notes);
 out:
     for (int i = 0; i < nfds; i++)
         close(fds[i]);

@@ -807,11 +807,9 @@ STUB(ReJITCompilationFinished, FunctionID id, ReJITID rejit, HRESULT hr, BOOL sa
 static HRESULT cb_ReJITError(CB_SELF, ModuleID mod, mdMethodDef tok, FunctionID id, HRESULT hr)
 {
     (void)self;
-    (void)mod;
-    (void)tok;
     (void)id;
     (void)hr;
-    ct_writer_count_unrewritten();
+    ct_il_rejit_error(mod, tok);
     return S_OK;
 }
 STUB(MovedReferences2, ULONG n, ObjectID oldStart[], ObjectID newStart[], SIZE_T len[])

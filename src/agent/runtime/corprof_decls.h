@@ -542,7 +542,8 @@ typedef struct ICorProfilerInfoVtbl {
     void *GetFunctionFromIP3;                                                         /* 88 */
     void *GetDynamicFunctionInfo;                                                     /* 89 */
     /* ICorProfilerInfo9 */
-    void *GetNativeCodeStartAddresses;                                                /* 90 */
+    HRESULT (*GetNativeCodeStartAddresses)(PI, FunctionID id, ReJITID rejit, ULONG32 cap,
+                                           ULONG32 *n, UINT_PTR starts[]);              /* 90 */
     void *GetILToNativeMapping3;                                                      /* 91 */
     void *GetCodeInfo4;                                                               /* 92 */
     /* ICorProfilerInfo10 */

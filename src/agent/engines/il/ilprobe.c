@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -838,11 +839,51 @@ int ct_il_attach_methods(ct_il_methods *s)
     return s->failed ? -1 : 0;
 }
 
+/* The session's chosen methods: {module, token} -> SESSION_* bits. The
+ * runtime also asks GetReJITParameters for the methods that inlined a
+ * chosen one (RequestReJITWithInliners): those are not in the table and keep
+ * their IL. */
+static pthread_mutex_t g_session_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_table g_session;
+#define SESSION_CHOSEN 1u    /* chosen by the filter */
+/* Its probes' body given to the runtime. The runtime asks for it when the
+ * new code is first compiled, at the method's first call since the attach:
+ * a method never called since has neither this bit nor the next. */
+#define SESSION_REWRITTEN 2u
+#define SESSION_REFUSED 4u   /* left as it was (counted once) */
+
+/* ORs bits into (mod, tok)'s when it is chosen; its bits before (0: not
+ * chosen). */
+static uintptr_t session_mark(ModuleID mod, mdMethodDef tok, uintptr_t bits)
+{
+    ct_key key = {mod, tok};
+    pthread_mutex_lock(&g_session_lock);
+    uintptr_t was = (uintptr_t)ct_table_get_key(&g_session, key);
+    if (was && (was | bits) != was)
+        ct_table_put_key(&g_session, key, (void *)(was | bits));
+    pthread_mutex_unlock(&g_session_lock);
+    return was;
+}
+
+/* (mod, tok), chosen, was not rewritten: counted (once) in the END record. */
+static void session_refused(ModuleID mod, mdMethodDef tok)
+{
+    if (!(session_mark(mod, tok, SESSION_REFUSED) & SESSION_REFUSED))
+        ct_writer_count_unrewritten();
+}
+
 HRESULT ct_il_attach_rejit(const ct_il_methods *s)
 {
     ICorProfilerInfo *info = g_ct.info;
     if (!s->n)
         return S_OK;
+    pthread_mutex_lock(&g_session_lock);
+    for (size_t i = 0; i < s->n; i++) {
+        ct_key key = {s->mods[i], s->toks[i]};
+        if (!ct_table_get_key(&g_session, key))
+            ct_table_put_key(&g_session, key, (void *)(uintptr_t)SESSION_CHOSEN);
+    }
+    pthread_mutex_unlock(&g_session_lock);
     /* Blocking the methods from being inlined is the runtime's rule for
      * this call; the methods that had them inlined are compiled again. */
     return info->lpVtbl->RequestReJITWithInliners(info, COR_PRF_REJIT_BLOCK_INLINING,
@@ -878,22 +919,176 @@ void ct_il_methods_free(ct_il_methods *s)
 void ct_il_rejit_parameters(ModuleID mod, mdMethodDef tok, ICorProfilerFunctionControl *ctl)
 {
     ICorProfilerInfo *info = g_ct.info;
-    const ct_module *m = ct_module_get(mod);
-    if (!m)
+    /* A method that inlined a chosen one: compiled again from its own IL. */
+    if (!session_mark(mod, tok, 0))
         return;
+    const ct_module *m = ct_module_get(mod);
     FunctionID id = 0;
     ct_mapped_fn *f = NULL;
-    if (method_kind(m, tok) == 2) {
+    if (!m) {
+        f = NULL;
+    } else if (method_kind(m, tok) == 2) {
         /* Generic code has no FunctionID of its own: its probes carry its
          * definition's record, made from metadata, and its entry names the
          * instantiation that runs. */
         f = ct_registry_definition(0, mod, tok);
     } else if (SUCCEEDED(info->lpVtbl->GetFunctionFromToken(info, mod, tok, &id)) && id) {
         f = traced(id);
-    } else {
-        ct_writer_count_unrewritten();
-        return;
     }
-    if (f && rewrite(f, id, mod, tok, ctl) != 0)
-        ct_writer_count_unrewritten();
+    /* Chosen and not rewritten (no record for it, or a body the engine
+     * cannot rewrite): it runs as it was, counted and named at the end. */
+    if (f && rewrite(f, id, mod, tok, ctl) == 0)
+        session_mark(mod, tok, SESSION_REWRITTEN);
+    else
+        session_refused(mod, tok);
+}
+
+void ct_il_rejit_error(ModuleID mod, mdMethodDef tok)
+{
+    if (session_mark(mod, tok, 0))
+        session_refused(mod, tok);
+    else
+        ct_writer_count_unrewritten(); /* an inliner left with its old code */
+}
+
+/* The session's methods as a list, for the report. */
+typedef struct session_list {
+    ct_key *keys;
+    uintptr_t *bits;
+    size_t n, cap;
+} session_list;
+
+static void session_collect(void *ctx, ct_key key, void *value)
+{
+    session_list *l = ctx;
+    if (l->n < l->cap) {
+        l->keys[l->n] = key;
+        l->bits[l->n++] = (uintptr_t)value;
+    }
+}
+
+/* The name of chosen method (mod, tok) as the trace shows it, into buf. */
+static const char *session_name(ModuleID mod, mdMethodDef tok, char *buf, size_t cap)
+{
+    FunctionID id = 0;
+    ct_mapped_fn *f = NULL;
+    if (SUCCEEDED(g_ct.info->lpVtbl->GetFunctionFromToken(g_ct.info, mod, tok, &id)) && id)
+        f = traced(id);
+    if (!f)
+        f = ct_registry_definition(0, mod, tok);
+    if (f && f->display)
+        return f->display;
+    snprintf(buf, cap, "method 0x%08x of module %#llx", (unsigned)tok, (unsigned long long)mod);
+    return buf;
+}
+
+/* Whether chosen method (mod, tok), not called since the attach, runs
+ * inlined in code compiled before it: it has no code of its own
+ * (ICorProfilerInfo9::GetNativeCodeStartAddresses of its original version)
+ * while a method its IL calls (a definition of the same module, chosen)
+ * was called since (rewritten). A method never called at all whose callees
+ * others call would pass too: the line says what is likely. */
+static int session_inlined(ModuleID mod, mdMethodDef tok)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    FunctionID id = 0;
+    ULONG32 ncode = 0;
+    if (g_ct.info_version < 9 ||
+        FAILED(info->lpVtbl->GetFunctionFromToken(info, mod, tok, &id)) || !id ||
+        FAILED(info->lpVtbl->GetNativeCodeStartAddresses(info, id, 0, 0, &ncode, NULL)) ||
+        ncode)
+        return 0;
+    const BYTE *hdr = NULL;
+    ULONG size = 0;
+    if (FAILED(info->lpVtbl->GetILFunctionBody(info, mod, tok, &hdr, &size)) || !hdr || !size ||
+        size > CT_IL_MAX_BODY)
+        return 0;
+    size_t cap = (size_t)size * sizeof(clril_insn) + IL_ARENA_MIN;
+    void *mem = malloc(cap);
+    if (!mem)
+        return 0;
+    clril_arena a;
+    clril_arena_init(&a, mem, cap);
+    clril_body b;
+    clril_error err;
+    int found = 0;
+    if (clril_decode(hdr, size, &a, &b, &err) == CLRIL_OK)
+        for (uint32_t i = 0; i < b.ninsns && !found; i++) {
+            const clril_insn *in = &b.insns[i];
+            uint32_t callee = (uint32_t)in->value;
+            if ((in->op == CLRIL_CALL || in->op == 0x6F /* callvirt */ ||
+                 in->op == 0x73 /* newobj */) &&
+                (callee >> 24) == 0x06 && callee != tok)
+                found = (session_mark(mod, callee, 0) & SESSION_REWRITTEN) != 0;
+        }
+    free(mem);
+    return found;
+}
+
+/* Appends one line to out (cap bytes, *used of them taken); a line that does
+ * not fit is left out. */
+static void report_line(char *out, size_t cap, size_t *used, const char *line)
+{
+    size_t n = strlen(line);
+    if (*used + n + 2 > cap)
+        return;
+    memcpy(out + *used, line, n);
+    out[*used + n] = '\n';
+    *used += n + 1;
+    out[*used] = '\0';
+}
+
+void ct_il_attach_report(char *out, size_t cap)
+{
+    size_t used = 0;
+    if (out && cap)
+        out[0] = '\0';
+    session_list l = {0};
+    pthread_mutex_lock(&g_session_lock);
+    l.cap = g_session.used;
+    l.keys = l.cap ? malloc(l.cap * sizeof *l.keys) : NULL;
+    l.bits = l.cap ? malloc(l.cap * sizeof *l.bits) : NULL;
+    if (l.keys && l.bits)
+        ct_table_each(&g_session, session_collect, &l);
+    pthread_mutex_unlock(&g_session_lock);
+    char line[1024], name[96];
+    size_t refused = 0;
+    for (size_t i = 0; i < l.n; i++)
+        refused += (l.bits[i] & SESSION_REFUSED) != 0;
+    if (out && refused) {
+        int k = snprintf(line, sizeof line, "%zu chosen method%s not rewritten (the runtime did "
+                         "not take the probes; %s untraced):", refused,
+                         refused == 1 ? "" : "s", refused == 1 ? "it ran" : "they ran");
+        size_t shown = 0;
+        for (size_t i = 0; i < l.n && k > 0 && (size_t)k < sizeof line; i++) {
+            if (!(l.bits[i] & SESSION_REFUSED))
+                continue;
+            const char *nm = session_name(l.keys[i].a, (mdMethodDef)l.keys[i].b, name, sizeof name);
+            if (shown == 4 || (size_t)k + strlen(nm) + 8 >= sizeof line) {
+                snprintf(line + k, sizeof line - (size_t)k, " ...");
+                break;
+            }
+            k += snprintf(line + k, sizeof line - (size_t)k, "%s %s", shown ? "," : "", nm);
+            shown++;
+        }
+        report_line(out, cap, &used, line);
+    }
+    for (size_t i = 0; out && i < l.n; i++) {
+        uintptr_t b = l.bits[i];
+        if ((b & (SESSION_REWRITTEN | SESSION_REFUSED)) ||
+            !session_inlined(l.keys[i].a, (mdMethodDef)l.keys[i].b))
+            continue;
+        snprintf(line, sizeof line,
+                 "%s: 0 calls, while methods it calls were called: it runs inlined in code "
+                 "compiled before the attach (a dynamic method, such as an ASP.NET Core "
+                 "request delegate), which the runtime cannot recompile; trace the program "
+                 "from its start to see its calls",
+                 session_name(l.keys[i].a, (mdMethodDef)l.keys[i].b, name, sizeof name));
+        report_line(out, cap, &used, line);
+    }
+    free(l.keys);
+    free(l.bits);
+    pthread_mutex_lock(&g_session_lock);
+    ct_table_free(&g_session);
+    pthread_mutex_unlock(&g_session_lock);
 }
