@@ -167,7 +167,31 @@ check "the /text handler's call for id 3: the same callees, closed by its IResul
 } -> IResult' \
     "$(call_tree "$t" 'Web.Program.<>c.<Main>b__0_1(this=Web.Program.<>c@ADDR, int id=3)' |
         sed -E 's/^(\} -> IResult) .*/\1/')"
-check "the trace is balanced" ct_balance "$t"
+# The last continuation of the async Main (after `await app.StopAsync()`)
+# completes Main's task from a pool thread; the main thread then returns and
+# the process ends, sometimes before that MoveNext has returned: that call
+# may be open at the end (a call in flight when the process ended), no other.
+check "the trace is balanced (but the async Main's last step, in flight at the exit)" ct_balance "$t" open-ok
+# only_main_open FILE: every call open at the end is an async Web.Program.Main
+# step (thread by thread); prints the others.
+only_main_open() {
+    ct_calls "$1" | awk '
+        match($0, /^ *[0-9.]+ +[0-9]+ +/) {
+            split(substr($0, 1, RLENGTH), f, " ")
+            tid = f[2]
+            rest = substr($0, RLENGTH + 1)
+            sub(/^[0-9.]+ [mun]?s +/, "", rest)
+            if (rest ~ /^\}/) { if (depth[tid]) depth[tid]--; next }
+            if (rest ~ / \{$/) open[tid, ++depth[tid]] = rest
+        }
+        END {
+            for (tid in depth)
+                for (i = 1; i <= depth[tid]; i++)
+                    if (open[tid, i] !~ /^async Web\.Program\.Main\(/) { print "open: " open[tid, i]; bad = 1 }
+            exit bad
+        }'
+}
+check "no call but the async Main's last step is open at the end" only_main_open "$t"
 
 if [[ ${CLRTRACE_ENGINE:-elt} != il ]]; then
     echo "== attached to the app serving requests"
