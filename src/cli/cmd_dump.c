@@ -92,8 +92,8 @@ static int dump(void *ctx, const ct_rec *r)
         printf(" tid=%" PRIu64 " %.*s\n", r->tid, (int)r->name_len, r->name);
         break;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND:
-        printf(" t=%" PRIu64 " tid=%" PRIu64 " key=0x%" PRIx64 " values=%u\n", r->time_ns, r->tid,
-               r->key, r->nvalues);
+        printf(" t=%" PRIu64 " tid=%" PRIu64 " key=0x%" PRIx64 " values=%u held=%" PRIu64 "\n",
+               r->time_ns, r->tid, r->key, r->nvalues, r->held_ns);
         break;
     case CT_REC_DROPPED:
         printf(" tid=%" PRIu64 " events=%" PRIu64 "\n", r->tid, r->count);

@@ -40,8 +40,16 @@
  * UNWIND records may carry the exception's inner exceptions (its
  * InnerException chain, an AggregateException's InnerExceptions): a node
  * word after the message, then three values per inner exception. */
+/* 2.7: every event carries, beside its time (now the clock since the
+ * start, one clock for every thread), the time the tracer had held its
+ * thread so far (ct_rec.held_ns): event records a u64 after the key, EVENTS
+ * blocks a zigzag varint difference (head bit 3). Durations leave the held
+ * time out (ct_rec_prog_ns); in traces before 2.7 the times are the threads'
+ * program times and held_ns is 0. */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 6
+#define CT_TRACE_VERSION_MINOR 7
+/* The first minor whose events carry the held time. */
+#define CT_TRACE_MINOR_HELD 7
 
 /* Largest payload of one record; longer records are rejected by the reader. */
 #define CT_MAX_RECORD (16u * 1024 * 1024)
@@ -133,7 +141,11 @@ typedef struct ct_fn_param {
 typedef struct ct_rec {
     ct_rec_type type;
     uint64_t offset;          /* where the record starts in the file */
-    uint64_t time_ns;         /* since the trace started (events) */
+    uint64_t time_ns;         /* since the trace started (events; before 2.7, the
+                                 thread's program time: the held time left out) */
+    uint64_t held_ns;         /* events (2.7): ns the tracer had held the thread
+                                 so far (its hooks' capture, waits for buffer
+                                 room, JIT compilation); 0 before 2.7 */
     uint64_t tid;             /* OS thread id (events, THREAD, DROPPED) */
     uint64_t key;             /* FUNCTION/ENTER/LEAVE/TAILCALL/UNWIND: function key;
                                  CLASS: class id */
@@ -165,6 +177,14 @@ typedef struct ct_rec {
        functions the IL engine did not rewrite (0 when the record has none) */
     uint64_t mapped, traced, unrewritten;
 } ct_rec;
+
+/* An event's program time: its time less the time the tracer had held its
+ * thread, the clock durations are measured by (the difference of two
+ * events' program times leaves out what the tracer held between them). */
+static inline uint64_t ct_rec_prog_ns(const ct_rec *r)
+{
+    return r->time_ns > r->held_ns ? r->time_ns - r->held_ns : 0;
+}
 
 /* ENTER, LEAVE, TAILCALL or UNWIND: a record of a call's start or end. */
 static inline int ct_rec_is_event(ct_rec_type type)
@@ -328,8 +348,8 @@ typedef struct ct_event_mark {
     uint32_t nvalues;
 } ct_event_mark;
 
-ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, uint64_t tid,
-                               uint64_t key, ct_event_mark *m);
+ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, uint64_t held_ns,
+                               uint64_t tid, uint64_t key, ct_event_mark *m);
 /* Returns where `cap` bytes of value may be written; commit with the length
  * actually used. NULL when the buffer is full. */
 uint8_t *ct_event_value_reserve(ct_wbuf *w, size_t cap);
@@ -337,31 +357,35 @@ void ct_event_value_commit(ct_wbuf *w, ct_event_mark *m, size_t used);
 /* The same with a status other than CT_VALUE_PLAN. */
 void ct_event_value_commit_status(ct_wbuf *w, ct_event_mark *m, size_t used,
                                   ct_value_status status);
-/* Rewrites the event's time (the profiler stamps ENTER after capturing). */
-void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns);
+/* Rewrites the event's time and held time (the profiler stamps ENTER after
+ * capturing). */
+void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns, uint64_t held_ns);
 ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m);
 
-/* EVENTS blocks: one thread's events, each a head byte (kind, has-values),
- * zigzag varints of the time and key differences from the previous event,
- * and the values (docs/trace-format.md). The writer appends events while
- * they fit, then ends the block. */
+/* EVENTS blocks: one thread's events, each a head byte (kind, has-values,
+ * has-held), zigzag varints of the time and key differences from the
+ * previous event, (2.7) of the held time's when not 0, and the values
+ * (docs/trace-format.md). The writer appends events while they fit, then
+ * ends the block. */
 typedef struct ct_events_mark {
     size_t start;             /* where the record starts; 0 len: no block open */
     uint64_t tid, time, key;  /* the thread; the previous event's time and key */
+    uint64_t held;            /* the previous event's held time (0 at the start) */
     int open;
 } ct_events_mark;
 
 ct_trace_status ct_events_begin(ct_wbuf *w, uint64_t tid, uint64_t base_time, uint64_t base_key,
                                 ct_events_mark *m);
 /* One event (type ENTER..UNWIND; values: nvalues x (u32 word, bytes) as in
- * an event record). CT_TRACE_E_SPACE when it does not fit: end the block and
- * begin another. */
+ * an event record). CT_TRACE_E_SPACE when it does not fit, or when held_ns
+ * is below the previous event's (a block's held times never go back): end
+ * the block and begin another. */
 ct_trace_status ct_events_add(ct_wbuf *w, ct_events_mark *m, ct_rec_type type, uint64_t time_ns,
-                              uint64_t key, uint32_t nvalues, const uint8_t *values,
-                              size_t values_len);
+                              uint64_t held_ns, uint64_t key, uint32_t nvalues,
+                              const uint8_t *values, size_t values_len);
 ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
 /* The most bytes one event takes in a block, with values_len bytes of values. */
-#define CT_EVENTS_MAX_OVERHEAD (1 + 10 + 10 + 10 + 10)
+#define CT_EVENTS_MAX_OVERHEAD (1 + 10 + 10 + 10 + 10 + 10)
 
 /* ------------------------------------------------ an event record's header
  *
@@ -376,20 +400,25 @@ ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
 #define CT_EVENT_TIME_AT 8    /* u64 time, ns */
 #define CT_EVENT_TID_AT 16    /* u64 OS thread id */
 #define CT_EVENT_KEY_AT 24    /* u64 function key */
+#define CT_EVENT_HELD_AT 32   /* (2.7) u64 ns the tracer had held the thread */
 /* Bytes of an event record with no values: the smallest record (a
- * multiple of 8, so it needs no padding); its values start here. */
-#define CT_EVENT_BASE_BYTES (8 + 24)
+ * multiple of 8, so it needs no padding); its values start here. (In
+ * traces before 2.7 there is no held time: the values start at 32.) */
+#define CT_EVENT_BASE_BYTES (8 + 32)
+#define CT_EVENT_BASE_BYTES_2_6 (8 + 24)
 
 /* The header of an event record with no values (yet) at p: type, mark 0,
- * no values, payload length CT_EVENT_BASE_BYTES - 8, time, thread, key. */
+ * no values, payload length CT_EVENT_BASE_BYTES - 8, time, thread, key,
+ * held time. */
 static inline void ct_event_put_header(uint8_t *p, ct_rec_type type, uint64_t time_ns,
-                                       uint64_t tid, uint64_t key)
+                                       uint64_t held_ns, uint64_t tid, uint64_t key)
 {
     uint64_t word0 = (uint64_t)(uint8_t)type | (uint64_t)(CT_EVENT_BASE_BYTES - 8) << 32;
     ct_put_le64(p, word0);
     ct_put_le64(p + CT_EVENT_TIME_AT, time_ns);
     ct_put_le64(p + CT_EVENT_TID_AT, tid);
     ct_put_le64(p + CT_EVENT_KEY_AT, key);
+    ct_put_le64(p + CT_EVENT_HELD_AT, held_ns);
 }
 
 /* The count of values and the payload length of the event record at p. */
@@ -430,6 +459,11 @@ static inline uint64_t ct_event_key(const uint8_t *p)
     return ct_get_le64(p + CT_EVENT_KEY_AT);
 }
 
+static inline uint64_t ct_event_held(const uint8_t *p)
+{
+    return ct_get_le64(p + CT_EVENT_HELD_AT);
+}
+
 /* ----------------------------------------------------------------- reading */
 
 /* Memory for decoded plans and parameter arrays (caller-owned, reusable). */
@@ -454,7 +488,9 @@ typedef struct ct_reader {
     const uint8_t *blk_data;
     uint64_t blk_base;
     size_t blk_pos, blk_end;
-    uint64_t blk_tid, blk_time, blk_key;
+    uint64_t blk_tid, blk_time, blk_key, blk_held;
+    /* The trace is older than 2.7: event records without the held time. */
+    int before_held;
     /* Inside a ZSTD record: its records decompressed in z[0..zlen) (z is
      * the reader's, zcap bytes, freed by ct_reader_close), the next one at
      * zpos; z_at is the ZSTD record's file offset, z_base the stream offset

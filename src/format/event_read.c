@@ -270,6 +270,7 @@ ct_trace_status ct_reader_open(ct_reader *r, const uint8_t *data, size_t len, ct
     /* 2.1 added the parent's pid; older minors end here. */
     if (!h.bad && r->header.minor >= 1)
         r->header.ppid = (uint32_t)ct_take_u(&h, 4);
+    r->before_held = r->header.minor < CT_TRACE_MINOR_HELD;
     if (h.bad) {
         fail(r, CT_TRACE_E_RECORD, 16);
         return r->error;
@@ -301,8 +302,9 @@ size_t ct_header_bytes(const uint8_t *data, size_t len)
     return align8(CT_TRACE_PREFIX_BYTES + (size_t)hlen);
 }
 
-long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena *arena,
-                    ct_rec *rec, ct_trace_status *error)
+/* ct_read_record; before_held: event records as before 2.7 (no held time). */
+static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena *arena,
+                        ct_rec *rec, ct_trace_status *error, int before_held)
 {
     *error = CT_TRACE_OK;
     if (len < REC_HEADER)
@@ -389,6 +391,10 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
         rec->time_ns = ct_take_u(&c, 8);
         rec->tid = ct_take_u(&c, 8);
         rec->key = ct_take_u(&c, 8);
+        if (!before_held)
+            rec->held_ns = ct_take_u(&c, 8);
+        if (c.bad)
+            break;
         rec->values = c.p + c.pos;
         rec->values_len = c.n - c.pos;
         /* The values must be exactly nvalues length-prefixed blobs. */
@@ -460,6 +466,12 @@ long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena 
     return (long)total;
 }
 
+long ct_read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rarena *arena,
+                    ct_rec *rec, ct_trace_status *error)
+{
+    return read_record(data, len, offset, arena, rec, error, 0);
+}
+
 /* A varint at r->data[*pos..end): 0, or -1 when cut or longer than 10 bytes. */
 static int get_varint(const uint8_t *d, size_t *pos, size_t end, uint64_t *v)
 {
@@ -485,13 +497,20 @@ static int next_in_block(ct_reader *r, ct_rec *rec)
     memset(rec, 0, sizeof *rec);
     rec->offset = r->blk_base + at;
     uint8_t head = d[at++];
-    uint64_t dt, dk, n = 0, len = 0;
-    if ((head & 0xF8) || get_varint(d, &at, end, &dt) || get_varint(d, &at, end, &dk))
+    uint64_t dt, dk, dh = 0, n = 0, len = 0;
+    /* Bit 3 (2.7): the held time's difference follows. */
+    uint8_t unknown = r->before_held ? 0xF8 : 0xF0;
+    if ((head & unknown) || get_varint(d, &at, end, &dt) || get_varint(d, &at, end, &dk) ||
+        ((head & 8) && get_varint(d, &at, end, &dh)))
         return fail(r, CT_TRACE_E_RECORD, rec->offset);
     rec->type = (ct_rec_type)(CT_REC_ENTER + (head & 3));
     rec->tid = r->blk_tid;
     rec->time_ns = r->blk_time + unzigzag(dt);
     rec->key = r->blk_key + unzigzag(dk);
+    rec->held_ns = r->blk_held + unzigzag(dh);
+    /* The held time never goes back on a thread, nor wraps. */
+    if ((int64_t)unzigzag(dh) < 0 || rec->held_ns < r->blk_held)
+        return fail(r, CT_TRACE_E_RECORD, rec->offset);
     if (head & 4) {
         if (get_varint(d, &at, end, &n) || get_varint(d, &at, end, &len) || len > end - at)
             return fail(r, CT_TRACE_E_RECORD, rec->offset);
@@ -514,6 +533,7 @@ static int next_in_block(ct_reader *r, ct_rec *rec)
     }
     r->blk_time = rec->time_ns;
     r->blk_key = rec->key;
+    r->blk_held = rec->held_ns;
     r->blk_pos = at;
     if (at == end)
         r->in_block = 0;
@@ -570,6 +590,7 @@ static int took(ct_reader *r, ct_rec *rec, const uint8_t *data, uint64_t off)
     r->blk_tid = rec->tid;
     r->blk_time = rec->time_ns;
     r->blk_key = rec->key;
+    r->blk_held = 0;
     return 1;
 }
 
@@ -587,7 +608,8 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
                 continue;
             }
             uint64_t off = r->z_base + r->zpos;
-            long n = ct_read_record(r->z + r->zpos, r->zlen - r->zpos, off, r->arena, rec, &st);
+            long n = read_record(r->z + r->zpos, r->zlen - r->zpos, off, r->arena, rec, &st,
+                                 r->before_held);
             if (n <= 0 || rec->type == CT_REC_ZSTD) /* whole records, never a ZSTD one */
                 return fail(r, n < 0 ? st : CT_TRACE_E_RECORD, off);
             r->zpos += (size_t)n;
@@ -602,8 +624,8 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
                 r->cut_offset = at, r->incomplete = 1;
             return 0;
         }
-        long n = ct_read_record(r->data + r->pos, r->len - r->pos, at + r->shift, r->arena, rec,
-                                &st);
+        long n = read_record(r->data + r->pos, r->len - r->pos, at + r->shift, r->arena, rec,
+                             &st, r->before_held);
         if (n < 0)
             return fail(r, st, at + r->shift);
         if (n == 0) {

@@ -374,8 +374,8 @@ ct_trace_status ct_write_zstd(ct_wbuf *w, const uint8_t *records, size_t len,
     return st;
 }
 
-ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, uint64_t tid,
-                               uint64_t key, ct_event_mark *m)
+ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, uint64_t held_ns,
+                               uint64_t tid, uint64_t key, ct_event_mark *m)
 {
     m->start = w->len;
     m->nvalues = 0;
@@ -383,7 +383,7 @@ ct_trace_status ct_event_begin(ct_wbuf *w, ct_rec_type type, uint64_t time_ns, u
         return CT_TRACE_E_SPACE;
     /* The hooks' path: one bounds check, fixed stores. The value count
      * and the length are patched by ct_event_end. */
-    ct_event_put_header(w->p + w->len, type, time_ns, tid, key);
+    ct_event_put_header(w->p + w->len, type, time_ns, held_ns, tid, key);
     w->len += CT_EVENT_BASE_BYTES;
     return CT_TRACE_OK;
 }
@@ -416,11 +416,12 @@ void ct_event_value_commit(ct_wbuf *w, ct_event_mark *m, size_t used)
     ct_event_value_commit_status(w, m, used, CT_VALUE_PLAN);
 }
 
-void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns)
+void ct_event_set_time(ct_wbuf *w, const ct_event_mark *m, uint64_t time_ns, uint64_t held_ns)
 {
-    if (m->start + CT_EVENT_TIME_AT + 8 > w->len)
+    if (m->start + CT_EVENT_BASE_BYTES > w->len)
         return;
     ct_put_le64(w->p + m->start + CT_EVENT_TIME_AT, time_ns);
+    ct_put_le64(w->p + m->start + CT_EVENT_HELD_AT, held_ns);
 }
 
 ct_trace_status ct_event_end(ct_wbuf *w, ct_event_mark *m)
@@ -469,15 +470,17 @@ ct_trace_status ct_events_begin(ct_wbuf *w, uint64_t tid, uint64_t base_time, ui
     m->tid = tid;
     m->time = base_time;
     m->key = base_key;
+    m->held = 0;
     m->open = 1;
     return CT_TRACE_OK;
 }
 
 ct_trace_status ct_events_add(ct_wbuf *w, ct_events_mark *m, ct_rec_type type, uint64_t time_ns,
-                              uint64_t key, uint32_t nvalues, const uint8_t *values,
-                              size_t values_len)
+                              uint64_t held_ns, uint64_t key, uint32_t nvalues,
+                              const uint8_t *values, size_t values_len)
 {
-    if (!m->open || type < CT_REC_ENTER || type > CT_REC_UNWIND || nvalues > CT_MAX_PARAMS + 1)
+    if (!m->open || type < CT_REC_ENTER || type > CT_REC_UNWIND || nvalues > CT_MAX_PARAMS + 1 ||
+        held_ns < m->held)
         return CT_TRACE_E_SPACE;
     size_t need = CT_EVENTS_MAX_OVERHEAD + (nvalues ? values_len : 0);
     size_t payload = w->len - m->start - REC_HEADER;
@@ -485,9 +488,12 @@ ct_trace_status ct_events_add(ct_wbuf *w, ct_events_mark *m, ct_rec_type type, u
         return CT_TRACE_E_SPACE;
     uint8_t *p = w->p + w->len;
     size_t n = 0;
-    p[n++] = (uint8_t)((type - CT_REC_ENTER) | (nvalues ? 4 : 0));
+    int held = held_ns != m->held;
+    p[n++] = (uint8_t)((type - CT_REC_ENTER) | (nvalues ? 4 : 0) | (held ? 8 : 0));
     n += put_varint(p + n, zigzag(time_ns - m->time));
     n += put_varint(p + n, zigzag(key - m->key));
+    if (held)
+        n += put_varint(p + n, zigzag(held_ns - m->held));
     if (nvalues) {
         n += put_varint(p + n, nvalues);
         n += put_varint(p + n, values_len);
@@ -497,6 +503,7 @@ ct_trace_status ct_events_add(ct_wbuf *w, ct_events_mark *m, ct_rec_type type, u
     w->len += n;
     m->time = time_ns;
     m->key = key;
+    m->held = held_ns;
     return CT_TRACE_OK;
 }
 

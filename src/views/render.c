@@ -478,7 +478,7 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     if (fr) {
         uintptr_t n = (uintptr_t)ct_table_get(&th->open, f->def->key);
         fr->f = f;
-        fr->start = rec->time_ns;
+        fr->start = ct_rec_prog_ns(rec); /* durations leave the held time out */
         fr->nested = n > 1;
         ct_table_put(&th->open, f->def->key, (void *)(n ? n + 1 : 2));
     }
@@ -493,7 +493,8 @@ static void forget(thread *th, const frame *fr)
         ct_table_put(&th->open, fr->h.key, (void *)(n - 1));
 }
 
-/* The summary counts of fr's call, ended at now: its duration. */
+/* The summary counts of fr's call, ended at program time now: its
+ * duration. */
 static uint64_t time_call(ct_walk_thread *t, frame *fr, uint64_t now)
 {
     fn *f = fr->f;
@@ -598,7 +599,7 @@ static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
         end_line(r, th, rec->time_ns, how, 0, 0, depth);
         return 0;
     }
-    uint64_t dur = time_call(t, fr, rec->time_ns);
+    uint64_t dur = time_call(t, fr, ct_rec_prog_ns(rec));
     if (how == CT_WALK_EXCEPTION)
         fr->f->exceptions++;
     forget(th, fr);

@@ -261,10 +261,12 @@ static void take_frame(ct_walk_thread *wt, frame *fr, frame *out)
 }
 
 /* Whether a shown call held back for --min-time, entered at its pending
- * event's time and ended at `end`, is too short to show (then it is freed). */
-static int too_short(ct_filter *f, thread *t, frame *fr, uint64_t end)
+ * event's time and ended by `end`, is too short to show (then it is freed):
+ * its duration as the text log gives it (program times: the held time left
+ * out). */
+static int too_short(ct_filter *f, thread *t, frame *fr, const ct_rec *end_rec)
 {
-    uint64_t entered = fr->pending->rec.time_ns;
+    uint64_t entered = ct_rec_prog_ns(&fr->pending->rec), end = ct_rec_prog_ns(end_rec);
     if (end - entered < f->o.min_time_ns && end >= entered) {
         t->held_bytes -= fr->pending->len;
         held_free(fr->pending);
@@ -297,7 +299,7 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     if (how == CT_WALK_MISSED) {
         /* It never ended (a missed event): judged as if it ended now; the
          * consumer closes those it sees as unfinished. */
-        if (fr.pending && !too_short(f, t, &fr, rec->time_ns)) {
+        if (fr.pending && !too_short(f, t, &fr, rec)) {
             let_out_all(f, wt);
             let_out(f, t, &fr);
         }
@@ -305,7 +307,7 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     }
     if (!fr.shown)
         return 0;
-    if (fr.pending && too_short(f, t, &fr, rec->time_ns))
+    if (fr.pending && too_short(f, t, &fr, rec))
         return 0;
     /* Shown: its callers go out, then it (when held back), then its end. */
     let_out_all(f, wt);

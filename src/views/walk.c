@@ -114,6 +114,10 @@ int ct_walk_event(ct_walk *w, ct_walk_thread *t, const ct_rec *rec)
 {
     if (rec->time_ns > t->now)
         t->now = rec->time_ns;
+    uint64_t prog = ct_rec_prog_ns(rec);
+    if (prog > t->prog)
+        t->prog = prog;
+    t->held = rec->held_ns;
     return rec->type == CT_REC_ENTER ? on_enter(w, t, rec) : on_end(w, t, rec);
 }
 
@@ -139,6 +143,11 @@ int ct_walk_record(ct_walk *w, const ct_rec *rec)
 int ct_walk_close(ct_walk *w, uint64_t end_ns)
 {
     for (ct_walk_thread *t = w->first; t; t = t->next) {
+        /* The end's program time: the held time since the thread's last
+         * event is not known (its next HELD record may say): none. */
+        uint64_t prog = end_ns > t->held ? end_ns - t->held : 0;
+        if (prog > t->prog)
+            t->prog = prog;
         while (t->stack.depth) {
             int rc = close_innermost(w, t, CT_WALK_OPEN, end_ns, NULL);
             if (rc)

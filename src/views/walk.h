@@ -27,7 +27,9 @@
  *   others    (FUNCTION, CLASS, THREAD, JIT, HELD, ...) not the walk's.
  * A thread's time never goes back: an event earlier than the thread's
  * previous one is taken at the previous time (ct_walk_thread.now), so a
- * callee's interval always lies inside its caller's.
+ * callee's interval always lies inside its caller's; the same holds for
+ * its program time (ct_walk_thread.prog: the time less what the tracer
+ * held the thread, ct_rec_prog_ns), by which durations are measured.
  *
  * Frames are the client's structs, of frame_size bytes, that begin with the
  * ct_stack_frame header (the function key); the walk zeroes each one it
@@ -56,7 +58,12 @@ typedef enum ct_walk_end {
 
 typedef struct ct_walk_thread {
     uint64_t tid;
-    uint64_t now;        /* the latest event time of the thread */
+    uint64_t now;        /* the latest event time of the thread (the clock
+                            since the start: the TIME column) */
+    uint64_t prog;       /* the latest program time (ct_rec_prog_ns: the
+                            held time left out) of the thread, the clock
+                            durations are measured by */
+    uint64_t held;       /* the held time of the thread's latest event */
     uint64_t dropped;    /* events of the thread the profiler lost (DROPPED
                             records that came once the thread was made) */
     ct_stack stack;      /* the calls open (stack.depth), the outermost
@@ -82,7 +89,8 @@ typedef struct ct_walk_ops {
      * ran out). */
     int (*open)(void *ctx, ct_walk_thread *t, void *frame, uint32_t depth,
                 const ct_rec *enter, int nomem);
-    /* A call ended at end_ns (t->now, or ct_walk_close's time), `how`: it
+    /* A call ended at end_ns (t->now, or ct_walk_close's time; t->prog is
+     * the program time then), `how`: it
      * has `depth` calls open below it, frame is its frame, still the
      * innermost (ct_walk_caller(t): its caller), NULL when it was not kept.
      * rec: the end record that closed it (LEAVE, UNWIND or TAILCALL; for

@@ -36,10 +36,12 @@ check "--folded --calls: the program's call tree, one call per stack" diff "$wor
 "$ct" dump --folded "$work/rec" > "$work/time.txt"
 check "--folded: the same stacks, weighted by time" \
   diff <(cut -d' ' -f1 "$work/want.txt") <(sed 's/ [0-9]*$//' "$work/time.txt")
-# Main's duration from its raw records: the first ENTER and last LEAVE of its key.
+# Main's duration from its raw records: the first ENTER and last LEAVE of its key,
+# each at its time less the tracer's held time then (2.7: "held=" last).
 key=$("$ct" dump "$work/rec" | awk '$2 == "FUNCTION" && $NF == "Demo.Program.Main" { sub("key=", "", $3); print $3; exit }')
 main_ns=$("$ct" dump "$work/rec" | awk -v k="key=$key" '
-  ($2 == "ENTER" || $2 == "LEAVE") && $5 == k { sub("t=", "", $3); if ($2 == "ENTER" && !s) s = $3; if ($2 == "LEAVE") e = $3 }
+  ($2 == "ENTER" || $2 == "LEAVE") && $5 == k { sub("t=", "", $3); h = $NF; sub("held=", "", h); p = $3 - h
+                                                  if ($2 == "ENTER" && !s) s = p; if ($2 == "LEAVE") e = p }
   END { print e - s }')
 sum_ns=$(awk '{ s += $NF } END { print s }' "$work/time.txt")
 check "--folded: self times add up to Main's duration ($main_ns ns)" test "$sum_ns" = "$main_ns"

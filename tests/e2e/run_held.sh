@@ -16,7 +16,9 @@
 #      under half of Medium's;
 #   3. the summary's "tracer held" line: at least 1 s in the slowed run (it
 #      waited), and that line says the time is left out of the durations;
-#   4. a recursive program (Hard.dll recursion): report counts Recurse's time
+#   4. two threads, the main one held for seconds: the TIME column is one
+#      clock (issue 25): calls in a known order across threads show in it;
+#   5. a recursive program (Hard.dll recursion): report counts Recurse's time
 #      once (TOTAL% <= 100, TOTAL <= its caller's), and report --diff of 100
 #      and 2000 levels shows Recurse's 101 and 2001 calls, rows by change.
 # Ends with "run_held.sh: N passed, M failed".
@@ -82,6 +84,27 @@ check "slowed: the tracer held the program at least 1 s ($(held_ns "$work/slow.t
     test "$(held_ns "$work/slow.txt")" -ge 1000000000
 check "slowed: the held line says the time is left out" \
     grep -qE '^# tracer held: .* on [0-9]+ threads? \(.*\), left out of the times above$' "$work/slow.txt"
+
+echo "== two threads, one clock (issue 25)"
+# Hard.dll clock (tests/targets/Hard/Clock.cs): the main thread, held for
+# seconds (a slowly drained log, 16 KiB buffers), calls First; then a new
+# thread calls Second; then the main thread calls Third. The TIME column is
+# the one clock of every thread: the three lines come in that order, with
+# times in that order (before, each thread's clock left out its own held
+# time: Second was stamped seconds after Third).
+{ "$ct" run --buffer-kb 16 -- dotnet "$app" clock 2>&1 >"$work/clock.out"
+  echo $? >"$work/clock.rc"; } | (sleep 3; cat >"$work/clock.txt")
+check_eq "clock: exit code 0" 0 "$(cat "$work/clock.rc")"
+check_eq "clock: the program's output" "clock: 1250025000 123" "$(cat "$work/clock.out")"
+check "clock: the tracer held the program at least 1 s ($(held_ns "$work/clock.txt") ns)" \
+    test "$(held_ns "$work/clock.txt")" -ge 1000000000
+check_eq "clock: First, Second, Third in that order of lines, on two threads, times in that order" \
+    "First Second Third ordered" "$(awk 'BEGIN { n = 0 }
+        /Hard\.Clock\.(First|Second|Third)\(/ {
+            match($0, /Hard\.Clock\.[A-Za-z]+/); name = substr($0, RSTART + 11, RLENGTH - 11)
+            names = names (n ? " " : "") name; t[n] = $1 + 0; tid[n] = $2; n++ }
+        END { ok = n == 3 && tid[0] == tid[2] && tid[1] != tid[0] && t[0] <= t[1] && t[1] <= t[2]
+              print names (ok ? " ordered" : " NOT ordered: " t[0] " " t[1] " " t[2]) }' "$work/clock.txt")"
 
 echo "== a text log to a file"
 "$ct" run -o "$work/fast.txt" -- dotnet "$app" ranking >"$work/fast.out" 2>"$work/fast.err"

@@ -298,7 +298,7 @@ static void tw_event(tw *x, ct_rec_type type, uint64_t key)
         assert_int_equal(ct_events_end(&x->w, &x->m), CT_TRACE_OK);
     if (!x->m.open)
         assert_int_equal(ct_events_begin(&x->w, 7, x->t, key, &x->m), CT_TRACE_OK);
-    assert_int_equal(ct_events_add(&x->w, &x->m, type, x->t, key, 0, NULL, 0), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&x->w, &x->m, type, x->t, 0, key, 0, NULL, 0), CT_TRACE_OK);
     x->n++;
 }
 

@@ -40,7 +40,7 @@ static void write_sample(void)
     assert_int_equal(ct_write_thread(&w, 77, "worker"), CT_TRACE_OK);
     assert_int_equal(ct_write_class(&w, 0xABC, "Demo.Shapes"), CT_TRACE_OK);
     ct_event_mark m;
-    assert_int_equal(ct_event_begin(&w, CT_REC_ENTER, 40000, 77, 0x1000, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_begin(&w, CT_REC_ENTER, 40000, 0, 77, 0x1000, &m), CT_TRACE_OK);
     double k = 1.5;
     uint8_t *v = ct_event_value_reserve(&w, 16);
     memcpy(v, pt, 16);
@@ -53,9 +53,9 @@ static void write_sample(void)
     v = ct_event_value_reserve(&w, 8);
     memset(v, 0xAB, 8);
     ct_event_value_commit_status(&w, &m, 8, CT_VALUE_ADDRESS);
-    ct_event_set_time(&w, &m, 41000);
+    ct_event_set_time(&w, &m, 41000, 0);
     assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
-    assert_int_equal(ct_event_begin(&w, CT_REC_LEAVE, 41800, 77, 0x1000, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_begin(&w, CT_REC_LEAVE, 41800, 0, 77, 0x1000, &m), CT_TRACE_OK);
     double r[2] = { 1.5, 3 };
     v = ct_event_value_reserve(&w, 16);
     memcpy(v, r, 16);
@@ -68,9 +68,9 @@ static void write_sample(void)
     uint32_t word = 16;
     memcpy(vals, &word, 4);
     memcpy(vals + 4, pt, 16);
-    assert_int_equal(ct_events_add(&w, &em, CT_REC_ENTER, 50000, 0x1000, 1, vals, 20), CT_TRACE_OK);
-    assert_int_equal(ct_events_add(&w, &em, CT_REC_LEAVE, 49990, 0x2000, 0, NULL, 0), CT_TRACE_OK);
-    assert_int_equal(ct_events_add(&w, &em, CT_REC_TAILCALL, 60000, 0x1000, 0, NULL, 0), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_ENTER, 50000, 0, 0x1000, 1, vals, 20), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_LEAVE, 49990, 0, 0x2000, 0, NULL, 0), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_TAILCALL, 60000, 0, 0x1000, 0, NULL, 0), CT_TRACE_OK);
     assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
     assert_int_equal(w.len % 8, 0);
     assert_int_equal(ct_write_dropped(&w, 77, 5), CT_TRACE_OK);
@@ -88,6 +88,150 @@ static void write_sample(void)
 }
 
 static uint8_t arena_mem[1 << 16];
+
+/* 2.7: each event carries the time the tracer had held its thread: in
+ * EVENTS blocks as a difference (head bit 3, none when it did not change),
+ * in an event record after the key. */
+static void test_held_times(void **state)
+{
+    (void)state;
+    static uint8_t buf[4096];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_header(&w, 1, 0, 0, "x", "", ""), CT_TRACE_OK);
+    ct_events_mark em;
+    assert_int_equal(ct_events_begin(&w, 5, 1000, 0x10, &em), CT_TRACE_OK);
+    static const uint64_t held[] = { 0, 3000, 3000, 10000000000ull };
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(ct_events_add(&w, &em, i & 1 ? CT_REC_LEAVE : CT_REC_ENTER,
+                                       1000 + 100000 * (uint64_t)i, held[i], 0x10, 0, NULL, 0),
+                         CT_TRACE_OK);
+    /* A held time that goes back does not go in this block. */
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_ENTER, 900000, 2999, 0x10, 0, NULL, 0),
+                     CT_TRACE_E_SPACE);
+    assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
+    ct_event_mark m;
+    assert_int_equal(ct_event_begin(&w, CT_REC_LEAVE, 500000, 77, 6, 0x10, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    static uint8_t mem[4096];
+    ct_rarena a = { mem, sizeof mem, 0 };
+    ct_reader r;
+    ct_rec rec;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    assert_int_equal(r.header.minor, CT_TRACE_VERSION_MINOR);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(ct_reader_next(&r, &rec), 1);
+        assert_int_equal(rec.tid, 5);
+        assert_int_equal(rec.time_ns, 1000 + 100000 * (uint64_t)i);
+        assert_int_equal(rec.held_ns, held[i]);
+    }
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.type, CT_REC_LEAVE);
+    assert_int_equal(rec.time_ns, 500000);
+    assert_int_equal(rec.held_ns, 77);
+    assert_int_equal(rec.tid, 6);
+    assert_int_equal(ct_rec_prog_ns(&rec), 500000 - 77);
+    ct_reader_close(&r);
+}
+
+/* A block of hand-made event bytes after a header (minor: the header's);
+ * returns the file's length, *at the offset of the first event byte. */
+static size_t held_block(uint8_t *buf, size_t cap, uint16_t minor, const uint8_t *ev, size_t n,
+                         size_t *at)
+{
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, cap);
+    assert_int_equal(ct_write_header(&w, 1, 0, 0, "x", "", ""), CT_TRACE_OK);
+    buf[10] = (uint8_t)minor;
+    buf[11] = 0;
+    ct_events_mark em;
+    assert_int_equal(ct_events_begin(&w, 5, 1000, 0x10, &em), CT_TRACE_OK);
+    *at = w.len;
+    memcpy(w.p + w.len, ev, n);
+    w.len += n;
+    assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
+    assert_int_equal(ct_write_end(&w, 99000, 1, 1, 1), CT_TRACE_OK);
+    return w.len;
+}
+
+/* Damaged held times: an error at the event's offset, never a crash. */
+static void test_held_damage(void **state)
+{
+    (void)state;
+    static const struct {
+        uint16_t minor;
+        uint8_t ev[16];
+        size_t n, bad;      /* the event bytes; which event is damaged (its offset) */
+    } cases[] = {
+        /* a held time that goes back: -1 */
+        { 7, { 0x08, 0, 0, 0x01 }, 4, 0 },
+        /* +5, then -3 */
+        { 7, { 0x08, 0, 0, 0x0A, 0x09, 0, 0, 0x05 }, 8, 4 },
+        /* a cut difference */
+        { 7, { 0x08, 0, 0, 0x80 }, 4, 0 },
+        /* more than 10 varint bytes */
+        { 7, { 0x08, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF }, 14, 0 },
+        /* a held time in a 2.6 trace, which has none */
+        { 6, { 0x08, 0, 0, 0x02 }, 4, 0 },
+        /* head bits 4-7 */
+        { 7, { 0x10, 0, 0 }, 3, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        static uint8_t buf[1024], mem[1024];
+        size_t at, len = held_block(buf, sizeof buf, cases[i].minor, cases[i].ev, cases[i].n, &at);
+        ct_rarena a = { mem, sizeof mem, 0 };
+        ct_reader r;
+        ct_rec rec;
+        assert_int_equal(ct_reader_open(&r, buf, len, &a), CT_TRACE_OK);
+        int st;
+        while ((st = ct_reader_next(&r, &rec)) == 1)
+            ;
+        assert_int_equal(st, -1);
+        assert_int_equal(r.error, CT_TRACE_E_RECORD);
+        assert_int_equal(r.error_offset, at + cases[i].bad);
+        ct_reader_close(&r);
+    }
+    /* Held times that add up past 2^64: the third wraps. */
+    uint8_t wrap[3 * 13];
+    size_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        wrap[n++] = 0x08;
+        wrap[n++] = 0;
+        wrap[n++] = 0;
+        /* zigzag(2^63 - 1) = 2^64 - 2: nine 0xFF-ish bytes, then 0x01 */
+        wrap[n++] = 0xFE;
+        for (int j = 0; j < 8; j++)
+            wrap[n++] = 0xFF;
+        wrap[n++] = 0x01;
+    }
+    static uint8_t buf[1024], mem[1024];
+    size_t at, len = held_block(buf, sizeof buf, 7, wrap, n, &at);
+    ct_rarena a = { mem, sizeof mem, 0 };
+    ct_reader r;
+    ct_rec rec;
+    assert_int_equal(ct_reader_open(&r, buf, len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(rec.held_ns, INT64_MAX);
+    assert_int_equal(ct_reader_next(&r, &rec), 1);
+    assert_int_equal(ct_reader_next(&r, &rec), -1);
+    assert_int_equal(r.error_offset, at + 2 * 13);
+    ct_reader_close(&r);
+    /* An event record of 2.7 cut before its held time. */
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_header(&w, 1, 0, 0, "x", "", ""), CT_TRACE_OK);
+    size_t rec_at = w.len;
+    uint64_t fields[4] = { (uint64_t)CT_REC_ENTER | (uint64_t)24 << 32, 1000, 5, 0x10 };
+    memcpy(w.p + w.len, fields, sizeof fields);
+    w.len += sizeof fields;
+    assert_int_equal(ct_write_end(&w, 99000, 1, 1, 1), CT_TRACE_OK);
+    a.used = 0;
+    assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
+    assert_int_equal(ct_reader_next(&r, &rec), -1);
+    assert_int_equal(r.error, CT_TRACE_E_RECORD);
+    assert_int_equal(r.error_offset, rec_at);
+    ct_reader_close(&r);
+}
 
 static void test_round_trip(void **state)
 {
@@ -373,7 +517,7 @@ static void test_unwind_values(void **state)
     memcpy(vals + len, (const uint8_t[]){ 'b', 0, 'o', 0, 'o', 0, 'm', 0 }, 8), len += 8;
     assert_int_equal(len, sizeof vals);
     ct_event_mark m;
-    assert_int_equal(ct_event_begin(&w, CT_REC_UNWIND, 10, 7, 0x1000, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_begin(&w, CT_REC_UNWIND, 10, 0, 7, 0x1000, &m), CT_TRACE_OK);
     uint8_t *v = ct_event_value_reserve(&w, 16);
     memcpy(v, vals + 4, 16);
     ct_event_value_commit(&w, &m, 16);
@@ -381,12 +525,12 @@ static void test_unwind_values(void **state)
     memcpy(v, vals + 24, 24);
     ct_event_value_commit(&w, &m, 24);
     assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
-    assert_int_equal(ct_event_begin(&w, CT_REC_UNWIND, 11, 7, 0x1000, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_begin(&w, CT_REC_UNWIND, 11, 0, 7, 0x1000, &m), CT_TRACE_OK);
     assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
     ct_events_mark em;
     assert_int_equal(ct_events_begin(&w, 7, 20, 0x1000, &em), CT_TRACE_OK);
-    assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 20, 0x1000, 2, vals, len), CT_TRACE_OK);
-    assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 21, 0x1000, 0, NULL, 0), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 20, 0, 0x1000, 2, vals, len), CT_TRACE_OK);
+    assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 21, 0, 0x1000, 0, NULL, 0), CT_TRACE_OK);
     assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
     size_t good = w.len;
 
@@ -435,13 +579,13 @@ static void test_unwind_values(void **state)
         w.len = good;
         if (in_block) {
             assert_int_equal(ct_events_begin(&w, 7, 30, 0x1000, &em), CT_TRACE_OK);
-            assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 30, 0x1000, 2, vals, len),
+            assert_int_equal(ct_events_add(&w, &em, CT_REC_UNWIND, 30, 0, 0x1000, 2, vals, len),
                              CT_TRACE_OK);
             /* Patch its head byte: kind 2 (TAILCALL) with values. */
             w.p[w.len - len - 1 - 1 - 1 - 1 - 1] = 2 | 4;
             assert_int_equal(ct_events_end(&w, &em), CT_TRACE_OK);
         } else {
-            assert_int_equal(ct_event_begin(&w, CT_REC_TAILCALL, 30, 7, 0x1000, &m), CT_TRACE_OK);
+            assert_int_equal(ct_event_begin(&w, CT_REC_TAILCALL, 30, 0, 7, 0x1000, &m), CT_TRACE_OK);
             v = ct_event_value_reserve(&w, 16);
             memcpy(v, vals + 4, 16);
             ct_event_value_commit(&w, &m, 16);
@@ -763,7 +907,7 @@ static void test_plans_2_6(void **state)
     ct_reader r;
     ct_rec rec;
     assert_int_equal(ct_reader_open(&r, buf, w.len, &a), CT_TRACE_OK);
-    assert_int_equal(r.header.minor, 6);
+    assert_true(r.header.minor >= 6); /* 2.6 or later */
     assert_int_equal(ct_reader_next(&r, &rec), 1);
     const ct_plan *c = rec.content;
     assert_non_null(c);
@@ -1101,6 +1245,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_held_times),
+        cmocka_unit_test(test_held_damage),
         cmocka_unit_test(test_class_content),
         cmocka_unit_test(test_truncation_everywhere),
         cmocka_unit_test(test_corruption),

@@ -270,7 +270,7 @@ static void test_values_captured_into_a_record(void **state)
     uint64_t byref = (uint64_t)(uintptr_t)&target;
 
     ct_rec_event ev;
-    ct_rec_begin(b, &ev, CT_REC_ENTER, 77, 0xF00, 0);
+    ct_rec_begin(b, &ev, CT_REC_ENTER, 77, 0, 0xF00, 0);
     assert_true(ev.inplace);
     ct_rec_value(b, &ev.w, &ev.m, &k_int, (uintptr_t)&i4, 4, 0);
     ct_rec_value(b, &ev.w, &ev.m, &k_long, (uintptr_t)&i8, 8, 0);
@@ -280,7 +280,7 @@ static void test_values_captured_into_a_record(void **state)
     ct_rec_value(b, &ev.w, &ev.m, &k_ref_int, (uintptr_t)&byref, 8, 0);
     assert_int_equal(ev.m.nvalues, 6);
     assert_int_equal(ct_rec_of(b)->class_new, 1); /* the object's class, met first */
-    assert_int_equal(ct_rec_publish(b, &ev, 77), 1);
+    assert_int_equal(ct_rec_publish(b, &ev), 1);
     assert_int_equal(ct_rec_of(b)->class_new, 0);
 
     ct_rec recs[4];
@@ -315,10 +315,10 @@ static void test_values_captured_into_a_record(void **state)
     assert_true(len == 12 && st == CT_VALUE_PLAN && addr == byref && got4 == 42);
 
     /* The class was named in a marked record: not marked again. */
-    ct_rec_begin(b, &ev, CT_REC_LEAVE, 78, 0xF00, 0);
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 78, 0, 0xF00, 0);
     ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
     assert_int_equal(ct_rec_of(b)->class_new, 0);
-    assert_int_equal(ct_rec_publish(b, &ev, 78), 1);
+    assert_int_equal(ct_rec_publish(b, &ev), 1);
     assert_int_equal(published(b, recs, 4), 1);
     assert_int_equal(g_marks[0], 0);
 
@@ -328,19 +328,19 @@ static void test_values_captured_into_a_record(void **state)
     uint64_t dropped = atomic_load(&b->dropped);
     while (ct_rec_plain(b, CT_REC_ENTER, 1, 0x42))
         ;
-    ct_rec_begin(b, &ev, CT_REC_LEAVE, 79, 0xF00, 0);
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 79, 0, 0xF00, 0);
     assert_false(ev.inplace); /* no room in the ring: built in the scratch buffer */
     ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
     assert_int_equal(ct_rec_of(b)->class_new, 1);
-    assert_int_equal(ct_rec_publish(b, &ev, 79), 0);
+    assert_int_equal(ct_rec_publish(b, &ev), 0);
     assert_true(atomic_load(&b->dropped) == dropped + 2);
     assert_int_equal(ct_rec_of(b)->class_new, 0);
     assert_true(ct_rec_of(b)->class_cache[(0xC1A50 >> 4) & (CT_CLASS_CACHE - 1)].mt == 0);
     published(b, NULL, SIZE_MAX);
-    ct_rec_begin(b, &ev, CT_REC_LEAVE, 80, 0xF00, 0);
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 80, 0, 0xF00, 0);
     ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
     assert_int_equal(ct_rec_of(b)->class_new, 1);
-    assert_int_equal(ct_rec_publish(b, &ev, 80), 1);
+    assert_int_equal(ct_rec_publish(b, &ev), 1);
     assert_int_equal(published(b, recs, 4), 1);
     assert_int_equal(g_marks[0], CT_EVENT_NEW_CLASSES);
 }
@@ -355,7 +355,7 @@ static void test_a_value_without_room(void **state)
     ct_event_mark m;
     int32_t i4 = 5;
     ct_wbuf_init(&w, mem, sizeof mem);
-    ct_event_begin(&w, CT_REC_ENTER, 1, b->tid, 1, &m);
+    ct_event_begin(&w, CT_REC_ENTER, 1, 0, b->tid, 1, &m);
     ct_rec_value(b, &w, &m, &k_int, (uintptr_t)&i4, 4, 0);
     assert_int_equal(m.nvalues, 1);
     assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
@@ -390,11 +390,11 @@ static void test_outs_read_again_at_return(void **state)
     assert_int_equal(ct_rec_frame_close(b), 0);
 
     ct_rec_event ev;
-    ct_rec_begin(b, &ev, CT_REC_LEAVE, 5, (uint64_t)(uintptr_t)&ff.f, 0);
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 5, 0, (uint64_t)(uintptr_t)&ff.f, 0);
     ct_rec_value(b, &ev.w, &ev.m, &k_int, (uintptr_t)&ret, 4, 0);
     ct_rec_leave_outs(b, &ff.f, &ev.w, &ev.m, ct_now_ns());
     assert_int_equal(ct_rec_of(b)->nouts, 0);
-    assert_int_equal(ct_rec_publish(b, &ev, 5), 1);
+    assert_int_equal(ct_rec_publish(b, &ev), 1);
 
     ct_rec recs[2];
     assert_int_equal(published(b, recs, 2), 1);

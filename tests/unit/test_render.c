@@ -138,7 +138,9 @@ static val v_status(ct_value_status st, const void *p, size_t n)
     return v;
 }
 
-static void event(ct_rec_type type, uint64_t t, uint64_t tid, uint64_t key, int n, const val *vals)
+/* An event at time t of a thread the tracer had held `held` ns so far. */
+static void event_held(ct_rec_type type, uint64_t t, uint64_t held, uint64_t tid, uint64_t key,
+                       int n, const val *vals)
 {
     static uint8_t one[4096];
     ct_wbuf *out = &w, single;
@@ -147,7 +149,7 @@ static void event(ct_rec_type type, uint64_t t, uint64_t tid, uint64_t key, int 
         out = &single;
     }
     ct_event_mark m;
-    assert_int_equal(ct_event_begin(out, type, t, tid, key, &m), CT_TRACE_OK);
+    assert_int_equal(ct_event_begin(out, type, t, held, tid, key, &m), CT_TRACE_OK);
     for (int i = 0; i < n; i++) {
         uint8_t *p = ct_event_value_reserve(out, vals[i].n);
         assert_non_null(p);
@@ -163,9 +165,14 @@ static void event(ct_rec_type type, uint64_t t, uint64_t tid, uint64_t key, int 
         assert_int_equal(ct_events_begin(&w, tid, t, key, &block), CT_TRACE_OK);
     uint32_t plen;
     memcpy(&plen, one + 4, 4);
-    assert_int_equal(ct_events_add(&w, &block, type, t, key, (uint32_t)n, one + CT_EVENT_BASE_BYTES,
+    assert_int_equal(ct_events_add(&w, &block, type, t, held, key, (uint32_t)n, one + CT_EVENT_BASE_BYTES,
                                    8 + plen - CT_EVENT_BASE_BYTES),
                      CT_TRACE_OK);
+}
+
+static void event(ct_rec_type type, uint64_t t, uint64_t tid, uint64_t key, int n, const val *vals)
+{
+    event_held(type, t, 0, tid, key, n, vals);
 }
 
 /* ------------------------------------------------ rendering the trace */
@@ -758,10 +765,103 @@ static void test_name_collisions(void **state)
     assert_non_null(strstr(text, "  Demo.Main\n"));
 }
 
+/* Two threads whose tracer's held time differs (issue 25): thread 100 was
+ * held 5 ms (JIT) before its first call and 2 ms more inside Work; thread
+ * 200 never. The TIME column is the one clock of every thread, so the lines
+ * of the two threads sort by it; durations leave the held time out. */
+static const char k_two_clocks[] =
+    "  0.010000    100             Work() {\n"
+    "  0.010500    100   300.0 us    Inner()\n"
+    "  0.011000    200     1.0 ms  Other()\n"
+    "  0.020000    100     8.0 ms  }\n";
+
+static void two_clocks_trace(void)
+{
+    begin_trace();
+    function(1, "Work", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    function(2, "Inner", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    function(3, "Other", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    event_held(CT_REC_ENTER, 10000000, 5000000, 100, 1, 0, NULL);
+    event_held(CT_REC_ENTER, 10500000, 5000000, 100, 2, 0, NULL);
+    event_held(CT_REC_LEAVE, 10800000, 5000000, 100, 2, 0, NULL);
+    event_held(CT_REC_ENTER, 11000000, 0, 200, 3, 0, NULL);
+    event_held(CT_REC_LEAVE, 12000000, 0, 200, 3, 0, NULL);
+    event_held(CT_REC_LEAVE, 20000000, 7000000, 100, 1, 0, NULL);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 21000000, 6, 3, 3), CT_TRACE_OK);
+}
+
+/* The call lines of the text (from the third line to the blank one). */
+static const char *call_lines(const char *text)
+{
+    const char *p = strstr(text, "CALL\n");
+    assert_non_null(p);
+    static char lines[4096];
+    p += 5;
+    const char *e = strstr(p, "\n\n");
+    size_t n = e ? (size_t)(e - p) + 1 : strlen(p);
+    assert_true(n < sizeof lines);
+    memcpy(lines, p, n);
+    lines[n] = '\0';
+    return lines;
+}
+
+static void test_two_clocks(void **state)
+{
+    (void)state;
+    for (blocks = 0; blocks <= 1; blocks++) {
+        two_clocks_trace();
+        const char *text = render(1, 1, NULL);
+        assert_string_equal(call_lines(text), k_two_clocks);
+        /* The summary: Work's 8 ms, 7.7 ms of it its own. */
+        assert_non_null(strstr(text, "       1     8.0 ms     7.7 ms  Work\n"));
+    }
+    blocks = 0;
+}
+
+/* The same calls in a 2.6 trace: the times there are the threads' program
+ * times (each thread's held time already left out) and the writer merged
+ * them by those; the reader shows them as they are, durations as they
+ * were. The last event is a 2.6 event record (no held time in it). */
+static void test_two_clocks_2_6(void **state)
+{
+    (void)state;
+    blocks = 1;
+    begin_trace();
+    function(1, "Work", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    function(2, "Inner", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    function(3, "Other", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    event(CT_REC_ENTER, 5000000, 100, 1, 0, NULL);
+    event(CT_REC_ENTER, 5500000, 100, 2, 0, NULL);
+    event(CT_REC_LEAVE, 5800000, 100, 2, 0, NULL);
+    event(CT_REC_ENTER, 11000000, 200, 3, 0, NULL);
+    event(CT_REC_LEAVE, 12000000, 200, 3, 0, NULL);
+    end_block();
+    blocks = 0;
+    uint8_t *p = w.p + w.len;
+    assert_true(w.cap - w.len >= CT_EVENT_BASE_BYTES_2_6);
+    uint64_t word0 = (uint64_t)CT_REC_LEAVE | (uint64_t)(CT_EVENT_BASE_BYTES_2_6 - 8) << 32;
+    uint64_t fields[4] = { word0, 13000000, 100, 1 };
+    memcpy(p, fields, sizeof fields); /* little-endian hosts only, as the tests are */
+    w.len += CT_EVENT_BASE_BYTES_2_6;
+    assert_int_equal(ct_write_end(&w, 21000000, 6, 3, 3), CT_TRACE_OK);
+    file[10] = 6; /* the minor version */
+    file[11] = 0;
+    const char *text = render(1, 1, NULL);
+    assert_string_equal(call_lines(text),
+        "  0.005000    100             Work() {\n"
+        "  0.005500    100   300.0 us    Inner()\n"
+        "  0.011000    200     1.0 ms  Other()\n"
+        "  0.013000    100     8.0 ms  }\n");
+    assert_non_null(strstr(text, "       1     8.0 ms     7.7 ms  Work\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demo),
+        cmocka_unit_test(test_two_clocks),
+        cmocka_unit_test(test_two_clocks_2_6),
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_recursion_total),
         cmocka_unit_test(test_name_collisions),

@@ -184,13 +184,15 @@ static void block_flush(void)
     ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
 }
 
-/* One event record from a ring (len: its size with padding) into the block. */
-static void block_event(const uint8_t *p, size_t len)
+/* One event record from a ring into the block. */
+static void block_event(const uint8_t *p)
 {
     if (g_bin_fd < 0)
         return;
     uint32_t nvalues = ct_event_nvalues(p), plen = ct_event_payload_len(p);
-    uint64_t time = ct_event_time(p), tid = ct_event_tid(p), key = ct_event_key(p);
+    uint64_t time = ct_event_time(p), held = ct_event_held(p), tid = ct_event_tid(p),
+             key = ct_event_key(p);
+    ct_rec_type type = ct_event_type(p);
     const uint8_t *values = p + CT_EVENT_BASE_BYTES;
     size_t values_len = 8 + (size_t)plen - CT_EVENT_BASE_BYTES;
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -198,13 +200,27 @@ static void block_event(const uint8_t *p, size_t len)
             block_flush();
         if (!g_blk_mark.open && ct_events_begin(&g_blk, tid, time, key, &g_blk_mark) != CT_TRACE_OK)
             break;
-        if (ct_events_add(&g_blk, &g_blk_mark, ct_event_type(p), time, key, nvalues, values,
+        if (ct_events_add(&g_blk, &g_blk_mark, type, time, held, key, nvalues, values,
                           values_len) == CT_TRACE_OK)
             return;
         block_flush();
     }
-    /* Larger than a block: the event record as it is. */
-    bin_put_raw(p, len);
+    /* Larger than a block: a block of its own (so that a reader before 2.7,
+     * which knows no held time, stops at it with an error rather than
+     * misreading an event record that has one). */
+    size_t cap = 8 + 24 + CT_EVENTS_MAX_OVERHEAD + values_len + 8;
+    uint8_t *mem = malloc(cap);
+    if (!mem)
+        return;
+    ct_wbuf one;
+    ct_events_mark m;
+    ct_wbuf_init(&one, mem, cap);
+    if (ct_events_begin(&one, tid, time, key, &m) == CT_TRACE_OK &&
+        ct_events_add(&one, &m, type, time, held, key, nvalues, values, values_len) ==
+            CT_TRACE_OK &&
+        ct_events_end(&one, &m) == CT_TRACE_OK)
+        bin_put_raw(one.p, one.len);
+    free(mem);
 }
 
 static void bin_put(const uint8_t *p, size_t n)
@@ -283,7 +299,7 @@ static ct_filter *g_filter;
 /* An event the filter passes on (or every event without one). */
 static void output_event(const uint8_t *p, size_t len, const ct_rec *rec)
 {
-    block_event(p, len);
+    block_event(p);
     if (g_render)
         ct_render_record(g_render, rec);
 }
@@ -533,7 +549,7 @@ static void process_event(const uint8_t *p, size_t len)
     int valued = nvalues && (type == CT_REC_ENTER || type == CT_REC_LEAVE ||
                              type == CT_REC_UNWIND);
     if (!valued && !g_render && !g_filter) {
-        block_event(p, len);
+        block_event(p);
         return;
     }
     ct_rec rec;
@@ -551,6 +567,7 @@ static void process_event(const uint8_t *p, size_t len)
         rec.values_len = len - CT_EVENT_BASE_BYTES;
         rec.key = ct_event_key(p);
         rec.time_ns = ct_event_time(p);
+        rec.held_ns = ct_event_held(p);
         rec.tid = ct_event_tid(p);
     }
     if (valued && new_classes) {

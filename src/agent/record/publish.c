@@ -21,12 +21,15 @@ int ct_rec_emit(ct_tbuf *b, const uint8_t *rec, size_t len)
 /* Ends the event: 1 when whole with its values; else it is begun again and
  * ended without them (0). A whole record that named a class new to this
  * thread is marked for the writer. */
-static int seal(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
+static int seal(ct_tbuf *b, ct_rec_event *ev)
 {
     int whole = ct_event_end(&ev->w, &ev->m) == CT_TRACE_OK;
     if (!whole) {
+        /* Its header is still there: the same time and held time. */
+        const uint8_t *h = ev->w.p + ev->m.start;
+        uint64_t time = ct_event_time(h), held = ct_event_held(h);
         ct_wbuf_init(&ev->w, ev->area, b->ring.record_max);
-        ct_event_begin(&ev->w, ev->type, t, b->tid, ev->key, &ev->m);
+        ct_event_begin(&ev->w, ev->type, time, held, b->tid, ev->key, &ev->m);
         ct_event_end(&ev->w, &ev->m);
     }
     if (ct_rec_of(b)->class_new && whole)
@@ -47,9 +50,9 @@ static int settle(ct_tbuf *b, int ok, int whole)
     return ok;
 }
 
-int ct_rec_publish(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
+int ct_rec_publish(ct_tbuf *b, ct_rec_event *ev)
 {
-    int whole = seal(b, ev, t), ok;
+    int whole = seal(b, ev), ok;
     if (ev->inplace) {
         ct_ring_commit(&b->ring, ev->w.len);
         ok = 1;
@@ -59,9 +62,9 @@ int ct_rec_publish(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
     return settle(b, ok, whole);
 }
 
-int ct_rec_publish_naive(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
+int ct_rec_publish_naive(ct_tbuf *b, ct_rec_event *ev)
 {
-    int whole = seal(b, ev, t);
+    int whole = seal(b, ev);
     ct_writer_naive_event(ev->w.p, ev->w.len);
     return settle(b, 1, whole);
 }
@@ -69,7 +72,7 @@ int ct_rec_publish_naive(ct_tbuf *b, ct_rec_event *ev, uint64_t t)
 int ct_rec_plain_naive(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
 {
     uint8_t rec[CT_EVENT_BASE_BYTES];
-    ct_event_put_header(rec, type, ct_rec_prog_time(b, now), b->tid, key);
+    ct_event_put_header(rec, type, now, ct_rec_held(b), b->tid, key);
     ct_writer_naive_event(rec, sizeof rec);
     return 1;
 }

@@ -286,13 +286,13 @@ static inline ct_tbuf *ct_rec_thread_self(void)
     return __builtin_expect(b != NULL, 1) ? b : ct_rec_thread_new();
 }
 
-/* The program's time on this thread: the clock less the time the tracer
- * held the thread (ct_ring_held: its hooks' value capture and its waits for
- * ring room), so that no call's duration counts the tracer's own work. */
-static inline uint64_t ct_rec_prog_time(const ct_tbuf *b, uint64_t now)
+/* The time the tracer has held this thread so far (ct_ring_held: its hooks'
+ * value capture, its waits for ring room, JIT compilation), stored in each
+ * event beside the clock's time, so that no call's duration counts the
+ * tracer's own work while the times stay one clock for every thread. */
+static inline uint64_t ct_rec_held(const ct_tbuf *b)
 {
-    uint64_t held = ct_ring_held(&b->ring);
-    return now > held ? now - held : 0;
+    return ct_ring_held(&b->ring);
 }
 
 /* 1 when values may be captured for f on b's thread (CLRTRACE_TRIGGER:
@@ -364,10 +364,11 @@ typedef struct ct_rec_event {
     uint64_t key;
 } ct_rec_event;
 
-/* Begins an event record of function key at program time t (naive: always
- * in the scratch buffer; the naive publish renders it). */
-CT_REC_INLINE void ct_rec_begin(ct_tbuf *b, ct_rec_event *ev, ct_rec_type type, uint64_t t,
-                                uint64_t key, int naive)
+/* Begins an event record of function key at clock time now, the thread
+ * held `held` so far (naive: always in the scratch buffer; the naive
+ * publish renders it). */
+CT_REC_INLINE void ct_rec_begin(ct_tbuf *b, ct_rec_event *ev, ct_rec_type type, uint64_t now,
+                                uint64_t held, uint64_t key, int naive)
 {
     uint8_t *p = naive ? NULL : ct_ring_inplace(&b->ring);
     ev->inplace = p != NULL;
@@ -375,7 +376,7 @@ CT_REC_INLINE void ct_rec_begin(ct_tbuf *b, ct_rec_event *ev, ct_rec_type type, 
     ev->type = type;
     ev->key = key;
     ct_wbuf_init(&ev->w, ev->area, b->ring.record_max);
-    ct_event_begin(&ev->w, type, t, b->tid, key, &ev->m);
+    ct_event_begin(&ev->w, type, now, held, b->tid, key, &ev->m);
 }
 
 /* Forgets the classes met while building a record that is given up (a
@@ -391,15 +392,15 @@ static inline void ct_rec_restart(ct_tbuf *b, ct_rec_event *ev)
     if (ct_rec_of(b)->class_new)
         ct_rec_forget_classes(b);
     ct_wbuf_init(&ev->w, ev->area, b->ring.record_max);
-    ct_event_begin(&ev->w, ev->type, 0, b->tid, ev->key, &ev->m);
+    ct_event_begin(&ev->w, ev->type, 0, 0, b->tid, ev->key, &ev->m);
 }
 
 /* Ends the event (when it does not fit with its values, it is written
  * without them), marks it when it named a class new to this thread, and
  * publishes it into the ring (publish.c); 1, or 0 when it was dropped
  * (counted). The naive one renders it now instead. */
-int ct_rec_publish(ct_tbuf *b, ct_rec_event *ev, uint64_t t);
-int ct_rec_publish_naive(ct_tbuf *b, ct_rec_event *ev, uint64_t t);
+int ct_rec_publish(ct_tbuf *b, ct_rec_event *ev);
+int ct_rec_publish_naive(ct_tbuf *b, ct_rec_event *ev);
 
 /* Copies a built record into the ring; 1, or 0 when it was dropped
  * (counted). */
@@ -415,7 +416,7 @@ CT_REC_INLINE int ct_rec_plain(ct_tbuf *b, ct_rec_type type, uint64_t now, uint6
         ct_tbuf_count_drop(b, 1);
         return 0;
     }
-    ct_event_put_header(p, type, ct_rec_prog_time(b, now), b->tid, key);
+    ct_event_put_header(p, type, now, ct_rec_held(b), b->tid, key);
     ct_ring_commit(&b->ring, CT_EVENT_BASE_BYTES);
     return 1;
 }
@@ -532,17 +533,17 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
         ct_rec_outs_forget(b, t->depth);
     uint64_t key = (uint64_t)(uintptr_t)f;
     ct_rec_event ev;
-    ct_rec_begin(b, &ev, CT_REC_ENTER, 0, key, naive);
+    ct_rec_begin(b, &ev, CT_REC_ENTER, 0, 0, key, naive);
     /* The call starts now; the capture is the tracer's time. */
-    uint64_t t0 = ct_now_ns(), time = ct_rec_prog_time(b, t0);
+    uint64_t t0 = ct_now_ns(), held = ct_rec_held(b);
     if (values && ct_rec_gate_open(b, f)) {
         if (!args(b, f, ctx, &ev.w, &ev.m))
             ct_rec_restart(b, &ev);
         uint64_t t1 = ct_now_ns();
         ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
     }
-    ct_event_set_time(&ev.w, &ev.m, time);
-    int ok = naive ? ct_rec_publish_naive(b, &ev, time) : ct_rec_publish(b, &ev, time);
+    ct_event_set_time(&ev.w, &ev.m, t0, held);
+    int ok = naive ? ct_rec_publish_naive(b, &ev) : ct_rec_publish(b, &ev);
     ct_rec_frame_open(b, key, !ok, csp);
     ct_rec_busy(b, 0);
 }
@@ -585,17 +586,16 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
         !ct_rec_gate_open(b, f)) {
         ct_rec_plain_as(b, type, now, key, naive);
     } else {
-        uint64_t t = ct_rec_prog_time(b, now);
         ct_rec_event ev;
-        ct_rec_begin(b, &ev, CT_REC_LEAVE, t, key, naive);
+        ct_rec_begin(b, &ev, CT_REC_LEAVE, now, ct_rec_held(b), key, naive);
         /* The out values come after the return value's place. */
         if (f->has_ret)
             ret(b, f, ctx, &ev.w, &ev.m);
         ct_rec_leave_outs(b, f, &ev.w, &ev.m, now);
         if (naive)
-            ct_rec_publish_naive(b, &ev, t);
+            ct_rec_publish_naive(b, &ev);
         else
-            ct_rec_publish(b, &ev, t);
+            ct_rec_publish(b, &ev);
     }
     ct_rec_busy(b, 0);
 }

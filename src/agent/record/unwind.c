@@ -379,7 +379,7 @@ static void unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial
         return;
     }
     ct_wbuf_init(&w, rec, sizeof rec);
-    ct_event_begin(&w, CT_REC_UNWIND, ct_rec_prog_time(b, now), b->tid, key, &m);
+    ct_event_begin(&w, CT_REC_UNWIND, now, ct_rec_held(b), b->tid, key, &m);
     for (size_t pos = 0, i = 0; i < x->nvalues && pos + 4 <= x->len; i++) {
         uint32_t word, n;
         memcpy(&word, x->values + pos, 4);

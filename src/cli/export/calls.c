@@ -35,6 +35,7 @@ static int on_open(void *ctx, ct_walk_thread *t, void *frame, uint32_t depth,
     }
     f->fn = ct_symbols_function(w->sym, rec->key); /* known: cli_calls_record */
     f->start = t->now;
+    f->prog = t->prog;
     return w->ops.enter ? w->ops.enter(w->ctx, w, t, rec) : 0;
 }
 
@@ -52,7 +53,9 @@ static int on_end(void *ctx, ct_walk_thread *t, void *frame, uint32_t depth, ct_
     if (!f)
         return 0; /* not kept: nothing to report */
     cli_call_end e = k_end[how];
-    uint64_t total = end - f->start; /* end >= start: times on a thread never go back */
+    /* The program time it took (t->prog >= f->prog: times on a thread never
+     * go back). */
+    uint64_t total = t->prog - f->prog;
     const ct_rec *leave = e == CLI_END_RETURN || e == CLI_END_EXCEPTION ? rec : NULL;
     int rc = w->ops.leave ? w->ops.leave(w->ctx, w, t, end, e, leave) : 0;
     if (e == CLI_END_UNFINISHED) {

@@ -41,8 +41,12 @@ typedef enum cli_call_end {
 typedef struct cli_frame {
     ct_stack_frame h;   /* the function's key */
     const ct_function *fn;
-    uint64_t start;     /* ns since the trace started */
-    uint64_t children;  /* ns in callees that ended (not unfinished) */
+    uint64_t start;     /* ns since the trace started (the clock's time: Chrome
+                           and Perfetto slices) */
+    uint64_t prog;      /* the thread's program time then (ct_walk_thread.prog:
+                           the held time left out), which folded stacks and
+                           flame graphs weigh durations by */
+    uint64_t children;  /* program-time ns in callees that ended (not unfinished) */
     uint64_t aux;       /* the user's */
 } cli_frame;
 

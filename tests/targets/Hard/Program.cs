@@ -28,6 +28,7 @@ namespace Hard
                 case "unhandled": return Ending.Unhandled();
                 case "loop": return Ending.Loop();
                 case "ranking": return Ranking.Run();
+                case "clock": return Clock.Run();
                 case "spin": return Ending.Spin(args.Length > 1 ? int.Parse(args[1]) : 100000);
                 case "gcstress":
                     return GcStress.Run(args.Length > 1 ? int.Parse(args[1]) : 20000,
