@@ -123,7 +123,9 @@ static const ct_plan *get_plan(plan_rd *r, unsigned depth)
     p->kind = (ct_vkind)ct_take_u(c, 1);
     p->is_flags = (int)ct_take_u(c, 1);
     p->underlying = (ct_vkind)ct_take_u(c, 1);
-    ct_take_u(c, 1);
+    uint8_t form = (uint8_t)ct_take_u(c, 1); /* 2.6: a CLASS's or STRUCT's form (else 0) */
+    if ((p->kind == CT_V_CLASS || p->kind == CT_V_STRUCT) && form <= CT_FORM_MAX)
+        p->shape = form;
     p->size = (uint32_t)ct_take_u(c, 4);
     uint32_t n;
     const char *s = get_str(c, &n);

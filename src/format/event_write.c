@@ -126,7 +126,7 @@ static void put_plan(ct_wbuf *w, const ct_plan *p, unsigned depth)
     put_u8(w, (uint8_t)p->kind);
     put_u8(w, (uint8_t)(p->is_flags ? 1 : 0));
     put_u8(w, (uint8_t)p->underlying);
-    put_u8(w, 0);
+    put_u8(w, p->kind == CT_V_CLASS || p->kind == CT_V_STRUCT ? p->shape : 0); /* 2.6: form */
     put_u32(w, p->size);
     put_str(w, p->type_name);
     switch (p->kind) {

@@ -146,6 +146,35 @@ typedef enum ct_seq_shape {
     CT_SEQ_SHAPE_MAX = CT_SEQ_TEXT
 } ct_seq_shape;
 
+/* How a CLASS (or STRUCT) plan's value is shown (trace format 2.6: the
+ * plan's fourth byte, 0 before). The fields are captured and encoded as any
+ * CLASS's or STRUCT's; the form says how a reader writes them, and a plan
+ * whose fields do not fit its form (or of a form a reader does not know)
+ * reads field by field. The fields are the runtime's, found by name. */
+typedef enum ct_form {
+    CT_FORM_FIELDS = 0,   /* field by field */
+    CT_FORM_TEXT = 1,     /* 1 to 4 string fields: the first that is not null,
+                             as a string: Uri (_originalUnicodeString, _string),
+                             CultureInfo (_name) */
+    CT_FORM_VERSION = 2,  /* 4 int fields: "1.2.3.4", from the first negative
+                             one on left out (Version) */
+    CT_FORM_IPADDRESS = 3,/* a uint and a ushort[] (IPAddress's
+                             _addressOrScopeId, _numbers): IPv4 text when the
+                             array is null, else IPv6 text (%scope when not 0) */
+    CT_FORM_TYPE = 4,     /* one nint, a type handle (RuntimeType.m_handle):
+                             typeof(Name), the handle named as a class id */
+    CT_FORM_TASK = 5,     /* a Task's int m_stateFlags, then a Task<T>'s
+                             m_result (or nothing): Status, and Result when it
+                             ran to completion */
+    CT_FORM_CANCEL = 6,   /* a CancellationTokenSource's int _state:
+                             IsCancellationRequested (not 0) */
+    CT_FORM_TOKEN = 7,    /* a CancellationToken (STRUCT): its source object:
+                             None when null, else the source's state */
+    CT_FORM_LAZY = 8,     /* a Lazy<T>'s object _state, then _value: the value
+                             once created (_state null) */
+    CT_FORM_MAX = CT_FORM_LAZY
+} ct_form;
+
 /* Where a collection object keeps its elements (the capture's side of a
  * SEQ plan; the reader has none): offsets from the object's address, and
  * for SET/DICT within one entry of the entries array. */
@@ -246,7 +275,7 @@ struct ct_plan {
     uint32_t count_offset;/* SEGMENT: offset of the count; DTOFFSET: of the
                              offset in minutes; RANGE: of the End (value_offset:
                              of the Start) */
-    uint8_t shape;        /* SEQ: ct_seq_shape */
+    uint8_t shape;        /* SEQ: ct_seq_shape; CLASS, STRUCT: ct_form */
     const ct_plan *key;   /* SEQ (DICT): the key's plan */
     const ct_seq *seq;    /* SEQ: where the elements are (capture only) */
 };

@@ -590,6 +590,266 @@ static void format_boxed(ct_cursor *r, fctx *f, unsigned depth)
     format(r, &p, f, depth + 1);
 }
 
+/* ------------------------------------------------------------ forms */
+
+/* A 4-byte integer field (int, uint, an enum of 4 bytes). */
+static int is_int4(const ct_plan *p)
+{
+    return p->size == 4 && (p->kind == CT_V_I4 || p->kind == CT_V_U4 ||
+                            (p->kind == CT_V_ENUM && is_int_kind(p->underlying)));
+}
+
+/* Whether a CLASS (or STRUCT) plan's fields fit its form (src/format/value.h,
+ * ct_form); a plan that does not reads field by field. */
+static int form_fits(const ct_plan *c)
+{
+    const ct_field *fl = c->fields;
+    uint32_t n = c->count;
+    if (!n || !fl)
+        return 0;
+    switch (c->shape) {
+    case CT_FORM_TEXT:
+        for (uint32_t i = 0; i < n; i++)
+            if (fl[i].plan->kind != CT_V_STRING)
+                return 0;
+        return c->kind == CT_V_CLASS && n <= 4;
+    case CT_FORM_VERSION:
+        for (uint32_t i = 0; i < n; i++)
+            if (!is_int4(fl[i].plan))
+                return 0;
+        return c->kind == CT_V_CLASS && n == 4;
+    case CT_FORM_IPADDRESS:
+        return c->kind == CT_V_CLASS && n == 2 && is_int4(fl[0].plan) &&
+               fl[1].plan->kind == CT_V_ARRAY && fl[1].plan->elem &&
+               fl[1].plan->elem->kind == CT_V_U2 && fl[1].plan->elem->size == 2;
+    case CT_FORM_TYPE:
+        return c->kind == CT_V_CLASS && n == 1 && fl[0].plan->size == 8 &&
+               (fl[0].plan->kind == CT_V_I || fl[0].plan->kind == CT_V_U);
+    case CT_FORM_TASK:
+        return c->kind == CT_V_CLASS && n <= 2 && is_int4(fl[0].plan);
+    case CT_FORM_CANCEL:
+        return c->kind == CT_V_CLASS && n == 1 && is_int4(fl[0].plan);
+    case CT_FORM_LAZY:
+        return c->kind == CT_V_CLASS && n == 2 && fl[0].plan->kind == CT_V_OBJECT;
+    case CT_FORM_TOKEN:
+        return c->kind == CT_V_STRUCT && n == 1 && fl[0].plan->kind == CT_V_OBJECT;
+    default:
+        return 0;
+    }
+}
+
+/* Walks one value of plan p (its class ids reported, nothing written). */
+static void skip_value(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    fctx w = *f;
+    w.out = NULL;
+    format(r, p, &w, depth + 1);
+}
+
+/* The text form: the first string field that is not null ("null" when
+ * none is). */
+static void form_text(ct_cursor *r, const ct_plan *c, fctx *f)
+{
+    const uint8_t *chars = NULL;
+    int32_t length = 0;
+    uint32_t kept = 0;
+    int found = 0;
+    for (uint32_t i = 0; i < c->count && !r->bad; i++) {
+        if (!ct_take_u(r, 8))
+            continue;
+        int32_t len = (int32_t)ct_take_u(r, 4);
+        uint32_t n = (uint32_t)ct_take_u(r, 4);
+        const uint8_t *ch = r->bad || len < 0 || n > (uint32_t)len ? NULL : ct_take(r, (size_t)n * 2);
+        if (!ch) {
+            r->bad = 1;
+            return;
+        }
+        if (!found) {
+            chars = ch;
+            length = len;
+            kept = n;
+            found = 1;
+        }
+    }
+    if (r->bad || !f->out)
+        return;
+    if (found)
+        put_chars(f, length, chars, kept);
+    else
+        ct_text_put(f->out, "null");
+}
+
+/* Version: "1.2", "1.2.3", "1.2.3.4" (Build and Revision when not -1). */
+static void form_version(ct_cursor *r, fctx *f)
+{
+    int32_t v[4];
+    for (int i = 0; i < 4; i++)
+        v[i] = (int32_t)ct_take_u(r, 4);
+    if (r->bad)
+        return;
+    ct_text_printf(f->out, "%d.%d", v[0], v[1]);
+    if (v[2] >= 0) {
+        ct_text_printf(f->out, ".%d", v[2]);
+        if (v[3] >= 0)
+            ct_text_printf(f->out, ".%d", v[3]);
+    }
+}
+
+/* IPAddress: IPv4 text when _numbers is null, else IPv6 text of its eight
+ * words (all of them copied: fewer under --array-items read "<IPv6 address>"). */
+static void form_ipaddress(ct_cursor *r, fctx *f)
+{
+    uint32_t addr = (uint32_t)ct_take_u(r, 4);
+    uint64_t arr = ct_take_u(r, 8);
+    if (r->bad)
+        return;
+    if (!arr) {
+        ct_wellknown_ipv4(addr, f->out);
+        return;
+    }
+    ct_take_u(r, 8); /* the array's class id */
+    uint32_t length = (uint32_t)ct_take_u(r, 4), n = (uint32_t)ct_take_u(r, 4);
+    const uint8_t *b = r->bad || n > length ? NULL : ct_take(r, (size_t)n * 2);
+    if (!b) {
+        r->bad = 1;
+        return;
+    }
+    if (!f->out)
+        return;
+    if (length != 8 || n != 8) {
+        ct_text_put(f->out, "<IPv6 address>");
+        return;
+    }
+    uint16_t w[8];
+    for (int i = 0; i < 8; i++)
+        w[i] = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+    ct_wellknown_ipv6(w, addr, f->out);
+}
+
+/* A Type: typeof(Name), its handle named as a class id; a handle that is
+ * not one (a TypeDesc's: a pointer, a generic parameter) "typeof(?)". */
+static void form_type(ct_cursor *r, fctx *f)
+{
+    uint64_t h = ct_take_u(r, 8);
+    if (r->bad)
+        return;
+    int named = h && !(h & CT_CLASS_TAG_MASK);
+    if (named && f->on_class)
+        f->on_class(f->on_ctx, h);
+    ct_text_put(f->out, "typeof(");
+    if (named)
+        format_class(f, h, "?", 0);
+    else
+        ct_text_put(f->out, "?");
+    ct_text_put(f->out, ")");
+}
+
+/* A Task: {Status=...}, and Result=... when it ran to completion. */
+static void form_task(ct_cursor *r, const ct_plan *c, fctx *f, unsigned depth)
+{
+    uint32_t flags = (uint32_t)ct_take_u(r, 4);
+    if (r->bad)
+        return;
+    ct_text_put(f->out, "{Status=");
+    ct_text_put(f->out, ct_wellknown_task_status(flags));
+    if (c->count == 2) {
+        if (ct_wellknown_task_done(flags)) {
+            ct_text_put(f->out, ", Result=");
+            format(r, c->fields[1].plan, f, depth + 1);
+        } else {
+            skip_value(r, c->fields[1].plan, f, depth);
+        }
+    }
+    ct_text_put(f->out, "}");
+}
+
+/* A Lazy<T>: {Value=...} once created, else {IsValueCreated=false}. */
+static void form_lazy(ct_cursor *r, const ct_plan *c, fctx *f, unsigned depth)
+{
+    size_t at = r->pos;
+    uint64_t state = ct_take_u(r, 8);
+    r->pos = at;
+    skip_value(r, c->fields[0].plan, f, depth);
+    if (r->bad)
+        return;
+    if (state) {
+        skip_value(r, c->fields[1].plan, f, depth);
+        ct_text_put(f->out, "{IsValueCreated=false}");
+        return;
+    }
+    ct_text_put(f->out, "{Value=");
+    format(r, c->fields[1].plan, f, depth + 1);
+    ct_text_put(f->out, "}");
+}
+
+static void put_cancel(fctx *f, uint32_t state)
+{
+    ct_text_put(f->out, state ? "{IsCancellationRequested=true}" : "{IsCancellationRequested=false}");
+}
+
+/* A CancellationToken: None (no source), or its source's state when the
+ * source was captured by content, else the source as any object. */
+static void form_token(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    size_t at = r->pos;
+    uint64_t addr = ct_take_u(r, 8), id = ct_take_u(r, 8);
+    const ct_plan *c = NULL;
+    if (!r->bad && addr && (id & CT_CLASS_TAG_MASK) == CT_CLASS_CONTENT && f->cl && f->cl->content)
+        c = f->cl->content(f->cl->ctx, id & ~(uint64_t)CT_CLASS_TAG_MASK);
+    int cancel = c && c->kind == CT_V_CLASS && c->shape == CT_FORM_CANCEL && form_fits(c);
+    uint32_t state = cancel ? (uint32_t)ct_take_u(r, 4) : 0;
+    r->pos = at;
+    if (r->bad)
+        return;
+    if (!addr || cancel) {
+        skip_value(r, p->fields[0].plan, f, depth);
+        if (!r->bad && !addr)
+            ct_text_put(f->out, "None");
+        else if (!r->bad)
+            put_cancel(f, state);
+        return;
+    }
+    format(r, p->fields[0].plan, f, depth + 1);
+}
+
+/* An object shown in its form (form_fits(c) holds). */
+static void format_form(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
+{
+    switch (c->shape) {
+    case CT_FORM_TEXT:
+        form_text(r, c, f);
+        return;
+    case CT_FORM_VERSION:
+        form_version(r, f);
+        return;
+    case CT_FORM_IPADDRESS:
+        form_ipaddress(r, f);
+        return;
+    case CT_FORM_TYPE:
+        form_type(r, f);
+        return;
+    case CT_FORM_TASK:
+        format_class(f, cls, c->type_name, 0);
+        form_task(r, c, f, depth);
+        return;
+    case CT_FORM_CANCEL: {
+        uint32_t state = (uint32_t)ct_take_u(r, 4);
+        if (r->bad)
+            return;
+        format_class(f, cls, c->type_name, 0);
+        put_cancel(f, state);
+        return;
+    }
+    case CT_FORM_LAZY:
+        format_class(f, cls, c->type_name, 0);
+        form_lazy(r, c, f, depth);
+        return;
+    default:
+        r->bad = 1;
+        return;
+    }
+}
+
 /* An object's content by its class's plan: "Demo.Order{Id=5, ...}",
  * "List<int>(3) {1, 2, 3}", "Dictionary<string, int>(1) {["a"]=1}". */
 static void format_content(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
@@ -600,6 +860,10 @@ static void format_content(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f
         if (c->fields[0].plan->kind != CT_V_STRUCT)
             ct_text_put(f->out, " ");
         format(r, c->fields[0].plan, f, depth + 1);
+        return;
+    }
+    if (c->kind == CT_V_CLASS && c->shape && form_fits(c)) {
+        format_form(r, cls, c, f, depth);
         return;
     }
     if (c->kind == CT_V_CLASS) {
@@ -964,6 +1228,10 @@ static void format_struct(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dept
     ct_text *t = f->out;
     if (is_biginteger(p)) {
         format_biginteger(r, p, f);
+        return;
+    }
+    if (p->shape == CT_FORM_TOKEN && form_fits(p)) {
+        form_token(r, p, f, depth);
         return;
     }
     ct_text_put(t, "{");

@@ -286,3 +286,93 @@ void ct_wellknown_format(ct_vkind k, const uint8_t *b, ct_text *t)
     default: return; /* RUNE: value_text.c writes it as a char */
     }
 }
+
+void ct_wellknown_ipv4(uint32_t addr, ct_text *t)
+{
+    ct_text_printf(t, "%u.%u.%u.%u", addr & 0xFF, addr >> 8 & 0xFF, addr >> 16 & 0xFF, addr >> 24);
+}
+
+/* Words w[from..to) with the first longest run (2 or more) of zeros as
+ * "::" (.NET's AppendSections); returns whether the text ends with ':'. */
+static int put_ipv6_words(const uint16_t *w, int from, int to, ct_text *t)
+{
+    int best = 0, best_at = -1, run = 0;
+    for (int i = from; i < to; i++) {
+        run = w[i] ? 0 : run + 1;
+        if (run > best) {
+            best = run;
+            best_at = i - run + 1;
+        }
+    }
+    if (best < 2)
+        best_at = -1;
+    int colon = 0, ends_colon = 0;
+    for (int i = from; i < to; i++) {
+        if (i == best_at) {
+            ct_text_put(t, "::");
+            colon = 0;
+            ends_colon = 1;
+            i += best - 1;
+            continue;
+        }
+        if (colon)
+            ct_text_put(t, ":");
+        ct_text_printf(t, "%x", w[i]);
+        colon = 1;
+        ends_colon = 0;
+    }
+    return ends_colon;
+}
+
+void ct_wellknown_ipv6(const uint16_t w[8], uint32_t scope, ct_text *t)
+{
+    /* IPv4-compatible or -mapped (0:0:0:0:0:0 or ffff), SIIT (ffff:0), with
+     * a non-zero seventh word; or ISATAP (0:5efe in words 4 and 5). */
+    int v4 = (!w[0] && !w[1] && !w[2] && !w[3] && w[6] &&
+              ((!w[4] && (!w[5] || w[5] == 0xFFFF)) || (w[4] == 0xFFFF && !w[5]))) ||
+             (!w[4] && w[5] == 0x5EFE);
+    if (v4) {
+        if (!put_ipv6_words(w, 0, 6, t))
+            ct_text_put(t, ":");
+        ct_text_printf(t, "%u.%u.%u.%u", w[6] >> 8, w[6] & 0xFF, w[7] >> 8, w[7] & 0xFF);
+    } else {
+        put_ipv6_words(w, 0, 8, t);
+    }
+    if (scope)
+        ct_text_printf(t, "%%%u", scope);
+}
+
+/* Task's private state bits (the runtime's Task.cs, stable since .NET 4). */
+enum {
+    TASK_STARTED = 0x10000,
+    TASK_DELEGATE_INVOKED = 0x20000,
+    TASK_FAULTED = 0x200000,
+    TASK_CANCELED = 0x400000,
+    TASK_WAITING_ON_CHILDREN = 0x800000,
+    TASK_RAN_TO_COMPLETION = 0x1000000,
+    TASK_WAITING_FOR_ACTIVATION = 0x2000000
+};
+
+const char *ct_wellknown_task_status(uint32_t f)
+{
+    if (f & TASK_FAULTED)
+        return "Faulted";
+    if (f & TASK_CANCELED)
+        return "Canceled";
+    if (f & TASK_RAN_TO_COMPLETION)
+        return "RanToCompletion";
+    if (f & TASK_WAITING_ON_CHILDREN)
+        return "WaitingForChildrenToComplete";
+    if (f & TASK_DELEGATE_INVOKED)
+        return "Running";
+    if (f & TASK_STARTED)
+        return "WaitingToRun";
+    if (f & TASK_WAITING_FOR_ACTIVATION)
+        return "WaitingForActivation";
+    return "Created";
+}
+
+int ct_wellknown_task_done(uint32_t f)
+{
+    return !(f & (TASK_FAULTED | TASK_CANCELED)) && (f & TASK_RAN_TO_COMPLETION);
+}

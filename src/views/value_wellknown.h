@@ -11,4 +11,18 @@
 /* Appends the text of the value at b (ct_vkind_size(k) bytes). */
 void ct_wellknown_format(ct_vkind k, const uint8_t *b, ct_text *t);
 
+/* An IPv4 address as IPAddress keeps it (the bytes in network order in a
+ * little-endian uint): "127.0.0.1". */
+void ct_wellknown_ipv4(uint32_t addr, ct_text *t);
+/* An IPv6 address's eight 16-bit words (host order) and scope id as .NET's
+ * IPAddress.ToString writes them (RFC 5952: the first longest run of two or
+ * more zero words as "::", hex without leading zeros; an IPv4-mapped,
+ * -compatible, SIIT or ISATAP address with its last 32 bits as IPv4 text;
+ * "%scope" when not 0): "2001:db8::1", "::ffff:1.2.3.4". */
+void ct_wellknown_ipv6(const uint16_t w[8], uint32_t scope, ct_text *t);
+/* TaskStatus from a Task's m_stateFlags, as Task.Status reads them. */
+const char *ct_wellknown_task_status(uint32_t flags);
+/* Whether a Task of these flags ran to completion (its result is set). */
+int ct_wellknown_task_done(uint32_t flags);
+
 #endif

@@ -190,6 +190,21 @@ ct_has "$trace" 1 'Demo.Names.Partly((int First, int) t={First=4, Item2=5}) -> i
 # too, as the parameter's type is written (Names.Lookup({["a"]={1, 2}}, {3})).
 ct_has "$trace" 1 'Demo.Names.Lookup(Dictionary<string, List<int>> map=Dictionary<string, List<int>>(1) {["a"]=List<int>(2) {1, 2}}, List<int> list=List<int>(1) {3}) -> int 2'
 ct_has "$trace" 0 'System.Collections.Generic.List<int>'
+# The BCL's everyday types (Everyday.cs, issue 25). Uri by its original
+# string, Version as "1.2.3.4" (5.6: Build and Revision undefined), IPAddress
+# as its text (2001:db8::1, IPv6Loopback ::1); Segments of /a/b?q=1 are
+# "/", "a/", "b": 3 + Revision 4 + Minor 6 + 4 + 16 bytes + 0 = 33.
+ct_has "$trace" 1 'Demo.Everyday.Net(Uri uri="https://example.com/a/b?q=1", Version version=1.2.3.4, Version shortVersion=5.6, IPAddress v4=127.0.0.1, IPAddress v6=2001:db8::1, IPAddress loopback6=::1) -> int 33'
+# CultureInfo by its name (the invariant culture's is ""); 65001 % 1000 +
+# 5 + 0 + 5 + 3 = 14.
+ct_has "$trace" 1 'CultureInfo culture="en-US", CultureInfo invariant="", ReadOnlyMemory<char> rom=ReadOnlyMemory<char>(5) "world", Memory<char> mem=Memory<char>(3) {'"'a', 'b', 'c'"'}) -> int 14'
+# A Type as typeof(its full name); "Point" + "Dictionary`2" + "Net" = 20.
+ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Reflection\(Type type=typeof\(Demo\.Point\), Type generic=typeof\(System\.Collections\.Generic\.Dictionary<string, int>\), MethodInfo method=System\.Reflection\.RuntimeMethodInfo@0x[0-9a-f]+\) -> int 20$'
+# Task<T> by its Status, its Result once it ran to completion (Task.CompletedTask
+# is whatever Task class the runtime keeps), a CancellationToken None or by
+# IsCancellationRequested, a Lazy<T> by its value once created;
+# 42 + 0 + 2 + 5 + 0 + 8 + 40 + 0 = 97.
+ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Tasks\(Task<int> done=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=42\}, Task<string> pending=System\.Threading\.Tasks\.Task<string>\{Status=WaitingForActivation\}, Task plain=System\.Threading\.Tasks\.Task(<System\.Threading\.Tasks\.VoidTaskResult>)?\{Status=RanToCompletion\}, ValueTask<int> vt=.*, CancellationToken none=None, CancellationToken cancelled=\{IsCancellationRequested=true\}, Lazy<int> made=System\.Lazy<int>\{Value=40\}, Lazy<string> unmade=System\.Lazy<string>\{IsValueCreated=false\}\) -> int 97$'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
@@ -312,6 +327,8 @@ ct_same_as_plain s12
 ct_has "$work/s12.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
 run_traced s11 CLRTRACE_STRING_CHARS=11 --
 ct_has "$work/s11.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test"...(12 chars)) -> int -111'
+# A Uri's text is cut as a string's (27 characters).
+ct_has "$work/s11.txt" 1 'Demo.Everyday.Net(Uri uri="https://exa"...(27 chars), Version version=1.2.3.4'
 run_traced s0 CLRTRACE_STRING_CHARS=0 --
 ct_has "$work/s0.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s=""...(12 chars)) -> int -111'
 # Arrays: three elements at a limit of 3, cut at 2.
@@ -319,6 +336,9 @@ run_traced a3 CLRTRACE_ARRAY_ITEMS=3 --
 ct_has "$work/a3.txt" 1 'int[] ints=int[3] {1, 2, 3}, string[] words=string[2] {"a", "b"}'
 run_traced a2 CLRTRACE_ARRAY_ITEMS=2 --
 ct_has "$work/a2.txt" 1 'int[] ints=int[3] {1, 2, ...}, string[] words=string[2] {"a", "b"}'
+# An IPv6 address needs its eight words: fewer, no text (IPv4 needs none).
+ct_has "$work/a2.txt" 1 'IPAddress v4=127.0.0.1, IPAddress v6=<IPv6 address>, IPAddress loopback6=<IPv6 address>) -> int 33'
+ct_has "$work/a3.txt" 1 'IPAddress v6=<IPv6 address>'
 # Struct depth: Level1 nests five structs.
 run_traced d5 CLRTRACE_STRUCT_DEPTH=5 --
 ct_has "$work/d5.txt" 1 'Demo.Kinds.Deep(Level1 v={A=1, Inner={B=2, Inner={C=3, Inner={D=4, Inner={E=5}}}}}) -> int 6'

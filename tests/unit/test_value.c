@@ -15,6 +15,7 @@
 
 #include "format/value.h"
 #include "views/value_text.h"
+#include "views/value_wellknown.h"
 #include "agent/record/capture.h"
 
 static const ct_layout layout = { 8, 12, 8, 16, 0 };
@@ -674,9 +675,64 @@ static const ct_seq text_layout = { .items = 8, .previous = 16, .count = 24, .he
 static const ct_plan text_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "StringBuilder",
                                       .shape = CT_SEQ_TEXT, .elem = &p_char, .seq = &text_layout };
 
+/* Objects in a form (ct_form): a Uri's two strings, a Version's four
+ * ints, an IPAddress, a RuntimeType's handle, a Task<int>, a
+ * CancellationTokenSource, a Lazy<int>; a plan whose fields do not fit its
+ * form. */
+#define URI_CLASS 0x7500ull
+#define VERSION_CLASS 0x7600ull
+#define IP_CLASS 0x7700ull
+#define TYPE_CLASS 0x7800ull
+#define TASK_CLASS 0x7900ull
+#define CTS_CLASS 0x7a00ull
+#define LAZY_CLASS 0x7b00ull
+#define ODD_CLASS 0x7c00ull
+static const ct_plan p_u4 = { .kind = CT_V_U4, .size = 4, .type_name = "uint" };
+static const ct_plan p_u2 = { .kind = CT_V_U2, .size = 2, .type_name = "ushort" };
+static const ct_plan p_nint = { .kind = CT_V_I, .size = 8, .type_name = "nint" };
+static const ct_plan p_ipwords = { .kind = CT_V_ARRAY, .size = 8, .type_name = "ushort[]",
+                                 .elem = &p_u2 };
+static const ct_field uri_fields[] = { { "_originalUnicodeString", 8, &p_str },
+                                       { "_string", 16, &p_str } };
+static const ct_plan uri_content = { .kind = CT_V_CLASS, .size = 24, .type_name = "Uri",
+                                     .count = 2, .fields = uri_fields, .shape = CT_FORM_TEXT };
+static const ct_field version_fields[] = { { "_Major", 8, &p_i4 }, { "_Minor", 12, &p_i4 },
+                                           { "_Build", 16, &p_i4 }, { "_Revision", 20, &p_i4 } };
+static const ct_plan version_content = { .kind = CT_V_CLASS, .size = 24, .type_name = "Version",
+                                         .count = 4, .fields = version_fields,
+                                         .shape = CT_FORM_VERSION };
+static const ct_field ip_fields[] = { { "_addressOrScopeId", 8, &p_u4 },
+                                      { "_numbers", 16, &p_ipwords } };
+static const ct_plan ip_content = { .kind = CT_V_CLASS, .size = 24, .type_name = "IPAddress",
+                                    .count = 2, .fields = ip_fields, .shape = CT_FORM_IPADDRESS };
+static const ct_field type_fields[] = { { "m_handle", 8, &p_nint } };
+static const ct_plan type_content = { .kind = CT_V_CLASS, .size = 16, .type_name = "RuntimeType",
+                                      .count = 1, .fields = type_fields, .shape = CT_FORM_TYPE };
+static const ct_field task_fields[] = { { "m_stateFlags", 8, &p_i4 }, { "m_result", 12, &p_i4 } };
+static const ct_plan task_content = { .kind = CT_V_CLASS, .size = 16, .type_name = "Task<int>",
+                                      .count = 2, .fields = task_fields, .shape = CT_FORM_TASK };
+static const ct_field cts_fields[] = { { "_state", 8, &p_i4 } };
+static const ct_plan cts_content = { .kind = CT_V_CLASS, .size = 12,
+                                     .type_name = "CancellationTokenSource", .count = 1,
+                                     .fields = cts_fields, .shape = CT_FORM_CANCEL };
+static const ct_field lazy_fields[] = { { "_state", 8, &p_obj }, { "_value", 16, &p_i4 } };
+static const ct_plan lazy_content = { .kind = CT_V_CLASS, .size = 20, .type_name = "Lazy<int>",
+                                      .count = 2, .fields = lazy_fields, .shape = CT_FORM_LAZY };
+static const ct_field odd_fields[] = { { "X", 8, &p_i4 } };
+static const ct_plan odd_content = { .kind = CT_V_CLASS, .size = 12, .type_name = "Odd",
+                                     .count = 1, .fields = odd_fields, .shape = CT_FORM_TEXT };
+
 static const ct_plan *content_of(uint64_t cls)
 {
     switch (cls) {
+    case URI_CLASS: return &uri_content;
+    case VERSION_CLASS: return &version_content;
+    case IP_CLASS: return &ip_content;
+    case TYPE_CLASS: return &type_content;
+    case TASK_CLASS: return &task_content;
+    case CTS_CLASS: return &cts_content;
+    case LAZY_CLASS: return &lazy_content;
+    case ODD_CLASS: return &odd_content;
     case NODE_CLASS: return node_fields_cut ? &node_cut : &node_content;
     case LIST_CLASS: return &list_content;
     case DICT_CLASS: return &dict_content;
@@ -1174,6 +1230,192 @@ static void test_string_builder(void **state)
     assert_string_equal(t, "<damaged>");
 }
 
+typedef struct fake_pair_obj {
+    uint64_t mt;
+    uint64_t a, b;
+} fake_pair_obj;
+
+typedef struct fake_ints_obj {
+    uint64_t mt;
+    int32_t v[4];
+} fake_ints_obj;
+
+typedef struct fake_words {
+    uint64_t mt;
+    uint32_t length, pad;
+    uint16_t w[8];
+} fake_words;
+
+static void test_forms(void **state)
+{
+    (void)state;
+    char t[512], want[128];
+    ct_limits lim = { 5, 8, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    /* Uri: _originalUnicodeString when set, else _string; cut as strings are. */
+    fake_string abc = { STRING_CLASS, 3, { 'a', 'b', 'c' } };
+    fake_string xy = { STRING_CLASS, 2, { 'x', 'y' } };
+    fake_string six = { STRING_CLASS, 6, { 'a', 'b', 'c', 'd', 'e', 'f' } };
+    fake_pair_obj uri = { URI_CLASS, 0, (uint64_t)(uintptr_t)&abc };
+    uint64_t ref = (uint64_t)(uintptr_t)&uri;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abc\"");
+    uri.a = (uint64_t)(uintptr_t)&xy;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"xy\"");
+    uri.a = (uint64_t)(uintptr_t)&six; /* 5 characters kept of 6 */
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "\"abcde\"...(6 chars)");
+    uri.a = uri.b = 0;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "null");
+    /* Version: Build and Revision when not -1. */
+    fake_ints_obj ver = { VERSION_CLASS, { 1, 2, 3, 4 } };
+    ref = (uint64_t)(uintptr_t)&ver;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "1.2.3.4");
+    ver.v[3] = -1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "1.2.3");
+    ver.v[2] = -1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "1.2");
+    /* IPAddress: IPv4 (network order in a little-endian uint), IPv6 words
+     * with the scope id; seven words kept of eight: no text. */
+    fake_pair_obj ip = { IP_CLASS, 0x0100007Full, 0 };
+    ref = (uint64_t)(uintptr_t)&ip;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "127.0.0.1");
+    fake_words words = { 0, 8, 0, { 0x2001, 0xdb8, 0, 0, 0, 0, 0, 1 } };
+    ip.a = 0;
+    ip.b = (uint64_t)(uintptr_t)&words;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "2001:db8::1");
+    ip.a = 3;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "2001:db8::1%3");
+    lim.array_items = 7;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "<IPv6 address>");
+    lim.array_items = 8;
+    /* Type: the handle named as a class id; a TypeDesc's (tagged) is not. */
+    fake_pair_obj type = { TYPE_CLASS, NODE_CLASS, 0 };
+    ref = (uint64_t)(uintptr_t)&type;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "typeof(Demo.Node)");
+    static const ct_layout lay = { 8, 12, 8, 16, STRING_CLASS };
+    uint8_t raw[256];
+    size_t n = ct_capture(&p_obj, &ref, &lay, &lim, content_class_of, NULL, raw, sizeof raw);
+    int ids = 0;
+    ct_value_classes(&p_obj, raw, n, &content_classes, count_ids, &ids);
+    assert_int_equal(ids, 2); /* the RuntimeType, and the type it names */
+    type.a = NODE_CLASS | 2;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "typeof(?)");
+    /* Task<int>: its status; the result once it ran to completion. */
+    fake_ints_obj task = { TASK_CLASS, { 0x1000000, 42 } };
+    ref = (uint64_t)(uintptr_t)&task;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.Task<int>{Status=RanToCompletion, Result=42}");
+    static const struct {
+        int32_t flags;
+        const char *text;
+    } statuses[] = {
+        { 0x2000400, "Demo.Task<int>{Status=WaitingForActivation}" },
+        { 0, "Demo.Task<int>{Status=Created}" },
+        { 0x10000, "Demo.Task<int>{Status=WaitingToRun}" },
+        { 0x30000, "Demo.Task<int>{Status=Running}" },
+        { 0x830000, "Demo.Task<int>{Status=WaitingForChildrenToComplete}" },
+        { 0x1200000, "Demo.Task<int>{Status=Faulted}" },
+        { 0x1400000, "Demo.Task<int>{Status=Canceled}" },
+    };
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++) {
+        task.v[0] = statuses[i].flags;
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        assert_string_equal(t, statuses[i].text);
+    }
+    /* CancellationToken: None without a source, else the source's state;
+     * the source past --object-depth by class and address. */
+    static const ct_field token_fields[] = { { "_source", 0, &p_obj } };
+    static const ct_plan token = { .kind = CT_V_STRUCT, .size = 8, .type_name = "CancellationToken",
+                                   .count = 1, .fields = token_fields, .shape = CT_FORM_TOKEN };
+    fake_ints_obj cts = { CTS_CLASS, { 0 } };
+    uint64_t src = 0;
+    content_roundtrip(&token, &src, &lim, t, sizeof t);
+    assert_string_equal(t, "None");
+    src = (uint64_t)(uintptr_t)&cts;
+    content_roundtrip(&token, &src, &lim, t, sizeof t);
+    assert_string_equal(t, "{IsCancellationRequested=false}");
+    cts.v[0] = 2;
+    content_roundtrip(&token, &src, &lim, t, sizeof t);
+    assert_string_equal(t, "{IsCancellationRequested=true}");
+    content_roundtrip(&p_obj, &src, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.CancellationTokenSource{IsCancellationRequested=true}");
+    lim.object_depth = 0;
+    content_roundtrip(&token, &src, &lim, t, sizeof t);
+    snprintf(want, sizeof want, "Demo.CancellationTokenSource@0x%llx",
+             (unsigned long long)(uintptr_t)&cts);
+    assert_string_equal(t, want);
+    lim.object_depth = CT_DEFAULT_OBJECT_DEPTH;
+    /* Lazy<int>: the value once created (no _state left). */
+    fake_pair_obj lazy = { LAZY_CLASS, 0, 40 };
+    ref = (uint64_t)(uintptr_t)&lazy;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.Lazy<int>{Value=40}");
+    lazy.a = (uint64_t)(uintptr_t)&cts;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.Lazy<int>{IsValueCreated=false}");
+    /* Fields that do not fit the form: field by field. */
+    fake_ints_obj odd = { ODD_CLASS, { 1 } };
+    ref = (uint64_t)(uintptr_t)&odd;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.Odd{X=1}");
+    /* Malformed: a Uri string of more characters than its length. */
+    uint8_t bad[8 + 8 + 8 + 8 + 4 + 4 + 4] = { 0 };
+    uint64_t addr = 0x1000, cls = URI_CLASS | CT_CLASS_CONTENT, one = 1;
+    int32_t len = 1;
+    uint32_t kept = 2;
+    memcpy(bad, &addr, 8);
+    memcpy(bad + 8, &cls, 8);
+    memcpy(bad + 24, &one, 8);
+    memcpy(bad + 32, &len, 4);
+    memcpy(bad + 36, &kept, 4);
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, bad, sizeof bad, &content_classes, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+}
+
+/* IPv6 text as .NET's IPAddress.ToString writes it. */
+static void test_ipv6_text(void **state)
+{
+    (void)state;
+    static const struct {
+        uint16_t w[8];
+        uint32_t scope;
+        const char *text;
+    } cases[] = {
+        { { 0, 0, 0, 0, 0, 0, 0, 0 }, 0, "::" },
+        { { 0, 0, 0, 0, 0, 0, 0, 1 }, 0, "::1" },
+        { { 1, 0, 0, 0, 0, 0, 0, 0 }, 0, "1::" },
+        { { 1, 0, 2, 0, 0, 0, 0, 0 }, 0, "1:0:2::" },
+        { { 1, 0, 0, 2, 0, 0, 3, 4 }, 0, "1::2:0:0:3:4" },     /* the first of two runs */
+        { { 1, 0, 2, 3, 4, 5, 6, 7 }, 0, "1:0:2:3:4:5:6:7" }, /* one zero stays */
+        { { 0xfe80, 0, 0, 0, 0xabcd, 0, 0, 1 }, 12, "fe80::abcd:0:0:1%12" },
+        { { 0, 0, 0, 0, 0, 0xffff, 0x0102, 0x0304 }, 0, "::ffff:1.2.3.4" },
+        { { 0, 0, 0, 0, 0, 0, 0x0102, 0x0304 }, 0, "::1.2.3.4" },
+        { { 0, 0, 0, 0, 0xffff, 0, 0x0102, 0x0304 }, 0, "::ffff:0:1.2.3.4" },
+        { { 0xfe80, 0, 0, 0, 0, 0x5efe, 0x0102, 0x0304 }, 0, "fe80::5efe:1.2.3.4" },
+        { { 0, 0, 0, 0, 0, 0xffff, 0, 0 }, 0, "::ffff:0:0" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char t[64];
+        ct_text tx;
+        ct_text_init(&tx, t, sizeof t);
+        ct_wellknown_ipv6(cases[i].w, cases[i].scope, &tx);
+        assert_string_equal(t, cases[i].text);
+    }
+}
+
 static void test_content_damage(void **state)
 {
     (void)state;
@@ -1265,6 +1507,8 @@ int main(void)
         cmocka_unit_test(test_index_range),
         cmocka_unit_test(test_inline_arrays),
         cmocka_unit_test(test_string_builder),
+        cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_ipv6_text),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),
     };

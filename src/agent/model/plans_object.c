@@ -272,7 +272,58 @@ static const struct {
     {"System.Exception", BASE_EXCEPTION},
 };
 
-/* An exception: its message (Exception._message), as "Message". */
+/* Classes shown in a form (src/format/value.h, ct_form), the class itself
+ * or a base: the fields the form reads, by the runtime's names, searched in
+ * the class and its bases up to the one named (a Task<T>'s m_result is its
+ * own, m_stateFlags its base Task's). A field may have two names (older
+ * runtimes'); an optional one may be missing. Each field's kind is checked
+ * by the form's rule (form_field_ok); when a field is missing or of another
+ * kind, the class is shown field by field. */
+#define FORM_MAX_FIELDS 4
+typedef struct form_kind {
+    const char *full;
+    ct_form form;
+    const char *fields[FORM_MAX_FIELDS];
+    uint32_t required;          /* the first `required` must be found */
+} form_kind;
+
+static const form_kind k_forms[] = {
+    {"System.Uri", CT_FORM_TEXT, {"_originalUnicodeString", "_string"}, 2},
+    {"System.Globalization.CultureInfo", CT_FORM_TEXT, {"_name"}, 1},
+    {"System.Version", CT_FORM_VERSION, {"_Major", "_Minor", "_Build", "_Revision"}, 4},
+    {"System.Net.IPAddress", CT_FORM_IPADDRESS, {"_addressOrScopeId", "_numbers"}, 2},
+    {"System.RuntimeType", CT_FORM_TYPE, {"m_handle"}, 1},
+    {"System.Threading.Tasks.Task", CT_FORM_TASK, {"m_stateFlags", "m_result"}, 1},
+    {"System.Threading.CancellationTokenSource", CT_FORM_CANCEL, {"_state"}, 1},
+    {"System.Lazy`1", CT_FORM_LAZY, {"_state", "_value"}, 2},
+};
+
+/* Whether field i of a form's plan may be the plan fp. */
+static int form_field_ok(ct_form form, uint32_t i, const ct_plan *fp)
+{
+    int int4 = fp->size == 4 && (fp->kind == CT_V_I4 || fp->kind == CT_V_U4 ||
+                                 fp->kind == CT_V_ENUM);
+    switch (form) {
+    case CT_FORM_TEXT:
+        return fp->kind == CT_V_STRING;
+    case CT_FORM_VERSION:
+    case CT_FORM_CANCEL:
+        return int4;
+    case CT_FORM_IPADDRESS:
+        return i == 0 ? int4 : fp->kind == CT_V_ARRAY && fp->elem && fp->elem->kind == CT_V_U2;
+    case CT_FORM_TYPE:
+        return fp->kind == CT_V_I || fp->kind == CT_V_U;
+    case CT_FORM_TASK:
+        /* VoidTaskResult, a struct of no field: no result. */
+        return i == 0 ? int4
+                      : !(fp->kind == CT_V_STRUCT && fp->count == 0) && !ct_plan_is_by_range(fp);
+    case CT_FORM_LAZY:
+        return i == 0 ? fp->kind == CT_V_OBJECT : !ct_plan_is_by_range(fp);
+    default:
+        return 0;
+    }
+}
+
 static const ct_plan *plan_exception(pctx *c, const level *l, const char *tname)
 {
     ct_field f[STRUCT_MAX_FIELDS];
@@ -293,6 +344,49 @@ static const ct_plan *plan_exception(pctx *c, const level *l, const char *tname)
             return ct_pl_new_plan(&p);
         }
     return NULL;
+}
+
+/* The form plan of chain[0..top], top the level k names: its fields found
+ * by name in those levels; NULL when one is missing or does not fit. */
+static const ct_plan *plan_form(pctx *c, const level *chain, uint32_t top, const form_kind *k,
+                                const char *tname)
+{
+    ct_field got[FORM_MAX_FIELDS];
+    uint32_t n = 0, end = 8;
+    ct_field *f = malloc(STRUCT_MAX_FIELDS * sizeof *f);
+    if (!f)
+        return NULL;
+    for (uint32_t want = 0; want < FORM_MAX_FIELDS && k->fields[want]; want++) {
+        int found = 0;
+        for (uint32_t i = 0; i <= top && !found; i++) {
+            const level *l = &chain[i];
+            uint32_t nf = 0, size = 0;
+            if (!l->m || !l->m->mdi ||
+                ct_pl_plan_fields(c, l->cls, l->m, l->td, l->args, l->nargs, struct_levels() + 1,
+                                  CT_MAX_VALUE_DEPTH, f, STRUCT_MAX_FIELDS, &nf, &size) < 0)
+                continue;
+            for (uint32_t j = 0; j < nf && !found; j++)
+                if (!strcmp(f[j].name, k->fields[want]) && form_field_ok(k->form, n, f[j].plan)) {
+                    got[n++] = f[j];
+                    found = 1;
+                }
+        }
+        if (!found && want < k->required) {
+            free(f);
+            return NULL;
+        }
+    }
+    free(f);
+    for (uint32_t i = 0; i < n; i++)
+        if (got[i].offset + got[i].plan->size > end)
+            end = got[i].offset + got[i].plan->size;
+    ct_field *fields = ct_perm_alloc(n * sizeof *fields);
+    if (!fields)
+        return NULL;
+    memcpy(fields, got, n * sizeof *fields);
+    ct_plan p = {.kind = CT_V_CLASS, .size = end, .type_name = ct_pl_perm_text(tname),
+                 .count = n, .fields = fields, .shape = (uint8_t)k->form};
+    return ct_pl_new_plan(&p);
 }
 
 /* A class's instance fields, its base classes' first, the first
@@ -316,8 +410,14 @@ static const ct_plan *plan_fields(pctx *c, ClassID cls, const char *tname)
             goto done;
         l->cls = k;
         l->m = ct_module_get(mod);
-        if (l->m && l->m->corelib && l->m->mdi &&
-            ct_typedef_name(l->m, l->td, 1, full, sizeof full) == 0)
+        int named = l->m && l->m->mdi && ct_typedef_name(l->m, l->td, 1, full, sizeof full) == 0;
+        for (size_t i = 0; named && i < sizeof k_forms / sizeof *k_forms; i++)
+            if (!strcmp(full, k_forms[i].full)) {
+                result = plan_form(c, chain, levels, &k_forms[i], tname);
+                if (result)
+                    goto done;
+            }
+        if (named && l->m->corelib)
             for (size_t i = 0; i < sizeof k_special / sizeof *k_special; i++)
                 if (!strcmp(full, k_special[i].full))
                     l->corelib_base = k_special[i].what;

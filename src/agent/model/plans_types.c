@@ -1039,6 +1039,17 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
             if (range)
                 return range;
         }
+        if (!strcmp(full, "System.Threading.CancellationToken")) {
+            /* Its one field, the source object: shown in the TOKEN form. */
+            const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, NULL, 0, tname, sl, dl);
+            if (st && st->kind == CT_V_STRUCT && st->count == 1 &&
+                !strcmp(st->fields[0].name, "_source") && st->fields[0].plan->kind == CT_V_OBJECT) {
+                ct_plan p = *st;
+                p.shape = CT_FORM_TOKEN;
+                return ct_pl_new_plan(&p);
+            }
+            return st;
+        }
         if (!strcmp(full, "System.DateTimeOffset")) {
             const ct_plan *dto = plan_dtoffset(c, cls, m, td, tname);
             if (dto)

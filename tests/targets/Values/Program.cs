@@ -202,6 +202,9 @@ namespace Demo
             Show("lookup", Names.Lookup(new System.Collections.Generic.Dictionary<string, System.Collections.Generic.List<int>>
                 { ["a"] = new System.Collections.Generic.List<int> { 1, 2 } }, new System.Collections.Generic.List<int> { 3 }));
 
+            // Issue 25: the BCL's everyday types (Everyday.cs).
+            Everyday.Run(Show);
+
             // An exception leaving two traced frames.
             Show("caught", Thrower.Catch(3));
 
