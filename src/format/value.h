@@ -172,7 +172,10 @@ typedef enum ct_form {
                              None when null, else the source's state */
     CT_FORM_LAZY = 8,     /* a Lazy<T>'s object _state, then _value: the value
                              once created (_state null) */
-    CT_FORM_MAX = CT_FORM_LAZY
+    CT_FORM_VALUETASK = 9,/* a ValueTask<T> (STRUCT, 2.7): its object _obj, then
+                             _result: the result when _obj is null, else the
+                             object (a Task, an IValueTaskSource) */
+    CT_FORM_MAX = CT_FORM_VALUETASK
 } ct_form;
 
 /* Where a collection object keeps its elements (the capture's side of a

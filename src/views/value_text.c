@@ -633,6 +633,8 @@ static int form_fits(const ct_plan *c)
         return c->kind == CT_V_CLASS && n == 2 && fl[0].plan->kind == CT_V_OBJECT;
     case CT_FORM_TOKEN:
         return c->kind == CT_V_STRUCT && n == 1 && fl[0].plan->kind == CT_V_OBJECT;
+    case CT_FORM_VALUETASK:
+        return c->kind == CT_V_STRUCT && n == 2 && fl[0].plan->kind == CT_V_OBJECT;
     default:
         return 0;
     }
@@ -810,6 +812,29 @@ static void form_token(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
         return;
     }
     format(r, p->fields[0].plan, f, depth + 1);
+}
+
+/* A ValueTask<T>: {Result=...} when it holds no object (it completed as
+ * it was made), else {Source=...}, the Task or IValueTaskSource it stands
+ * for as any object (a Task in its form); its result is then not set and
+ * is not shown. */
+static void form_valuetask(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    size_t at = r->pos;
+    uint64_t addr = ct_take_u(r, 8);
+    r->pos = at;
+    if (r->bad)
+        return;
+    if (addr) {
+        ct_text_put(f->out, "{Source=");
+        format(r, p->fields[0].plan, f, depth + 1);
+        skip_value(r, p->fields[1].plan, f, depth);
+    } else {
+        skip_value(r, p->fields[0].plan, f, depth);
+        ct_text_put(f->out, "{Result=");
+        format(r, p->fields[1].plan, f, depth + 1);
+    }
+    ct_text_put(f->out, "}");
 }
 
 /* An object shown in its form (form_fits(c) holds). */
@@ -1232,6 +1257,10 @@ static void format_struct(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dept
     }
     if (p->shape == CT_FORM_TOKEN && form_fits(p)) {
         form_token(r, p, f, depth);
+        return;
+    }
+    if (p->shape == CT_FORM_VALUETASK && form_fits(p)) {
+        form_valuetask(r, p, f, depth);
         return;
     }
     ct_text_put(t, "{");

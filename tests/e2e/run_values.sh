@@ -201,10 +201,11 @@ ct_has "$trace" 1 'CultureInfo culture="en-US", CultureInfo invariant="", ReadOn
 # A Type as typeof(its full name); "Point" + "Dictionary`2" + "Net" = 20.
 ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Reflection\(Type type=typeof\(Demo\.Point\), Type generic=typeof\(System\.Collections\.Generic\.Dictionary<string, int>\), MethodInfo method=System\.Reflection\.RuntimeMethodInfo@0x[0-9a-f]+\) -> int 20$'
 # Task<T> by its Status, its Result once it ran to completion (Task.CompletedTask
-# is whatever Task class the runtime keeps), a CancellationToken None or by
-# IsCancellationRequested, a Lazy<T> by its value once created;
-# 42 + 0 + 2 + 5 + 0 + 8 + 40 + 0 = 97.
-ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Tasks\(Task<int> done=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=42\}, Task<string> pending=System\.Threading\.Tasks\.Task<string>\{Status=WaitingForActivation\}, Task plain=System\.Threading\.Tasks\.Task(<System\.Threading\.Tasks\.VoidTaskResult>)?\{Status=RanToCompletion\}, ValueTask<int> vt=.*, CancellationToken none=None, CancellationToken cancelled=\{IsCancellationRequested=true\}, Lazy<int> made=System\.Lazy<int>\{Value=40\}, Lazy<string> unmade=System\.Lazy<string>\{IsValueCreated=false\}\) -> int 97$'
+# is whatever Task class the runtime keeps), a ValueTask<T> by its result when
+# it holds none, else by the Task it holds (Source=, in the Task's form), a
+# CancellationToken None or by IsCancellationRequested, a Lazy<T> by its value
+# once created; 42 + 0 + 2 + 5 + 7 + 0 + 8 + 40 + 0 = 104.
+ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Tasks\(Task<int> done=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=42\}, Task<string> pending=System\.Threading\.Tasks\.Task<string>\{Status=WaitingForActivation\}, Task plain=System\.Threading\.Tasks\.Task(<System\.Threading\.Tasks\.VoidTaskResult>)?\{Status=RanToCompletion\}, ValueTask<int> vt=\{Result=5\}, ValueTask<int> waiting=\{Source=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=7\}\}, CancellationToken none=None, CancellationToken cancelled=\{IsCancellationRequested=true\}, Lazy<int> made=System\.Lazy<int>\{Value=40\}, Lazy<string> unmade=System\.Lazy<string>\{IsValueCreated=false\}\) -> int 104$'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'

@@ -1364,6 +1364,51 @@ static void test_forms(void **state)
     lazy.a = (uint64_t)(uintptr_t)&cts;
     content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
     assert_string_equal(t, "Demo.Lazy<int>{IsValueCreated=false}");
+    /* 2.7: ValueTask<int>: its result when it holds no object, else the
+     * object (a Task in its form, past --object-depth by class and address);
+     * a first field that is not an object reads field by field. */
+    static const ct_field vt_fields[] = { { "_obj", 0, &p_obj }, { "_result", 8, &p_i4 } };
+    static const ct_plan vtask = { .kind = CT_V_STRUCT, .size = 16, .type_name = "ValueTask<int>",
+                                   .count = 2, .fields = vt_fields, .shape = CT_FORM_VALUETASK };
+    static const ct_field vt_odd_fields[] = { { "_obj", 0, &p_i4 }, { "_result", 8, &p_i4 } };
+    static const ct_plan vt_odd = { .kind = CT_V_STRUCT, .size = 16, .type_name = "ValueTask<int>",
+                                    .count = 2, .fields = vt_odd_fields,
+                                    .shape = CT_FORM_VALUETASK };
+    struct {
+        uint64_t obj;
+        int32_t result;
+        int16_t token;
+        uint8_t context, pad;
+    } vt = { 0, 5, 0, 1, 0 };
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{Result=5}");
+    task.v[0] = 0x1000000;
+    vt.obj = (uint64_t)(uintptr_t)&task;
+    vt.result = 0;
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{Source=Demo.Task<int>{Status=RanToCompletion, Result=42}}");
+    vt.obj = (uint64_t)(uintptr_t)&cts;
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{Source=Demo.CancellationTokenSource{IsCancellationRequested=true}}");
+    lim.object_depth = 0;
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    snprintf(want, sizeof want, "{Source=Demo.CancellationTokenSource@0x%llx}",
+             (unsigned long long)(uintptr_t)&cts);
+    assert_string_equal(t, want);
+    lim.object_depth = CT_DEFAULT_OBJECT_DEPTH;
+    vt.obj = 7;
+    vt.result = 5;
+    content_roundtrip(&vt_odd, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{_obj=7, _result=5}");
+    /* Malformed: an object announcing content no class has. */
+    uint8_t vbad[8 + 8 + 4] = { 0 };
+    uint64_t vaddr = 0x1000, vcls = (NODE_CLASS + 0x10) | CT_CLASS_CONTENT;
+    memcpy(vbad, &vaddr, 8);
+    memcpy(vbad + 8, &vcls, 8);
+    ct_text vtx;
+    ct_text_init(&vtx, t, sizeof t);
+    assert_int_equal(ct_format_value(&vtask, vbad, sizeof vbad, &content_classes, &vtx), 0);
+    assert_string_equal(t, "<damaged>");
     /* Fields that do not fit the form: field by field. */
     fake_ints_obj odd = { ODD_CLASS, { 1 } };
     ref = (uint64_t)(uintptr_t)&odd;

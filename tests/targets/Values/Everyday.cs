@@ -42,12 +42,13 @@ namespace Demo
             return type.Name.Length + generic.Name.Length + method.Name.Length;
         }
 
-        // Task<T> done and pending, a plain Task, ValueTask<T>, tokens, Lazy<T>.
+        // Task<T> done and pending, a plain Task, ValueTask<T> of a result and of
+        // a Task, tokens, Lazy<T>.
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Tasks(Task<int> done, Task<string> pending, Task plain, ValueTask<int> vt,
-            CancellationToken none, CancellationToken cancelled, Lazy<int> made, Lazy<string> unmade)
+            ValueTask<int> waiting, CancellationToken none, CancellationToken cancelled, Lazy<int> made, Lazy<string> unmade)
         {
-            return done.Result + (pending.IsCompleted ? 1 : 0) + (plain.IsCompleted ? 2 : 0) + vt.Result
+            return done.Result + (pending.IsCompleted ? 1 : 0) + (plain.IsCompleted ? 2 : 0) + vt.Result + waiting.Result
                    + (none.IsCancellationRequested ? 4 : 0) + (cancelled.IsCancellationRequested ? 8 : 0)
                    + made.Value + (unmade.IsValueCreated ? 16 : 0);
         }
@@ -75,6 +76,7 @@ namespace Demo
             var made = new Lazy<int>(() => 40);
             _ = made.Value;
             show("tasks", Tasks(Task.FromResult(42), tcs.Task, Task.CompletedTask, new ValueTask<int>(5),
+                new ValueTask<int>(Task.FromResult(7)),
                 CancellationToken.None, cts.Token, made, new Lazy<string>(() => "later")));
             var concurrent = new ConcurrentDictionary<string, int>();
             concurrent["one"] = 1;
