@@ -175,7 +175,8 @@ typedef enum ct_form {
     CT_FORM_VALUETASK = 9,/* a ValueTask<T> (STRUCT, 2.7): its object _obj, then
                              _result: the result when _obj is null, else the
                              object (a Task, an IValueTaskSource) */
-    CT_FORM_MAX = CT_FORM_VALUETASK
+    CT_FORM_ENCODING = 10,/* an Encoding's int _codePage (2.7): its name */
+    CT_FORM_MAX = CT_FORM_ENCODING
 } ct_form;
 
 /* Where a collection object keeps its elements (the capture's side of a

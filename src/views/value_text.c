@@ -628,6 +628,7 @@ static int form_fits(const ct_plan *c)
     case CT_FORM_TASK:
         return c->kind == CT_V_CLASS && n <= 2 && is_int4(fl[0].plan);
     case CT_FORM_CANCEL:
+    case CT_FORM_ENCODING:
         return c->kind == CT_V_CLASS && n == 1 && is_int4(fl[0].plan);
     case CT_FORM_LAZY:
         return c->kind == CT_V_CLASS && n == 2 && fl[0].plan->kind == CT_V_OBJECT;
@@ -869,6 +870,12 @@ static void format_form(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, u
         format_class(f, cls, c->type_name, 0);
         form_lazy(r, c, f, depth);
         return;
+    case CT_FORM_ENCODING: {
+        int32_t code_page = (int32_t)ct_take_u(r, 4);
+        if (!r->bad)
+            ct_wellknown_codepage(code_page, f->out);
+        return;
+    }
     default:
         r->bad = 1;
         return;

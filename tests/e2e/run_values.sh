@@ -195,9 +195,10 @@ ct_has "$trace" 0 'System.Collections.Generic.List<int>'
 # as its text (2001:db8::1, IPv6Loopback ::1); Segments of /a/b?q=1 are
 # "/", "a/", "b": 3 + Revision 4 + Minor 6 + 4 + 16 bytes + 0 = 33.
 ct_has "$trace" 1 'Demo.Everyday.Net(Uri uri="https://example.com/a/b?q=1", Version version=1.2.3.4, Version shortVersion=5.6, IPAddress v4=127.0.0.1, IPAddress v6=2001:db8::1, IPAddress loopback6=::1) -> int 33'
-# CultureInfo by its name (the invariant culture's is ""); 65001 % 1000 +
-# 5 + 0 + 5 + 3 = 14.
-ct_has "$trace" 1 'CultureInfo culture="en-US", CultureInfo invariant="", ReadOnlyMemory<char> rom=ReadOnlyMemory<char>(5) "world", Memory<char> mem=Memory<char>(3) {'"'a', 'b', 'c'"'}) -> int 14'
+# An Encoding by its name (UTF8 65001 utf-8, Unicode 1200 utf-16, Latin1 28591
+# iso-8859-1), CultureInfo by its name (the invariant culture's is "");
+# 1 + 200 + 591 + 5 + 0 + 5 + 3 = 805.
+ct_has "$trace" 1 'Demo.Everyday.Text(Encoding encoding=utf-8, Encoding unicode=utf-16, Encoding latin1=iso-8859-1, CultureInfo culture="en-US", CultureInfo invariant="", ReadOnlyMemory<char> rom=ReadOnlyMemory<char>(5) "world", Memory<char> mem=Memory<char>(3) {'"'a', 'b', 'c'"'}) -> int 805'
 # A Type as typeof(its full name); "Point" + "Dictionary`2" + "Net" = 20.
 ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Reflection\(Type type=typeof\(Demo\.Point\), Type generic=typeof\(System\.Collections\.Generic\.Dictionary<string, int>\), MethodInfo method=System\.Reflection\.RuntimeMethodInfo@0x[0-9a-f]+\) -> int 20$'
 # Task<T> by its Status, its Result once it ran to completion (Task.CompletedTask

@@ -687,6 +687,7 @@ static const ct_plan text_content = { .kind = CT_V_SEQ, .size = 8, .type_name = 
 #define CTS_CLASS 0x7a00ull
 #define LAZY_CLASS 0x7b00ull
 #define ODD_CLASS 0x7c00ull
+#define ENCODING_CLASS 0x7d00ull
 static const ct_plan p_u4 = { .kind = CT_V_U4, .size = 4, .type_name = "uint" };
 static const ct_plan p_u2 = { .kind = CT_V_U2, .size = 2, .type_name = "ushort" };
 static const ct_plan p_nint = { .kind = CT_V_I, .size = 8, .type_name = "nint" };
@@ -718,6 +719,10 @@ static const ct_plan cts_content = { .kind = CT_V_CLASS, .size = 12,
 static const ct_field lazy_fields[] = { { "_state", 8, &p_obj }, { "_value", 16, &p_i4 } };
 static const ct_plan lazy_content = { .kind = CT_V_CLASS, .size = 20, .type_name = "Lazy<int>",
                                       .count = 2, .fields = lazy_fields, .shape = CT_FORM_LAZY };
+static const ct_field encoding_fields[] = { { "_codePage", 8, &p_i4 } };
+static const ct_plan encoding_content = { .kind = CT_V_CLASS, .size = 12,
+                                          .type_name = "UTF8Encoding", .count = 1,
+                                          .fields = encoding_fields, .shape = CT_FORM_ENCODING };
 static const ct_field odd_fields[] = { { "X", 8, &p_i4 } };
 static const ct_plan odd_content = { .kind = CT_V_CLASS, .size = 12, .type_name = "Odd",
                                      .count = 1, .fields = odd_fields, .shape = CT_FORM_TEXT };
@@ -733,6 +738,7 @@ static const ct_plan *content_of(uint64_t cls)
     case CTS_CLASS: return &cts_content;
     case LAZY_CLASS: return &lazy_content;
     case ODD_CLASS: return &odd_content;
+    case ENCODING_CLASS: return &encoding_content;
     case NODE_CLASS: return node_fields_cut ? &node_cut : &node_content;
     case LIST_CLASS: return &list_content;
     case DICT_CLASS: return &dict_content;
@@ -1409,6 +1415,23 @@ static void test_forms(void **state)
     ct_text_init(&vtx, t, sizeof t);
     assert_int_equal(ct_format_value(&vtask, vbad, sizeof vbad, &content_classes, &vtx), 0);
     assert_string_equal(t, "<damaged>");
+    /* 2.7: an Encoding by the name of its code page, others by number. */
+    static const struct {
+        int32_t code_page;
+        const char *text;
+    } pages[] = {
+        { 65001, "utf-8" },      { 1200, "utf-16" },    { 1201, "utf-16BE" },
+        { 12000, "utf-32" },     { 12001, "utf-32BE" }, { 20127, "us-ascii" },
+        { 28591, "iso-8859-1" }, { 65000, "utf-7" },    { 437, "codepage 437" },
+        { 0, "codepage 0" },     { -1, "codepage -1" },
+    };
+    fake_ints_obj enc = { ENCODING_CLASS, { 0 } };
+    ref = (uint64_t)(uintptr_t)&enc;
+    for (size_t i = 0; i < sizeof pages / sizeof *pages; i++) {
+        enc.v[0] = pages[i].code_page;
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        assert_string_equal(t, pages[i].text);
+    }
     /* Fields that do not fit the form: field by field. */
     fake_ints_obj odd = { ODD_CLASS, { 1 } };
     ref = (uint64_t)(uintptr_t)&odd;

@@ -296,6 +296,7 @@ static const form_kind k_forms[] = {
     {"System.Threading.Tasks.Task", CT_FORM_TASK, {"m_stateFlags", "m_result"}, 1},
     {"System.Threading.CancellationTokenSource", CT_FORM_CANCEL, {"_state"}, 1},
     {"System.Lazy`1", CT_FORM_LAZY, {"_state", "_value"}, 2},
+    {"System.Text.Encoding", CT_FORM_ENCODING, {"_codePage"}, 1},
 };
 
 /* Whether field i of a form's plan may be the plan fp. */
@@ -308,6 +309,7 @@ static int form_field_ok(ct_form form, uint32_t i, const ct_plan *fp)
         return fp->kind == CT_V_STRING;
     case CT_FORM_VERSION:
     case CT_FORM_CANCEL:
+    case CT_FORM_ENCODING:
         return int4;
     case CT_FORM_IPADDRESS:
         return i == 0 ? int4 : fp->kind == CT_V_ARRAY && fp->elem && fp->elem->kind == CT_V_U2;

@@ -27,12 +27,13 @@ namespace Demo
                    + v4.GetAddressBytes().Length + v6.GetAddressBytes().Length + (loopback6.IsIPv6LinkLocal ? 1 : 0);
         }
 
-        // Encoding, CultureInfo, memory over a string.
+        // Encodings, CultureInfo, memory over a string.
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static int Text(Encoding encoding, CultureInfo culture, CultureInfo invariant,
-            ReadOnlyMemory<char> rom, Memory<char> mem)
+        public static int Text(Encoding encoding, Encoding unicode, Encoding latin1, CultureInfo culture,
+            CultureInfo invariant, ReadOnlyMemory<char> rom, Memory<char> mem)
         {
-            return encoding.CodePage % 1000 + culture.Name.Length + invariant.Name.Length + rom.Length + mem.Length;
+            return encoding.CodePage % 1000 + unicode.CodePage % 1000 + latin1.CodePage % 1000
+                   + culture.Name.Length + invariant.Name.Length + rom.Length + mem.Length;
         }
 
         // Type and MethodInfo.
@@ -66,7 +67,7 @@ namespace Demo
         {
             show("net", Net(new Uri("https://example.com/a/b?q=1"), new Version(1, 2, 3, 4), new Version(5, 6),
                 IPAddress.Parse("127.0.0.1"), IPAddress.Parse("2001:db8::1"), IPAddress.IPv6Loopback));
-            show("text", Text(Encoding.UTF8, new CultureInfo("en-US"), CultureInfo.InvariantCulture,
+            show("text", Text(Encoding.UTF8, Encoding.Unicode, Encoding.Latin1, new CultureInfo("en-US"), CultureInfo.InvariantCulture,
                 "hello, world".AsMemory(7, 5), new char[] { 'a', 'b', 'c' }));
             show("reflection", Reflection(typeof(Point), typeof(Dictionary<string, int>),
                 typeof(Everyday).GetMethod("Net")));
