@@ -207,6 +207,10 @@ ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Reflection\(Type type=typeof\(Demo\.Po
 # CancellationToken None or by IsCancellationRequested, a Lazy<T> by its value
 # once created; 42 + 0 + 2 + 5 + 7 + 0 + 8 + 40 + 0 = 104.
 ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Tasks\(Task<int> done=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=42\}, Task<string> pending=System\.Threading\.Tasks\.Task<string>\{Status=WaitingForActivation\}, Task plain=System\.Threading\.Tasks\.Task(<System\.Threading\.Tasks\.VoidTaskResult>)?\{Status=RanToCompletion\}, ValueTask<int> vt=\{Result=5\}, ValueTask<int> waiting=\{Source=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=7\}\}, CancellationToken none=None, CancellationToken cancelled=\{IsCancellationRequested=true\}, Lazy<int> made=System\.Lazy<int>\{Value=40\}, Lazy<string> unmade=System\.Lazy<string>\{IsValueCreated=false\}\) -> int 104$'
+# A LinkedList<T> as a list, from its head (AddLast 1, 2, 3); a BitArray as
+# its bools (new BitArray(10), bits 0 and 3 set), 8 of them by default;
+# 1 + 2 + 3 + 3 + 1 + 10 = 20.
+ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Collections\(ConcurrentDictionary<string, int> concurrent=.*, SortedDictionary<string, int> sorted=.*, LinkedList<int> linked=LinkedList<int>\(3\) \{1, 2, 3\}, ImmutableList<int> ilist=.*, ImmutableDictionary<string, int> idict=.*, BitArray bits=BitArray\(10\) \{true, false, false, true, false, false, false, false, \.\.\.\}\) -> int 20$'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
