@@ -172,7 +172,11 @@ typedef enum ct_form {
                              None when null, else the source's state */
     CT_FORM_LAZY = 8,     /* a Lazy<T>'s object _state, then _value: the value
                              once created (_state null) */
-    CT_FORM_MAX = CT_FORM_LAZY
+    CT_FORM_VALUETASK = 9,/* a ValueTask<T> (STRUCT, 2.7): its object _obj, then
+                             _result: the result when _obj is null, else the
+                             object (a Task, an IValueTaskSource) */
+    CT_FORM_ENCODING = 10,/* an Encoding's int _codePage (2.7): its name */
+    CT_FORM_MAX = CT_FORM_ENCODING
 } ct_form;
 
 /* Where a collection object keeps its elements (the capture's side of a
@@ -190,7 +194,22 @@ typedef struct ct_seq {
     uint32_t previous;    /* TEXT: the chunk before (m_ChunkPrevious); items is
                              m_ChunkChars, count m_ChunkLength, head
                              m_ChunkOffset */
+    uint32_t walk;        /* LIST: how its elements are reached (ct_seq_walk) */
+    uint64_t node_class;  /* CT_WALK_LINKED: the nodes' class id */
 } ct_seq;
+
+/* How a LIST plan's elements are reached (capture only: a reader sees a
+ * list, its count then its first elements in order). */
+typedef enum ct_seq_walk {
+    CT_WALK_ARRAY = 0,    /* List<T>: items[0..count) */
+    CT_WALK_LINKED = 1,   /* LinkedList<T> (2.7): items is its head node, count
+                             its count; each node (of class node_class) has
+                             its next node at entry_next, its value at
+                             entry_value; the last one's next is the head */
+    CT_WALK_BITS = 2,     /* BitArray (2.7): items its array (of entry_size
+                             bytes an element), count its length in bits;
+                             elem is BOOL, each bit captured as 0 or 1 */
+} ct_seq_walk;
 
 typedef enum ct_vkind {
     CT_V_VOID,

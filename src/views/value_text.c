@@ -628,11 +628,14 @@ static int form_fits(const ct_plan *c)
     case CT_FORM_TASK:
         return c->kind == CT_V_CLASS && n <= 2 && is_int4(fl[0].plan);
     case CT_FORM_CANCEL:
+    case CT_FORM_ENCODING:
         return c->kind == CT_V_CLASS && n == 1 && is_int4(fl[0].plan);
     case CT_FORM_LAZY:
         return c->kind == CT_V_CLASS && n == 2 && fl[0].plan->kind == CT_V_OBJECT;
     case CT_FORM_TOKEN:
         return c->kind == CT_V_STRUCT && n == 1 && fl[0].plan->kind == CT_V_OBJECT;
+    case CT_FORM_VALUETASK:
+        return c->kind == CT_V_STRUCT && n == 2 && fl[0].plan->kind == CT_V_OBJECT;
     default:
         return 0;
     }
@@ -812,6 +815,29 @@ static void form_token(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
     format(r, p->fields[0].plan, f, depth + 1);
 }
 
+/* A ValueTask<T>: {Result=...} when it holds no object (it completed as
+ * it was made), else {Source=...}, the Task or IValueTaskSource it stands
+ * for as any object (a Task in its form); its result is then not set and
+ * is not shown. */
+static void form_valuetask(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
+{
+    size_t at = r->pos;
+    uint64_t addr = ct_take_u(r, 8);
+    r->pos = at;
+    if (r->bad)
+        return;
+    if (addr) {
+        ct_text_put(f->out, "{Source=");
+        format(r, p->fields[0].plan, f, depth + 1);
+        skip_value(r, p->fields[1].plan, f, depth);
+    } else {
+        skip_value(r, p->fields[0].plan, f, depth);
+        ct_text_put(f->out, "{Result=");
+        format(r, p->fields[1].plan, f, depth + 1);
+    }
+    ct_text_put(f->out, "}");
+}
+
 /* An object shown in its form (form_fits(c) holds). */
 static void format_form(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
 {
@@ -844,6 +870,12 @@ static void format_form(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, u
         format_class(f, cls, c->type_name, 0);
         form_lazy(r, c, f, depth);
         return;
+    case CT_FORM_ENCODING: {
+        int32_t code_page = (int32_t)ct_take_u(r, 4);
+        if (!r->bad)
+            ct_wellknown_codepage(code_page, f->out);
+        return;
+    }
     default:
         r->bad = 1;
         return;
@@ -1232,6 +1264,10 @@ static void format_struct(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dept
     }
     if (p->shape == CT_FORM_TOKEN && form_fits(p)) {
         form_token(r, p, f, depth);
+        return;
+    }
+    if (p->shape == CT_FORM_VALUETASK && form_fits(p)) {
+        form_valuetask(r, p, f, depth);
         return;
     }
     ct_text_put(t, "{");

@@ -376,3 +376,21 @@ int ct_wellknown_task_done(uint32_t f)
 {
     return !(f & (TASK_FAULTED | TASK_CANCELED)) && (f & TASK_RAN_TO_COMPLETION);
 }
+
+void ct_wellknown_codepage(int32_t cp, ct_text *t)
+{
+    static const struct {
+        int32_t code_page;
+        const char *name;
+    } names[] = {
+        {65001, "utf-8"},      {1200, "utf-16"},    {1201, "utf-16BE"},
+        {12000, "utf-32"},     {12001, "utf-32BE"}, {20127, "us-ascii"},
+        {28591, "iso-8859-1"}, {65000, "utf-7"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i].code_page == cp) {
+            ct_text_put(t, names[i].name);
+            return;
+        }
+    ct_text_printf(t, "codepage %d", cp);
+}

@@ -195,16 +195,22 @@ ct_has "$trace" 0 'System.Collections.Generic.List<int>'
 # as its text (2001:db8::1, IPv6Loopback ::1); Segments of /a/b?q=1 are
 # "/", "a/", "b": 3 + Revision 4 + Minor 6 + 4 + 16 bytes + 0 = 33.
 ct_has "$trace" 1 'Demo.Everyday.Net(Uri uri="https://example.com/a/b?q=1", Version version=1.2.3.4, Version shortVersion=5.6, IPAddress v4=127.0.0.1, IPAddress v6=2001:db8::1, IPAddress loopback6=::1) -> int 33'
-# CultureInfo by its name (the invariant culture's is ""); 65001 % 1000 +
-# 5 + 0 + 5 + 3 = 14.
-ct_has "$trace" 1 'CultureInfo culture="en-US", CultureInfo invariant="", ReadOnlyMemory<char> rom=ReadOnlyMemory<char>(5) "world", Memory<char> mem=Memory<char>(3) {'"'a', 'b', 'c'"'}) -> int 14'
+# An Encoding by its name (UTF8 65001 utf-8, Unicode 1200 utf-16, Latin1 28591
+# iso-8859-1), CultureInfo by its name (the invariant culture's is "");
+# 1 + 200 + 591 + 5 + 0 + 5 + 3 = 805.
+ct_has "$trace" 1 'Demo.Everyday.Text(Encoding encoding=utf-8, Encoding unicode=utf-16, Encoding latin1=iso-8859-1, CultureInfo culture="en-US", CultureInfo invariant="", ReadOnlyMemory<char> rom=ReadOnlyMemory<char>(5) "world", Memory<char> mem=Memory<char>(3) {'"'a', 'b', 'c'"'}) -> int 805'
 # A Type as typeof(its full name); "Point" + "Dictionary`2" + "Net" = 20.
 ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Reflection\(Type type=typeof\(Demo\.Point\), Type generic=typeof\(System\.Collections\.Generic\.Dictionary<string, int>\), MethodInfo method=System\.Reflection\.RuntimeMethodInfo@0x[0-9a-f]+\) -> int 20$'
 # Task<T> by its Status, its Result once it ran to completion (Task.CompletedTask
-# is whatever Task class the runtime keeps), a CancellationToken None or by
-# IsCancellationRequested, a Lazy<T> by its value once created;
-# 42 + 0 + 2 + 5 + 0 + 8 + 40 + 0 = 97.
-ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Tasks\(Task<int> done=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=42\}, Task<string> pending=System\.Threading\.Tasks\.Task<string>\{Status=WaitingForActivation\}, Task plain=System\.Threading\.Tasks\.Task(<System\.Threading\.Tasks\.VoidTaskResult>)?\{Status=RanToCompletion\}, ValueTask<int> vt=.*, CancellationToken none=None, CancellationToken cancelled=\{IsCancellationRequested=true\}, Lazy<int> made=System\.Lazy<int>\{Value=40\}, Lazy<string> unmade=System\.Lazy<string>\{IsValueCreated=false\}\) -> int 97$'
+# is whatever Task class the runtime keeps), a ValueTask<T> by its result when
+# it holds none, else by the Task it holds (Source=, in the Task's form), a
+# CancellationToken None or by IsCancellationRequested, a Lazy<T> by its value
+# once created; 42 + 0 + 2 + 5 + 7 + 0 + 8 + 40 + 0 = 104.
+ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Tasks\(Task<int> done=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=42\}, Task<string> pending=System\.Threading\.Tasks\.Task<string>\{Status=WaitingForActivation\}, Task plain=System\.Threading\.Tasks\.Task(<System\.Threading\.Tasks\.VoidTaskResult>)?\{Status=RanToCompletion\}, ValueTask<int> vt=\{Result=5\}, ValueTask<int> waiting=\{Source=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=7\}\}, CancellationToken none=None, CancellationToken cancelled=\{IsCancellationRequested=true\}, Lazy<int> made=System\.Lazy<int>\{Value=40\}, Lazy<string> unmade=System\.Lazy<string>\{IsValueCreated=false\}\) -> int 104$'
+# A LinkedList<T> as a list, from its head (AddLast 1, 2, 3); a BitArray as
+# its bools (new BitArray(10), bits 0 and 3 set), 8 of them by default;
+# 1 + 2 + 3 + 3 + 1 + 10 = 20.
+ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Collections\(ConcurrentDictionary<string, int> concurrent=.*, SortedDictionary<string, int> sorted=.*, LinkedList<int> linked=LinkedList<int>\(3\) \{1, 2, 3\}, ImmutableList<int> ilist=.*, ImmutableDictionary<string, int> idict=.*, BitArray bits=BitArray\(10\) \{true, false, false, true, false, false, false, false, \.\.\.\}\) -> int 20$'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'

@@ -687,6 +687,13 @@ static const ct_plan text_content = { .kind = CT_V_SEQ, .size = 8, .type_name = 
 #define CTS_CLASS 0x7a00ull
 #define LAZY_CLASS 0x7b00ull
 #define ODD_CLASS 0x7c00ull
+#define ENCODING_CLASS 0x7d00ull
+/* 2.7: a LinkedList<int> {head, count} of nodes {list, next, prev, item},
+ * a BitArray {byte[] _array, _bitLength} and one of int[] (before .NET 9). */
+#define LINKED_CLASS 0x7e00ull
+#define LNODE_CLASS 0x7f00ull
+#define BITS_CLASS 0x8000ull
+#define BITS4_CLASS 0x8100ull
 static const ct_plan p_u4 = { .kind = CT_V_U4, .size = 4, .type_name = "uint" };
 static const ct_plan p_u2 = { .kind = CT_V_U2, .size = 2, .type_name = "ushort" };
 static const ct_plan p_nint = { .kind = CT_V_I, .size = 8, .type_name = "nint" };
@@ -718,6 +725,25 @@ static const ct_plan cts_content = { .kind = CT_V_CLASS, .size = 12,
 static const ct_field lazy_fields[] = { { "_state", 8, &p_obj }, { "_value", 16, &p_i4 } };
 static const ct_plan lazy_content = { .kind = CT_V_CLASS, .size = 20, .type_name = "Lazy<int>",
                                       .count = 2, .fields = lazy_fields, .shape = CT_FORM_LAZY };
+static const ct_field encoding_fields[] = { { "_codePage", 8, &p_i4 } };
+static const ct_plan encoding_content = { .kind = CT_V_CLASS, .size = 12,
+                                          .type_name = "UTF8Encoding", .count = 1,
+                                          .fields = encoding_fields, .shape = CT_FORM_ENCODING };
+static const ct_seq linked_layout = { .walk = CT_WALK_LINKED, .items = 8, .count = 16,
+                                      .node_class = LNODE_CLASS, .entry_next = 16,
+                                      .entry_value = 32 };
+static const ct_plan linked_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "LinkedList<int>",
+                                        .shape = CT_SEQ_LIST, .elem = &p_i4,
+                                        .seq = &linked_layout };
+static const ct_seq bits_layout = { .walk = CT_WALK_BITS, .items = 8, .count = 16,
+                                    .entry_size = 1 };
+static const ct_plan bits_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "BitArray",
+                                      .shape = CT_SEQ_LIST, .elem = &p_bool, .seq = &bits_layout };
+static const ct_seq bits4_layout = { .walk = CT_WALK_BITS, .items = 8, .count = 16,
+                                     .entry_size = 4 };
+static const ct_plan bits4_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "BitArray",
+                                       .shape = CT_SEQ_LIST, .elem = &p_bool,
+                                       .seq = &bits4_layout };
 static const ct_field odd_fields[] = { { "X", 8, &p_i4 } };
 static const ct_plan odd_content = { .kind = CT_V_CLASS, .size = 12, .type_name = "Odd",
                                      .count = 1, .fields = odd_fields, .shape = CT_FORM_TEXT };
@@ -733,6 +759,10 @@ static const ct_plan *content_of(uint64_t cls)
     case CTS_CLASS: return &cts_content;
     case LAZY_CLASS: return &lazy_content;
     case ODD_CLASS: return &odd_content;
+    case ENCODING_CLASS: return &encoding_content;
+    case LINKED_CLASS: return &linked_content;
+    case BITS_CLASS: return &bits_content;
+    case BITS4_CLASS: return &bits4_content;
     case NODE_CLASS: return node_fields_cut ? &node_cut : &node_content;
     case LIST_CLASS: return &list_content;
     case DICT_CLASS: return &dict_content;
@@ -1364,6 +1394,68 @@ static void test_forms(void **state)
     lazy.a = (uint64_t)(uintptr_t)&cts;
     content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
     assert_string_equal(t, "Demo.Lazy<int>{IsValueCreated=false}");
+    /* 2.7: ValueTask<int>: its result when it holds no object, else the
+     * object (a Task in its form, past --object-depth by class and address);
+     * a first field that is not an object reads field by field. */
+    static const ct_field vt_fields[] = { { "_obj", 0, &p_obj }, { "_result", 8, &p_i4 } };
+    static const ct_plan vtask = { .kind = CT_V_STRUCT, .size = 16, .type_name = "ValueTask<int>",
+                                   .count = 2, .fields = vt_fields, .shape = CT_FORM_VALUETASK };
+    static const ct_field vt_odd_fields[] = { { "_obj", 0, &p_i4 }, { "_result", 8, &p_i4 } };
+    static const ct_plan vt_odd = { .kind = CT_V_STRUCT, .size = 16, .type_name = "ValueTask<int>",
+                                    .count = 2, .fields = vt_odd_fields,
+                                    .shape = CT_FORM_VALUETASK };
+    struct {
+        uint64_t obj;
+        int32_t result;
+        int16_t token;
+        uint8_t context, pad;
+    } vt = { 0, 5, 0, 1, 0 };
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{Result=5}");
+    task.v[0] = 0x1000000;
+    vt.obj = (uint64_t)(uintptr_t)&task;
+    vt.result = 0;
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{Source=Demo.Task<int>{Status=RanToCompletion, Result=42}}");
+    vt.obj = (uint64_t)(uintptr_t)&cts;
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{Source=Demo.CancellationTokenSource{IsCancellationRequested=true}}");
+    lim.object_depth = 0;
+    content_roundtrip(&vtask, &vt, &lim, t, sizeof t);
+    snprintf(want, sizeof want, "{Source=Demo.CancellationTokenSource@0x%llx}",
+             (unsigned long long)(uintptr_t)&cts);
+    assert_string_equal(t, want);
+    lim.object_depth = CT_DEFAULT_OBJECT_DEPTH;
+    vt.obj = 7;
+    vt.result = 5;
+    content_roundtrip(&vt_odd, &vt, &lim, t, sizeof t);
+    assert_string_equal(t, "{_obj=7, _result=5}");
+    /* Malformed: an object announcing content no class has. */
+    uint8_t vbad[8 + 8 + 4] = { 0 };
+    uint64_t vaddr = 0x1000, vcls = (NODE_CLASS + 0x10) | CT_CLASS_CONTENT;
+    memcpy(vbad, &vaddr, 8);
+    memcpy(vbad + 8, &vcls, 8);
+    ct_text vtx;
+    ct_text_init(&vtx, t, sizeof t);
+    assert_int_equal(ct_format_value(&vtask, vbad, sizeof vbad, &content_classes, &vtx), 0);
+    assert_string_equal(t, "<damaged>");
+    /* 2.7: an Encoding by the name of its code page, others by number. */
+    static const struct {
+        int32_t code_page;
+        const char *text;
+    } pages[] = {
+        { 65001, "utf-8" },      { 1200, "utf-16" },    { 1201, "utf-16BE" },
+        { 12000, "utf-32" },     { 12001, "utf-32BE" }, { 20127, "us-ascii" },
+        { 28591, "iso-8859-1" }, { 65000, "utf-7" },    { 437, "codepage 437" },
+        { 0, "codepage 0" },     { -1, "codepage -1" },
+    };
+    fake_ints_obj enc = { ENCODING_CLASS, { 0 } };
+    ref = (uint64_t)(uintptr_t)&enc;
+    for (size_t i = 0; i < sizeof pages / sizeof *pages; i++) {
+        enc.v[0] = pages[i].code_page;
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        assert_string_equal(t, pages[i].text);
+    }
     /* Fields that do not fit the form: field by field. */
     fake_ints_obj odd = { ODD_CLASS, { 1 } };
     ref = (uint64_t)(uintptr_t)&odd;
@@ -1382,6 +1474,152 @@ static void test_forms(void **state)
     ct_text tx;
     ct_text_init(&tx, t, sizeof t);
     assert_int_equal(ct_format_value(&p_obj, bad, sizeof bad, &content_classes, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+}
+
+typedef struct fake_lnode {
+    uint64_t mt;
+    uint64_t list, next, prev;
+    int32_t item, pad;
+} fake_lnode;
+
+typedef struct fake_linked {
+    uint64_t mt;
+    uint64_t head;
+    int32_t count, version;
+} fake_linked;
+
+/* Links nodes[0..n) in a circle holding 1..n; the list's head is the first. */
+static void link_nodes(fake_linked *l, fake_lnode *nodes, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        nodes[i].mt = LNODE_CLASS;
+        nodes[i].list = (uint64_t)(uintptr_t)l;
+        nodes[i].next = (uint64_t)(uintptr_t)&nodes[(i + 1) % n];
+        nodes[i].prev = (uint64_t)(uintptr_t)&nodes[(i + n - 1) % n];
+        nodes[i].item = (int32_t)i + 1;
+    }
+    l->mt = LINKED_CLASS;
+    l->head = n ? (uint64_t)(uintptr_t)&nodes[0] : 0;
+    l->count = (int32_t)n;
+}
+
+/* 2.7: a LinkedList<T> as a list from its head, its walk bounded by the
+ * array-items limit (at the count and one short of it), ending at the head,
+ * a node of another class or fewer nodes than the count: the nodes before. */
+static void test_linked_list(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 5, 3, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    fake_lnode nodes[4];
+    fake_linked l;
+    link_nodes(&l, nodes, 3);
+    uint64_t ref = (uint64_t)(uintptr_t)&l;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "LinkedList<int>(3) {1, 2, 3}");
+    lim.array_items = 2;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "LinkedList<int>(3) {1, 2, ...}");
+    lim.array_items = 8;
+    link_nodes(&l, nodes, 0);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "LinkedList<int>(0) {}");
+    /* A count past the nodes: the walk stops back at the head. */
+    link_nodes(&l, nodes, 3);
+    l.count = 5;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "LinkedList<int>(5) {1, 2, 3, ...}");
+    /* A node of another class, a null next: the nodes before it. */
+    nodes[2].mt = NODE_CLASS;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "LinkedList<int>(5) {1, 2, ...}");
+    nodes[2].mt = LNODE_CLASS;
+    nodes[0].next = 0;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "LinkedList<int>(5) {1, ...}");
+    /* A negative count: none. */
+    link_nodes(&l, nodes, 3);
+    l.count = -1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "LinkedList<int>(0) {}");
+    /* Malformed: more elements kept than the count. */
+    uint8_t raw[8 + 8 + 4 + 4 + 4] = { 0 };
+    uint64_t addr = 0x1000, cls = LINKED_CLASS | CT_CLASS_CONTENT;
+    int32_t count = 0;
+    uint32_t n = 1;
+    memcpy(raw, &addr, 8);
+    memcpy(raw + 8, &cls, 8);
+    memcpy(raw + 16, &count, 4);
+    memcpy(raw + 20, &n, 4);
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, raw, sizeof raw, &content_classes, &tx), 0);
+    assert_string_equal(t, "<damaged>");
+}
+
+typedef struct fake_bits {
+    uint64_t mt;
+    uint64_t array;
+    int32_t length, version;
+} fake_bits;
+
+/* 2.7: a BitArray as its bools, little-endian in bytes or ints, cut at
+ * the array-items limit (at the length and one short of it); a length its
+ * array cannot hold (one bit past it): none. */
+static void test_bit_array(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 5, 10, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    struct { uint64_t mt; uint32_t len, pad; uint8_t b[8]; } bytes = { 0, 2, 0, { 0x09, 0x02 } };
+    fake_bits bits = { BITS_CLASS, (uint64_t)(uintptr_t)&bytes, 10, 0 };
+    uint64_t ref = (uint64_t)(uintptr_t)&bits;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(10) {true, false, false, true, false, false, false, false, "
+                           "false, true}");
+    lim.array_items = 9;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(10) {true, false, false, true, false, false, false, false, "
+                           "false, ...}");
+    bits.length = 16; /* all the array holds */
+    lim.array_items = 1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(16) {true, ...}");
+    bits.length = 17;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(0) {}");
+    bits.length = -1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(0) {}");
+    bits.array = 0;
+    bits.length = 3;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(0) {}");
+    /* An int[] of one element: 32 bits, bit 9 in its second byte. */
+    struct { uint64_t mt; uint32_t len, pad; uint32_t w[1]; } ints = { 0, 1, 0, { 0x201 } };
+    fake_bits bits4 = { BITS4_CLASS, (uint64_t)(uintptr_t)&ints, 32, 0 };
+    ref = (uint64_t)(uintptr_t)&bits4;
+    lim.array_items = 10;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(32) {true, false, false, false, false, false, false, false, "
+                           "false, true, ...}");
+    bits4.length = 33;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "BitArray(0) {}");
+    /* Malformed: more bits kept than the length. */
+    uint8_t raw[8 + 8 + 4 + 4 + 2] = { 0 };
+    uint64_t addr = 0x1000, cls = BITS_CLASS | CT_CLASS_CONTENT;
+    int32_t count = 1;
+    uint32_t n = 2;
+    memcpy(raw, &addr, 8);
+    memcpy(raw + 8, &cls, 8);
+    memcpy(raw + 16, &count, 4);
+    memcpy(raw + 20, &n, 4);
+    raw[24] = 1;
+    ct_text tx;
+    ct_text_init(&tx, t, sizeof t);
+    assert_int_equal(ct_format_value(&p_obj, raw, sizeof raw, &content_classes, &tx), 0);
     assert_string_equal(t, "<damaged>");
 }
 
@@ -1508,6 +1746,8 @@ int main(void)
         cmocka_unit_test(test_inline_arrays),
         cmocka_unit_test(test_string_builder),
         cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_linked_list),
+        cmocka_unit_test(test_bit_array),
         cmocka_unit_test(test_ipv6_text),
         cmocka_unit_test(test_damaged_and_small_buffers),
         cmocka_unit_test(test_regression_oversized_plan),

@@ -4,8 +4,8 @@
  * layout (GetClassLayout, up the base classes) and the metadata's field
  * names and signatures, with no type load (a struct field whose type the
  * runtime would have to load is shown as its bytes); then it is cached for
- * the process. CoreLib's List, Queue, Stack, HashSet and Dictionary are
- * planned by their elements, T[] in an object slot by its elements, a
+ * the process. CoreLib's List, Queue, Stack, HashSet and Dictionary,
+ * LinkedList and BitArray are planned by their elements, T[] in an object slot by its elements, a
  * StringBuilder by its text. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -182,6 +182,109 @@ static const ct_plan *plan_seq(pctx *c, ClassID cls, const ct_module *m, mdTypeD
     return ct_pl_new_plan(&p);
 }
 
+/* The field named `name` among fields[0..n) when its plan is of kind
+ * `kind`, else NULL. */
+static const ct_field *field_of(const ct_field *fields, uint32_t n, const char *name,
+                                ct_vkind kind)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(fields[i].name, name))
+            return fields[i].plan->kind == kind ? &fields[i] : NULL;
+    return NULL;
+}
+
+/* A LIST plan of elem reached by q, named tname. */
+static const ct_plan *list_plan(const ct_seq *q, const ct_plan *elem, const char *tname)
+{
+    ct_seq *qp = ct_perm_alloc(sizeof *qp);
+    if (!qp)
+        return NULL;
+    *qp = *q;
+    ct_plan p = {.kind = CT_V_SEQ, .size = 8, .type_name = ct_pl_perm_text(tname),
+                 .shape = CT_SEQ_LIST, .elem = elem, .seq = qp};
+    return ct_pl_new_plan(&p);
+}
+
+/* System.Collections.Generic.LinkedList<T>: a LIST walked from its head
+ * node (CT_WALK_LINKED). The node class (LinkedListNode<T>, its next and
+ * item fields) is learned from the head of the object met: NULL with *again
+ * set when the list is empty (plan again later); NULL when laid out
+ * otherwise (then field by field). */
+static const ct_plan *plan_linked(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                  const ClassID *args, uint32_t nargs, const char *tname,
+                                  const uint8_t *obj, int *again)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ct_field f[8];
+    uint32_t nf = 0, size = 0;
+    if (nargs != 1 || ct_pl_plan_fields(c, cls, m, td, args, nargs, 1, 1, f, 8, &nf, &size) < 0)
+        return NULL;
+    const ct_field *head = field_of(f, nf, "head", CT_V_OBJECT);
+    const ct_field *count = field_of(f, nf, "count", CT_V_I4);
+    if (!head || !count)
+        return NULL;
+    ct_seq q = {.walk = CT_WALK_LINKED, .items = head->offset, .count = count->offset};
+    uint64_t node;
+    memcpy(&node, obj + q.items, 8);
+    if (!node) {
+        *again = 1;
+        return NULL;
+    }
+    /* Outside a callback (the IL engine's probes), the node's class is its
+     * MethodTable word, as in entry_layout. */
+    ClassID ncls = 0, nargsv[CT_MAX_TYPE_ARGS];
+    ModuleID mod = 0;
+    mdTypeDef ntd = 0;
+    ULONG32 nn = 0;
+    char full[CT_NAME_MAX * 3];
+    if (FAILED(info->lpVtbl->GetClassFromObject(info, (ObjectID)node, &ncls)))
+        memcpy(&ncls, (const void *)(uintptr_t)node, sizeof ncls);
+    if (!ncls || FAILED(info->lpVtbl->GetClassIDInfo2(info, ncls, &mod, &ntd, NULL,
+                                                     CT_MAX_TYPE_ARGS, &nn, nargsv)) ||
+        nn != 1)
+        return NULL;
+    const ct_module *nm = ct_module_get(mod);
+    if (!nm || !nm->mdi || ct_typedef_name(nm, ntd, 1, full, sizeof full) != 0 ||
+        strcmp(full, "System.Collections.Generic.LinkedListNode`1") != 0 ||
+        ct_pl_plan_fields(c, ncls, nm, ntd, nargsv, nn, 1, 1, f, 8, &nf, &size) < 0)
+        return NULL;
+    const ct_field *next = field_of(f, nf, "next", CT_V_OBJECT);
+    int64_t item = field_at(f, nf, "item");
+    if (!next || item < 0)
+        return NULL;
+    q.node_class = ncls;
+    q.entry_next = next->offset;
+    q.entry_value = (uint32_t)item;
+    const ct_plan *elem = ct_pl_elem_plan(c, args[0], struct_levels(), CT_MAX_VALUE_DEPTH);
+    return elem ? list_plan(&q, elem, tname) : NULL;
+}
+
+/* System.Collections.BitArray: a LIST of bools (CT_WALK_BITS) from its
+ * array, byte[] _array and _bitLength (.NET 9 on) or int[] m_array and
+ * m_length (before); NULL when laid out otherwise (then field by field). */
+static const ct_plan *plan_bits(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                const char *tname)
+{
+    static const char *const names[2][2] = {{"_array", "_bitLength"}, {"m_array", "m_length"}};
+    ct_field f[8];
+    uint32_t nf = 0, size = 0;
+    if (ct_pl_plan_fields(c, cls, m, td, NULL, 0, struct_levels() + 1, CT_MAX_VALUE_DEPTH, f, 8,
+                          &nf, &size) < 0)
+        return NULL;
+    for (int i = 0; i < 2; i++) {
+        const ct_field *arr = field_of(f, nf, names[i][0], CT_V_ARRAY);
+        const ct_field *len = field_of(f, nf, names[i][1], CT_V_I4);
+        const ct_plan *e = arr ? arr->plan->elem : NULL;
+        if (!len || !e || !((e->kind == CT_V_U1 && e->size == 1) ||
+                            ((e->kind == CT_V_I4 || e->kind == CT_V_U4) && e->size == 4)))
+            continue;
+        ct_seq q = {.walk = CT_WALK_BITS, .items = arr->offset, .count = len->offset,
+                    .entry_size = e->size};
+        return list_plan(&q, ct_pl_prim_plan(CLRSIG_ET_BOOLEAN), tname);
+    }
+    return NULL;
+}
+
 /* System.Text.StringBuilder: a TEXT plan, its chunk fields' offsets from
  * the runtime's layout; NULL when it is laid out otherwise (then it is
  * shown field by field). */
@@ -296,6 +399,7 @@ static const form_kind k_forms[] = {
     {"System.Threading.Tasks.Task", CT_FORM_TASK, {"m_stateFlags", "m_result"}, 1},
     {"System.Threading.CancellationTokenSource", CT_FORM_CANCEL, {"_state"}, 1},
     {"System.Lazy`1", CT_FORM_LAZY, {"_state", "_value"}, 2},
+    {"System.Text.Encoding", CT_FORM_ENCODING, {"_codePage"}, 1},
 };
 
 /* Whether field i of a form's plan may be the plan fp. */
@@ -308,6 +412,7 @@ static int form_field_ok(ct_form form, uint32_t i, const ct_plan *fp)
         return fp->kind == CT_V_STRING;
     case CT_FORM_VERSION:
     case CT_FORM_CANCEL:
+    case CT_FORM_ENCODING:
         return int4;
     case CT_FORM_IPADDRESS:
         return i == 0 ? int4 : fp->kind == CT_V_ARRAY && fp->elem && fp->elem->kind == CT_V_U2;
@@ -502,6 +607,17 @@ static const ct_plan *build(pctx *c, ClassID cls, const uint8_t *obj, int *again
                               : NULL;
     if (text)
         return text;
+    /* LinkedList<T> and BitArray live in System.Collections. */
+    if (!strcmp(full, "System.Collections.Generic.LinkedList`1")) {
+        const ct_plan *l = plan_linked(c, cls, m, td, args, nargs, tname, obj, again);
+        if (l || *again)
+            return l;
+    }
+    if (!strcmp(full, "System.Collections.BitArray")) {
+        const ct_plan *b = plan_bits(c, cls, m, td, tname);
+        if (b)
+            return b;
+    }
     /* By full name: Stack<T> lives in System.Collections, the others in
      * CoreLib; the fields are checked by name. */
     const ct_plan *q = plan_seq(c, cls, m, td, full, args, nargs, tname, obj, again);

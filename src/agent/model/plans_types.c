@@ -684,6 +684,34 @@ const ct_plan *ct_pl_plan_struct(pctx *outer, ClassID cls, const ct_module *m, m
     return ct_pl_new_plan(&p);
 }
 
+/* ValueTask<T>: its _obj and _result in the VALUETASK form (_token and
+ * _continueOnCapturedContext left out); laid out otherwise, field by field. */
+static const ct_plan *plan_valuetask(pctx *c, ClassID cls, const ct_module *m, mdTypeDef td,
+                                     const ClassID *args, uint32_t nargs, const char *tname,
+                                     unsigned sl, unsigned dl)
+{
+    const ct_plan *st = ct_pl_plan_struct(c, cls, m, td, args, nargs, tname, sl, dl);
+    if (!st || st->kind != CT_V_STRUCT)
+        return st;
+    const ct_field *obj = NULL, *result = NULL;
+    for (uint32_t i = 0; i < st->count; i++) {
+        if (!strcmp(st->fields[i].name, "_obj") && st->fields[i].plan->kind == CT_V_OBJECT)
+            obj = &st->fields[i];
+        else if (!strcmp(st->fields[i].name, "_result") && !ct_plan_is_by_range(st->fields[i].plan))
+            result = &st->fields[i];
+    }
+    ct_field *f = obj && result ? ct_perm_alloc(2 * sizeof *f) : NULL;
+    if (!f)
+        return st;
+    f[0] = *obj;
+    f[1] = *result;
+    ct_plan p = *st;
+    p.count = 2;
+    p.fields = f;
+    p.shape = CT_FORM_VALUETASK;
+    return ct_pl_new_plan(&p);
+}
+
 /* Nullable<T>: a bool hasValue, then the value at the value field's offset. */
 static const ct_plan *plan_nullable(pctx *c, ClassID cls, const ct_module *m,
                                     const ClassID *args, uint32_t nargs, const char *tname,
@@ -1050,6 +1078,8 @@ static const ct_plan *build_class_plan(pctx *c, ClassID cls, unsigned sl, unsign
             }
             return st;
         }
+        if (!strcmp(full, "System.Threading.Tasks.ValueTask`1"))
+            return plan_valuetask(c, cls, m, td, args, nargs, tname, sl, dl);
         if (!strcmp(full, "System.DateTimeOffset")) {
             const ct_plan *dto = plan_dtoffset(c, cls, m, td, tname);
             if (dto)

@@ -268,6 +268,58 @@ static void capture_text(cap_ctx *c, const ct_seq *q, const uint8_t *o)
     memset(c->out + n_at, 0, 4);
 }
 
+/* A LinkedList<T>'s count and elements, its nodes followed from its head
+ * (at most the items kept, CLRTRACE_ARRAY_ITEMS): each node must be of the
+ * planned node class, and the walk ends back at the head. Fewer nodes than
+ * its count (a list changed by another thread): n says how many were
+ * copied. */
+static void capture_linked(cap_ctx *c, const ct_plan *p, const ct_seq *q, const uint8_t *o,
+                           unsigned depth)
+{
+    int32_t count = load_i32(o + q->count);
+    if (count < 0)
+        count = 0;
+    emit(c, &count, 4);
+    uint32_t n = items_kept(c, p->elem, (uint32_t)count), done = 0;
+    size_t n_at = c->len;
+    emit_u32(c, n);
+    uint64_t head = load_ref(o + q->items), node = head;
+    while (done < n && node && !c->overflow) {
+        const uint8_t *nd = (const uint8_t *)(uintptr_t)node;
+        if (load_ref(nd) != q->node_class)
+            break;
+        capture(c, p->elem, nd + q->entry_value, depth + 1);
+        done++;
+        node = load_ref(nd + q->entry_next);
+        if (node == head)
+            break;
+    }
+    if (!c->overflow && done < n)
+        memcpy(c->out + n_at, &done, 4);
+}
+
+/* A BitArray's length and its first bits (at most the items kept), each a
+ * bool, from the array it keeps them in (little-endian, bit i in byte i / 8);
+ * a length the array cannot hold: none. */
+static void capture_bits(cap_ctx *c, const ct_seq *q, const uint8_t *o)
+{
+    int32_t count = load_i32(o + q->count);
+    uint64_t arr = load_ref(o + q->items);
+    uint32_t alen = 0;
+    if (arr)
+        memcpy(&alen, (const uint8_t *)(uintptr_t)arr + c->layout->array_length_offset, 4);
+    if (count < 0 || (uint64_t)(uint32_t)count > (uint64_t)alen * q->entry_size * 8)
+        count = 0;
+    emit(c, &count, 4);
+    uint32_t n = (uint32_t)count < c->limits->array_items ? (uint32_t)count
+                                                          : c->limits->array_items;
+    emit_u32(c, n);
+    const uint8_t *bits = arr ? (const uint8_t *)(uintptr_t)arr + c->layout->array_data_offset
+                              : NULL;
+    for (uint32_t i = 0; i < n && !c->overflow; i++)
+        emit_u8(c, (uint8_t)((bits[i / 8] >> (i % 8)) & 1));
+}
+
 /* A collection's elements (after the object's address and class id). Every
  * index is checked against the array the collection holds. */
 static void capture_seq(cap_ctx *c, const ct_plan *p, const uint8_t *o, unsigned depth)
@@ -283,6 +335,17 @@ static void capture_seq(cap_ctx *c, const ct_plan *p, const uint8_t *o, unsigned
     }
     if (p->shape == CT_SEQ_TEXT) {
         capture_text(c, q, o);
+        return;
+    }
+    if (p->shape == CT_SEQ_LIST && q->walk == CT_WALK_LINKED) {
+        capture_linked(c, p, q, o, depth);
+        return;
+    }
+    if (p->shape == CT_SEQ_LIST && q->walk == CT_WALK_BITS) {
+        if (p->elem->kind != CT_V_BOOL || (q->entry_size != 1 && q->entry_size != 4))
+            c->overflow = 1;
+        else
+            capture_bits(c, q, o);
         return;
     }
     int32_t count = load_i32(o + q->count);

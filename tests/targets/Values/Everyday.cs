@@ -27,12 +27,13 @@ namespace Demo
                    + v4.GetAddressBytes().Length + v6.GetAddressBytes().Length + (loopback6.IsIPv6LinkLocal ? 1 : 0);
         }
 
-        // Encoding, CultureInfo, memory over a string.
+        // Encodings, CultureInfo, memory over a string.
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static int Text(Encoding encoding, CultureInfo culture, CultureInfo invariant,
-            ReadOnlyMemory<char> rom, Memory<char> mem)
+        public static int Text(Encoding encoding, Encoding unicode, Encoding latin1, CultureInfo culture,
+            CultureInfo invariant, ReadOnlyMemory<char> rom, Memory<char> mem)
         {
-            return encoding.CodePage % 1000 + culture.Name.Length + invariant.Name.Length + rom.Length + mem.Length;
+            return encoding.CodePage % 1000 + unicode.CodePage % 1000 + latin1.CodePage % 1000
+                   + culture.Name.Length + invariant.Name.Length + rom.Length + mem.Length;
         }
 
         // Type and MethodInfo.
@@ -42,12 +43,13 @@ namespace Demo
             return type.Name.Length + generic.Name.Length + method.Name.Length;
         }
 
-        // Task<T> done and pending, a plain Task, ValueTask<T>, tokens, Lazy<T>.
+        // Task<T> done and pending, a plain Task, ValueTask<T> of a result and of
+        // a Task, tokens, Lazy<T>.
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Tasks(Task<int> done, Task<string> pending, Task plain, ValueTask<int> vt,
-            CancellationToken none, CancellationToken cancelled, Lazy<int> made, Lazy<string> unmade)
+            ValueTask<int> waiting, CancellationToken none, CancellationToken cancelled, Lazy<int> made, Lazy<string> unmade)
         {
-            return done.Result + (pending.IsCompleted ? 1 : 0) + (plain.IsCompleted ? 2 : 0) + vt.Result
+            return done.Result + (pending.IsCompleted ? 1 : 0) + (plain.IsCompleted ? 2 : 0) + vt.Result + waiting.Result
                    + (none.IsCancellationRequested ? 4 : 0) + (cancelled.IsCancellationRequested ? 8 : 0)
                    + made.Value + (unmade.IsValueCreated ? 16 : 0);
         }
@@ -65,7 +67,7 @@ namespace Demo
         {
             show("net", Net(new Uri("https://example.com/a/b?q=1"), new Version(1, 2, 3, 4), new Version(5, 6),
                 IPAddress.Parse("127.0.0.1"), IPAddress.Parse("2001:db8::1"), IPAddress.IPv6Loopback));
-            show("text", Text(Encoding.UTF8, new CultureInfo("en-US"), CultureInfo.InvariantCulture,
+            show("text", Text(Encoding.UTF8, Encoding.Unicode, Encoding.Latin1, new CultureInfo("en-US"), CultureInfo.InvariantCulture,
                 "hello, world".AsMemory(7, 5), new char[] { 'a', 'b', 'c' }));
             show("reflection", Reflection(typeof(Point), typeof(Dictionary<string, int>),
                 typeof(Everyday).GetMethod("Net")));
@@ -75,6 +77,7 @@ namespace Demo
             var made = new Lazy<int>(() => 40);
             _ = made.Value;
             show("tasks", Tasks(Task.FromResult(42), tcs.Task, Task.CompletedTask, new ValueTask<int>(5),
+                new ValueTask<int>(Task.FromResult(7)),
                 CancellationToken.None, cts.Token, made, new Lazy<string>(() => "later")));
             var concurrent = new ConcurrentDictionary<string, int>();
             concurrent["one"] = 1;
