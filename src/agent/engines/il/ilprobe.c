@@ -443,7 +443,7 @@ static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_
 static int tail_call_at(const clril_body *b, uint32_t i)
 {
     uint16_t op = b->insns[i].op;
-    return i > 0 && (op == CLRIL_CALL || op == 0x6F /* callvirt */ || op == CLRIL_CALLI) &&
+    return i > 0 && (op == CLRIL_CALL || op == CLRIL_CALLVIRT || op == CLRIL_CALLI) &&
            b->insns[i - 1].op == CLRIL_TAIL;
 }
 
@@ -1016,8 +1016,7 @@ static int session_inlined(ModuleID mod, mdMethodDef tok)
         for (uint32_t i = 0; i < b.ninsns && !found; i++) {
             const clril_insn *in = &b.insns[i];
             uint32_t callee = (uint32_t)in->value;
-            if ((in->op == CLRIL_CALL || in->op == 0x6F /* callvirt */ ||
-                 in->op == 0x73 /* newobj */) &&
+            if ((in->op == CLRIL_CALL || in->op == CLRIL_CALLVIRT || in->op == CLRIL_NEWOBJ) &&
                 (callee >> 24) == 0x06 && callee != tok)
                 found = (session_mark(mod, callee, 0) & SESSION_REWRITTEN) != 0;
         }
