@@ -49,9 +49,10 @@ int cli_setting_value(const char *who, const char *a, int id, const char *val, u
 
 /* The options' lines for --help texts. */
 const char *cli_selection_help(void);
-/* Appends a glob to a ':'-separated list: 0, or -1 when it is empty, has a
- * ':' or does not fit. */
-int cli_add_glob(char *list, size_t cap, const char *glob);
+/* Appends glob, the value of option opt of command who, to a ':'-separated
+ * list: 0, or -1 after one line ("clrtrace WHO: OPT needs a pattern without
+ * ':' ...") when it is empty, has a ':' or does not fit. */
+int cli_add_glob(const char *who, const char *opt, char *list, size_t cap, const char *glob);
 
 
 

@@ -455,12 +455,8 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
                 i++;
             uint64_t v;
             if (s && s->kind == CT_KIND_GLOBS) {
-                if (cli_add_glob(o->lists[id], sizeof o->lists[id], val) != 0) {
-                    fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns "
-                            "together at most %zu characters)\n", who, a,
-                            sizeof o->lists[id] - 1);
+                if (cli_add_glob(who, a, o->lists[id], sizeof o->lists[id], val) != 0)
                     return -1;
-                }
                 o->given[id] = o->lists[id];
             } else if (s) {
                 if (cli_setting_value(who, a, id, val, &v) != 0)

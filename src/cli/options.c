@@ -44,11 +44,8 @@ static int filter_option(const char *who, const char *a, int id, const char *val
         return -1;
     }
     if (ct_settings[id].kind == CT_KIND_GLOBS) {
-        if (cli_add_glob(f->trigger, sizeof f->trigger, val) != 0) {
-            fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns together at "
-                    "most %zu characters)\n", who, a, sizeof f->trigger - 1);
+        if (cli_add_glob(who, a, f->trigger, sizeof f->trigger, val) != 0)
             return -1;
-        }
         f->opts.trigger = f->trigger;
         return 1;
     }
@@ -64,11 +61,14 @@ static int filter_option(const char *who, const char *a, int id, const char *val
     return 1;
 }
 
-int cli_add_glob(char *list, size_t cap, const char *glob)
+int cli_add_glob(const char *who, const char *opt, char *list, size_t cap, const char *glob)
 {
     size_t used = strlen(list);
-    if (!glob || !*glob || strchr(glob, ':') || used + strlen(glob) + 2 > cap)
+    if (!glob || !*glob || strchr(glob, ':') || used + strlen(glob) + 2 > cap) {
+        fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns together at "
+                "most %zu characters)\n", who, opt, cap - 1);
         return -1;
+    }
     snprintf(list + used, cap - used, "%s%s", used ? ":" : "", glob);
     return 0;
 }
@@ -115,11 +115,8 @@ static int selection_option(const char *who, const char *a, const char *val, cli
     }
     if (globs) {
         char *list = a[1] == 'F' || !strcmp(a, "--include") ? s->include : s->exclude;
-        if (cli_add_glob(list, sizeof s->include, val) != 0) {
-            fprintf(stderr, "clrtrace %s: %s needs a pattern without ':' (patterns together at "
-                    "most %zu characters)\n", who, a, sizeof s->include - 1);
+        if (cli_add_glob(who, a, list, sizeof s->include, val) != 0)
             return -1;
-        }
         return 1;
     }
     if (tid) {
