@@ -380,8 +380,14 @@ check_eq "a child a traced run left untraced: its output" "$(printf 'ready %s\nd
 if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
     start other -- run 6 2
     chmod o+rx "$work"
+    # The other user runs a copy of clrtrace and its profiler from the work
+    # folder: the checkout may be in a folder only its owner can enter (a
+    # fresh clone under `mktemp -d`).
+    mkdir -p "$work/other-bin"
+    cp "$ct" "$work/other-bin/clrtrace" && cp "$lib" "$work/other-bin/libclrtrace.so"
+    chmod -R o+rx "$work/other-bin"
     ct_run "$work" otheruser setpriv --reuid=65534 --regid=65534 --clear-groups \
-        "$ct" run -p "$spid" -d 1s
+        "$work/other-bin/clrtrace" run -p "$spid" -d 1s
     check_eq "another user's process: exit code 1" 1 "$(cat "$work/otheruser.rc")"
     check "another user's process: the line says so" grep -qE \
         "^clrtrace run: pid $spid belongs to another user" "$work/otheruser.err"
