@@ -47,7 +47,7 @@
  * time out (ct_rec_prog_ns); in traces before 2.7 the times are the threads'
  * program times and held_ns is 0. */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 7
+#define CT_TRACE_VERSION_MINOR 8
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
 

@@ -133,6 +133,11 @@ enum {
     CT_CLASS_TAG_MASK = 7
 };
 
+/* (2.8) A CLASS record whose id has these low bits names a method: the id
+ * is its handle (a MethodDesc, 8-byte aligned) plus CT_CLASS_KEY_METHOD,
+ * the name "Ns.Type.Method" (form METHOD, a MethodInfo's). */
+#define CT_CLASS_KEY_METHOD 5
+
 /* How a SEQ plan's collection keeps its elements. */
 typedef enum ct_seq_shape {
     CT_SEQ_LIST = 1,   /* List<T>: _items[0.._size) */
@@ -176,7 +181,14 @@ typedef enum ct_form {
                              _result: the result when _obj is null, else the
                              object (a Task, an IValueTaskSource) */
     CT_FORM_ENCODING = 10,/* an Encoding's int _codePage (2.7): its name */
-    CT_FORM_MAX = CT_FORM_ENCODING
+    CT_FORM_EXCEPTION = 11,/* an exception (2.8): string Message, object
+                             InnerException, (an AggregateException)
+                             object[] InnerExceptions: Message as .NET's
+                             Message reads, the inner ones when not null */
+    CT_FORM_METHOD = 12,  /* a RuntimeMethodInfo's nint m_handle (2.8): the
+                             method's name, the handle named as a class id
+                             tagged CT_CLASS_METHOD */
+    CT_FORM_MAX = CT_FORM_METHOD
 } ct_form;
 
 /* Where a collection object keeps its elements (the capture's side of a
@@ -194,9 +206,34 @@ typedef struct ct_seq {
     uint32_t previous;    /* TEXT: the chunk before (m_ChunkPrevious); items is
                              m_ChunkChars, count m_ChunkLength, head
                              m_ChunkOffset */
-    uint32_t walk;        /* LIST: how its elements are reached (ct_seq_walk) */
-    uint64_t node_class;  /* CT_WALK_LINKED: the nodes' class id */
+    uint32_t walk;        /* how its elements are reached (ct_seq_walk) */
+    uint64_t node_class;  /* LINKED, BUCKETS, TREE: the nodes' class id */
+    uint32_t outer;       /* TREE: the field holding the tree's owner
+                             (SortedDictionary's _set), CT_SEQ_NO_OUTER: none */
+    uint32_t left, right; /* TREE: a node's children */
+    uint32_t flags;       /* TREE: CT_TREE_* */
+    const struct ct_seq *inner; /* TREE of hash buckets (ImmutableDictionary,
+                             ImmutableHashSet): each node's bucket holds its
+                             first element (entry_key, entry_value) and the
+                             tree of the others, walked by inner (its items:
+                             that tree's root, from the outer node) */
 } ct_seq;
+
+#define CT_SEQ_NO_OUTER UINT32_MAX
+enum {
+    CT_TREE_COUNT_IN_ROOT = 1, /* count is the root node's field (ImmutableList) */
+    CT_TREE_EMPTY_SENTINEL = 2 /* a node whose left is null is the empty node,
+                                  not an element (the immutable trees) */
+};
+/* Tree levels followed by a TREE walk (a red-black tree of 2^31 nodes is at
+ * most 62 deep, an AVL tree 45); a deeper one shows the elements reached. */
+#define CT_MAX_TREE_DEPTH 64
+/* Buckets a BUCKETS walk looks through for the elements it keeps; past
+ * them it shows the elements reached. */
+#define CT_MAX_BUCKETS_SCANNED 65536
+/* Lock counts a BUCKETS walk adds up for the count (ConcurrentDictionary's
+ * _countPerLock); a dictionary with more shows no count and no element. */
+#define CT_MAX_BUCKET_LOCKS 4096
 
 /* How a LIST plan's elements are reached (capture only: a reader sees a
  * list, its count then its first elements in order). */
@@ -209,6 +246,20 @@ typedef enum ct_seq_walk {
     CT_WALK_BITS = 2,     /* BitArray (2.7): items its array (of entry_size
                              bytes an element), count its length in bits;
                              elem is BOOL, each bit captured as 0 or 1 */
+    CT_WALK_BUCKETS = 3,  /* ConcurrentDictionary (2.8, DICT): items its
+                             Tables object; in it, head the buckets array (of
+                             entry_size bytes an element, each a node
+                             reference) and count the int[] of counts per
+                             lock, added up; each node (of node_class) has
+                             entry_key, entry_value and entry_next */
+    CT_WALK_TREE = 4,     /* a binary search tree in order (2.8): SortedSet,
+                             SortedDictionary (DICT, through outer),
+                             ImmutableList (LIST), ImmutableSortedSet: items
+                             the root node, count the count (flags); each
+                             node (of node_class) has left, right, and its
+                             element at entry_value (DICT: entry_key too);
+                             ImmutableDictionary, ImmutableHashSet: a tree
+                             of hash buckets (inner) */
 } ct_seq_walk;
 
 typedef enum ct_vkind {

@@ -10,6 +10,7 @@
 #include "base/bytes.h"
 #include "base/table.h"
 #include "value_text.h"
+#include "value_wellknown.h"
 
 /* Block size of the table's own memory for copied plans and names. */
 #define POOL_BLOCK (64 * 1024)
@@ -385,39 +386,8 @@ int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leav
  * the record has: kept whole up to the first piece that was cut (then the
  * whole length is still known, as a cut string's) or that the record does
  * not have (an inner exception left out, a message not read or null under
- * a Message override: then neither is the length). */
-typedef struct exc_msg {
-    uint8_t *units;      /* UTF-16LE code units */
-    uint32_t cap, n;     /* room and code units kept */
-    int64_t length;      /* the whole message's length */
-    int cut;             /* a piece was not kept whole: nothing more is kept */
-    int unknown;         /* a piece is not known: the length is not either */
-} exc_msg;
-
-static void msg_units(exc_msg *b, const uint8_t *units, uint32_t n, int64_t length)
-{
-    if (b->unknown)
-        return;
-    b->length += length;
-    for (uint32_t i = 0; i < n && !b->cut; i++) {
-        if (b->n == b->cap) {
-            b->cut = 1;
-            break;
-        }
-        memcpy(b->units + 2 * b->n++, units + 2 * i, 2);
-    }
-    if ((int64_t)n < length)
-        b->cut = 1;
-}
-
-/* ASCII text (a class name's other characters stand for one unit each). */
-static void msg_ascii(exc_msg *b, const char *s)
-{
-    for (; *s; s++) {
-        uint8_t u[2] = { (uint8_t)(*s & 0x7f), 0 };
-        msg_units(b, u, 1, 1);
-    }
-}
+ * a Message override: then neither is the length); ct_exc_msg
+ * (value_wellknown.h) keeps the pieces. */
 
 /* The index past nodes[i]'s subtree. */
 static uint32_t skip_node(const ct_exc_node *x, uint32_t n, uint32_t i)
@@ -430,7 +400,7 @@ static uint32_t skip_node(const ct_exc_node *x, uint32_t n, uint32_t i)
 
 /* The Message of nodes[i] into b; returns the index past its subtree. */
 static uint32_t msg_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32_t i,
-                         exc_msg *b)
+                         ct_exc_msg *b)
 {
     const ct_exc_node *me = &x[i++];
     const uint8_t *m = me->message;
@@ -441,15 +411,15 @@ static uint32_t msg_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32
         if (length < 0 || kept > (me->message_len - 16) / 2 || kept > (uint32_t)length)
             b->unknown = 1;
         else
-            msg_units(b, m + 16, kept, length);
+            ct_exc_msg_units(b, m + 16, kept, length);
     } else if (m && !addr && me->aggregate) {
         char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
         if (class_name(s, me->class_id, name, sizeof name) != 0) {
             b->unknown = 1;
         } else {
-            msg_ascii(b, "Exception of type '");
-            msg_ascii(b, name);
-            msg_ascii(b, "' was thrown.");
+            ct_exc_msg_ascii(b, "Exception of type '");
+            ct_exc_msg_ascii(b, name);
+            ct_exc_msg_ascii(b, "' was thrown.");
         }
     } else {
         b->unknown = 1;
@@ -457,9 +427,9 @@ static uint32_t msg_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32
     if (!me->aggregate)
         return skip_node(x, n, i - 1); /* its inner exceptions are not in its Message */
     for (uint32_t k = 0; k < me->kept && i < n; k++) {
-        msg_ascii(b, " (");
+        ct_exc_msg_ascii(b, " (");
         i = msg_node(s, x, n, i, b);
-        msg_ascii(b, ")");
+        ct_exc_msg_ascii(b, ")");
     }
     if (me->kept < me->inner)
         b->unknown = 1;
@@ -477,7 +447,7 @@ static void put_exc_message(ct_symbols *s, const ct_exc_node *x, uint32_t n, uin
         return;
     }
     uint8_t buf[16 + 2 * CT_EXC_TEXT_UNITS];
-    exc_msg b = { buf + 16, CT_EXC_TEXT_UNITS, 0, 0, 0, 0 };
+    ct_exc_msg b = { buf + 16, CT_EXC_TEXT_UNITS, 0, 0, 0, 0 };
     if (skip_node(x, n, i) > i)
         msg_node(s, x, n, i, &b);
     uint64_t one = 1;

@@ -30,9 +30,6 @@
 /* Longest class name kept from a CLASS record, and thread name from a THREAD
  * record (longer ones are cut). */
 #define CT_SYMBOLS_CLASS_NAME_MAX 1024
-/* Most UTF-16 code units of an AggregateException's Message built for
- * display (ct_symbols_exception_text); past them it reads as a cut string. */
-#define CT_EXC_TEXT_UNITS 4096
 #define CT_SYMBOLS_THREAD_NAME_MAX 1024
 
 /* A function as its latest FUNCTION record defines it. All strings are

@@ -53,12 +53,21 @@ static void put_hex(ct_text *t, const char *lead, uint64_t v)
 
 /* The formatter's state. With out NULL it only walks the encoding (for
  * ct_value_classes), reporting each class id to on_class. */
+typedef struct collect collect;
 typedef struct fctx {
     const ct_classes *cl;
     ct_text *out;
     void (*on_class)(void *ctx, uint64_t class_id);
     void *on_ctx;
+    collect *col;       /* an AggregateException's message being built */
 } fctx;
+
+/* The inner exceptions' messages collected at one depth (form_exception). */
+struct collect {
+    ct_exc_msg *b;
+    unsigned depth;
+    uint32_t count;
+};
 
 static void put_utf8(ct_text *t, uint32_t cp)
 {
@@ -623,6 +632,7 @@ static int form_fits(const ct_plan *c)
                fl[1].plan->kind == CT_V_ARRAY && fl[1].plan->elem &&
                fl[1].plan->elem->kind == CT_V_U2 && fl[1].plan->elem->size == 2;
     case CT_FORM_TYPE:
+    case CT_FORM_METHOD:
         return c->kind == CT_V_CLASS && n == 1 && fl[0].plan->size == 8 &&
                (fl[0].plan->kind == CT_V_I || fl[0].plan->kind == CT_V_U);
     case CT_FORM_TASK:
@@ -636,6 +646,11 @@ static int form_fits(const ct_plan *c)
         return c->kind == CT_V_STRUCT && n == 1 && fl[0].plan->kind == CT_V_OBJECT;
     case CT_FORM_VALUETASK:
         return c->kind == CT_V_STRUCT && n == 2 && fl[0].plan->kind == CT_V_OBJECT;
+    case CT_FORM_EXCEPTION:
+        return c->kind == CT_V_CLASS && n == 2 && fl[0].plan->kind == CT_V_STRING &&
+               (fl[1].plan->kind == CT_V_OBJECT ||
+                (fl[1].plan->kind == CT_V_ARRAY && fl[1].plan->elem &&
+                 fl[1].plan->elem->kind == CT_V_OBJECT));
     default:
         return 0;
     }
@@ -747,6 +762,22 @@ static void form_type(ct_cursor *r, fctx *f)
     ct_text_put(f->out, ")");
 }
 
+/* A MethodInfo: the method's full name, its handle named in a CLASS
+ * record (CT_CLASS_KEY_METHOD); a handle not 8-byte aligned "?". */
+static void form_method(ct_cursor *r, fctx *f)
+{
+    uint64_t h = ct_take_u(r, 8);
+    if (r->bad)
+        return;
+    int named = h && !(h & CT_CLASS_TAG_MASK);
+    if (named && f->on_class)
+        f->on_class(f->on_ctx, h | CT_CLASS_KEY_METHOD);
+    if (named)
+        format_class(f, h | CT_CLASS_KEY_METHOD, "?", 0);
+    else
+        ct_text_put(f->out, "?");
+}
+
 /* A Task: {Status=...}, and Result=... when it ran to completion. */
 static void form_task(ct_cursor *r, const ct_plan *c, fctx *f, unsigned depth)
 {
@@ -838,6 +869,116 @@ static void form_valuetask(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dep
     ct_text_put(f->out, "}");
 }
 
+/* An AggregateException's InnerExceptions (form EXCEPTION whose second
+ * field is an array), at r past its message: its length, 0 when null or
+ * empty or not an aggregate's; r is not moved. */
+static uint32_t aggregate_length(ct_cursor *r, const ct_plan *c, fctx *f, unsigned depth)
+{
+    if (c->fields[1].plan->kind != CT_V_ARRAY)
+        return 0;
+    size_t at = r->pos;
+    skip_value(r, c->fields[0].plan, f, depth);
+    uint64_t addr = ct_take_u(r, 8);
+    uint32_t length = 0;
+    if (addr) {
+        ct_take_u(r, 8);
+        length = (uint32_t)ct_take_u(r, 4);
+    }
+    r->pos = at;
+    return r->bad ? 0 : length;
+}
+
+/* Appends the Message .NET gives the exception at r (form EXCEPTION, class
+ * cls) to b: its _message; an AggregateException with inner exceptions
+ * its own message ("Exception of type 'NAME' was thrown." when null), then
+ * " (" + each inner exception's Message + ")", as AggregateException.Message
+ * builds it. r is not moved. */
+static void exc_message(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth,
+                        ct_exc_msg *b)
+{
+    size_t at = r->pos;
+    uint32_t inner = aggregate_length(r, c, f, depth);
+    uint64_t addr = ct_take_u(r, 8);
+    if (addr) {
+        int32_t length = (int32_t)ct_take_u(r, 4);
+        uint32_t kept = (uint32_t)ct_take_u(r, 4);
+        const uint8_t *chars = ct_take(r, (size_t)kept * 2);
+        if (!chars || length < 0 || kept > (uint32_t)length)
+            b->unknown = 1;
+        else
+            ct_exc_msg_units(b, chars, kept, length);
+    } else if (inner) {
+        char name[512];
+        if (!f->cl || !f->cl->name || f->cl->name(f->cl->ctx, cls, name, sizeof name) != 0) {
+            b->unknown = 1;
+        } else {
+            ct_exc_msg_ascii(b, "Exception of type '");
+            ct_exc_msg_ascii(b, name);
+            ct_exc_msg_ascii(b, "' was thrown.");
+        }
+    } else {
+        b->unknown = 1; /* null: Exception's default text, or an override */
+    }
+    r->pos = at;
+    if (!inner || r->bad)
+        return;
+    /* The inner exceptions, each adding its own Message (form_exception at
+     * the depth of the array's elements). */
+    collect col = {b, depth + 2, 0};
+    fctx w = *f;
+    w.out = NULL;
+    w.col = &col;
+    skip_value(r, c->fields[0].plan, &w, depth);
+    format(r, c->fields[1].plan, &w, depth + 1);
+    if (col.count != inner)
+        b->unknown = 1;
+    r->pos = at;
+}
+
+/* An exception: Class{Message="..."}, then its InnerException and (an
+ * AggregateException) InnerExceptions when not null. */
+static void form_exception(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
+{
+    if (f->col && depth == f->col->depth) {
+        ct_exc_msg_ascii(f->col->b, " (");
+        exc_message(r, cls, c, f, depth, f->col->b);
+        ct_exc_msg_ascii(f->col->b, ")");
+        f->col->count++;
+    }
+    if (!f->out) {
+        for (uint32_t i = 0; i < c->count && !r->bad; i++)
+            format(r, c->fields[i].plan, f, depth + 1);
+        return;
+    }
+    format_class(f, cls, c->type_name, 0);
+    ct_text_put(f->out, "{Message=");
+    uint32_t inner = aggregate_length(r, c, f, depth);
+    if (inner) {
+        uint8_t units[2 * CT_EXC_TEXT_UNITS];
+        ct_exc_msg b = {units, CT_EXC_TEXT_UNITS, 0, 0, 0, 0};
+        exc_message(r, cls, c, f, depth, &b);
+        int32_t length = b.unknown || b.length > INT32_MAX ? -1 : (int32_t)b.length;
+        put_chars(f, length, units, b.n);
+        if (b.unknown)
+            ct_text_put(f->out, "...");
+        skip_value(r, c->fields[0].plan, f, depth);
+    } else {
+        format(r, c->fields[0].plan, f, depth + 1);
+    }
+    for (uint32_t i = 1; i < c->count && !r->bad; i++) {
+        size_t at = r->pos;
+        uint64_t addr = ct_take_u(r, 8);
+        r->pos = at;
+        if (!addr) {
+            skip_value(r, c->fields[i].plan, f, depth);
+            continue;
+        }
+        ct_text_printf(f->out, ", %s=", c->fields[i].name);
+        format(r, c->fields[i].plan, f, depth + 1);
+    }
+    ct_text_put(f->out, "}");
+}
+
 /* An object shown in its form (form_fits(c) holds). */
 static void format_form(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth)
 {
@@ -876,6 +1017,12 @@ static void format_form(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, u
             ct_wellknown_codepage(code_page, f->out);
         return;
     }
+    case CT_FORM_EXCEPTION:
+        form_exception(r, cls, c, f, depth);
+        return;
+    case CT_FORM_METHOD:
+        form_method(r, f);
+        return;
     default:
         r->bad = 1;
         return;
@@ -1394,7 +1541,7 @@ size_t ct_format_value(const ct_plan *p, const uint8_t *raw, size_t n, const ct_
                        ct_text *out)
 {
     ct_cursor r = { raw, n, 0, 0 };
-    fctx f = { classes, out, NULL, NULL };
+    fctx f = { classes, out, NULL, NULL, NULL };
     size_t mark = out->len;
     format(&r, p, &f, 0);
     if (r.bad) {
@@ -1415,6 +1562,6 @@ void ct_value_classes(const ct_plan *p, const uint8_t *raw, size_t n, const ct_c
     if (is_bytes_kind(p->kind) || p->kind == CT_V_STRING || p->kind == CT_V_VOID)
         return; /* no object inside */
     ct_cursor r = { raw, n, 0, 0 };
-    fctx f = { classes, NULL, fn, ctx };
+    fctx f = { classes, NULL, fn, ctx, NULL };
     format(&r, p, &f, 0);
 }

@@ -394,3 +394,27 @@ void ct_wellknown_codepage(int32_t cp, ct_text *t)
         }
     ct_text_printf(t, "codepage %d", cp);
 }
+
+void ct_exc_msg_units(ct_exc_msg *b, const uint8_t *units, uint32_t n, int64_t length)
+{
+    if (b->unknown)
+        return;
+    b->length += length;
+    for (uint32_t i = 0; i < n && !b->cut; i++) {
+        if (b->n == b->cap) {
+            b->cut = 1;
+            break;
+        }
+        memcpy(b->units + 2 * b->n++, units + 2 * i, 2);
+    }
+    if ((int64_t)n < length)
+        b->cut = 1;
+}
+
+void ct_exc_msg_ascii(ct_exc_msg *b, const char *s)
+{
+    for (; *s; s++) {
+        uint8_t u[2] = { (uint8_t)(*s & 0x7f), 0 };
+        ct_exc_msg_units(b, u, 1, 1);
+    }
+}

@@ -29,4 +29,27 @@ int ct_wellknown_task_done(uint32_t flags);
  * "us-ascii", ...); others "codepage 437". */
 void ct_wellknown_codepage(int32_t code_page, ct_text *t);
 
+/* Most UTF-16 code units of an AggregateException's Message built for
+ * display (ct_symbols_exception_text, an exception value's form); past them
+ * it reads as a cut string. */
+#define CT_EXC_TEXT_UNITS 4096
+
+/* A message built from pieces as UTF-16LE code units (an
+ * AggregateException's Message: its own, then each inner exception's in
+ * parentheses): kept whole up to the first piece that was cut (the whole
+ * length is still known then) or that is not known (then neither is the
+ * length). */
+typedef struct ct_exc_msg {
+    uint8_t *units;      /* UTF-16LE code units */
+    uint32_t cap, n;     /* room and code units kept */
+    int64_t length;      /* the whole message's length */
+    int cut;             /* a piece was not kept whole: nothing more is kept */
+    int unknown;         /* a piece is not known: the length is not either */
+} ct_exc_msg;
+
+/* Appends n units of a piece of `length` units. */
+void ct_exc_msg_units(ct_exc_msg *b, const uint8_t *units, uint32_t n, int64_t length);
+/* Appends ASCII text (another byte stands for one unit). */
+void ct_exc_msg_ascii(ct_exc_msg *b, const char *s);
+
 #endif

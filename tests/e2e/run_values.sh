@@ -199,18 +199,33 @@ ct_has "$trace" 1 'Demo.Everyday.Net(Uri uri="https://example.com/a/b?q=1", Vers
 # iso-8859-1), CultureInfo by its name (the invariant culture's is "");
 # 1 + 200 + 591 + 5 + 0 + 5 + 3 = 805.
 ct_has "$trace" 1 'Demo.Everyday.Text(Encoding encoding=utf-8, Encoding unicode=utf-16, Encoding latin1=iso-8859-1, CultureInfo culture="en-US", CultureInfo invariant="", ReadOnlyMemory<char> rom=ReadOnlyMemory<char>(5) "world", Memory<char> mem=Memory<char>(3) {'"'a', 'b', 'c'"'}) -> int 805'
-# A Type as typeof(its full name); "Point" + "Dictionary`2" + "Net" = 20.
-ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Reflection\(Type type=typeof\(Demo\.Point\), Type generic=typeof\(System\.Collections\.Generic\.Dictionary<string, int>\), MethodInfo method=System\.Reflection\.RuntimeMethodInfo@0x[0-9a-f]+\) -> int 20$'
+# A Type as typeof(its full name), a MethodInfo by its method's full name
+# (typeof(Everyday).GetMethod("Net")); "Point" + "Dictionary`2" + "Net" = 20.
+ct_has "$trace" 1 'Demo.Everyday.Reflection(Type type=typeof(Demo.Point), Type generic=typeof(System.Collections.Generic.Dictionary<string, int>), MethodInfo method=Demo.Everyday.Net) -> int 20'
 # Task<T> by its Status, its Result once it ran to completion (Task.CompletedTask
 # is whatever Task class the runtime keeps), a ValueTask<T> by its result when
 # it holds none, else by the Task it holds (Source=, in the Task's form), a
 # CancellationToken None or by IsCancellationRequested, a Lazy<T> by its value
 # once created; 42 + 0 + 2 + 5 + 7 + 0 + 8 + 40 + 0 = 104.
 ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Tasks\(Task<int> done=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=42\}, Task<string> pending=System\.Threading\.Tasks\.Task<string>\{Status=WaitingForActivation\}, Task plain=System\.Threading\.Tasks\.Task(<System\.Threading\.Tasks\.VoidTaskResult>)?\{Status=RanToCompletion\}, ValueTask<int> vt=\{Result=5\}, ValueTask<int> waiting=\{Source=System\.Threading\.Tasks\.Task<int>\{Status=RanToCompletion, Result=7\}\}, CancellationToken none=None, CancellationToken cancelled=\{IsCancellationRequested=true\}, Lazy<int> made=System\.Lazy<int>\{Value=40\}, Lazy<string> unmade=System\.Lazy<string>\{IsValueCreated=false\}\) -> int 104$'
-# A LinkedList<T> as a list, from its head (AddLast 1, 2, 3); a BitArray as
-# its bools (new BitArray(10), bits 0 and 3 set), 8 of them by default;
+# A ConcurrentDictionary as a dictionary (["one"]=1), a SortedDictionary in
+# key order (added b then a), a LinkedList<T> as a list, from its head
+# (AddLast 1, 2, 3), ImmutableList.Create(7, 8, 9) in order, an
+# ImmutableDictionary of one entry; a BitArray as its bools (new
+# BitArray(10), bits 0 and 3 set), 8 of them by default;
 # 1 + 2 + 3 + 3 + 1 + 10 = 20.
-ct_has_re "$trace" 1 '^.* Demo\.Everyday\.Collections\(ConcurrentDictionary<string, int> concurrent=.*, SortedDictionary<string, int> sorted=.*, LinkedList<int> linked=LinkedList<int>\(3\) \{1, 2, 3\}, ImmutableList<int> ilist=.*, ImmutableDictionary<string, int> idict=.*, BitArray bits=BitArray\(10\) \{true, false, false, true, false, false, false, false, \.\.\.\}\) -> int 20$'
+ct_has "$trace" 1 'Demo.Everyday.Collections(ConcurrentDictionary<string, int> concurrent=ConcurrentDictionary<string, int>(1) {["one"]=1}, SortedDictionary<string, int> sorted=SortedDictionary<string, int>(2) {["a"]=1, ["b"]=2}, LinkedList<int> linked=LinkedList<int>(3) {1, 2, 3}, ImmutableList<int> ilist=ImmutableList<int>(3) {7, 8, 9}, ImmutableDictionary<string, int> idict=ImmutableDictionary<string, int>(1) {["k"]=11}, BitArray bits=BitArray(10) {true, false, false, true, false, false, false, false, ...}) -> int 20'
+# Trees in order (SortedSet {30, 10, 20}, ImmutableSortedSet "pear", "apple"),
+# hash sets by hash (an int's hash is itself: 5, 1, 3), one bucket of three
+# colliding values (Same hashes to 7: the first, then the others as added),
+# a ConcurrentDictionary<int, string> by bucket (keys 3, 1, 2: bucket = key
+# mod a prime), an ImmutableDictionary<int, string> by hash (2, then 1);
+# 3 + 2 + 3 + 3 + 3 + 2 = 16.
+ct_has "$trace" 1 'Demo.Everyday.Trees(SortedSet<int> sset=SortedSet<int>(3) {10, 20, 30}, ImmutableSortedSet<string> iset=ImmutableSortedSet<string>(2) {"apple", "pear"}, ImmutableHashSet<int> ihash=ImmutableHashSet<int>(3) {1, 3, 5}, ImmutableHashSet<Same> same=ImmutableHashSet<Same>(3) {{V=1}, {V=2}, {V=3}}, ConcurrentDictionary<int, string> byKey=ConcurrentDictionary<int, string>(3) {[1]="a", [2]="b", [3]="c"}, ImmutableDictionary<int, string> imap=ImmutableDictionary<int, string>(2) {[1]="one", [2]="two"}) -> int 16'
+# Exceptions as arguments: the inner exception (a null one left out), an
+# AggregateException's Message as .NET builds it ("batch failed (bad a)
+# (bad b)") and its InnerExceptions; 21 + 28 + 4 = 53.
+ct_has "$trace" 1 'Demo.Everyday.Failures(Exception wrapped=System.InvalidOperationException{Message="load failed: cfg.json", InnerException=System.IO.FileNotFoundException{Message="cfg.json not found"}}, AggregateException batch=System.AggregateException{Message="batch failed (bad a) (bad b)", InnerExceptions=Exception[2] {System.InvalidOperationException{Message="bad a"}, System.FormatException{Message="bad b"}}}, Exception plain=System.TimeoutException{Message="slow"}) -> int 53'
 # The runtime's ABI cases (Abi.cs): arguments in registers, in the scratch
 # buffer and on the stack; float/double and mixed-eightbyte returns.
 ct_has "$trace" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
@@ -331,6 +346,10 @@ echo "== limits"
 run_traced s12 CLRTRACE_STRING_CHARS=12 --
 ct_same_as_plain s12
 ct_has "$work/s12.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test!") -> int -111'
+# At --object-depth 1 the inner exceptions are by class and address, and the
+# aggregate's Message is its own, then "..." (the rest is not known).
+run_traced depth1 CLRTRACE_OBJECT_DEPTH=1 --
+ct_has_re "$work/depth1.txt" 1 'Demo\.Everyday\.Failures\(Exception wrapped=System\.InvalidOperationException\{Message="load failed: cfg\.json", InnerException=System\.IO\.FileNotFoundException@0x[0-9a-f]+\}, AggregateException batch=System\.AggregateException\{Message="batch failed"\.\.\., InnerExceptions=Exception\[2\] \{System\.InvalidOperationException@0x[0-9a-f]+, System\.FormatException@0x[0-9a-f]+\}\}'
 run_traced s11 CLRTRACE_STRING_CHARS=11 --
 ct_has "$work/s11.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test"...(12 chars)) -> int -111'
 # A Uri's text is cut as a string's (27 characters).

@@ -14,6 +14,7 @@
 #include "records.h"
 #include "views/render.h"
 #include "views/symbols.h"
+#include "views/value_wellknown.h"
 
 /* ------------------------------------------------------------- plans */
 

@@ -694,6 +694,18 @@ static const ct_plan text_content = { .kind = CT_V_SEQ, .size = 8, .type_name = 
 #define LNODE_CLASS 0x7f00ull
 #define BITS_CLASS 0x8000ull
 #define BITS4_CLASS 0x8100ull
+/* 2.8: trees walked in order (a SortedSet<int> {root, count} of nodes {left,
+ * right, item}; an ImmutableList<int> whose count is its root's and whose
+ * empty node has no left), a ConcurrentDictionary<int, int> {tables} with
+ * Tables {buckets, countPerLock} and nodes {key, value, next}; exceptions
+ * {message, inner} and an aggregate {message, inner exceptions[]}. */
+#define TREE_CLASS 0x8200ull
+#define TNODE_CLASS 0x8300ull
+#define ITREE_CLASS 0x8400ull
+#define CDICT_CLASS 0x8500ull
+#define CNODE_CLASS 0x8600ull
+#define EXC_CLASS 0x8700ull
+#define AGG_CLASS 0x8800ull
 static const ct_plan p_u4 = { .kind = CT_V_U4, .size = 4, .type_name = "uint" };
 static const ct_plan p_u2 = { .kind = CT_V_U2, .size = 2, .type_name = "ushort" };
 static const ct_plan p_nint = { .kind = CT_V_I, .size = 8, .type_name = "nint" };
@@ -744,6 +756,33 @@ static const ct_seq bits4_layout = { .walk = CT_WALK_BITS, .items = 8, .count = 
 static const ct_plan bits4_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "BitArray",
                                        .shape = CT_SEQ_LIST, .elem = &p_bool,
                                        .seq = &bits4_layout };
+static const ct_seq tree_layout = { .walk = CT_WALK_TREE, .items = 8, .count = 16,
+                                    .node_class = TNODE_CLASS, .left = 8, .right = 16,
+                                    .entry_value = 24, .outer = CT_SEQ_NO_OUTER };
+static const ct_plan tree_content = { .kind = CT_V_SEQ, .size = 8, .type_name = "SortedSet<int>",
+                                      .shape = CT_SEQ_SET, .elem = &p_i4, .seq = &tree_layout };
+static const ct_seq itree_layout = { .walk = CT_WALK_TREE, .items = 8, .count = 28,
+                                     .node_class = TNODE_CLASS, .left = 8, .right = 16,
+                                     .entry_value = 24, .outer = CT_SEQ_NO_OUTER,
+                                     .flags = CT_TREE_COUNT_IN_ROOT | CT_TREE_EMPTY_SENTINEL };
+static const ct_plan itree_content = { .kind = CT_V_SEQ, .size = 8,
+                                       .type_name = "ImmutableList<int>", .shape = CT_SEQ_LIST,
+                                       .elem = &p_i4, .seq = &itree_layout };
+static const ct_seq cdict_layout = { .walk = CT_WALK_BUCKETS, .items = 8, .head = 8, .count = 16,
+                                     .entry_size = 8, .node_class = CNODE_CLASS,
+                                     .entry_key = 8, .entry_value = 12, .entry_next = 16 };
+static const ct_plan cdict_content = { .kind = CT_V_SEQ, .size = 8,
+                                       .type_name = "ConcurrentDictionary<int, int>",
+                                       .shape = CT_SEQ_DICT, .elem = &p_i4, .key = &p_i4,
+                                       .seq = &cdict_layout };
+static const ct_field exc_fields[] = { { "Message", 8, &p_str }, { "InnerException", 16, &p_obj } };
+static const ct_plan exc_content = { .kind = CT_V_CLASS, .size = 24, .type_name = "Failure",
+                                     .count = 2, .fields = exc_fields, .shape = CT_FORM_EXCEPTION };
+static const ct_plan p_excs = { .kind = CT_V_ARRAY, .size = 8, .type_name = "Exception[]",
+                                .elem = &p_obj };
+static const ct_field agg_fields[] = { { "Message", 8, &p_str }, { "InnerExceptions", 24, &p_excs } };
+static const ct_plan agg_content = { .kind = CT_V_CLASS, .size = 32, .type_name = "Aggregate",
+                                     .count = 2, .fields = agg_fields, .shape = CT_FORM_EXCEPTION };
 static const ct_field odd_fields[] = { { "X", 8, &p_i4 } };
 static const ct_plan odd_content = { .kind = CT_V_CLASS, .size = 12, .type_name = "Odd",
                                      .count = 1, .fields = odd_fields, .shape = CT_FORM_TEXT };
@@ -763,6 +802,11 @@ static const ct_plan *content_of(uint64_t cls)
     case LINKED_CLASS: return &linked_content;
     case BITS_CLASS: return &bits_content;
     case BITS4_CLASS: return &bits4_content;
+    case TREE_CLASS: return &tree_content;
+    case ITREE_CLASS: return &itree_content;
+    case CDICT_CLASS: return &cdict_content;
+    case EXC_CLASS: return &exc_content;
+    case AGG_CLASS: return &agg_content;
     case NODE_CLASS: return node_fields_cut ? &node_cut : &node_content;
     case LIST_CLASS: return &list_content;
     case DICT_CLASS: return &dict_content;
@@ -1507,6 +1551,217 @@ static void link_nodes(fake_linked *l, fake_lnode *nodes, uint32_t n)
 /* 2.7: a LinkedList<T> as a list from its head, its walk bounded by the
  * array-items limit (at the count and one short of it), ending at the head,
  * a node of another class or fewer nodes than the count: the nodes before. */
+/* A tree node as both walks read it: {mt, left, right, item, count}. */
+typedef struct fake_tnode {
+    uint64_t mt;
+    uint64_t left, right;
+    int32_t item, count;
+} fake_tnode;
+
+typedef struct fake_tree {
+    uint64_t mt;
+    uint64_t root;
+    int32_t count, pad;
+} fake_tree;
+
+static uint64_t addr_of(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+/* 2.8: trees in order, bounded by the items kept, the tree depth
+ * (CT_MAX_TREE_DEPTH levels followed, one more not) and the nodes' class;
+ * the immutable trees' count in their root and their empty node. */
+static void test_trees(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 5, 8, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    /*      20
+     *    10  30   */
+    fake_tnode n10 = { TNODE_CLASS, 0, 0, 10, 1 }, n30 = { TNODE_CLASS, 0, 0, 30, 1 };
+    fake_tnode n20 = { TNODE_CLASS, addr_of(&n10), addr_of(&n30), 20, 3 };
+    fake_tree set = { TREE_CLASS, addr_of(&n20), 3, 0 };
+    uint64_t ref = addr_of(&set);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "SortedSet<int>(3) {10, 20, 30}");
+    lim.array_items = 2;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "SortedSet<int>(3) {10, 20, ...}");
+    lim.array_items = 8;
+    /* A node of another class: the elements before it. */
+    n30.mt = NODE_CLASS;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "SortedSet<int>(3) {10, 20, ...}");
+    n30.mt = TNODE_CLASS;
+    /* A left chain of CT_MAX_TREE_DEPTH nodes is walked; one more is not. */
+    static fake_tnode chain[CT_MAX_TREE_DEPTH + 1];
+    for (uint32_t depth = CT_MAX_TREE_DEPTH; depth <= CT_MAX_TREE_DEPTH + 1; depth++) {
+        for (uint32_t i = 0; i < depth; i++) {
+            chain[i].mt = TNODE_CLASS;
+            chain[i].left = i + 1 < depth ? addr_of(&chain[i + 1]) : 0;
+            chain[i].right = 0;
+            chain[i].item = (int32_t)(depth - i);
+        }
+        set.root = addr_of(&chain[0]);
+        set.count = (int32_t)depth;
+        lim.array_items = 2;
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        char want[64];
+        snprintf(want, sizeof want, depth == CT_MAX_TREE_DEPTH ? "SortedSet<int>(%u) {1, 2, ...}"
+                                                                : "SortedSet<int>(%u) {...}",
+                 depth);
+        assert_string_equal(t, want);
+    }
+    lim.array_items = 8;
+    /* ImmutableList: the count is the root's; a node whose left is null is
+     * the empty node, not an element. */
+    fake_tnode empty = { TNODE_CLASS, 0, 0, 0, 0 };
+    fake_tnode i7 = { TNODE_CLASS, addr_of(&empty), addr_of(&empty), 7, 1 };
+    fake_tnode i9 = { TNODE_CLASS, addr_of(&empty), addr_of(&empty), 9, 1 };
+    fake_tnode i8 = { TNODE_CLASS, addr_of(&i7), addr_of(&i9), 8, 3 };
+    fake_tree list = { ITREE_CLASS, addr_of(&i8), 0, 0 };
+    ref = addr_of(&list);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "ImmutableList<int>(3) {7, 8, 9}");
+    list.root = addr_of(&empty);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "ImmutableList<int>(0) {}");
+}
+
+typedef struct fake_cnode {
+    uint64_t mt;
+    int32_t key, value;
+    uint64_t next;
+} fake_cnode;
+
+typedef struct fake_tables {
+    uint64_t mt;
+    uint64_t buckets, counts;
+} fake_tables;
+
+/* An array as CoreCLR lays it out: method table, length, then the items. */
+static void *fake_array(uint32_t length, size_t item)
+{
+    uint8_t *a = calloc(1, 16 + (size_t)length * item);
+    assert_non_null(a);
+    memcpy(a + 8, &length, 4);
+    return a;
+}
+
+/* 2.8: a ConcurrentDictionary by bucket, each bucket's chain in order; its
+ * count the counts per lock added up (CT_MAX_BUCKET_LOCKS of them, one
+ * more: none); at most CT_MAX_BUCKETS_SCANNED buckets looked through. */
+static void test_concurrent_dictionary(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 5, 8, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    fake_cnode b = { CNODE_CLASS, 2, 20, 0 }, a = { CNODE_CLASS, 1, 10, 0 };
+    fake_cnode c = { CNODE_CLASS, 3, 30, 0 };
+    a.next = addr_of(&c);
+    uint8_t *buckets = fake_array(5, 8), *counts = fake_array(2, 4);
+    uint64_t at1 = addr_of(&a), at3 = addr_of(&b);
+    memcpy(buckets + 16 + 8, &at1, 8);
+    memcpy(buckets + 16 + 24, &at3, 8);
+    int32_t per[2] = { 1, 2 };
+    memcpy(counts + 16, per, 8);
+    fake_tables tables = { 0, addr_of(buckets), addr_of(counts) };
+    struct { uint64_t mt, tables; } dict = { CDICT_CLASS, addr_of(&tables) };
+    uint64_t ref = addr_of(&dict);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "ConcurrentDictionary<int, int>(3) {[1]=10, [3]=30, [2]=20}");
+    lim.array_items = 1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "ConcurrentDictionary<int, int>(3) {[1]=10, ...}");
+    lim.array_items = 8;
+    /* A node of another class ends the walk. */
+    c.mt = NODE_CLASS;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "ConcurrentDictionary<int, int>(3) {[1]=10, ...}");
+    c.mt = CNODE_CLASS;
+    free(buckets);
+    free(counts);
+    /* The locks' counts: CT_MAX_BUCKET_LOCKS of 1 each, then one more. */
+    for (uint32_t locks = CT_MAX_BUCKET_LOCKS; locks <= CT_MAX_BUCKET_LOCKS + 1; locks++) {
+        counts = fake_array(locks, 4);
+        buckets = fake_array(1, 8);
+        for (uint32_t i = 0; i < locks; i++)
+            memcpy(counts + 16 + 4 * i, &(int32_t){ 1 }, 4);
+        tables.buckets = addr_of(buckets);
+        tables.counts = addr_of(counts);
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        char want[64];
+        if (locks == CT_MAX_BUCKET_LOCKS)
+            snprintf(want, sizeof want, "ConcurrentDictionary<int, int>(%u) {...}", locks);
+        else
+            snprintf(want, sizeof want, "ConcurrentDictionary<int, int>(0) {}");
+        assert_string_equal(t, want);
+        free(buckets);
+        free(counts);
+    }
+    /* The one node in the last bucket looked through, then one past it. */
+    b.next = 0;
+    counts = fake_array(1, 4);
+    memcpy(counts + 16, &(int32_t){ 1 }, 4);
+    tables.counts = addr_of(counts);
+    for (uint32_t last = CT_MAX_BUCKETS_SCANNED - 1; last <= CT_MAX_BUCKETS_SCANNED; last++) {
+        buckets = fake_array(last + 1, 8);
+        memcpy(buckets + 16 + 8 * (size_t)last, &at3, 8);
+        tables.buckets = addr_of(buckets);
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        assert_string_equal(t, last < CT_MAX_BUCKETS_SCANNED
+                                   ? "ConcurrentDictionary<int, int>(1) {[2]=20}"
+                                   : "ConcurrentDictionary<int, int>(1) {...}");
+        free(buckets);
+    }
+    free(counts);
+}
+
+/* 2.8: an exception with its inner exception (left out when null), an
+ * aggregate with .NET's Message built from its inner exceptions' (its own
+ * "Exception of type ..." when null), "..." when one is not known. */
+static void test_exception_form(void **state)
+{
+    (void)state;
+    char t[512];
+    ct_limits lim = { 16, 8, CT_DEFAULT_OBJECT_DEPTH, CT_DEFAULT_VALUE_BYTES };
+    fake_string m1 = { STRING_CLASS, 4, { 'o', 'u', 't', 'r' } };
+    fake_string m2 = { STRING_CLASS, 5, { 'i', 'n', 'n', 'e', 'r' } };
+    fake_string ma = { STRING_CLASS, 5, { 'b', 'a', 't', 'c', 'h' } };
+    struct { uint64_t mt, message, inner; } inner = { EXC_CLASS, addr_of(&m2), 0 };
+    struct { uint64_t mt, message, inner; } outer = { EXC_CLASS, addr_of(&m1), addr_of(&inner) };
+    uint64_t ref = addr_of(&outer);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    assert_string_equal(t, "Demo.Failure{Message=\"outr\", InnerException=Demo.Failure{Message=\"inner\"}}");
+    uint8_t *list = fake_array(2, 8);
+    uint64_t refs[2] = { addr_of(&outer), addr_of(&inner) };
+    memcpy(list + 16, refs, 16);
+    struct { uint64_t mt, message, inner, list; } agg = { AGG_CLASS, addr_of(&ma), addr_of(&outer),
+                                                          addr_of(list) };
+    ref = addr_of(&agg);
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    static const char full[] = "Demo.Aggregate{Message=\"batch (outr) (inner)\", InnerExceptions="
+                               "object[2] {Demo.Failure{Message=\"outr\", InnerException="
+                               "Demo.Failure@0x";
+    assert_true(strncmp(t, full, sizeof full - 1) == 0);
+    assert_non_null(strstr(t, "}, Demo.Failure{Message=\"inner\"}}}"));
+    /* Its own message null: .NET's default text. */
+    agg.message = 0;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    static const char dflt[] = "Demo.Aggregate{Message=\"Exception of type 'Demo.Aggregate' was "
+                               "thrown. (outr) (inner)\", ";
+    assert_true(strncmp(t, dflt, sizeof dflt - 1) == 0);
+    /* Inner exceptions past the object depth: not known. */
+    agg.message = addr_of(&ma);
+    lim.object_depth = 1;
+    content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+    static const char cut[] = "Demo.Aggregate{Message=\"batch\"..., InnerExceptions=object[2] "
+                              "{Demo.Failure@0x";
+    assert_true(strncmp(t, cut, sizeof cut - 1) == 0);
+    free(list);
+}
+
 static void test_linked_list(void **state)
 {
     (void)state;
@@ -1747,6 +2002,9 @@ int main(void)
         cmocka_unit_test(test_string_builder),
         cmocka_unit_test(test_forms),
         cmocka_unit_test(test_linked_list),
+        cmocka_unit_test(test_trees),
+        cmocka_unit_test(test_concurrent_dictionary),
+        cmocka_unit_test(test_exception_form),
         cmocka_unit_test(test_bit_array),
         cmocka_unit_test(test_ipv6_text),
         cmocka_unit_test(test_damaged_and_small_buffers),

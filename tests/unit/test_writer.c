@@ -54,6 +54,13 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
     return 0;
 }
 
+int ct_method_handle_name(FunctionID fn, char *out, size_t cap)
+{
+    (void)fn;
+    snprintf(out, cap, "?");
+    return -1;
+}
+
 const ct_plan ct_plan_by_range; /* (plans.h's ct_arg_plan names it) */
 
 const ct_plan *ct_plan_content_known(ClassID cls)

@@ -511,7 +511,9 @@ static void on_class(void *ctx, uint64_t cls)
     if (!g_runtime_alive)
         return;
     char name[CT_WRITER_CLASS_NAME_MAX];
-    if (ct_classid_name((ClassID)cls, CT_NAME_FULL, name, sizeof name) != 0)
+    if ((cls & CT_CLASS_TAG_MASK) == CT_CLASS_KEY_METHOD
+            ? ct_method_handle_name((FunctionID)(cls - CT_CLASS_KEY_METHOD), name, sizeof name) != 0
+            : ct_classid_name((ClassID)cls, CT_NAME_FULL, name, sizeof name) != 0)
         return;
     uint8_t small[CT_WRITER_CLASS_NAME_MAX + 32];
     uint8_t *buf = small;

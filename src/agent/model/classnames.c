@@ -251,3 +251,33 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
     snprintf(out, cap, "%s", name);
     return 0;
 }
+
+int ct_method_handle_name(FunctionID fn, char *out, size_t cap)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    if (!cap)
+        return -1;
+    snprintf(out, cap, "?");
+    if (!fn || FAILED(info->lpVtbl->GetFunctionInfo(info, fn, &cls, &mod, &tok)))
+        return -1;
+    const ct_module *m = ct_module_get(mod);
+    IMetaDataImport *mdi = m ? m->mdi : NULL;
+    WCHAR wname[CT_NAME_MAX];
+    ULONG wlen = 0, rva = 0, sig_len = 0;
+    DWORD attr = 0, impl = 0;
+    mdTypeDef td = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    char method[CT_NAME_MAX * 3], type[CLASS_NAME_MAX];
+    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, wname, CT_NAME_MAX, &wlen, &attr,
+                                                   &sig, &sig_len, &rva, &impl)))
+        return -1;
+    ct_utf16_to_utf8(wname, wlen, method, sizeof method);
+    if ((cls ? ct_classid_name(cls, CT_NAME_FULL, type, sizeof type)
+             : ct_typedef_name(m, td, 1, type, sizeof type)) != 0)
+        return -1;
+    snprintf(out, cap, "%s.%s", type, method);
+    return 0;
+}

@@ -24,6 +24,11 @@ typedef enum ct_name_style {
  * GC_NOTRIGGER runtime calls, no lock held across them. */
 int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap);
 
+/* The full name of the method whose handle (a MethodDesc, the profiler's
+ * FunctionID: a RuntimeMethodInfo's m_handle) is fn: "Demo.Calc.Add",
+ * "Demo.Box<int>.Get", "Demo.Calc..ctor"; 0, or -1 ("?" written). */
+int ct_method_handle_name(FunctionID fn, char *out, size_t cap);
+
 /* The C# keyword of an ELEMENT_TYPE_* primitive ("int"), or NULL. */
 const char *ct_element_keyword(CorElementType et);
 

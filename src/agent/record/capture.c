@@ -320,6 +320,123 @@ static void capture_bits(cap_ctx *c, const ct_seq *q, const uint8_t *o)
         emit_u8(c, (uint8_t)((bits[i / 8] >> (i % 8)) & 1));
 }
 
+/* The length of array arr (0 when null). */
+static uint32_t array_length(const cap_ctx *c, uint64_t arr)
+{
+    uint32_t n = 0;
+    if (arr)
+        memcpy(&n, (const uint8_t *)(uintptr_t)arr + c->layout->array_length_offset, 4);
+    return n;
+}
+
+/* One DICT entry at node nd (its key and value), or a LIST/SET element. */
+static void capture_entry(cap_ctx *c, const ct_plan *p, const ct_seq *q, const uint8_t *nd,
+                          unsigned depth)
+{
+    if (p->shape == CT_SEQ_DICT)
+        capture(c, p->key, nd + q->entry_key, depth + 1);
+    capture(c, p->elem, nd + q->entry_value, depth + 1);
+}
+
+/* The entries of the tree at root in order, while *done < n, with the
+ * nodes on the way down kept (at most CT_MAX_TREE_DEPTH); each node checked
+ * to be of the planned class. A tree of hash buckets (q->inner): each
+ * bucket's first entry, then its tree of the others. Returns -1 when the
+ * walk stopped short (a node of another class, a tree too deep). */
+static int walk_tree(cap_ctx *c, const ct_plan *p, const ct_seq *q, uint64_t node, uint32_t n,
+                     uint32_t *done, unsigned depth)
+{
+    const uint8_t *stack[CT_MAX_TREE_DEPTH];
+    uint32_t sp = 0;
+    int sentinel = (q->flags & CT_TREE_EMPTY_SENTINEL) != 0;
+    while (*done < n && !c->overflow) {
+        while (node) {
+            const uint8_t *nd = (const uint8_t *)(uintptr_t)node;
+            if (load_ref(nd) != q->node_class)
+                return -1;
+            if (sentinel && !load_ref(nd + q->left))
+                break;
+            if (sp == CT_MAX_TREE_DEPTH)
+                return -1;
+            stack[sp++] = nd;
+            node = load_ref(nd + q->left);
+        }
+        if (!sp)
+            break;
+        const uint8_t *nd = stack[--sp];
+        capture_entry(c, p, q, nd, depth);
+        ++*done;
+        if (q->inner && walk_tree(c, p, q->inner, load_ref(nd + q->inner->items), n, done,
+                                  depth) < 0)
+            return -1;
+        node = load_ref(nd + q->right);
+    }
+    return 0;
+}
+
+/* The count and the first entries (at most the items kept) of a collection
+ * whose walk is BUCKETS or TREE: its count, n, then the entries the walk
+ * reaches; fewer than n (the collection changed by another thread, a node
+ * of another class, a limit): n says how many were copied. */
+static void capture_walked(cap_ctx *c, const ct_plan *p, const ct_seq *q, const uint8_t *o,
+                           unsigned depth)
+{
+    int64_t count = 0;
+    uint64_t owner = (uint64_t)(uintptr_t)o, root = 0;
+    if (q->walk == CT_WALK_BUCKETS) {
+        uint64_t tables = load_ref(o + q->items);
+        uint64_t counts = tables ? load_ref((const uint8_t *)(uintptr_t)tables + q->count) : 0;
+        uint32_t locks = array_length(c, counts);
+        if (locks > CT_MAX_BUCKET_LOCKS)
+            locks = 0;
+        const uint8_t *per = (const uint8_t *)(uintptr_t)counts + c->layout->array_data_offset;
+        for (uint32_t i = 0; i < locks; i++)
+            count += load_i32(per + 4ull * i);
+        owner = tables ? load_ref((const uint8_t *)(uintptr_t)tables + q->head) : 0;
+    } else {
+        if (q->outer != CT_SEQ_NO_OUTER)
+            owner = load_ref(o + q->outer);
+        root = owner ? load_ref((const uint8_t *)(uintptr_t)owner + q->items) : 0;
+        if (q->flags & CT_TREE_COUNT_IN_ROOT)
+            count = root && load_ref((const uint8_t *)(uintptr_t)root) == q->node_class
+                        ? load_i32((const uint8_t *)(uintptr_t)root + q->count)
+                        : 0;
+        else if (owner)
+            count = load_i32((const uint8_t *)(uintptr_t)owner + q->count);
+    }
+    if (count < 0 || count > INT32_MAX)
+        count = 0;
+    int32_t shown = (int32_t)count;
+    emit(c, &shown, 4);
+    uint32_t n = items_kept(c, p->elem, (uint32_t)shown), done = 0;
+    if (p->shape == CT_SEQ_DICT && !ct_array_items_captured(p->key))
+        n = 0;
+    size_t n_at = c->len;
+    emit_u32(c, n);
+    if (q->walk == CT_WALK_BUCKETS) {
+        uint32_t length = array_length(c, owner);
+        if (length > CT_MAX_BUCKETS_SCANNED)
+            length = CT_MAX_BUCKETS_SCANNED;
+        const uint8_t *data = (const uint8_t *)(uintptr_t)owner + c->layout->array_data_offset;
+        for (uint32_t i = 0; i < length && done < n && !c->overflow; i++)
+            for (uint64_t node = load_ref(data + (size_t)i * q->entry_size);
+                 node && done < n && !c->overflow;) {
+                const uint8_t *nd = (const uint8_t *)(uintptr_t)node;
+                if (load_ref(nd) != q->node_class) {
+                    i = length;
+                    break;
+                }
+                capture_entry(c, p, q, nd, depth);
+                done++;
+                node = load_ref(nd + q->entry_next);
+            }
+    } else {
+        walk_tree(c, p, q, root, n, &done, depth);
+    }
+    if (!c->overflow && done < n)
+        memcpy(c->out + n_at, &done, 4);
+}
+
 /* A collection's elements (after the object's address and class id). Every
  * index is checked against the array the collection holds. */
 static void capture_seq(cap_ctx *c, const ct_plan *p, const uint8_t *o, unsigned depth)
@@ -335,6 +452,14 @@ static void capture_seq(cap_ctx *c, const ct_plan *p, const uint8_t *o, unsigned
     }
     if (p->shape == CT_SEQ_TEXT) {
         capture_text(c, q, o);
+        return;
+    }
+    if (q->walk == CT_WALK_BUCKETS || q->walk == CT_WALK_TREE) {
+        if ((q->walk == CT_WALK_BUCKETS && p->shape != CT_SEQ_DICT) ||
+            (p->shape == CT_SEQ_DICT && !p->key))
+            c->overflow = 1;
+        else
+            capture_walked(c, p, q, o, depth);
         return;
     }
     if (p->shape == CT_SEQ_LIST && q->walk == CT_WALK_LINKED) {

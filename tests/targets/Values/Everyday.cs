@@ -63,6 +63,28 @@ namespace Demo
             return concurrent.Count + sorted.Count + linked.Count + ilist.Count + idict.Count + bits.Length;
         }
 
+        // Trees and hash buckets: SortedSet<int> in order, ImmutableSortedSet,
+        // ImmutableHashSet<int> by hash (an int's hash is itself), one
+        // ImmutableHashSet bucket of three colliding values (first, then the
+        // others in the order added), a ConcurrentDictionary<int, string> by
+        // bucket (key % the prime bucket count: 1, 2, 3), an
+        // ImmutableDictionary<int, string> by hash. 3 + 2 + 3 + 3 + 3 + 2 = 16.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Trees(SortedSet<int> sset, ImmutableSortedSet<string> iset, ImmutableHashSet<int> ihash,
+            ImmutableHashSet<Same> same, ConcurrentDictionary<int, string> byKey, ImmutableDictionary<int, string> imap)
+        {
+            return sset.Count + iset.Count + ihash.Count + same.Count + byKey.Count + imap.Count;
+        }
+
+        // Exceptions as arguments: an inner exception, an AggregateException's
+        // inner exceptions and its Message as .NET builds it, no inner one.
+        // Lengths 21 + 28 + 4 = 53.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Failures(Exception wrapped, AggregateException batch, Exception plain)
+        {
+            return wrapped.Message.Length + batch.Message.Length + plain.Message.Length;
+        }
+
         public static void Run(Action<string, object> show)
         {
             show("net", Net(new Uri("https://example.com/a/b?q=1"), new Version(1, 2, 3, 4), new Version(5, 6),
@@ -91,6 +113,25 @@ namespace Demo
             show("collections", Collections(concurrent,
                 new SortedDictionary<string, int> { ["b"] = 2, ["a"] = 1 }, linked,
                 ImmutableList.Create(7, 8, 9), ImmutableDictionary<string, int>.Empty.Add("k", 11), bits));
+            var byKey = new ConcurrentDictionary<int, string>();
+            byKey[3] = "c";
+            byKey[1] = "a";
+            byKey[2] = "b";
+            // From arrays: a params call would add compiler-made inline array
+            // helpers to the trace.
+            show("trees", Trees(new SortedSet<int> { 30, 10, 20 }, new[] { "pear", "apple" }.ToImmutableSortedSet(),
+                new[] { 5, 1, 3 }.ToImmutableHashSet(), new[] { new Same(1), new Same(2), new Same(3) }.ToImmutableHashSet(),
+                byKey, ImmutableDictionary<int, string>.Empty.Add(2, "two").Add(1, "one")));
+            show("failures", Failures(
+                new InvalidOperationException("load failed: cfg.json", new System.IO.FileNotFoundException("cfg.json not found")),
+                new AggregateException("batch failed", new InvalidOperationException("bad a"), new FormatException("bad b")),
+                new TimeoutException("slow")));
         }
+    }
+
+    // Values that all hash alike (one hash bucket).
+    public readonly record struct Same(int V)
+    {
+        public override int GetHashCode() => 7;
     }
 }
