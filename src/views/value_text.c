@@ -67,6 +67,7 @@ struct collect {
     ct_exc_msg *b;
     unsigned depth;
     uint32_t count;
+    unsigned level;     /* aggregates whose messages are being built */
 };
 
 static void put_utf8(ct_text *t, uint32_t cp)
@@ -892,9 +893,10 @@ static uint32_t aggregate_length(ct_cursor *r, const ct_plan *c, fctx *f, unsign
  * cls) to b: its _message; an AggregateException with inner exceptions
  * its own message ("Exception of type 'NAME' was thrown." when null), then
  * " (" + each inner exception's Message + ")", as AggregateException.Message
- * builds it. r is not moved. */
+ * builds it, for at most CT_EXC_MESSAGE_LEVELS aggregates one in another
+ * (level: those already in; past them, not known). r is not moved. */
 static void exc_message(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, unsigned depth,
-                        ct_exc_msg *b)
+                        ct_exc_msg *b, unsigned level)
 {
     size_t at = r->pos;
     uint32_t inner = aggregate_length(r, c, f, depth);
@@ -922,9 +924,13 @@ static void exc_message(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, u
     r->pos = at;
     if (!inner || r->bad)
         return;
+    if (level >= CT_EXC_MESSAGE_LEVELS) {
+        b->unknown = 1;
+        return;
+    }
     /* The inner exceptions, each adding its own Message (form_exception at
      * the depth of the array's elements). */
-    collect col = {b, depth + 2, 0};
+    collect col = {b, depth + 2, 0, level + 1};
     fctx w = *f;
     w.out = NULL;
     w.col = &col;
@@ -941,7 +947,7 @@ static void form_exception(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f
 {
     if (f->col && depth == f->col->depth) {
         ct_exc_msg_ascii(f->col->b, " (");
-        exc_message(r, cls, c, f, depth, f->col->b);
+        exc_message(r, cls, c, f, depth, f->col->b, f->col->level);
         ct_exc_msg_ascii(f->col->b, ")");
         f->col->count++;
     }
@@ -956,7 +962,7 @@ static void form_exception(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f
     if (inner) {
         uint8_t units[2 * CT_EXC_TEXT_UNITS];
         ct_exc_msg b = {units, CT_EXC_TEXT_UNITS, 0, 0, 0, 0};
-        exc_message(r, cls, c, f, depth, &b);
+        exc_message(r, cls, c, f, depth, &b, 0);
         int32_t length = b.unknown || b.length > INT32_MAX ? -1 : (int32_t)b.length;
         put_chars(f, length, units, b.n);
         if (b.unknown)

@@ -33,6 +33,10 @@ void ct_wellknown_codepage(int32_t code_page, ct_text *t);
  * display (ct_symbols_exception_text, an exception value's form); past them
  * it reads as a cut string. */
 #define CT_EXC_TEXT_UNITS 4096
+/* AggregateExceptions one inside another whose Message an exception value's
+ * form builds (each level walks the values below it once more); past them
+ * the Message reads as not known ("..."). */
+#define CT_EXC_MESSAGE_LEVELS 4
 
 /* A message built from pieces as UTF-16LE code units (an
  * AggregateException's Message: its own, then each inner exception's in

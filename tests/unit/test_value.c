@@ -1760,6 +1760,32 @@ static void test_exception_form(void **state)
                               "{Demo.Failure@0x";
     assert_true(strncmp(t, cut, sizeof cut - 1) == 0);
     free(list);
+    /* Aggregates one in another: CT_EXC_MESSAGE_LEVELS of them built whole,
+     * one more not known. */
+    lim.object_depth = CT_MAX_OBJECT_DEPTH;
+    fake_string ms = { STRING_CLASS, 1, { 'a' } }, mp = { STRING_CLASS, 1, { 'p' } };
+    struct { uint64_t mt, message, inner, list; } aggs[CT_EXC_MESSAGE_LEVELS + 1];
+    struct { uint64_t mt, message, inner; } plain = { EXC_CLASS, addr_of(&mp), 0 };
+    uint8_t *lists[CT_EXC_MESSAGE_LEVELS + 1];
+    for (uint32_t n = CT_EXC_MESSAGE_LEVELS; n <= CT_EXC_MESSAGE_LEVELS + 1; n++) {
+        for (uint32_t i = 0; i < n; i++) {
+            lists[i] = fake_array(1, 8);
+            uint64_t in = i + 1 < n ? addr_of(&aggs[i + 1]) : addr_of(&plain);
+            memcpy(lists[i] + 16, &in, 8);
+            aggs[i].mt = AGG_CLASS;
+            aggs[i].message = addr_of(&ms);
+            aggs[i].inner = in;
+            aggs[i].list = addr_of(lists[i]);
+        }
+        ref = addr_of(&aggs[0]);
+        content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);
+        const char *want = n == CT_EXC_MESSAGE_LEVELS
+                               ? "Demo.Aggregate{Message=\"a (a (a (a (p))))\", "
+                               : "Demo.Aggregate{Message=\"a (a (a (a (a\"..., ";
+        assert_true(strncmp(t, want, strlen(want)) == 0);
+        for (uint32_t i = 0; i < n; i++)
+            free(lists[i]);
+    }
 }
 
 static void test_linked_list(void **state)
