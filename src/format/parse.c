@@ -92,3 +92,38 @@ int ct_parse_duration(const char *text, uint64_t *ns)
     *ns = v;
     return 0;
 }
+
+/* name lowered, without the characters that join words, into out. */
+static size_t fold_name(const char *name, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && name[i] && o + 1 < cap; i++) {
+        char ch = name[i];
+        if (ch == '_' || ch == '-' || ch == '.' || ch == '$' || ch == '@')
+            continue;
+        out[o++] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    }
+    out[o] = '\0';
+    return o;
+}
+
+int ct_secret_name(const char *name, const char *extra)
+{
+    static const char *const k_names[] = {CT_SECRET_NAMES};
+    char folded[CT_SECRET_NAME_MAX + 1], word[CT_SECRET_NAME_MAX + 1];
+    if (!name)
+        return 0;
+    fold_name(name, CT_SECRET_NAME_MAX, folded, sizeof folded);
+    for (size_t i = 0; i < sizeof k_names / sizeof *k_names; i++)
+        if (strstr(folded, k_names[i]))
+            return 1;
+    for (const char *p = extra; p && *p;) {
+        size_t n = strcspn(p, ":");
+        if (fold_name(p, n, word, sizeof word) && strstr(folded, word))
+            return 1;
+        p += n;
+        if (*p)
+            p++;
+    }
+    return 0;
+}

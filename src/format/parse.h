@@ -36,4 +36,19 @@ int ct_name_rules_pass(const ct_name_rules *r, const char *full_name, const char
  * duration or exceeds CT_FILTER_MAX_MIN_TIME_NS. */
 int ct_parse_duration(const char *text, uint64_t *ns);
 
+/* The names that say a value is a secret (docs/tracer.md, "Redaction"):
+ * matched in a name without case and without '_', '-', '.', '$' and '@',
+ * anywhere inside it ("userPassword", "X_API_KEY", "<AuthToken>k__..."). */
+#define CT_SECRET_NAMES                                                                  \
+    "password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey",         \
+        "privatekey", "signingkey", "encryptionkey", "authorization", "cookie",           \
+        "connectionstring", "credential", "sessionid", "creditcard", "cardnumber", "cvv", \
+        "pincode"
+/* Longest name compared (longer ones are compared by their first bytes). */
+#define CT_SECRET_NAME_MAX 256
+
+/* 1 when name is a secret's: one of CT_SECRET_NAMES, or of extra (a
+ * ':'-separated list of more such names, --redact; NULL: none), inside it. */
+int ct_secret_name(const char *name, const char *extra);
+
 #endif

@@ -72,6 +72,15 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                             CT_DEFAULT_VALUE_BYTES, NULL, "N",
                             "past N bytes captured for one value, its objects read "
                             "Type@0x... ({min}-{max}, default {default})"},
+    [CT_SET_REDACT] = {"CLRTRACE_REDACT", NULL, "--no-redact", CT_KIND_FLAG, CT_GROUP_VALUES, 0,
+                       0, 1, 1, "0", NULL,
+                       "show the values of parameters, fields and properties whose "
+                       "names say they are secrets (password, token, apikey, ...; "
+                       "by default <redacted>)"},
+    [CT_SET_REDACT_NAMES] = {"CLRTRACE_REDACT_NAMES", NULL, "--redact", CT_KIND_GLOBS,
+                             CT_GROUP_VALUES, CT_SETTING_REPEAT, 0, 0, 0, NULL, "NAME",
+                             "also redact values whose name has NAME in it (without "
+                             "case; repeatable)"},
     [CT_SET_NO_ARGS] = {"CLRTRACE_NO_ARGS", NULL, "--no-args", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0,
                         1, 0, "1", NULL, "fast path: calls, times and the call tree, no values"},
     [CT_SET_ENGINE] = {"CLRTRACE_ENGINE", NULL, "--engine", CT_KIND_ENGINE, CT_GROUP_MODE, 0, 0,

@@ -50,6 +50,8 @@ typedef enum ct_setting_id {
     CT_SET_OBJECT_DEPTH,
     CT_SET_OBJECT_FIELDS,
     CT_SET_VALUE_BYTES,
+    CT_SET_REDACT,        /* CLRTRACE_REDACT: 0 shows secrets' values too (--no-redact) */
+    CT_SET_REDACT_NAMES,  /* CLRTRACE_REDACT_NAMES: more names of secrets (--redact) */
     CT_SET_NO_ARGS,
     CT_SET_ENGINE,
     CT_SET_LOSSY,

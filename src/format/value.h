@@ -310,7 +310,12 @@ typedef enum ct_vkind {
                              count_offset */
     CT_V_INLINE,          /* an [InlineArray(N)] struct: count = N elements of
                              elem, value_offset bytes apart from offset 0 */
-    CT_V_KIND_MAX = CT_V_INLINE
+    /* Trace format 2.8. */
+    CT_V_REDACTED,        /* a value whose name says it is a secret (a
+                             parameter, field or property: ct_secret_name):
+                             nothing is captured; shown as <redacted>; size
+                             is the value's */
+    CT_V_KIND_MAX = CT_V_REDACTED
 } ct_vkind;
 
 typedef struct ct_plan ct_plan;

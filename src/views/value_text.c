@@ -1531,6 +1531,9 @@ static void format(ct_cursor *r, const ct_plan *p, fctx *f, unsigned depth)
     case CT_V_ELIDED:
         ct_text_put(t, "{...}");
         return;
+    case CT_V_REDACTED:
+        ct_text_put(t, "<redacted>");
+        return;
     case CT_V_DTOFFSET:
         format_dtoffset(r, p, t);
         return;

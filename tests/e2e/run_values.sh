@@ -222,6 +222,16 @@ ct_has "$trace" 1 'Demo.Everyday.Collections(ConcurrentDictionary<string, int> c
 # mod a prime), an ImmutableDictionary<int, string> by hash (2, then 1);
 # 3 + 2 + 3 + 3 + 3 + 2 = 16.
 ct_has "$trace" 1 'Demo.Everyday.Trees(SortedSet<int> sset=SortedSet<int>(3) {10, 20, 30}, ImmutableSortedSet<string> iset=ImmutableSortedSet<string>(2) {"apple", "pear"}, ImmutableHashSet<int> ihash=ImmutableHashSet<int>(3) {1, 3, 5}, ImmutableHashSet<Same> same=ImmutableHashSet<Same>(3) {{V=1}, {V=2}, {V=3}}, ConcurrentDictionary<int, string> byKey=ConcurrentDictionary<int, string>(3) {[1]="a", [2]="b", [3]="c"}, ImmutableDictionary<int, string> imap=ImmutableDictionary<int, string>(2) {[1]="one", [2]="two"}) -> int 16'
+# Secrets (Everyday.Login, issue 27): a parameter, a field and an
+# auto-property whose names say so read <redacted> (password; ApiKey,
+# _sessionToken), as do a property's getter and setter (get_ApiKey, set_ApiKey,
+# get_Secret); a CancellationToken and a bool named so never do; 26.
+ct_has "$trace" 1 'Demo.Everyday.Login(string user="ada", string password=<redacted>, Account account=Demo.Account{Name="ada", ApiKey=<redacted>, _sessionToken=<redacted>}, CancellationToken cancellationToken=None, bool tokenValid=true) {'
+ct_has "$trace" 1 'Demo.Account.set_ApiKey(this=Demo.Account@'
+ct_has_re "$trace" 1 'Demo\.Account\.set_ApiKey\(this=Demo\.Account@0x[0-9a-f]+, string value=<redacted>\)$'
+ct_has_re "$trace" 1 'Demo\.Account\.get_Secret\(this=Demo\.Account@0x[0-9a-f]+\) -> string <redacted>$'
+ct_has "$trace" 0 'hunter2'
+ct_has "$trace" 0 'key-12345678'
 # Exceptions as arguments: the inner exception (a null one left out), an
 # AggregateException's Message as .NET builds it ("batch failed (bad a)
 # (bad b)") and its InnerExceptions; 21 + 28 + 4 = 53.
@@ -350,6 +360,23 @@ ct_has "$work/s12.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s
 # aggregate's Message is its own, then "..." (the rest is not known).
 run_traced depth1 CLRTRACE_OBJECT_DEPTH=1 --
 ct_has_re "$work/depth1.txt" 1 'Demo\.Everyday\.Failures\(Exception wrapped=System\.InvalidOperationException\{Message="load failed: cfg\.json", InnerException=System\.IO\.FileNotFoundException@0x[0-9a-f]+\}, AggregateException batch=System\.AggregateException\{Message="batch failed"\.\.\., InnerExceptions=Exception\[2\] \{System\.InvalidOperationException@0x[0-9a-f]+, System\.FormatException@0x[0-9a-f]+\}\}'
+# --no-redact shows them; --redact NAME adds names (user).
+run_traced noredact CLRTRACE_REDACT=0 --
+ct_has "$work/noredact.txt" 1 'Demo.Everyday.Login(string user="ada", string password="hunter2", Account account=Demo.Account{Name="ada", ApiKey="key-12345678", _sessionToken="s-0000"}, CancellationToken cancellationToken=None, bool tokenValid=true) {'
+run_traced redactuser CLRTRACE_REDACT_NAMES=user:nothing --
+ct_has "$work/redactuser.txt" 1 'Demo.Everyday.Login(string user=<redacted>, string password=<redacted>,'
+# A secret never reaches the trace file: the UTF-16 bytes of "hunter2" are in
+# an uncompressed trace only with --no-redact.
+for mode in redact no-redact; do
+    on=1
+    [[ $mode == no-redact ]] && on=0
+    run_traced "secret-$mode" "CLRTRACE_TRACE=$work/secret-$mode.clrt" CLRTRACE_COMPRESS=0 \
+        CLRTRACE_INCLUDE=Demo.Everyday.Login "CLRTRACE_REDACT=$on" --
+    found=$(LC_ALL=C grep -c -a -P 'h\x00u\x00n\x00t\x00e\x00r\x002\x00' "$work/secret-$mode.clrt" ||
+        true)
+    check_eq "a binary trace ($mode): the password's UTF-16 bytes are in it: $((1 - on))" \
+        "$((1 - on))" "$((found > 0))"
+done
 run_traced s11 CLRTRACE_STRING_CHARS=11 --
 ct_has "$work/s11.txt" 1 'Demo.Abi.SimpleArgs(int i=-123, float f=-4.3, string s="Hello, test"...(12 chars)) -> int -111'
 # A Uri's text is cut as a string's (27 characters).

@@ -312,6 +312,35 @@ static void test_opts_active(void **state)
     assert_false(ct_filter_opts_active(NULL));
 }
 
+/* Secrets' names (issue 27): inside longer names, without case and the
+ * characters that join words; --redact's names added; the first
+ * CT_SECRET_NAME_MAX bytes compared, one more not. */
+static void test_secret_names(void **state)
+{
+    (void)state;
+    assert_true(ct_secret_name("password", NULL));
+    assert_true(ct_secret_name("userPassword", NULL));
+    assert_true(ct_secret_name("X_API_KEY", NULL));
+    assert_true(ct_secret_name("ApiKey", NULL));
+    assert_true(ct_secret_name("_sessionToken", NULL));
+    assert_true(ct_secret_name("Connection-String", NULL));
+    assert_true(ct_secret_name("AUTHORIZATION", NULL));
+    assert_false(ct_secret_name("user", NULL));
+    assert_false(ct_secret_name("author", NULL));
+    assert_false(ct_secret_name("", NULL));
+    assert_false(ct_secret_name(NULL, NULL));
+    assert_true(ct_secret_name("userName", "user"));
+    assert_true(ct_secret_name("ssn", "nothing:S_S_N"));
+    assert_false(ct_secret_name("userName", "nothing::"));
+    char name[CT_SECRET_NAME_MAX + 2];
+    for (size_t end = CT_SECRET_NAME_MAX; end <= CT_SECRET_NAME_MAX + 1; end++) {
+        memset(name, 'x', end);
+        memcpy(name + end - 6, "secret", 6);
+        name[end] = '\0';
+        assert_int_equal(ct_secret_name(name, NULL), end == CT_SECRET_NAME_MAX);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_held_limit),
         cmocka_unit_test(test_parse_duration),
         cmocka_unit_test(test_glob_list),
+        cmocka_unit_test(test_secret_names),
         cmocka_unit_test(test_opts_active),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

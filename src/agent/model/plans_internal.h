@@ -54,6 +54,13 @@ typedef struct pctx {
 const ct_plan *ct_pl_prim_plan(uint8_t et);
 /* The fixed plan of a CoreLib type by full name ("System.Int32"), or NULL. */
 const ct_plan *ct_pl_corelib_plan(const char *full);
+/* The plan of a value named name (a parameter, field or property): p, or
+ * when redaction is on and the name is a secret's (ct_secret_name) a
+ * REDACTED plan of p's size and type (p may be NULL, a plan not made yet:
+ * a secret's is made now); a bool, an enum and a CancellationToken(Source)
+ * are never secrets. */
+const ct_plan *ct_pl_redact(const char *name, const ct_plan *p);
+
 /* A copy of *tmpl in permanent memory (ct_plan_by_range when out of it). */
 const ct_plan *ct_pl_new_plan(const ct_plan *tmpl);
 /* A copy of s in permanent memory ("?" when out of it). */

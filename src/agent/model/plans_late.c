@@ -4,6 +4,7 @@
  * type arguments canonicalized (CANON_MARK) and no type loads. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clrsig/clrsig.h"
 #include "perm.h"
@@ -115,12 +116,23 @@ int ct_plan_late(ct_mapped_fn *f, COR_PRF_FRAME_INFO frame)
             plans[i] = ct_pl_new_plan(&p);
             continue;
         }
+        param_meta pm;
+        ct_pl_read_param(m, l->method, i - first, &pm);
         const ct_plan *p = ct_pl_param_plan(c, sig.method.params[i - first]);
-        plans[i] = p ? p : &ct_plan_by_range;
+        plans[i] = ct_pl_redact(pm.name, p ? p : &ct_plan_by_range);
+        /* A property's setter takes the property's value. */
+        const char *dot = strrchr(f->name, '.');
+        if (!strncmp(dot ? dot + 1 : f->name, "set_", 4))
+            plans[i] = ct_pl_redact(dot ? dot + 5 : f->name + 4, plans[i]);
     }
     if (f->has_ret && !f->ret) {
         const ct_plan *p =
             ct_pl_plan_type(c, sig.method.ret, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
+        /* A property's getter returns the property's value. */
+        const char *dot = strrchr(f->name, '.');
+        const char *mn = dot ? dot + 1 : f->name;
+        if (!strncmp(mn, "get_", 4))
+            p = ct_pl_redact(mn + 4, p);
         plans[f->nargs] = p ? p : &ct_plan_by_range;
     }
 done:

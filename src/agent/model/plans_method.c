@@ -285,7 +285,10 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
         const ct_plan *plan = ct_pl_param_plan(c, meth->params[i]);
         ct_pl_param_label(c, meth->params[i], &pm[i], &plan, label, sizeof label);
         args[a].label = ct_pl_perm_text(label);
-        args[a].plan = plan;
+        args[a].plan = ct_pl_redact(pm[i].name, plan);
+        /* A property's setter takes the property's value. */
+        if (!strncmp(mi->method_name, "set_", 4))
+            args[a].plan = ct_pl_redact(mi->method_name + 4, args[a].plan);
         if (!args[a].plan)
             late = 1;
     }
@@ -302,7 +305,9 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
             ct_pl_type_text(c, meth->ret, text, sizeof text);
         snprintf(label, sizeof label, "%s ", text);
         f->ret_label = ct_pl_perm_text(label);
-        f->ret = plan;
+        /* A property's getter returns the property's value. */
+        f->ret = strncmp(mi->method_name, "get_", 4) == 0 ? ct_pl_redact(mi->method_name + 4, plan)
+                                                        : plan;
         f->has_ret = 1;
         if (!f->ret)
             late = 1;

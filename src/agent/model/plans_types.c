@@ -573,6 +573,21 @@ static void tidy_field_name(char *name)
     }
 }
 
+const ct_plan *ct_pl_redact(const char *name, const ct_plan *p)
+{
+    if (!g_ct.cfg.redact || (p && p->kind == CT_V_REDACTED) ||
+        !ct_secret_name(name, g_ct.cfg.redact_names))
+        return p;
+    /* (p NULL: a plan bound at the first call; a secret's needs none.) */
+    const ct_plan *v = p && p->kind == CT_V_BYREF && p->elem ? p->elem : p;
+    if (v && (v->kind == CT_V_BOOL || v->kind == CT_V_ENUM || v->shape == CT_FORM_TOKEN ||
+              (v->type_name && strstr(v->type_name, "CancellationToken"))))
+        return p;
+    ct_plan r = {.kind = CT_V_REDACTED, .size = p ? p->size : 0,
+                 .type_name = p ? p->type_name : "?"};
+    return ct_pl_new_plan(&r);
+}
+
 static const ct_plan *elided(const char *type_name, uint32_t size)
 {
     ct_plan p = {.kind = CT_V_ELIDED, .size = size, .type_name = ct_pl_perm_text(type_name)};
@@ -651,7 +666,7 @@ int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td
         }
         fields[i].name = ct_pl_perm_text(name);
         fields[i].offset = fo[i].ulOffset;
-        fields[i].plan = fp;
+        fields[i].plan = ct_pl_redact(name, fp);
         (*nfields)++;
     }
     free(fc);

@@ -602,6 +602,7 @@ static void capture(cap_ctx *c, const ct_plan *p, const uint8_t *src, unsigned d
     switch (p->kind) {
     case CT_V_VOID:
     case CT_V_ELIDED:
+    case CT_V_REDACTED:
         break;
     case CT_V_STRING:
         capture_string(c, load_ref(src));

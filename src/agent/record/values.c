@@ -91,7 +91,7 @@ static int range_fits(const ct_plan *p, size_t len)
  * ct_capture then rightly returns 0. */
 static int captures_nothing(const ct_plan *p, unsigned depth)
 {
-    if (p->kind == CT_V_VOID || p->kind == CT_V_ELIDED)
+    if (p->kind == CT_V_VOID || p->kind == CT_V_ELIDED || p->kind == CT_V_REDACTED)
         return 1;
     if (p->kind != CT_V_STRUCT || depth > CT_MAX_VALUE_DEPTH)
         return 0;
@@ -145,6 +145,11 @@ void ct_rec_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p, ui
     uint8_t *body = ct_event_value_reserve(w, room);
     if (!addr) {
         ct_event_value_commit_status(w, m, 0, CT_VALUE_MISSING);
+        return;
+    }
+    /* A secret: nothing of it is copied, whatever its range. */
+    if (p->kind == CT_V_REDACTED) {
+        ct_event_value_commit_status(w, m, 0, CT_VALUE_PLAN);
         return;
     }
     /* The common cases without the general capture: a scalar's bytes; an

@@ -70,6 +70,8 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->object_depth = (uint32_t)v[CT_SET_OBJECT_DEPTH];
     c->object_fields = (uint32_t)v[CT_SET_OBJECT_FIELDS];
     c->value_bytes = (uint32_t)v[CT_SET_VALUE_BYTES];
+    c->redact = (int)v[CT_SET_REDACT];
+    c->redact_names = str[CT_SET_REDACT_NAMES];
     c->include = str[CT_SET_INCLUDE];
     c->exclude = str[CT_SET_EXCLUDE];
     c->assembly = str[CT_SET_ASSEMBLY];

@@ -45,6 +45,8 @@ typedef struct ct_config {
     uint32_t object_depth;   /* CLRTRACE_OBJECT_DEPTH */
     uint32_t object_fields;  /* CLRTRACE_OBJECT_FIELDS */
     uint32_t value_bytes;    /* CLRTRACE_VALUE_BYTES */
+    int redact;              /* CLRTRACE_REDACT: secrets' values are not captured */
+    const char *redact_names;/* CLRTRACE_REDACT_NAMES: more names of secrets */
     const char *include;     /* CLRTRACE_INCLUDE: globs on full names, ':'-separated;
                                 when set, only matching functions are traced */
     const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */

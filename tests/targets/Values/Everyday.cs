@@ -76,6 +76,17 @@ namespace Demo
             return sset.Count + iset.Count + ihash.Count + same.Count + byKey.Count + imap.Count;
         }
 
+        // Secrets: a parameter, a field and an auto-property whose names say
+        // so are <redacted>; CancellationToken and bool never are. Lengths
+        // 3 + 7 + 3 + 12 + 1 = 26.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Login(string user, string password, Account account, CancellationToken cancellationToken,
+            bool tokenValid)
+        {
+            return user.Length + password.Length + account.Name.Length + account.ApiKey.Length
+                   + (tokenValid ? 1 : 0) + (cancellationToken.IsCancellationRequested ? 100 : 0);
+        }
+
         // Exceptions as arguments: an inner exception, an AggregateException's
         // inner exceptions and its Message as .NET builds it, no inner one.
         // Lengths 21 + 28 + 4 = 53.
@@ -122,11 +133,22 @@ namespace Demo
             show("trees", Trees(new SortedSet<int> { 30, 10, 20 }, new[] { "pear", "apple" }.ToImmutableSortedSet(),
                 new[] { 5, 1, 3 }.ToImmutableHashSet(), new[] { new Same(1), new Same(2), new Same(3) }.ToImmutableHashSet(),
                 byKey, ImmutableDictionary<int, string>.Empty.Add(2, "two").Add(1, "one")));
+            var account = new Account { Name = "ada", ApiKey = "key-12345678" };
+            show("login", Login("ada", "hunter2", account, CancellationToken.None, true));
+            show("secret", account.Secret);
             show("failures", Failures(
                 new InvalidOperationException("load failed: cfg.json", new System.IO.FileNotFoundException("cfg.json not found")),
                 new AggregateException("batch failed", new InvalidOperationException("bad a"), new FormatException("bad b")),
                 new TimeoutException("slow")));
         }
+    }
+
+    public sealed class Account
+    {
+        public string Name { get; set; } = "";
+        public string ApiKey { get; set; } = "";
+        private readonly string _sessionToken = "s-0000";
+        public string Secret => _sessionToken;
     }
 
     // Values that all hash alike (one hash bucket).
