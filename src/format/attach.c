@@ -45,9 +45,10 @@ int ct_socket_name_key(const char *name, const char *prefix, unsigned pid,
     unsigned long long v = 0;
     int digits = 0;
     for (; *p >= '0' && *p <= '9'; p++, digits++) {
-        if (digits == SOCKET_KEY_DIGITS_MAX || v > (~0ull - 9) / 10)
+        unsigned d = (unsigned)(*p - '0');
+        if (digits == SOCKET_KEY_DIGITS_MAX || v > (~0ull - d) / 10)
             return -1;
-        v = v * 10 + (unsigned)(*p - '0');
+        v = v * 10 + d;
     }
     if (!digits || strcmp(p, "-socket") != 0)
         return -1;
