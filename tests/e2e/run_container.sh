@@ -47,8 +47,8 @@ app=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$app" ]] 
     { echo "ERROR: dotnet build of tests/targets/Service failed" >&2; exit 2; }
 # The service's folder, readable by another user (the ptrace case), out of
 # /tmp (the containers have their own).
-appdir=$(mktemp -d "$(dirname "$lib")/../../tests/container-app.XXXXXX") &&
-    cp -r "$(dirname "$app")/." "$appdir" && chmod -R o+rX "$appdir" && chmod o+x "$appdir/.." &&
+appdir=$(mktemp -d /var/tmp/clrtrace-container-app.XXXXXX) &&
+    cp -r "$(dirname "$app")/." "$appdir" && chmod -R o+rX "$appdir" &&
     app=$appdir/$(basename "$app") ||
     { echo "ERROR: cannot copy the service" >&2; exit 2; }
 remove_appdir() { rm -rf "$appdir"; }
@@ -81,8 +81,8 @@ container() {
     shift
     hpid= holder= up=
     ( unshare --mount --pid --net --fork --mount-proc sh -c '
-        mount -t tmpfs -o mode=1777,size=64m tmpfs /tmp &&
-        mount -t tmpfs -o size=1m tmpfs "$1" || exit 90
+        mount -t tmpfs -o size=1m tmpfs "$1" &&
+        mount -t tmpfs -o mode=1777,size=64m tmpfs /tmp || exit 90
         shift
         env -u TMPDIR "$@"
         exit $?' sh "$(dirname "$lib")" env "${envs[@]}" dotnet "$app" "$@" \
