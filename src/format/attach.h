@@ -7,7 +7,10 @@
  *    its control socket: a SOCK_SEQPACKET Unix socket in the abstract
  *    namespace named by ct_attach_socket_name (the pid and the process's
  *    start time, so that a reused pid never reaches another process's
- *    profiler). It accepts only its own user's (or root's) connections.
+ *    profiler), and on the same socket as a file in its TMPDIR
+ *    (ct_attach_path_socket_name) for clients in other network namespaces.
+ *    It accepts only its own user's (or root's) connections; the CLI uses
+ *    a socket only when its listener's pid is the process's.
  * 2. A session: the CLI connects and sends one request, CT_ATTACH_HELLO, then
  *    "text 0|1", "binary 0|1" and NAME=VALUE lines (the CLRTRACE_* settings
  *    of the settings table), with the output files it opened itself passed

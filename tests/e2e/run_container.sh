@@ -10,23 +10,23 @@
 # Usage: tests/e2e/run_container.sh [path/to/libclrtrace.so]
 #
 # Checks:
-#   1. from the host, as root: record -p HOSTPID attaches (the socket found
-#      by the pid in the container, the profiler placed in its /tmp by
-#      content hash, owner-only, the control socket's file beside it), the
-#      values traced as the source gives them; detached; attached again
-#      (run -p); a second service in the same container attached with the
-#      placed library reused (same file); the services end with their own
-#      output and exit code;
+#   1. one line and exit 1, the process untouched, nothing placed, no output
+#      left behind: diagnostics turned off in a container
+#      (DOTNET_EnableDiagnostics=0, no longer misread); a read-only /tmp in
+#      the container (the profiler cannot be placed); no ptrace access (the
+#      service as another user, clrtrace as root without CAP_SYS_PTRACE);
 #   2. a sidecar: clrtrace in its own mount and network namespaces sharing
 #      only the container's pid namespace (nsenter --pid, unshare --mount
-#      --net, its own /proc) attaches by the pid it sees;
-#   3. one line and exit 1, the process untouched, no output left behind:
-#      diagnostics turned off in the container (DOTNET_EnableDiagnostics=0,
-#      no longer misread); a read-only /tmp in the container (the profiler
-#      cannot be placed); no ptrace access (the service as another user,
-#      clrtrace as root without CAP_SYS_PTRACE);
-#   4. the time to attach into a container (printed: command start to the
-#      attach acknowledged, and to the first event).
+#      --net, its own /proc) attaches by the pid it sees: the first attach
+#      (the socket found by the pid in the container, the profiler placed in
+#      its /tmp by content hash), the values traced as the source gives them;
+#   3. from the host, as root: record -p HOSTPID (the profiler loaded: the
+#      control socket's file in the container's /tmp, owner-only; the placed
+#      copy owner-only and the build's byte for byte), values checked,
+#      detached; attached again (run -p); a second service in the same
+#      container attached with the placed library reused (the same file);
+#      every service ends with its own output and exit code;
+#   4. the time of the first attach into the container (printed).
 # Needs root, unshare and nsenter: without them it says so and exits 77
 # (ctest: skipped).
 # Ends with "run_container.sh: N passed, M failed".
