@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
@@ -26,6 +28,7 @@
 #include "format/attach.h"
 #include "format/launch.h"
 #include "format/settings.h"
+#include "attach_target.h"
 #include "cli.h"
 
 /* How long the runtime may take to load and initialize the profiler (the
@@ -37,6 +40,8 @@
 #define SESSION_ANSWER_MS 120000
 /* Longest part of the process's command line shown in messages. */
 #define CMD_SHOWN_MAX 500
+/* Largest /proc/PID/uid_map read (340 lines of three numbers). */
+#define UID_MAP_MAX (340u * 36)
 /* The diagnostics IPC: header (magic, size, command set, command, reserved)
  * and the answer's (the same header and one uint32 HRESULT). */
 #define IPC_MAGIC "DOTNET_IPC_V1"
@@ -69,70 +74,6 @@ static uint64_t now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-/* The target's temporary directory: its TMPDIR (the runtime puts its
- * diagnostics socket there), else /tmp. */
-static void target_tmpdir(unsigned pid, char *out, size_t cap)
-{
-    static char env[256 * 1024];
-    snprintf(out, cap, "/tmp");
-    long n = ct_proc_read(pid, "environ", env, sizeof env);
-    for (long i = 0; n > 0 && i < n; i += (long)strlen(env + i) + 1)
-        if (!strncmp(env + i, "TMPDIR=", 7) && env[i + 7]) {
-            snprintf(out, cap, "%s", env + i + 7);
-            return;
-        }
-}
-
-/* Whether the process has the CoreCLR runtime mapped. */
-static int has_coreclr(unsigned pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/maps", pid);
-    FILE *f = fopen(path, "re");
-    char line[4096];
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = strstr(line, "/libcoreclr.so") != NULL;
-    if (f)
-        fclose(f);
-    return found;
-}
-
-/* The runtime's diagnostics socket of pid in dir:
- * dotnet-diagnostic-PID-KEY-socket, KEY the process's start time (the 22nd
- * field of /proc/PID/stat). A process killed outright leaves its socket
- * behind, and pids are reused: only the exact name is this process's. */
-static int find_diag_socket(unsigned pid, unsigned long long start, const char *dir, char *out,
-                            size_t cap)
-{
-    struct stat st;
-    if ((size_t)snprintf(out, cap, "%s/dotnet-diagnostic-%u-%llu-socket", dir, pid, start) >= cap)
-        return -1;
-    return stat(out, &st) == 0 && S_ISSOCK(st.st_mode) ? 0 : -1;
-}
-
-static int connect_unix(const char *path, int abstract, int type)
-{
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    size_t n = strlen(path), off = abstract ? 1 : 0;
-    if (n + off >= sizeof a.sun_path)
-        return -1;
-    memcpy(a.sun_path + off, path, n);
-    int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + off + n + !abstract);
-    if (connect(fd, (struct sockaddr *)&a, len) != 0) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    return fd;
 }
 
 /* Waits until fd is readable (1) or the deadline passes (0). */
@@ -331,6 +272,20 @@ static size_t build_request(char *out, size_t cap, int text, int binary,
     return ct_attach_request_write(out, cap, text, binary, n, names, values);
 }
 
+/* Whether process pid is in a user namespace that our user made (we then
+ * hold every capability in it, as the kernel judges ptrace access). */
+static int owns_user_ns(unsigned pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/ns/user", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    uid_t owner = (uid_t)-1;
+    int r = fd >= 0 && ioctl(fd, NS_GET_OWNER_UID, &owner) == 0 && owner == geteuid();
+    if (fd >= 0)
+        close(fd);
+    return r;
+}
+
 /* Checks that pid is a process we may attach to: 0, or 1 after one line. */
 static int check_process(const char *who, unsigned pid)
 {
@@ -349,7 +304,7 @@ static int check_process(const char *who, unsigned pid)
         fprintf(stderr, "clrtrace %s: no process with pid %u\n", who, pid);
         return 1;
     }
-    if (geteuid() != 0 && st.st_uid != geteuid()) {
+    if (geteuid() != 0 && st.st_uid != geteuid() && !owns_user_ns(pid)) {
         fprintf(stderr, "clrtrace %s: pid %u belongs to another user (uid %u): run clrtrace as "
                 "that user, or as root\n", who, pid, (unsigned)st.st_uid);
         return 1;
@@ -357,58 +312,74 @@ static int check_process(const char *who, unsigned pid)
     return 0;
 }
 
-/* Makes sure the profiler is loaded in pid and returns a connection to its
- * control socket, or -1 after one line. */
-static int reach_profiler(const char *who, unsigned pid, const char *lib)
+/* Whether the profiler in the process will take our connections: it takes
+ * its own user's and root's, as it sees them, our uid mapped into its user
+ * namespace (/proc/PID/uid_map). 0, or 1 after one line. */
+static int check_uid_mapped(const char *who, const attach_target *t)
 {
-    unsigned long long start = 0;
-    char name[CT_ATTACH_SOCKET_MAX + 1];
-    if (ct_proc_start_time(pid, &start) != 0 ||
-        ct_attach_socket_name(pid, start, name, sizeof name) < 0) {
-        fprintf(stderr, "clrtrace %s: no process with pid %u\n", who, pid);
-        return -1;
-    }
+    static char map[UID_MAP_MAX];
+    unsigned inside = 0, me = (unsigned)geteuid();
+    if (ct_proc_read(t->pid, "uid_map", map, sizeof map) <= 0)
+        return 0; /* no user namespaces: one id for everyone */
+    if (ct_id_map_inside(map, me, &inside) == 0 && (inside == 0 || me == t->uid))
+        return 0;
+    fprintf(stderr, "clrtrace %s: your uid %u %s in pid %u's user namespace "
+            "(/proc/%u/uid_map): its profiler would not take clrtrace's connection; run "
+            "clrtrace as that process's user inside it (nsenter --user --target %u)\n", who, me,
+            ct_id_map_inside(map, me, &inside) == 0 ? "is neither root nor its user"
+                                                    : "has no id", t->pid, t->pid, t->pid);
+    return 1;
+}
+
+/* Makes sure the profiler is loaded in the process and returns a
+ * connection to its control socket, or -1 after one line. */
+static int reach_profiler(const char *who, const attach_target *t, const char *lib)
+{
+    unsigned pid = t->pid;
     /* Attached before: its profiler takes the session. */
-    int fd = connect_unix(name, 1, SOCK_SEQPACKET);
+    int fd = attach_target_control(t);
     if (fd >= 0)
         return fd;
-    char dir[4096], sock[4400];
-    target_tmpdir(pid, dir, sizeof dir);
-    if (find_diag_socket(pid, start, dir, sock, sizeof sock) != 0) {
-        if (has_coreclr(pid))
-            fprintf(stderr, "clrtrace %s: pid %u runs .NET with its diagnostics turned off "
-                    "(DOTNET_EnableDiagnostics=0, or no diagnostics socket in %s): it cannot be "
-                    "attached to\n", who, pid, dir);
-        else
-            fprintf(stderr, "clrtrace %s: pid %u is not a .NET process (no .NET runtime and no "
-                    "diagnostics socket in %s)\n", who, pid, dir);
+    int dfd = attach_target_diagnostics(who, t);
+    if (dfd < 0)
+        return -1;
+    /* The library where the process sees it (a copy in its file system
+     * when it is in another mount namespace), its path as it sees it. */
+    char sent[ATTACH_TMPDIR_MAX + 4096];
+    if (attach_target_place(who, t, lib, sent, sizeof sent) != 0) {
+        close(dfd);
         return -1;
     }
-    for (const char *p = lib; *p; p++)
+    for (const char *p = sent; *p; p++)
         if ((unsigned char)*p >= 0x80) {
             fprintf(stderr, "clrtrace %s: the profiler's path %s is not ASCII (use --profiler "
-                    "PATH)\n", who, lib);
+                    "PATH)\n", who, sent);
+            close(dfd);
             return -1;
         }
-    int dfd = connect_unix(sock, 0, SOCK_STREAM);
-    if (dfd < 0) {
-        fprintf(stderr, "clrtrace %s: cannot connect to the diagnostics socket of pid %u (%s): "
-                "%s\n", who, pid, sock, strerror(errno));
-        return -1;
-    }
-    int64_t hr = ipc_attach(dfd, lib);
+    int64_t hr = ipc_attach(dfd, sent);
     close(dfd);
     if (hr < 0) {
         fprintf(stderr, "clrtrace %s: pid %u did not answer the attach request within %u s\n",
                 who, pid, (ATTACH_TIMEOUT_MS + ATTACH_REPLY_SLACK_MS) / 1000u);
         return -1;
     }
+    if (hr == HR_MOD_NOT_FOUND && !t->same_mnt) {
+        fprintf(stderr, "clrtrace %s: cannot attach to pid %u: its runtime could not load the "
+                "profiler placed at %s (the libraries it needs, glibc and libzstd.so.1, must be "
+                "in its file system)\n", who, pid, sent);
+        return -1;
+    }
     if (hr != 0) {
         attach_refused(who, pid, (uint32_t)hr);
         return -1;
     }
-    fd = connect_unix(name, 1, SOCK_SEQPACKET);
-    if (fd < 0)
+    fd = attach_target_control(t);
+    if (fd < 0 && !t->same_net)
+        fprintf(stderr, "clrtrace %s: the profiler loaded in pid %u, but its control socket "
+                "is not in its TMPDIR %s (another network namespace: the abstract one does not "
+                "reach here)\n", who, pid, t->tmpdir);
+    else if (fd < 0)
         fprintf(stderr, "clrtrace %s: the profiler loaded in pid %u, but its control socket "
                 "does not answer: %s\n", who, pid, strerror(errno));
     return fd;
@@ -462,9 +433,15 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
     static char req[CT_ATTACH_REQUEST_MAX];
     size_t len = build_request(req, sizeof req, want_text, trace_path != NULL, given);
     uint64_t t0 = now_ms();
-    int fd = len ? reach_profiler(who, pid, lib) : -1;
+    attach_target t;
+    if (attach_target_open(who, pid, &t) != 0)
+        return 1;
+    int fd = -1;
     if (!len)
         fprintf(stderr, "clrtrace %s: the settings are too long to send\n", who);
+    else if (check_uid_mapped(who, &t) == 0)
+        fd = reach_profiler(who, &t, lib);
+    attach_target_close(&t);
     if (fd < 0)
         goto out;
     /* The outputs, opened here with our own rights once the profiler is

@@ -11,11 +11,142 @@
 /* Longest /proc/PID/stat line read (the command name is at most 16 bytes;
  * the 52 numbers fit in about 1 KiB). */
 #define PROC_STAT_MAX 4096
+/* Most digits of a socket name's KEY (a 64-bit number has 20). */
+#define SOCKET_KEY_DIGITS_MAX 20
+/* Most pid namespaces in an NSpid line (the kernel nests at most 32). */
+#define STATUS_NSPID_MAX 33
+/* Most lines of a uid_map read (the kernel allows 340). */
+#define ID_MAP_LINES_MAX 340
 
 int ct_attach_socket_name(unsigned pid, unsigned long long start, char *out, size_t cap)
 {
     int n = snprintf(out, cap, "clrtrace-attach-%u-%llu", pid, start);
     return n > 0 && (size_t)n < cap && (size_t)n <= CT_ATTACH_SOCKET_MAX ? n : -1;
+}
+
+int ct_attach_path_socket_name(unsigned pid, unsigned long long start, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, CT_CONTROL_SOCKET_PREFIX "%u-%llu-socket", pid, start);
+    return n > 0 && (size_t)n < cap ? n : -1;
+}
+
+int ct_socket_name_key(const char *name, const char *prefix, unsigned pid,
+                       unsigned long long *key)
+{
+    size_t lp = strlen(prefix);
+    if (strncmp(name, prefix, lp) != 0)
+        return -1;
+    const char *p = name + lp;
+    char want[16];
+    int n = snprintf(want, sizeof want, "%u-", pid);
+    if (n <= 0 || strncmp(p, want, (size_t)n) != 0)
+        return -1;
+    p += n;
+    unsigned long long v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++, digits++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (digits == SOCKET_KEY_DIGITS_MAX || v > (~0ull - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (!digits || strcmp(p, "-socket") != 0)
+        return -1;
+    *key = v;
+    return 0;
+}
+
+/* The line of status that starts with key, or NULL. */
+static const char *status_line(const char *status, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = status; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (!strncmp(p, key, n))
+            return p + n;
+    return NULL;
+}
+
+/* An unsigned decimal of at most 10 digits that fits 32 bits at *pp (blanks
+ * before it skipped): 0 and *pp after it, or -1. */
+static int read_u32(const char **pp, unsigned *out)
+{
+    const char *p = *pp;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    unsigned long long v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (++digits > 10 || (v = v * 10 + (unsigned)(*p - '0')) > 0xFFFFFFFFull)
+            return -1;
+    if (!digits)
+        return -1;
+    *out = (unsigned)v;
+    *pp = p;
+    return 0;
+}
+
+int ct_status_nspid(const char *status, unsigned *nspid)
+{
+    const char *p = status_line(status, "NSpid:");
+    unsigned v = 0;
+    int fields = 0;
+    while (p && fields < STATUS_NSPID_MAX && read_u32(&p, &v) == 0)
+        fields++;
+    if (!p || !fields || (*p && *p != '\n'))
+        return -1;
+    *nspid = v;
+    return 0;
+}
+
+int ct_status_ids(const char *status, const char *key, unsigned ids[4])
+{
+    const char *p = status_line(status, key);
+    for (int i = 0; i < 4; i++)
+        if (!p || read_u32(&p, &ids[i]) != 0)
+            return -1;
+    return 0;
+}
+
+int ct_id_map_inside(const char *map, unsigned outside, unsigned *inside)
+{
+    int lines = 0;
+    for (const char *p = map; *p && lines < ID_MAP_LINES_MAX; lines++) {
+        unsigned in, out, count;
+        if (read_u32(&p, &in) != 0 || read_u32(&p, &out) != 0 || read_u32(&p, &count) != 0)
+            return -1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p && *p != '\n')
+            return -1;
+        if (*p)
+            p++;
+        if (outside >= out && (unsigned long long)outside < (unsigned long long)out + count) {
+            *inside = in + (outside - out);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *ct_environ_get(const char *env, size_t n, const char *name)
+{
+    size_t ln = strlen(name);
+    for (size_t i = 0; i < n;) {
+        size_t len = strnlen(env + i, n - i);
+        if (len > ln && !strncmp(env + i, name, ln) && env[i + ln] == '=')
+            return env + i + ln + 1;
+        i += len + 1;
+    }
+    return NULL;
+}
+
+int ct_maps_line_is_musl(const char *line)
+{
+    /* The file is the line's last field, a path: its last component. */
+    const char *slash = strrchr(line, '/');
+    if (!slash)
+        return 0;
+    return !strncmp(slash + 1, "ld-musl-", 8) || !strncmp(slash + 1, "libc.musl-", 10);
 }
 
 long ct_proc_read(unsigned pid, const char *what, char *buf, size_t cap)

@@ -7,7 +7,10 @@
  *    its control socket: a SOCK_SEQPACKET Unix socket in the abstract
  *    namespace named by ct_attach_socket_name (the pid and the process's
  *    start time, so that a reused pid never reaches another process's
- *    profiler). It accepts only its own user's (or root's) connections.
+ *    profiler), and on the same socket as a file in its TMPDIR
+ *    (ct_attach_path_socket_name) for clients in other network namespaces.
+ *    It accepts only its own user's (or root's) connections; the CLI uses
+ *    a socket only when its listener's pid is the process's.
  * 2. A session: the CLI connects and sends one request, CT_ATTACH_HELLO, then
  *    "text 0|1", "binary 0|1" and NAME=VALUE lines (the CLRTRACE_* settings
  *    of the settings table), with the output files it opened itself passed
@@ -70,6 +73,46 @@ const char *ct_attach_request_get(const ct_attach_request *r, const char *name);
  * 22nd field of /proc/PID/stat), without the leading NUL: its length, or -1
  * when it does not fit in cap. */
 int ct_attach_socket_name(unsigned pid, unsigned long long start, char *out, size_t cap);
+
+/* The control socket's file in the process's TMPDIR (the profiler binds
+ * it beside the abstract one: a client in another network namespace, where
+ * the abstract name does not reach, connects to it through the file system,
+ * /proc/PID/root/TMPDIR/...): "clrtrace-attach-PID-START-socket", PID and
+ * START as the process sees them. Its length, or -1 when it does not fit. */
+int ct_attach_path_socket_name(unsigned pid, unsigned long long start, char *out, size_t cap);
+
+/* The prefixes of the sockets named PREFIX + "PID-KEY-socket": the runtime's
+ * diagnostics socket (KEY its start time) and our control socket's file. */
+#define CT_DIAG_SOCKET_PREFIX "dotnet-diagnostic-"
+#define CT_CONTROL_SOCKET_PREFIX "clrtrace-attach-"
+
+/* Whether name is PREFIX + pid + "-" + KEY + "-socket" (KEY decimal digits,
+ * at most 20): 0 with *key, or -1. */
+int ct_socket_name_key(const char *name, const char *prefix, unsigned pid,
+                       unsigned long long *key);
+
+/* /proc/PID/status (NUL-ended text): the last field of its "NSpid:" line,
+ * the pid in the process's own pid namespace: 0, or -1 (no such line, or
+ * one not understood: a kernel older than 4.1 has none). */
+int ct_status_nspid(const char *status, unsigned *nspid);
+
+/* /proc/PID/status: the four ids of its line key ("Uid:" or "Gid": real,
+ * effective, saved, file system): 0, or -1. */
+int ct_status_ids(const char *status, const char *key, unsigned ids[4]);
+
+/* /proc/PID/uid_map (or gid_map; NUL-ended text, lines "INSIDE OUTSIDE
+ * COUNT"): the id inside the process's user namespace of id outside (as
+ * the reader sees it): 0 with *inside, or -1 when it is not mapped (the
+ * process sees it as the overflow id) or a line is not understood. */
+int ct_id_map_inside(const char *map, unsigned outside, unsigned *inside);
+
+/* Value of NAME in a process's environment (/proc/PID/environ: n bytes of
+ * NUL-ended "NAME=VALUE" strings; the last may lack its NUL), or NULL. */
+const char *ct_environ_get(const char *env, size_t n, const char *name);
+
+/* One line of /proc/PID/maps: whether its file is musl's dynamic loader or
+ * C library (ld-musl-ARCH.so.1, libc.musl-ARCH.so.1): 1, else 0. */
+int ct_maps_line_is_musl(const char *line);
 
 /* Process pid's start time (clock ticks since boot, the 22nd field of
  * /proc/PID/stat): 0, or -1 (no such process, or a line not understood). */

@@ -2,7 +2,9 @@
  * read back; CT_ATTACH_MAX_SETTINGS settings at the limit and one past it,
  * CT_ATTACH_REQUEST_MAX bytes at the limit and one past it; malformed
  * requests refused with a line; the socket name and /proc/PID/stat's start
- * time. */
+ * time; what attaching into a container reads (socket names matched by
+ * prefix, NSpid, Uid/Gid lines, uid_map, the environment, musl in maps),
+ * malformed text refused, never read past. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,6 +163,111 @@ static void test_cmdline(void **state)
     assert_string_equal(got, "?");
 }
 
+static void test_socket_names(void **state)
+{
+    (void)state;
+    char name[CT_ATTACH_SOCKET_MAX + 1];
+    assert_int_equal(ct_attach_path_socket_name(7, 42, name, sizeof name),
+                     (int)strlen("clrtrace-attach-7-42-socket"));
+    assert_string_equal(name, "clrtrace-attach-7-42-socket");
+    assert_int_equal(ct_attach_path_socket_name(7, 42, name, 10), -1);
+    unsigned long long key = 0;
+    assert_int_equal(ct_socket_name_key("dotnet-diagnostic-3-1090214-socket",
+                                        CT_DIAG_SOCKET_PREFIX, 3, &key), 0);
+    assert_true(key == 1090214);
+    /* Another pid, a pid that only starts the same, no key, letters, no
+     * suffix, something after it. */
+    assert_int_equal(ct_socket_name_key("dotnet-diagnostic-3-1-socket", CT_DIAG_SOCKET_PREFIX, 31, &key), -1);
+    assert_int_equal(ct_socket_name_key("dotnet-diagnostic-31-1-socket", CT_DIAG_SOCKET_PREFIX, 3, &key), -1);
+    assert_int_equal(ct_socket_name_key("dotnet-diagnostic-3--socket", CT_DIAG_SOCKET_PREFIX, 3, &key), -1);
+    assert_int_equal(ct_socket_name_key("dotnet-diagnostic-3-1x-socket", CT_DIAG_SOCKET_PREFIX, 3, &key), -1);
+    assert_int_equal(ct_socket_name_key("dotnet-diagnostic-3-1", CT_DIAG_SOCKET_PREFIX, 3, &key), -1);
+    assert_int_equal(ct_socket_name_key("dotnet-diagnostic-3-1-socket.x", CT_DIAG_SOCKET_PREFIX, 3, &key), -1);
+    assert_int_equal(ct_socket_name_key("clrtrace-attach-3-1-socket", CT_DIAG_SOCKET_PREFIX, 3, &key), -1);
+    assert_int_equal(ct_socket_name_key("clrtrace-attach-3-1-socket", CT_CONTROL_SOCKET_PREFIX, 3, &key), 0);
+    /* Keys at 20 digits: the largest 64-bit number, and one past it. */
+    assert_int_equal(ct_socket_name_key("clrtrace-attach-3-18446744073709551615-socket",
+                                        CT_CONTROL_SOCKET_PREFIX, 3, &key), 0);
+    assert_true(key == 18446744073709551615ull);
+    assert_int_equal(ct_socket_name_key("clrtrace-attach-3-18446744073709551616-socket",
+                                        CT_CONTROL_SOCKET_PREFIX, 3, &key), -1);
+    assert_int_equal(ct_socket_name_key("clrtrace-attach-3-000000000000000000001-socket",
+                                        CT_CONTROL_SOCKET_PREFIX, 3, &key), -1);
+}
+
+static void test_status(void **state)
+{
+    (void)state;
+    unsigned v = 0, ids[4];
+    const char *st = "Name:\tdotnet\nTgid:\t9975\nNSpid:\t9975\t3\nUid:\t0\t1000\t1000\t1000\n"
+                     "Gid:\t5\t6\t7\t8\n";
+    assert_int_equal(ct_status_nspid(st, &v), 0);
+    assert_int_equal(v, 3);
+    assert_int_equal(ct_status_ids(st, "Uid:", ids), 0);
+    assert_int_equal(ids[1], 1000);
+    assert_int_equal(ct_status_ids(st, "Gid:", ids), 0);
+    assert_int_equal(ids[0], 5);
+    assert_int_equal(ids[3], 8);
+    /* One pid namespace; the last line without its line break. */
+    assert_int_equal(ct_status_nspid("NSpid:\t42", &v), 0);
+    assert_int_equal(v, 42);
+    /* No such line, an empty one, a word, a number past 32 bits, too few
+     * ids. */
+    assert_int_equal(ct_status_nspid("Name:\tx\n", &v), -1);
+    assert_int_equal(ct_status_nspid("NSpid:\n", &v), -1);
+    assert_int_equal(ct_status_nspid("NSpid:\t1\tx\n", &v), -1);
+    assert_int_equal(ct_status_nspid("NSpid:\t4294967296\n", &v), -1);
+    assert_int_equal(ct_status_nspid("NSpid:\t4294967295\n", &v), 0);
+    assert_int_equal(ct_status_ids("Uid:\t0\t0\t0\n", "Uid:", ids), -1);
+    /* More pid namespaces than the kernel nests: refused. */
+    char many[512] = "NSpid:";
+    for (int i = 0; i < 34; i++)
+        strcat(many, "\t1");
+    assert_int_equal(ct_status_nspid(many, &v), -1);
+}
+
+static void test_uid_map(void **state)
+{
+    (void)state;
+    unsigned in = 99;
+    /* No user namespace: the identity. */
+    assert_int_equal(ct_id_map_inside("         0          0 4294967295\n", 1000, &in), 0);
+    assert_int_equal(in, 1000);
+    /* A rootless container: the user is root inside, 100000... are 1... */
+    const char *map = "0 1000 1\n1 100000 65536\n";
+    assert_int_equal(ct_id_map_inside(map, 1000, &in), 0);
+    assert_int_equal(in, 0);
+    assert_int_equal(ct_id_map_inside(map, 100005, &in), 0);
+    assert_int_equal(in, 6);
+    /* Not mapped: root of the host, one past the range. */
+    assert_int_equal(ct_id_map_inside(map, 0, &in), -1);
+    assert_int_equal(ct_id_map_inside(map, 165536, &in), -1);
+    /* Malformed lines. */
+    assert_int_equal(ct_id_map_inside("0 1000\n", 1000, &in), -1);
+    assert_int_equal(ct_id_map_inside("0 1000 1 2\n", 1000, &in), -1);
+    assert_int_equal(ct_id_map_inside("a b c\n", 1000, &in), -1);
+    assert_int_equal(ct_id_map_inside("", 1000, &in), -1);
+}
+
+static void test_environ_and_maps(void **state)
+{
+    (void)state;
+    static const char env[] = "A=1\0TMPDIR=/var/tmp\0DOTNET_EnableDiagnostics=0\0TMPDIRX=no\0B";
+    size_t n = sizeof env - 1;
+    assert_string_equal(ct_environ_get(env, n, "TMPDIR"), "/var/tmp");
+    assert_string_equal(ct_environ_get(env, n, "DOTNET_EnableDiagnostics"), "0");
+    assert_null(ct_environ_get(env, n, "TMP"));
+    assert_null(ct_environ_get(env, n, "B")); /* no '=': not a variable */
+    /* The last string without its NUL: never read past n. */
+    static const char cut[] = {'X', '=', '1', '2'};
+    assert_null(ct_environ_get(cut, 3, "Y"));
+    assert_int_equal(ct_maps_line_is_musl("7f00-7f10 r-xp 0 08:01 5 /lib/ld-musl-x86_64.so.1"), 1);
+    assert_int_equal(ct_maps_line_is_musl("7f00-7f10 r-xp 0 08:01 5 /usr/lib/libc.musl-aarch64.so.1"), 1);
+    assert_int_equal(ct_maps_line_is_musl("7f00-7f10 r-xp 0 08:01 5 /lib/x86_64-linux-gnu/libc.so.6"), 0);
+    assert_int_equal(ct_maps_line_is_musl("7f00-7f10 r-xp 0 08:01 5 /opt/ld-musl-notes/libx.so"), 0);
+    assert_int_equal(ct_maps_line_is_musl("7f00-7f10 rw-p 0 00:00 0 "), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +277,10 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_cmdline),
+        cmocka_unit_test(test_socket_names),
+        cmocka_unit_test(test_status),
+        cmocka_unit_test(test_uid_map),
+        cmocka_unit_test(test_environ_and_maps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

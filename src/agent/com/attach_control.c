@@ -3,7 +3,10 @@
  * running process").
  *
  * InitializeForAttach opens a SOCK_SEQPACKET socket in the abstract
- * namespace and starts one thread (no managed thread: the runtime lets it
+ * namespace, and the same socket as a file in its TMPDIR (the abstract
+ * name does not reach across network namespaces: a clrtrace on a
+ * container's host connects to the file through /proc/PID/root), and starts
+ * one thread (no managed thread: the runtime lets it
  * call RequestReJIT and RequestRevert). For each connection of our own user,
  * the thread reads one request, starts a trace to the descriptors it came
  * with, chooses the methods and asks the runtime to rewrite them; then it
@@ -26,13 +29,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "format/attach.h"
 #include "agent/engines/il/ilprobe.h"
 
-static int g_listen = -1;
+/* The control socket: in the abstract namespace (g_listen), and its file
+ * in TMPDIR (g_listen_path, -1 when it could not be made) for clients in
+ * other network namespaces; the file is removed at exit. */
+static int g_listen = -1, g_listen_path = -1;
+static char g_path_socket[sizeof ((struct sockaddr_un *)0)->sun_path];
 /* Modules loaded during a session (ct_attach_module_loaded), for the
  * control thread to choose methods in; g_wake's read end wakes it. */
 static pthread_mutex_t g_mods_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -143,9 +151,9 @@ static int receive(int fd, request *r, int fds[2], int *nfds)
 
 /* A connection while a session runs: refused with a line (its request read
  * first, so that the answer is not lost to a reset). */
-static void refuse_busy(void)
+static void refuse_busy(int listener)
 {
-    int fd = accept4(g_listen, NULL, NULL, SOCK_CLOEXEC);
+    int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0)
         return;
     struct pollfd pf = {fd, POLLIN, 0};
@@ -226,14 +234,17 @@ static void session(int fd)
      * closed with unread data resets the connection: the CLI would not
      * hear "done"). */
     for (;;) {
-        struct pollfd pf[3] = {{fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}, {g_listen, POLLIN, 0}};
-        int ready = poll(pf, 3, -1);
+        struct pollfd pf[4] = {{fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}, {g_listen, POLLIN, 0},
+                               {g_listen_path, POLLIN, 0}};
+        int ready = poll(pf, 4, -1);
         if (ready < 0 && errno == EINTR)
             continue;
         if (ready > 0 && (pf[1].revents & POLLIN))
             take_new_modules(&ms);
         if (ready > 0 && (pf[2].revents & POLLIN))
-            refuse_busy();
+            refuse_busy(g_listen);
+        if (ready > 0 && (pf[3].revents & POLLIN))
+            refuse_busy(g_listen_path);
         if (ready < 0 || pf[0].revents)
             break;
     }
@@ -262,9 +273,16 @@ static void *control_main(void *arg)
 {
     (void)arg;
     for (;;) {
-        int fd = accept4(g_listen, NULL, NULL, SOCK_CLOEXEC);
+        /* A negative descriptor (no socket file) is left out by poll. */
+        struct pollfd pf[2] = {{g_listen, POLLIN, 0}, {g_listen_path, POLLIN, 0}};
+        int ready = poll(pf, 2, -1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return NULL;
+        int fd = accept4(pf[0].revents ? g_listen : g_listen_path, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
+            if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN)
                 continue;
             return NULL;
         }
@@ -276,6 +294,54 @@ static void *control_main(void *arg)
             session(fd);
         close(fd);
     }
+}
+
+static void remove_path_socket(void)
+{
+    if (g_path_socket[0])
+        unlink(g_path_socket);
+    g_path_socket[0] = '\0';
+}
+
+/* The control socket's file in the process's TMPDIR (as the runtime finds
+ * its own: $TMPDIR, else /tmp), owner-only: a listening descriptor, or -1
+ * (no TMPDIR we may write, a path too long, a file of that name there:
+ * left alone). A client in this network namespace does without it. */
+static int listen_path(unsigned long long start)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    char name[CT_ATTACH_SOCKET_MAX + 1];
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    if (ct_attach_path_socket_name((unsigned)getpid(), start, name, sizeof name) < 0)
+        return -1;
+    int n = snprintf(a.sun_path, sizeof a.sun_path, "%.*s/%s", (int)len,
+                     len == 1 && dir[0] == '/' ? "" : dir, name);
+    if (n < 0 || (size_t)n >= sizeof a.sun_path)
+        return -1;
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    /* Connecting needs write access to the file: ours alone (root passes);
+     * the connection's credentials are checked at accept anyway. */
+    if (chmod(a.sun_path, 0600) != 0 || listen(fd, 4) != 0) {
+        unlink(a.sun_path);
+        close(fd);
+        return -1;
+    }
+    memcpy(g_path_socket, a.sun_path, sizeof g_path_socket);
+    atexit(remove_path_socket);
+    return fd;
 }
 
 HRESULT ct_attach_initialize(IUnknown *unk, const void *data, UINT cb)
@@ -316,6 +382,7 @@ HRESULT ct_attach_initialize(IUnknown *unk, const void *data, UINT cb)
         return hr;
     }
     g_listen = fd;
+    g_listen_path = listen_path(start);
     /* The thread takes no signals: they belong to the program. */
     sigset_t all, old;
     sigfillset(&all);
