@@ -71,7 +71,7 @@ static void usage(FILE *to)
 
 static const char *const k_names[] = {
     "?", "FUNCTION", "THREAD", "ENTER", "LEAVE", "TAILCALL", "UNWIND", "DROPPED", "CLASS", "END",
-    "EVENTS", "HELD", "JIT", "ZSTD",
+    "EVENTS", "HELD", "JIT", "ZSTD", "BUDGET",
 };
 _Static_assert(sizeof k_names / sizeof *k_names == CT_REC_TYPE_COUNT, "a name per record type");
 
@@ -100,6 +100,11 @@ static int dump(void *ctx, const ct_rec *r)
         break;
     case CT_REC_HELD:
         printf(" tid=%" PRIu64 " ns=%" PRIu64 "\n", r->tid, r->count);
+        break;
+    case CT_REC_BUDGET:
+        printf(" t=%" PRIu64 " key=0x%" PRIx64 " tid=%" PRIu64 " skipped=%" PRIu64
+               " step=%u share=%u\n",
+               r->time_ns, r->key, r->tid, r->count, r->step, r->share_permille);
         break;
     case CT_REC_JIT:
         printf(" key=0x%" PRIx64 " count=%" PRIu64 " ns=%" PRIu64 " tid=%" PRIu64 "\n", r->key,

@@ -53,6 +53,9 @@ typedef struct info_stats {
     ct_held *held;            /* HELD records summed per thread (while reading) */
     size_t nheld;
     char held_text[256];      /* ct_held_text of them; "" when none */
+    ct_table budget;          /* BUDGET: key + 1 -> (calls left out << 2 | step) + 1 */
+    uint64_t budget_steps;    /* BUDGET records that changed a function's step */
+    uint64_t budget_skipped;  /* calls left out, every function */
 } info_stats;
 
 static int count(void *ctx, const ct_rec *rec)
@@ -74,6 +77,16 @@ static int count(void *ctx, const ct_rec *rec)
         if (ct_held_add(&s->held, &s->nheld, rec->tid, rec->count) != 0)
             return -1;
         break;
+    case CT_REC_BUDGET: {
+        uintptr_t was = (uintptr_t)ct_table_get(&s->budget, rec->key + 1);
+        uint32_t step = was ? (uint32_t)((was - 1) & 3) : 0;
+        if (rec->step != step)
+            s->budget_steps++;
+        uintptr_t now = (uintptr_t)((rec->count << 2 | rec->step) + 1);
+        if (ct_table_put(&s->budget, rec->key + 1, (void *)now) != 0)
+            return -1;
+        break;
+    }
     case CT_REC_FUNCTION: s->functions++; break;
     case CT_REC_CLASS: s->classes++; break;
     case CT_REC_END:
@@ -97,6 +110,12 @@ static int count(void *ctx, const ct_rec *rec)
     return 0;
 }
 
+static void add_skipped(void *ctx, ct_key key, void *value)
+{
+    (void)key;
+    *(uint64_t *)ctx += ((uintptr_t)value - 1) >> 2;
+}
+
 /* One trace read whole. */
 typedef struct info_trace {
     cli_trace t;
@@ -116,6 +135,9 @@ static int info_read(info_trace *it, const cli_offline *o, const char *path)
     it->t.quiet_incomplete = 1;
     it->damaged = cli_trace_each(&it->t, "info", count, &it->s) != 0;
     ct_table_free(&it->s.tids);
+    it->s.budget_skipped = 0;
+    ct_table_each(&it->s.budget, add_skipped, &it->s.budget_skipped);
+    ct_table_free(&it->s.budget);
     if (it->s.nheld)
         ct_held_text(it->s.held, it->s.nheld, it->s.held_text, sizeof it->s.held_text);
     free(it->s.held);
@@ -199,6 +221,10 @@ static void describe(const info_trace *it)
         printf("%-14s%llu traced\n", "functions", (unsigned long long)s->functions);
     printf("%-14s%llu\n", "threads", (unsigned long long)s->threads);
     printf("%-14s%llu events\n", "dropped", (unsigned long long)s->dropped);
+    if (s->budget_skipped || s->budget_steps)
+        printf("%-14s%llu calls not recorded (the budget, --limit, --rate), %llu %s\n", "budget",
+               (unsigned long long)s->budget_skipped, (unsigned long long)s->budget_steps,
+               s->budget_steps == 1 ? "step" : "steps");
     printf("%-14s%s\n", "tracer held", s->held_text[0] ? s->held_text : "nothing recorded");
     if (s->jit_count) {
         char d[32];

@@ -509,6 +509,11 @@ static int trace_check(trace_opts *o)
                     "--jit-tail-calls are for a program clrtrace starts, not with -p\n", who);
             return -1;
         }
+        /* A live service gets a budget unless told otherwise (off: none). */
+#define CT_STR2(x) #x
+#define CT_STR(x) CT_STR2(x)
+        if (!o->given[CT_SET_MAX_OVERHEAD])
+            o->given[CT_SET_MAX_OVERHEAD] = CT_STR(CT_ATTACH_DEFAULT_MAX_OVERHEAD);
     }
     if (o->duration_text &&
         (!o->pid_text || ct_parse_duration(o->duration_text, &o->duration_ns) != 0 ||

@@ -90,6 +90,8 @@ typedef enum ct_rec_type {
                             event time */
     CT_REC_ZSTD = 13,    /* (2.4) records compressed with zstd (files only; the
                             reader hands out the records inside, never this one) */
+    CT_REC_BUDGET = 14,  /* (2.8) the budget changed a function's step, or calls
+                            of it were left out (the budget, --limit, --rate) */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -176,6 +178,11 @@ typedef struct ct_rec {
     /* END: functions the runtime mapped, and those traced; (2.5) traced
        functions the IL engine did not rewrite (0 when the record has none) */
     uint64_t mapped, traced, unrewritten;
+    /* BUDGET (2.8): time_ns, key, tid (the thread over the budget; 0: none),
+       count (the function's calls left out so far, every thread), its step
+       (ct_budget_step's numbers) and the thread's share of time the tracer
+       took in the second that went over, in thousandths (0: none) */
+    uint32_t step, share_permille;
 } ct_rec;
 
 /* An event's program time: its time less the time the tracer had held its
@@ -295,6 +302,17 @@ ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
 ct_trace_status ct_write_class_content(ct_wbuf *w, uint64_t class_id, const char *name,
                                        const ct_plan *content);
 ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count);
+/* A BUDGET record (ct_rec's fields). */
+ct_trace_status ct_write_budget(ct_wbuf *w, uint64_t time_ns, uint64_t key, uint64_t tid,
+                                uint64_t skipped, uint32_t step, uint32_t share_permille);
+/* The budget's steps as a BUDGET record numbers them. */
+enum {
+    CT_BUDGET_REC_FULL = 0,      /* recorded as the options say */
+    CT_BUDGET_REC_NO_VALUES = 1, /* without values */
+    CT_BUDGET_REC_SAMPLED = 2,   /* one call in 16 per thread, without values */
+    CT_BUDGET_REC_UNTRACED = 3,  /* not recorded */
+    CT_BUDGET_REC_STEP_MAX = CT_BUDGET_REC_UNTRACED
+};
 /* ns more nanoseconds the tracer held thread tid (since its last HELD). */
 ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
 /* count JIT compilations that took ns: of function key (count 1) on thread

@@ -427,6 +427,18 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
         rec->tid = ct_take_u(&c, 8);
         rec->count = ct_take_u(&c, 8);
         break;
+    case CT_REC_BUDGET:
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->key = ct_take_u(&c, 8);
+        rec->tid = ct_take_u(&c, 8);
+        rec->count = ct_take_u(&c, 8);
+        rec->step = (uint32_t)ct_take_u(&c, 4);
+        rec->share_permille = (uint32_t)ct_take_u(&c, 4);
+        if (!c.bad && (rec->step > CT_BUDGET_REC_STEP_MAX || rec->share_permille > 1000)) {
+            *error = CT_TRACE_E_RECORD;
+            return -1;
+        }
+        break;
     case CT_REC_JIT:
         rec->key = ct_take_u(&c, 8);
         rec->count = ct_take_u(&c, 8);

@@ -266,6 +266,19 @@ ct_trace_status ct_write_dropped(ct_wbuf *w, uint64_t tid, uint64_t count)
     return rec_end(w, at, undo);
 }
 
+ct_trace_status ct_write_budget(ct_wbuf *w, uint64_t time_ns, uint64_t key, uint64_t tid,
+                                uint64_t skipped, uint32_t step, uint32_t share_permille)
+{
+    size_t undo = w->len, at = rec_begin(w, CT_REC_BUDGET);
+    put_u64(w, time_ns);
+    put_u64(w, key);
+    put_u64(w, tid);
+    put_u64(w, skipped);
+    put_u32(w, step);
+    put_u32(w, share_permille);
+    return rec_end(w, at, undo);
+}
+
 ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns)
 {
     size_t undo = w->len, at = rec_begin(w, CT_REC_HELD);

@@ -81,6 +81,21 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                              CT_GROUP_VALUES, CT_SETTING_REPEAT, 0, 0, 0, NULL, "NAME",
                              "also redact values whose name has NAME in it (without "
                              "case; repeatable)"},
+    [CT_SET_MAX_OVERHEAD] = {"CLRTRACE_MAX_OVERHEAD", NULL, "--max-overhead", CT_KIND_NUMBER,
+                             CT_GROUP_MODE, CT_SETTING_ZERO_OFF | CT_SETTING_OFF_WORD, 0, 100, 0,
+                             NULL, "PCT",
+                             "keep the tracer under PCT% of any thread's time: past it, "
+                             "the hottest methods lose their values, then are sampled, "
+                             "then untraced, each step recorded ({min}-{max}, or off; "
+                             "with -p 5 unless given, else off)"},
+    [CT_SET_LIMIT] = {"CLRTRACE_LIMIT", NULL, "--limit", CT_KIND_NUMBER, CT_GROUP_MODE,
+                      CT_SETTING_ZERO_OFF, 0, CT_MAX_LIMIT, 0, NULL, "N",
+                      "record at most N calls of each method; the others are "
+                      "counted ({min}-{max})"},
+    [CT_SET_RATE] = {"CLRTRACE_RATE", NULL, "--rate", CT_KIND_NUMBER, CT_GROUP_MODE,
+                     CT_SETTING_ZERO_OFF | CT_SETTING_PER_SECOND, 0, CT_MAX_LIMIT, 0, NULL,
+                     "N/s", "record at most N calls of each method per second; the "
+                     "others are counted ({min}-{max})"},
     [CT_SET_NO_ARGS] = {"CLRTRACE_NO_ARGS", NULL, "--no-args", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0,
                         1, 0, "1", NULL, "fast path: calls, times and the call tree, no values"},
     [CT_SET_ENGINE] = {"CLRTRACE_ENGINE", NULL, "--engine", CT_KIND_ENGINE, CT_GROUP_MODE, 0, 0,
@@ -170,12 +185,26 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
         return -1;
     case CT_KIND_NUMBER: {
         uint64_t min = above_zero && s->min == 0 ? 1 : s->min;
+        if ((s->flags & CT_SETTING_OFF_WORD) && !strcasecmp(text, "off")) {
+            *num = 0;
+            return 0;
+        }
+        char whole[32];
+        size_t len = strlen(text);
+        if ((s->flags & CT_SETTING_PER_SECOND) && len > 2 && len < sizeof whole &&
+            !strcmp(text + len - 2, "/s")) {
+            memcpy(whole, text, len - 2);
+            whole[len - 2] = '\0';
+            text = whole;
+        }
         if (parse_whole(text, s->max, &n) == 0 && n >= min) {
             *num = n;
             return 0;
         }
-        snprintf(want, want_cap, "a whole number from %llu to %llu", (unsigned long long)min,
-                 (unsigned long long)s->max);
+        snprintf(want, want_cap, "a whole number from %llu to %llu%s%s", (unsigned long long)min,
+                 (unsigned long long)s->max,
+                 s->flags & CT_SETTING_PER_SECOND ? " (N or N/s)" : "",
+                 s->flags & CT_SETTING_OFF_WORD ? ", or off" : "");
         return -1;
     }
     case CT_KIND_DURATION:

@@ -16,6 +16,11 @@
 /* The largest --depth, and the calls the tree filter (views/treefilter.h)
  * follows per thread. */
 #define CT_FILTER_MAX_FRAMES 65536u
+/* Largest --limit and --rate. */
+#define CT_MAX_LIMIT 1000000000000ull
+/* The budget under `-p` when --max-overhead is not given (% of a thread's
+ * time): a live service must not be hurt by a forgotten broad filter. */
+#define CT_ATTACH_DEFAULT_MAX_OVERHEAD 5
 
 /* Largest accepted string-character and array-item counts (-s, --array-items).
  * What really fits in one event is bounded by the per-thread capture buffer:
@@ -52,6 +57,9 @@ typedef enum ct_setting_id {
     CT_SET_VALUE_BYTES,
     CT_SET_REDACT,        /* CLRTRACE_REDACT: 0 shows secrets' values too (--no-redact) */
     CT_SET_REDACT_NAMES,  /* CLRTRACE_REDACT_NAMES: more names of secrets (--redact) */
+    CT_SET_MAX_OVERHEAD,  /* CLRTRACE_MAX_OVERHEAD: the budget, % of a thread's time */
+    CT_SET_LIMIT,         /* CLRTRACE_LIMIT: calls recorded per method */
+    CT_SET_RATE,          /* CLRTRACE_RATE: calls recorded per method and second */
     CT_SET_NO_ARGS,
     CT_SET_ENGINE,
     CT_SET_LOSSY,
@@ -92,6 +100,8 @@ enum {
     CT_SETTING_REPEAT = 1,   /* the option may be given again: GLOBS joined by ':' */
     CT_SETTING_ZERO_OFF = 2, /* NUMBER/DURATION: 0 (the default) means off; the
                                 option takes 1 and up (more than 0) */
+    CT_SETTING_OFF_WORD = 4, /* NUMBER: the word "off" is 0 (the option's too) */
+    CT_SETTING_PER_SECOND = 8, /* NUMBER: may end in "/s" (a rate) */
 };
 
 typedef struct ct_setting {

@@ -38,7 +38,14 @@ typedef struct fn {
                                thread when 0: traces before 2.4) */
     uint64_t jit_tid;
     uint64_t exceptions;    /* calls that ended by an exception */
+    uint64_t budget_skipped;/* calls left out by the budget or a limit (BUDGET) */
+    uint32_t budget_step;   /* the budget's step (BUDGET records) */
+    int budget_listed;      /* in ct_render.budget */
 } fn;
+
+/* Functions the summary names with the calls the budget or a limit left
+ * out (the others are counted in budget_other). */
+#define RENDER_BUDGET_FNS 64
 
 typedef struct frame {
     ct_stack_frame h;       /* the function's key */
@@ -87,6 +94,9 @@ struct ct_render {
     ct_held *held;          /* HELD records summed per thread */
     size_t nheld;
     uint64_t jit_count, jit_ns; /* the process's JIT compilations (JIT record, key 0) */
+    fn *budget[RENDER_BUDGET_FNS]; /* functions with calls left out (BUDGET records) */
+    size_t nbudget;
+    uint64_t budget_other;  /* left out of functions past them, or of no one function */
     char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
     char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
@@ -655,6 +665,84 @@ static void unwind_text(ct_render *r, const ct_rec *rec)
 
 static void finish(ct_render *r);
 
+/* ------------------------------------------------------------ budget */
+
+static const char *const k_budget_steps[] = {"recorded again", "values off",
+                                             "sampled: one call in 16 per thread",
+                                             "untraced"};
+
+/* A BUDGET record: a line when it changed a function's step (lines), the
+ * calls left out for the summary. */
+static int budget_record(ct_render *r, const ct_rec *rec)
+{
+    if (!rec->key) {
+        r->budget_other = rec->count;
+        return 0;
+    }
+    fn *f = function_of(r, rec->key);
+    if (!f)
+        return -1;
+    uint64_t more = rec->count > f->budget_skipped ? rec->count - f->budget_skipped : 0;
+    f->budget_skipped = rec->count;
+    if (more && !f->budget_listed) {
+        if (r->nbudget < RENDER_BUDGET_FNS) {
+            r->budget[r->nbudget++] = f;
+            f->budget_listed = 1;
+        } else {
+            r->budget_other += rec->count;
+        }
+    }
+    if (rec->step == f->budget_step || rec->step > CT_BUDGET_REC_STEP_MAX)
+        return 0;
+    f->budget_step = rec->step;
+    if (!r->opts.lines)
+        return 0;
+    char t[32];
+    snprintf(t, sizeof t, "%llu.%06llu", (unsigned long long)(rec->time_ns / 1000000000u),
+             (unsigned long long)(rec->time_ns % 1000000000u / 1000u));
+    if (rec->share_permille)
+        emitf(r, "# budget at %s: %s %s (the tracer took %u.%u%% of thread %llu's time in a "
+                 "second)\n", t, f->def->name, k_budget_steps[rec->step],
+              rec->share_permille / 10, rec->share_permille % 10, (unsigned long long)rec->tid);
+    else
+        emitf(r, "# budget at %s: %s %s\n", t, f->def->name, k_budget_steps[rec->step]);
+    return 0;
+}
+
+/* "# budget: 123 calls not recorded: F 100 (untraced), G 23", when the
+ * budget or a limit left any out. */
+static void budget_line(ct_render *r)
+{
+    uint64_t total = r->budget_other;
+    for (size_t i = 0; i < r->nbudget; i++)
+        total += r->budget[i]->budget_skipped;
+    if (!total)
+        return;
+    char text[TEXT_LINE_MAX - 64];
+    size_t o = 0;
+    for (size_t i = 0; i < r->nbudget && o + 1 < sizeof text; i++) {
+        const fn *f = r->budget[i];
+        int n = snprintf(text + o, sizeof text - o, "%s%s %llu%s%s%s", i ? ", " : "",
+                         f->def->name, (unsigned long long)f->budget_skipped,
+                         f->budget_step ? " (" : "",
+                         f->budget_step ? k_budget_steps[f->budget_step] : "",
+                         f->budget_step ? ")" : "");
+        if (n < 0)
+            break;
+        o += (size_t)n;
+    }
+    if (o >= sizeof text)
+        o = sizeof text - 1;
+    text[o] = '\0';
+    char other[48] = "";
+    if (r->budget_other)
+        snprintf(other, sizeof other, "%sothers %llu", o ? ", " : ": ",
+                 (unsigned long long)r->budget_other);
+    emitf(r, "# budget: %llu %s not recorded (the budget, --limit, --rate)%s%s%s\n",
+          (unsigned long long)total, total == 1 ? "call" : "calls", o ? ": " : "", text, other);
+}
+
+
 int ct_render_record(ct_render *r, const ct_rec *rec)
 {
     if (r->finished)
@@ -703,6 +791,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         ct_walk_record(&r->walk, rec); /* counted in the thread too */
         return t ? 0 : -1;
     }
+    case CT_REC_BUDGET:
+        return budget_record(r, rec);
     case CT_REC_END:
         r->have_end = 1;
         r->mapped = rec->mapped;
@@ -994,6 +1084,7 @@ static void summary(ct_render *r)
     }
     free_rows(rows, n);
     held_line(r);
+    budget_line(r);
     if (r->jit_count) {
         char d[32];
         ct_format_duration(r->jit_ns, d, sizeof d);

@@ -460,6 +460,26 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
 
 /* The trace header's lines and the writer started, the hooks open:
  * recording begins. 0, or -1 (out of memory). */
+
+/* The budget under attach with the IL engine: a function stepped down to
+ * untraced gets its code back (RequestRevert), and its probes again when it
+ * steps back up (budget.h). */
+static void budget_untrace(const ct_mapped_fn *f)
+{
+    ModuleID mod = f->module;
+    mdMethodDef tok = f->token;
+    ct_il_methods one = {.mods = &mod, .toks = &tok, .n = 1, .cap = 1};
+    ct_il_attach_revert(&one);
+}
+
+static void budget_retrace(const ct_mapped_fn *f)
+{
+    ModuleID mod = f->module;
+    mdMethodDef tok = f->token;
+    ct_il_methods one = {.mods = &mod, .toks = &tok, .n = 1, .cap = 1};
+    ct_il_attach_rejit(&one);
+}
+
 static int begin_recording(const ct_config *cfg, int text, int bin_fd, const char *bin_path,
                            const char *cmdline, int il, int fast, int attached)
 {
@@ -485,6 +505,17 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
                      cfg->allow_inlining ? "allowed" : "disabled", cfg->string_chars,
                      cfg->array_items, cfg->struct_depth, cfg->object_depth, cfg->object_fields,
                      cfg->value_bytes);
+    if (cfg->max_overhead && n > 0 && (size_t)n < sizeof settings)
+        n += snprintf(settings + n, sizeof settings - (size_t)n, ", budget %u%%",
+                      cfg->max_overhead);
+    if (cfg->limit && n > 0 && (size_t)n < sizeof settings)
+        n += snprintf(settings + n, sizeof settings - (size_t)n, ", limit %llu",
+                      (unsigned long long)cfg->limit);
+    if (cfg->rate && n > 0 && (size_t)n < sizeof settings)
+        n += snprintf(settings + n, sizeof settings - (size_t)n, ", rate %llu/s",
+                      (unsigned long long)cfg->rate);
+    if (!cfg->redact && n > 0 && (size_t)n < sizeof settings)
+        n += snprintf(settings + n, sizeof settings - (size_t)n, ", secrets shown");
     if (cfg->lossy && n > 0 && (size_t)n < sizeof settings)
         n += snprintf(settings + n, sizeof settings - (size_t)n, ", lossy");
     /* `info` reads "attached" here: the trace's start is the attach time,
@@ -512,6 +543,11 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .stop_engine = ct_recorder_stop,
         .children_index = !attached && cfg->summary && ct_outputs_root(cfg) == 1
                               ? cfg->index_path : NULL,
+        .budget = cfg->max_overhead || cfg->limit || cfg->rate,
+        .attached = attached,
+        .max_overhead = cfg->max_overhead,
+        .untrace = attached && cfg->il_engine ? budget_untrace : NULL,
+        .retrace = attached && cfg->il_engine ? budget_retrace : NULL,
     };
     if (ct_writer_start(&wc) != 0)
         return -1;

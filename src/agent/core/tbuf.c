@@ -42,6 +42,13 @@ static void reset_owner(ct_tbuf *b, uint64_t tid)
     b->tid = tid;
     ct_ring_take(&b->ring);
     memset(b->engine, 0, g_engine_bytes);
+    /* (the writer took the last owner's counts before it freed the buffer) */
+    for (uint32_t i = 0; i <= CT_TBUF_SKIP_SLOTS; i++) {
+        atomic_store_explicit(&b->skips[i].key, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->skips[i].count, 0, memory_order_relaxed);
+        b->skips_taken[i] = 0;
+    }
+    b->budget_events = b->budget_held = b->budget_dropped = b->budget_skips = 0;
 }
 
 ct_tbuf *ct_tbuf_acquire(uint64_t tid, int with_scratch)

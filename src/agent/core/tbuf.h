@@ -30,6 +30,10 @@
 
 enum { CT_TBUF_IN_USE = 1, CT_TBUF_ORPHANED = 2, CT_TBUF_FREE = 3 };
 
+/* Functions whose calls a thread counts apart when the budget or the limits
+ * leave them out; the others are counted together (key 0). */
+#define CT_TBUF_SKIP_SLOTS 16
+
 typedef struct ct_tbuf {
     /* Set when the buffer is made or taken by a thread. */
     struct ct_tbuf *next;         /* the list of all buffers */
@@ -39,6 +43,15 @@ typedef struct ct_tbuf {
     uint64_t dropped_reported;    /* the writer's: drops written as DROPPED records */
     uint64_t held_reported;       /* the writer's: ring.held written as HELD records */
     _Alignas(64) _Atomic uint64_t dropped; /* events dropped on this thread */
+    /* Calls left out by the budget or the limits, per function key (0: the
+     * others), counted by the owner (relaxed stores), read by the writer;
+     * and the writer's: the counts it has taken, its events and the held
+     * time at the budget's last window (src/agent/core/budget.c). */
+    struct {
+        _Atomic uint64_t key, count;
+    } skips[CT_TBUF_SKIP_SLOTS + 1];
+    uint64_t skips_taken[CT_TBUF_SKIP_SLOTS + 1];
+    uint64_t budget_events, budget_held, budget_dropped, budget_skips;
     ct_ring ring;
     _Alignas(CT_TBUF_ENGINE_ALIGN) unsigned char engine[]; /* the engine's per-thread state */
 } ct_tbuf;

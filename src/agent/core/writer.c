@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "agent/model/classnames.h"
+#include "budget.h"
 #include "clock.h"
 #include "format/event.h"
 #include "views/treefilter.h"
@@ -65,6 +66,7 @@ static uint64_t g_events;
 static uint8_t *g_arena_mem;
 static size_t g_arena_cap;
 static int g_runtime_alive = 1;
+static int g_budget;        /* budget.h: a budget or a limit is set */
 static uint64_t g_mapped, g_traced;
 static atomic_ulong g_unrewritten; /* ct_writer_count_unrewritten */
 /* Rounds that handled something and writes that went through: a stop waits
@@ -535,7 +537,7 @@ static void on_class(void *ctx, uint64_t cls)
 /* One event record (len: its size with padding): CLASS records for new
  * classes first, then the event. Without a text log, an event without
  * values is only copied. */
-static void process_event(const uint8_t *p, size_t len)
+static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
 {
     g_events++;
     if (len < CT_EVENT_BASE_BYTES)
@@ -544,6 +546,8 @@ static void process_event(const uint8_t *p, size_t len)
      * the record is the writer's until the ring releases it (or, in naive
      * mode, the hook's own buffer). */
     ct_rec_type type = ct_event_type(p);
+    if (b && g_budget)
+        ct_budget_event(b, ct_event_key(p), type == CT_REC_ENTER);
     int new_classes = p[CT_EVENT_MARK_AT] == CT_EVENT_NEW_CLASSES || type == CT_REC_UNWIND;
     if (p[CT_EVENT_MARK_AT])
         ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
@@ -601,7 +605,7 @@ void ct_writer_naive_event(const uint8_t *rec, size_t len)
 {
     pthread_mutex_lock(&g_naive_lock);
     if (!atomic_load(&g_done))
-        process_event(rec, len);
+        process_event(NULL, rec, len);
     pthread_mutex_unlock(&g_naive_lock);
 }
 
@@ -644,7 +648,7 @@ static size_t drain(cursor *c, int bounded, uint64_t limit)
     while ((p = ct_ring_peek(r, &c->pos, c->end, &size))) {
         if (bounded && ct_event_time(p) > limit)
             break;
-        process_event(p, (size_t)size);
+        process_event(c->b, p, (size_t)size);
         n++;
         c->pos += size;
         if (c->pos - stored >= CT_WRITER_TAIL_STEP) {
@@ -763,6 +767,8 @@ static size_t round_once(void)
             atomic_load_explicit(&c->b->dropped, memory_order_relaxed) ==
                 c->b->dropped_reported) {
             report_held(c->b);
+            if (g_budget)
+                ct_budget_take(c->b);
             ct_tbuf_release(c->b);
         }
     }
@@ -805,6 +811,8 @@ static void finish(void)
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
         if (atomic_load_explicit(&b->state, memory_order_acquire) != CT_TBUF_FREE)
             report_held(b);
+    if (g_budget)
+        ct_budget_finish(ct_now_ns());
     drain_functions(); /* the last JIT records */
     uint8_t buf[SMALL_RECORD_BYTES];
     ct_wbuf w;
@@ -841,6 +849,8 @@ static void *writer_main(void *arg)
         /* What is written reaches the file at least every CT_WRITER_FLUSH_NS,
          * whole records only: a process killed (SIGKILL, the OOM killer, a
          * crash) leaves a trace that ends at most that long before it. */
+        if (g_budget)
+            ct_budget_tick(ct_now_ns());
         uint64_t now = ct_mono_raw_ns();
         if (now - last_flush >= CT_WRITER_FLUSH_NS) {
             bin_flush();
@@ -872,9 +882,20 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* The budget's outputs (budget.h). */
+static void budget_emit(const uint8_t *rec, size_t len)
+{
+    output(rec, len, NULL);
+}
+
 int ct_writer_start(const ct_writer_config *c)
 {
     g_cfg = *c;
+    g_budget = c->budget;
+    if (g_budget) {
+        ct_budget_io io = {budget_emit, !c->attached, c->untrace, c->retrace};
+        ct_budget_setup(&io, c->max_overhead);
+    }
     g_bin_fd = c->binary_fd;
     if (g_bin_fd >= 0 && (!(g_bin_buf = malloc(CT_WRITER_FILE_BUFFER)) ||
                           !(g_blk_buf = malloc(CT_WRITER_BLOCK_BYTES))))

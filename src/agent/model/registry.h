@@ -98,7 +98,31 @@ typedef struct ct_mapped_fn {
     atomic_uint enter_tries;
     _Atomic(uint32_t *) enter_locs;
     atomic_uint leave_loc;
+
+    /* The budget (src/agent/record/budget.c, src/agent/core/budget.c): its
+     * step (ct_budget_step), set by the writer, read by the hooks; the calls
+     * counted for --limit, and for --rate in the second rate_second. */
+    atomic_uint budget_step;
+    _Atomic uint64_t hits;
+    _Atomic uint64_t rate_second, rate_hits;
+    /* The writer's own: this window's events, the calls not recorded so far
+     * (all threads), when it joined this window's list. */
+    uint64_t budget_events, budget_skipped;
+    int budget_listed;
+    uint32_t budget_backoff;    /* times stepped back up: each doubles the quiet
+                                   spell the next needs */
 } ct_mapped_fn;
+
+/* How far the budget has degraded a function. */
+typedef enum ct_budget_step {
+    CT_BUDGET_FULL = 0,      /* recorded as the options say */
+    CT_BUDGET_NO_VALUES = 1, /* recorded without values */
+    CT_BUDGET_SAMPLED = 2,   /* one call in CT_BUDGET_SAMPLE_EVERY recorded, without values */
+    CT_BUDGET_UNTRACED = 3,  /* not recorded (attached, IL engine: its code restored) */
+    CT_BUDGET_STEP_MAX = CT_BUDGET_UNTRACED
+} ct_budget_step;
+/* At CT_BUDGET_SAMPLED, the calls on a thread recorded: one in this many. */
+#define CT_BUDGET_SAMPLE_EVERY 16
 
 #define CT_SM_NO_FIELD UINT32_MAX
 

@@ -89,8 +89,9 @@ void ct_rec_close_replaced(ct_tbuf *b, uintptr_t csp, int naive)
         uint64_t key = t->frame_keys[d];
         if (!now)
             now = ct_now_ns();
-        if (ct_rec_frame_close(b))
-            ct_tbuf_count_drop(b, 1);
+        int how = ct_rec_frame_close(b);
+        if (how)
+            ct_rec_count_unrecorded(b, how);
         else
             ct_rec_plain_as(b, CT_REC_TAILCALL, now, key, naive);
     }

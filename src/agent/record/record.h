@@ -123,6 +123,7 @@ typedef struct ct_rec_thread {
     uint32_t depth;               /* open frames (the shadow stack) */
     uint32_t gate;                /* open frames of trigger functions */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
+    uint64_t skipped_frames[CT_DROP_TRACK_FRAMES / 64]; /* not recorded by choice */
     uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
     uintptr_t frame_sp[CT_DROP_TRACK_FRAMES];  /* each open frame's caller SP (0: unknown) */
     uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
@@ -141,6 +142,7 @@ typedef struct ct_rec_thread {
     /* The latest exceptions thrown on this thread (ct_ex_thrown), at
      * serial % CT_EXC_SLOTS. */
     ct_rec_exc exc[CT_EXC_SLOTS];
+    uint32_t sampled;              /* calls of sampled functions seen (budget.c) */
     /* The engine's own (ct_rec_engine). */
     _Alignas(16) unsigned char engine[CT_REC_ENGINE_BYTES];
 } ct_rec_thread;
@@ -173,6 +175,8 @@ typedef struct ct_recorder {
      * tail calls); the engines' naive entry points publish with
      * ct_rec_publish_naive and ct_rec_plain_naive. */
     int naive;
+    /* A budget or a limit is set: each call asks ct_rec_budget. */
+    int budgeted;
     /* The record of AppContext.OnUnhandledException once mapped: hooked but
      * not traced, its enter hook tells the exception model that the runtime
      * reports an unhandled exception. */
@@ -310,9 +314,16 @@ static inline void ct_rec_busy(ct_tbuf *b, int busy)
 
 /* ------------------------------------------------ the shadow stack */
 
-/* A frame of function `key` opens; `dropped`: its enter event was not
- * recorded. */
-static inline void ct_rec_frame_open(ct_tbuf *b, uint64_t key, int dropped, uintptr_t caller_sp)
+/* What became of a frame's enter event. */
+enum {
+    CT_FRAME_RECORDED = 0,
+    CT_FRAME_DROPPED = 1, /* lost (a full buffer, re-entry): counted as dropped */
+    CT_FRAME_SKIPPED = 2  /* left out by the budget or a limit: counted apart */
+};
+
+/* A frame of function `key` opens; how: what became of its enter event
+ * (CT_FRAME_*). */
+static inline void ct_rec_frame_open(ct_tbuf *b, uint64_t key, int how, uintptr_t caller_sp)
 {
     ct_rec_thread *t = ct_rec_of(b);
     uint32_t d = t->depth++;
@@ -322,26 +333,54 @@ static inline void ct_rec_frame_open(ct_tbuf *b, uint64_t key, int dropped, uint
         if (g_rec.gated && key && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
             t->gate++;
         uint64_t bit = 1ull << (d % 64);
-        if (dropped)
+        if (how == CT_FRAME_DROPPED)
             t->dropped_frames[d / 64] |= bit;
         else
             t->dropped_frames[d / 64] &= ~bit;
+        if (how == CT_FRAME_SKIPPED)
+            t->skipped_frames[d / 64] |= bit;
+        else
+            t->skipped_frames[d / 64] &= ~bit;
     }
 }
 
-/* A frame closes; returns 1 when its enter event was dropped (so is this). */
+/* A frame closes; returns what became of its enter event (CT_FRAME_*): the
+ * same becomes of this one. */
 static inline int ct_rec_frame_close(ct_tbuf *b)
 {
     ct_rec_thread *t = ct_rec_of(b);
     if (!t->depth)
-        return 0;
+        return CT_FRAME_RECORDED;
     uint32_t d = --t->depth;
     if (d >= CT_DROP_TRACK_FRAMES)
-        return 0;
+        return CT_FRAME_RECORDED;
     uint64_t key = t->frame_keys[d];
     if (g_rec.gated && key && t->gate && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
         t->gate--;
-    return t->dropped_frames[d / 64] >> (d % 64) & 1;
+    if (t->skipped_frames[d / 64] >> (d % 64) & 1)
+        return CT_FRAME_SKIPPED;
+    return (int)(t->dropped_frames[d / 64] >> (d % 64) & 1);
+}
+
+/* A frame closed without its event (ct_rec_frame_close's how): counted as
+ * dropped when it was lost. */
+static inline void ct_rec_count_unrecorded(ct_tbuf *b, int how)
+{
+    if (how == CT_FRAME_DROPPED)
+        ct_tbuf_count_drop(b, 1);
+}
+
+/* The budget and the limits, for a call of f about to be recorded on b's
+ * thread (budget.c): CT_BUDGET_RECORD, CT_BUDGET_NO_VALUES_NOW or
+ * CT_BUDGET_SKIP (not recorded: counted). */
+enum { CT_BUDGET_RECORD = 0, CT_BUDGET_NO_VALUES_NOW = 1, CT_BUDGET_SKIP = 2 };
+int ct_rec_budget_check(ct_tbuf *b, const ct_mapped_fn *f);
+
+static inline int ct_rec_budget(ct_tbuf *b, const ct_mapped_fn *f)
+{
+    if (__builtin_expect(!g_rec.budgeted, 1))
+        return CT_BUDGET_RECORD;
+    return ct_rec_budget_check(b, f);
 }
 
 /* The function of the top open frame when its key is kept, else 0. */
@@ -532,6 +571,14 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     if (t->nouts)
         ct_rec_outs_forget(b, t->depth);
     uint64_t key = (uint64_t)(uintptr_t)f;
+    int budget = ct_rec_budget(b, f);
+    if (budget == CT_BUDGET_SKIP) {
+        ct_rec_frame_open(b, key, CT_FRAME_SKIPPED, csp);
+        ct_rec_busy(b, 0);
+        return;
+    }
+    if (budget == CT_BUDGET_NO_VALUES_NOW)
+        values = 0;
     ct_rec_event ev;
     ct_rec_begin(b, &ev, CT_REC_ENTER, 0, 0, key, naive);
     /* The call starts now; the capture is the tracer's time. */
@@ -561,8 +608,13 @@ static inline ct_tbuf *ct_rec_close_begin(void)
         return NULL;
     if (g_rec.attached && !ct_rec_of(b)->depth)
         return NULL; /* entered before the trace began */
-    if (atomic_load_explicit(&ct_rec_of(b)->busy, memory_order_relaxed) || ct_rec_frame_close(b)) {
+    if (atomic_load_explicit(&ct_rec_of(b)->busy, memory_order_relaxed)) {
         ct_tbuf_count_drop(b, 1);
+        return NULL;
+    }
+    int how = ct_rec_frame_close(b);
+    if (how) {
+        ct_rec_count_unrecorded(b, how);
         return NULL;
     }
     ct_rec_busy(b, 1);
@@ -612,13 +664,17 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
     if (!b)
         return;
     if (type == CT_REC_ENTER) {
-        ct_rec_frame_open(b, (uint64_t)id, !ct_rec_plain(b, type, now, (uint64_t)id), 0);
+        if (ct_rec_budget(b, (const ct_mapped_fn *)id) == CT_BUDGET_SKIP)
+            ct_rec_frame_open(b, (uint64_t)id, CT_FRAME_SKIPPED, 0);
+        else
+            ct_rec_frame_open(b, (uint64_t)id, !ct_rec_plain(b, type, now, (uint64_t)id), 0);
         return;
     }
     if (g_rec.attached && !ct_rec_of(b)->depth)
         return; /* entered before the trace began */
-    if (ct_rec_frame_close(b)) {
-        ct_tbuf_count_drop(b, 1);
+    int how = ct_rec_frame_close(b);
+    if (how) {
+        ct_rec_count_unrecorded(b, how);
         return;
     }
     ct_rec_plain(b, type, now, (uint64_t)id);

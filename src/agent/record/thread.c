@@ -24,6 +24,7 @@ static void thread_exit(void *p)
 void ct_recorder_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
 {
     g_rec.gated = g_ct.cfg.tree.trigger != NULL;
+    g_rec.budgeted = g_ct.cfg.max_overhead || g_ct.cfg.limit || g_ct.cfg.rate;
     g_rec.mode = mode;
     g_rec.naive = naive;
     ct_tbuf_setup(ring_kb, lossy, sizeof(ct_rec_thread));
@@ -76,6 +77,7 @@ void ct_recorder_reset_threads(void)
         ct_rec_thread *t = ct_rec_of(b);
         t->depth = t->gate = t->nouts = 0;
         memset(t->dropped_frames, 0, sizeof t->dropped_frames);
+        memset(t->skipped_frames, 0, sizeof t->skipped_frames);
         /* The new trace has no CLASS records yet. */
         ct_rec_forget_classes(b);
         t->class_new = 0;

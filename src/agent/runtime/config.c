@@ -71,6 +71,13 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->object_fields = (uint32_t)v[CT_SET_OBJECT_FIELDS];
     c->value_bytes = (uint32_t)v[CT_SET_VALUE_BYTES];
     c->redact = (int)v[CT_SET_REDACT];
+    c->max_overhead = (uint32_t)v[CT_SET_MAX_OVERHEAD];
+    c->limit = v[CT_SET_LIMIT];
+    c->rate = v[CT_SET_RATE];
+    /* A budget drops rather than waits (counted): waiting would be the
+     * tracer's time too. */
+    if (c->max_overhead)
+        c->lossy = 1;
     c->redact_names = str[CT_SET_REDACT_NAMES];
     c->include = str[CT_SET_INCLUDE];
     c->exclude = str[CT_SET_EXCLUDE];

@@ -46,6 +46,9 @@ typedef struct ct_config {
     uint32_t object_fields;  /* CLRTRACE_OBJECT_FIELDS */
     uint32_t value_bytes;    /* CLRTRACE_VALUE_BYTES */
     int redact;              /* CLRTRACE_REDACT: secrets' values are not captured */
+    uint32_t max_overhead;   /* CLRTRACE_MAX_OVERHEAD: % of a thread's time; 0 off */
+    uint64_t limit;          /* CLRTRACE_LIMIT: calls recorded per method; 0 off */
+    uint64_t rate;           /* CLRTRACE_RATE: calls recorded per method a second; 0 off */
     const char *redact_names;/* CLRTRACE_REDACT_NAMES: more names of secrets */
     const char *include;     /* CLRTRACE_INCLUDE: globs on full names, ':'-separated;
                                 when set, only matching functions are traced */
