@@ -53,10 +53,11 @@ namespace Pub
             }
         }
 
-        public static async Task<int> SumAsync(int a, int b)
+        // Suspends on gate (pending at the call), resumes when Main completes it.
+        public static async Task<int> SumAsync(int a, int b, Task<int> gate)
         {
-            await Task.Yield();
-            return a + b;
+            int g = await gate;
+            return a + b + g;
         }
 
         public static int Done(Task<int> task) => task.Result;
@@ -93,8 +94,10 @@ namespace Pub
             {
                 caught = e.Message + "/" + e.InnerException.Message;
             }
-            Task<int> t = Work.SumAsync(20, 22);
-            t.Wait();
+            // The continuation runs inline, on this thread, in SetResult.
+            var gate = new TaskCompletionSource<int>();
+            Task<int> t = Work.SumAsync(20, 21, gate.Task);
+            gate.SetResult(1);
             int sum = Work.Done(t);
             string path = Path.Combine(Path.GetTempPath(), "clrtrace-published-" + Environment.ProcessId);
             int len = Work.WriteRead(path, "hello");
