@@ -30,13 +30,16 @@
 #      no function of the framework (CoreLib's Interop.*, System.Console's)
 #      in the trace; the summary has one row per function of the tree, with
 #      the tree's call counts;
+#   5. in the single-file bundle, assemblies by name: --assembly Published
+#      traces the same tree, --assembly System.Private.CoreLib with -F one
+#      CoreLib method's call;
 # and, for each runtime version (net8, net9, net10, net11; not again under
 # the IL engine, which attach uses anyway):
-#   5. `clrtrace run -p PID` on the running service: the header says
+#   6. `clrtrace run -p PID` on the running service: the header says
 #      attached, with the version; every Tick call's value is 2n; the
 #      service ends on its own (exit 0);
 # and once:
-#   6. every assembly of the shared frameworks and of the runtime packs
+#   7. every assembly of the shared frameworks and of the runtime packs
 #      carries one of the public key tokens the profiler takes for the
 #      framework (src/agent/model/identity.c), read by
 #      System.Reflection.AssemblyName (`Published tokens DIR...`); the
@@ -177,6 +180,26 @@ check_run() {
     check "$v: balanced frames" ct_balance "$t"
 }
 
+# check_names VARIANT: assemblies by name (`--assembly`, from the runtime's
+# GetAssemblyInfo), where a single-file bundle's have no file path: the
+# program's own, and CoreLib's (a method of it chosen by -F).
+check_names() {
+    local v=$1 t
+    [[ -n "${exe[$v]:-}" ]] || return 0
+    t=$work/$v-asm.txt
+    ct_run "$work" "$v-asm" env TMPDIR="$work" "$ct" run --assembly Published -o "$t" -- "${sanit[@]}" "${exe[$v]}"
+    check "$v: --assembly Published traces the program's tree" \
+        ct_diff_tree "$(want_tree "$(ct_pid "$t")")" "$(ct_tree "$t" | sed -E 's/d__[0-9]+>/d__N>/g')"
+    t=$work/$v-corelib.txt
+    ct_run "$work" "$v-corelib" "$ct" run --assembly System.Private.CoreLib -F 'System.DateOnly.AddDays' \
+        -o "$t" -- "${sanit[@]}" "${exe[$v]}"
+    # Work.NextDay calls day.AddDays(1) on 2024-02-28, once.
+    check "$v: --assembly System.Private.CoreLib -F System.DateOnly.AddDays: its one call" \
+        check_eq_text "System.DateOnly.AddDays(this=0xADDR -> 2024-02-28, int value=1) -> DateOnly 2024-02-29" \
+        "$(ct_tree "$t")"
+}
+check_eq_text() { [[ "$1" == "$2" ]] || { echo "expected: $1"; echo "actual:   $2"; return 1; }; }
+
 check_run apphost 10 15
 check_run net10 10 15
 check_run singlefile 10 15
@@ -185,6 +208,7 @@ check_run trimmed 10 15
 check_run net8 8 14
 check_run net9 9 15
 check_run net11 11 15
+check_names singlefile
 
 # ------------------------------------------------------------------ attach
 # check_attach VARIANT MAJOR INFO: `clrtrace run -p` on `Published serve FLAG`.
