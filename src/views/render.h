@@ -7,7 +7,7 @@
  * report`). Both see the same records in the same order, so the live text
  * and the replayed text are byte for byte the same.
  *
- *   # clrtrace: dotnet Demo.dll, pid 4242, 2026-11-22T03:14:15Z, filter: my code
+ *   # clrtrace: dotnet Demo.dll, pid 4242, 2026-11-22T03:14:15Z, filter: my code (framework by public key token)
  *   # CoreCLR 10.0.12, ICorProfilerInfo15, inlining disabled, strings 64 chars, ...
  *   #  TIME(s)    TID   DURATION  CALL
  *     0.034011   4242             Demo.Program.Main(string[] args=string[0] {}) {

@@ -294,6 +294,38 @@ ct_dotnet_build() {
     [[ -f "$dll" ]] && echo "$dll"
 }
 
+# ct_dotnet_publish PROJECT-DIR VARIANT OUT-DIR PUBLISH-ARGS...: publishes a
+# test target (Release, `dotnet publish PUBLISH-ARGS`: -f, -r, --self-contained,
+# -p:PublishSingleFile=true, ...) and prints the path of its apphost. Shared
+# like ct_dotnet_build: TARGETS/NAME-VARIANT-KEY, KEY a hash of the sources,
+# the SDK's version and the arguments; a lock per publish. Fails (1) when the
+# publish does (its log on stderr unless CT_PUBLISH_QUIET is set).
+ct_dotnet_publish() {
+    local dir=$1 variant=$2 out=$3 name key targets dest exe
+    shift 3
+    name=$(basename "$dir")
+    targets=${CLRTRACE_TARGETS:-}
+    if [[ -z "$targets" && -n "${lib:-}" && -f "$(dirname "$lib")/../../CMakeCache.txt" ]]; then
+        targets=$(cd "$(dirname "$lib")/../.." && pwd)/tests/e2e-targets
+    fi
+    [[ -n "$targets" ]] || targets=$out
+    key=$( { ct_sources_key "$dir" && printf '%s\n' "$@"; } | sha256sum | cut -c1-16) || return 1
+    dest=$targets/$name-$variant-$key
+    mkdir -p "$targets" || return 1
+    (
+        flock 9 || exit 1
+        [[ -s "$dest/exe" && -x "$(cat "$dest/exe")" ]] && exit 0
+        rm -rf "$dest" && mkdir -p "$dest" || exit 1
+        dotnet publish "$dir/$name.csproj" -c Release --artifacts-path "$dest/artifacts" "$@" \
+            >"$dest/dotnet-publish.log" 2>&1 ||
+            { [[ -n "${CT_PUBLISH_QUIET:-}" ]] || cat "$dest/dotnet-publish.log" >&2; exit 1; }
+        find "$dest/artifacts/publish" -type f -name "$name" | head -n 1 >"$dest/exe.new" &&
+            [[ -s "$dest/exe.new" ]] && mv "$dest/exe.new" "$dest/exe"
+    ) 9>"$targets/$name-$variant-$key.lock" || return 1
+    exe=$(cat "$dest/exe")
+    [[ -x "$exe" ]] && echo "$exe"
+}
+
 # ct_sources_key PROJECT-DIR: a hash of the project's files (bin/ and obj/
 # left out), of those of the projects it references (ProjectReference), and
 # of `dotnet --version`.

@@ -55,7 +55,7 @@ echo "== trace contents"
 # `type name=value`, returns as `-> type value`, objects as Class@address.
 a='0x[0-9a-f]+'
 expect=(
-    '1|^# clrtrace: dotnet .*Hello\.dll, pid [0-9]+, [0-9-]+T[0-9:]+Z, filter: my code$'
+    '1|^# clrtrace: dotnet .*Hello\.dll, pid [0-9]+, [0-9-]+T[0-9:]+Z, filter: my code \(framework by public key token\)$'
     '1|^#  TIME\(s\)    TID   DURATION  CALL$'
     '1|^ *[0-9.]+ +[0-9]+ {13}Demo\.Program\.Main\(string\[\] args=string\[0\] \{\}\) \{$'
     '1|^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {4}Demo\.MathOps\.Add\(int a=2, int b=3\) -> int 5$'

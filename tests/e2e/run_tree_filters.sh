@@ -65,7 +65,7 @@ Filt.Gate.Helper() {
   Filt.Inner.Work(int w=8) -> int 16
 }'
 check "depth 2: two levels on each thread" ct_diff_tree "$expected" "$(every_thread "$work/depth.txt")"
-check "depth 2: the header says so" grep -q '^# clrtrace: .*, filter: my code, depth 2$' "$work/depth.txt"
+check "depth 2: the header says so" grep -q '^# clrtrace: .*, filter: my code (framework by public key token), depth 2$' "$work/depth.txt"
 check "depth 2: balanced per thread" ct_balance "$work/depth.txt"
 
 launch depth1 --depth=1
@@ -87,7 +87,7 @@ Filt.Program.Main(string[] args=string[0] {}) {
   } -> int 12
 } -> int 51'
 check "min-time 50ms: only the calls that sleep, and Main" ct_diff_tree "$expected" "$(every_thread "$work/mintime.txt")"
-check "min-time 50ms: the header says so" grep -q '^# clrtrace: .*, filter: my code, min-time 50.0 ms$' "$work/mintime.txt"
+check "min-time 50ms: the header says so" grep -q '^# clrtrace: .*, filter: my code (framework by public key token), min-time 50.0 ms$' "$work/mintime.txt"
 check "min-time: the shown durations are at least 50 ms" awk '
     /^# summary/ { exit }
     match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ +[0-9.]+ (us|ms|s) /) {

@@ -285,7 +285,7 @@ ct_has_re "$trace" 1 '^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s  \} -> int 7$'
 
 # ----------------------------------------------------------- 3. its shape
 echo "== trace shape"
-ct_has_re "$trace" 1 '^# clrtrace: dotnet .*Values\.dll, pid [0-9]+, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z, filter: my code$'
+ct_has_re "$trace" 1 '^# clrtrace: dotnet .*Values\.dll, pid [0-9]+, [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z, filter: my code \(framework by public key token\)$'
 ct_has "$trace" 1 '#  TIME(s)    TID   DURATION  CALL'
 # The call lines: everything before the summary that is not a comment.
 calls=$(sed '/^# summary: /,$d' "$trace" | grep -vE '^(#|$)' || true)

@@ -45,6 +45,11 @@ fi
 exec -a dotnet "$real_dotnet" "\$@"
 WRAP
 chmod +x "$work/bin/dotnet"
+# The same for a program started by its apphost (./App, not dotnet App.dll:
+# tests/e2e/run_published.sh): CLRTRACE_SANITIZE_RUN PROGRAM ARGS...
+sed -e 's|^exec -a dotnet .*|exec "\$@"|' "$work/bin/dotnet" >"$work/bin/ct-sanitize"
+chmod +x "$work/bin/ct-sanitize"
+export CLRTRACE_SANITIZE_RUN="$work/bin/ct-sanitize"
 export PATH="$work/bin:$PATH"
 export HARD_STRESS_CALLS=${HARD_STRESS_CALLS:-200000}
 

@@ -38,6 +38,7 @@
 #include "agent/core/logstream.h"
 #include "agent/core/outputs.h"
 #include "agent/core/tbuf.h"
+#include "agent/model/identity.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"
 #include "threads.h"
@@ -172,7 +173,7 @@ static void describe_filter(const ct_config *c, char *out, size_t cap)
     if (c->include)
         ADD("%sinclude %s", n ? ", " : "", c->include);
     if (!c->assembly && !c->include)
-        ADD("%s", c->trace_all ? "everything" : "my code");
+        ADD("%s", c->trace_all ? "everything" : "my code (" CT_FRAMEWORK_RULE ")");
     if (c->exclude)
         ADD(", exclude %s", c->exclude);
     if (c->tree.trigger)

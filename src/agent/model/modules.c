@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/table.h"
+#include "identity.h"
 #include "perm.h"
 #include "agent/runtime/state.h"
 #include "utf16.h"
@@ -31,18 +32,41 @@ typedef struct resolved_ref {
     mdTypeDef td;
 } resolved_ref;
 
-/* A module is framework code when it was loaded from a shared framework
- * directory (dotnet/shared/Microsoft.NETCore.App/<ver>/, also ASP.NET Core
- * and Windows Desktop). */
-static int path_is_framework(const char *path)
-{
-    return strstr(path, "/shared/Microsoft.") != NULL;
-}
-
+/* The file name of a module's path is System.Private.CoreLib.dll: for a
+ * module whose assembly has no name the runtime tells. */
 static int path_is_corelib(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return strcmp(slash ? slash + 1 : path, "System.Private.CoreLib.dll") == 0;
+}
+
+/* The identity of the assembly that module mdi belongs to, from its
+ * definition (the manifest module's Assembly row): framework or not
+ * (identity.h). -1 when the metadata does not say (a module with no
+ * Assembly row). */
+static int identity_is_framework(IMetaDataImport *mdi, const char *name)
+{
+    void *p = NULL;
+    if (!mdi || FAILED(mdi->lpVtbl->QueryInterface(mdi, &IID_IMetaDataAssemblyImport, &p)) || !p)
+        return -1;
+    IMetaDataAssemblyImport *mda = p;
+    int rc = -1;
+    mdToken tk = 0;
+    const void *key = NULL;
+    ULONG key_len = 0, hash_alg = 0, name_len = 0;
+    DWORD flags = 0;
+    ASSEMBLYMETADATA md;
+    memset(&md, 0, sizeof md);
+    WCHAR w[CT_NAME_MAX];
+    if (SUCCEEDED(mda->lpVtbl->GetAssemblyFromScope(mda, &tk)) && tk &&
+        SUCCEEDED(mda->lpVtbl->GetAssemblyProps(mda, tk, &key, &key_len, &hash_alg, w, CT_NAME_MAX,
+                                                &name_len, &md, &flags))) {
+        char own[CT_NAME_MAX * 3];
+        ct_utf16_to_utf8(w, name_len, own, sizeof own);
+        rc = ct_assembly_is_framework(name ? name : own, key, key_len, flags);
+    }
+    mda->lpVtbl->Release(mda);
+    return rc;
 }
 
 const ct_module *ct_module_get(ModuleID id)
@@ -69,11 +93,11 @@ const ct_module *ct_module_get(ModuleID id)
     path[0] = '\0';
     if (SUCCEEDED(info->lpVtbl->GetModuleInfo(info, id, &base, CT_NAME_MAX, &len, w, &assembly)))
         ct_utf16_to_utf8(w, len, path, sizeof path);
+    ModuleID manifest = 0;
     if (assembly) {
         WCHAR wa[CT_NAME_MAX];
         ULONG alen = 0;
         AppDomainID domain = 0;
-        ModuleID manifest = 0;
         if (SUCCEEDED(info->lpVtbl->GetAssemblyInfo(info, assembly, CT_NAME_MAX, &alen, wa,
                                                     &domain, &manifest)) &&
             alen > 0 && alen <= CT_NAME_MAX) {
@@ -83,8 +107,10 @@ const ct_module *ct_module_get(ModuleID id)
             mine->assembly = ct_perm_strdup(aname);
         }
     }
-    mine->framework = path_is_framework(path);
-    mine->corelib = path_is_corelib(path);
+    /* CoreLib by its assembly name (a single-file bundle's modules have no
+     * path), else by its file name. */
+    mine->corelib = mine->assembly ? !strcmp(mine->assembly, "System.Private.CoreLib")
+                                   : path_is_corelib(path);
     IUnknown *unk = NULL;
     if (info->lpVtbl->GetModuleMetaData(info, id, OF_READ, &IID_IMetaDataImport, &unk) == S_OK &&
         unk) {
@@ -93,6 +119,19 @@ const ct_module *ct_module_get(ModuleID id)
         if (SUCCEEDED(mine->mdi->lpVtbl->QueryInterface(mine->mdi, &IID_IMetaDataImport2, &two)))
             mine->mdi2 = two;
     }
+    /* Framework by the assembly's identity: its own definition, else (a
+     * module of a multi-module assembly) its manifest module's. */
+    int fw = identity_is_framework(mine->mdi, mine->assembly);
+    if (fw < 0 && manifest && manifest != id) {
+        IUnknown *mu = NULL;
+        if (info->lpVtbl->GetModuleMetaData(info, manifest, OF_READ, &IID_IMetaDataImport, &mu) ==
+                S_OK &&
+            mu) {
+            fw = identity_is_framework((IMetaDataImport *)mu, mine->assembly);
+            mu->lpVtbl->Release(mu);
+        }
+    }
+    mine->framework = mine->corelib || fw > 0;
 
     pthread_mutex_lock(&g_lock);
     m = ct_table_get_key(&g_modules, key);

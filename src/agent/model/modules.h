@@ -23,7 +23,7 @@ typedef struct ct_module {
     ModuleID id;
     IMetaDataImport *mdi;  /* NULL when the module has no metadata */
     IMetaDataImport *mdi2; /* the same object as IMetaDataImport2, or NULL */
-    int framework;         /* loaded from a shared framework directory */
+    int framework;         /* framework code by its assembly's identity (identity.h) */
     int corelib;           /* System.Private.CoreLib */
     const char *assembly;  /* the assembly's simple name ("Demo"), or NULL */
 } ct_module;

@@ -95,19 +95,28 @@ int ct_registry_module_may_trace(const ct_module *m)
 /* Method tok of module m: its name (method[CT_NAME_MAX * 3]), full name
  * (full[FULL_NAME_MAX]), TypeDef and signature; 0, or -1. */
 static int method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
-                        mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len)
+                        mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len, DWORD *impl)
 {
     IMetaDataImport *mdi = m->mdi;
     WCHAR wmethod[CT_NAME_MAX];
     ULONG wlen = 0, rva = 0;
-    DWORD attr = 0, impl = 0;
+    DWORD attr = 0;
+    *impl = 0;
     if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, td, wmethod, CT_NAME_MAX, &wlen,
-                                                   &attr, sig, sig_len, &rva, &impl)))
+                                                   &attr, sig, sig_len, &rva, impl)))
         return -1;
     ct_utf16_to_utf8(wmethod, wlen, method, CT_NAME_MAX * 3);
     full_name(m, *td, method, full, FULL_NAME_MAX);
     return 0;
 }
+
+/* [cor] CorMethodImpl miAsync (.NET 11): a runtime-async method, compiled
+ * without a state machine. Its IL returns the awaited value where the
+ * signature says Task<T>, and the runtime enters it again on each resume
+ * without its arguments: neither engine reads it right yet (an object
+ * read from an int crashed the IL engine), so it is never hooked
+ * (docs/tracer.md, "Runtime versions and published apps"). */
+#define MI_ASYNC 0x2000u
 
 int ct_registry_traces(const ct_module *m, mdMethodDef tok)
 {
@@ -115,7 +124,9 @@ int ct_registry_traces(const ct_module *m, mdMethodDef tok)
     mdTypeDef td = 0;
     PCCOR_SIGNATURE sig = NULL;
     ULONG sig_len = 0;
-    return method_props(m, tok, method, full, &td, &sig, &sig_len) == 0 && traces_name(m, full);
+    DWORD impl = 0;
+    return method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) == 0 &&
+           !(impl & MI_ASYNC) && traces_name(m, full);
 }
 
 /* Everything the record needs, from metadata and the runtime. Called
@@ -162,14 +173,15 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     mdTypeDef td = 0;
     PCCOR_SIGNATURE sig = NULL;
     ULONG sig_len = 0;
-    if (!m || method_props(m, tok, method, full, &td, &sig, &sig_len) != 0)
+    DWORD impl = 0;
+    if (!m || method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) != 0)
         return;
     const char *name = ct_perm_strdup(full);
     if (!name)
         return;
     f->name = name;
     f->display = name;
-    f->hooked = traces_name(m, name);
+    f->hooked = !(impl & MI_ASYNC) && traces_name(m, name);
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
     f->watched = m->corelib && !strcmp(name, WATCH_UNHANDLED);

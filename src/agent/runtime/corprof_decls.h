@@ -698,6 +698,40 @@ struct IMetaDataImport {
     const IMetaDataImportVtbl *lpVtbl;
 };
 
+/* ------------------------------------------------ IMetaDataAssemblyImport */
+
+/* [cor] ASSEMBLYMETADATA: the version and culture of an assembly. */
+typedef struct ASSEMBLYMETADATA {
+    unsigned short usMajorVersion, usMinorVersion, usBuildNumber, usRevisionNumber;
+    WCHAR *szLocale;
+    ULONG cbLocale;
+    DWORD *rProcessor;
+    ULONG ulProcessor;
+    void *rOS;
+    ULONG ulOS;
+} ASSEMBLYMETADATA;
+
+/* [cor] IMetaDataAssemblyImport (QueryInterface on a module's
+ * IMetaDataImport): the assembly's own definition, for its identity. */
+typedef struct IMetaDataAssemblyImport IMetaDataAssemblyImport;
+#define MA IMetaDataAssemblyImport *self
+typedef struct IMetaDataAssemblyImportVtbl {
+    HRESULT (*QueryInterface)(MA, REFIID riid, void **ppv);                           /* 0 */
+    ULONG (*AddRef)(MA);                                                              /* 1 */
+    ULONG (*Release)(MA);                                                             /* 2 */
+    HRESULT (*GetAssemblyProps)(MA, mdToken mda, const void **ppbPublicKey,
+                                ULONG *pcbPublicKey, ULONG *pulHashAlgId, WCHAR *szName,
+                                ULONG cchName, ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
+                                DWORD *pdwAssemblyFlags);                             /* 3 */
+    void *slots4_11[8];                                                               /* 4-11 */
+    HRESULT (*GetAssemblyFromScope)(MA, mdToken *ptkAssembly);                        /* 12 */
+    void *slots13_16[4];                                                              /* 13-16 */
+} IMetaDataAssemblyImportVtbl;
+#undef MA
+struct IMetaDataAssemblyImport {
+    const IMetaDataAssemblyImportVtbl *lpVtbl;
+};
+
 /* ------------------------------------------------------------------ IIDs */
 
 /* Defined in corprof_iids.c. [idl] uuid(...) attributes, [cor] EXTERN_GUID,
@@ -723,6 +757,7 @@ extern const IID IID_ICorProfilerInfo14;       /* F460E352-D76D-4FE9-835F-F6AF9D
 extern const IID IID_ICorProfilerInfo15;       /* B446462D-BD22-41DD-872D-DC714C49EB56 */
 extern const IID IID_IMetaDataImport;          /* 7DAC8207-D3AE-4C75-9B67-92801A497D44 */
 extern const IID IID_IMetaDataImport2;         /* FCE5EFA0-8BBA-4F8E-A036-8F2022B08466 */
+extern const IID IID_IMetaDataAssemblyImport;  /* EE62470B-E94B-424E-9B7C-2F00C9249F93 */
 
 /* ---------------------------------------- IMetaDataEmit, IMethodMalloc */
 
