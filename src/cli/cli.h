@@ -54,6 +54,12 @@ const char *cli_selection_help(void);
  * ':' ...") when it is empty, has a ':' or does not fit. */
 int cli_add_glob(const char *who, const char *opt, char *list, size_t cap, const char *glob);
 
+/* Appends condition text ('GLOB: EXPR', --when) to list (conditions one a
+ * line, *n of them so far) after parsing it: 0, or -1 after one error line
+ * naming the text and the offset of what is wrong. */
+int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
+                 const char *text);
+
 
 
 /* dump's formats. */

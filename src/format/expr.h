@@ -56,6 +56,10 @@
 #define CT_EXPR_MAX_IDENT 64u
 /* Longest string literal, in UTF-16 code units (after escapes). */
 #define CT_EXPR_MAX_STRING 256u
+/* Most --when options (CLRTRACE_WHEN's entries, one a line), and the
+ * longest CLRTRACE_WHEN. */
+#define CT_WHEN_MAX 16u
+#define CT_WHEN_MAX_TEXT (CT_WHEN_MAX * (CT_EXPR_MAX_TEXT + 1))
 /* Longest error message (with its offset). */
 #define CT_EXPR_MAX_ERROR 160u
 

@@ -89,9 +89,10 @@ void ct_rec_close_replaced(ct_tbuf *b, uintptr_t csp, int naive)
         uint64_t key = t->frame_keys[d];
         if (!now)
             now = ct_now_ns();
-        if (ct_rec_frame_close(b))
+        int state = ct_rec_frame_close(b);
+        if (state == CT_FRAME_DROPPED)
             ct_tbuf_count_drop(b, 1);
-        else
+        else if (state == CT_FRAME_RECORDED)
             ct_rec_plain_as(b, CT_REC_TAILCALL, now, key, naive);
     }
 }

@@ -76,6 +76,7 @@ void ct_recorder_reset_threads(void)
         ct_rec_thread *t = ct_rec_of(b);
         t->depth = t->gate = t->nouts = 0;
         memset(t->dropped_frames, 0, sizeof t->dropped_frames);
+        memset(t->skipped_frames, 0, sizeof t->skipped_frames);
         /* The new trace has no CLASS records yet. */
         ct_rec_forget_classes(b);
         t->class_new = 0;

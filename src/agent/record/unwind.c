@@ -417,7 +417,10 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
     while (t->depth > depth) {
         uint32_t d = t->depth - 1;
         uint64_t key = d < CT_DROP_TRACK_FRAMES ? t->frame_keys[d] : deep_key;
-        if (ct_rec_frame_close(b) || !key)
+        int state = ct_rec_frame_close(b);
+        if (state == CT_FRAME_SKIPPED)
+            continue;
+        if (state == CT_FRAME_DROPPED || !key)
             ct_tbuf_count_drop(b, 1);
         else
             unwind_event(b, now, key, serial);

@@ -76,6 +76,11 @@ static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
     out->string = e->string;
 }
 
+void ct_rec_class_info(ct_tbuf *b, uint64_t object, ct_class_info *out)
+{
+    class_of(b, object, 0, out);
+}
+
 void ct_rec_forget_classes(ct_tbuf *b)
 {
     memset(ct_rec_of(b)->class_cache, 0, sizeof ct_rec_of(b)->class_cache);
@@ -136,6 +141,12 @@ static const void *byref_source(ct_tbuf *b, const ct_plan *target, uintptr_t add
 void ct_rec_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p, uintptr_t addr,
                   size_t len, uint32_t object_depth)
 {
+    ct_rec_thread *t = ct_rec_of(b);
+    if (t->collect && t->nslots < CT_WHEN_MAX_ARGS) {
+        /* A condition reads this value (when.c). */
+        t->slot[t->nslots] = p && range_fits(p, len) ? addr : 0;
+        t->slot_plan[t->nslots++] = p;
+    }
     if (w->cap - w->len < 4 + CT_BY_RANGE_MAX_BYTES + 8) {
         ct_event_value_reserve(w, 0);
         ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
