@@ -127,10 +127,12 @@ typedef struct ct_rec_thread {
      * end is left out too, and neither is counted as a drop. */
     uint64_t skipped_frames[CT_DROP_TRACK_FRAMES / 64];
     /* The values of the call being entered, as its condition reads them
-     * (when.c): each argument's slot and plan, in order; collecting while
-     * `collect` is set (a function with a condition). */
+     * (when.c): each argument's slot and plan, in order; while `collect`
+     * is set (a function with a condition, before its capture), values
+     * are collected instead of captured, and out arguments not tracked. */
     uint32_t collect, nslots;
     uintptr_t slot[CT_WHEN_MAX_ARGS];
+    uint32_t slot_len[CT_WHEN_MAX_ARGS];
     const ct_plan *slot_plan[CT_WHEN_MAX_ARGS];
     uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
     uintptr_t frame_sp[CT_DROP_TRACK_FRAMES];  /* each open frame's caller SP (0: unknown) */
@@ -537,6 +539,11 @@ void ct_rec_leave_outs(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
  * cache; values.c), without naming its class in the record. */
 void ct_rec_class_info(ct_tbuf *b, uint64_t object, ct_class_info *out);
 
+/* The values of the call being entered captured from the slots collected
+ * for its condition (and its out arguments tracked): 1, or 0 when they
+ * were not all collected (values.c). */
+int ct_rec_values_collected(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m);
+
 /* 1 when every condition (--when) bound to f holds for the call being
  * entered, read from the slots collected while its values were captured
  * (when.c); 0 when one does not or cannot be read. */
@@ -581,16 +588,21 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     uint64_t t0 = ct_now_ns(), held = ct_rec_held(b);
     int skip = 0;
     if (__builtin_expect(f->when != NULL, 0)) {
-        /* A condition (--when): its values read where the capture finds
-         * them (the slots collected as they are captured); a call whose
-         * condition does not hold is not recorded, its frame kept. */
+        /* A condition (--when): the engine finds the values as for a
+         * capture, but they are only collected (each argument's slot and
+         * plan; nothing is copied), then read where they are. A call whose
+         * condition does not hold is not recorded, its frame kept; one whose
+         * condition holds is captured as any other. */
         t->collect = 1;
         t->nslots = 0;
         int got = values && ct_rec_gate_open(b, f) && args(b, f, ctx, &ev.w, &ev.m);
         t->collect = 0;
         skip = !got || !ct_rec_when_holds(b, f);
-        if (skip && t->class_new)
-            ct_rec_forget_classes(b);
+        /* Captured from the slots collected (or, past CT_WHEN_MAX_ARGS
+         * of them, found again). */
+        if (!skip && !ct_rec_values_collected(b, f, &ev.w, &ev.m) &&
+            !args(b, f, ctx, &ev.w, &ev.m))
+            ct_rec_restart(b, &ev);
         uint64_t t1 = ct_now_ns();
         ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
     } else if (values && ct_rec_gate_open(b, f)) {

@@ -195,11 +195,11 @@ static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
     ct_when_path *wp = &ctx->c->paths[pi];
     const ct_expr_path *path = &e->paths[pi];
     out->kind = CT_XV_UNKNOWN;
-    if (wp->arg == CT_WHEN_NO_ARG || wp->arg >= t->nslots)
+    if (wp->arg == CT_WHEN_NO_ARG || wp->arg >= t->nslots || wp->arg >= CT_WHEN_MAX_ARGS)
         return;
     uintptr_t addr = t->slot[wp->arg];
     const ct_plan *p = t->slot_plan[wp->arg];
-    if (!addr || !p || ct_plan_is_by_range(p))
+    if (!addr || !p || ct_plan_is_by_range(p) || t->slot_len[wp->arg] != ct_rec_slot_len(p))
         return;
     for (unsigned seg = 1; seg < path->nseg; seg++) {
         const char *name = ct_expr_seg(e, path, seg);
