@@ -60,6 +60,15 @@ int cli_add_glob(const char *who, const char *opt, char *list, size_t cap, const
 int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
                  const char *text);
 
+/* Checks the parameter names of the conditions in list (one a line) against
+ * the program's main assembly (`dotnet X.dll ...`, or an apphost with X.dll
+ * beside it; when_check.c): 0 when every path's first name is a parameter
+ * (or `this` of an instance method) of some method of that assembly its
+ * glob matches, or when no method there matches, or the assembly cannot be
+ * found or read (the profiler then tells); -1 after one line naming the
+ * condition, a matching method and the name. */
+int cli_when_check(const char *who, const char *list, char *const *program);
+
 
 
 /* dump's formats. */

@@ -672,7 +672,9 @@ int cli_trace_command(int argc, char **argv, int record)
         usage(stdout, record);
         return 0;
     }
-    if (trace_check(&o) != 0 || trace_resolve(&o, &p) != 0)
+    if (trace_check(&o) != 0 ||
+        (!o.pid_text && cli_when_check(o.who, o.given[CT_SET_WHEN], o.program) != 0) ||
+        trace_resolve(&o, &p) != 0)
         return 2;
     if (o.pid_text)
         return cli_attach(o.who, (unsigned)o.pid, p.lib, o.given, p.text_log, p.trace,

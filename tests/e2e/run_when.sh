@@ -128,12 +128,17 @@ check "CLRTRACE_WHEN: output unchanged" cmp -s "$work/plain.out" "$work/env.out"
 expect env "2 3"
 check "CLRTRACE_WHEN: second line holds too" lacks "$work/env.txt" 'code="xyz"'
 
-# A path that names no parameter: the profiler says which method and which
-# name, and records none of its calls.
-run noparam --when 'Shop.Orders.Place: ordr.Total > 1000'
+# A path that names no parameter, set without the launcher: the profiler
+# says which method and which name, and records none of its calls. (Through
+# the launcher it is refused, below.)
+env "${traced[@]}" CLRTRACE_INCLUDE='Shop.Orders.*' CLRTRACE_OUTPUT="$work/noparam.txt" \
+    CLRTRACE_WHEN='Shop.Orders.Place: ordr.Total > 1000' \
+    dotnet "$app" > "$work/noparam.out" 2> "$work/noparam.err"
+check "noparam: output unchanged" cmp -s "$work/plain.out" "$work/noparam.out"
 expect noparam ""
 check "noparam: one stderr line naming the method and the name" \
     grep -qx "clrtrace: --when 'Shop.Orders.Place: ordr.Total > 1000': Shop.Orders.Place has no parameter 'ordr': its calls are not recorded" "$work/noparam.err"
+check "noparam: Audit traced" has "$work/noparam.txt" 'Shop.Orders.Audit(int id=1) -> int 2'
 
 # Refused: one line naming the text and the offset, exit 2, nothing run.
 refused() { # refused NAME LINE OPTIONS...
@@ -152,5 +157,34 @@ refused badstring "unknown escape" --when 'F: a == "x\q"'
 refused assign "write '=='" --when 'F: a = 1'
 refused at_return "not supported yet" --when 'F: return > 1'
 refused noargs "--when reads argument values" --no-args --when 'F: a == 1'
+# Names checked in the program's assembly (Shop.dll) before it runs.
+refused noparam_cli "clrtrace run: --when 'Shop.Orders.Place: ordr.Total > 1000': Shop.Orders.Place has no parameter 'ordr' at offset 19" \
+    --when 'Shop.Orders.Place: ordr.Total > 1000'
+refused static_this "Shop.Orders.Check is static: no 'this' at offset 19" --when 'Shop.Orders.Check: this.Id > 1'
+refused second_cond "Shop.Cart.Add has no parameter 'item'" \
+    --when 'Shop.Orders.Place: order.Id > 1' --when 'Shop.Cart.Add: item.Qty > 1 || this.Count > 0'
+
+# Attached (-p): the service places the four orders every 5 ms; the
+# condition is parsed by the CLI and sent with the session's settings.
+dotnet "$app" serve 60 > "$work/serve.out" 2> "$work/serve.err" &
+spid=$!
+stop_serve() { kill -KILL "$spid" 2>/dev/null; }
+ct_at_exit stop_serve
+for ((i = 0; i < 600; i++)); do grep -q '^ready ' "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+check "attach: the service is ready" grep -q "^ready $spid\$" "$work/serve.out"
+"$ct" record --profiler "$lib" -o "$work/attached" -p "$spid" -d 2s -F 'Shop.Orders.*' \
+    --when 'Shop.Orders.Place: order.Total > 1000 && order.Customer.Country == "PT"' \
+    > "$work/attach.out" 2> "$work/attach.err"; rc=$?
+check "attach: exit 0" test "$rc" -eq 0
+"$ct" replay "$work/attached" > "$work/attach.txt" 2>&1
+ids=$(places "$work/attach.txt" | tr ' ' '\n' | sort -u | tr '\n' ' ')
+check "attach: only orders 1 and 4 placed in the trace" test "$ids" = "1 4 "
+check "attach: Audit of order 2 traced" has "$work/attach.txt" 'Shop.Orders.Audit(int id=2) -> int 4'
+"$ct" record --profiler "$lib" -o "$work/attached2" -p "$spid" -d 1s \
+    --when 'Shop.Orders.Place: order.Total >' > "$work/attach2.out" 2> "$work/attach2.err"; rc=$?
+check "attach, malformed: exit 2" test "$rc" -eq 2
+check "attach, malformed: one line with the offset" grep -qx "clrtrace record: --when 'Shop.Orders.Place: order.Total >': expected a literal after '>', not the end at offset 32" "$work/attach2.err"
+check "attach, malformed: nothing recorded" test ! -e "$work/attached2/trace.clrt"
+kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 
 ct_end run_when.sh

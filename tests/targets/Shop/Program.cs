@@ -1,10 +1,12 @@
 // End-to-end target for clrtrace's conditions (tests/e2e/run_when.sh). Four
 // orders are placed, in this order, with the values below; the expected
 // calls of each condition are worked out by hand from them. Prints one line
-// per call and exits with code 3.
+// per call and exits with code 3. With "serve S" it is a service for
+// attach instead (below).
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace Shop
 {
@@ -69,7 +71,7 @@ namespace Shop
 
     public static class Program
     {
-        public static int Main()
+        public static int Main(string[] args)
         {
             var ana = new Customer { Name = "Ana", Country = "PT" };
             var bob = new Customer { Name = "Bob", Country = "ES" };
@@ -86,6 +88,22 @@ namespace Shop
                 new Order { Id = 4, Total = 5000m, Customer = ze, Status = Status.Shipped,
                             Lines = { new Line { Sku = "C", Qty = 7 } } },
             };
+            if (args.Length > 1 && args[0] == "serve")
+            {
+                // "serve S": a service for attach (-p): the four orders placed
+                // every 5 ms for S seconds, after "ready PID".
+                Console.WriteLine("ready " + Environment.ProcessId);
+                long sum = 0;
+                var until = DateTime.UtcNow.AddSeconds(int.Parse(args[1]));
+                while (DateTime.UtcNow < until)
+                {
+                    foreach (var o in orders)
+                        sum += Orders.Place(o);
+                    Thread.Sleep(5);
+                }
+                Console.WriteLine("served " + (sum > 0));
+                return 0;
+            }
             foreach (var o in orders)
                 Console.WriteLine("placed " + Orders.Place(o));
             Console.WriteLine("check " + Orders.Check("abc", -5, true));
