@@ -177,7 +177,7 @@ check "attach: the service is ready" grep -q "^ready $spid\$" "$work/serve.out"
     > "$work/attach.out" 2> "$work/attach.err"; rc=$?
 check "attach: exit 0" test "$rc" -eq 0
 "$ct" replay "$work/attached" > "$work/attach.txt" 2>&1
-ids=$(places "$work/attach.txt" | tr ' ' '\n' | sort -u | tr '\n' ' ')
+ids=$(places "$work/attach.txt" | tr ' ' '\n' | LC_ALL=C sort -u | tr '\n' ' ')
 check "attach: only orders 1 and 4 placed in the trace" test "$ids" = "1 4 "
 check "attach: Audit of order 2 traced" has "$work/attach.txt" 'Shop.Orders.Audit(int id=2) -> int 4'
 "$ct" record --profiler "$lib" -o "$work/attached2" -p "$spid" -d 1s \
@@ -186,5 +186,38 @@ check "attach, malformed: exit 2" test "$rc" -eq 2
 check "attach, malformed: one line with the offset" grep -qx "clrtrace record: --when 'Shop.Orders.Place: order.Total >': expected a literal after '>', not the end at offset 32" "$work/attach2.err"
 check "attach, malformed: nothing recorded" test ! -e "$work/attached2/trace.clrt"
 kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+
+# A real program no one here wrote: the SDK's C# compiler (csc.dll) on a
+# small file; its lexer asks SyntaxFacts.GetKeywordKind(string text) about
+# the identifiers and keywords it meets. Only the texts of one character or
+# "foreach" are recorded: those of the source below are P, l, x and foreach
+# (whatever the lexer's cache repeats, no other text passes).
+sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
+csc="$sdk/Roslyn/bincore/csc.dll"
+runtime=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
+refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$runtime/ref/net${runtime%%.*}.0
+if [[ -f "$csc" && -d "$refdir" ]]; then
+    printf '%s\n%s\n%s' 'using System;' 'using System.Collections.Generic;' \
+        'class P { static void Main() { var l = new List<int> { 1, 2, 3 }; foreach (var x in l) Console.Write(x * 2); } }' \
+        > "$work/a.cs"
+    mkdir -p "$work/cc"
+    cc_args=(-nologo -deterministic -out:a.dll "-r:$refdir/System.Runtime.dll"
+             "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" ../a.cs)
+    kw=Microsoft.CodeAnalysis.CSharp.SyntaxFacts
+    (cd "$work/cc" && "$ct" run --profiler "$lib" -o "$work/csc.txt" -F "$kw.GetKeywordKind" \
+        -F "$kw.GetContextualKeywordKind" \
+        --when "$kw.GetKeywordKind: text.Length == 1 || text == \"foreach\"" \
+        --when "$kw.GetContextualKeywordKind: text == \"var\"" \
+        -- dotnet "$csc" "${cc_args[@]}") > "$work/csc.out" 2>&1; rc=$?
+    check "csc: compiles (exit 0)" test "$rc" -eq 0
+    got=$(grep -o 'GetKeywordKind(string text="[^"]*")' "$work/csc.txt" | sed 's/.*text="//; s/")$//' | LC_ALL=C sort -u | tr '\n' ' ')
+    check "csc: GetKeywordKind recorded for P, foreach, l, x only" test "$got" = "P foreach l x "
+    check "csc: foreach is ForEachKeyword" has "$work/csc.txt" 'GetKeywordKind(string text="foreach") -> SyntaxKind ForEachKeyword'
+    got=$(grep -o 'GetContextualKeywordKind(string text="[^"]*")' "$work/csc.txt" | sed 's/.*text="//; s/")$//' | LC_ALL=C sort -u | tr '\n' ' ')
+    check "csc: GetContextualKeywordKind recorded for var only" test "$got" = "var "
+    check "csc: var is VarKeyword" has "$work/csc.txt" 'GetContextualKeywordKind(string text="var") -> SyntaxKind VarKeyword'
+else
+    echo "skip: no csc.dll ($csc) or reference assemblies ($refdir)"
+fi
 
 ct_end run_when.sh
