@@ -717,6 +717,13 @@ static int dec_cmp(const ct_xdec *a, const ct_xdec *b)
     int an = a->neg && !dec_is_zero(a), bn = b->neg && !dec_is_zero(b);
     if (an != bn)
         return an ? -1 : 1;
+    if (a->scale == b->scale) {
+        int c = 0;
+        for (int i = 2; i >= 0 && !c; i--)
+            if (a->m[i] != b->m[i])
+                c = a->m[i] < b->m[i] ? -1 : 1;
+        return an ? -c : c;
+    }
     big x = {{a->m[0], a->m[1], a->m[2]}}, y = {{b->m[0], b->m[1], b->m[2]}};
     for (unsigned s = a->scale; s < b->scale; s++)
         big_mul10(&x);

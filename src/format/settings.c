@@ -35,8 +35,8 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                          "-F then narrows it further"},
     [CT_SET_WHEN] = {"CLRTRACE_WHEN", NULL, "--when", CT_KIND_WHEN, CT_GROUP_SELECT,
                       CT_SETTING_REPEAT, 0, 0, 0, NULL, "'GLOB: EXPR'",
-                      "record a call of a function matching GLOB only when EXPR holds\n"
-                      "for its arguments (order.Total > 1000 && order.Customer.Country\n"
+                      "record a call of a function matching GLOB only when EXPR holds "
+                      "for its arguments (order.Total > 1000 && order.Customer.Country "
                       "== \"PT\"; docs/cli.md, Conditions; repeatable)"},
     [CT_SET_DEPTH] = {"CLRTRACE_DEPTH", "-D", "--depth", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_FILTER_MAX_FRAMES, 0, NULL, "N",

@@ -134,6 +134,12 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
                 pthread_mutex_unlock(&g_lock);
             }
             c->paths[pi].arg = arg;
+            for (unsigned s = 1; s < p->nseg; s++) {
+                const char *name = ct_expr_seg(e, p, s);
+                c->paths[pi].seg[s] = !strcmp(name, "Length")  ? CT_WHEN_SEG_LENGTH
+                                      : !strcmp(name, "Count") ? CT_WHEN_SEG_COUNT
+                                                               : CT_WHEN_SEG_FIELD;
+            }
         }
     }
     return w;

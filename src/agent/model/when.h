@@ -18,14 +18,22 @@
 /* Where a path of a condition starts in a function's arguments. */
 #define CT_WHEN_NO_ARG UINT32_MAX
 
-/* One path of a condition bound to a function: its argument, and for each
- * segment after the first the field last found for a class (a one-entry
- * cache per segment, checked by the field's name at each use: a race
- * between two threads at worst costs a search). */
+/* What a path segment names besides a field. */
+enum { CT_WHEN_SEG_FIELD = 0, CT_WHEN_SEG_LENGTH = 1, CT_WHEN_SEG_COUNT = 2 };
+
+/* A class and the index of a field in its content plan, in one word (one
+ * atomic load reads both): the ClassID (a user-space address, below 2^48)
+ * with index + 1 in the top 16 bits. */
+#define CT_WHEN_CACHE_KEY(cls, idx) ((uint64_t)(cls) | (uint64_t)((idx) + 1) << 48)
+
+/* One path of a condition bound to a function: its argument, what each
+ * segment names, and for each segment after the first the field last found
+ * for a class (a one-entry cache per segment, CT_WHEN_CACHE_KEY; another
+ * class costs a search by name). */
 typedef struct ct_when_path {
     uint32_t arg;                          /* argument index, or CT_WHEN_NO_ARG */
-    _Atomic uint64_t cls[CT_EXPR_MAX_SEGMENTS];   /* ClassID (0: none yet) */
-    _Atomic uint32_t field[CT_EXPR_MAX_SEGMENTS]; /* its field's index in the content plan */
+    uint8_t seg[CT_EXPR_MAX_SEGMENTS];     /* CT_WHEN_SEG_* */
+    _Atomic uint64_t cache[CT_EXPR_MAX_SEGMENTS];
 } ct_when_path;
 
 typedef struct ct_when_bound {

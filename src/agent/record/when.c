@@ -148,17 +148,19 @@ static void to_xval(ct_tbuf *b, const ct_plan *p, uintptr_t addr, ct_xval *out, 
 static const ct_field *field_named(const ct_plan *c, uint64_t cls, ct_when_path *wp, unsigned seg,
                                    const char *name)
 {
-    if (cls && atomic_load_explicit(&wp->cls[seg], memory_order_acquire) == cls) {
-        uint32_t i = atomic_load_explicit(&wp->field[seg], memory_order_relaxed);
-        if (i < c->count && c->fields[i].name && !strcmp(c->fields[i].name, name))
+    /* A class's content plan never changes once made: the index found for
+     * it stays right. */
+    uint64_t key = atomic_load_explicit(&wp->cache[seg], memory_order_relaxed);
+    if (cls && cls < (1ull << 48) && key && (key & ((1ull << 48) - 1)) == cls) {
+        uint32_t i = (uint32_t)(key >> 48) - 1;
+        if (i < c->count)
             return &c->fields[i];
     }
-    for (uint32_t i = 0; i < c->count; i++) {
+    for (uint32_t i = 0; i < c->count && i < 0xFFFE; i++) {
         if (c->fields[i].name && !strcmp(c->fields[i].name, name)) {
-            if (cls) {
-                atomic_store_explicit(&wp->field[seg], i, memory_order_relaxed);
-                atomic_store_explicit(&wp->cls[seg], cls, memory_order_release);
-            }
+            if (cls && cls < (1ull << 48))
+                atomic_store_explicit(&wp->cache[seg], CT_WHEN_CACHE_KEY(cls, i),
+                                      memory_order_relaxed);
             return &c->fields[i];
         }
     }
@@ -204,7 +206,7 @@ static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
     for (unsigned seg = 1; seg < path->nseg; seg++) {
         const char *name = ct_expr_seg(e, path, seg);
         int last = seg + 1 == path->nseg;
-        int length = !strcmp(name, "Length"), count = !strcmp(name, "Count");
+        int length = wp->seg[seg] == CT_WHEN_SEG_LENGTH, count = wp->seg[seg] == CT_WHEN_SEG_COUNT;
         /* Through nullables and byrefs to the value. */
         for (unsigned k = 0; k < 4 && (p->kind == CT_V_NULLABLE || p->kind == CT_V_BYREF); k++) {
             if (p->kind == CT_V_NULLABLE) {
