@@ -35,6 +35,12 @@
 # time untraced, traced with the trace compressed (the default) and not, and
 # the trace's bytes per call.
 #
+# Conditions (--when, Workload when): ns per call of Values.Place(Order o),
+# the only method traced (-F), with values to a binary trace: no condition,
+# a condition that holds (o.Total > 10 && o.Buyer.Home.City == "Paris": two
+# objects down) and the same one false ("Lyon": nothing recorded); the
+# ratios side by side. BENCH_ONLY=when runs this part alone.
+#
 # Also: start-up of a traced "hello" against untraced (wall time, best of
 # BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
 # capture, binary) against untraced.
@@ -106,6 +112,36 @@ measure() {
 
 echo "== clrtrace benchmark: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "   $(dotnet --list-runtimes | grep NETCore.App | tail -n 1), best of $repeats runs"
+
+# Conditions: the same method with no condition, a true one, a false one.
+bench_when() {
+    local cond='o.Total > 10 && o.Buyer.Home.City == '
+    workload_mode=when
+    measure when_untraced "$full_calls"
+    measure when_none "$full_calls" "${profiled[@]}" CLRTRACE_INCLUDE=Bench.Values.Place \
+        "CLRTRACE_TRACE=$tmp/when_none.clrt"
+    measure when_true "$full_calls" "${profiled[@]}" CLRTRACE_INCLUDE=Bench.Values.Place \
+        "CLRTRACE_WHEN=Bench.Values.Place: $cond\"Paris\"" "CLRTRACE_TRACE=$tmp/when_true.clrt"
+    measure when_false "$full_calls" "${profiled[@]}" CLRTRACE_INCLUDE=Bench.Values.Place \
+        "CLRTRACE_WHEN=Bench.Values.Place: $cond\"Lyon\"" "CLRTRACE_TRACE=$tmp/when_false.clrt"
+    workload_mode=calls
+    echo
+    echo "== conditions (--when on Bench.Values.Place(Order o), values to a binary trace), ns/call, best of $repeats"
+    printf '%-14s %11s %9s %10s %8s %12s\n' MODE CALLS NS/CALL XUNTRACED XNONE TRACE_MB
+    for m in when_untraced when_none when_true when_false; do
+        awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v u="${ns[when_untraced]}" \
+            -v z="${ns[when_none]}" -v s="${size[$m]:-0}" \
+            'BEGIN { printf "%-14s %11d %9.1f %10.1f %8.2f %12.1f\n", m, c, n, n / u, n / z, s / 1048576 }'
+    done
+    awk -v u="${ns[when_untraced]}" -v z="${ns[when_none]}" -v t="${ns[when_true]}" -v f="${ns[when_false]}" 'BEGIN {
+        printf "over untraced: no condition +%.1f ns/call, true +%.1f, false +%.1f; false/none = %.2f, true/none = %.2f\n",
+               z - u, t - u, f - u, f / z, t / z
+    }'
+}
+if [[ "${BENCH_ONLY:-}" == when ]]; then
+    bench_when
+    exit 0
+fi
 # traced NAME CALLS VAR=VALUE...: the mode with this build, then (with
 # BASELINE_LIB) the same with the baseline as NAME_base.
 traced() {
@@ -165,6 +201,8 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
     printf "naive: %.1f ns/call = %.1fx full capture to binary, %.1fx full capture to text (goal >= 20x): %s / %s\n",
            nv, nv / b, nv / t, (nv / b >= 20) ? "met" : "NOT met", (nv / t >= 20) ? "met" : "NOT met"
 }'
+
+bench_when
 
 echo
 echo "== values: objects and collections (Workload objects), ns/call, best of $repeats"

@@ -54,6 +54,9 @@ namespace Bench
         public static long Save(Order o) => o.Id + o.Buyer.Home.Zip;
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Place(Order o) => o.Id + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Sum(List<int> l) => l.Count;
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -218,6 +221,23 @@ namespace Bench
                                   sw.Elapsed.TotalMilliseconds * 1e6 / (steps * 3), sum);
                 return 0;
             }
+            if (mode == "when")
+            {
+                // "when N": N calls of Values.Place(order), the method a
+                // condition (--when) is put on (bench/run_trace.sh).
+                long calls = args.Length > 1 ? long.Parse(args[1]) : 1_000_000;
+                var order = new Order { Id = 5, Total = 12.5m, Buyer = new Customer { Name = "Ada", Home = new Address { City = "Paris", Zip = 75001 } } };
+                long sum = 0;
+                for (long i = 0; i < Math.Min(calls, 20_000); i++) // warm-up
+                    sum += Values.Place(order);
+                var sw = Stopwatch.StartNew();
+                for (long i = 0; i < calls; i++)
+                    sum += Values.Place(order);
+                sw.Stop();
+                Console.WriteLine("calls={0} ns_per_call={1:F2} sum={2}", calls,
+                                  sw.Elapsed.TotalMilliseconds * 1e6 / calls, sum);
+                return 0;
+            }
             if (mode == "threads")
             {
                 int n = args.Length > 1 ? int.Parse(args[1]) : 64;
@@ -243,7 +263,7 @@ namespace Bench
                                   sw.Elapsed.TotalMilliseconds * 1e6 / made, sum, VmHwmKib());
                 return 0;
             }
-            Console.Error.WriteLine("usage: Workload calls N | objects N | threads T N | hello | exit N");
+            Console.Error.WriteLine("usage: Workload calls N | objects N | when N | threads T N | hello | exit N");
             return 2;
         }
     }

@@ -26,6 +26,7 @@
 
 #include "base/bytes.h"
 #include "format/attach.h"
+#include "format/expr.h"
 #include "format/launch.h"
 #include "format/settings.h"
 #include "attach_target.h"
@@ -260,15 +261,33 @@ static ssize_t read_answer(int fd, char *buf, size_t cap, int ms)
 static size_t build_request(char *out, size_t cap, int text, int binary,
                             const char *const *given)
 {
-    const char *names[CT_SETTING_COUNT + 1], *values[CT_SETTING_COUNT + 1];
+    const char *names[CT_SETTING_COUNT + CT_WHEN_MAX + 1];
+    const char *values[CT_SETTING_COUNT + CT_WHEN_MAX + 1];
+    /* CLRTRACE_WHEN's conditions, one a line in the variable: one request
+     * line each (the profiler joins them, ct_attach_request_join). */
+    static char when[CT_WHEN_MAX_TEXT + 1];
     size_t n = 0;
     names[n] = ct_settings[CT_SET_ENGINE].env;
     values[n++] = "il";
-    for (int k = 0; k < CT_SETTING_COUNT; k++)
-        if (given[k] && k != CT_SET_ENGINE) {
+    for (int k = 0; k < CT_SETTING_COUNT; k++) {
+        if (!given[k] || k == CT_SET_ENGINE)
+            continue;
+        if (k != CT_SET_WHEN) {
             names[n] = ct_settings[k].env;
             values[n++] = given[k];
+            continue;
         }
+        snprintf(when, sizeof when, "%s", given[k]);
+        for (char *p = when, *next; p && *p; p = next) {
+            next = strchr(p, '\n');
+            if (next)
+                *next++ = '\0';
+            if (*p && n < CT_SETTING_COUNT + CT_WHEN_MAX) {
+                names[n] = ct_settings[k].env;
+                values[n++] = p;
+            }
+        }
+    }
     return ct_attach_request_write(out, cap, text, binary, n, names, values);
 }
 

@@ -54,6 +54,21 @@ const char *cli_selection_help(void);
  * ':' ...") when it is empty, has a ':' or does not fit. */
 int cli_add_glob(const char *who, const char *opt, char *list, size_t cap, const char *glob);
 
+/* Appends condition text ('GLOB: EXPR', --when) to list (conditions one a
+ * line, *n of them so far) after parsing it: 0, or -1 after one error line
+ * naming the text and the offset of what is wrong. */
+int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
+                 const char *text);
+
+/* Checks the parameter names of the conditions in list (one a line) against
+ * the program's main assembly (`dotnet X.dll ...`, or an apphost with X.dll
+ * beside it; when_check.c): 0 when every path's first name is a parameter
+ * (or `this` of an instance method) of some method of that assembly its
+ * glob matches, or when no method there matches, or the assembly cannot be
+ * found or read (the profiler then tells); -1 after one line naming the
+ * condition, a matching method and the name. */
+int cli_when_check(const char *who, const char *list, char *const *program);
+
 
 
 /* dump's formats. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "views/treefilter.h"
+#include "format/expr.h"
 #include "format/launch.h"
 #include "format/settings.h"
 #include "cli.h"
@@ -376,6 +377,8 @@ typedef struct trace_opts {
      * patterns joined by ':' in lists. */
     const char *given[CT_SETTING_COUNT];
     char lists[CT_SETTING_COUNT][CT_FILTER_MAX_GLOBS_TEXT];
+    char when[CT_WHEN_MAX_TEXT + 1]; /* --when's conditions, one a line */
+    unsigned nwhen;
     char **program;          /* the program and its arguments (NULL-ended) */
     int has_program;
     unsigned long pid;       /* -p (0: start the program) */
@@ -458,6 +461,10 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
                 if (cli_add_glob(who, a, o->lists[id], sizeof o->lists[id], val) != 0)
                     return -1;
                 o->given[id] = o->lists[id];
+            } else if (s && s->kind == CT_KIND_WHEN) {
+                if (cli_add_when(who, a, o->when, sizeof o->when, &o->nwhen, val) != 0)
+                    return -1;
+                o->given[id] = o->when;
             } else if (s) {
                 if (cli_setting_value(who, a, id, val, &v) != 0)
                     return -1;
@@ -524,6 +531,11 @@ static int trace_check(trace_opts *o)
     }
     if (!o->pid_text && !o->has_program) {
         fprintf(stderr, "clrtrace %s: no program given (try --help)\n", who);
+        return -1;
+    }
+    if (o->given[CT_SET_WHEN] && (o->given[CT_SET_NO_ARGS] || o->given[CT_SET_NULL])) {
+        fprintf(stderr, "clrtrace %s: --when reads argument values: not with --no-args or "
+                "--null\n", who);
         return -1;
     }
     if (o->given[CT_SET_ALL] && o->given[CT_SET_ASSEMBLY]) {
@@ -665,7 +677,9 @@ int cli_trace_command(int argc, char **argv, int record)
         usage(stdout, record);
         return 0;
     }
-    if (trace_check(&o) != 0 || trace_resolve(&o, &p) != 0)
+    if (trace_check(&o) != 0 ||
+        (!o.pid_text && cli_when_check(o.who, o.given[CT_SET_WHEN], o.program) != 0) ||
+        trace_resolve(&o, &p) != 0)
         return 2;
     if (o.pid_text)
         return cli_attach(o.who, (unsigned)o.pid, p.lib, o.given, p.text_log, p.trace,

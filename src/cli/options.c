@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "views/treefilter.h"
+#include "format/expr.h"
 #include "format/parse.h"
 #include "format/settings.h"
 #include "cli.h"
@@ -70,6 +71,40 @@ int cli_add_glob(const char *who, const char *opt, char *list, size_t cap, const
         return -1;
     }
     snprintf(list + used, cap - used, "%s%s", used ? ":" : "", glob);
+    return 0;
+}
+
+int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
+                 const char *text)
+{
+    static ct_expr e; /* 8 KiB */
+    ct_expr_error err;
+    if (*n >= CT_WHEN_MAX) {
+        fprintf(stderr, "clrtrace %s: at most %u %s options\n", who, CT_WHEN_MAX, opt);
+        return -1;
+    }
+    if (strpbrk(text, "\n\r")) {
+        fprintf(stderr, "clrtrace %s: %s '%s': a line break in a condition (write \\n in a "
+                "string)\n", who, opt, text);
+        return -1;
+    }
+    if (ct_expr_parse(text, &e, &err) != 0) {
+        fprintf(stderr, "clrtrace %s: %s '%s': %s\n", who, opt, text, err.message);
+        return -1;
+    }
+    if (ct_expr_needs_return(&e)) {
+        fprintf(stderr, "clrtrace %s: %s '%s': conditions on return and exception are not "
+                "supported yet (a condition decides at the call's entry)\n", who, opt, text);
+        return -1;
+    }
+    size_t used = strlen(list), len = strlen(text);
+    if (used + len + 2 > cap) {
+        fprintf(stderr, "clrtrace %s: %s: the conditions together take more than %zu bytes\n",
+                who, opt, cap - 1);
+        return -1;
+    }
+    snprintf(list + used, cap - used, "%s%s", used ? "\n" : "", text);
+    (*n)++;
     return 0;
 }
 

@@ -260,6 +260,28 @@ int ct_attach_request_parse(char *buf, ct_attach_request *r, char *why, size_t c
     return 0;
 }
 
+long ct_attach_request_join(const ct_attach_request *r, const char *name, char *out, size_t cap)
+{
+    size_t len = 0;
+    int any = 0;
+    if (!cap)
+        return -1;
+    out[0] = '\0';
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->name[i], name) != 0)
+            continue;
+        size_t v = strlen(r->value[i]);
+        if (len + (any ? 1 : 0) + v + 1 > cap)
+            return -1;
+        if (any)
+            out[len++] = '\n';
+        memcpy(out + len, r->value[i], v + 1);
+        len += v;
+        any = 1;
+    }
+    return any ? (long)len : -1;
+}
+
 const char *ct_attach_request_get(const ct_attach_request *r, const char *name)
 {
     for (size_t i = 0; i < r->n; i++)

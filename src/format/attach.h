@@ -66,6 +66,11 @@ size_t ct_attach_request_write(char *out, size_t cap, int text, int binary, size
  * more than CT_ATTACH_MAX_SETTINGS settings). */
 int ct_attach_request_parse(char *buf, ct_attach_request *r, char *why, size_t cap);
 
+/* The values of every line of setting name in r joined by line breaks
+ * into out (NUL-ended): its length, or -1 when there is none or they do
+ * not fit in cap. (CLRTRACE_WHEN: one condition a line.) */
+long ct_attach_request_join(const ct_attach_request *r, const char *name, char *out, size_t cap);
+
 /* The value of setting name in r, or NULL. */
 const char *ct_attach_request_get(const ct_attach_request *r, const char *name);
 

@@ -1,6 +1,8 @@
 /* The settings table (src/format/settings.h): one row per CLRTRACE_*
  * variable, read by the launcher, the profiler and --help alike. */
 #include "settings.h"
+
+#include "expr.h"
 #include "parse.h"
 
 #include <stdio.h>
@@ -31,6 +33,11 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                          "trace only functions of assemblies whose simple name "
                          "matches NAME (a glob; repeatable), framework included; "
                          "-F then narrows it further"},
+    [CT_SET_WHEN] = {"CLRTRACE_WHEN", NULL, "--when", CT_KIND_WHEN, CT_GROUP_SELECT,
+                      CT_SETTING_REPEAT, 0, 0, 0, NULL, "'GLOB: EXPR'",
+                      "record a call of a function matching GLOB only when EXPR holds "
+                      "for its arguments (order.Total > 1000 && order.Customer.Country "
+                      "== \"PT\"; docs/cli.md, Conditions; repeatable)"},
     [CT_SET_DEPTH] = {"CLRTRACE_DEPTH", "-D", "--depth", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_FILTER_MAX_FRAMES, 0, NULL, "N",
                       "show calls at most N levels deep ({min}-{max})"},
@@ -241,6 +248,41 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
         }
         snprintf(want, want_cap, "0, 1, slow or fast");
         return -1;
+    case CT_KIND_WHEN: {
+        /* Each line a condition; the first that does not parse says why. */
+        static ct_expr e; /* 8 KiB: not on a hook's stack (the CLI, the profiler's start) */
+        static ct_expr_error err;
+        unsigned count = 0;
+        const char *p = text;
+        if (strlen(text) > CT_WHEN_MAX_TEXT) {
+            snprintf(want, want_cap, "at most %u conditions of at most %u bytes", CT_WHEN_MAX,
+                     CT_EXPR_MAX_TEXT);
+            return -1;
+        }
+        while (*p) {
+            size_t len = strcspn(p, "\n");
+            if (len) {
+                char one[CT_EXPR_MAX_TEXT + 2];
+                if (++count > CT_WHEN_MAX || len > CT_EXPR_MAX_TEXT) {
+                    snprintf(want, want_cap, "at most %u conditions of at most %u bytes",
+                             CT_WHEN_MAX, CT_EXPR_MAX_TEXT);
+                    return -1;
+                }
+                memcpy(one, p, len);
+                one[len] = '\0';
+                if (ct_expr_parse(one, &e, &err) != 0) {
+                    snprintf(want, want_cap, "conditions 'GLOB: EXPR', one a line (condition %u: "
+                             "%s)", count, err.message);
+                    return -1;
+                }
+            }
+            p += len + (p[len] ? 1 : 0);
+        }
+        if (count)
+            return 0;
+        snprintf(want, want_cap, "conditions 'GLOB: EXPR', one a line");
+        return -1;
+    }
     case CT_KIND_ENGINE:
         if (!strcasecmp(text, "elt") || !strcasecmp(text, "il")) {
             *num = !strcasecmp(text, "il");

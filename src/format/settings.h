@@ -45,6 +45,7 @@ typedef enum ct_setting_id {
     CT_SET_INCLUDE,
     CT_SET_EXCLUDE,
     CT_SET_ASSEMBLY,
+    CT_SET_WHEN,
     CT_SET_DEPTH,
     CT_SET_MIN_TIME,
     CT_SET_TRIGGER,
@@ -85,6 +86,9 @@ typedef enum ct_setting_kind {
     CT_KIND_PATH,     /* a file name */
     CT_KIND_NULL,     /* 0/off, 1/slow, fast (ct_null_mode) */
     CT_KIND_ENGINE,   /* elt (0) or il (1) */
+    CT_KIND_WHEN,     /* conditions 'GLOB: EXPR' (src/format/expr.h), one a
+                         line: at most CT_WHEN_MAX, each at most
+                         CT_EXPR_MAX_TEXT bytes */
 } ct_setting_kind;
 
 /* Where a setting's option is listed in --help. */

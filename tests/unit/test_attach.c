@@ -136,6 +136,29 @@ static void test_names(void **state)
     assert_int_equal(ct_proc_start_time(0, &a), -1);
 }
 
+/* CLRTRACE_WHEN: one request line per condition, joined again by line
+ * breaks; the joined text at its buffer's size and one byte past it. */
+static void test_join(void **state)
+{
+    (void)state;
+    static char buf[4096];
+    const char *names[] = {"CLRTRACE_WHEN", "CLRTRACE_INCLUDE", "CLRTRACE_WHEN"};
+    const char *values[] = {"A.B: x == 1", "A.*", "C.D: s == \"a=b\""};
+    assert_true(ct_attach_request_write(buf, sizeof buf, 0, 1, 3, names, values) > 0);
+    ct_attach_request r;
+    char why[256], out[64];
+    assert_int_equal(ct_attach_request_parse(buf, &r, why, sizeof why), 0);
+    const char *joined = "A.B: x == 1\nC.D: s == \"a=b\"";
+    size_t n = strlen(joined);
+    assert_int_equal(ct_attach_request_join(&r, "CLRTRACE_WHEN", out, sizeof out), (long)n);
+    assert_string_equal(out, joined);
+    assert_int_equal(ct_attach_request_join(&r, "CLRTRACE_WHEN", out, n + 1), (long)n);
+    assert_int_equal(ct_attach_request_join(&r, "CLRTRACE_WHEN", out, n), -1);
+    assert_int_equal(ct_attach_request_join(&r, "CLRTRACE_INCLUDE", out, sizeof out), 3);
+    assert_string_equal(out, "A.*");
+    assert_int_equal(ct_attach_request_join(&r, "CLRTRACE_TRIGGER", out, sizeof out), -1);
+}
+
 static void test_cmdline(void **state)
 {
     (void)state;
@@ -276,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_bytes_at_and_past_the_limit),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_join),
         cmocka_unit_test(test_cmdline),
         cmocka_unit_test(test_socket_names),
         cmocka_unit_test(test_status),

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "views/treefilter.h"
+#include "format/expr.h"
 #include "format/settings.h"
 #include "format/value.h"
 
@@ -138,6 +139,30 @@ static void test_spellings_unique(void **state)
     assert_int_equal(ct_setting_by_option("--no-such-option"), -1);
 }
 
+/* CLRTRACE_WHEN: conditions one a line, each parsed; at most CT_WHEN_MAX. */
+static void test_when(void **state)
+{
+    (void)state;
+    uint64_t num = 0;
+    char want[CT_SETTING_WANT_MAX];
+    assert_int_equal(ct_setting_parse(CT_SET_WHEN, "A.B: x == 1\nC.*: !y\n", 1, &num, want,
+                                      sizeof want), 0);
+    assert_int_equal(ct_setting_parse(CT_SET_WHEN, "A.B: x == 1\nC.*: y >", 1, &num, want,
+                                      sizeof want), -1);
+    assert_non_null(strstr(want, "condition 2: expected a literal after '>'"));
+    assert_non_null(strstr(want, "at offset 8"));
+    assert_int_equal(ct_setting_parse(CT_SET_WHEN, "\n\n", 1, &num, want, sizeof want), -1);
+    static char text[CT_WHEN_MAX_TEXT + 64];
+    text[0] = '\0';
+    for (unsigned i = 0; i < CT_WHEN_MAX; i++)
+        strcat(text, "F: x\n");
+    assert_int_equal(ct_setting_parse(CT_SET_WHEN, text, 1, &num, want, sizeof want), 0);
+    strcat(text, "F: x");
+    assert_int_equal(ct_setting_parse(CT_SET_WHEN, text, 1, &num, want, sizeof want), -1);
+    assert_non_null(strstr(want, "at most 16 conditions"));
+    assert_int_equal(ct_setting_by_option("--when"), CT_SET_WHEN);
+}
+
 static void test_help_lines(void **state)
 {
     (void)state;
@@ -178,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_flags_null_durations_globs),
         cmocka_unit_test(test_spellings_unique),
         cmocka_unit_test(test_help_lines),
+        cmocka_unit_test(test_when),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

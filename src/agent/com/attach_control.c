@@ -34,6 +34,8 @@
 #include <unistd.h>
 
 #include "format/attach.h"
+#include "format/expr.h"
+#include "format/settings.h"
 #include "agent/engines/il/ilprobe.h"
 
 /* The control socket: in the abstract namespace (g_listen), and its file
@@ -99,6 +101,12 @@ typedef struct request {
 
 static const char *lookup(void *ctx, const char *name)
 {
+    /* One request line per condition (one session at a time reads it;
+     * the model copies the conditions it parses). */
+    if (!strcmp(name, ct_settings[CT_SET_WHEN].env)) {
+        static char when[CT_WHEN_MAX_TEXT + 1];
+        return ct_attach_request_join(ctx, name, when, sizeof when) >= 0 ? when : NULL;
+    }
     return ct_attach_request_get(ctx, name);
 }
 

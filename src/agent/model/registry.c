@@ -210,6 +210,7 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
      * it implements; everything else as itself. */
     if (ct_plan_state_machine(f, &mi) != 0)
         ct_plan_function(f, &mi);
+    f->when = ct_when_bind(f);
 }
 
 /* ---------------------------------------------------------- the mapper */

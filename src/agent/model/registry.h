@@ -14,6 +14,7 @@
 #include "format/value.h"
 #include "agent/runtime/corprof_decls.h"
 #include "modules.h"
+#include "when.h"
 
 /* One argument range as the runtime reports it (`this` first). */
 typedef struct ct_arg {
@@ -86,6 +87,10 @@ typedef struct ct_mapped_fn {
      * the LEAVE record carries one value for each after the return value,
      * and the FUNCTION record says which (ct_rec.out_mask). */
     uint64_t out_mask;
+
+    /* The conditions (--when) that decide whether a call is recorded, bound
+     * to its arguments (when.h); NULL: none, every call is. */
+    const ct_when_fn *when;
 
     const ct_late *late;        /* NULL when every plan is known */
     atomic_int late_state;      /* a ct_late_state */

@@ -123,7 +123,17 @@ typedef struct ct_rec_thread {
     uint32_t depth;               /* open frames (the shadow stack) */
     uint32_t gate;                /* open frames of trigger functions */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
-    uint64_t skipped_frames[CT_DROP_TRACK_FRAMES / 64]; /* not recorded by choice */
+    /* Of the dropped frames, those a condition (--when) left out: their
+     * end is left out too, and neither is counted as a drop. */
+    uint64_t skipped_frames[CT_DROP_TRACK_FRAMES / 64];
+    /* The values of the call being entered, as its condition reads them
+     * (when.c): each argument's slot and plan, in order; while `collect`
+     * is set (a function with a condition, before its capture), values
+     * are collected instead of captured, and out arguments not tracked. */
+    uint32_t collect, nslots;
+    uintptr_t slot[CT_WHEN_MAX_ARGS];
+    uint32_t slot_len[CT_WHEN_MAX_ARGS];
+    const ct_plan *slot_plan[CT_WHEN_MAX_ARGS];
     uint64_t frame_keys[CT_DROP_TRACK_FRAMES]; /* each open frame's function key */
     uintptr_t frame_sp[CT_DROP_TRACK_FRAMES];  /* each open frame's caller SP (0: unknown) */
     uintptr_t stack_lo, stack_hi; /* the thread's stack (byref targets) */
@@ -317,35 +327,45 @@ static inline void ct_rec_busy(ct_tbuf *b, int busy)
 /* What became of a frame's enter event. */
 enum {
     CT_FRAME_RECORDED = 0,
-    CT_FRAME_DROPPED = 1, /* lost (a full buffer, re-entry): counted as dropped */
-    CT_FRAME_SKIPPED = 2  /* left out by the budget or a limit: counted apart */
+    CT_FRAME_DROPPED = 1,  /* not recorded: a full ring, a re-entry (counted) */
+    CT_FRAME_SKIPPED = 2   /* left out by its condition (--when), the budget
+                              or a limit (not counted as a drop) */
 };
 
-/* A frame of function `key` opens; how: what became of its enter event
- * (CT_FRAME_*). */
-static inline void ct_rec_frame_open(ct_tbuf *b, uint64_t key, int how, uintptr_t caller_sp)
+/* A frame of function `key` opens; state: CT_FRAME_*. A skipped frame of a
+ * trigger function opens no gate: its subtree follows its choice. */
+static inline void ct_rec_frame_open_as(ct_tbuf *b, uint64_t key, int state, uintptr_t caller_sp)
 {
     ct_rec_thread *t = ct_rec_of(b);
     uint32_t d = t->depth++;
     if (d < CT_DROP_TRACK_FRAMES) {
         t->frame_keys[d] = key;
         t->frame_sp[d] = caller_sp;
-        if (g_rec.gated && key && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
+        if (g_rec.gated && key && state != CT_FRAME_SKIPPED &&
+            ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
             t->gate++;
         uint64_t bit = 1ull << (d % 64);
-        if (how == CT_FRAME_DROPPED)
+        if (state != CT_FRAME_RECORDED)
             t->dropped_frames[d / 64] |= bit;
         else
             t->dropped_frames[d / 64] &= ~bit;
-        if (how == CT_FRAME_SKIPPED)
+        if (state == CT_FRAME_SKIPPED)
             t->skipped_frames[d / 64] |= bit;
         else
             t->skipped_frames[d / 64] &= ~bit;
     }
 }
 
-/* A frame closes; returns what became of its enter event (CT_FRAME_*): the
- * same becomes of this one. */
+/* A frame of function `key` opens; `dropped`: its enter event was not
+ * recorded. */
+static inline void ct_rec_frame_open(ct_tbuf *b, uint64_t key, int dropped, uintptr_t caller_sp)
+{
+    ct_rec_frame_open_as(b, key, dropped ? CT_FRAME_DROPPED : CT_FRAME_RECORDED, caller_sp);
+}
+
+/* A frame closes; returns its CT_FRAME_* state: not RECORDED when its enter
+ * event was not recorded (so is this; a drop is counted by the caller when
+ * DROPPED). */
 static inline int ct_rec_frame_close(ct_tbuf *b)
 {
     ct_rec_thread *t = ct_rec_of(b);
@@ -355,9 +375,11 @@ static inline int ct_rec_frame_close(ct_tbuf *b)
     if (d >= CT_DROP_TRACK_FRAMES)
         return CT_FRAME_RECORDED;
     uint64_t key = t->frame_keys[d];
-    if (g_rec.gated && key && t->gate && ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
+    int skipped = (int)(t->skipped_frames[d / 64] >> (d % 64) & 1);
+    if (g_rec.gated && key && t->gate && !skipped &&
+        ((const ct_mapped_fn *)(uintptr_t)key)->trigger)
         t->gate--;
-    if (t->skipped_frames[d / 64] >> (d % 64) & 1)
+    if (skipped)
         return CT_FRAME_SKIPPED;
     return (int)(t->dropped_frames[d / 64] >> (d % 64) & 1);
 }
@@ -538,6 +560,20 @@ static inline void ct_rec_outs_forget(ct_tbuf *b, uint32_t d)
 void ct_rec_leave_outs(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m,
                        uint64_t now);
 
+/* What the capture knows of the object at `object` (its thread's class
+ * cache; values.c), without naming its class in the record. */
+void ct_rec_class_info(ct_tbuf *b, uint64_t object, ct_class_info *out);
+
+/* The values of the call being entered captured from the slots collected
+ * for its condition (and its out arguments tracked): 1, or 0 when they
+ * were not all collected (values.c). */
+int ct_rec_values_collected(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m);
+
+/* 1 when every condition (--when) bound to f holds for the call being
+ * entered, read from the slots collected while its values were captured
+ * (when.c); 0 when one does not or cannot be read. */
+int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f);
+
 /* ----------------------------------------------------------- skeletons */
 
 /* How an engine finds a call's values: its argument values appended to
@@ -573,7 +609,7 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     uint64_t key = (uint64_t)(uintptr_t)f;
     int budget = ct_rec_budget(b, f);
     if (budget == CT_BUDGET_SKIP) {
-        ct_rec_frame_open(b, key, CT_FRAME_SKIPPED, csp);
+        ct_rec_frame_open_as(b, key, CT_FRAME_SKIPPED, csp);
         ct_rec_busy(b, 0);
         return;
     }
@@ -583,11 +619,35 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     ct_rec_begin(b, &ev, CT_REC_ENTER, 0, 0, key, naive);
     /* The call starts now; the capture is the tracer's time. */
     uint64_t t0 = ct_now_ns(), held = ct_rec_held(b);
-    if (values && ct_rec_gate_open(b, f)) {
+    int skip = 0;
+    if (__builtin_expect(f->when != NULL, 0)) {
+        /* A condition (--when): the engine finds the values as for a
+         * capture, but they are only collected (each argument's slot and
+         * plan; nothing is copied), then read where they are. A call whose
+         * condition does not hold is not recorded, its frame kept; one whose
+         * condition holds is captured as any other. */
+        t->collect = 1;
+        t->nslots = 0;
+        int got = values && ct_rec_gate_open(b, f) && args(b, f, ctx, &ev.w, &ev.m);
+        t->collect = 0;
+        skip = !got || !ct_rec_when_holds(b, f);
+        /* Captured from the slots collected (or, past CT_WHEN_MAX_ARGS
+         * of them, found again). */
+        if (!skip && !ct_rec_values_collected(b, f, &ev.w, &ev.m) &&
+            !args(b, f, ctx, &ev.w, &ev.m))
+            ct_rec_restart(b, &ev);
+        uint64_t t1 = ct_now_ns();
+        ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
+    } else if (values && ct_rec_gate_open(b, f)) {
         if (!args(b, f, ctx, &ev.w, &ev.m))
             ct_rec_restart(b, &ev);
         uint64_t t1 = ct_now_ns();
         ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
+    }
+    if (skip) {
+        ct_rec_frame_open_as(b, key, CT_FRAME_SKIPPED, csp);
+        ct_rec_busy(b, 0);
+        return;
     }
     ct_event_set_time(&ev.w, &ev.m, t0, held);
     int ok = naive ? ct_rec_publish_naive(b, &ev) : ct_rec_publish(b, &ev);
@@ -665,7 +725,7 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
         return;
     if (type == CT_REC_ENTER) {
         if (ct_rec_budget(b, (const ct_mapped_fn *)id) == CT_BUDGET_SKIP)
-            ct_rec_frame_open(b, (uint64_t)id, CT_FRAME_SKIPPED, 0);
+            ct_rec_frame_open_as(b, (uint64_t)id, CT_FRAME_SKIPPED, 0);
         else
             ct_rec_frame_open(b, (uint64_t)id, !ct_rec_plain(b, type, now, (uint64_t)id), 0);
         return;

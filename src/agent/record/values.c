@@ -76,6 +76,11 @@ static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
     out->string = e->string;
 }
 
+void ct_rec_class_info(ct_tbuf *b, uint64_t object, ct_class_info *out)
+{
+    class_of(b, object, 0, out);
+}
+
 void ct_rec_forget_classes(ct_tbuf *b)
 {
     memset(ct_rec_of(b)->class_cache, 0, sizeof ct_rec_of(b)->class_cache);
@@ -136,6 +141,18 @@ static const void *byref_source(ct_tbuf *b, const ct_plan *target, uintptr_t add
 void ct_rec_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p, uintptr_t addr,
                   size_t len, uint32_t object_depth)
 {
+    ct_rec_thread *t = ct_rec_of(b);
+    if (t->collect) {
+        /* A condition reads this value (when.c); it is captured later, if
+         * the condition holds. */
+        if (t->nslots < CT_WHEN_MAX_ARGS) {
+            t->slot[t->nslots] = addr;
+            t->slot_len[t->nslots] = (uint32_t)len;
+            t->slot_plan[t->nslots] = p;
+        }
+        t->nslots++;
+        return;
+    }
     if (w->cap - w->len < 4 + CT_BY_RANGE_MAX_BYTES + 8) {
         ct_event_value_reserve(w, 0);
         ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
@@ -216,6 +233,25 @@ void ct_rec_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p, ui
     ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
 }
 
+int ct_rec_values_collected(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    uint32_t n = t->nslots;
+    if (n > CT_WHEN_MAX_ARGS)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        ct_rec_value(b, w, m, t->slot_plan[i], t->slot[i], t->slot_len[i], ct_rec_arg_depth(f, i));
+    if (f->out_mask && !f->sm_offsets) {
+        COR_PRF_FUNCTION_ARGUMENT_RANGE r[CT_WHEN_MAX_ARGS];
+        for (uint32_t i = 0; i < n; i++) {
+            r[i].startAddress = t->slot[i];
+            r[i].length = t->slot_len[i];
+        }
+        ct_rec_outs_track(b, f, r, n);
+    }
+    return 1;
+}
+
 /* The values of state machine f, read from the fields of the state
  * machine whose `this` is at this_slot (the struct's address, or the
  * object reference of a class). */
@@ -240,6 +276,8 @@ void ct_rec_outs_track(ct_tbuf *b, const ct_mapped_fn *f,
                        const COR_PRF_FUNCTION_ARGUMENT_RANGE *r, uint32_t n)
 {
     ct_rec_thread *t = ct_rec_of(b);
+    if (t->collect)
+        return; /* a condition's values: tracked when the call is captured */
     uint32_t d = t->depth;
     ct_rec_outs_forget(b, d);
     for (uint32_t i = 0; i < n && i < 64; i++) {

@@ -20,7 +20,7 @@ static int get(ct_setting_id id, ct_config_lookup lookup, void *ctx, uint64_t *n
     char want[CT_SETTING_WANT_MAX];
     if (ct_setting_parse(id, v, 0, num, want, sizeof want) != 0) {
         /* A pattern list can be long: named, not repeated. */
-        if (s->kind == CT_KIND_GLOBS)
+        if (s->kind == CT_KIND_GLOBS || s->kind == CT_KIND_WHEN)
             snprintf(why, cap, "%s is not valid (use %s)", s->env, want);
         else
             snprintf(why, cap, "%s=%s is not valid (use %s)", s->env, v, want);
@@ -82,6 +82,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->include = str[CT_SET_INCLUDE];
     c->exclude = str[CT_SET_EXCLUDE];
     c->assembly = str[CT_SET_ASSEMBLY];
+    c->when = str[CT_SET_WHEN];
     c->tree.trigger = str[CT_SET_TRIGGER];
     c->tree.depth = (uint32_t)v[CT_SET_DEPTH];
     c->tree.min_time_ns = v[CT_SET_MIN_TIME];

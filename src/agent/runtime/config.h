@@ -53,6 +53,8 @@ typedef struct ct_config {
     const char *include;     /* CLRTRACE_INCLUDE: globs on full names, ':'-separated;
                                 when set, only matching functions are traced */
     const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */
+    const char *when;        /* CLRTRACE_WHEN: conditions 'GLOB: EXPR', one a line
+                                (model/when.h binds them) */
     const char *assembly;    /* CLRTRACE_ASSEMBLY: globs on assembly names; when set,
                                 only their functions are traced */
     ct_filter_opts tree;     /* the tree filters (CLRTRACE_DEPTH, CLRTRACE_MIN_TIME,

@@ -1,0 +1,67 @@
+/* Conditions bound to functions (--when, CLRTRACE_WHEN; the grammar is
+ * src/format/expr.h): the conditions parsed once per trace, and bound at
+ * map time to each function whose full name matches their glob: each path
+ * named by a parameter resolved to the argument's index. The hooks read the
+ * binding (agent/record/when.c) without locks. */
+#ifndef CLRTRACE_MODEL_WHEN_H
+#define CLRTRACE_MODEL_WHEN_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "format/expr.h"
+
+/* Arguments (`this` included) whose values a condition can read: a
+ * function with more reads the later ones as unknown. */
+#define CT_WHEN_MAX_ARGS 64
+
+/* Where a path of a condition starts in a function's arguments. */
+#define CT_WHEN_NO_ARG UINT32_MAX
+
+/* What a path segment names besides a field. */
+enum { CT_WHEN_SEG_FIELD = 0, CT_WHEN_SEG_LENGTH = 1, CT_WHEN_SEG_COUNT = 2 };
+
+/* A class and the index of a field in its content plan, in one word (one
+ * atomic load reads both): the ClassID (a user-space address, below 2^48)
+ * with index + 1 in the top 16 bits. */
+#define CT_WHEN_CACHE_KEY(cls, idx) ((uint64_t)(cls) | (uint64_t)((idx) + 1) << 48)
+
+/* One path of a condition bound to a function: its argument, what each
+ * segment names, and for each segment after the first the field last found
+ * for a class (a one-entry cache per segment, CT_WHEN_CACHE_KEY; another
+ * class costs a search by name). */
+typedef struct ct_when_path {
+    uint32_t arg;                          /* argument index, or CT_WHEN_NO_ARG */
+    uint8_t seg[CT_EXPR_MAX_SEGMENTS];     /* CT_WHEN_SEG_* */
+    _Atomic uint64_t cache[CT_EXPR_MAX_SEGMENTS];
+} ct_when_path;
+
+typedef struct ct_when_bound {
+    const ct_expr *expr;
+    ct_when_path paths[CT_EXPR_MAX_PATHS];
+} ct_when_bound;
+
+/* The conditions of one function: every one must hold. */
+typedef struct ct_when_fn {
+    uint32_t n;
+    ct_when_bound c[];
+} ct_when_fn;
+
+struct ct_mapped_fn;
+
+/* Parses CLRTRACE_WHEN (entries separated by line breaks) for a new trace:
+ * 0, or -1 with a line in why (the profiler then does not trace). Called
+ * from the configuration's start (start-up and each attach session). */
+int ct_when_load(const char *text, char *why, size_t cap);
+
+/* The conditions whose glob matches f's full name, bound to its arguments
+ * (permanent memory), or NULL: none. A path naming no parameter of f is
+ * told once on stderr ("clrtrace: --when 'GLOB: ...': METHOD has no
+ * parameter 'x'") and reads unknown, so the condition is false. */
+const ct_when_fn *ct_when_bind(const struct ct_mapped_fn *f);
+
+/* The name of argument i of f as its label says ("order" of "Order
+ * order="; "this"), into out: 0, or -1. */
+int ct_when_arg_name(const char *label, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,196 @@
+/* --when's parameter names checked before the program runs (cli.h,
+ * cli_when_check): the program's main assembly read with libclrmeta, and
+ * each condition's paths looked up among the parameters of the methods its
+ * glob matches there, as the profiler will name them ("Ns.Type.Method",
+ * nested types joined by '.'). */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clrmeta/clrmeta.h"
+#include "format/expr.h"
+#include "format/parse.h"
+#include "cli.h"
+
+/* Nested types followed outwards for a method's full name. */
+#define WHEN_CHECK_MAX_NESTING 32
+/* Longest full name built. */
+#define WHEN_CHECK_NAME_MAX 2048
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* The program's main assembly: `dotnet [options] X.dll ...`, or an
+ * apphost `dir/X` with `dir/X.dll` beside it; into out, 0; -1: not found. */
+static int main_assembly(char *const *program, char *out, size_t cap)
+{
+    const char *p0 = program[0];
+    const char *base = strrchr(p0, '/');
+    base = base ? base + 1 : p0;
+    if (!strcmp(base, "dotnet")) {
+        for (int i = 1; program[i]; i++) {
+            if (program[i][0] == '-')
+                return -1; /* `dotnet --roll-forward ...`, `dotnet exec ...`: not followed */
+            if (ends_with(program[i], ".dll")) {
+                snprintf(out, cap, "%s", program[i]);
+                return 0;
+            }
+            return -1; /* `dotnet run`, `dotnet build`: no assembly yet */
+        }
+        return -1;
+    }
+    if (ends_with(p0, ".dll") || !strchr(p0, '/'))
+        return -1;
+    if ((size_t)snprintf(out, cap, "%s.dll", p0) >= cap)
+        return -1;
+    return access(out, R_OK) == 0 ? 0 : -1;
+}
+
+/* "Ns.Outer.Inner.Method" of method rid. */
+static int method_full_name(const clrmeta *md, uint32_t rid, const char *method, char *out,
+                            size_t cap)
+{
+    const char *parts[WHEN_CHECK_MAX_NESTING];
+    const char *ns = NULL;
+    unsigned n = 0;
+    uint32_t td = 0;
+    if (clrmeta_method_owner(md, rid, &td, NULL) != CLRMETA_OK || !td)
+        return -1;
+    uint32_t token = 0x02000000u | td;
+    while (token && n < WHEN_CHECK_MAX_NESTING) {
+        const char *tns = NULL, *name = NULL;
+        uint32_t enclosing = 0;
+        if (clrmeta_type_name(md, token, &tns, &name, &enclosing, NULL) != CLRMETA_OK || !name)
+            return -1;
+        parts[n++] = name;
+        ns = tns;
+        token = enclosing;
+    }
+    if (token)
+        return -1;
+    size_t len = 0;
+    out[0] = '\0';
+    if (ns && *ns)
+        len += (size_t)snprintf(out + len, cap - len, "%s.", ns);
+    while (n-- > 0 && len < cap)
+        len += (size_t)snprintf(out + len, cap - len, "%s.", parts[n]);
+    if (len >= cap || (size_t)snprintf(out + len, cap - len, "%s", method) >= cap - len)
+        return -1;
+    return 0;
+}
+
+/* Whether method rid (static: flags) has the path's first name. */
+static int method_has(const clrmeta *md, uint32_t rid, uint16_t flags, const ct_expr *e,
+                      const ct_expr_path *p)
+{
+    if (p->root == CT_XROOT_THIS)
+        return !(flags & 0x0010); /* mdStatic */
+    if (p->root != CT_XROOT_PARAM)
+        return 1;
+    const char *want = ct_expr_seg(e, p, 0);
+    clrmeta_list ps;
+    if (clrmeta_method_params(md, rid, &ps, NULL) != CLRMETA_OK)
+        return 1; /* cannot tell */
+    for (uint32_t i = 0; i < ps.count; i++) {
+        clrmeta_param_row row;
+        if (clrmeta_param(md, clrmeta_list_rid(md, &ps, i), &row, NULL) == CLRMETA_OK &&
+            row.sequence && row.name && !strcmp(row.name, want))
+            return 1;
+    }
+    return 0;
+}
+
+/* Checks the conditions of list (one a line) against the assembly md: 0,
+ * or -1 after one line. */
+static int check_assembly(const char *who, const char *list, const clrmeta *md)
+{
+    static ct_expr e; /* 8 KiB */
+    ct_expr_error err;
+    uint32_t nmethods = clrmeta_rows(md, CLRMETA_T_METHODDEF);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, "\n");
+        char text[CT_EXPR_MAX_TEXT + 1];
+        if (len && len <= CT_EXPR_MAX_TEXT) {
+            memcpy(text, p, len);
+            text[len] = '\0';
+            if (ct_expr_parse(text, &e, &err) == 0) {
+                /* Per path: a matching method has it (have), or the first
+                 * matching method that does not (missing). */
+                int have[CT_EXPR_MAX_PATHS] = {0};
+                char missing[CT_EXPR_MAX_PATHS][WHEN_CHECK_NAME_MAX];
+                for (unsigned k = 0; k < e.npaths; k++)
+                    missing[k][0] = '\0';
+                for (uint32_t rid = 1; rid <= nmethods; rid++) {
+                    clrmeta_methoddef_row m;
+                    char full[WHEN_CHECK_NAME_MAX];
+                    if (clrmeta_methoddef(md, rid, &m, NULL) != CLRMETA_OK || !m.name ||
+                        method_full_name(md, rid, m.name, full, sizeof full) != 0 ||
+                        !ct_glob_list_match(e.glob, full))
+                        continue;
+                    for (unsigned k = 0; k < e.npaths; k++) {
+                        if (have[k])
+                            continue;
+                        if (method_has(md, rid, m.flags, &e, &e.paths[k]))
+                            have[k] = 1;
+                        else if (!missing[k][0])
+                            snprintf(missing[k], sizeof missing[k], "%s", full);
+                    }
+                }
+                for (unsigned k = 0; k < e.npaths; k++) {
+                    if (have[k] || !missing[k][0])
+                        continue;
+                    if (e.paths[k].root == CT_XROOT_THIS)
+                        fprintf(stderr, "clrtrace %s: --when '%s': %s is static: no 'this' at "
+                                "offset %u\n", who, text, missing[k], e.paths[k].offset);
+                    else
+                        fprintf(stderr, "clrtrace %s: --when '%s': %s has no parameter '%s' at "
+                                "offset %u\n", who, text, missing[k],
+                                ct_expr_seg(&e, &e.paths[k], 0), e.paths[k].offset);
+                    return -1;
+                }
+            }
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+    return 0;
+}
+
+int cli_when_check(const char *who, const char *list, char *const *program)
+{
+    char path[4096];
+    if (!list || !*list || !program || !program[0] ||
+        main_assembly(program, path, sizeof path) != 0)
+        return 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        close(fd);
+        return 0;
+    }
+    size_t size = (size_t)st.st_size;
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return 0;
+    int rc = 0;
+    clrmeta md;
+    if (clrmeta_open(map, size, &md, NULL) == CLRMETA_OK) {
+        size_t need = clrmeta_index_size(&md);
+        void *mem = malloc(need);
+        if (mem && clrmeta_build_index(&md, mem, need, NULL) == CLRMETA_OK)
+            rc = check_assembly(who, list, &md);
+        free(mem);
+    }
+    munmap(map, size);
+    return rc;
+}
