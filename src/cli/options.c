@@ -37,9 +37,14 @@ int cli_setting_value(const char *who, const char *a, int id, const char *val, u
 }
 
 /* Takes the tree-filter option a (id its setting) with its value (NULL:
- * none given) into f: 1, or -1 after one error line. */
+ * none given) into f: 1 (the value taken), 0 (an option without one:
+ * --failed), or -1 after one error line. */
 static int filter_option(const char *who, const char *a, int id, const char *val, cli_tree_filter *f)
 {
+    if (id == CT_SET_FAILED) {
+        f->opts.failed = 1;
+        return 0;
+    }
     if (!val) {
         fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
         return -1;
@@ -374,9 +379,10 @@ static int offline_arg(const offline_command *c, cli_offline *o, int argc, char 
             return -1;
         (*i)++;
     } else if (id >= 0) {
-        if (filter_option(who, a, id, val, &o->reading.tree) < 0)
+        int took = filter_option(who, a, id, val, &o->reading.tree);
+        if (took < 0)
             return -1;
-        (*i)++;
+        *i += took;
     } else if (a[0] == '-' && a[1]) {
         fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
         return -1;

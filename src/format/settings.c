@@ -52,6 +52,10 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
     [CT_SET_AFTER] = {"CLRTRACE_AFTER", NULL, "--after", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_MAX_AFTER, 0, NULL, "N",
                       "hide the first N calls (the calls they make later show)"},
+    [CT_SET_FAILED] = {"CLRTRACE_FAILED", NULL, "--failed", CT_KIND_FLAG, CT_GROUP_FILTER, 0, 0,
+                       1, 0, "1", NULL,
+                       "show only the calls that ended by an exception, each with "
+                       "its callers (their arguments) and the exception"},
     [CT_SET_STRING_CHARS] = {"CLRTRACE_STRING_CHARS", "-s", "--string-chars", CT_KIND_NUMBER,
                              CT_GROUP_VALUES, 0, 0, CT_MAX_STRING_CHARS_OPTION,
                              CT_DEFAULT_STRING_CHARS, NULL, "N",

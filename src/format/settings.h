@@ -50,6 +50,8 @@ typedef enum ct_setting_id {
     CT_SET_MIN_TIME,
     CT_SET_TRIGGER,
     CT_SET_AFTER,
+    CT_SET_FAILED,        /* CLRTRACE_FAILED: only calls that ended by an exception, with
+                             their callers (--failed) */
     CT_SET_STRING_CHARS,
     CT_SET_ARRAY_ITEMS,
     CT_SET_STRUCT_DEPTH,

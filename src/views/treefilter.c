@@ -11,7 +11,8 @@
 
 int ct_filter_opts_active(const ct_filter_opts *o)
 {
-    return o && (o->depth || o->min_time_ns || o->after || (o->trigger && *o->trigger));
+    return o && (o->depth || o->min_time_ns || o->after || o->failed ||
+                 (o->trigger && *o->trigger));
 }
 
 /* ------------------------------------------------------------ state */
@@ -233,7 +234,7 @@ static int call_opened(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     }
     fr->shown = 1;
     t->shown++;
-    if (!f->o.min_time_ns) {
+    if (!f->o.min_time_ns && !f->o.failed) {
         pass_event(f, rec);
         return 0;
     }
@@ -264,17 +265,25 @@ static void take_frame(ct_walk_thread *wt, frame *fr, frame *out)
  * event's time and ended by `end`, is too short to show (then it is freed):
  * its duration as the text log gives it (program times: the held time left
  * out). */
+static void drop_pending(ct_filter *f, thread *t, frame *fr);
+
 static int too_short(ct_filter *f, thread *t, frame *fr, const ct_rec *end_rec)
 {
     uint64_t entered = ct_rec_prog_ns(&fr->pending->rec), end = ct_rec_prog_ns(end_rec);
     if (end - entered < f->o.min_time_ns && end >= entered) {
-        t->held_bytes -= fr->pending->len;
-        held_free(fr->pending);
-        fr->pending = NULL;
-        f->hidden++;
+        drop_pending(f, t, fr);
         return 1;
     }
     return 0;
+}
+
+/* A call held back and not shown after all: its enter is freed. */
+static void drop_pending(ct_filter *f, thread *t, frame *fr)
+{
+    t->held_bytes -= fr->pending->len;
+    held_free(fr->pending);
+    fr->pending = NULL;
+    f->hidden++;
 }
 
 /* The walk closed a call: its end passes when the call is shown. */
@@ -299,6 +308,10 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     if (how == CT_WALK_MISSED) {
         /* It never ended (a missed event): judged as if it ended now; the
          * consumer closes those it sees as unfinished. */
+        if (fr.pending && f->o.failed) {
+            drop_pending(f, t, &fr);
+            return 0;
+        }
         if (fr.pending && !too_short(f, t, &fr, rec)) {
             let_out_all(f, wt);
             let_out(f, t, &fr);
@@ -309,6 +322,11 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
         return 0;
     if (fr.pending && too_short(f, t, &fr, rec))
         return 0;
+    if (fr.pending && f->o.failed && how != CT_WALK_EXCEPTION) {
+        /* Neither it nor a call below it ended by an exception. */
+        drop_pending(f, t, &fr);
+        return 0;
+    }
     /* Shown: its callers go out, then it (when held back), then its end. */
     let_out_all(f, wt);
     if (fr.pending)

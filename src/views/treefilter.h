@@ -22,6 +22,11 @@
  *              included (a per-thread gate)
  *   after      the first N calls (of every thread, in trace order) are not
  *              shown; the calls they make after that are
+ *   failed     only calls that ended by an exception (an UNWIND), and the
+ *              calls open around them when they did (their callers, each
+ *              with its enter and its end): each enter is held back, as for
+ *              min_time, until its call ends by an exception or one below
+ *              it does
  *
  * A call is shown when every filter set shows it; hiding a call hides its
  * enter and its end (leave, tail call or unwind) together, so the call tree
@@ -44,7 +49,7 @@
 #include "format/parse.h"
 #include "format/settings.h" /* CT_FILTER_MAX_FRAMES */
 
-/* Bytes of held-back enter events per thread (min_time). */
+/* Bytes of held-back enter events per thread (min_time, failed). */
 #define CT_FILTER_MAX_HELD_BYTES (16u * 1024 * 1024)
 
 typedef struct ct_filter_opts {
@@ -52,6 +57,8 @@ typedef struct ct_filter_opts {
     uint64_t min_time_ns;  /* 0: any duration */
     const char *trigger;   /* ':'-separated globs on full names; NULL or "": none */
     uint64_t after;        /* calls not shown at the start; 0: none */
+    int failed;            /* only calls that ended by an exception, with the calls
+                              open around them (their callers) */
 } ct_filter_opts;
 
 /* Whether opts asks for any filtering (else the filter passes everything and

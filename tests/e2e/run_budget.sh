@@ -21,7 +21,11 @@
 #   4. --rate 5/s at start-up (Service run: two workers, a call a ms each):
 #      at most 5 Handle calls recorded in any second of the trace, and the
 #      others counted;
-#   5. bad values: one line, exit 2.
+#   5. --failed (Values: Thrower.Catch(3) -> Outer(3) -> Fail(3), which
+#      throws InvalidOperationException("code 3"), caught in Catch): only
+#      that chain, with Main around it, at record time and offline
+#      (replay --failed of a whole trace), the same tree both ways;
+#   6. bad values: one line, exit 2.
 # Ends with "run_budget.sh: N passed, M failed".
 set -uo pipefail
 
@@ -133,7 +137,32 @@ check "at most 5 Handle calls in any second (most: ${per:-0})" test "${per:-0}" 
 check "the others are counted" grep -qE '^# budget: [0-9]+ calls not recorded .*Svc\.Handlers\.Handle [0-9]+' \
     "$work/rate.txt"
 
-# ----------------------------------------------------- 5. bad values
+# ---------------------------------------------------------- 5. --failed
+echo "== --failed"
+# The chain, written from Kinds.cs and Program.cs: each call's name and
+# values, its end (the exception leaves Fail and Outer; Catch returns the
+# message; Main returns 7).
+want_failed='Demo.Program.Main(string[] args=string[0] {}) {
+Demo.Thrower.Catch(int code=3) {
+Demo.Thrower.Outer(int code=3) {
+Demo.Thrower.Fail(int code=3) -> exception System.InvalidOperationException: "code 3"
+} exception System.InvalidOperationException: "code 3"
+} -> string "code 3"
+} -> int 7'
+calls_of() { sed -nE 's/^ *[0-9]+\.[0-9]{6} +[0-9]+ +([0-9.]+ [mu]?s)? +//p' "$1" | sed -E 's/^ +//'; }
+ct_run "$work" failrun "$ct" run --failed -o "$work/failrun.txt" -- dotnet "$vals"
+check_eq "run --failed: the failed chain only" "$want_failed" "$(calls_of "$work/failrun.txt")"
+ct_run "$work" failrec "$ct" record -o "$work/failrec" -- dotnet "$vals"
+"$ct" replay --failed "$work/failrec" >"$work/failrep.txt" 2>&1
+check_eq "replay --failed: the same chain from the whole trace" "$want_failed" \
+    "$(calls_of "$work/failrep.txt")"
+"$ct" report --failed "$work/failrec" >"$work/failreport.txt" 2>&1
+check "report --failed: Fail's row, 1 call, 1 exception" grep -qE \
+    '^ +1 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +1  Demo\.Thrower\.Fail$' "$work/failreport.txt"
+check_eq "report --failed: four functions" 4 \
+    "$(grep -cE '  Demo\.(Program\.Main|Thrower\.(Catch|Outer|Fail))$' "$work/failreport.txt")"
+
+# ----------------------------------------------------- 6. bad values
 echo "== bad values"
 for bad in "--max-overhead 0" "--max-overhead 101" "--limit 0" "--rate abc" "--rate 5/m"; do
     # shellcheck disable=SC2086

@@ -87,6 +87,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->tree.depth = (uint32_t)v[CT_SET_DEPTH];
     c->tree.min_time_ns = v[CT_SET_MIN_TIME];
     c->tree.after = v[CT_SET_AFTER];
+    c->tree.failed = (int)v[CT_SET_FAILED];
     if (c->bench_naive && c->no_args) {
         snprintf(why, cap, "CLRTRACE_BENCH_NAIVE=1 needs argument capture (not CLRTRACE_NO_ARGS=1)");
         return -1;
