@@ -65,3 +65,14 @@ size_t ct_text_end(ct_text *t)
     t->len = cut + 3;
     return cut + 3;
 }
+
+int ct_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

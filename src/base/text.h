@@ -21,4 +21,7 @@ void ct_text_printf(ct_text *t, const char *fmt, ...) __attribute__((format(prin
  * as it is. */
 size_t ct_text_end(ct_text *t);
 
+/* The value of hexadecimal digit c (either case), or -1. */
+int ct_hex_digit(int c);
+
 #endif

@@ -1,17 +1,8 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "base/text.h"
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 long cli_parse_hex(const char *text, uint8_t *out, size_t cap, char *err, size_t errcap)
 {
@@ -31,7 +22,7 @@ long cli_parse_hex(const char *text, uint8_t *out, size_t cap, char *err, size_t
             }
             continue;
         }
-        int v = hexval((unsigned char)*p);
+        int v = ct_hex_digit((unsigned char)*p);
         if (v < 0) {
             snprintf(err, errcap, "not a hex digit: '%c' at column %zu", *p, (size_t)(p - text) + 1);
             return -1;

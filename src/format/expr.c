@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
+
 /* ------------------------------------------------------------ parser */
 
 typedef struct pstate {
@@ -187,16 +189,6 @@ static int put_code_point(pstate *p, size_t at, uint32_t *n, uint32_t cp)
     return put_unit(p, at, n, (uint16_t)cp);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* One UTF-8 sequence at s[0..left): its code point and length, or 0. */
 static size_t utf8_decode(const unsigned char *s, size_t left, uint32_t *cp)
@@ -265,7 +257,7 @@ static int parse_string(pstate *p, ct_expr_lit *lit)
             case 'u': {
                 u = 0;
                 for (int k = 0; k < 4; k++) {
-                    int h = p->pos < p->len ? hexval(p->s[p->pos]) : -1;
+                    int h = p->pos < p->len ? ct_hex_digit(p->s[p->pos]) : -1;
                     if (h < 0)
                         return fail(p, at, "\\u needs 4 hex digits");
                     u = u << 4 | (uint32_t)h;
@@ -321,7 +313,7 @@ static int parse_number(pstate *p, ct_expr_lit *lit)
         uint64_t v = 0;
         size_t digits = 0;
         int h;
-        while (p->pos < p->len && (h = hexval(p->s[p->pos])) >= 0) {
+        while (p->pos < p->len && (h = ct_hex_digit(p->s[p->pos])) >= 0) {
             if (v >> 60)
                 return fail(p, start, "a number beyond 64 bits");
             v = v << 4 | (uint64_t)h;

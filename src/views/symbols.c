@@ -414,13 +414,8 @@ static uint32_t msg_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32
             ct_exc_msg_units(b, m + 16, kept, length);
     } else if (m && !addr && me->aggregate) {
         char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
-        if (class_name(s, me->class_id, name, sizeof name) != 0) {
-            b->unknown = 1;
-        } else {
-            ct_exc_msg_ascii(b, "Exception of type '");
-            ct_exc_msg_ascii(b, name);
-            ct_exc_msg_ascii(b, "' was thrown.");
-        }
+        int named = class_name(s, me->class_id, name, sizeof name) == 0;
+        ct_exc_msg_default(b, named ? name : NULL);
     } else {
         b->unknown = 1;
     }

@@ -911,13 +911,8 @@ static void exc_message(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, u
             ct_exc_msg_units(b, chars, kept, length);
     } else if (inner) {
         char name[512];
-        if (!f->cl || !f->cl->name || f->cl->name(f->cl->ctx, cls, name, sizeof name) != 0) {
-            b->unknown = 1;
-        } else {
-            ct_exc_msg_ascii(b, "Exception of type '");
-            ct_exc_msg_ascii(b, name);
-            ct_exc_msg_ascii(b, "' was thrown.");
-        }
+        int named = f->cl && f->cl->name && f->cl->name(f->cl->ctx, cls, name, sizeof name) == 0;
+        ct_exc_msg_default(b, named ? name : NULL);
     } else {
         b->unknown = 1; /* null: Exception's default text, or an override */
     }

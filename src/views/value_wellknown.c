@@ -418,3 +418,14 @@ void ct_exc_msg_ascii(ct_exc_msg *b, const char *s)
         ct_exc_msg_units(b, u, 1, 1);
     }
 }
+
+void ct_exc_msg_default(ct_exc_msg *b, const char *name)
+{
+    if (!name) {
+        b->unknown = 1;
+        return;
+    }
+    ct_exc_msg_ascii(b, "Exception of type '");
+    ct_exc_msg_ascii(b, name);
+    ct_exc_msg_ascii(b, "' was thrown.");
+}

@@ -55,5 +55,8 @@ typedef struct ct_exc_msg {
 void ct_exc_msg_units(ct_exc_msg *b, const uint8_t *units, uint32_t n, int64_t length);
 /* Appends ASCII text (another byte stands for one unit). */
 void ct_exc_msg_ascii(ct_exc_msg *b, const char *s);
+/* Appends Exception.Message's text for a null _message, "Exception of type
+ * 'NAME' was thrown." (name NULL: not known, nor then is the message). */
+void ct_exc_msg_default(ct_exc_msg *b, const char *name);
 
 #endif
