@@ -701,8 +701,8 @@ static int budget_record(ct_render *r, const ct_rec *rec)
     snprintf(t, sizeof t, "%llu.%06llu", (unsigned long long)(rec->time_ns / 1000000000u),
              (unsigned long long)(rec->time_ns % 1000000000u / 1000u));
     if (rec->share_permille)
-        emitf(r, "# budget at %s: %s %s (the tracer took %u.%u%% of thread %llu's time in a "
-                 "second)\n", t, f->def->name, k_budget_steps[rec->step],
+        emitf(r, "# budget at %s: %s %s (the tracer took %u.%u%% of thread %llu's time)\n", t,
+              f->def->name, k_budget_steps[rec->step],
               rec->share_permille / 10, rec->share_permille % 10, (unsigned long long)rec->tid);
     else
         emitf(r, "# budget at %s: %s %s\n", t, f->def->name, k_budget_steps[rec->step]);

@@ -81,7 +81,7 @@ check_eq "the service: no line of clrtrace on its stdout" 0 "$(grep -c clrtrace 
 check "the service: its last line is its own" grep -q '^done$' "$work/def.out"
 "$ct" replay "$work/def" >"$work/def.txt" 2>&1
 "$ct" info "$work/def" >"$work/def.info" 2>&1
-steps=$(sed -nE 's/^# budget at [0-9.]+: Svc\.Handlers\.Add (values off|sampled: one call in 16 per thread|untraced) \(the tracer took ([0-9.]+)% of thread ([0-9]+).s time in a second\)$/\1|\2|\3/p' \
+steps=$(sed -nE 's/^# budget at [0-9.]+: Svc\.Handlers\.Add (values off|sampled: one call in 16 per thread|untraced) \(the tracer took ([0-9.]+)% of thread ([0-9]+).s time\)$/\1|\2|\3/p' \
     "$work/def.txt")
 # (After a quiet spell the service may get a step back, and lose it again.)
 check_eq "the first steps, one a window: values off, sampled, untraced" \

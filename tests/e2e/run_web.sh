@@ -238,6 +238,23 @@ if [[ ${CLRTRACE_ENGINE:-elt} != il ]]; then
     check_eq "clrtrace names it, after its detach line" \
         "clrtrace run: Web.Program.<>c.<Main>b__0_0: 0 calls, while methods it calls were called: it runs inlined in code compiled before the attach (a dynamic method, such as an ASP.NET Core request delegate), which the runtime cannot recompile; trace the program from its start to see its calls" \
         "$(sed -n '/^clrtrace run: detached from pid /,$p' "$work/attach.err" | sed 1d)"
+    # Again, ASP.NET Core's own code, with a 1% budget (issue 27): the app
+    # answers as before; each step the budget took names a function and a
+    # share over 1% of a thread's time.
+    at2="$work/attach2.txt"
+    "$ct" run -p "$spid" --assembly 'Microsoft.AspNetCore.*' --max-overhead 1 -o "$at2" \
+        2>"$work/attach2.err" &
+    cli=$!
+    for ((i = 0; i < 300; i++)); do grep -q "attached to pid" "$work/attach2.err" && break; sleep 0.1; done
+    for ((k = 0; k < 5; k++)); do answers order text slow >"$work/during2.$k"; done
+    kill -INT "$cli"
+    wait "$cli"
+    check_eq "run -p, ASP.NET Core, budget 1%: exit code 0" 0 "$?"
+    check_eq "run -p, budget 1%: the app's answers" "$want_answers" "$(cat "$work/during2.4")"
+    check "run -p, budget 1%: the header says so" grep -qE '^# .*, budget 1%, lossy, attached$' "$at2"
+    check "run -p, budget 1%: ASP.NET Core's calls traced" grep -qE ' Microsoft\.AspNetCore\.' "$at2"
+    check_eq "run -p, budget 1%: every step names a function and a share over 1%" "" \
+        "$(grep '^# budget at' "$at2" | grep -vE '^# budget at [0-9]+\.[0-9]{6}: [^ ]+ (values off|sampled: one call in 16 per thread|untraced|recorded again|values off)( \(the tracer took ([1-9][0-9]*|[1-9])\.[0-9]% of thread [0-9]+.s time\))?$' || true)"
     http_get "$port" /quit >/dev/null
     for ((i = 0; i < 300; i++)); do [[ -s "$work/serve.rc" ]] && break; sleep 0.1; done
     check_eq "the app ends after GET /quit: exit code 0" 0 "$(cat "$work/serve.rc" 2>/dev/null)"

@@ -982,6 +982,10 @@ static const char *session_name(ModuleID mod, mdMethodDef tok, char *buf, size_t
     return buf;
 }
 
+/* Methods the attach report names as likely inlined into code compiled
+ * before the attach; the others are counted in one line. */
+#define CT_IL_REPORT_INLINED_MAX 4
+
 /* Whether chosen method (mod, tok), not called since the attach, runs
  * inlined in code compiled before it: it has no code of its own
  * (ICorProfilerInfo9::GetNativeCodeStartAddresses of its original version)
@@ -1072,10 +1076,15 @@ void ct_il_attach_report(char *out, size_t cap)
         }
         report_line(out, cap, &used, line);
     }
+    size_t inlined = 0;
     for (size_t i = 0; out && i < l.n; i++) {
         uintptr_t b = l.bits[i];
         if ((b & (SESSION_REWRITTEN | SESSION_REFUSED)) ||
             !session_inlined(l.keys[i].a, (mdMethodDef)l.keys[i].b))
+            continue;
+        /* A broad filter chooses many methods not called while attached
+         * whose callees others called: named up to a few, then counted. */
+        if (++inlined > CT_IL_REPORT_INLINED_MAX)
             continue;
         snprintf(line, sizeof line,
                  "%s: 0 calls, while methods it calls were called: it runs inlined in code "
@@ -1083,6 +1092,13 @@ void ct_il_attach_report(char *out, size_t cap)
                  "request delegate), which the runtime cannot recompile; trace the program "
                  "from its start to see its calls",
                  session_name(l.keys[i].a, (mdMethodDef)l.keys[i].b, name, sizeof name));
+        report_line(out, cap, &used, line);
+    }
+    if (inlined > CT_IL_REPORT_INLINED_MAX) {
+        snprintf(line, sizeof line,
+                 "%zu more chosen methods had 0 calls while methods they call were called "
+                 "(inlined in code compiled before the attach, or not called at all)",
+                 inlined - CT_IL_REPORT_INLINED_MAX);
         report_line(out, cap, &used, line);
     }
     free(l.keys);
