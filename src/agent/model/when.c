@@ -148,7 +148,7 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
 
 /* ------------------------------------------------------- chosen values */
 
-static const ct_plan chosen_object_plan = {.kind = CT_V_OBJECT, .size = 8, .type_name = "object"};
+static const ct_plan chosen_object_plan = {.kind = CT_V_OBJECT, .size = 8, .type_name = CT_CHOSEN_TYPE_NAME};
 /* A value read along a path whose name says it is a secret. */
 static const ct_plan chosen_redacted_plan = {.kind = CT_V_REDACTED, .size = 8, .type_name = "object"};
 

@@ -308,7 +308,7 @@ int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f)
 
 /* The plan of a value read along a path: an object slot's (the FUNCTION
  * record's, model/when.c). */
-static const ct_plan object_plan = {.kind = CT_V_OBJECT, .size = 8, .type_name = "object"};
+static const ct_plan object_plan = {.kind = CT_V_OBJECT, .size = 8, .type_name = CT_CHOSEN_TYPE_NAME};
 
 /* An OBJECT value (src/format/value.h) holding the value of kind k (a
  * fixed-size kind with a name) boxed, its bytes at src: as an `object`
