@@ -261,28 +261,31 @@ static ssize_t read_answer(int fd, char *buf, size_t cap, int ms)
 static size_t build_request(char *out, size_t cap, int text, int binary,
                             const char *const *given)
 {
-    const char *names[CT_SETTING_COUNT + CT_WHEN_MAX + 1];
-    const char *values[CT_SETTING_COUNT + CT_WHEN_MAX + 1];
-    /* CLRTRACE_WHEN's conditions, one a line in the variable: one request
-     * line each (the profiler joins them, ct_attach_request_join). */
-    static char when[CT_WHEN_MAX_TEXT + 1];
+    enum { MAX_LINES = CT_SETTING_COUNT + CT_WHEN_MAX + 2 * CT_CHOSEN_MAX + 1 };
+    const char *names[MAX_LINES];
+    const char *values[MAX_LINES];
+    /* CLRTRACE_WHEN's conditions (and -A's, -R's values), one a line in the
+     * variable: one request line each (the profiler joins them,
+     * ct_attach_request_join). */
+    static char lines[CT_SETTING_COUNT][CT_CHOSEN_MAX_TEXT + 1];
     size_t n = 0;
     names[n] = ct_settings[CT_SET_ENGINE].env;
     values[n++] = "il";
     for (int k = 0; k < CT_SETTING_COUNT; k++) {
         if (!given[k] || k == CT_SET_ENGINE)
             continue;
-        if (k != CT_SET_WHEN) {
+        if (!ct_setting_lines(k)) {
             names[n] = ct_settings[k].env;
             values[n++] = given[k];
             continue;
         }
-        snprintf(when, sizeof when, "%s", given[k]);
+        char *when = lines[k];
+        snprintf(when, sizeof lines[k], "%s", given[k]);
         for (char *p = when, *next; p && *p; p = next) {
             next = strchr(p, '\n');
             if (next)
                 *next++ = '\0';
-            if (*p && n < CT_SETTING_COUNT + CT_WHEN_MAX) {
+            if (*p && n < MAX_LINES) {
                 names[n] = ct_settings[k].env;
                 values[n++] = p;
             }

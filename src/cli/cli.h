@@ -69,6 +69,18 @@ int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsig
  * condition, a matching method and the name. */
 int cli_when_check(const char *who, const char *list, char *const *program);
 
+/* Appends a chosen value's text ('GLOB@PATH,...' for -A, 'GLOB@return...'
+ * for -R when ret) to list (one a line), after checking it
+ * (ct_chosen_parse): 0, or -1 after one line naming opt. *n counts them
+ * (at most CT_CHOSEN_MAX). */
+int cli_add_chosen(const char *who, const char *opt, int ret, char *list, size_t cap,
+                   unsigned *n, const char *text);
+
+/* -A's paths checked as cli_when_check checks --when's (when_check.c): a
+ * path whose first name no method its glob matches has is one line, -1;
+ * -R's need a method that returns a value. 0 otherwise. */
+int cli_chosen_check(const char *who, const char *args, const char *rets, char *const *program);
+
 
 
 /* dump's formats. */

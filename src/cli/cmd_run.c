@@ -379,6 +379,9 @@ typedef struct trace_opts {
     char lists[CT_SETTING_COUNT][CT_FILTER_MAX_GLOBS_TEXT];
     char when[CT_WHEN_MAX_TEXT + 1]; /* --when's conditions, one a line */
     unsigned nwhen;
+    char args_chosen[CT_CHOSEN_MAX_TEXT + 1]; /* -A's, one a line */
+    char ret_chosen[CT_CHOSEN_MAX_TEXT + 1];  /* -R's, one a line */
+    unsigned nargs_chosen, nret_chosen;
     char **program;          /* the program and its arguments (NULL-ended) */
     int has_program;
     unsigned long pid;       /* -p (0: start the program) */
@@ -465,6 +468,13 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
                 if (cli_add_when(who, a, o->when, sizeof o->when, &o->nwhen, val) != 0)
                     return -1;
                 o->given[id] = o->when;
+            } else if (s && s->kind == CT_KIND_CHOSEN) {
+                int ret = id == CT_SET_RET_CHOSEN;
+                char *list = ret ? o->ret_chosen : o->args_chosen;
+                if (cli_add_chosen(who, a, ret, list, sizeof o->args_chosen,
+                                   ret ? &o->nret_chosen : &o->nargs_chosen, val) != 0)
+                    return -1;
+                o->given[id] = list;
             } else if (s) {
                 if (cli_setting_value(who, a, id, val, &v) != 0)
                     return -1;
@@ -536,6 +546,12 @@ static int trace_check(trace_opts *o)
     if (o->given[CT_SET_WHEN] && (o->given[CT_SET_NO_ARGS] || o->given[CT_SET_NULL])) {
         fprintf(stderr, "clrtrace %s: --when reads argument values: not with --no-args or "
                 "--null\n", who);
+        return -1;
+    }
+    if ((o->given[CT_SET_ARGS_CHOSEN] || o->given[CT_SET_RET_CHOSEN]) &&
+        (o->given[CT_SET_NO_ARGS] || o->given[CT_SET_NULL])) {
+        fprintf(stderr, "clrtrace %s: -A and -R choose values to capture: not with --no-args "
+                "or --null\n", who);
         return -1;
     }
     if (o->given[CT_SET_ALL] && o->given[CT_SET_ASSEMBLY]) {
@@ -679,6 +695,8 @@ int cli_trace_command(int argc, char **argv, int record)
     }
     if (trace_check(&o) != 0 ||
         (!o.pid_text && cli_when_check(o.who, o.given[CT_SET_WHEN], o.program) != 0) ||
+        (!o.pid_text && cli_chosen_check(o.who, o.given[CT_SET_ARGS_CHOSEN],
+                                         o.given[CT_SET_RET_CHOSEN], o.program) != 0) ||
         trace_resolve(&o, &p) != 0)
         return 2;
     if (o.pid_text)

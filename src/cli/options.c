@@ -113,6 +113,34 @@ int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsig
     return 0;
 }
 
+int cli_add_chosen(const char *who, const char *opt, int ret, char *list, size_t cap,
+                   unsigned *n, const char *text)
+{
+    static ct_expr e; /* 8 KiB */
+    ct_expr_error err;
+    if (*n >= CT_CHOSEN_MAX) {
+        fprintf(stderr, "clrtrace %s: at most %u %s options\n", who, CT_CHOSEN_MAX, opt);
+        return -1;
+    }
+    if (strpbrk(text, "\n\r")) {
+        fprintf(stderr, "clrtrace %s: %s '%s': a line break in the value\n", who, opt, text);
+        return -1;
+    }
+    if (ct_chosen_parse(text, ret, &e, &err) != 0) {
+        fprintf(stderr, "clrtrace %s: %s '%s': %s\n", who, opt, text, err.message);
+        return -1;
+    }
+    size_t used = strlen(list), len = strlen(text);
+    if (used + len + 2 > cap) {
+        fprintf(stderr, "clrtrace %s: %s: the values together take more than %zu bytes\n", who,
+                opt, cap - 1);
+        return -1;
+    }
+    snprintf(list + used, cap - used, "%s%s", used ? "\n" : "", text);
+    (*n)++;
+    return 0;
+}
+
 const char *cli_tree_filter_help(void)
 {
     static char text[2048];

@@ -1,5 +1,5 @@
-/* --when's parameter names checked before the program runs (cli.h,
- * cli_when_check): the program's main assembly read with libclrmeta, and
+/* --when's and -A's parameter names checked before the program runs (cli.h,
+ * cli_when_check, cli_chosen_check): the program's main assembly read with libclrmeta, and
  * each condition's paths looked up among the parameters of the methods its
  * glob matches there, as the profiler will name them ("Ns.Type.Method",
  * nested types joined by '.'). */
@@ -110,8 +110,9 @@ static int method_has(const clrmeta *md, uint32_t rid, uint16_t flags, const ct_
 
 /* Checks the conditions of list (one a line) against the assembly md: 0,
  * or -1 after one line. */
-static int check_assembly(const char *who, const char *list, const clrmeta *md)
+static int check_assembly(const char *who, const char *list, const clrmeta *md, int chosen)
 {
+    const char *opt = chosen ? "-A" : "--when";
     static ct_expr e; /* 8 KiB */
     ct_expr_error err;
     uint32_t nmethods = clrmeta_rows(md, CLRMETA_T_METHODDEF);
@@ -121,7 +122,7 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md)
         if (len && len <= CT_EXPR_MAX_TEXT) {
             memcpy(text, p, len);
             text[len] = '\0';
-            if (ct_expr_parse(text, &e, &err) == 0) {
+            if ((chosen ? ct_chosen_parse(text, 0, &e, &err) : ct_expr_parse(text, &e, &err)) == 0) {
                 /* Per path: a matching method has it (have), or the first
                  * matching method that does not (missing). */
                 int have[CT_EXPR_MAX_PATHS] = {0};
@@ -148,11 +149,11 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md)
                     if (have[k] || !missing[k][0])
                         continue;
                     if (e.paths[k].root == CT_XROOT_THIS)
-                        fprintf(stderr, "clrtrace %s: --when '%s': %s is static: no 'this' at "
-                                "offset %u\n", who, text, missing[k], e.paths[k].offset);
+                        fprintf(stderr, "clrtrace %s: %s '%s': %s is static: no 'this' at "
+                                "offset %u\n", who, opt, text, missing[k], e.paths[k].offset);
                     else
-                        fprintf(stderr, "clrtrace %s: --when '%s': %s has no parameter '%s' at "
-                                "offset %u\n", who, text, missing[k],
+                        fprintf(stderr, "clrtrace %s: %s '%s': %s has no parameter '%s' at "
+                                "offset %u\n", who, opt, text, missing[k],
                                 ct_expr_seg(&e, &e.paths[k], 0), e.paths[k].offset);
                     return -1;
                 }
@@ -163,10 +164,13 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md)
     return 0;
 }
 
-int cli_when_check(const char *who, const char *list, char *const *program)
+/* The conditions (list) and -A's values (args) checked against the
+ * program's main assembly. */
+static int check_program(const char *who, const char *list, const char *args,
+                         char *const *program)
 {
     char path[4096];
-    if (!list || !*list || !program || !program[0] ||
+    if (((!list || !*list) && (!args || !*args)) || !program || !program[0] ||
         main_assembly(program, path, sizeof path) != 0)
         return 0;
     int fd = open(path, O_RDONLY);
@@ -188,9 +192,23 @@ int cli_when_check(const char *who, const char *list, char *const *program)
         size_t need = clrmeta_index_size(&md);
         void *mem = malloc(need);
         if (mem && clrmeta_build_index(&md, mem, need, NULL) == CLRMETA_OK)
-            rc = check_assembly(who, list, &md);
+            rc = (list && *list && check_assembly(who, list, &md, 0) != 0) ||
+                         (args && *args && check_assembly(who, args, &md, 1) != 0)
+                     ? -1
+                     : 0;
         free(mem);
     }
     munmap(map, size);
     return rc;
+}
+
+int cli_when_check(const char *who, const char *list, char *const *program)
+{
+    return check_program(who, list, NULL, program);
+}
+
+int cli_chosen_check(const char *who, const char *args, const char *rets, char *const *program)
+{
+    (void)rets; /* 'return' is every method's (a void one's capture is empty) */
+    return check_program(who, NULL, args, program);
 }

@@ -41,8 +41,9 @@
 /* Longest control socket name (sockaddr_un's path, less the leading NUL). */
 #define CT_ATTACH_SOCKET_MAX 107u
 
-/* Most settings lines in a request (the settings table has about 30). */
-#define CT_ATTACH_MAX_SETTINGS 64
+/* Most settings lines in a request (the settings table has about 40; --when,
+ * -A and -R take one line each). */
+#define CT_ATTACH_MAX_SETTINGS 128
 
 /* A session request as the profiler reads it: the outputs that come with
  * it (as descriptors, the text log's first) and the settings. */

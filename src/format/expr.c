@@ -647,6 +647,73 @@ int ct_expr_parse(const char *text, ct_expr *e, ct_expr_error *err)
     return 0;
 }
 
+int ct_chosen_parse(const char *text, int ret, ct_expr *e, ct_expr_error *err)
+{
+    memset(err, 0, sizeof *err);
+    memset(e, 0, offsetof(ct_expr, nodes));
+    pstate p = {.s = text, .pos = 0, .len = 0, .e = e, .err = err};
+    const char *opt = ret ? "-R" : "-A";
+    if (!text)
+        return fail(&p, 0, "no value chosen");
+    size_t len = strnlen(text, CT_EXPR_MAX_TEXT + 1);
+    if (len > CT_EXPR_MAX_TEXT)
+        return fail(&p, CT_EXPR_MAX_TEXT, "a %s value longer than %u bytes", opt,
+                    CT_EXPR_MAX_TEXT);
+    p.len = len;
+    const char *at = memchr(text, '@', len);
+    if (!at)
+        return fail(&p, 0, "expected 'GLOB@PATH%s' (a method pattern, '@', then %s)",
+                    ret ? "" : "[,PATH...]", ret ? "return or return.NAME..." : "the values' paths");
+    size_t g0 = 0, g1 = (size_t)(at - text);
+    while (g0 < g1 && (text[g0] == ' ' || text[g0] == '\t'))
+        g0++;
+    while (g1 > g0 && (text[g1 - 1] == ' ' || text[g1 - 1] == '\t'))
+        g1--;
+    if (g0 == g1)
+        return fail(&p, 0, "expected a method pattern before '@'");
+    if (g1 - g0 > CT_EXPR_MAX_GLOB)
+        return fail(&p, g0, "a method pattern longer than %u bytes", CT_EXPR_MAX_GLOB);
+    for (size_t i = g0; i < g1; i++)
+        if ((unsigned char)text[i] <= 0x20 || text[i] == ':')
+            return fail(&p, i, "a space, ':' or control character in the method pattern");
+    memcpy(e->glob, text + g0, g1 - g0);
+    e->glob[g1 - g0] = '\0';
+    p.pos = (size_t)(at - text) + 1;
+    for (;;) {
+        skip_space(&p);
+        if (p.pos >= p.len || !ident_start(text[p.pos])) {
+            char buf[40];
+            return fail(&p, p.pos, "expected a path (%s), not %s",
+                        ret ? "return, return.NAME..." : "a parameter's name, this, NAME.FIELD...",
+                        describe(&p, buf, sizeof buf));
+        }
+        size_t start = p.pos;
+        if (e->npaths >= CT_CHOSEN_MAX_PATHS)
+            return fail(&p, start, "more than %u paths in one %s", CT_CHOSEN_MAX_PATHS, opt);
+        int k = parse_path(&p);
+        if (k < 0)
+            return -1;
+        const ct_expr_path *path = &e->paths[k];
+        if (ret && path->root != CT_XROOT_RETURN)
+            return fail(&p, start, "-R chooses from the return value: a path that begins "
+                        "with 'return'");
+        if (!ret && (path->root == CT_XROOT_RETURN || path->root == CT_XROOT_EXCEPTION))
+            return fail(&p, start, "-A chooses from the arguments: for the return value use "
+                        "-R 'GLOB@return...'");
+        skip_space(&p);
+        if (p.pos >= p.len)
+            break;
+        if (text[p.pos] != ',' || ret) {
+            char buf[40];
+            return fail(&p, p.pos, ret ? "expected the end (-R takes one path), not %s"
+                                       : "expected ',' or the end, not %s",
+                        describe(&p, buf, sizeof buf));
+        }
+        p.pos++;
+    }
+    return 0;
+}
+
 int ct_expr_needs_return(const ct_expr *e)
 {
     for (unsigned i = 0; i < e->npaths; i++)

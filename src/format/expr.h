@@ -160,6 +160,26 @@ static inline const char *ct_expr_seg(const ct_expr *e, const ct_expr_path *p, u
  * only (it decides whether to read it at return). */
 int ct_expr_needs_return(const ct_expr *e);
 
+/* ---------------------------------------------------- chosen values */
+
+/* Chosen values (-A 'GLOB@PATH[,PATH...]', -R 'GLOB@PATH'; docs/cli.md,
+ * "Chosen values"): the paths a matching method's call captures instead of
+ * its arguments (-A) or its return value (-R), parsed with the paths of
+ * conditions into a ct_expr without nodes (its paths in the order given):
+ *   chosen := GLOB '@' path (',' path)*     GLOB: no ':', no '@'
+ * -A: each path begins with a parameter's name or `this`; -R: one path,
+ * beginning with `return`. */
+/* Most paths of one -A. */
+#define CT_CHOSEN_MAX_PATHS 16u
+/* Most -A options (and -R options), and the longest CLRTRACE_ARGS_CHOSEN
+ * (or CLRTRACE_RET_CHOSEN): one a line. */
+#define CT_CHOSEN_MAX 16u
+#define CT_CHOSEN_MAX_TEXT (CT_CHOSEN_MAX * (CT_EXPR_MAX_TEXT + 1))
+
+/* Parses text ('GLOB@PATH[,PATH...]', NUL-ended; ret: -R's, one path from
+ * `return`) into *e: 0, or -1 with *err set. */
+int ct_chosen_parse(const char *text, int ret, ct_expr *e, ct_expr_error *err);
+
 /* ------------------------------------------------------- evaluation */
 
 typedef enum ct_xval_kind {

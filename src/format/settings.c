@@ -92,6 +92,16 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                              CT_GROUP_VALUES, CT_SETTING_REPEAT, 0, 0, 0, NULL, "NAME",
                              "also redact values whose name has NAME in it (without "
                              "case; repeatable)"},
+    [CT_SET_ARGS_CHOSEN] = {"CLRTRACE_ARGS_CHOSEN", "-A", "--args", CT_KIND_CHOSEN,
+                            CT_GROUP_VALUES, CT_SETTING_REPEAT, 0, 0, 0, NULL,
+                            "'GLOB@PATH,...'",
+                            "for functions matching GLOB, capture exactly these paths of "
+                            "the arguments instead of them (order.Total,order.Customer.Name; "
+                            "docs/cli.md, Chosen values; repeatable)"},
+    [CT_SET_RET_CHOSEN] = {"CLRTRACE_RET_CHOSEN", "-R", "--return", CT_KIND_CHOSEN,
+                           CT_GROUP_VALUES, CT_SETTING_REPEAT, 0, 0, 0, NULL, "'GLOB@PATH'",
+                           "for functions matching GLOB, capture this path of the "
+                           "return value instead of it (return.Total; repeatable)"},
     [CT_SET_MAX_OVERHEAD] = {"CLRTRACE_MAX_OVERHEAD", NULL, "--max-overhead", CT_KIND_NUMBER,
                              CT_GROUP_MODE, CT_SETTING_ZERO_OFF | CT_SETTING_OFF_WORD, 0, 100, 0,
                              NULL, "PCT",
@@ -285,6 +295,43 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
         if (count)
             return 0;
         snprintf(want, want_cap, "conditions 'GLOB: EXPR', one a line");
+        return -1;
+    }
+    case CT_KIND_CHOSEN: {
+        /* Each line a -A (or a -R); the first that does not parse says
+         * why. */
+        static ct_expr e;
+        static ct_expr_error err;
+        int ret = id == CT_SET_RET_CHOSEN;
+        unsigned count = 0;
+        const char *p = text;
+        if (strlen(text) > CT_CHOSEN_MAX_TEXT) {
+            snprintf(want, want_cap, "at most %u lines of at most %u bytes", CT_CHOSEN_MAX,
+                     CT_EXPR_MAX_TEXT);
+            return -1;
+        }
+        while (*p) {
+            size_t len = strcspn(p, "\n");
+            if (len) {
+                char one[CT_EXPR_MAX_TEXT + 2];
+                if (++count > CT_CHOSEN_MAX || len > CT_EXPR_MAX_TEXT) {
+                    snprintf(want, want_cap, "at most %u lines of at most %u bytes",
+                             CT_CHOSEN_MAX, CT_EXPR_MAX_TEXT);
+                    return -1;
+                }
+                memcpy(one, p, len);
+                one[len] = '\0';
+                if (ct_chosen_parse(one, ret, &e, &err) != 0) {
+                    snprintf(want, want_cap, "'GLOB@PATH%s', one a line (line %u: %s)",
+                             ret ? "" : "[,PATH...]", count, err.message);
+                    return -1;
+                }
+            }
+            p += len + (p[len] ? 1 : 0);
+        }
+        if (count)
+            return 0;
+        snprintf(want, want_cap, "'GLOB@PATH', one a line");
         return -1;
     }
     case CT_KIND_ENGINE:

@@ -60,6 +60,8 @@ typedef enum ct_setting_id {
     CT_SET_VALUE_BYTES,
     CT_SET_REDACT,        /* CLRTRACE_REDACT: 0 shows secrets' values too (--no-redact) */
     CT_SET_REDACT_NAMES,  /* CLRTRACE_REDACT_NAMES: more names of secrets (--redact) */
+    CT_SET_ARGS_CHOSEN,   /* CLRTRACE_ARGS_CHOSEN: -A 'GLOB@PATH,...', one a line */
+    CT_SET_RET_CHOSEN,    /* CLRTRACE_RET_CHOSEN: -R 'GLOB@return...', one a line */
     CT_SET_MAX_OVERHEAD,  /* CLRTRACE_MAX_OVERHEAD: the budget, % of a thread's time */
     CT_SET_LIMIT,         /* CLRTRACE_LIMIT: calls recorded per method */
     CT_SET_RATE,          /* CLRTRACE_RATE: calls recorded per method and second */
@@ -91,6 +93,9 @@ typedef enum ct_setting_kind {
     CT_KIND_WHEN,     /* conditions 'GLOB: EXPR' (src/format/expr.h), one a
                          line: at most CT_WHEN_MAX, each at most
                          CT_EXPR_MAX_TEXT bytes */
+    CT_KIND_CHOSEN,   /* chosen values 'GLOB@PATH[,PATH...]' (src/format/expr.h,
+                         ct_chosen_parse), one a line: at most CT_CHOSEN_MAX;
+                         CT_SET_RET_CHOSEN's: -R's, one path */
 } ct_setting_kind;
 
 /* Where a setting's option is listed in --help. */
@@ -138,6 +143,13 @@ extern const ct_setting ct_settings[CT_SETTING_COUNT];
  * the variable's. An empty text is not a value (-1). */
 int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *num,
                      char *want, size_t want_cap);
+
+/* 1 for a setting whose value is lines, each an option's (--when, -A, -R):
+ * the attach request carries one line per option. */
+static inline int ct_setting_lines(ct_setting_id id)
+{
+    return ct_settings[id].kind == CT_KIND_WHEN || ct_settings[id].kind == CT_KIND_CHOSEN;
+}
 
 /* The setting whose option is opt ("-s", "--string-chars"), or -1. */
 int ct_setting_by_option(const char *opt);

@@ -138,6 +138,11 @@ enum {
  * the name "Ns.Type.Method" (form METHOD, a MethodInfo's). */
 #define CT_CLASS_KEY_METHOD 5
 
+/* The type name of the OBJECT plan of a value read along a path (-A, -R:
+ * chosen values): a boxed value in it reads without its type ("1250.50",
+ * not "decimal 1250.50"), as the path's declared type gives it. */
+#define CT_CHOSEN_TYPE_NAME "chosen"
+
 /* How a SEQ plan's collection keeps its elements. */
 typedef enum ct_seq_shape {
     CT_SEQ_LIST = 1,   /* List<T>: _items[0.._size) */

@@ -586,7 +586,7 @@ static void format_vector(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dept
 /* The size a fixed-size kind must have; 0 for kinds of any size. A plan
  * read from a damaged file may say otherwise, and must not be trusted. */
 /* A boxed value in an OBJECT slot: "int 5" (src/format/value.h). */
-static void format_boxed(ct_cursor *r, fctx *f, unsigned depth)
+static void format_boxed(ct_cursor *r, fctx *f, unsigned depth, int chosen)
 {
     ct_vkind k = (ct_vkind)ct_take_u(r, 1);
     const char *name = r->bad ? NULL : ct_vkind_name(k);
@@ -595,8 +595,10 @@ static void format_boxed(ct_cursor *r, fctx *f, unsigned depth)
         return;
     }
     ct_plan p = {.kind = k, .size = ct_vkind_size(k), .type_name = name};
-    ct_text_put(f->out, name);
-    ct_text_put(f->out, " ");
+    if (!chosen) {
+        ct_text_put(f->out, name);
+        ct_text_put(f->out, " ");
+    }
     format(r, &p, f, depth + 1);
 }
 
@@ -1124,7 +1126,7 @@ static void format_object(ct_cursor *r, const ct_plan *p, fctx *f, unsigned dept
         return;
     case CT_CLASS_BOXED:
         /* Named by its kind: no CLASS record either. */
-        format_boxed(r, f, depth);
+        format_boxed(r, f, depth, p->type_name && !strcmp(p->type_name, CT_CHOSEN_TYPE_NAME));
         return;
     case CT_CLASS_PLAIN:
         if (cls && f->on_class)

@@ -493,6 +493,65 @@ static void test_eval_nan_and_decimals(void **state)
     assert_int_equal(ct_expr_compare(&g_e, &tenth, CT_XCMP_EQ, &g_e.nodes[g_e.root].lit), CT_XTRUE);
 }
 
+
+/* Chosen values (-A, -R): the grammar, and CT_CHOSEN_MAX_PATHS at and one
+ * past the limit. */
+static void test_chosen(void **state)
+{
+    (void)state;
+    static ct_expr e;
+    ct_expr_error err;
+    assert_int_equal(ct_chosen_parse("Shop.Orders.Place@order.Total, order.Customer.Name,this",
+                                     0, &e, &err), 0);
+    assert_string_equal(e.glob, "Shop.Orders.Place");
+    assert_int_equal(e.npaths, 3);
+    assert_int_equal(e.paths[0].root, CT_XROOT_PARAM);
+    assert_int_equal(e.paths[1].nseg, 3);
+    assert_string_equal(ct_expr_seg(&e, &e.paths[1], 2), "Name");
+    assert_int_equal(e.paths[2].root, CT_XROOT_THIS);
+    assert_int_equal(ct_chosen_parse("*.Get@return.Items.Count", 1, &e, &err), 0);
+    assert_int_equal(e.paths[0].root, CT_XROOT_RETURN);
+    /* Malformed. */
+    assert_int_equal(ct_chosen_parse("Shop.Orders.Place", 0, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("@order", 0, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A.B@", 0, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A.B@order,", 0, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A.B@order.", 0, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A.B@order > 1", 0, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A:B@order", 0, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A.B@return", 0, &e, &err), -1);
+    assert_non_null(strstr(err.message, "-R"));
+    assert_int_equal(ct_chosen_parse("A.B@order", 1, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A.B@return,return", 1, &e, &err), -1);
+    assert_int_equal(ct_chosen_parse("A.B@exception", 0, &e, &err), -1);
+    /* CT_CHOSEN_MAX_PATHS paths, then one more. */
+    char text[CT_EXPR_MAX_TEXT + 1] = "A.B@p0";
+    for (unsigned i = 1; i < CT_CHOSEN_MAX_PATHS; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), ",p%u", i);
+    assert_int_equal(ct_chosen_parse(text, 0, &e, &err), 0);
+    assert_int_equal(e.npaths, CT_CHOSEN_MAX_PATHS);
+    strcat(text, ",q");
+    assert_int_equal(ct_chosen_parse(text, 0, &e, &err), -1);
+    assert_non_null(strstr(err.message, "more than"));
+    /* CT_EXPR_MAX_SEGMENTS names in a path, then one more. */
+    strcpy(text, "A.B@a");
+    for (unsigned i = 1; i < CT_EXPR_MAX_SEGMENTS; i++)
+        strcat(text, ".b");
+    assert_int_equal(ct_chosen_parse(text, 0, &e, &err), 0);
+    strcat(text, ".c");
+    assert_int_equal(ct_chosen_parse(text, 0, &e, &err), -1);
+    /* CT_EXPR_MAX_TEXT bytes, then one more. */
+    memset(text, 0, sizeof text);
+    strcpy(text, "A.B@x");
+    memset(text + 5, ' ', CT_EXPR_MAX_TEXT - 5);
+    assert_int_equal(ct_chosen_parse(text, 0, &e, &err), 0);
+    char longer[CT_EXPR_MAX_TEXT + 2];
+    memcpy(longer, text, CT_EXPR_MAX_TEXT);
+    longer[CT_EXPR_MAX_TEXT] = ' ';
+    longer[CT_EXPR_MAX_TEXT + 1] = '\0';
+    assert_int_equal(ct_chosen_parse(longer, 0, &e, &err), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_eval_values),
         cmocka_unit_test(test_eval_three_valued),
         cmocka_unit_test(test_eval_nan_and_decimals),
+        cmocka_unit_test(test_chosen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,6 +107,12 @@ static const char *lookup(void *ctx, const char *name)
         static char when[CT_WHEN_MAX_TEXT + 1];
         return ct_attach_request_join(ctx, name, when, sizeof when) >= 0 ? when : NULL;
     }
+    if (!strcmp(name, ct_settings[CT_SET_ARGS_CHOSEN].env) ||
+        !strcmp(name, ct_settings[CT_SET_RET_CHOSEN].env)) {
+        static char chosen[2][CT_CHOSEN_MAX_TEXT + 1];
+        char *to = chosen[!strcmp(name, ct_settings[CT_SET_RET_CHOSEN].env)];
+        return ct_attach_request_join(ctx, name, to, sizeof chosen[0]) >= 0 ? to : NULL;
+    }
     return ct_attach_request_get(ctx, name);
 }
 

@@ -362,7 +362,8 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     ct_config *cfg = &g_ct.cfg;
     char cmdline[CMDLINE_MAX + 4];
     command_line(cmdline, sizeof cmdline);
-    if (ct_config_from_env(cfg, why, sizeof why) != 0 || ct_when_load(cfg->when, why, sizeof why) != 0) {
+    if (ct_config_from_env(cfg, why, sizeof why) != 0 || ct_when_load(cfg->when, why, sizeof why) != 0 ||
+        ct_chosen_load(cfg->args_chosen, cfg->ret_chosen, why, sizeof why) != 0) {
         fprintf(stderr, "clrtrace: %s; the program runs untraced\n", why);
         ct_outputs_index(cfg, "declined", NULL, cmdline);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
@@ -594,7 +595,8 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
                            "no new one can start");
         return -1;
     }
-    if (ct_when_load(cfg->when, why, cap) != 0)
+    if (ct_when_load(cfg->when, why, cap) != 0 ||
+        ct_chosen_load(cfg->args_chosen, cfg->ret_chosen, why, cap) != 0)
         return -1;
     ct_config *c = &g_ct.cfg;
     *c = *cfg;

@@ -364,19 +364,26 @@ void ct_writer_define(const ct_mapped_fn *f)
 {
     if (!atomic_load(&g_started) || atomic_load(&g_stopping))
         return;
-    uint32_t n = f->values ? f->nargs : 0;
+    /* With -A, the parameters are the chosen values (labelled by their
+     * paths; no out values); with -R, the return value is the chosen one. */
+    const ct_chosen_fn *ca = f->values ? f->chosen_args : NULL;
+    const ct_chosen_fn *cr = f->values ? f->chosen_ret : NULL;
+    uint32_t n = !f->values ? 0 : ca ? ca->n : f->nargs;
     ct_fn_param *params = calloc(n ? n : 1, sizeof *params);
     if (!params)
         return;
     uint32_t flags = 0;
     if (!f->values)
         flags |= CT_FN_NO_VALUES;
-    if (n && ct_fn_has_this(f))
+    if (n && !ca && ct_fn_has_this(f))
         flags |= CT_FN_HAS_THIS;
     for (uint32_t i = 0; i < n; i++)
-        params[i] = (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};
+        params[i] = ca ? (ct_fn_param){ca->labels[i], 0, ca->plans[i]}
+                       : (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};
     ct_fn_param ret = {f->ret_label ? f->ret_label : "", 0, NULL};
-    if (f->values && f->has_ret)
+    if (cr && cr->n)
+        ret = (ct_fn_param){cr->labels[0], 0, cr->plans[0]};
+    else if (f->values && f->has_ret)
         ret.plan = ct_arg_plan(f, f->nargs);
     fnq_node *node = NULL;
     for (size_t cap = FUNCTION_RECORD_FIRST; cap <= (size_t)CT_MAX_RECORD * 4; cap *= 4) {
@@ -387,7 +394,7 @@ void ct_writer_define(const ct_mapped_fn *f)
         ct_wbuf_init(&w, node->rec, cap);
         if (ct_write_function_outs(&w, (uint64_t)(uintptr_t)f, f->display, "", flags, n, params,
                                    ret.plan ? &ret : NULL,
-                                   f->values ? f->out_mask : 0) == CT_TRACE_OK) {
+                                   f->values && !ca ? f->out_mask : 0) == CT_TRACE_OK) {
             node->next = NULL;
             node->len = w.len;
             break;
@@ -588,8 +595,7 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
                 continue;
             const ct_plan *plan = rec.type == CT_REC_UNWIND ? ct_unwind_plan(i)
                                   : rec.type == CT_REC_LEAVE ? ct_leave_plan(f, i)
-                                  : i < f->nargs         ? ct_arg_plan(f, i)
-                                                         : NULL;
+                                                         : ct_enter_plan(f, i);
             if (!plan)
                 break;
             ct_value_classes(plan, v, vl, &classes, on_class, NULL);

@@ -112,16 +112,29 @@ static inline const ct_plan *ct_arg_plan(const ct_mapped_fn *f, uint32_t i)
     return late && late[i] ? late[i] : &ct_plan_by_range;
 }
 
+/* The plan of value i of an ENTER record of f: its argument's, or with -A
+ * its chosen value's; NULL past them. */
+static inline const ct_plan *ct_enter_plan(const ct_mapped_fn *f, uint32_t i)
+{
+    if (f->chosen_args)
+        return i < f->chosen_args->n ? f->chosen_args->plans[i] : NULL;
+    return i < f->nargs ? ct_arg_plan(f, i) : NULL;
+}
+
 /* The plan of value i of a LEAVE record of f: the return value (when f has
  * one), then the target of each parameter of f->out_mask in order; NULL
  * past them. */
 static inline const ct_plan *ct_leave_plan(const ct_mapped_fn *f, uint32_t i)
 {
+    if (f->chosen_ret)
+        return i < f->chosen_ret->n ? f->chosen_ret->plans[i] : NULL;
     if (f->has_ret) {
         if (i == 0)
             return ct_arg_plan(f, f->nargs);
         i--;
     }
+    if (f->chosen_args)
+        return NULL; /* no out values */
     for (uint32_t a = 0; a < f->nargs && a < 64; a++)
         if ((f->out_mask >> a & 1) && i-- == 0)
             return f->args[a].plan->elem;

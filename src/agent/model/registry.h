@@ -91,6 +91,9 @@ typedef struct ct_mapped_fn {
     /* The conditions (--when) that decide whether a call is recorded, bound
      * to its arguments (when.h); NULL: none, every call is. */
     const ct_when_fn *when;
+    /* The values chosen (-A, -R) to capture instead of the arguments (then
+     * no out values at return) or the return value (when.h); NULL: none. */
+    const ct_chosen_fn *chosen_args, *chosen_ret;
 
     const ct_late *late;        /* NULL when every plan is known */
     atomic_int late_state;      /* a ct_late_state */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "format/parse.h"
+#include "agent/runtime/state.h"
 #include "perm.h"
 #include "registry.h"
 
@@ -143,4 +144,148 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
         }
     }
     return w;
+}
+
+/* ------------------------------------------------------- chosen values */
+
+static const ct_plan chosen_object_plan = {.kind = CT_V_OBJECT, .size = 8, .type_name = CT_CHOSEN_TYPE_NAME};
+/* A value read along a path whose name says it is a secret. */
+static const ct_plan chosen_redacted_plan = {.kind = CT_V_REDACTED, .size = 8, .type_name = "object"};
+
+static const ct_expr *g_chosen[2][CT_CHOSEN_MAX];
+static const char *g_chosen_texts[2][CT_CHOSEN_MAX];
+static _Atomic uint32_t g_nchosen[2];
+
+static int chosen_load_one(int ret, const char *text, char *why, size_t cap)
+{
+    const char *var = ret ? "CLRTRACE_RET_CHOSEN" : "CLRTRACE_ARGS_CHOSEN";
+    atomic_store(&g_nchosen[ret], 0);
+    uint32_t n = 0;
+    for (const char *p = text ? text : ""; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len) {
+            if (n >= CT_CHOSEN_MAX || len > CT_EXPR_MAX_TEXT) {
+                snprintf(why, cap, "%s has more than %u lines or a line longer than %u bytes",
+                         var, CT_CHOSEN_MAX, CT_EXPR_MAX_TEXT);
+                return -1;
+            }
+            char *copy = ct_perm_alloc(len + 1);
+            ct_expr *e = ct_perm_alloc(sizeof *e);
+            if (!copy || !e) {
+                snprintf(why, cap, "out of memory for %s", var);
+                return -1;
+            }
+            memcpy(copy, p, len);
+            ct_expr_error err;
+            if (ct_chosen_parse(copy, ret, e, &err) != 0) {
+                snprintf(why, cap, "%s '%.200s': %s", var, copy, err.message);
+                return -1;
+            }
+            g_chosen[ret][n] = e;
+            g_chosen_texts[ret][n] = copy;
+            n++;
+        }
+        p += len + (nl ? 1 : 0);
+    }
+    atomic_store(&g_nchosen[ret], n);
+    return 0;
+}
+
+int ct_chosen_load(const char *args, const char *rets, char *why, size_t cap)
+{
+    return chosen_load_one(0, args, why, cap) != 0 || chosen_load_one(1, rets, why, cap) != 0
+               ? -1
+               : 0;
+}
+
+/* The path's text as written: "order.Customer.Name". */
+static void path_text(const ct_expr *e, const ct_expr_path *p, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (unsigned s = 0; s < p->nseg && len < cap; s++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", s ? "." : "", ct_expr_seg(e, p, s));
+}
+
+const ct_chosen_fn *ct_chosen_bind(const ct_mapped_fn *f, int ret)
+{
+    uint32_t n = atomic_load(&g_nchosen[ret]);
+    if (!n || !f->name || !f->values || (ret && !f->has_ret) || (!ret && !f->args))
+        return NULL;
+    uint32_t k = 0;
+    while (k < n && !ct_glob_list_match(g_chosen[ret][k]->glob, f->name))
+        k++;
+    if (k == n)
+        return NULL;
+    const ct_expr *e = g_chosen[ret][k];
+    ct_chosen_fn *c = ct_perm_alloc(sizeof *c);
+    const char **labels = ct_perm_alloc(e->npaths * sizeof *labels + 1);
+    const ct_plan **plans = ct_perm_alloc(e->npaths * sizeof *plans + 1);
+    if (!c || !labels || !plans)
+        return NULL;
+    c->n = e->npaths;
+    c->labels = labels;
+    c->plans = plans;
+    c->b.expr = e;
+    for (uint32_t pi = 0; pi < e->npaths; pi++) {
+        const ct_expr_path *p = &e->paths[pi];
+        ct_when_path *wp = &c->b.paths[pi];
+        char text[CT_EXPR_MAX_TEXT + 2];
+        path_text(e, p, text, sizeof text - 1);
+        size_t tl = strlen(text);
+        text[tl] = '=';
+        text[tl + 1] = '\0';
+        char *label = ct_perm_alloc(strlen(text) + 1);
+        if (!label)
+            return NULL;
+        memcpy(label, text, strlen(text) + 1);
+        labels[pi] = label;
+        uint32_t arg = CT_WHEN_NO_ARG;
+        if (ret) {
+            arg = 0; /* the return value, the one value collected at return */
+        } else {
+            const char *first = ct_expr_seg(e, p, 0);
+            for (uint32_t a = 0; a < f->nargs && a < CT_WHEN_MAX_ARGS; a++) {
+                char name[CT_EXPR_MAX_IDENT + 2];
+                if (f->args[a].label && ct_when_arg_name(f->args[a].label, name, sizeof name) == 0 &&
+                    !strcmp(name, first)) {
+                    arg = a;
+                    break;
+                }
+            }
+            if (arg == CT_WHEN_NO_ARG) {
+                pthread_mutex_lock(&g_lock);
+                fprintf(stderr, "clrtrace: -A '%s': %s has no %s: the value reads "
+                        "<unavailable>\n", g_chosen_texts[ret][k], f->name,
+                        p->root == CT_XROOT_THIS ? "'this' (static)" : "such parameter");
+                pthread_mutex_unlock(&g_lock);
+            }
+        }
+        wp->arg = arg;
+        const ct_plan *own = arg == CT_WHEN_NO_ARG ? NULL
+                             : ret                 ? f->ret
+                                                   : f->args[arg].plan;
+        const ct_plan *secret = NULL;
+        for (unsigned s = 1; s < p->nseg; s++) {
+            const char *name = ct_expr_seg(e, p, s);
+            wp->seg[s] = !strcmp(name, "Length")  ? CT_WHEN_SEG_LENGTH
+                         : !strcmp(name, "Count") ? CT_WHEN_SEG_COUNT
+                                                  : CT_WHEN_SEG_FIELD;
+            if (!secret && g_ct.cfg.redact && ct_secret_name(name, g_ct.cfg.redact_names))
+                secret = &chosen_redacted_plan;
+        }
+        if (p->nseg == 1 && own) {
+            plans[pi] = own; /* the value itself, as without -A (redacted if it is a secret) */
+            c->read[pi] = 0;
+        } else if (secret || (own && own->kind == CT_V_REDACTED)) {
+            /* A secret, or in one: nothing of it is read. */
+            plans[pi] = secret ? secret : own;
+            c->read[pi] = 0;
+        } else {
+            plans[pi] = &chosen_object_plan;
+            c->read[pi] = 1;
+        }
+    }
+    return c;
 }

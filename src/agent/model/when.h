@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "format/expr.h"
+#include "format/value.h"
 
 /* Arguments (`this` included) whose values a condition can read: a
  * function with more reads the later ones as unknown. */
@@ -48,6 +49,39 @@ typedef struct ct_when_fn {
 } ct_when_fn;
 
 struct ct_mapped_fn;
+
+/* Chosen values (-A, -R; CLRTRACE_ARGS_CHOSEN, CLRTRACE_RET_CHOSEN; the
+ * grammar is ct_chosen_parse's) bound to a function: the values its ENTER
+ * (-A) or LEAVE (-R) record carries instead of its arguments or its return
+ * value, one per path in the order given. A path of one name (`order`,
+ * `this`, `return`) keeps that value's own plan; a longer one is read
+ * along the path at each call (agent/record/when.c) and captured as an
+ * `object` slot holding it would be: a string or object by its runtime
+ * class, a primitive or well-known struct as its boxed value ("decimal
+ * 1200.00"), an enum as its underlying number, a null on the way as null;
+ * what cannot be read (a field the object does not have, a struct value) is
+ * MISSING. A path with a secret's name in it (ct_secret_name) is
+ * <redacted>: its plan is REDACTED and nothing of it is read. */
+typedef struct ct_chosen_fn {
+    uint32_t n;
+    const char *const *labels;        /* "order.Total=" */
+    const ct_plan *const *plans;      /* each value's plan in the FUNCTION record */
+    uint8_t read[CT_CHOSEN_MAX_PATHS];/* 1: read along the path (else: the slot's
+                                         own value, or nothing when REDACTED) */
+    ct_when_bound b;                  /* the paths bound (b.expr: the parsed text;
+                                         -R: argument 0 is the return value) */
+} ct_chosen_fn;
+
+
+/* Parses CLRTRACE_ARGS_CHOSEN and CLRTRACE_RET_CHOSEN (one a line) for a
+ * new trace: 0, or -1 with a line in why. */
+int ct_chosen_load(const char *args, const char *rets, char *why, size_t cap);
+
+/* The first -A (ret 0) or -R (ret 1) whose glob matches f's full name,
+ * bound to f (permanent memory), or NULL: none (or f has no values, or -R
+ * and f returns nothing). A path naming no parameter of f is told once on
+ * stderr and reads MISSING. */
+const ct_chosen_fn *ct_chosen_bind(const struct ct_mapped_fn *f, int ret);
 
 /* Parses CLRTRACE_WHEN (entries separated by line breaks) for a new trace:
  * 0, or -1 with a line in why (the profiler then does not trace). Called

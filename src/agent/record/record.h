@@ -574,6 +574,12 @@ int ct_rec_values_collected(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_ev
  * (when.c); 0 when one does not or cannot be read. */
 int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f);
 
+/* The values chosen (-A: c is f->chosen_args, or -R: f->chosen_ret) of
+ * the call, read along their paths from the slots collected (when.c) and
+ * appended to (w, m), one per path. */
+void ct_rec_chosen_values(ct_tbuf *b, const ct_mapped_fn *f, const ct_chosen_fn *c, ct_wbuf *w,
+                          ct_event_mark *m);
+
 /* ----------------------------------------------------------- skeletons */
 
 /* How an engine finds a call's values: its argument values appended to
@@ -620,22 +626,26 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     /* The call starts now; the capture is the tracer's time. */
     uint64_t t0 = ct_now_ns(), held = ct_rec_held(b);
     int skip = 0;
-    if (__builtin_expect(f->when != NULL, 0)) {
-        /* A condition (--when): the engine finds the values as for a
-         * capture, but they are only collected (each argument's slot and
-         * plan; nothing is copied), then read where they are. A call whose
-         * condition does not hold is not recorded, its frame kept; one whose
-         * condition holds is captured as any other. */
+    if (__builtin_expect(f->when != NULL || f->chosen_args != NULL, 0)) {
+        /* A condition (--when) or chosen values (-A): the engine finds the
+         * values as for a capture, but they are only collected (each
+         * argument's slot and plan; nothing is copied), then read where
+         * they are. A call whose condition does not hold is not recorded,
+         * its frame kept; one whose condition holds is captured as any
+         * other, or with -A its chosen values. */
         t->collect = 1;
         t->nslots = 0;
         int got = values && ct_rec_gate_open(b, f) && args(b, f, ctx, &ev.w, &ev.m);
         t->collect = 0;
-        skip = !got || !ct_rec_when_holds(b, f);
-        /* Captured from the slots collected (or, past CT_WHEN_MAX_ARGS
-         * of them, found again). */
-        if (!skip && !ct_rec_values_collected(b, f, &ev.w, &ev.m) &&
-            !args(b, f, ctx, &ev.w, &ev.m))
-            ct_rec_restart(b, &ev);
+        skip = f->when && (!got || !ct_rec_when_holds(b, f));
+        if (!skip && got && f->chosen_args) {
+            ct_rec_chosen_values(b, f, f->chosen_args, &ev.w, &ev.m);
+        } else if (!skip && got) {
+            /* Captured from the slots collected (or, past
+             * CT_WHEN_MAX_ARGS of them, found again). */
+            if (!ct_rec_values_collected(b, f, &ev.w, &ev.m) && !args(b, f, ctx, &ev.w, &ev.m))
+                ct_rec_restart(b, &ev);
+        }
         uint64_t t1 = ct_now_ns();
         ct_ring_hold(&b->ring, t1 > t0 ? t1 - t0 : 0);
     } else if (values && ct_rec_gate_open(b, f)) {
@@ -694,16 +704,27 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
     if (!b)
         return;
     uint64_t key = (uint64_t)(uintptr_t)f;
-    if (type != CT_REC_LEAVE || !f->values || !(has_ret || f->out_mask) ||
-        !ct_rec_gate_open(b, f)) {
+    /* With -A, no out values (the chosen values stand for the arguments). */
+    uint64_t outs = f->chosen_args ? 0 : f->out_mask;
+    if (type != CT_REC_LEAVE || !f->values || !(has_ret || outs) || !ct_rec_gate_open(b, f)) {
         ct_rec_plain_as(b, type, now, key, naive);
     } else {
         ct_rec_event ev;
         ct_rec_begin(b, &ev, CT_REC_LEAVE, now, ct_rec_held(b), key, naive);
         /* The out values come after the return value's place. */
-        if (f->has_ret)
+        if (f->has_ret && __builtin_expect(f->chosen_ret != NULL, 0)) {
+            /* -R: the return value collected, then the path read from it. */
+            ct_rec_thread *t = ct_rec_of(b);
+            t->collect = 1;
+            t->nslots = 0;
             ret(b, f, ctx, &ev.w, &ev.m);
-        ct_rec_leave_outs(b, f, &ev.w, &ev.m, now);
+            t->collect = 0;
+            ct_rec_chosen_values(b, f, f->chosen_ret, &ev.w, &ev.m);
+        } else if (f->has_ret) {
+            ret(b, f, ctx, &ev.w, &ev.m);
+        }
+        if (outs)
+            ct_rec_leave_outs(b, f, &ev.w, &ev.m, now);
         if (naive)
             ct_rec_publish_naive(b, &ev);
         else

@@ -189,20 +189,24 @@ typedef struct when_ctx {
     ct_when_bound *c;
 } when_ctx;
 
-static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
+/* How a path's walk ended. */
+enum { WALK_UNKNOWN = 0, WALK_VALUE, WALK_NULL, WALK_XVAL };
+
+/* Follows path pi of e (bound as wp) from the collected slots: WALK_VALUE
+ * with the final value's plan and address (*pp, *addrp: the slot as a
+ * field or argument holds it), WALK_XVAL with a length or count in *out,
+ * WALK_NULL (a null on the way), or WALK_UNKNOWN. */
+static int walk(ct_tbuf *b, const ct_expr *e, uint32_t pi, ct_when_path *wp, const ct_plan **pp,
+                uintptr_t *addrp, ct_xval *out)
 {
-    when_ctx *ctx = ctxp;
-    ct_tbuf *b = ctx->b;
     const ct_rec_thread *t = ct_rec_of(b);
-    ct_when_path *wp = &ctx->c->paths[pi];
     const ct_expr_path *path = &e->paths[pi];
-    out->kind = CT_XV_UNKNOWN;
     if (wp->arg == CT_WHEN_NO_ARG || wp->arg >= t->nslots || wp->arg >= CT_WHEN_MAX_ARGS)
-        return;
+        return WALK_UNKNOWN;
     uintptr_t addr = t->slot[wp->arg];
     const ct_plan *p = t->slot_plan[wp->arg];
     if (!addr || !p || ct_plan_is_by_range(p) || t->slot_len[wp->arg] != ct_rec_slot_len(p))
-        return;
+        return WALK_UNKNOWN;
     for (unsigned seg = 1; seg < path->nseg; seg++) {
         const char *name = ct_expr_seg(e, path, seg);
         int last = seg + 1 == path->nseg;
@@ -211,20 +215,20 @@ static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
         for (unsigned k = 0; k < 4 && (p->kind == CT_V_NULLABLE || p->kind == CT_V_BYREF); k++) {
             if (p->kind == CT_V_NULLABLE) {
                 if (!*(const uint8_t *)addr)
-                    return; /* null: no member */
+                    return WALK_NULL; /* null: no member */
                 addr += p->value_offset;
             } else if (!(addr = byref_target(b, addr))) {
-                return;
+                return WALK_UNKNOWN;
             }
             p = p->elem;
             if (!p)
-                return;
+                return WALK_UNKNOWN;
         }
         switch (p->kind) {
         case CT_V_STRUCT: {
             const ct_field *fd = field_named(p, 0, wp, seg, name);
             if (!fd || !fd->plan)
-                return;
+                return WALK_UNKNOWN;
             addr += fd->offset;
             p = fd->plan;
             continue;
@@ -232,46 +236,61 @@ static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
         case CT_V_STRING: case CT_V_ARRAY: case CT_V_OBJECT: {
             uint64_t obj = load_ref(addr);
             if (!obj)
-                return; /* a null on the way */
+                return WALK_NULL; /* a null on the way */
             ct_class_info ci;
             ct_rec_class_info(b, obj, &ci);
             if (!ci.id)
-                return;
+                return WALK_UNKNOWN;
             if (length && last && ci.string) {
                 out->kind = CT_XV_INT;
                 out->i = load_i32((uintptr_t)obj + g_rec.layout.string_length_offset);
-                return;
+                return WALK_XVAL;
             }
             if ((length || count) && last && ci.szarray) {
                 out->kind = CT_XV_INT;
                 out->i = (uint32_t)load_i32((uintptr_t)obj + g_rec.layout.array_length_offset);
-                return;
+                return WALK_XVAL;
             }
             const ct_plan *c = ci.content;
             if (!c)
-                return;
+                return WALK_UNKNOWN;
             if (c->kind == CT_V_SEQ) {
                 int64_t n = count && last ? seq_count(c, obj) : -1;
-                if (n >= 0) {
-                    out->kind = CT_XV_INT;
-                    out->i = n;
-                }
-                return;
+                if (n < 0)
+                    return WALK_UNKNOWN;
+                out->kind = CT_XV_INT;
+                out->i = n;
+                return WALK_XVAL;
             }
             if (c->kind != CT_V_CLASS)
-                return;
+                return WALK_UNKNOWN;
             const ct_field *fd = field_named(c, ci.id, wp, seg, name);
             if (!fd || !fd->plan)
-                return;
+                return WALK_UNKNOWN;
             addr = (uintptr_t)obj + fd->offset;
             p = fd->plan;
             continue;
         }
         default:
-            return;
+            return WALK_UNKNOWN;
         }
     }
-    to_xval(b, p, addr, out, 0);
+    *pp = p;
+    *addrp = addr;
+    return WALK_VALUE;
+}
+
+static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
+{
+    when_ctx *ctx = ctxp;
+    const ct_plan *p = NULL;
+    uintptr_t addr = 0;
+    out->kind = CT_XV_UNKNOWN;
+    int how = walk(ctx->b, e, pi, &ctx->c->paths[pi], &p, &addr, out);
+    if (how == WALK_VALUE)
+        to_xval(ctx->b, p, addr, out, 0);
+    else if (how == WALK_NULL)
+        out->kind = CT_XV_UNKNOWN; /* a member of null: unknown, as before */
 }
 
 int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f)
@@ -283,4 +302,124 @@ int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f)
             return 0;
     }
     return 1;
+}
+
+/* ------------------------------------------------------- chosen values */
+
+/* The plan of a value read along a path: an object slot's (the FUNCTION
+ * record's, model/when.c). */
+static const ct_plan object_plan = {.kind = CT_V_OBJECT, .size = 8, .type_name = CT_CHOSEN_TYPE_NAME};
+
+/* An OBJECT value (src/format/value.h) holding the value of kind k (a
+ * fixed-size kind with a name) boxed, its bytes at src: as an `object`
+ * slot holding it boxed reads. */
+static void put_boxed(ct_wbuf *w, ct_event_mark *m, uintptr_t where, ct_vkind k, const void *src)
+{
+    uint32_t size = ct_vkind_size(k);
+    uint8_t *body = ct_event_value_reserve(w, 17 + size);
+    if (!body) {
+        ct_event_value_reserve(w, 0);
+        ct_event_value_commit_status(w, m, 0, CT_VALUE_TOO_LARGE);
+        return;
+    }
+    uint64_t a = where ? where : 1, id = CT_CLASS_BOXED;
+    memcpy(body, &a, 8);
+    memcpy(body + 8, &id, 8);
+    body[16] = (uint8_t)k;
+    memcpy(body + 17, src, size);
+    ct_event_value_commit_status(w, m, 17 + size, CT_VALUE_PLAN);
+}
+
+static void put_status(ct_wbuf *w, ct_event_mark *m, ct_value_status st)
+{
+    ct_event_value_reserve(w, 0);
+    ct_event_value_commit_status(w, m, 0, st);
+}
+
+/* A null object. */
+static void put_null(ct_wbuf *w, ct_event_mark *m)
+{
+    uint8_t *body = ct_event_value_reserve(w, 16);
+    if (!body) {
+        put_status(w, m, CT_VALUE_TOO_LARGE);
+        return;
+    }
+    memset(body, 0, 16);
+    ct_event_value_commit_status(w, m, 16, CT_VALUE_PLAN);
+}
+
+/* The value of plan p at addr as an object slot holding it. */
+static void put_as_object(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p,
+                          uintptr_t addr, unsigned depth)
+{
+    if (depth > CT_MAX_VALUE_DEPTH) {
+        put_status(w, m, CT_VALUE_MISSING);
+        return;
+    }
+    switch (p->kind) {
+    case CT_V_STRING: case CT_V_OBJECT: case CT_V_ARRAY:
+        ct_rec_value(b, w, m, &object_plan, addr, 8, g_ct.cfg.object_depth);
+        return;
+    case CT_V_NULLABLE:
+        if (!*(const uint8_t *)addr)
+            put_null(w, m);
+        else if (p->elem)
+            put_as_object(b, w, m, p->elem, addr + p->value_offset, depth + 1);
+        else
+            put_status(w, m, CT_VALUE_MISSING);
+        return;
+    case CT_V_ENUM:
+        if (ct_vkind_size(p->underlying) == p->size)
+            put_boxed(w, m, addr, p->underlying, (const void *)addr);
+        else
+            put_status(w, m, CT_VALUE_MISSING);
+        return;
+    default:
+        if (ct_vkind_name(p->kind) && ct_vkind_size(p->kind) && ct_vkind_size(p->kind) == p->size)
+            put_boxed(w, m, addr, p->kind, (const void *)addr);
+        else
+            put_status(w, m, CT_VALUE_MISSING); /* a struct, a secret, a pointer */
+        return;
+    }
+}
+
+void ct_rec_chosen_values(ct_tbuf *b, const ct_mapped_fn *f, const ct_chosen_fn *c, ct_wbuf *w,
+                          ct_event_mark *m)
+{
+    const ct_rec_thread *t = ct_rec_of(b);
+    ct_when_bound *bound = (ct_when_bound *)&c->b;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const ct_plan *p = NULL;
+        uintptr_t addr = 0;
+        uint32_t arg = bound->paths[i].arg;
+        if (!c->read[i]) {
+            /* The value itself (a one-name path), or a secret (nothing read). */
+            if (c->plans[i]->kind == CT_V_REDACTED || arg == CT_WHEN_NO_ARG ||
+                arg >= t->nslots || arg >= CT_WHEN_MAX_ARGS) {
+                ct_rec_value(b, w, m, c->plans[i], c->plans[i]->kind == CT_V_REDACTED ? 1 : 0, 0,
+                             0);
+                continue;
+            }
+            ct_rec_value(b, w, m, t->slot_plan[arg], t->slot[arg], t->slot_len[arg],
+                         c == f->chosen_ret ? g_ct.cfg.object_depth : ct_rec_arg_depth(f, arg));
+            continue;
+        }
+        ct_xval x = {.kind = CT_XV_UNKNOWN};
+        switch (walk(b, bound->expr, i, &bound->paths[i], &p, &addr, &x)) {
+        case WALK_VALUE:
+            put_as_object(b, w, m, p, addr, 0);
+            break;
+        case WALK_XVAL: {
+            int32_t v = (int32_t)x.i;
+            put_boxed(w, m, 0, CT_V_I4, &v);
+            break;
+        }
+        case WALK_NULL:
+            put_null(w, m);
+            break;
+        default:
+            put_status(w, m, CT_VALUE_MISSING);
+            break;
+        }
+    }
 }

@@ -83,6 +83,8 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->exclude = str[CT_SET_EXCLUDE];
     c->assembly = str[CT_SET_ASSEMBLY];
     c->when = str[CT_SET_WHEN];
+    c->args_chosen = str[CT_SET_ARGS_CHOSEN];
+    c->ret_chosen = str[CT_SET_RET_CHOSEN];
     c->tree.trigger = str[CT_SET_TRIGGER];
     c->tree.depth = (uint32_t)v[CT_SET_DEPTH];
     c->tree.min_time_ns = v[CT_SET_MIN_TIME];
