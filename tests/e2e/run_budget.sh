@@ -11,7 +11,8 @@
 #      default budget (5%) steps Add down one step a window, values off, then
 #      sampled, then untraced (its code restored), each a "# budget at"
 #      line naming the thread and its share over 5%; `info` says budget 5%,
-#      lossy, and counts the calls not recorded; nothing on the service's
+#      lossy, and counts the calls not recorded, as does clrtrace's line
+#      after its detach line; nothing on the service's
 #      stdout or stderr but its own, its exit code (0);
 #   2. the same with --max-overhead off: no budget, lossless (nothing
 #      dropped, no budget line);
@@ -95,6 +96,9 @@ check "info: budget 5% and lossy in the settings" grep -qE '^settings .*, budget
     "$work/def.info"
 skipped=$(sed -nE 's/^budget +([0-9]+) calls not recorded.*/\1/p' "$work/def.info")
 check "info: calls not recorded, counted ($skipped)" test "${skipped:-0}" -gt 0
+check "record -p: after its detach line, the budget's doings, the count as info's" grep -qE \
+    "^clrtrace record: budget 5%: [0-9]+ steps \(Svc\.Handlers\.Add [a-z :0-9]+\); $skipped calls not recorded, counted in the trace$" \
+    "$work/rec.err"
 check "replay: the summary's budget line counts them" grep -qE \
     "^# budget: $skipped calls not recorded \(the budget, --limit, --rate\): Svc\.Handlers\.Add $skipped( \(.*\))?$" \
     "$work/def.txt"

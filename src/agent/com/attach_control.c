@@ -36,6 +36,7 @@
 #include "format/attach.h"
 #include "format/expr.h"
 #include "format/settings.h"
+#include "agent/core/budget.h"
 #include "agent/engines/il/ilprobe.h"
 
 /* The control socket: in the abstract namespace (g_listen), and its file
@@ -271,6 +272,13 @@ static void session(int fd)
     ct_il_attach_report(notes, sizeof notes);
     ct_il_attach_revert(&ms);
     ct_profiler_session_stop();
+    /* The budget's doings, once the writer finished (budget.h). */
+    size_t used = strlen(notes);
+    if (used + 2 < sizeof notes) {
+        ct_budget_report(notes + used, sizeof notes - used - 1);
+        if (notes[used])
+            strcat(notes, "\n");
+    }
     ct_il_methods_free(&ms);
     /* The outputs are complete before the CLI hears "done". */
     for (int i = 0; i < nfds; i++)

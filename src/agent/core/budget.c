@@ -22,6 +22,13 @@ static uint64_t g_other_skipped, g_other_recorded;
 static ct_mapped_fn *g_changed[CT_BUDGET_TRACK];
 static uint32_t g_nchanged;
 
+/* Steps taken, calls left out (every function), and the first functions
+ * stepped down (named in ct_budget_report). */
+#define BUDGET_REPORT_NAMES 3
+static uint64_t g_steps, g_skipped_total;
+static ct_mapped_fn *g_named[BUDGET_REPORT_NAMES];
+static uint32_t g_nnamed;
+
 static const char *const k_steps[] = {"recorded again", "values off",
                                       "sampled: one call in 16 per thread", "untraced"};
 
@@ -29,6 +36,10 @@ void ct_budget_setup(const ct_budget_io *io, uint32_t pct)
 {
     g_io = *io;
     g_pct = pct;
+    /* A new trace (an attached process has one per session). */
+    g_window_start = 0;
+    g_quiet = g_ntrack = g_nstack = g_nchanged = g_nnamed = 0;
+    g_other_skipped = g_other_recorded = g_steps = g_skipped_total = 0;
 }
 
 static void record(ct_mapped_fn *f, uint64_t now, uint64_t tid, uint32_t permille)
@@ -93,6 +104,7 @@ void ct_budget_take(ct_tbuf *b)
         uint64_t more = n - b->skips_taken[i];
         b->skips_taken[i] = n;
         b->budget_skips += more;
+        g_skipped_total += more;
         if (!key || i == CT_TBUF_SKIP_SLOTS) {
             g_other_skipped += more;
             continue;
@@ -108,6 +120,12 @@ static void step(ct_mapped_fn *f, int dir, uint64_t now, uint64_t tid, uint32_t 
 {
     unsigned s = atomic_load_explicit(&f->budget_step, memory_order_relaxed);
     unsigned to = dir > 0 ? s + 1 : s - 1;
+    g_steps++;
+    int named = 0;
+    for (uint32_t i = 0; i < g_nnamed; i++)
+        named |= g_named[i] == f;
+    if (!named && g_nnamed < BUDGET_REPORT_NAMES)
+        g_named[g_nnamed++] = f;
     atomic_store_explicit(&f->budget_step, to, memory_order_relaxed);
     if (to == CT_BUDGET_UNTRACED && g_io.untrace)
         g_io.untrace(f);
@@ -236,4 +254,27 @@ void ct_budget_finish(uint64_t now)
         if (atomic_load_explicit(&b->state, memory_order_acquire) != CT_TBUF_FREE)
             ct_budget_take(b);
     record_changed(now);
+}
+
+void ct_budget_report(char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (!g_steps && !g_skipped_total)
+        return;
+    size_t o = 0;
+    int n = g_pct ? snprintf(out, cap, "budget %u%%: %llu step%s", g_pct,
+                             (unsigned long long)g_steps, g_steps == 1 ? "" : "s")
+                  : snprintf(out, cap, "limits");
+    for (uint32_t i = 0; n > 0 && (o += (size_t)n) < cap && i < g_nnamed; i++) {
+        unsigned s = atomic_load_explicit(&g_named[i]->budget_step, memory_order_relaxed);
+        n = snprintf(out + o, cap - o, "%s%s %s", i ? ", " : " (", g_named[i]->display,
+                     k_steps[s]);
+    }
+    if (n > 0 && o < cap && g_nnamed)
+        o += (size_t)snprintf(out + o, cap - o, ")");
+    if (o < cap)
+        snprintf(out + o, cap - o, "; %llu calls not recorded, counted in the trace",
+                 (unsigned long long)g_skipped_total);
 }

@@ -64,5 +64,9 @@ void ct_budget_take(ct_tbuf *b);
 void ct_budget_tick(uint64_t now);
 /* At the end: the last counts as records. */
 void ct_budget_finish(uint64_t now);
+/* After the end (the writer finished): one line for the CLI under attach,
+ * "budget 5%: 7 steps (Svc.Handlers.Add untraced); 1211068 calls not
+ * recorded", into out (empty when the budget and the limits did nothing). */
+void ct_budget_report(char *out, size_t cap);
 
 #endif

@@ -43,12 +43,7 @@ static void reset_owner(ct_tbuf *b, uint64_t tid)
     ct_ring_take(&b->ring);
     memset(b->engine, 0, g_engine_bytes);
     /* (the writer took the last owner's counts before it freed the buffer) */
-    for (uint32_t i = 0; i <= CT_TBUF_SKIP_SLOTS; i++) {
-        atomic_store_explicit(&b->skips[i].key, 0, memory_order_relaxed);
-        atomic_store_explicit(&b->skips[i].count, 0, memory_order_relaxed);
-        b->skips_taken[i] = 0;
-    }
-    b->budget_events = b->budget_held = b->budget_dropped = b->budget_skips = 0;
+    ct_tbuf_reset_skips(b);
 }
 
 ct_tbuf *ct_tbuf_acquire(uint64_t tid, int with_scratch)
@@ -104,4 +99,14 @@ void ct_tbuf_release(ct_tbuf *b)
     if (atomic_load_explicit(&b->state, memory_order_acquire) == CT_TBUF_ORPHANED)
         atomic_store_explicit(&b->state, CT_TBUF_FREE, memory_order_release);
     pthread_mutex_unlock(&g_lock);
+}
+
+void ct_tbuf_reset_skips(ct_tbuf *b)
+{
+    for (uint32_t i = 0; i <= CT_TBUF_SKIP_SLOTS; i++) {
+        atomic_store_explicit(&b->skips[i].key, 0, memory_order_relaxed);
+        atomic_store_explicit(&b->skips[i].count, 0, memory_order_relaxed);
+        b->skips_taken[i] = 0;
+    }
+    b->budget_events = b->budget_held = b->budget_dropped = b->budget_skips = 0;
 }

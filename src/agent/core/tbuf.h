@@ -81,6 +81,9 @@ ct_tbuf *ct_tbuf_first(void);
 /* Called by the writer once an orphaned buffer is empty. */
 void ct_tbuf_release(ct_tbuf *b);
 
+/* Forgets the calls counted as left out (a new trace begins). */
+void ct_tbuf_reset_skips(ct_tbuf *b);
+
 /* Counts n events dropped on this thread. */
 static inline void ct_tbuf_count_drop(ct_tbuf *b, uint64_t n)
 {

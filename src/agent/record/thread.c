@@ -78,6 +78,8 @@ void ct_recorder_reset_threads(void)
         t->depth = t->gate = t->nouts = 0;
         memset(t->dropped_frames, 0, sizeof t->dropped_frames);
         memset(t->skipped_frames, 0, sizeof t->skipped_frames);
+        t->sampled = 0;
+        ct_tbuf_reset_skips(b);
         /* The new trace has no CLASS records yet. */
         ct_rec_forget_classes(b);
         t->class_new = 0;
