@@ -166,7 +166,9 @@ refused second_cond "Shop.Cart.Add has no parameter 'item'" \
 
 # Attached (-p): the service places the four orders every 5 ms; the
 # condition is parsed by the CLI and sent with the session's settings.
-dotnet "$app" serve 60 > "$work/serve.out" 2> "$work/serve.err" &
+# (CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
+# the profiler it will load needs.)
+env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve 60 > "$work/serve.out" 2> "$work/serve.err" &
 spid=$!
 stop_serve() { kill -KILL "$spid" 2>/dev/null; }
 ct_at_exit stop_serve

@@ -1686,8 +1686,9 @@ static void test_concurrent_dictionary(void **state)
     for (uint32_t locks = CT_MAX_BUCKET_LOCKS; locks <= CT_MAX_BUCKET_LOCKS + 1; locks++) {
         counts = fake_array(locks, 4);
         buckets = fake_array(1, 8);
+        int32_t *ones = (int32_t *)(void *)(counts + 16);
         for (uint32_t i = 0; i < locks; i++)
-            memcpy(counts + 16 + 4 * i, &(int32_t){ 1 }, 4);
+            ones[i] = 1;
         tables.buckets = addr_of(buckets);
         tables.counts = addr_of(counts);
         content_roundtrip(&p_obj, &ref, &lim, t, sizeof t);

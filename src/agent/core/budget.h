@@ -22,12 +22,14 @@
 /* How often the writer looks at the threads' costs within a window. */
 #define CT_BUDGET_CHECK_NS 2000000ull
 /* What one recorded event (an enter or a leave) costs its thread beyond
- * the time the tracer measures as held: the hook's own call and its
- * record, from bench/ (an enter and a leave, calls only: 28 ns). */
+ * the time the tracer measures as held, at least: the hook's own call and
+ * its record, from bench/ (an enter and a leave, calls only: 28 ns). The
+ * hooks time themselves now and then (tbuf.hook_ns): a slower hook (a
+ * slower machine, a sanitizer build) counts what it took. */
 #define CT_BUDGET_EVENT_NS 14u
-/* What a call left out still costs its thread: its enter and leave hooks
- * run and decide (an IL probe's pair, measured with bench/run_attach.sh's
- * service: about 30 ns a call). */
+/* What a call left out still costs its thread, at least: its enter and
+ * leave hooks run and decide (an IL probe's pair, measured with
+ * bench/run_attach.sh's service: about 30 ns a call); timed like events. */
 #define CT_BUDGET_SKIP_NS 30u
 /* The quiet spell doubles each time a function steps back up, at most
  * this many times. */

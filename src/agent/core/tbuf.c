@@ -109,4 +109,8 @@ void ct_tbuf_reset_skips(ct_tbuf *b)
         b->skips_taken[i] = 0;
     }
     b->budget_events = b->budget_held = b->budget_dropped = b->budget_skips = 0;
+    for (int k = 0; k < 2; k++) {
+        atomic_store_explicit(&b->hook_ns[k], 0, memory_order_relaxed);
+        atomic_store_explicit(&b->hook_n[k], 0, memory_order_relaxed);
+    }
 }

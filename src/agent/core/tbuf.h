@@ -33,6 +33,8 @@ enum { CT_TBUF_IN_USE = 1, CT_TBUF_ORPHANED = 2, CT_TBUF_FREE = 3 };
 /* Functions whose calls a thread counts apart when the budget or the limits
  * leave them out; the others are counted together (key 0). */
 #define CT_TBUF_SKIP_SLOTS 16
+/* With a budget, one hook in this many is timed (tbuf.hook_ns). */
+#define CT_TBUF_MEASURE_EVERY 64
 
 typedef struct ct_tbuf {
     /* Set when the buffer is made or taken by a thread. */
@@ -52,6 +54,11 @@ typedef struct ct_tbuf {
     } skips[CT_TBUF_SKIP_SLOTS + 1];
     uint64_t skips_taken[CT_TBUF_SKIP_SLOTS + 1];
     uint64_t budget_events, budget_held, budget_dropped, budget_skips;
+    /* With a budget: the owner's hooks timed now and then (one call in
+     * CT_TBUF_MEASURE_EVERY), their own time beyond what they held: [0] a
+     * recorded event, [1] a call left out (relaxed stores by the owner). */
+    _Atomic uint64_t hook_ns[2], hook_n[2];
+    uint32_t measure_tick;        /* the owner's */
     ct_ring ring;
     _Alignas(CT_TBUF_ENGINE_ALIGN) unsigned char engine[]; /* the engine's per-thread state */
 } ct_tbuf;

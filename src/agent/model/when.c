@@ -135,7 +135,7 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
                 pthread_mutex_unlock(&g_lock);
             }
             c->paths[pi].arg = arg;
-            for (unsigned s = 1; s < p->nseg; s++) {
+            for (unsigned s = 1; s < p->nseg && s < CT_EXPR_MAX_SEGMENTS; s++) {
                 const char *name = ct_expr_seg(e, p, s);
                 c->paths[pi].seg[s] = !strcmp(name, "Length")  ? CT_WHEN_SEG_LENGTH
                                       : !strcmp(name, "Count") ? CT_WHEN_SEG_COUNT
@@ -267,7 +267,7 @@ const ct_chosen_fn *ct_chosen_bind(const ct_mapped_fn *f, int ret)
                              : ret                 ? f->ret
                                                    : f->args[arg].plan;
         const ct_plan *secret = NULL;
-        for (unsigned s = 1; s < p->nseg; s++) {
+        for (unsigned s = 1; s < p->nseg && s < CT_EXPR_MAX_SEGMENTS; s++) {
             const char *name = ct_expr_seg(e, p, s);
             wp->seg[s] = !strcmp(name, "Length")  ? CT_WHEN_SEG_LENGTH
                          : !strcmp(name, "Count") ? CT_WHEN_SEG_COUNT

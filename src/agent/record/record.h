@@ -398,6 +398,31 @@ static inline void ct_rec_count_unrecorded(ct_tbuf *b, int how)
 enum { CT_BUDGET_RECORD = 0, CT_BUDGET_NO_VALUES_NOW = 1, CT_BUDGET_SKIP = 2 };
 int ct_rec_budget_check(ct_tbuf *b, const ct_mapped_fn *f);
 
+/* With a budget, whether this hook is one of those timed (and its start,
+ * *m0, and the thread's held time then, *h0). */
+static inline int ct_rec_measure_begin(ct_tbuf *b, uint64_t *m0, uint64_t *h0)
+{
+    if (__builtin_expect(!g_rec.budgeted, 1) || ++b->measure_tick % CT_TBUF_MEASURE_EVERY)
+        return 0;
+    *m0 = ct_now_ns();
+    *h0 = ct_ring_held(&b->ring);
+    return 1;
+}
+
+/* A timed hook ends: its time beyond what it held, as kind (0: an event,
+ * 1: a call left out). */
+static inline void ct_rec_measure_end(ct_tbuf *b, int kind, uint64_t m0, uint64_t h0)
+{
+    uint64_t now = ct_now_ns(), held = ct_ring_held(&b->ring) - h0;
+    uint64_t ns = now > m0 + held ? now - m0 - held : 0;
+    atomic_store_explicit(&b->hook_ns[kind],
+                          atomic_load_explicit(&b->hook_ns[kind], memory_order_relaxed) + ns,
+                          memory_order_relaxed);
+    atomic_store_explicit(&b->hook_n[kind],
+                          atomic_load_explicit(&b->hook_n[kind], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 static inline int ct_rec_budget(ct_tbuf *b, const ct_mapped_fn *f)
 {
     if (__builtin_expect(!g_rec.budgeted, 1))
@@ -607,6 +632,8 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
         return;
     }
     ct_rec_busy(b, 1);
+    uint64_t m0 = 0, h0 = 0;
+    int measured = ct_rec_measure_begin(b, &m0, &h0);
     ct_rec_close_left(b, csp, naive);
     /* Out arguments of frames that ended without a leave (an exception, a
      * tail call) at this depth or deeper are not this call's. */
@@ -616,6 +643,8 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     int budget = ct_rec_budget(b, f);
     if (budget == CT_BUDGET_SKIP) {
         ct_rec_frame_open_as(b, key, CT_FRAME_SKIPPED, csp);
+        if (measured)
+            ct_rec_measure_end(b, 1, m0, h0);
         ct_rec_busy(b, 0);
         return;
     }
@@ -656,12 +685,16 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     }
     if (skip) {
         ct_rec_frame_open_as(b, key, CT_FRAME_SKIPPED, csp);
+        if (measured)
+            ct_rec_measure_end(b, 1, m0, h0);
         ct_rec_busy(b, 0);
         return;
     }
     ct_event_set_time(&ev.w, &ev.m, t0, held);
     int ok = naive ? ct_rec_publish_naive(b, &ev) : ct_rec_publish(b, &ev);
     ct_rec_frame_open(b, key, !ok, csp);
+    if (measured)
+        ct_rec_measure_end(b, 0, m0, h0);
     ct_rec_busy(b, 0);
 }
 
@@ -703,6 +736,8 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
     ct_tbuf *b = ct_rec_close_begin();
     if (!b)
         return;
+    uint64_t m0 = 0, h0 = 0;
+    int measured = ct_rec_measure_begin(b, &m0, &h0);
     uint64_t key = (uint64_t)(uintptr_t)f;
     /* With -A, no out values (the chosen values stand for the arguments). */
     uint64_t outs = f->chosen_args ? 0 : f->out_mask;
@@ -730,6 +765,8 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
         else
             ct_rec_publish(b, &ev);
     }
+    if (measured)
+        ct_rec_measure_end(b, 0, m0, h0);
     ct_rec_busy(b, 0);
 }
 
