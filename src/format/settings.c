@@ -186,6 +186,49 @@ static int word_in(const char *v, const char *const *words, size_t n)
     return 0;
 }
 
+/* A CT_KIND_WHEN or CT_KIND_CHOSEN value: one condition (or -A, -R) a line,
+ * each parsed; 0, or -1 with what to use in want (the first line that does
+ * not parse says why). */
+static int parse_lines(ct_setting_id id, const char *text, char *want, size_t want_cap)
+{
+    static ct_expr e; /* 8 KiB: not on a hook's stack (the CLI, the profiler's start) */
+    static ct_expr_error err;
+    int when = ct_settings[id].kind == CT_KIND_WHEN, ret = id == CT_SET_RET_CHOSEN;
+    unsigned max = when ? CT_WHEN_MAX : CT_CHOSEN_MAX, count = 0;
+    size_t max_text = when ? CT_WHEN_MAX_TEXT : CT_CHOSEN_MAX_TEXT;
+    const char *what = when ? "conditions 'GLOB: EXPR'"
+                       : ret ? "'GLOB@PATH'" : "'GLOB@PATH[,PATH...]'";
+    const char *one_name = when ? "condition" : "line";
+    if (strlen(text) > max_text) {
+        snprintf(want, want_cap, "at most %u %ss of at most %u bytes", max, one_name,
+                 CT_EXPR_MAX_TEXT);
+        return -1;
+    }
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len) {
+            char one[CT_EXPR_MAX_TEXT + 2];
+            if (++count > max || len > CT_EXPR_MAX_TEXT) {
+                snprintf(want, want_cap, "at most %u %ss of at most %u bytes", max, one_name,
+                         CT_EXPR_MAX_TEXT);
+                return -1;
+            }
+            memcpy(one, p, len);
+            one[len] = '\0';
+            if ((when ? ct_expr_parse(one, &e, &err) : ct_chosen_parse(one, ret, &e, &err)) != 0) {
+                snprintf(want, want_cap, "%s, one a line (%s %u: %s)", what, one_name, count,
+                         err.message);
+                return -1;
+            }
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+    if (count)
+        return 0;
+    snprintf(want, want_cap, "%s, one a line", what);
+    return -1;
+}
+
 int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *num, char *want,
                      size_t want_cap)
 {
@@ -262,78 +305,9 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
         }
         snprintf(want, want_cap, "0, 1, slow or fast");
         return -1;
-    case CT_KIND_WHEN: {
-        /* Each line a condition; the first that does not parse says why. */
-        static ct_expr e; /* 8 KiB: not on a hook's stack (the CLI, the profiler's start) */
-        static ct_expr_error err;
-        unsigned count = 0;
-        const char *p = text;
-        if (strlen(text) > CT_WHEN_MAX_TEXT) {
-            snprintf(want, want_cap, "at most %u conditions of at most %u bytes", CT_WHEN_MAX,
-                     CT_EXPR_MAX_TEXT);
-            return -1;
-        }
-        while (*p) {
-            size_t len = strcspn(p, "\n");
-            if (len) {
-                char one[CT_EXPR_MAX_TEXT + 2];
-                if (++count > CT_WHEN_MAX || len > CT_EXPR_MAX_TEXT) {
-                    snprintf(want, want_cap, "at most %u conditions of at most %u bytes",
-                             CT_WHEN_MAX, CT_EXPR_MAX_TEXT);
-                    return -1;
-                }
-                memcpy(one, p, len);
-                one[len] = '\0';
-                if (ct_expr_parse(one, &e, &err) != 0) {
-                    snprintf(want, want_cap, "conditions 'GLOB: EXPR', one a line (condition %u: "
-                             "%s)", count, err.message);
-                    return -1;
-                }
-            }
-            p += len + (p[len] ? 1 : 0);
-        }
-        if (count)
-            return 0;
-        snprintf(want, want_cap, "conditions 'GLOB: EXPR', one a line");
-        return -1;
-    }
-    case CT_KIND_CHOSEN: {
-        /* Each line a -A (or a -R); the first that does not parse says
-         * why. */
-        static ct_expr e;
-        static ct_expr_error err;
-        int ret = id == CT_SET_RET_CHOSEN;
-        unsigned count = 0;
-        const char *p = text;
-        if (strlen(text) > CT_CHOSEN_MAX_TEXT) {
-            snprintf(want, want_cap, "at most %u lines of at most %u bytes", CT_CHOSEN_MAX,
-                     CT_EXPR_MAX_TEXT);
-            return -1;
-        }
-        while (*p) {
-            size_t len = strcspn(p, "\n");
-            if (len) {
-                char one[CT_EXPR_MAX_TEXT + 2];
-                if (++count > CT_CHOSEN_MAX || len > CT_EXPR_MAX_TEXT) {
-                    snprintf(want, want_cap, "at most %u lines of at most %u bytes",
-                             CT_CHOSEN_MAX, CT_EXPR_MAX_TEXT);
-                    return -1;
-                }
-                memcpy(one, p, len);
-                one[len] = '\0';
-                if (ct_chosen_parse(one, ret, &e, &err) != 0) {
-                    snprintf(want, want_cap, "'GLOB@PATH%s', one a line (line %u: %s)",
-                             ret ? "" : "[,PATH...]", count, err.message);
-                    return -1;
-                }
-            }
-            p += len + (p[len] ? 1 : 0);
-        }
-        if (count)
-            return 0;
-        snprintf(want, want_cap, "'GLOB@PATH', one a line");
-        return -1;
-    }
+    case CT_KIND_WHEN:
+    case CT_KIND_CHOSEN:
+        return parse_lines(id, text, want, want_cap);
     case CT_KIND_ENGINE:
         if (!strcasecmp(text, "elt") || !strcasecmp(text, "il")) {
             *num = !strcasecmp(text, "il");

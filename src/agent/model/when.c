@@ -80,6 +80,19 @@ int ct_when_arg_name(const char *label, char *out, size_t cap)
     return 0;
 }
 
+/* The index of f's argument named `name` ("this" included), or
+ * CT_WHEN_NO_ARG. */
+static uint32_t arg_named(const ct_mapped_fn *f, const char *name)
+{
+    for (uint32_t a = 0; a < f->nargs && a < CT_WHEN_MAX_ARGS; a++) {
+        char have[CT_EXPR_MAX_IDENT + 2];
+        if (f->args[a].label && ct_when_arg_name(f->args[a].label, have, sizeof have) == 0 &&
+            !strcmp(have, name))
+            return a;
+    }
+    return CT_WHEN_NO_ARG;
+}
+
 /* Whether argument i of f is an out parameter (its value is the callee's
  * to write: unknown at entry). */
 static int arg_is_out(const ct_mapped_fn *f, uint32_t i)
@@ -109,15 +122,7 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
         for (uint32_t pi = 0; pi < e->npaths; pi++) {
             const ct_expr_path *p = &e->paths[pi];
             const char *first = ct_expr_seg(e, p, 0);
-            uint32_t arg = CT_WHEN_NO_ARG;
-            for (uint32_t a = 0; a < f->nargs && a < CT_WHEN_MAX_ARGS; a++) {
-                char name[CT_EXPR_MAX_IDENT + 2];
-                if (f->args[a].label && ct_when_arg_name(f->args[a].label, name, sizeof name) == 0 &&
-                    !strcmp(name, first)) {
-                    arg = a;
-                    break;
-                }
-            }
+            uint32_t arg = arg_named(f, first);
             int missing = arg == CT_WHEN_NO_ARG, out = !missing && arg_is_out(f, arg);
             if (missing || out) {
                 arg = CT_WHEN_NO_ARG;
@@ -245,15 +250,7 @@ const ct_chosen_fn *ct_chosen_bind(const ct_mapped_fn *f, int ret)
         if (ret) {
             arg = 0; /* the return value, the one value collected at return */
         } else {
-            const char *first = ct_expr_seg(e, p, 0);
-            for (uint32_t a = 0; a < f->nargs && a < CT_WHEN_MAX_ARGS; a++) {
-                char name[CT_EXPR_MAX_IDENT + 2];
-                if (f->args[a].label && ct_when_arg_name(f->args[a].label, name, sizeof name) == 0 &&
-                    !strcmp(name, first)) {
-                    arg = a;
-                    break;
-                }
-            }
+            arg = arg_named(f, ct_expr_seg(e, p, 0));
             if (arg == CT_WHEN_NO_ARG) {
                 pthread_mutex_lock(&g_lock);
                 fprintf(stderr, "clrtrace: -A '%s': %s has no %s: the value reads "
