@@ -364,9 +364,17 @@ static size_t unquote(const char *s, size_t n, char *out, size_t cap)
                 if (cp < 0x80) {
                     c = (char)cp;
                 } else {
-                    /* A control or lone surrogate escaped: U+FFFD. */
-                    memcpy(out + o, "\xef\xbf\xbd", 3);
-                    o += 3;
+                    /* A C1 control or U+2028/2029 as UTF-8; a lone
+                     * surrogate as U+FFFD. */
+                    if (cp >= 0xD800 && cp <= 0xDFFF)
+                        cp = 0xFFFD;
+                    if (cp < 0x800) {
+                        out[o++] = (char)(0xC0 | cp >> 6);
+                    } else {
+                        out[o++] = (char)(0xE0 | cp >> 12);
+                        out[o++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                    }
+                    out[o++] = (char)(0x80 | (cp & 0x3F));
                     continue;
                 }
             } else
