@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "export/pb.h"
+#include "records.h"
 
 /* ------------------------------------------------------------ a decoder */
 
@@ -254,6 +255,9 @@ typedef struct span {
     char name[64];
     uint64_t start, end;
     int error;
+    char event[16];           /* the first event's name */
+    uint64_t event_time;
+    char ev_attrs[512];       /* its attributes, "KEY=VALUE|" each */
 } span;
 
 typedef struct sink {
@@ -286,6 +290,29 @@ static void read_span(rd *s, span *out)
             out->end = v;
         else if (f == 15)
             out->error = 1;
+        else if (f == 11 && w == PB_WIRE_LEN && !out->event[0]) {
+            rd e = in, kv;
+            while (rd_field(&e, &f, &w, &kv, &v)) {
+                if (f == 1)
+                    out->event_time = v;
+                else if (f == 2 && kv.n < sizeof out->event)
+                    memcpy(out->event, kv.p, kv.n);
+                else if (f == 3) {
+                    rd part, any;
+                    size_t at = strlen(out->ev_attrs);
+                    while (rd_field(&kv, &f, &w, &part, &v)) {
+                        if (f == 1) {
+                            at += (size_t)snprintf(out->ev_attrs + at, sizeof out->ev_attrs - at,
+                                                   "%.*s=", (int)part.n, (const char *)part.p);
+                        } else if (f == 2 && rd_field(&part, &f, &w, &any, &v) && f == 1) {
+                            at += (size_t)snprintf(out->ev_attrs + at, sizeof out->ev_attrs - at,
+                                                   "%.*s|", (int)any.n, (const char *)any.p);
+                        }
+                        assert_true(at < sizeof out->ev_attrs);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -448,6 +475,68 @@ static void test_otlp_sink_stops(void **state)
     assert_int_equal(s.nbatches, 1);
 }
 
+/* An exception: the event's exception.type, exception.message (unescaped;
+ * "..." after a cut one) and clrtrace.exception (the text log's), at the
+ * span's end; status ERROR. */
+static void unwind(cli_otlp *x, uint64_t key, uint64_t t, const ct_test_values *c)
+{
+    ct_rec r = { .type = CT_REC_UNWIND, .key = key, .time_ns = t, .tid = 7, .values = c->b,
+                 .values_len = c->len, .nvalues = c->n };
+    assert_int_equal(cli_otlp_record(x, &r), 0);
+}
+
+static void test_otlp_exception(void **state)
+{
+    (void)state;
+    sink s = {0};
+    cli_otlp *x = cli_otlp_new(&k_header, 100, take, &s, NULL);
+    ct_rec cls = { .type = CT_REC_CLASS, .key = 0x80, .name = "System.InvalidOperationException",
+                   .name_len = 32 };
+    assert_int_equal(cli_otlp_record(x, &cls), 0);
+    cls.key = 0x81, cls.name = "System.FormatException", cls.name_len = 22;
+    assert_int_equal(cli_otlp_record(x, &cls), 0);
+    fn(x, 1, "Throws");
+    static ct_test_values c;
+    /* A message with a quote, a tab and a backslash, and an inner exception. */
+    memset(&c, 0, sizeof c);
+    ct_test_exception(&c, 0x80, "say \"hi\"\tnow \\", -1, ct_test_node_word(0, 0, 1));
+    ct_test_exception(&c, 0x81, "bad: x", -1, ct_test_node_word(1, 0, 0));
+    assert_int_equal(ev(x, CT_REC_ENTER, 1, 10, 7), 0);
+    unwind(x, 1, 20, &c);
+    /* A message cut to its first 4 characters. */
+    memset(&c, 0, sizeof c);
+    ct_test_exception(&c, 0x81, "abcdefgh", 4, ct_test_node_word(0, 0, 0));
+    assert_int_equal(ev(x, CT_REC_ENTER, 1, 30, 7), 0);
+    unwind(x, 1, 40, &c);
+    /* A null message. */
+    memset(&c, 0, sizeof c);
+    ct_test_exception(&c, 0x81, NULL, -1, ct_test_node_word(0, 0, 0));
+    assert_int_equal(ev(x, CT_REC_ENTER, 1, 50, 7), 0);
+    unwind(x, 1, 60, &c);
+    /* An exception the record does not describe. */
+    assert_int_equal(ev(x, CT_REC_ENTER, 1, 70, 7), 0);
+    assert_int_equal(ev(x, CT_REC_UNWIND, 1, 80, 7), 0);
+    assert_int_equal(cli_otlp_end(x, NULL, NULL), 0);
+    assert_int_equal(s.n, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_true(s.spans[i].error);
+        assert_string_equal(s.spans[i].event, "exception");
+        assert_true(s.spans[i].event_time == s.spans[i].end);
+    }
+    assert_string_equal(s.spans[0].ev_attrs,
+                        "exception.type=System.InvalidOperationException|"
+                        "exception.message=say \"hi\"\tnow \\|"
+                        "clrtrace.exception=System.InvalidOperationException: "
+                        "\"say \\\"hi\\\"\\tnow \\\\\" <- System.FormatException: \"bad: x\"|");
+    assert_string_equal(s.spans[1].ev_attrs,
+                        "exception.type=System.FormatException|exception.message=abcd...|"
+                        "clrtrace.exception=System.FormatException: \"abcd\"...(8 chars)|");
+    assert_string_equal(s.spans[2].ev_attrs,
+                        "exception.type=System.FormatException|"
+                        "clrtrace.exception=System.FormatException|");
+    assert_string_equal(s.spans[3].ev_attrs, "");
+}
+
 static void test_service_name(void **state)
 {
     (void)state;
@@ -512,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_otlp_batches_and_parents),
         cmocka_unit_test(test_otlp_ids_from_the_program),
         cmocka_unit_test(test_otlp_sink_stops),
+        cmocka_unit_test(test_otlp_exception),
         cmocka_unit_test(test_service_name),
         cmocka_unit_test(test_endpoints),
     };
