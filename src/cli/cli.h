@@ -90,6 +90,7 @@ typedef enum cli_dump_format {
     CLI_DUMP_FLAME,
     CLI_DUMP_CHROME,
     CLI_DUMP_PERFETTO,
+    CLI_DUMP_OTLP,    /* --otlp, --otlp-endpoint */
 } cli_dump_format;
 
 typedef struct cli_dump_opts {
@@ -99,6 +100,9 @@ typedef struct cli_dump_opts {
     const char *title;       /* --title (NULL: the default) */
     uint64_t max_calls;      /* --max-calls (default CLI_CHROME_MAX_CALLS) */
     int flame_only, chrome_only; /* an option of --flame, of --chrome was given */
+    cli_otlp_endpoint endpoint; /* --otlp-endpoint (endpoint.url[0] 0: stdout) */
+    uint32_t otlp_max_spans; /* --otlp-max-spans (default CLI_OTLP_MAX_SPANS) */
+    int otlp_only;           /* --otlp-max-spans was given */
 } cli_dump_opts;
 
 /* Every option of an offline command (replay, report, dump, info), parsed

@@ -18,6 +18,8 @@ static void usage(FILE *to)
         "                                                               > flame.svg\n"
         "       clrtrace dump --chrome DIR > trace.json\n"
         "       clrtrace dump --perfetto DIR > trace.pftrace\n"
+        "       clrtrace dump --otlp [--otlp-max-spans N] DIR > spans.pb\n"
+        "       clrtrace dump --otlp-endpoint http://HOST:PORT [--otlp-max-spans N] DIR\n"
         "\n"
         "Without an option, prints the header and every record of the trace in DIR (or\n"
         "the trace file itself), one line each, in file order (the records of a zstd\n"
@@ -44,6 +46,17 @@ static void usage(FILE *to)
         "                 trace_processor, far smaller than --chrome's JSON: a track\n"
         "                 per thread, a slice per call (begin and end, ns), the same\n"
         "                 args as debug annotations, names interned; no call limit\n"
+        "  --otlp         OpenTelemetry spans: an OTLP ExportTraceServiceRequest\n"
+        "                 (protobuf) with a span per call, named by its method, parent\n"
+        "                 the enclosing call; attributes arg.NAME (the arguments' text),\n"
+        "                 return, at_return, thread.id; an exception as an \"exception\"\n"
+        "                 event and status ERROR; resource service.name, process.pid,\n"
+        "                 process.command_line (see docs/cli.md)\n"
+        "  --otlp-endpoint URL  the same spans POSTed over OTLP/HTTP to an http:// URL\n"
+        "                 (no TLS; path /v1/traces when the URL has none), in requests\n"
+        "                 of at most --otlp-max-spans spans\n"
+        "  --otlp-max-spans N  spans per request (per ResourceSpans on stdout): 1 to\n"
+        "                 %u (default %u)\n"
         "  --max-calls N  with --chrome: write nothing, and say how to keep fewer, when\n"
         "                 more than N calls would be written (default %u; 0: no\n"
         "                 limit)\n"
@@ -56,14 +69,16 @@ static void usage(FILE *to)
         "%s"
         "\n"
         "Calls still open when the trace ends are not counted by --folded and --flame;\n"
-        "--chrome and --perfetto close them at the trace's last time, with\n"
+        "--chrome, --perfetto and --otlp close them at the trace's last time, with\n"
         "\"unfinished\": true. Calls more than %d levels deep are left out (their time\n"
         "stays in their caller).\n"
         "\n"
         "Exit status: 0; 1 when the trace cannot be read or is damaged (one line on\n"
         "stderr gives the byte offset; what came before it is written, and --chrome's\n"
-        "JSON and --perfetto's trace are still complete); 2 usage error.\n",
-        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_CHROME_MAX_CALLS,
+        "JSON and --perfetto's trace are still complete); 1 when an --otlp-endpoint\n"
+        "refuses the spans (not 2xx) or cannot be reached (one line); 2 usage error.\n",
+        FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, FLAME_DEFAULT_WIDTH, CLI_OTLP_MAX_SPANS_LIMIT,
+        CLI_OTLP_MAX_SPANS, CLI_CHROME_MAX_CALLS,
         cli_tree_filter_help(),
         cli_selection_help(),
         CLI_CALLS_MAX_DEPTH);
@@ -153,6 +168,12 @@ int cmd_dump(int argc, char **argv)
     case CLI_DUMP_PERFETTO:
         rc = cli_dump_perfetto(&t);
         break;
+    case CLI_DUMP_OTLP: {
+        cli_otlp_opts oo = { .endpoint = d->endpoint.url[0] ? &d->endpoint : NULL,
+                             .max_spans = d->otlp_max_spans, .ids = NULL };
+        rc = cli_dump_otlp(&t, &oo);
+        break;
+    }
     default: {
         const ct_trace_header *h = &t.reader.header;
         printf("header version=%u.%u pid=%u start=%" PRIu64

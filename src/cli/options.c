@@ -323,6 +323,28 @@ static int dump_option(cli_offline *o, int argc, char **argv, int *i)
         f = CLI_DUMP_CHROME;
     } else if (!strcmp(a, "--perfetto")) {
         f = CLI_DUMP_PERFETTO;
+    } else if (!strcmp(a, "--otlp")) {
+        f = CLI_DUMP_OTLP;
+    } else if (!strcmp(a, "--otlp-endpoint")) {
+        const char *v = *i + 1 < argc ? argv[++*i] : NULL, *why = NULL;
+        if (!v)
+            return dump_error("%s", "--otlp-endpoint needs a URL (http://HOST:PORT)");
+        if (cli_otlp_endpoint_parse(v, &o->dump.endpoint, &why) != 0) {
+            fprintf(stderr, "clrtrace dump: --otlp-endpoint '%s': %s (try --help)\n", v, why);
+            return -1;
+        }
+        f = CLI_DUMP_OTLP;
+    } else if (!strcmp(a, "--otlp-max-spans")) {
+        char *end;
+        const char *v = *i + 1 < argc ? argv[++*i] : NULL;
+        unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+        if (!v || !*v || *end || v[0] == '-' || n < 1 || n > CLI_OTLP_MAX_SPANS_LIMIT) {
+            fprintf(stderr, "clrtrace dump: --otlp-max-spans needs a number of spans from 1 to "
+                            "%u (try --help)\n", CLI_OTLP_MAX_SPANS_LIMIT);
+            return -1;
+        }
+        o->dump.otlp_max_spans = (uint32_t)n;
+        o->dump.otlp_only = 1;
     } else if (!strcmp(a, "--calls")) {
         o->dump.by_calls = 1;
     } else if (!strcmp(a, "--max-calls")) {
@@ -352,7 +374,7 @@ static int dump_option(cli_offline *o, int argc, char **argv, int *i)
     }
     if (f >= 0) {
         if (o->dump.format != CLI_DUMP_RECORDS && (int)o->dump.format != f)
-            return dump_error("%s: one of --folded, --flame, --chrome, --perfetto", a);
+            return dump_error("%s: one of --folded, --flame, --chrome, --perfetto, --otlp", a);
         o->dump.format = (cli_dump_format)f;
     }
     return 1;
@@ -368,6 +390,8 @@ static int dump_check(const cli_offline *o)
         return dump_error("%s", "--width and --title go with --flame");
     if (d->chrome_only && d->format != CLI_DUMP_CHROME)
         return dump_error("%s", "--max-calls goes with --chrome");
+    if (d->otlp_only && d->format != CLI_DUMP_OTLP)
+        return dump_error("%s", "--otlp-max-spans goes with --otlp or --otlp-endpoint");
     return 0;
 }
 
@@ -440,6 +464,7 @@ int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv)
     o->render.summary = 1;
     o->dump.width = FLAME_DEFAULT_WIDTH;
     o->dump.max_calls = CLI_CHROME_MAX_CALLS;
+    o->dump.otlp_max_spans = CLI_OTLP_MAX_SPANS;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             o->help = 1;

@@ -134,7 +134,7 @@ static void test_errors(void **state)
         {"dump", {"dump", "--calls", "dir"},
          "clrtrace dump: --calls goes with --folded or --flame (try --help)\n"},
         {"dump", {"dump", "--folded", "--chrome", "dir"},
-         "clrtrace dump: --chrome: one of --folded, --flame, --chrome, --perfetto (try --help)\n"},
+         "clrtrace dump: --chrome: one of --folded, --flame, --chrome, --perfetto, --otlp (try --help)\n"},
         {"replay", {"replay", "--tid", "x", "dir"},
          "clrtrace replay: --tid takes a thread id (at most 64 of them), not 'x'\n"},
         {"replay", {"replay", "--since", "soon", "dir"},

@@ -227,4 +227,100 @@ cli_perfetto *cli_perfetto_new(FILE *out, const ct_trace_header *h);
 int cli_perfetto_record(void *perfetto, const ct_rec *rec);
 int cli_perfetto_end(cli_perfetto *p);
 
+/* ------------------------------------------------ OTLP (otlp.c, otlp_http.c)
+ * clrtrace dump --otlp: the trace as OpenTelemetry spans, an OTLP
+ * ExportTraceServiceRequest (opentelemetry-proto's
+ * collector/trace/v1/trace_service.proto; tests/otlp/ holds the subset
+ * written), on stdout or POSTed to a collector (OTLP/HTTP, protobuf).
+ * Each call is a span named by its function; its parent is the enclosing
+ * call (or the Activity's span, see cli_otlp_ids). The spans go out in
+ * batches of at most max_spans, each batch one ResourceSpans (the process's
+ * resource, scope "clrtrace") and on stdout one after the other: together
+ * still one ExportTraceServiceRequest (repeated fields concatenate). */
+
+/* Spans per batch (per request to an endpoint) by default: the
+ * OpenTelemetry SDKs' batch span processor's default export batch; and the
+ * most --otlp-max-spans takes. */
+#define CLI_OTLP_MAX_SPANS 512u
+#define CLI_OTLP_MAX_SPANS_LIMIT 1000000u
+
+/* The ids the program's own tracing gave one call (the W3C trace context
+ * of the Activity current on its thread when it entered), all zero when
+ * unknown. A call with a trace id is a span of that trace: its parent is
+ * the enclosing traced call when that call entered under the same trace id
+ * and activity span id, otherwise activity_span_id (zero: a root span). A
+ * call without one inherits its enclosing call's trace (its parent: that
+ * call's span); an outermost call without one starts a trace of its own
+ * (ids made from the trace file, otlp.c). */
+typedef struct cli_otlp_ids {
+    uint8_t trace_id[16];
+    uint8_t activity_span_id[8];
+} cli_otlp_ids;
+
+/* Where the ids come from (NULL members: nothing): record sees every record
+ * before the walk does (e.g. a thread's "activity changed" records); ids is
+ * asked at each call's enter on thread tid (ids zeroed before). Each
+ * returns 0, or non-zero when out of memory. */
+typedef struct cli_otlp_source {
+    int (*record)(void *ctx, const ct_rec *rec);
+    int (*ids)(void *ctx, uint64_t tid, const ct_rec *enter, cli_otlp_ids *ids);
+    void *ctx;
+} cli_otlp_source;
+
+/* Where a batch goes: req[0..len) is one whole ExportTraceServiceRequest of
+ * `spans` spans. Returns 0, or non-zero to stop (after saying why). */
+typedef int (*cli_otlp_sink)(void *ctx, const uint8_t *req, size_t len, uint32_t spans);
+
+/* The exporter in steps, for any record source: new (NULL when out of
+ * memory); record takes one record in trace order (a cli_trace_each
+ * callback: 0, -1 out of memory, CLI_EACH_STOP when the sink stopped); end
+ * closes the calls still open (as unfinished spans), sends the last batch
+ * unless the sink stopped, and frees: 0, -1 out of memory, 1 the sink
+ * stopped. ids may be NULL. */
+typedef struct cli_otlp cli_otlp;
+cli_otlp *cli_otlp_new(const ct_trace_header *h, uint32_t max_spans, cli_otlp_sink sink,
+                       void *sink_ctx, const cli_otlp_source *ids);
+int cli_otlp_record(void *otlp, const ct_rec *rec);
+int cli_otlp_end(cli_otlp *x, uint64_t *spans, uint64_t *batches);
+
+/* service.name of the resource: the program's name from the command line
+ * (the file name of its first word; for "dotnet ... APP.dll ..." APP).
+ * Into out[0..cap). */
+void cli_otlp_service_name(const char *cmdline, size_t n, char *out, size_t cap);
+
+/* An http:// endpoint (otlp_http.c). */
+#define CLI_OTLP_URL_MAX 1024
+typedef struct cli_otlp_endpoint {
+    char url[CLI_OTLP_URL_MAX + 300]; /* what requests go to, in messages */
+    char host[256];
+    char port[8];
+    char path[CLI_OTLP_URL_MAX];
+} cli_otlp_endpoint;
+
+/* Parses "http://HOST[:PORT][/PATH]" (HOST a name, an IPv4 address or
+ * [IPv6]; PORT 80 when none; PATH "/v1/traces" when none or "/", else as
+ * given): 0, or -1 with *why saying what is wrong. */
+int cli_otlp_endpoint_parse(const char *url, cli_otlp_endpoint *e, const char **why);
+
+/* Seconds to connect, and to send or wait for each part of the response. */
+#define CLI_OTLP_CONNECT_SECONDS 10
+#define CLI_OTLP_IO_SECONDS 30
+
+/* POSTs body[0..len) (Content-Type: application/x-protobuf) to e: 0 when
+ * the endpoint answered 2xx; else -1 with one line in err ("cannot reach
+ * URL: WHY", "URL refused the spans: STATUS LINE"). */
+int cli_otlp_post(const cli_otlp_endpoint *e, const uint8_t *body, size_t len, char *err,
+                  size_t errcap);
+
+typedef struct cli_otlp_opts {
+    const cli_otlp_endpoint *endpoint; /* NULL: stdout */
+    uint32_t max_spans;
+    const cli_otlp_source *ids;        /* NULL: none */
+} cli_otlp_opts;
+
+/* clrtrace dump --otlp / --otlp-endpoint. Returns 0, or 1 after one error
+ * line (a damaged trace: the spans before it are written or sent, open
+ * calls closed; an endpoint that refused or could not be reached). */
+int cli_dump_otlp(cli_trace *t, const cli_otlp_opts *o);
+
 #endif

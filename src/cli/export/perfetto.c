@@ -5,8 +5,8 @@
  * interned_data/interned_data.proto, track_event/track_event.proto,
  * track_descriptor.proto, process_descriptor.proto, thread_descriptor.proto,
  * debug_annotation.proto); tests/e2e/perfetto_subset.proto declares the
- * subset written here. The encoder is our own (a varint and
- * length-delimited writer); no protobuf library.
+ * subset written here. The encoder is our own (pb.h, shared with --otlp);
+ * no protobuf library.
  *
  * Packets, all on one sequence (trusted_packet_sequence_id 1):
  *   the process track: TrackDescriptor{uuid, process{pid, process_name =
@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "pb.h"
 #include "cli/input/input.h"
 #include "base/escape.h"
 
@@ -83,117 +84,8 @@ enum {
     F_INTERNED_NAME = 2,
 };
 
-enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
-
 /* Our packets' sequence. */
 #define SEQUENCE_ID 1
-
-/* ------------------------------------------------------------ the encoder */
-
-/* One packet being made. Nested messages are written in place after their
- * tag; pb_close then moves the body up to put its length (a minimal varint)
- * before it. */
-typedef struct pb {
-    uint8_t *p;
-    size_t len, cap;
-    int oom;
-} pb;
-
-static int pb_room(pb *b, size_t n)
-{
-    if (b->oom)
-        return -1;
-    if (b->cap - b->len >= n)
-        return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len < n)
-        cap *= 2;
-    uint8_t *more = realloc(b->p, cap);
-    if (!more) {
-        b->oom = 1;
-        return -1;
-    }
-    b->p = more;
-    b->cap = cap;
-    return 0;
-}
-
-static size_t varint_to(uint8_t *out, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        out[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    out[n++] = (uint8_t)v;
-    return n;
-}
-
-static void pb_varint(pb *b, uint64_t v)
-{
-    if (pb_room(b, 10) == 0)
-        b->len += varint_to(b->p + b->len, v);
-}
-
-static void pb_tag(pb *b, uint32_t field, int wire)
-{
-    pb_varint(b, (uint64_t)field << 3 | (uint64_t)wire);
-}
-
-/* A varint field (uint64, uint32, int32 and int64 that are not negative,
- * bool, enum). */
-static void pb_uint(pb *b, uint32_t field, uint64_t v)
-{
-    pb_tag(b, field, WIRE_VARINT);
-    pb_varint(b, v);
-}
-
-/* Opens a length-delimited field: returns where its body starts. */
-static size_t pb_open(pb *b, uint32_t field)
-{
-    pb_tag(b, field, WIRE_LEN);
-    return b->len;
-}
-
-static void pb_close(pb *b, size_t start)
-{
-    if (b->oom)
-        return;
-    uint8_t head[10];
-    size_t body = b->len - start, n = varint_to(head, body);
-    if (pb_room(b, n) != 0)
-        return;
-    memmove(b->p + start + n, b->p + start, body);
-    memcpy(b->p + start, head, n);
-    b->len += n;
-}
-
-/* A string field: s[0..n) as UTF-8, each byte that is not part of a valid
- * sequence as U+FFFD (as --chrome's JSON escapes it), so that the text is
- * the JSON string's. */
-static void pb_string(pb *b, uint32_t field, const char *s, size_t n)
-{
-    size_t start = pb_open(b, field);
-    if (pb_room(b, n) != 0)
-        return;
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        uint32_t cp;
-        size_t k = u[i] < 0x80 ? 1 : ct_utf8_next(u + i, n - i, &cp);
-        if (k == 0) {
-            if (pb_room(b, 3 + (n - i)) != 0)
-                return;
-            memcpy(b->p + b->len, "\xef\xbf\xbd", 3);
-            b->len += 3;
-            i++;
-        } else {
-            memcpy(b->p + b->len, u + i, k);
-            b->len += k;
-            i += k;
-        }
-    }
-    pb_close(b, start);
-}
 
 /* ------------------------------------------------------------ interning */
 

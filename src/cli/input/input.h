@@ -94,8 +94,11 @@ int cli_is_dir(const char *path);
 int cli_trace_open_pid(cli_trace *t, const char *who, const char *arg, long pid);
 /* The same for the root process. */
 int cli_trace_open(cli_trace *t, const char *who, const char *arg);
+/* fn's return that stops cli_trace_each quietly (fn said why): it then
+ * returns 1. */
+#define CLI_EACH_STOP 2
 /* Calls fn for each record in order (fn returns non-zero when out of
- * memory), through t->filter when one is set: then the records of calls the
+ * memory, CLI_EACH_STOP to stop), through t->filter when one is set: then the records of calls the
  * selection leaves out or the tree filters hide are skipped, and enter
  * events held back for --min-time come at the latest at the end. Returns 0 at a clean end; on a damaged record prints
  * one line with its offset and returns 1. */

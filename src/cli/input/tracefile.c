@@ -184,7 +184,7 @@ int cli_trace_open_pid(cli_trace *t, const char *who, const char *arg, long want
 typedef struct each_ctx {
     int (*fn)(void *ctx, const ct_rec *rec);
     void *ctx;
-    int failed;
+    int failed;               /* 1: out of memory; CLI_EACH_STOP: fn stopped */
     uint64_t offset;
 } each_ctx;
 
@@ -202,7 +202,10 @@ static void each_record(void *c, const ct_rec *rec, const uint8_t *raw, size_t r
     (void)raw;
     (void)raw_len;
     each_ctx *e = c;
-    if (!e->failed && e->fn(e->ctx, rec) != 0)
+    int rc = e->failed ? 0 : e->fn(e->ctx, rec);
+    if (rc == CLI_EACH_STOP)
+        e->failed = CLI_EACH_STOP;
+    else if (rc)
         each_failed(e, rec->offset);
 }
 
@@ -325,6 +328,8 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
         ct_filter_free(filter);
     }
     sel_free(&ss);
+    if (e.failed == CLI_EACH_STOP)
+        return 1;
     if (e.failed) {
         fprintf(stderr, "clrtrace %s: out of memory at offset %llu\n", who,
                 (unsigned long long)e.offset);
