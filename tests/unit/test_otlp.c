@@ -140,7 +140,7 @@ static void one_len(size_t body, size_t len_bytes)
     pb_close(&b, at);
     assert_false(b.oom);
     assert_int_equal(b.len, 1 + len_bytes + body);
-    rd r = { b.p, b.len, 0 }, in;
+    rd r = { b.p, b.len, 0 }, in = { 0 };
     uint32_t f;
     int w;
     uint64_t v;
@@ -186,7 +186,7 @@ static void test_nesting(void **state)
     pb_close(&b, outer);                     /* body 3 + 133 + 2 = 138: 1 + 2 + 138 */
     assert_false(b.oom);
     assert_int_equal(b.len, 141);
-    rd r = { b.p, b.len, 0 }, o, m, in, dummy;
+    rd r = { b.p, b.len, 0 }, o = { 0 }, m = { 0 }, in = { 0 }, dummy = { 0 };
     uint32_t f;
     int w;
     uint64_t v;
@@ -271,7 +271,7 @@ typedef struct sink {
 static void read_span(rd *s, span *out)
 {
     memset(out, 0, sizeof *out);
-    rd in;
+    rd in = { 0 };
     uint32_t f;
     int w;
     uint64_t v;
@@ -298,7 +298,7 @@ static void read_span(rd *s, span *out)
                 else if (f == 2 && kv.n < sizeof out->event)
                     memcpy(out->event, kv.p, kv.n);
                 else if (f == 3) {
-                    rd part, any;
+                    rd part = { 0 }, any = { 0 };
                     size_t at = strlen(out->ev_attrs);
                     while (rd_field(&kv, &f, &w, &part, &v)) {
                         if (f == 1) {
@@ -322,7 +322,7 @@ static int take(void *ctx, const uint8_t *req, size_t len, uint32_t spans)
     s->batches[s->nbatches++] = spans;
     if (s->refuse_at && (int)s->nbatches == s->refuse_at)
         return -1;
-    rd r = { req, len, 0 }, rs, ss, sp, dummy;
+    rd r = { req, len, 0 }, rs = { 0 }, ss = { 0 }, sp = { 0 }, dummy = { 0 };
     uint32_t f, n = 0;
     int w;
     uint64_t v;
