@@ -426,7 +426,7 @@ void ct_activity_learn(void)
     if (!g_act.on || atomic_load(&g_act.learned))
         return;
     ICorProfilerInfo *info = g_ct.info;
-    const ct_module *m = ct_corelib(0);
+    const ct_module *m = ct_corelib(1);
     if (!info || !m || !m->mdi)
         return;
     WCHAR w[64];
