@@ -86,7 +86,7 @@ static void usage(FILE *to)
 
 static const char *const k_names[] = {
     "?", "FUNCTION", "THREAD", "ENTER", "LEAVE", "TAILCALL", "UNWIND", "DROPPED", "CLASS", "END",
-    "EVENTS", "HELD", "JIT", "ZSTD", "BUDGET",
+    "EVENTS", "HELD", "JIT", "ZSTD", "BUDGET", "ACTIVITY",
 };
 _Static_assert(sizeof k_names / sizeof *k_names == CT_REC_TYPE_COUNT, "a name per record type");
 
@@ -121,6 +121,14 @@ static int dump(void *ctx, const ct_rec *r)
                " step=%u share=%u\n",
                r->time_ns, r->key, r->tid, r->count, r->step, r->share_permille);
         break;
+    case CT_REC_ACTIVITY: {
+        char trace[2 * CT_TRACE_ID_BYTES + 1], span[2 * CT_SPAN_ID_BYTES + 1];
+        ct_trace_id_text(r->trace_id, trace);
+        ct_span_id_text(r->span_id, span);
+        printf(" t=%" PRIu64 " tid=%" PRIu64 " trace=%s span=%s\n", r->time_ns, r->tid, trace,
+               span);
+        break;
+    }
     case CT_REC_JIT:
         printf(" key=0x%" PRIx64 " count=%" PRIu64 " ns=%" PRIu64 " tid=%" PRIu64 "\n", r->key,
                r->count, r->time_ns, r->tid);

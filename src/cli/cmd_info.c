@@ -56,6 +56,9 @@ typedef struct info_stats {
     ct_table budget;          /* BUDGET: key + 1 -> (calls left out << 2 | step) + 1 */
     uint64_t budget_steps;    /* BUDGET records that changed a function's step */
     uint64_t budget_skipped;  /* calls left out, every function */
+    ct_table traces;          /* ACTIVITY: trace id (two u64) -> 1 */
+    uint64_t ntraces;         /* distinct W3C trace ids the threads' Activities had */
+    uint64_t activities;      /* ACTIVITY records */
 } info_stats;
 
 static int count(void *ctx, const ct_rec *rec)
@@ -85,6 +88,22 @@ static int count(void *ctx, const ct_rec *rec)
         uintptr_t now = (uintptr_t)((rec->count << 2 | rec->step) + 1);
         if (ct_table_put(&s->budget, rec->key + 1, (void *)now) != 0)
             return -1;
+        break;
+    }
+    case CT_REC_ACTIVITY: {
+        s->activities++;
+        static const uint8_t zero[CT_TRACE_ID_BYTES];
+        if (!memcmp(rec->trace_id, zero, CT_TRACE_ID_BYTES))
+            break; /* no Activity */
+        uint64_t a, b;
+        memcpy(&a, rec->trace_id, 8);
+        memcpy(&b, rec->trace_id + 8, 8);
+        ct_key k = {a, b};
+        if (!ct_table_get_key(&s->traces, k)) {
+            if (ct_table_put_key(&s->traces, k, (void *)1) != 0)
+                return -1;
+            s->ntraces++;
+        }
         break;
     }
     case CT_REC_FUNCTION: s->functions++; break;
@@ -138,6 +157,7 @@ static int info_read(info_trace *it, const cli_offline *o, const char *path)
     it->s.budget_skipped = 0;
     ct_table_each(&it->s.budget, add_skipped, &it->s.budget_skipped);
     ct_table_free(&it->s.budget);
+    ct_table_free(&it->s.traces);
     if (it->s.nheld)
         ct_held_text(it->s.held, it->s.nheld, it->s.held_text, sizeof it->s.held_text);
     free(it->s.held);
@@ -221,6 +241,10 @@ static void describe(const info_trace *it)
         printf("%-14s%llu traced\n", "functions", (unsigned long long)s->functions);
     printf("%-14s%llu\n", "threads", (unsigned long long)s->threads);
     printf("%-14s%llu events\n", "dropped", (unsigned long long)s->dropped);
+    if (s->activities)
+        printf("%-14s%llu distinct trace %s (W3C, the Activity current at calls), %llu "
+               "changes\n", "trace ids", (unsigned long long)s->ntraces,
+               s->ntraces == 1 ? "id" : "ids", (unsigned long long)s->activities);
     if (s->budget_skipped || s->budget_steps)
         printf("%-14s%llu calls not recorded (the budget, --limit, --rate), %llu %s\n", "budget",
                (unsigned long long)s->budget_skipped, (unsigned long long)s->budget_steps,

@@ -162,6 +162,8 @@ const char *cli_selection_help(void)
            "                      (repeatable; '*' matches '.' too)\n"
            "  -N, --exclude GLOB  leave out calls of functions matching GLOB (repeatable)\n"
            "      --tid N         only thread N (repeatable)\n"
+           "      --trace-id ID   only calls made under W3C trace id ID (32 hex digits: the\n"
+           "                      Activity current when they were entered), every thread\n"
            "      --since TIME    only calls that begin TIME after the trace's start\n"
            "      --until TIME    only calls that begin before TIME (100ms, 1.5s; a bare\n"
            "                      number is us)\n";
@@ -175,11 +177,21 @@ static int selection_option(const char *who, const char *a, const char *val, cli
                 !strcmp(a, "--exclude");
     int tid = !strcmp(a, "--tid");
     int time = !strcmp(a, "--since") || !strcmp(a, "--until");
-    if (!globs && !tid && !time)
+    int trace = !strcmp(a, "--trace-id");
+    if (!globs && !tid && !time && !trace)
         return 0;
     if (!val) {
         fprintf(stderr, "clrtrace %s: %s needs a value (try --help)\n", who, a);
         return -1;
+    }
+    if (trace) {
+        if (ct_trace_id_parse(val, s->trace_id) != 0) {
+            fprintf(stderr, "clrtrace %s: --trace-id takes a W3C trace id (32 hex digits, as "
+                    "in traceparent 00-TRACEID-SPANID-01), not '%s'\n", who, val);
+            return -1;
+        }
+        s->by_trace = 1;
+        return 1;
     }
     if (globs) {
         char *list = a[1] == 'F' || !strcmp(a, "--include") ? s->include : s->exclude;
@@ -243,6 +255,8 @@ static int replay_option(cli_offline *o, int argc, char **argv, int *i)
         o->render.summary = 0;
     else if (!strcmp(a, "--jit"))
         o->render.jit = 1;
+    else if (!strcmp(a, "--ids"))
+        o->render.ids = 1;
     else
         return 0;
     return 1;

@@ -92,6 +92,9 @@ typedef enum ct_rec_type {
                             reader hands out the records inside, never this one) */
     CT_REC_BUDGET = 14,  /* (2.8) the budget changed a function's step, or calls
                             of it were left out (the budget, --limit, --rate) */
+    CT_REC_ACTIVITY = 15,/* (2.8) the Activity current on a thread changed: its
+                            W3C trace id and span id (all zero: none) apply to
+                            the thread's calls entered after it */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -132,6 +135,11 @@ typedef struct ct_trace_header {
 int ct_header_attached(const ct_trace_header *h);
 
 /* ----------------------------------------------------------- the records */
+
+/* The W3C ids an ACTIVITY record carries (docs/trace-format.md). */
+#define CT_TRACE_ID_BYTES 16
+#define CT_SPAN_ID_BYTES 8
+#define CT_ACTIVITY_ID_BYTES (CT_TRACE_ID_BYTES + CT_SPAN_ID_BYTES)
 
 typedef struct ct_fn_param {
     const char *name;         /* the label printed before the value: "double k=",
@@ -183,6 +191,10 @@ typedef struct ct_rec {
        (ct_budget_step's numbers) and the thread's share of time the tracer
        took in the second that went over, in thousandths (0: none) */
     uint32_t step, share_permille;
+    /* ACTIVITY (2.8): time_ns, tid, and the W3C ids of the Activity current
+       on the thread from then on (all zero: none) */
+    uint8_t trace_id[CT_TRACE_ID_BYTES];
+    uint8_t span_id[CT_SPAN_ID_BYTES];
 } ct_rec;
 
 /* An event's program time: its time less the time the tracer had held its
@@ -313,6 +325,20 @@ enum {
     CT_BUDGET_REC_UNTRACED = 3,  /* not recorded */
     CT_BUDGET_REC_STEP_MAX = CT_BUDGET_REC_UNTRACED
 };
+/* An ACTIVITY record: from time_ns on, thread tid's calls are made under
+ * the Activity whose ids are trace_id (16 bytes) and span_id (8 bytes);
+ * both all zero: under none. */
+ct_trace_status ct_write_activity(ct_wbuf *w, uint64_t time_ns, uint64_t tid,
+                                  const uint8_t *trace_id, const uint8_t *span_id);
+/* 1 when the ids (CT_ACTIVITY_ID_BYTES: trace id then span id) are all zero. */
+int ct_activity_none(const uint8_t *ids);
+/* "4bf92f3577b34da6a3ce929d0e0e4736" (32 lowercase hex digits and a NUL)
+ * into out; and the inverse: 0 and the 16 bytes, or -1 when text is not 32
+ * hex digits (either case). */
+void ct_trace_id_text(const uint8_t *trace_id, char out[2 * CT_TRACE_ID_BYTES + 1]);
+void ct_span_id_text(const uint8_t *span_id, char out[2 * CT_SPAN_ID_BYTES + 1]);
+int ct_trace_id_parse(const char *text, uint8_t trace_id[CT_TRACE_ID_BYTES]);
+
 /* ns more nanoseconds the tracer held thread tid (since its last HELD). */
 ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns);
 /* count JIT compilations that took ns: of function key (count 1) on thread
@@ -424,6 +450,12 @@ ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
  * traces before 2.7 there is no held time: the values start at 32.) */
 #define CT_EVENT_BASE_BYTES (8 + 32)
 #define CT_EVENT_BASE_BYTES_2_6 (8 + 24)
+
+/* In a thread's ring (not in a file), an ACTIVITY change is an event-shaped
+ * record: the header above (type CT_REC_ACTIVITY, key 0, no values) and the
+ * ids (trace id, then span id) at CT_EVENT_BASE_BYTES; the profiler's
+ * writer stores it as an ACTIVITY record (ct_write_activity). */
+#define CT_ACTIVITY_RING_BYTES (CT_EVENT_BASE_BYTES + CT_ACTIVITY_ID_BYTES)
 
 /* The header of an event record with no values (yet) at p: type, mark 0,
  * no values, payload length CT_EVENT_BASE_BYTES - 8, time, thread, key,

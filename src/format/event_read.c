@@ -439,6 +439,16 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
             return -1;
         }
         break;
+    case CT_REC_ACTIVITY: {
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->tid = ct_take_u(&c, 8);
+        const uint8_t *ids = ct_take(&c, CT_ACTIVITY_ID_BYTES);
+        if (ids) {
+            memcpy(rec->trace_id, ids, CT_TRACE_ID_BYTES);
+            memcpy(rec->span_id, ids + CT_TRACE_ID_BYTES, CT_SPAN_ID_BYTES);
+        }
+        break;
+    }
     case CT_REC_JIT:
         rec->key = ct_take_u(&c, 8);
         rec->count = ct_take_u(&c, 8);

@@ -279,6 +279,67 @@ ct_trace_status ct_write_budget(ct_wbuf *w, uint64_t time_ns, uint64_t key, uint
     return rec_end(w, at, undo);
 }
 
+ct_trace_status ct_write_activity(ct_wbuf *w, uint64_t time_ns, uint64_t tid,
+                                  const uint8_t *trace_id, const uint8_t *span_id)
+{
+    size_t undo = w->len, at = rec_begin(w, CT_REC_ACTIVITY);
+    put_u64(w, time_ns);
+    put_u64(w, tid);
+    put(w, trace_id, CT_TRACE_ID_BYTES);
+    put(w, span_id, CT_SPAN_ID_BYTES);
+    return rec_end(w, at, undo);
+}
+
+int ct_activity_none(const uint8_t *ids)
+{
+    for (int i = 0; i < CT_ACTIVITY_ID_BYTES; i++)
+        if (ids[i])
+            return 0;
+    return 1;
+}
+
+static void hex_text(const uint8_t *b, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+void ct_trace_id_text(const uint8_t *trace_id, char out[2 * CT_TRACE_ID_BYTES + 1])
+{
+    hex_text(trace_id, CT_TRACE_ID_BYTES, out);
+}
+
+void ct_span_id_text(const uint8_t *span_id, char out[2 * CT_SPAN_ID_BYTES + 1])
+{
+    hex_text(span_id, CT_SPAN_ID_BYTES, out);
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int ct_trace_id_parse(const char *text, uint8_t trace_id[CT_TRACE_ID_BYTES])
+{
+    for (int i = 0; i < CT_TRACE_ID_BYTES; i++) {
+        int hi = hex_digit(text[2 * i]), lo = hi < 0 ? -1 : hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        trace_id[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return text[2 * CT_TRACE_ID_BYTES] ? -1 : 0;
+}
+
 ct_trace_status ct_write_held(ct_wbuf *w, uint64_t tid, uint64_t ns)
 {
     size_t undo = w->len, at = rec_begin(w, CT_REC_HELD);

@@ -146,6 +146,11 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                          0, 0, 1, 1, "0", NULL,
                          "write the binary trace uncompressed (by default its "
                          "records are compressed with zstd in blocks of 1 MiB)"},
+    [CT_SET_IDS] = {"CLRTRACE_IDS", NULL, "--no-ids", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0, 1, 1,
+                     "0", NULL,
+                     "do not read the trace id and span id of the Activity current "
+                     "at each call (by default they are read, and recorded when "
+                     "they change)"},
     [CT_SET_NULL] = {"CLRTRACE_NULL", NULL, "--null", CT_KIND_NULL, CT_GROUP_MODE, 0, 0, 2, 0,
                      NULL, "[=fast]",
                      "hooks that return at once, nothing recorded (benchmarks: "

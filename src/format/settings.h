@@ -72,6 +72,7 @@ typedef enum ct_setting_id {
     CT_SET_INLINING,
     CT_SET_FOLLOW,
     CT_SET_COMPRESS,
+    CT_SET_IDS,           /* CLRTRACE_IDS: 0 reads no trace ids (--no-ids) */
     CT_SET_NULL,
     CT_SET_SUMMARY,
     CT_SET_SIGNATURES,

@@ -363,10 +363,25 @@ static void thread_freed(void *ctx, ct_walk_thread *wt)
 
 /* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend
  * (th->pend_len 0 when memory ran out). */
-static void format_call(ct_render *r, thread *th, const ct_function *f, const ct_rec *rec)
+static void format_call(ct_render *r, thread *th, const ct_function *f, const ct_rec *rec,
+                        const uint8_t *ids)
 {
     ct_text t;
     ct_text_init(&t, r->call, sizeof r->call);
+    if (r->opts.ids) {
+        if (ct_activity_none(ids)) {
+            ct_text_put(&t, "[-] ");
+        } else {
+            char trace[2 * CT_TRACE_ID_BYTES + 1], span[2 * CT_SPAN_ID_BYTES + 1];
+            ct_trace_id_text(ids, trace);
+            ct_span_id_text(ids + CT_TRACE_ID_BYTES, span);
+            ct_text_put(&t, "[");
+            ct_text_put(&t, trace);
+            ct_text_put(&t, "-");
+            ct_text_put(&t, span);
+            ct_text_put(&t, "] ");
+        }
+    }
     ct_text_put(&t, f->name);
     if (f->flags & CT_FN_NO_VALUES) {
         ct_text_put(&t, "(...)");
@@ -480,7 +495,7 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     if (f->jit_mark && (!f->jit_tid || f->jit_tid == rec->tid))
         mark_jit(r, th, f, rec, depth);
     if (r->opts.lines)
-        format_call(r, th, f->def, rec);
+        format_call(r, th, f->def, rec, t->ids);
     th->pending = 1;
     th->pend_time = rec->time_ns;
     th->pend_depth = depth;
@@ -793,6 +808,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
     }
     case CT_REC_BUDGET:
         return budget_record(r, rec);
+    case CT_REC_ACTIVITY:
+        return ct_walk_record(&r->walk, rec);
     case CT_REC_END:
         r->have_end = 1;
         r->mapped = rec->mapped;

@@ -81,6 +81,9 @@ typedef struct ct_render_opts {
                              lines, a "# jit TIME" line above the call during which
                              the compilation happened (the first call of the function
                              on the thread that compiled it) */
+    int ids;              /* (lines) each call line begins with the W3C trace id and
+                             span id of the Activity current when it was entered:
+                             "[TRACEID-SPANID] ", or "[-] " under none */
 } ct_render_opts;
 
 typedef struct ct_render ct_render;

@@ -129,6 +129,14 @@ int ct_walk_record(ct_walk *w, const ct_rec *rec)
         ct_walk_thread *t = ct_walk_thread_of(w, rec->tid);
         return t ? ct_walk_event(w, t, rec) : -1;
     }
+    if (rec->type == CT_REC_ACTIVITY) {
+        ct_walk_thread *t = ct_walk_thread_of(w, rec->tid);
+        if (!t)
+            return -1;
+        memcpy(t->ids, rec->trace_id, CT_TRACE_ID_BYTES);
+        memcpy(t->ids + CT_TRACE_ID_BYTES, rec->span_id, CT_SPAN_ID_BYTES);
+        return 0;
+    }
     if (rec->type == CT_REC_DROPPED) {
         w->dropped += rec->count;
         ct_walk_thread *t = ct_walk_find(w, rec->tid);

@@ -23,6 +23,9 @@
  *             open call of its function closes nothing (`unmatched`);
  *   DROPPED   the profiler lost events: counted (ct_walk.dropped, and the
  *             thread's when it exists);
+ *   ACTIVITY  the thread's Activity changed: its ids (ct_walk_thread.ids)
+ *             are those of the calls it enters from then on (the thread is
+ *             made);
  *   END       the trace ended: every later record is ignored;
  *   others    (FUNCTION, CLASS, THREAD, JIT, HELD, ...) not the walk's.
  * A thread's time never goes back: an event earlier than the thread's
@@ -68,6 +71,9 @@ typedef struct ct_walk_thread {
                             records that came once the thread was made) */
     ct_stack stack;      /* the calls open (stack.depth), the outermost
                             max_frames kept */
+    uint8_t ids[CT_ACTIVITY_ID_BYTES]; /* the W3C trace id and span id the
+                            thread's calls are made under from its latest
+                            ACTIVITY record (all zero: none) */
     void *user;          /* the client's: its area of thread_size bytes
                             (zeroed), or when it asked for none NULL, for it
                             to set */

@@ -44,6 +44,7 @@
 #include "threads.h"
 #include "agent/model/utf16.h"
 #include "agent/core/writer.h"
+#include "agent/record/record.h"
 
 /* Longest command line shown in the trace header (longer ones end in "..."). */
 #define CMDLINE_MAX 512
@@ -209,6 +210,25 @@ static HRESULT give_up(const char *cmdline, const char *what, HRESULT hr)
         g_ct.info = NULL;
     }
     return hr;
+}
+
+/* Sets the event mask; with trace ids on (CLRTRACE_IDS), also the
+ * runtime's basic GC callbacks (COR_PRF_HIGH_BASIC_GC, ICorProfilerInfo5):
+ * without them, each Activity read starts from the thread static again
+ * (record/activity.c). */
+static HRESULT set_event_mask(DWORD mask)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    g_act.on = g_ct.cfg.ids && g_ct.cfg.null_mode == CT_NULL_OFF && !g_ct.cfg.bench_naive;
+    g_act.gc_known = 0;
+    if (g_act.on && g_ct.info_version >= 5) {
+        HRESULT hr = info->lpVtbl->SetEventMask2(info, mask, COR_PRF_HIGH_BASIC_GC);
+        if (SUCCEEDED(hr)) {
+            g_act.gc_known = 1;
+            return hr;
+        }
+    }
+    return info->lpVtbl->SetEventMask(info, mask);
 }
 
 static atomic_ulong g_session_methods; /* attached: the methods rewritten */
@@ -422,7 +442,7 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
                 COR_PRF_ENABLE_FRAME_INFO;
     if (!cfg->allow_inlining && !il)
         mask |= COR_PRF_DISABLE_INLINING;
-    HRESULT hr = info->lpVtbl->SetEventMask(info, mask);
+    HRESULT hr = set_event_mask(mask);
     if (FAILED(hr))
         return give_up(cmdline, "SetEventMask", hr);
     hr = info->lpVtbl->SetFunctionIDMapper2(info, ct_function_mapper, NULL);
@@ -627,9 +647,9 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
     }
     /* Exceptions close frames; threads are named; modules that load have
      * their methods chosen too. */
-    HRESULT hr = g_ct.info->lpVtbl->SetEventMask(
-        g_ct.info, COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS |
-                       COR_PRF_MONITOR_MODULE_LOADS);
+    HRESULT hr = set_event_mask(COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_EXCEPTIONS |
+                                COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_MODULE_LOADS);
+    ct_activity_learn();
     if (FAILED(hr)) {
         snprintf(why, cap, "the runtime refused the event mask (HRESULT 0x%08X)", (unsigned)hr);
         ct_profiler_session_stop();
@@ -821,7 +841,12 @@ static HRESULT cb_ThreadNameChanged(CB_SELF, ThreadID id, ULONG cch, WCHAR name[
     return S_OK;
 }
 
-STUB(GarbageCollectionStarted, int gens, BOOL collected[], int reason)
+static HRESULT cb_GarbageCollectionStarted(CB_SELF, int gens, BOOL collected[], int reason)
+{
+    (void)self, (void)gens, (void)collected, (void)reason;
+    ct_activity_gc(); /* addresses kept by the threads' Activity reads are stale */
+    return S_OK;
+}
 STUB(SurvivingReferences, ULONG n, ObjectID start[], ULONG len[])
 STUB0(GarbageCollectionFinished)
 STUB(FinalizeableObjectQueued, DWORD flags, ObjectID obj)

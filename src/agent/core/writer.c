@@ -546,6 +546,21 @@ static void on_class(void *ctx, uint64_t cls)
  * values is only copied. */
 static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
 {
+    if (len >= CT_ACTIVITY_RING_BYTES && ct_event_type(p) == CT_REC_ACTIVITY) {
+        /* The thread's Activity changed (record/activity.c): an ACTIVITY
+         * record, in order with the thread's events. */
+        uint8_t rec_buf[64];
+        ct_wbuf w;
+        ct_rec rec;
+        ct_trace_status st;
+        ct_rarena none = {NULL, 0, 0};
+        ct_wbuf_init(&w, rec_buf, sizeof rec_buf);
+        if (ct_write_activity(&w, ct_event_time(p), ct_event_tid(p), p + CT_EVENT_BASE_BYTES,
+                              p + CT_EVENT_BASE_BYTES + CT_TRACE_ID_BYTES) == CT_TRACE_OK &&
+            ct_read_record(w.p, w.len, 0, &none, &rec, &st) > 0)
+            output(w.p, w.len, &rec);
+        return;
+    }
     g_events++;
     if (len < CT_EVENT_BASE_BYTES)
         return;

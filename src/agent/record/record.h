@@ -153,6 +153,13 @@ typedef struct ct_rec_thread {
      * serial % CT_EXC_SLOTS. */
     ct_rec_exc exc[CT_EXC_SLOTS];
     uint32_t sampled;              /* calls of sampled functions seen (budget.c) */
+    /* The Activity current on the thread (activity.c): where its
+     * t_currentThread is and the ExecutionContext the ids were read from,
+     * each valid in GC epoch act_*_epoch (epoch + 1; 0: not kept), and the
+     * ids last told the writer (all zero: none). */
+    uintptr_t act_slot, act_ec;
+    uint32_t act_slot_epoch, act_ec_epoch, act_retry;
+    uint8_t act_ids[CT_ACTIVITY_ID_BYTES];
     /* The engine's own (ct_rec_engine). */
     _Alignas(16) unsigned char engine[CT_REC_ENGINE_BYTES];
 } ct_rec_thread;
@@ -199,6 +206,52 @@ extern ct_recorder g_rec CT_REC_HIDDEN;
  * initial-exec model: one load off the thread pointer instead of a call to
  * __tls_get_addr in every hook. */
 extern __thread ct_tbuf *ct_rec_self __attribute__((tls_model("initial-exec"))) CT_REC_HIDDEN;
+
+/* Trace ids on calls (activity.c): the W3C ids of the Activity current on
+ * the thread, read at each enter, told the writer in an ACTIVITY record
+ * when they change. */
+typedef struct ct_activity_state {
+    int on;                       /* reading them (CLRTRACE_IDS, default on) */
+    int gc_known;                 /* the runtime tells each GC (COR_PRF_HIGH_BASIC_GC):
+                                     addresses are kept from call to call */
+    _Atomic uint32_t epoch;       /* GCs started */
+    _Atomic int learned;          /* 1: Thread's class and field known; -1: never */
+    _Atomic int wanted;           /* a traced call came before they were learned */
+    uint64_t thread_class;        /* System.Threading.Thread */
+    uint32_t thread_field;        /* its [ThreadStatic] t_currentThread */
+    uint32_t ec_offset;           /* Thread._executionContext */
+} ct_activity_state;
+
+extern ct_activity_state g_act CT_REC_HIDDEN;
+
+/* The thread's current Activity read again (the ExecutionContext changed,
+ * a GC ran, or nothing is kept): an ACTIVITY record when its ids changed. */
+void ct_rec_activity_read(ct_tbuf *b);
+
+/* Learns Thread's class and t_currentThread (off the hooks: a JIT
+ * compilation's callback, an attach session's start); the runtime's
+ * GarbageCollectionStarted. */
+void ct_activity_learn(void);
+void ct_activity_gc(void);
+
+/* At a call's enter: the ACTIVITY record first when the thread's Activity
+ * changed. The common case: two loads through the thread's kept
+ * addresses and a compare. */
+CT_REC_INLINE void ct_rec_activity(ct_tbuf *b)
+{
+    if (!g_act.on)
+        return;
+    const ct_rec_thread *t = ct_rec_of(b);
+    uint32_t e = atomic_load_explicit(&g_act.epoch, memory_order_relaxed) + 1;
+    if (__builtin_expect(t->act_slot_epoch == e && t->act_ec_epoch == e && t->act_slot != 0,
+                         1)) {
+        uintptr_t th = *(const uintptr_t *)t->act_slot;
+        uintptr_t ec = th ? *(const uintptr_t *)(th + g_act.ec_offset) : 0;
+        if (__builtin_expect(ec == t->act_ec, 1))
+            return;
+    }
+    ct_rec_activity_read(b);
+}
 
 /* ------------------------------------------------------- the lifecycle */
 
@@ -650,6 +703,8 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
     }
     if (budget == CT_BUDGET_NO_VALUES_NOW)
         values = 0;
+    if (!naive)
+        ct_rec_activity(b);
     ct_rec_event ev;
     ct_rec_begin(b, &ev, CT_REC_ENTER, 0, 0, key, naive);
     /* The call starts now; the capture is the tracer's time. */
@@ -782,10 +837,12 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
     if (!b)
         return;
     if (type == CT_REC_ENTER) {
-        if (ct_rec_budget(b, (const ct_mapped_fn *)id) == CT_BUDGET_SKIP)
+        if (ct_rec_budget(b, (const ct_mapped_fn *)id) == CT_BUDGET_SKIP) {
             ct_rec_frame_open_as(b, (uint64_t)id, CT_FRAME_SKIPPED, 0);
-        else
+        } else {
+            ct_rec_activity(b);
             ct_rec_frame_open(b, (uint64_t)id, !ct_rec_plain(b, type, now, (uint64_t)id), 0);
+        }
         return;
     }
     if (g_rec.attached && !ct_rec_of(b)->depth)

@@ -63,6 +63,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->follow = (int)v[CT_SET_FOLLOW];
     c->il_engine = (int)v[CT_SET_ENGINE];
     c->compress = (int)v[CT_SET_COMPRESS];
+    c->ids = (int)v[CT_SET_IDS];
     c->launcher_pid = (uint32_t)v[CT_SET_LAUNCHER_PID];
     c->string_chars = (uint32_t)v[CT_SET_STRING_CHARS];
     c->array_items = (uint32_t)v[CT_SET_ARRAY_ITEMS];

@@ -162,6 +162,8 @@ enum {
 /* [idl] COR_PRF_ENABLE_REJIT (a startup-or-attach flag: once set, it stays,
  * and the runtime refuses RequestProfilerDetach) and COR_PRF_REJIT_FLAGS. */
 enum { COR_PRF_ENABLE_REJIT = 0x00040000 };
+/* [idl] COR_PRF_HIGH_MONITOR: GarbageCollectionStarted/Finished alone */
+enum { COR_PRF_HIGH_BASIC_GC = 0x00000010 };
 enum { COR_PRF_REJIT_BLOCK_INLINING = 0x1 };
 
 /* [idl] COR_PRF_RUNTIME_TYPE */
@@ -422,7 +424,7 @@ typedef struct ICorProfilerInfoVtbl {
     HRESULT (*IsArrayClass)(PI, ClassID classId, CorElementType *pBaseElemType,
                             ClassID *pBaseClassId, ULONG *pcRank);                    /* 11 */
     HRESULT (*GetThreadInfo)(PI, ThreadID id, DWORD *os_thread_id);                  /* 12 */
-    void *GetCurrentThreadID;                                                         /* 13 */
+    HRESULT (*GetCurrentThreadID)(PI, ThreadID *pThreadId);                           /* 13 */
     void *GetClassIDInfo;                                                             /* 14 */
     HRESULT (*GetFunctionInfo)(PI, FunctionID id, ClassID *pClassId, ModuleID *pModuleId,
                                mdToken *pToken);                                      /* 15 */
@@ -477,7 +479,7 @@ typedef struct ICorProfilerInfoVtbl {
     void *EnumModuleFrozenObjects;                                                    /* 45 */
     void *GetArrayObjectInfo;                                                         /* 46 */
     void *GetBoxClassLayout;                                                          /* 47 */
-    void *GetThreadAppDomain;                                                         /* 48 */
+    HRESULT (*GetThreadAppDomain)(PI, ThreadID threadId, AppDomainID *pAppDomainId);  /* 48 */
     void *GetRVAStaticAddress;                                                        /* 49 */
     void *GetAppDomainStaticAddress;                                                  /* 50 */
     void *GetThreadStaticAddress;                                                     /* 51 */
@@ -509,7 +511,9 @@ typedef struct ICorProfilerInfoVtbl {
                                      USHORT *pMajor, USHORT *pMinor, USHORT *pBuild,
                                      USHORT *pQFE, ULONG cchVersion, ULONG *pcchVersion,
                                      WCHAR szVersion[]);                              /* 67 */
-    void *GetThreadStaticAddress2;                                                    /* 68 */
+    HRESULT (*GetThreadStaticAddress2)(PI, ClassID classId, mdFieldDef fieldToken,
+                                       AppDomainID appDomainId, ThreadID threadId,
+                                       void **ppAddress);                             /* 68 */
     void *GetAppDomainsContainingModule;                                              /* 69 */
     void *GetModuleInfo2;                                                             /* 70 */
     /* ICorProfilerInfo4 */
@@ -628,7 +632,8 @@ typedef struct IMetaDataImportVtbl {
     void *EnumPermissionSets;                                                         /* 25 */
     void *FindMember;                                                                 /* 26 */
     void *FindMethod;                                                                 /* 27 */
-    void *FindField;                                                                  /* 28 */
+    HRESULT (*FindField)(MI, mdTypeDef td, const WCHAR *szName, PCCOR_SIGNATURE pvSigBlob,
+                         ULONG cbSigBlob, mdFieldDef *pmb);                           /* 28 */
     void *FindMemberRef;                                                              /* 29 */
     HRESULT (*GetMethodProps)(MI, mdMethodDef mb, mdTypeDef *pClass, WCHAR *szMethod,
                               ULONG cchMethod, ULONG *pchMethod, DWORD *pdwAttr,

@@ -35,6 +35,10 @@ typedef struct cli_selection {
     uint64_t tids[CLI_MAX_TIDS];
     uint32_t ntids;
     uint64_t since, until;    /* ns; until 0: no end */
+    int by_trace;             /* --trace-id: only calls entered under this trace id
+                                 (the thread's latest ACTIVITY record), on every
+                                 thread, with the calls below them */
+    uint8_t trace_id[CT_TRACE_ID_BYTES];
 } cli_selection;
 
 /* What an offline command reads of a trace: the selection, then the tree

@@ -215,6 +215,11 @@ static void each_record(void *c, const ct_rec *rec, const uint8_t *raw, size_t r
  * (their ends pass too) and those open that it left out. */
 typedef struct sel_thread {
     uint64_t passed, skipped;
+    /* --trace-id: the thread's trace id now, and for each call open
+     * whether it passed (a bit each, innermost last). */
+    uint8_t trace[CT_TRACE_ID_BYTES];
+    uint8_t *open;
+    uint64_t depth, cap;
 } sel_thread;
 
 typedef struct sel_state {
@@ -234,10 +239,58 @@ static int tid_selected(const cli_selection *s, uint64_t tid)
     return 0;
 }
 
+static sel_thread *sel_thread_of(sel_state *ss, uint64_t tid)
+{
+    sel_thread *th = ct_table_get(&ss->threads, tid + 1);
+    if (!th) {
+        th = calloc(1, sizeof *th);
+        if (!th || ct_table_put(&ss->threads, tid + 1, th) != 0) {
+            free(th);
+            return NULL;
+        }
+    }
+    return th;
+}
+
+/* --trace-id: an event of a call entered under the trace id (an ENTER when
+ * its thread's trace id is it now; an end when its call's ENTER passed):
+ * -1 out of memory, 0 no, 1 yes. */
+static int trace_selected(sel_state *ss, const ct_rec *rec)
+{
+    sel_thread *th = sel_thread_of(ss, rec->tid);
+    if (!th)
+        return -1;
+    if (rec->type == CT_REC_ACTIVITY) {
+        memcpy(th->trace, rec->trace_id, CT_TRACE_ID_BYTES);
+        return 1;
+    }
+    if (rec->type == CT_REC_ENTER) {
+        if (th->depth == th->cap) {
+            uint64_t cap = th->cap ? 2 * th->cap : 64;
+            uint8_t *more = realloc(th->open, cap);
+            if (!more)
+                return -1;
+            th->open = more;
+            th->cap = cap;
+        }
+        int in = !memcmp(th->trace, ss->sel->trace_id, CT_TRACE_ID_BYTES);
+        th->open[th->depth++] = (uint8_t)in;
+        return in;
+    }
+    /* An end closes the innermost open call (the walk pairs them the same
+     * way when nothing was lost). */
+    return th->depth ? th->open[--th->depth] : 0;
+}
+
 /* Whether rec passes the selection: -1 out of memory, 0 no, 1 yes. */
 static int selected(sel_state *ss, const ct_rec *rec)
 {
     const cli_selection *s = ss->sel;
+    if (rec->type == CT_REC_ACTIVITY) {
+        if (s->by_trace && trace_selected(ss, rec) < 0)
+            return -1;
+        return tid_selected(s, rec->tid);
+    }
     if (rec->type == CT_REC_FUNCTION) {
         if (ss->names) {
             char name[1024];
@@ -257,16 +310,16 @@ static int selected(sel_state *ss, const ct_rec *rec)
         return 0;
     if (ss->names && (uintptr_t)ct_table_get(&ss->fns, rec->key) == 2)
         return 0;
+    if (s->by_trace) {
+        int in = trace_selected(ss, rec);
+        if (in <= 0)
+            return in;
+    }
     if (!ss->times)
         return 1;
-    sel_thread *th = ct_table_get(&ss->threads, rec->tid + 1);
-    if (!th) {
-        th = calloc(1, sizeof *th);
-        if (!th || ct_table_put(&ss->threads, rec->tid + 1, th) != 0) {
-            free(th);
-            return -1;
-        }
-    }
+    sel_thread *th = sel_thread_of(ss, rec->tid);
+    if (!th)
+        return -1;
     if (rec->type == CT_REC_ENTER) {
         int in = rec->time_ns >= s->since && (!s->until || rec->time_ns < s->until);
         if (in)
@@ -288,8 +341,12 @@ static int selected(sel_state *ss, const ct_rec *rec)
 
 static void sel_free(sel_state *ss)
 {
-    for (size_t i = 0; i < ss->threads.cap; i++)
-        free(ss->threads.slots[i].value);
+    for (size_t i = 0; i < ss->threads.cap; i++) {
+        sel_thread *th = ss->threads.slots[i].value;
+        if (th)
+            free(th->open);
+        free(th);
+    }
     ct_table_free(&ss->threads);
     ct_table_free(&ss->fns);
 }
@@ -305,7 +362,7 @@ int cli_trace_each(cli_trace *t, const char *who, int (*fn)(void *ctx, const ct_
     const cli_selection *sel = &reading->sel;
     sel_state ss = {sel, sel->include[0] || sel->exclude[0], sel->since || sel->until,
                     {0}, {0}};
-    int selecting = ss.names || ss.times || sel->ntids;
+    int selecting = ss.names || ss.times || sel->ntids || sel->by_trace;
     ct_filter *filter = NULL;
     if (ct_filter_opts_active(&reading->tree.opts) &&
         !(filter = ct_filter_new(&reading->tree.opts, each_record, &e))) {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end test: one request's calls by its W3C trace id (issue 28).
+#
+# Usage: tests/e2e/run_requests.sh [path/to/libclrtrace.so]
+#
+# tests/targets/Requests (ASP.NET Core, an ActivityListener on
+# "Microsoft.AspNetCore": hosting starts an Activity per request, continuing
+# its traceparent) is recorded (`record -F 'Requests.*'`) while a client
+# (bash's /dev/tcp, one request at a time) sends GET /checkout/11, /22 and /33
+# with traceparent 00-T_k-P_k-01, then GET /quit. Each request's handler
+# awaits (Task.Delay), then runs Price on a thread of its own. Checks:
+#   1. the app answers what its source says ("bill 3N total 300N+7") and
+#      exits 0;
+#   2. `replay --trace-id T_k --ids` shows exactly request k's calls of
+#      Requests.Orders (Quantity, Price, Bill) with their values, worked out
+#      by hand from Program.cs: Quantity(id) = 3 id, Price(qty) = 100 qty + 7,
+#      Bill(qty, price) = "bill qty total price"; none of another request's;
+#   3. every call line it shows carries trace id T_k (the traceparent's), and
+#      they come from at least two threads (the pricer thread is not the
+#      one that began the request);
+#   4. `report --trace-id` counts those calls; an unknown trace id selects
+#      nothing; a malformed one is a usage error (exit 2).
+# With CLRTRACE_ENGINE=il (ilsuite.list) the same checks run on the IL engine.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+ct_setup requests "${1:-}" cli
+
+echo "== building tests/targets/Requests"
+app=$(ct_dotnet_build "$root/tests/targets/Requests" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Requests failed" >&2; exit 2; }
+
+ids=(11 22 33)
+traces=(0af7651916cd43dd8448eb211c80319c 4bf92f3577b34da6a3ce929d0e0e4736 a1b2c3d4e5f60718293a4b5c6d7e8f90)
+parents=(b7ad6b7169203331 00f067aa0ba902b7 1122334455667788)
+
+# req PORT PATH TRACEPARENT: the body of GET PATH (HTTP/1.0, 10 s at most).
+req() {
+    timeout 10 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+        printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\ntraceparent: %s\r\n\r\n" "$2" "$3" >&3
+        sed "1,/^\r\?$/d" <&3' _ "$1" "$2" "$3"
+}
+
+echo "== recorded while serving three requests"
+( timeout -k 5 300 "$ct" record --profiler "$lib" -F 'Requests.*' -o "$work/tr" -- \
+    dotnet "$app" serve "$work/port" >"$work/serve.out" 2>"$work/serve.err"
+  echo $? >"$work/serve.rc" ) 2>/dev/null &
+for ((i = 0; i < 600; i++)); do [[ -s "$work/port" ]] && break; sleep 0.1; done
+port=$(cat "$work/port" 2>/dev/null)
+check "the app serves (a port)" test -n "$port"
+answers=""
+for k in 0 1 2; do
+    answers+="$(req "$port" "/checkout/${ids[k]}" "00-${traces[k]}-${parents[k]}-01")"$'\n'
+done
+answers+="$(req "$port" /quit "")"
+wait
+check_eq "the answers are what Program.cs says" "bill 33 total 3307
+bill 66 total 6607
+bill 99 total 9907
+bye" "$answers"
+check_eq "the app exits 0" 0 "$(cat "$work/serve.rc" 2>/dev/null)"
+
+# calls TRACE-ID: the call lines of Requests.Orders' Quantity, Price and Bill
+# under the trace id, as "TID [IDS] CALL" (time and duration left out).
+calls() {
+    "$ct" replay --ids --no-summary --trace-id "$1" "$work/tr" |
+        awk '$0 !~ /^#/ && /Requests\.Orders\.(Quantity|Price|Bill)\(/ {
+                 tid = $2; sub(/^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mun]?s)? +/, ""); print tid " " $0 }'
+}
+
+for k in 0 1 2; do
+    n=${ids[k]} q=$((3 * ${ids[k]})) p=$((300 * ${ids[k]} + 7))
+    out=$(calls "${traces[k]}")
+    echo "$out" >"$work/calls.$k"
+    check_eq "trace ${traces[k]}: exactly request $n's calls, with their values" \
+        "Requests.Orders.Quantity(int id=$n) -> int $q
+Requests.Orders.Price(int qty=$q) -> int $p
+Requests.Orders.Bill(int qty=$q, int price=$p) -> string \"bill $q total $p\"" \
+        "$(sed 's/^[0-9]* \[[^]]*\] //' <<<"$out")"
+    check_eq "trace ${traces[k]}: each call line carries the traceparent's trace id" 3 \
+        "$(grep -c "^[0-9]* \[${traces[k]}-[0-9a-f]\{16\}\] " <<<"$out")"
+    check "trace ${traces[k]}: the calls come from two threads or more" \
+        test "$(awk '{print $1}' <<<"$out" | sort -u | wc -l)" -ge 2
+done
+
+out=$("$ct" report --trace-id "${traces[1]}" -F 'Requests.Orders.*' "$work/tr" 2>&1)
+check "report --trace-id: one call of Price" \
+    grep -Eq '^ +1 +.*Requests\.Orders\.Price$' <<<"$out"
+check_eq "an unknown trace id selects no call" "" \
+    "$("$ct" replay --no-summary --trace-id ffffffffffffffffffffffffffffffff "$work/tr" | grep -v '^#')"
+"$ct" replay --trace-id 12345 "$work/tr" >/dev/null 2>&1
+check_eq "a malformed trace id is a usage error" 2 "$?"
+
+ct_end run_requests.sh
