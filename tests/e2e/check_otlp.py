@@ -30,6 +30,8 @@ ExportTraceServiceRequest -I tests/otlp` prints for `clrtrace dump --otlp`
       "START END" of the first span of NAME (Unix ns).
   check_otlp.py batches TEXT
       The spans of each ResourceSpans, one number a line.
+  check_otlp.py ids TEXT
+      "NAME TRACE_ID PARENT_SPAN_ID" per span (hex; "-" for no parent).
 """
 import codecs
 import json
@@ -225,6 +227,10 @@ def main(argv):
     if cmd == "batches":
         for n in t.batches:
             print(n)
+        return 0
+    if cmd == "ids":
+        for sp in t.spans:
+            print(get(sp, "name"), get(sp, "trace_id"), get(sp, "parent_span_id") or "-")
         return 0
     for sp in t.spans:
         if get(sp, "name") != argv[3]:

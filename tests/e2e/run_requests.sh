@@ -93,4 +93,21 @@ check_eq "an unknown trace id selects no call" "" \
 "$ct" replay --trace-id 12345 "$work/tr" >/dev/null 2>&1
 check_eq "a malformed trace id is a usage error" 2 "$?"
 
+# The OTLP export (issue 28): each request's Quantity, Price and Bill spans
+# carry its traceparent's trace id, under the request's Activity (a parent
+# span id that is not the traceparent's: the server span ASP.NET Core made).
+if command -v protoc >/dev/null; then
+    "$ct" dump --otlp "$work/tr" >"$work/spans.pb"
+    protoc --decode=opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest \
+        -I "$root/tests/otlp" opentelemetry/proto/collector/trace/v1/trace_service.proto \
+        <"$work/spans.pb" >"$work/spans.txt" 2>"$work/protoc.err"
+    python3 "$here/check_otlp.py" ids "$work/spans.txt" >"$work/spans.ids"
+    for k in 0 1 2; do
+        check_eq "OTLP: request ${ids[k]}'s three spans in its trace ${traces[k]}" 3 \
+            "$(grep -cE "^Requests\.Orders\.(Quantity|Price|Bill) ${traces[k]} [0-9a-f]{16}$" "$work/spans.ids")"
+    done
+    check_eq "OTLP: no span of the requests under the traceparent's own span id" 0 \
+        "$(grep -cE " (${parents[0]}|${parents[1]}|${parents[2]})$" "$work/spans.ids")"
+fi
+
 ct_end run_requests.sh

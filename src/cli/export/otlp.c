@@ -43,6 +43,7 @@
 
 #include "export.h"
 #include "pb.h"
+#include "base/table.h"
 #include "cli/input/input.h"
 
 /* stdout is written in blocks of this size. */
@@ -571,13 +572,55 @@ static int to_endpoint(void *ctx, const uint8_t *req, size_t len, uint32_t spans
     return 0;
 }
 
+/* The trace's own ids (format 2.8): each thread's latest ACTIVITY record
+ * gives the calls it enters their trace id and the Activity's span. */
+static int activity_record(void *ctx, const ct_rec *rec)
+{
+    if (rec->type != CT_REC_ACTIVITY)
+        return 0;
+    ct_table *threads = ctx;
+    uint8_t *ids = ct_table_get(threads, rec->tid + 1);
+    if (!ids) {
+        if (!(ids = malloc(CT_ACTIVITY_ID_BYTES)))
+            return -1;
+        if (ct_table_put(threads, rec->tid + 1, ids) != 0) {
+            free(ids);
+            return -1;
+        }
+    }
+    memcpy(ids, rec->trace_id, CT_TRACE_ID_BYTES);
+    memcpy(ids + CT_TRACE_ID_BYTES, rec->span_id, CT_SPAN_ID_BYTES);
+    return 0;
+}
+
+static int activity_ids(void *ctx, uint64_t tid, const ct_rec *enter, cli_otlp_ids *ids)
+{
+    (void)enter;
+    const uint8_t *have = ct_table_get(ctx, tid + 1);
+    if (have) {
+        memcpy(ids->trace_id, have, CT_TRACE_ID_BYTES);
+        memcpy(ids->activity_span_id, have + CT_TRACE_ID_BYTES, CT_SPAN_ID_BYTES);
+    }
+    return 0;
+}
+
+static void free_value(void *ctx, ct_key key, void *value)
+{
+    (void)ctx, (void)key;
+    free(value);
+}
+
 int cli_dump_otlp(cli_trace *t, const cli_otlp_opts *o)
 {
     static char obuf[OTLP_STDOUT_BUFFER];
     if (!o->endpoint)
         setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    /* Without ids of the caller's, the trace's own (ACTIVITY records). */
+    ct_table threads = {0};
+    cli_otlp_source own = {activity_record, activity_ids, &threads};
     cli_otlp *x = cli_otlp_new(&t->reader.header, o->max_spans,
-                               o->endpoint ? to_endpoint : to_stdout, (void *)o->endpoint, o->ids);
+                               o->endpoint ? to_endpoint : to_stdout, (void *)o->endpoint,
+                               o->ids ? o->ids : &own);
     if (!x) {
         fprintf(stderr, "clrtrace dump: out of memory\n");
         return 1;
@@ -585,6 +628,8 @@ int cli_dump_otlp(cli_trace *t, const cli_otlp_opts *o)
     int rc = cli_trace_each(t, "dump", cli_otlp_record, x);
     uint64_t spans = 0, batches = 0;
     int end = cli_otlp_end(x, &spans, &batches);
+    ct_table_each(&threads, free_value, NULL);
+    ct_table_free(&threads);
     if (end == -1 && rc == 0)
         fprintf(stderr, "clrtrace dump: out of memory\n");
     if (end != 0)
