@@ -41,6 +41,10 @@
 # objects down) and the same one false ("Lyon": nothing recorded); the
 # ratios side by side. BENCH_ONLY=when runs this part alone.
 #
+# Trace ids (issue 28, BENCH_ONLY=ids): full capture to a binary trace with
+# the Activity's ids read at each call (the default) and without
+# (CLRTRACE_IDS=0), and the fast path both ways, measured in turn.
+#
 # Also: start-up of a traced "hello" against untraced (wall time, best of
 # BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
 # capture, binary) against untraced.
@@ -140,6 +144,29 @@ bench_when() {
 }
 if [[ "${BENCH_ONLY:-}" == when ]]; then
     bench_when
+    exit 0
+fi
+# Trace ids: the same modes with and without the Activity's ids.
+bench_ids() {
+    measure ids_untraced "$full_calls"
+    local k
+    for ((k = 0; k < 2; k++)); do
+        measure "ids_full_$k" "$full_calls" "${profiled[@]}" "CLRTRACE_IDS=$((1 - k))" \
+            "CLRTRACE_TRACE=$tmp/ids_full_$k.clrt"
+        measure "ids_fast_$k" "$calls" "${profiled[@]}" "CLRTRACE_IDS=$((1 - k))" CLRTRACE_NO_ARGS=1 \
+            "CLRTRACE_TRACE=$tmp/ids_fast_$k.clrt"
+    done
+    echo
+    echo "== trace ids (the Activity's, read at each call), ns/call, best of $repeats"
+    awk -v u="${ns[ids_untraced]}" -v f1="${ns[ids_full_0]}" -v f0="${ns[ids_full_1]}" \
+        -v q1="${ns[ids_fast_0]}" -v q0="${ns[ids_fast_1]}" 'BEGIN {
+        printf "untraced %.1f\n", u
+        printf "full capture, binary: ids %.1f, no ids %.1f: +%.1f ns/call (%.2fx)\n", f1, f0, f1 - f0, f1 / f0
+        printf "fast path:            ids %.1f, no ids %.1f: +%.1f ns/call (%.2fx)\n", q1, q0, q1 - q0, q1 / q0
+    }'
+}
+if [[ "${BENCH_ONLY:-}" == ids ]]; then
+    bench_ids
     exit 0
 fi
 # traced NAME CALLS VAR=VALUE...: the mode with this build, then (with
