@@ -116,6 +116,10 @@ typedef struct cli_offline {
     int help;                 /* -h/--help: only the usage is wanted */
     ct_render_opts render;    /* replay, report: what is printed */
     const char *diff;         /* report --diff A: the trace compared with */
+    int by_trace;             /* report --by-trace: the table of trace ids */
+    const char *table_option; /* report: the last option given of the function
+                                 table's (--sort, --percent, ...), which
+                                 --by-trace does not take */
     cli_dump_opts dump;       /* dump */
 } cli_offline;
 

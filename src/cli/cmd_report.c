@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "views/bytrace.h"
 
 static void usage(FILE *to)
 {
@@ -14,6 +15,7 @@ static void usage(FILE *to)
         "usage: clrtrace report [--sort KEY] [-n N] [--percent] [--stats]\n"
         "                       [--jit] [--params] [selection] [filters] DIR\n"
         "       clrtrace report --diff A [-n N] [--params] [selection] [filters] B\n"
+        "       clrtrace report --by-trace [-n N] [selection] [filters] DIR\n"
         "\n"
         "Prints the summary of the trace in DIR (written by `clrtrace record -o DIR`;\n"
         "DIR may also be the trace file itself): the program's header line, then one\n"
@@ -42,6 +44,12 @@ static void usage(FILE *to)
         "                and self time of both and the change of total, largest\n"
         "                change first; -n, --params and the selection and filters\n"
         "                apply to both\n"
+        "  --by-trace    instead of the functions, the W3C trace ids the calls were\n"
+        "                made under (the program's Activity), slowest first: per trace\n"
+        "                id its calls, WALL (its first call's enter to its last call's\n"
+        "                end, across threads), OUTERMOST (the sum of its outermost\n"
+        "                calls' durations) and the threads it ran on; the calls under\n"
+        "                no Activity last, as '-'; -n keeps the first N trace ids\n"
         "  --pid N|all   the process N of a recorded process tree, or each in turn\n"
         "                (default: the process the launcher started)\n"
         "filters (the table then counts only the calls shown):\n"
@@ -195,6 +203,114 @@ static int report_diff(const cli_offline *o)
     return rc;
 }
 
+/* ------------------------------------------------------- --by-trace */
+
+/* Threads a row names; past them "+N". */
+#define BY_TRACE_TIDS_SHOWN 8
+
+static void to_stdout(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    fwrite(text, 1, len, stdout);
+}
+
+static int bytrace_feed(void *b, const ct_rec *rec)
+{
+    return ct_bytrace_record(b, rec);
+}
+
+static void bytrace_row(const ct_bytrace_row *r)
+{
+    char id[2 * CT_TRACE_ID_BYTES + 1] = "-", wall[32], outer[32];
+    if (!ct_bytrace_row_none(r))
+        ct_trace_id_text(r->trace_id, id);
+    ct_format_duration(r->last_ns - r->first_ns, wall, sizeof wall);
+    ct_format_duration(r->outer_ns, outer, sizeof outer);
+    printf("%-32s %8llu %10s %10s  ", id, (unsigned long long)r->calls, wall, outer);
+    for (uint32_t i = 0; i < r->ntids && i < BY_TRACE_TIDS_SHOWN; i++)
+        printf("%s%llu", i ? " " : "", (unsigned long long)r->tids[i]);
+    if (r->ntids > BY_TRACE_TIDS_SHOWN)
+        printf(" +%u", (unsigned)(r->ntids - BY_TRACE_TIDS_SHOWN));
+    printf("\n");
+}
+
+/* report --by-trace of the trace at path. */
+static int by_trace_one(const cli_offline *o, const char *path)
+{
+    cli_trace t;
+    if (cli_trace_open_pid(&t, "report", path, o->pid) != 0)
+        return 1;
+    t.filter = &o->reading;
+    ct_render_opts head = {.lines = 0, .summary = 0};
+    ct_render *r = ct_render_new(&head, to_stdout, NULL);
+    ct_bytrace *b = ct_bytrace_new();
+    if (!r || !b) {
+        ct_render_free(r);
+        ct_bytrace_free(b);
+        cli_trace_close(&t);
+        fprintf(stderr, "clrtrace report: out of memory\n");
+        return 1;
+    }
+    ct_render_header(r, &t.reader.header); /* the first header line, as report's */
+    ct_render_free(r);
+    int rc = cli_trace_each(&t, "report", bytrace_feed, b);
+    if (ct_bytrace_finish(b) != 0) {
+        fprintf(stderr, "clrtrace report: out of memory\n");
+        rc = 1;
+    }
+    size_t n;
+    const ct_bytrace_row *rows = ct_bytrace_rows(b, &n);
+    uint64_t ids = 0, under = 0, none = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ct_bytrace_row_none(&rows[i])) {
+            none += rows[i].calls;
+        } else {
+            ids++;
+            under += rows[i].calls;
+        }
+    }
+    printf("# by trace: %llu trace %s, %llu %s under them, %llu under no Activity\n",
+           (unsigned long long)ids, ids == 1 ? "id" : "ids", (unsigned long long)under,
+           under == 1 ? "call" : "calls", (unsigned long long)none);
+    printf("# %-30s %8s %10s %10s  %s\n", "TRACE ID", "CALLS", "WALL", "OUTERMOST", "THREADS");
+    uint32_t top = o->render.top;
+    for (size_t i = 0, shown = 0; i < n; i++) {
+        if (ct_bytrace_row_none(&rows[i]) || !top || shown++ < top)
+            bytrace_row(&rows[i]);
+    }
+    ct_bytrace_free(b);
+    cli_trace_close(&t);
+    if (fflush(stdout) != 0) {
+        perror("clrtrace: stdout");
+        return 1;
+    }
+    return rc;
+}
+
+/* report --by-trace: the root process's trace, one process's (--pid N) or
+ * each in turn (--pid all). */
+static int report_by_trace(const cli_offline *o)
+{
+    if (!cli_is_dir(o->trace) || o->pid != CLI_PID_ALL)
+        return by_trace_one(o, o->trace);
+    int n, rc = 0;
+    cli_proc *procs = cli_trace_list(o->trace, &n);
+    if (n <= 0) {
+        fprintf(stderr, "clrtrace report: no trace in %s\n", o->trace);
+        free(procs);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i)
+            printf("\n");
+        int r = by_trace_one(o, procs[i].path);
+        if (r)
+            rc = r;
+    }
+    free(procs);
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     cli_offline o;
@@ -204,5 +320,7 @@ int cmd_report(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (o.by_trace)
+        return report_by_trace(&o);
     return o.diff ? report_diff(&o) : cli_render(&o);
 }

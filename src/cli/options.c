@@ -265,7 +265,15 @@ static int replay_option(cli_offline *o, int argc, char **argv, int *i)
 static int report_option(cli_offline *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (!strcmp(a, "--percent")) {
+    /* The options of the function table, which --by-trace does not print. */
+    static const char *const k_table[] = { "--percent", "--diff", "--jit", "--stats",
+                                           "--params", "--sort" };
+    for (size_t k = 0; k < sizeof k_table / sizeof *k_table; k++)
+        if (!strcmp(a, k_table[k]))
+            o->table_option = k_table[k];
+    if (!strcmp(a, "--by-trace")) {
+        o->by_trace = 1;
+    } else if (!strcmp(a, "--percent")) {
         o->render.percent = 1;
     } else if (!strcmp(a, "--diff")) {
         if (!val) {
@@ -314,6 +322,17 @@ static int report_option(cli_offline *o, int argc, char **argv, int *i)
         return 0;
     }
     return 1;
+}
+
+/* What report's options ask for together: 0, or -1 after one line. */
+static int report_check(const cli_offline *o)
+{
+    if (o->by_trace && o->table_option) {
+        fprintf(stderr, "clrtrace report: %s does not go with --by-trace (try --help)\n",
+                o->table_option);
+        return -1;
+    }
+    return 0;
 }
 
 /* dump's usage errors: "clrtrace dump: WHAT (try --help)". */
@@ -422,7 +441,7 @@ typedef struct offline_command {
 
 static const offline_command k_offline[] = {
     {"replay", 1, 1, replay_option, NULL},
-    {"report", 1, 1, report_option, NULL},
+    {"report", 1, 1, report_option, report_check},
     {"dump", 1, 0, dump_option, dump_check},
     {"info", 0, 1, NULL, NULL},
 };

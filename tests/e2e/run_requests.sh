@@ -19,7 +19,12 @@
 #      they come from at least two threads (the pricer thread is not the
 #      one that began the request);
 #   4. `report --trace-id` counts those calls; an unknown trace id selects
-#      nothing; a malformed one is a usage error (exit 2).
+#      nothing; a malformed one is a usage error (exit 2);
+#   5. `report --by-trace` lists the three trace ids with 3 calls each
+#      (Quantity, Price, Bill), slowest first, and the calls under no
+#      Activity in a last row `-`;
+#   6. `dump --chrome` and `dump --perfetto` (decoded by protoc) carry each
+#      of those calls' trace id (T_k) and span id as args/annotations.
 # With CLRTRACE_ENGINE=il (ilsuite.list) the same checks run on the IL engine.
 set -uo pipefail
 
@@ -93,6 +98,82 @@ check_eq "an unknown trace id selects no call" "" \
 "$ct" replay --trace-id 12345 "$work/tr" >/dev/null 2>&1
 check_eq "a malformed trace id is a usage error" 2 "$?"
 
+# report --by-trace (issue 28): one row per trace id, slowest first, the
+# calls under no Activity last. Kept to Quantity, Price and Bill, each
+# request's row has exactly its three calls, on two threads or more (Price
+# runs on the pricer thread), and a wall time (Quantity's enter to Bill's
+# end) of 10 ms or more (Checkout awaits Task.Delay(10) between them) that
+# holds its outermost calls' time (the three, one after the other).
+orders=(-F Requests.Orders.Quantity -F Requests.Orders.Price -F Requests.Orders.Bill)
+# ns DURATION-TEXT: "14.3 ms" -> 14300000.
+ns() { awk -v v="$1" -v u="$2" 'BEGIN { m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1
+                                       printf "%.0f\n", v * m }'; }
+"$ct" report --by-trace "${orders[@]}" "$work/tr" >"$work/bytrace.orders" 2>&1
+rows=$(grep -v '^#' "$work/bytrace.orders")
+check_eq "report --by-trace: the three requests' trace ids, 3 calls each, none under no Activity" \
+    "$(printf '%s 3\n' "${traces[@]}" | sort)" "$(awk '{print $1, $2}' <<<"$rows" | sort)"
+check "report --by-trace: its count line" \
+    grep -qx '# by trace: 3 trace ids, 9 calls under them, 0 under no Activity' "$work/bytrace.orders"
+for k in 0 1 2; do
+    row=$(grep "^${traces[k]} " <<<"$rows")
+    read -r _ _ wv wu ov ou tids <<<"$row"
+    check "report --by-trace: ${traces[k]} ran on two threads or more" \
+        test "$(wc -w <<<"$tids")" -ge 2
+    check "report --by-trace: ${traces[k]}'s wall time >= 10 ms (Task.Delay(10)): $wv $wu" \
+        test "$(ns "$wv" "$wu")" -ge 10000000
+    check "report --by-trace: ${traces[k]}'s outermost calls' time ($ov $ou) within its wall time" \
+        test "$(ns "$ov" "$ou")" -gt 0 -a "$(ns "$ov" "$ou")" -le "$(ns "$wv" "$wu")"
+done
+walls=$(while read -r _ _ wv wu _; do ns "$wv" "$wu"; done <<<"$rows")
+check "report --by-trace: three rows, slowest first" \
+    test "$(grep -c . <<<"$walls")" = 3 -a "$(sort -rn <<<"$walls")" = "$walls"
+"$ct" report --by-trace "$work/tr" >"$work/bytrace.all" 2>&1
+all=$(grep -v '^#' "$work/bytrace.all")
+check "report --by-trace: the calls under no Activity (Main, the host's) are the last row" \
+    awk 'END { exit !($1 == "-" && $2 > 0) }' <<<"$all"
+for k in 0 1 2; do
+    check_eq "report --by-trace: ${traces[k]}'s calls = report --trace-id's" \
+        "$("$ct" report --trace-id "${traces[k]}" "$work/tr" | sed -n 's/^# summary: \([0-9]*\) call.*/\1/p')" \
+        "$(awk -v t="${traces[k]}" '$1 == t { print $2 }' <<<"$all")"
+done
+check_eq "report --by-trace -n 2: two trace ids, then the row of no Activity" \
+    "$(awk 'NR <= 2 { print $1 } END { print "-" }' <<<"$all")" \
+    "$("$ct" report --by-trace -n 2 "$work/tr" | grep -v '^#' | awk '{ print $1 }')"
+"$ct" report --by-trace --sort calls "$work/tr" >/dev/null 2>"$work/bytrace.err"
+check_eq "report --by-trace --sort: a usage error" \
+    "2 clrtrace report: --sort does not go with --by-trace (try --help)" "$? $(cat "$work/bytrace.err")"
+
+# dump --chrome and --perfetto (issue 28): each call of Quantity, Price and
+# Bill carries its request's trace id (and a span id) as an arg/annotation.
+# ids_of: "NAME RETURN TRACE-ID SPAN-ID-DIGITS" of check_chrome.py's or
+# check_perfetto.py's "TID NAME ARGS" lines, sorted.
+ids_of() {
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    tid, name, args = line.rstrip("\n").split(" ", 2)
+    a = json.loads(args)
+    print(name.rsplit(".", 1)[1], a.get("return", "?").strip("\""), a.get("trace_id", "-"),
+          len(a.get("span_id", "")))' | sort
+}
+expected_ids=$(for k in 0 1 2; do
+    n=${ids[k]} q=$((3 * ${ids[k]})) p=$((300 * ${ids[k]} + 7))
+    echo "Quantity $q ${traces[k]} 16"
+    echo "Price $p ${traces[k]} 16"
+    echo "Bill bill $q total $p ${traces[k]} 16"
+done | sort)
+"$ct" dump --chrome "${orders[@]}" "$work/tr" >"$work/orders.json" 2>"$work/orders.json.err"
+check "dump --chrome: valid JSON, with trace_id args" \
+    bash -c 'python3 "$1" validate "$2" && grep -q "\"trace_id\":" "$2"' _ "$here/check_chrome.py" "$work/orders.json"
+check_eq "dump --chrome: each call's args carry its request's trace_id and a span_id" \
+    "$expected_ids" "$(python3 "$here/check_chrome.py" calls "$work/orders.json" | ids_of)"
+check "dump --chrome: no trace_id on a call under no Activity (Main), one on the requests'" \
+    python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"]
+sys.exit(not (any(e["name"] == "Requests.Program.Main" and "trace_id" not in e["args"] for e in ev)
+              and any("trace_id" in e["args"] for e in ev)))' <("$ct" dump --chrome "$work/tr")
+
 # The OTLP export (issue 28): each request's Quantity, Price and Bill spans
 # carry its traceparent's trace id, under the request's Activity (a parent
 # span id that is not the traceparent's: the server span ASP.NET Core made).
@@ -108,6 +189,15 @@ if command -v protoc >/dev/null; then
     done
     check_eq "OTLP: no span of the requests under the traceparent's own span id" 0 \
         "$(grep -cE " (${parents[0]}|${parents[1]}|${parents[2]})$" "$work/spans.ids")"
+
+    "$ct" dump --perfetto "${orders[@]}" "$work/tr" >"$work/orders.pftrace"
+    protoc --proto_path="$here" --decode=perfetto.protos.Trace perfetto_subset.proto \
+        <"$work/orders.pftrace" >"$work/orders.pf.txt" 2>"$work/orders.pf.err"
+    check "dump --perfetto: protoc decodes it, slices paired, trace_id annotations" \
+        bash -c 'python3 "$1" validate "$2" && grep -q "name: \"trace_id\"" "$2"' _ \
+        "$here/check_perfetto.py" "$work/orders.pf.txt"
+    check_eq "dump --perfetto: each call's annotations carry its request's trace_id and a span_id" \
+        "$expected_ids" "$(python3 "$here/check_perfetto.py" calls "$work/orders.pf.txt" | ids_of)"
 fi
 
 ct_end run_requests.sh

@@ -58,6 +58,7 @@ static void test_report_filled(void **state)
     assert_true(o.render.summary);
     assert_false(o.render.lines);
     assert_null(o.diff);
+    assert_false(o.by_trace);
     const cli_selection *s = &o.reading.sel;
     assert_string_equal(s->include, "Demo.*:App.*");
     assert_string_equal(s->exclude, "*Tick");
@@ -70,6 +71,21 @@ static void test_report_filled(void **state)
     assert_int_equal(f->depth, 2);
     assert_int_equal(f->min_time_ns, 5000);
     assert_string_equal(f->trigger, "Main");
+}
+
+static void test_report_by_trace(void **state)
+{
+    (void)state;
+    static cli_offline o;
+    const char *argv[] = {"report", "--by-trace", "-n", "5", "--trace-id",
+                          "4bf92f3577b34da6a3ce929d0e0e4736", "-F", "Shop.*", "dir"};
+    assert_int_equal(parse(&o, "report", ARGC(argv), argv), 0);
+    assert_string_equal(g_err, "");
+    assert_true(o.by_trace);
+    assert_null(o.table_option);
+    assert_int_equal(o.render.top, 5);
+    assert_true(o.reading.sel.by_trace);
+    assert_string_equal(o.reading.sel.include, "Shop.*");
 }
 
 static void test_replay_and_dump_filled(void **state)
@@ -144,6 +160,12 @@ static void test_errors(void **state)
          "clrtrace replay: -F needs a pattern without ':' (patterns together at most 4095 "
          "characters)\n"},
         {"replay", {"replay", "dir", "-N"}, "clrtrace replay: -N needs a value (try --help)\n"},
+        {"report", {"report", "--by-trace", "--sort", "calls", "dir"},
+         "clrtrace report: --sort does not go with --by-trace (try --help)\n"},
+        {"report", {"report", "--percent", "--by-trace", "dir"},
+         "clrtrace report: --percent does not go with --by-trace (try --help)\n"},
+        {"replay", {"replay", "--by-trace", "dir"},
+         "clrtrace replay: unknown option '--by-trace' (try --help)\n"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         int argc = 0;
@@ -158,6 +180,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_report_filled),
+        cmocka_unit_test(test_report_by_trace),
         cmocka_unit_test(test_replay_and_dump_filled),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_errors),

@@ -6,6 +6,9 @@
  *   {"name":"thread_name","ph":"M","pid":4242,"tid":4242,"args":{"name":"thread 4242"}},
  *   {"name":"Demo.Shapes.Scale","cat":"clrtrace","ph":"X","ts":34.102,"dur":0.812,
  *    "pid":4242,"tid":4242,"args":{"p":"{X=1, Y=2}","k":"1.5","return":"{X=1.5, Y=3}"}},
+ *   {"name":"Shop.Orders.Price","cat":"clrtrace","ph":"X","ts":51.2,"dur":3.1,"pid":4242,
+ *    "tid":4250,"args":{"qty":"33","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736",
+ *    "span_id":"00f067aa0ba902b7","return":"3307"}},
  *   ...
  *   ],
  *   "displayTimeUnit":"ns",
@@ -16,7 +19,9 @@
  * trace started, with the nanoseconds as three decimals. The walk (calls.c)
  * keeps each thread's open calls; this file keeps, for each open call, the
  * text of its arguments, formatted at its ENTER by the symbol table exactly
- * as the text log formats them. Nothing else of the trace is held. */
+ * as the text log formats them, and the W3C trace id and span id of the
+ * Activity current on its thread then (args "trace_id" and "span_id", when
+ * it entered under one: cli_call_ids). Nothing else of the trace is held. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,7 +37,7 @@
 
 /* Keys the args object uses itself; an argument of that name gets "#N". */
 static const char *const k_reserved[] = { "return", "exception", "tailcall", "unfinished",
-                                          "arguments" };
+                                          "arguments", "trace_id", "span_id" };
 
 /* The argument text of one thread's open calls: per call, from its frame's
  * aux to the next call's, pairs of (u32 length, key bytes, u32 length,
@@ -187,6 +192,20 @@ int cli_call_args(ct_symbols *sym, const ct_function *fn, const ct_rec *rec, cha
     return 0;
 }
 
+int cli_call_ids(const uint8_t *ids,
+                 int (*emit)(void *ctx, const char *key, size_t klen, const char *val,
+                             size_t vlen),
+                 void *ctx)
+{
+    if (ct_activity_none(ids))
+        return 0;
+    char trace[2 * CT_TRACE_ID_BYTES + 1], span[2 * CT_SPAN_ID_BYTES + 1];
+    ct_trace_id_text(ids, trace);
+    ct_span_id_text(ids + CT_TRACE_ID_BYTES, span);
+    int rc = emit(ctx, "trace_id", 8, trace, 2 * CT_TRACE_ID_BYTES);
+    return rc ? rc : emit(ctx, "span_id", 7, span, 2 * CT_SPAN_ID_BYTES);
+}
+
 /* The open call's pairs so far (from `from`, its first, to the end). */
 typedef struct call_pairs {
     thread_args *a;
@@ -220,7 +239,9 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
         return -1; /* its thread_args could not be made */
     f->aux = a->len;
     call_pairs p = { a, a->len };
-    return cli_call_args(w->sym, f->fn, rec, c->val, pair_taken, pair_append, &p);
+    if (cli_call_args(w->sym, f->fn, rec, c->val, pair_taken, pair_append, &p) != 0)
+        return -1;
+    return cli_call_ids(t->ids, pair_append, &p);
 }
 
 static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,

@@ -179,14 +179,26 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o);
  * the parameters; nothing for a function traced without values. The key is
  * the argument's name in its label ("double k=" -> "k"), "argN" when it has
  * none, "name#N" when it is a key of our own (return, exception, tailcall,
- * unfinished, arguments) or taken(ctx, key) says an earlier argument of the
- * call has it. val: CHROME_ARGS_MAX + 1 bytes of scratch. Returns 0 or
+ * unfinished, arguments, trace_id, span_id) or taken(ctx, key) says an
+ * earlier argument of the call has it. val: CHROME_ARGS_MAX + 1 bytes of scratch. Returns 0 or
  * emit's non-zero. */
 int cli_call_args(ct_symbols *sym, const ct_function *fn, const ct_rec *rec, char *val,
                   int (*taken)(void *ctx, const char *key),
                   int (*emit)(void *ctx, const char *key, size_t klen, const char *val,
                               size_t vlen),
                   void *ctx);
+
+/* The W3C ids of the Activity a call entered under (ids: its thread's
+ * ct_walk_thread.ids at its ENTER) as --chrome's args and --perfetto's
+ * debug annotations show them: emit(ctx, "trace_id", 32 lowercase hex
+ * digits) then emit(ctx, "span_id", 16), the Activity's own span id;
+ * nothing when the call entered under no Activity. Arguments of those names
+ * are "trace_id#N", "span_id#N" (cli_call_args). Returns 0 or emit's
+ * non-zero. */
+int cli_call_ids(const uint8_t *ids,
+                 int (*emit)(void *ctx, const char *key, size_t klen, const char *val,
+                             size_t vlen),
+                 void *ctx);
 
 /* clrtrace dump --chrome: Chrome Trace Event Format JSON on stdout.
  * Returns 0, or 1 after one error line (the JSON is complete even then). */

@@ -16,8 +16,9 @@
  *     thread_name}};
  *   per call, TYPE_SLICE_BEGIN at its enter and TYPE_SLICE_END at its end on
  *     its thread's track, with SEQ_NEEDS_INCREMENTAL_STATE: the begin has
- *     name_iid and the arguments, the end the return value ("return", "at
- *     return"), the exception, or tailcall/unfinished: true, all as debug
+ *     name_iid, the arguments and, for a call entered under an Activity,
+ *     its "trace_id" and "span_id" (cli_call_ids); the end has the return
+ *     value ("return", "at return"), the exception, or tailcall/unfinished: true, all as debug
  *     annotations with the text --chrome's args have (cli_call_args).
  *     Function and annotation names are interned (InternedData event_names
  *     and debug_annotation_names), each in the packet that first uses it.
@@ -362,7 +363,8 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
         return p->oom = -1;
     pb_uint(&p->pkt, F_EVENT_NAME_IID, iid);
     p->keys_len = 0;
-    if (cli_call_args(w->sym, f->fn, rec, p->val, key_taken, arg_annotation, p) != 0)
+    if (cli_call_args(w->sym, f->fn, rec, p->val, key_taken, arg_annotation, p) != 0 ||
+        cli_call_ids(t->ids, arg_annotation, p) != 0)
         return p->oom = -1;
     event_end(p);
     return packet_end(p);
