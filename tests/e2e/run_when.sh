@@ -187,6 +187,16 @@ check "attach: Audit of order 2 traced" has "$work/attach.txt" 'Shop.Orders.Audi
 check "attach, malformed: exit 2" test "$rc" -eq 2
 check "attach, malformed: one line with the offset" grep -qx "clrtrace record: --when 'Shop.Orders.Place: order.Total >': expected a literal after '>', not the end at offset 32" "$work/attach2.err"
 check "attach, malformed: nothing recorded" test ! -e "$work/attached2/trace.clrt"
+# A name no matching method has, under -p (the CLI cannot read the running
+# program's assembly): the profiler's note goes to clrtrace, after its
+# detach line, not to the service's stderr (the process is left untouched).
+"$ct" record --profiler "$lib" -o "$work/attached3" -p "$spid" -d 1s -F 'Shop.Orders.*' \
+    --when 'Shop.Orders.Place: ordr.Total > 1' > "$work/attach3.out" 2> "$work/attach3.err"; rc=$?
+check "attach, a name Place lacks: exit 0" test "$rc" -eq 0
+check "attach, a name Place lacks: clrtrace says so after its detach line" grep -qx \
+    "clrtrace record: --when 'Shop.Orders.Place: ordr.Total > 1': Shop.Orders.Place has no parameter 'ordr': its calls are not recorded" \
+    "$work/attach3.err"
+check_eq "attach: nothing of clrtrace's on the service's stderr" "" "$(cat "$work/serve.err")"
 kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 
 # A real program no one here wrote: the SDK's C# compiler (csc.dll) on a

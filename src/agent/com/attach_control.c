@@ -37,6 +37,7 @@
 #include "format/expr.h"
 #include "format/settings.h"
 #include "agent/core/budget.h"
+#include "agent/model/when.h"
 #include "agent/engines/il/ilprobe.h"
 
 /* The control socket: in the abstract namespace (g_listen), and its file
@@ -220,6 +221,7 @@ static void session(int fd)
     free(kept);
     kept = r.buf;
     r.buf = NULL;
+    ct_when_keep_notes(1);
     if (ct_profiler_session_start(&cfg, text_fd, bin_fd, why, sizeof why) != 0) {
         answer(fd, "error %s\n", why);
         goto out;
@@ -272,8 +274,12 @@ static void session(int fd)
     ct_il_attach_report(notes, sizeof notes);
     ct_il_attach_revert(&ms);
     ct_profiler_session_stop();
-    /* The budget's doings, once the writer finished (budget.h). */
+    /* The conditions' and chosen values' notes (when.h), then the budget's
+     * doings, once the writer finished (budget.h). */
     size_t used = strlen(notes);
+    if (used + 2 < sizeof notes)
+        ct_when_notes(notes + used, sizeof notes - used);
+    used = strlen(notes);
     if (used + 2 < sizeof notes) {
         ct_budget_report(notes + used, sizeof notes - used - 1);
         if (notes[used])

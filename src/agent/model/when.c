@@ -2,6 +2,7 @@
 #include "when.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,52 @@
 #include "registry.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Under attach the process's stderr is its own: the binding's notes are
+ * kept for the CLI instead (ct_when_notes), the first CT_WHEN_NOTES_BYTES
+ * of them. */
+static int g_notes_kept;
+static char g_notes[CT_WHEN_NOTES_BYTES];
+static size_t g_notes_len;
+
+/* One note about a condition or a chosen value that cannot be bound (called
+ * with g_lock held). */
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (!g_notes_kept) {
+        fprintf(stderr, "clrtrace: %s\n", line);
+        return;
+    }
+    size_t n = strlen(line);
+    if (g_notes_len + n + 2 < sizeof g_notes) {
+        memcpy(g_notes + g_notes_len, line, n);
+        g_notes[g_notes_len + n] = '\n';
+        g_notes_len += n + 1;
+        g_notes[g_notes_len] = '\0';
+    }
+}
+
+void ct_when_keep_notes(int keep)
+{
+    pthread_mutex_lock(&g_lock);
+    g_notes_kept = keep;
+    g_notes_len = 0;
+    g_notes[0] = '\0';
+    pthread_mutex_unlock(&g_lock);
+}
+
+void ct_when_notes(char *out, size_t cap)
+{
+    pthread_mutex_lock(&g_lock);
+    snprintf(out, cap, "%s", g_notes);
+    pthread_mutex_unlock(&g_lock);
+}
 /* This trace's conditions (parsed into permanent memory; a later session
  * parses again into new memory: rewritten code may still name the old). */
 static const ct_expr *g_exprs[CT_WHEN_MAX];
@@ -128,15 +175,15 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
                 arg = CT_WHEN_NO_ARG;
                 pthread_mutex_lock(&g_lock);
                 if (out)
-                    fprintf(stderr, "clrtrace: --when '%s': '%s' is an out parameter of %s (known "
-                            "at its return; conditions decide at entry): its calls are not "
-                            "recorded\n", g_texts[match[j]], first, f->name);
+                    note("--when '%s': '%s' is an out parameter of %s (known at its return; "
+                         "conditions decide at entry): its calls are not recorded",
+                         g_texts[match[j]], first, f->name);
                 else if (p->root == CT_XROOT_THIS)
-                    fprintf(stderr, "clrtrace: --when '%s': %s is static (no 'this'): its calls "
-                            "are not recorded\n", g_texts[match[j]], f->name);
+                    note("--when '%s': %s is static (no 'this'): its calls are not recorded",
+                         g_texts[match[j]], f->name);
                 else
-                    fprintf(stderr, "clrtrace: --when '%s': %s has no parameter '%s': its calls "
-                            "are not recorded\n", g_texts[match[j]], f->name, first);
+                    note("--when '%s': %s has no parameter '%s': its calls are not recorded",
+                         g_texts[match[j]], f->name, first);
                 pthread_mutex_unlock(&g_lock);
             }
             c->paths[pi].arg = arg;
@@ -253,9 +300,9 @@ const ct_chosen_fn *ct_chosen_bind(const ct_mapped_fn *f, int ret)
             arg = arg_named(f, ct_expr_seg(e, p, 0));
             if (arg == CT_WHEN_NO_ARG) {
                 pthread_mutex_lock(&g_lock);
-                fprintf(stderr, "clrtrace: -A '%s': %s has no %s: the value reads "
-                        "<unavailable>\n", g_chosen_texts[ret][k], f->name,
-                        p->root == CT_XROOT_THIS ? "'this' (static)" : "such parameter");
+                note("-A '%s': %s has no %s: the value reads <unavailable>",
+                     g_chosen_texts[ret][k], f->name,
+                     p->root == CT_XROOT_THIS ? "'this' (static)" : "such parameter");
                 pthread_mutex_unlock(&g_lock);
             }
         }

@@ -98,4 +98,11 @@ const ct_when_fn *ct_when_bind(const struct ct_mapped_fn *f);
  * order="; "this"), into out: 0, or -1. */
 int ct_when_arg_name(const char *label, char *out, size_t cap);
 
+/* The binding's notes (a condition or a chosen value that names what a
+ * matching method lacks): on stderr at start-up; under attach kept (the
+ * process's stderr is its own) for the CLI, the first CT_WHEN_NOTES_BYTES. */
+#define CT_WHEN_NOTES_BYTES 2048
+void ct_when_keep_notes(int keep);
+void ct_when_notes(char *out, size_t cap);
+
 #endif
