@@ -161,7 +161,10 @@ check "record -p: says it detached" grep -qE "^clrtrace record: detached from pi
     "$work/rec.err"
 ct_run "$work" again "$ct" run -p "$spid" -d 1s -o "$work/again.txt"
 check_eq "run -p again: exit code 0" 0 "$(cat "$work/again.rc")"
-check_eq "run -p again: two lines on stderr (attached, detached)" 2 "$(wc -l <"$work/again.err")"
+# (and, when the default budget stepped a method down, its line: a slower
+# profiler, as under sanitized.sh, takes more of the workers' time)
+check_eq "run -p again: two lines on stderr (attached, detached), but the budget's" 2 \
+    "$(grep -vc '^clrtrace run: budget 5%: ' "$work/again.err")"
 # Ctrl-C ends tracing; a clrtrace killed outright ends it too (its
 # profiler sees the connection go), and the next attach works.
 "$ct" run -p "$spid" -o "$work/int.txt" 2>"$work/int.err" &
