@@ -5,6 +5,7 @@
 
 #include "event.h"
 #include "event_codec.h"
+#include "base/text.h"
 
 /* ------------------------------------------------------------------ writing */
 
@@ -318,21 +319,11 @@ void ct_span_id_text(const uint8_t *span_id, char out[2 * CT_SPAN_ID_BYTES + 1])
     hex_text(span_id, CT_SPAN_ID_BYTES, out);
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 int ct_trace_id_parse(const char *text, uint8_t trace_id[CT_TRACE_ID_BYTES])
 {
     for (int i = 0; i < CT_TRACE_ID_BYTES; i++) {
-        int hi = hex_digit(text[2 * i]), lo = hi < 0 ? -1 : hex_digit(text[2 * i + 1]);
+        int hi = ct_hex_digit(text[2 * i]), lo = hi < 0 ? -1 : ct_hex_digit(text[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return -1;
         trace_id[i] = (uint8_t)(hi << 4 | lo);

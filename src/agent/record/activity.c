@@ -51,8 +51,7 @@ enum {
 #define ACT_MAX_ENTRIES 16      /* a MultiElement map's most (MaxMultiElements) */
 #define ACT_MAX_PARENTS 8
 #define ACT_MAX_BASES 16
-#define ACT_MAX_FIELDS 64
-#define ACT_NO_FIELD UINT32_MAX
+#define ACT_NO_FIELD CT_REC_NO_FIELD
 
 typedef struct act_class {
     _Atomic(uintptr_t) mt;      /* 0: free */
@@ -65,41 +64,12 @@ typedef struct act_class {
 
 static act_class g_classes[ACT_CLASSES];
 
-/* The offsets in an object of class cls of its own fields named
- * names[0..n) (ACT_NO_FIELD: none); size: the bytes of each (8 for a
- * reference, 16 for a KeyValuePair of two). */
+/* The offsets of class cls's own fields named names[0..n) (ACT_NO_FIELD:
+ * none), each of size bytes (8 a reference, 16 a KeyValuePair of two). */
 static void act_fields(ClassID cls, const char *const *names, uint32_t *offsets, int n,
                        uint32_t size)
 {
-    ICorProfilerInfo *info = g_ct.info;
-    ModuleID mod = 0;
-    COR_FIELD_OFFSET fo[ACT_MAX_FIELDS];
-    ULONG nf = 0, osize = 0;
-    const ct_module *m = NULL;
-    for (int k = 0; k < n; k++)
-        offsets[k] = ACT_NO_FIELD;
-    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, NULL, NULL, 0, NULL, NULL)) ||
-        !(m = ct_module_get(mod)) || !m->mdi ||
-        FAILED(info->lpVtbl->GetClassLayout(info, cls, fo, ACT_MAX_FIELDS, &nf, &osize)))
-        return;
-    for (ULONG i = 0; i < nf && i < ACT_MAX_FIELDS; i++) {
-        WCHAR w[64];
-        char name[64];
-        ULONG len = 0, sig_len = 0, value_len = 0;
-        DWORD attr = 0, cplus = 0;
-        mdTypeDef owner = 0;
-        PCCOR_SIGNATURE sig = NULL;
-        const void *value = NULL;
-        if (FAILED(m->mdi->lpVtbl->GetFieldProps(m->mdi, fo[i].ridOfField, &owner, w, 64, &len,
-                                                 &attr, &sig, &sig_len, &cplus, &value,
-                                                 &value_len)))
-            continue;
-        ct_utf16_to_utf8(w, len, name, sizeof name);
-        for (int k = 0; k < n; k++)
-            if (!strcmp(name, names[k]) && fo[i].ulOffset >= 8 &&
-                fo[i].ulOffset + size <= osize && !(fo[i].ulOffset & 7))
-                offsets[k] = fo[i].ulOffset;
-    }
+    ct_rec_field_offsets(cls, names, offsets, n, size);
 }
 
 /* Class cls's module and full name ("System.Threading.AsyncLocal`1"). */

@@ -855,4 +855,14 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
     ct_rec_plain(b, type, now, (uint64_t)id);
 }
 
+/* The offsets in an object of class cls of its own fields named
+ * names[0..n) (CT_REC_NO_FIELD: none), each of size bytes, inside the
+ * object after its method table and 8-byte aligned: the runtime's layout,
+ * named by its module's metadata (its first CT_REC_MAX_FIELDS fields). Off
+ * the event path (a class met the first time; unwind.c). */
+#define CT_REC_NO_FIELD UINT32_MAX
+#define CT_REC_MAX_FIELDS 64
+void ct_rec_field_offsets(ClassID cls, const char *const *names, uint32_t *offsets, int n,
+                          uint32_t size);
+
 #endif

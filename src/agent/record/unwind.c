@@ -90,11 +90,10 @@ static _Atomic(uint32_t) g_agg_typedef;
  * list, at the first one met. */
 static _Atomic(uint64_t) g_agg_class, g_roc_class;
 static _Atomic(uint32_t) g_agg_list_offset, g_roc_list_offset;
-#define EXC_NO_FIELD UINT32_MAX
+#define EXC_NO_FIELD CT_REC_NO_FIELD
 /* Base classes followed from a thrown object's class to System.Exception,
  * and the fields of a class looked at. */
 #define EXC_MAX_BASES 64
-#define EXC_MAX_FIELDS 64
 
 /* 1 when cls (its module and TypeDef) is CoreLib's System.Exception. */
 static int is_system_exception(ClassID cls)
@@ -110,41 +109,11 @@ static int is_system_exception(ClassID cls)
            !strcmp(name, "System.Exception");
 }
 
-/* The offsets in an object of class cls of its own object reference fields
- * named names[0..n) (EXC_NO_FIELD: none): the runtime's layout of its
- * fields, named by its module's metadata. */
+/* The offsets of class cls's own object reference fields named
+ * names[0..n) (EXC_NO_FIELD: none). */
 static void ref_fields(ClassID cls, const char *const *names, uint32_t *offsets, int n)
 {
-    ICorProfilerInfo *info = g_ct.info;
-    ModuleID mod = 0;
-    COR_FIELD_OFFSET fo[EXC_MAX_FIELDS];
-    ULONG nf = 0, size = 0;
-    const ct_module *m = NULL;
-    for (int k = 0; k < n; k++)
-        offsets[k] = EXC_NO_FIELD;
-    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, NULL, NULL, 0, NULL, NULL)) ||
-        !(m = ct_module_get(mod)) || !m->mdi ||
-        FAILED(info->lpVtbl->GetClassLayout(info, cls, fo, EXC_MAX_FIELDS, &nf, &size)))
-        return;
-    for (ULONG i = 0; i < nf && i < EXC_MAX_FIELDS; i++) {
-        WCHAR w[64];
-        char name[64];
-        ULONG len = 0, sig_len = 0, value_len = 0;
-        DWORD attr = 0, cplus = 0;
-        mdTypeDef owner = 0;
-        PCCOR_SIGNATURE sig = NULL;
-        const void *value = NULL;
-        if (FAILED(m->mdi->lpVtbl->GetFieldProps(m->mdi, fo[i].ridOfField, &owner, w, 64, &len,
-                                                 &attr, &sig, &sig_len, &cplus, &value,
-                                                 &value_len)))
-            continue;
-        ct_utf16_to_utf8(w, len, name, sizeof name);
-        /* An object reference inside the object, after its method table. */
-        for (int k = 0; k < n; k++)
-            if (!strcmp(name, names[k]) && fo[i].ulOffset >= 8 && fo[i].ulOffset + 8 <= size &&
-                !(fo[i].ulOffset & 7))
-                offsets[k] = fo[i].ulOffset;
-    }
+    ct_rec_field_offsets(cls, names, offsets, n, 8);
 }
 
 /* Learns where System.Exception (ClassID cls) keeps _message and
@@ -550,4 +519,39 @@ void ct_rec_on_unhandled(void)
 {
     CT_EH_LOG_EVENT("unhandled", NULL);
     ct_eh_unhandled(&t_eh);
+}
+
+void ct_rec_field_offsets(ClassID cls, const char *const *names, uint32_t *offsets, int n,
+                          uint32_t size)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ModuleID mod = 0;
+    COR_FIELD_OFFSET fo[CT_REC_MAX_FIELDS];
+    ULONG nf = 0, osize = 0;
+    const ct_module *m = NULL;
+    for (int k = 0; k < n; k++)
+        offsets[k] = CT_REC_NO_FIELD;
+    if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, NULL, NULL, 0, NULL, NULL)) ||
+        !(m = ct_module_get(mod)) || !m->mdi ||
+        FAILED(info->lpVtbl->GetClassLayout(info, cls, fo, CT_REC_MAX_FIELDS, &nf, &osize)))
+        return;
+    for (ULONG i = 0; i < nf && i < CT_REC_MAX_FIELDS; i++) {
+        WCHAR w[64];
+        char name[64];
+        ULONG len = 0, sig_len = 0, value_len = 0;
+        DWORD attr = 0, cplus = 0;
+        mdTypeDef owner = 0;
+        PCCOR_SIGNATURE sig = NULL;
+        const void *value = NULL;
+        if (FAILED(m->mdi->lpVtbl->GetFieldProps(m->mdi, fo[i].ridOfField, &owner, w, 64, &len,
+                                                 &attr, &sig, &sig_len, &cplus, &value,
+                                                 &value_len)))
+            continue;
+        ct_utf16_to_utf8(w, len, name, sizeof name);
+        /* Inside the object, after its method table, aligned. */
+        for (int k = 0; k < n; k++)
+            if (!strcmp(name, names[k]) && fo[i].ulOffset >= 8 &&
+                fo[i].ulOffset + size <= osize && !(fo[i].ulOffset & 7))
+                offsets[k] = fo[i].ulOffset;
+    }
 }

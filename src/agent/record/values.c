@@ -327,4 +327,3 @@ void ct_rec_leave_outs(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
         ct_ring_hold(&b->ring, t1 > now ? t1 - now : 0);
     }
 }
-
