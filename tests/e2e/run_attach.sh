@@ -244,8 +244,11 @@ check_eq "under load: exit code 0" 0 "$(cat "$work/busy.rc")"
 
 echo "== a module that loads while attached"
 rm -f "$work/flag"
-start late -- late 8 "$work/flag"
-ct_run "$work" plugin "$ct" run -p "$spid" -F 'Plugin.*' -d 3s -o "$work/plugin.txt" &
+# (A 6 s window: after the flag the service loads the plugin, the profiler
+# rewrites its method and the calls begin; under ASan on a loaded machine
+# that took more than 3 s.)
+start late -- late 14 "$work/flag"
+ct_run "$work" plugin "$ct" run -p "$spid" -F 'Plugin.*' -d 6s -o "$work/plugin.txt" &
 plugin_job=$!
 # The plugin loads once clrtrace has attached (its "attached to pid" line;
 # at most 60 s): under load or ASan attaching can take longer than the
