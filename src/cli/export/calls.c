@@ -138,3 +138,29 @@ int cli_calls_finish(cli_calls *w)
     /* The end of the trace is at least each thread's latest time. */
     return ct_walk_close(&w->walk, w->last_time);
 }
+
+int cli_keys_taken(const cli_keys *k, const char *key)
+{
+    for (size_t pos = 0; pos < k->len; pos += strlen(k->p + pos) + 1)
+        if (!strcmp(k->p + pos, key))
+            return 1;
+    return 0;
+}
+
+int cli_keys_add(cli_keys *k, const char *key, size_t n)
+{
+    if (k->cap - k->len < n + 1) {
+        size_t cap = k->cap ? k->cap : 1024;
+        while (cap - k->len < n + 1)
+            cap *= 2;
+        char *more = realloc(k->p, cap);
+        if (!more)
+            return -1;
+        k->p = more;
+        k->cap = cap;
+    }
+    memcpy(k->p + k->len, key, n);
+    k->p[k->len + n] = 0;
+    k->len += n + 1;
+    return 0;
+}

@@ -171,6 +171,17 @@ int cli_dump_flame(cli_trace *t, const flame_opts *o);
  * CT_RENDER_RET_MAX. */
 #define CHROME_ARGS_MAX CT_RENDER_LINE_MAX
 
+/* The argument keys of the call being exported, each ending in NUL: what
+ * cli_call_args's `taken` asks (cli_keys_taken) and its `emit` adds
+ * (cli_keys_add), cleared at each call (len = 0). */
+typedef struct cli_keys {
+    char *p;
+    size_t len, cap;
+} cli_keys;
+int cli_keys_taken(const cli_keys *k, const char *key);
+/* Adds key[0..n): 0, or -1 when out of memory. */
+int cli_keys_add(cli_keys *k, const char *key, size_t n);
+
 /* The arguments of a call as --chrome's args and --perfetto's debug
  * annotations show them (chrome.c): emit(ctx, key, value) for each, in
  * order, the value as the text log formats it (all together at most

@@ -114,8 +114,7 @@ struct cli_otlp {
     uint64_t spans, batches;
     int oom, stopped;
     /* The argument keys of the call being entered, each ending in NUL. */
-    char *keys;
-    size_t keys_len, keys_cap;
+    cli_keys keys;
     pb *cur;                   /* the thread buffer arguments go to */
     char val[CHROME_ARGS_MAX + 1];
     char key[CHROME_ARGS_MAX + 8];
@@ -266,29 +265,14 @@ static int on_thread(void *ctx, cli_calls *w, cli_thread *t)
 
 static int key_taken(void *ctx, const char *key)
 {
-    const cli_otlp *x = ctx;
-    for (size_t pos = 0; pos < x->keys_len; pos += strlen(x->keys + pos) + 1)
-        if (!strcmp(x->keys + pos, key))
-            return 1;
-    return 0;
+    return cli_keys_taken(&((const cli_otlp *)ctx)->keys, key);
 }
 
 static int arg_attribute(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
 {
     cli_otlp *x = ctx;
-    if (x->keys_cap - x->keys_len < klen + 1) {
-        size_t cap = x->keys_cap ? x->keys_cap : 1024;
-        while (cap - x->keys_len < klen + 1)
-            cap *= 2;
-        char *more = realloc(x->keys, cap);
-        if (!more)
-            return x->oom = -1;
-        x->keys = more;
-        x->keys_cap = cap;
-    }
-    memcpy(x->keys + x->keys_len, key, klen);
-    x->keys[x->keys_len + klen] = 0;
-    x->keys_len += klen + 1;
+    if (cli_keys_add(&x->keys, key, klen) != 0)
+        return x->oom = -1;
     if (klen > sizeof x->key - 5)
         klen = sizeof x->key - 5;
     memcpy(x->key, "arg.", 4);
@@ -334,7 +318,7 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     f->aux = b->len;
     pb_raw(b, &me, sizeof me);
     x->cur = b;
-    x->keys_len = 0;
+    x->keys.len = 0;
     if (cli_call_args(w->sym, f->fn, rec, x->val, key_taken, arg_attribute, x) != 0)
         return x->oom = -1;
     return b->oom ? (x->oom = -1) : 0;
@@ -544,7 +528,7 @@ int cli_otlp_end(cli_otlp *x, uint64_t *spans, uint64_t *batches)
     int stopped = x->stopped;
     pb_free(&x->resource);
     pb_free(&x->batch);
-    free(x->keys);
+    free(x->keys.p);
     free(x);
     return rc ? -1 : stopped ? 1 : 0;
 }

@@ -177,8 +177,7 @@ typedef struct perfetto {
     size_t nfresh, fresh_cap;
     /* The annotation keys of the call whose begin is being made, each ending
      * in NUL (cli_call_args's taken). */
-    char *keys;
-    size_t keys_len, keys_cap;
+    cli_keys keys;
     int oom;
     char val[CHROME_ARGS_MAX + 1];
 } perfetto;
@@ -325,29 +324,14 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
 
 static int key_taken(void *ctx, const char *key)
 {
-    const perfetto *p = ctx;
-    for (size_t pos = 0; pos < p->keys_len; pos += strlen(p->keys + pos) + 1)
-        if (!strcmp(p->keys + pos, key))
-            return 1;
-    return 0;
+    return cli_keys_taken(&((const perfetto *)ctx)->keys, key);
 }
 
 static int arg_annotation(void *ctx, const char *key, size_t klen, const char *val, size_t vlen)
 {
     perfetto *p = ctx;
-    if (p->keys_cap - p->keys_len < klen + 1) {
-        size_t cap = p->keys_cap ? p->keys_cap : 1024;
-        while (cap - p->keys_len < klen + 1)
-            cap *= 2;
-        char *more = realloc(p->keys, cap);
-        if (!more)
-            return p->oom = -1;
-        p->keys = more;
-        p->keys_cap = cap;
-    }
-    memcpy(p->keys + p->keys_len, key, klen);
-    p->keys[p->keys_len + klen] = 0;
-    p->keys_len += klen + 1;
+    if (cli_keys_add(&p->keys, key, klen) != 0)
+        return p->oom = -1;
     return annotation(p, key, klen, val, vlen);
 }
 
@@ -362,7 +346,7 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     if (!iid)
         return p->oom = -1;
     pb_uint(&p->pkt, F_EVENT_NAME_IID, iid);
-    p->keys_len = 0;
+    p->keys.len = 0;
     if (cli_call_args(w->sym, f->fn, rec, p->val, key_taken, arg_annotation, p) != 0 ||
         cli_call_ids(t->ids, arg_annotation, p) != 0)
         return p->oom = -1;
@@ -467,7 +451,7 @@ int cli_perfetto_end(cli_perfetto *x)
     intern_free(&p->annotation_names);
     free(p->pkt.p);
     free(p->fresh);
-    free(p->keys);
+    free(p->keys.p);
     free(x);
     return rc ? -1 : 0;
 }
