@@ -97,11 +97,6 @@ int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsig
         fprintf(stderr, "clrtrace %s: %s '%s': %s\n", who, opt, text, err.message);
         return -1;
     }
-    if (ct_expr_needs_return(&e)) {
-        fprintf(stderr, "clrtrace %s: %s '%s': conditions on return and exception are not "
-                "supported yet (a condition decides at the call's entry)\n", who, opt, text);
-        return -1;
-    }
     size_t used = strlen(list), len = strlen(text);
     if (used + len + 2 > cap) {
         fprintf(stderr, "clrtrace %s: %s: the conditions together take more than %zu bytes\n",

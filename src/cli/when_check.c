@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clrmeta/clrmeta.h"
+#include "clrsig/clrsig.h"
 #include "format/expr.h"
 #include "format/parse.h"
 #include "cli.h"
@@ -21,6 +22,9 @@
 #define WHEN_CHECK_MAX_NESTING 32
 /* Longest full name built. */
 #define WHEN_CHECK_NAME_MAX 2048
+/* Parameters of one method looked at (the profiler reads at most
+ * CT_WHEN_MAX_ARGS, `this` included). */
+#define WHEN_CHECK_MAX_PARAMS 64
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -87,25 +91,92 @@ static int method_full_name(const clrmeta *md, uint32_t rid, const char *method,
     return 0;
 }
 
-/* Whether method rid (static: flags) has the path's first name. */
-static int method_has(const clrmeta *md, uint32_t rid, uint16_t flags, const ct_expr *e,
-                      const ct_expr_path *p)
+/* What a method offers a condition: its parameters' names, which are out
+ * ([Out] in its Param rows) and which are passed by reference (out, ref,
+ * in: read again at the call's end), and whether it returns a value. */
+typedef struct method_params {
+    uint32_t n;
+    const char *name[WHEN_CHECK_MAX_PARAMS];
+    uint8_t out[WHEN_CHECK_MAX_PARAMS], byref[WHEN_CHECK_MAX_PARAMS];
+    int returns;             /* 1: a value, 0: void, -1: not known */
+    int known;               /* the Param rows were read */
+} method_params;
+
+static void read_params(const clrmeta *md, uint32_t rid, const clrmeta_methoddef_row *m,
+                        method_params *mp)
 {
-    if (p->root == CT_XROOT_THIS)
-        return !(flags & 0x0010); /* mdStatic */
-    if (p->root != CT_XROOT_PARAM)
-        return 1;
-    const char *want = ct_expr_seg(e, p, 0);
+    memset(mp, 0, sizeof *mp);
+    mp->returns = -1;
+    static uint8_t mem[CLRSIG_ARENA_SIZE_RECOMMENDED];
+    clrsig_arena arena;
+    clrsig_arena_init(&arena, mem, sizeof mem);
+    clrsig_sig sig;
+    int have_sig = m->sig.p && clrsig_parse(m->sig.p, m->sig.len, CLRSIG_KIND_METHOD, NULL,
+                                             &arena, &sig, NULL) == CLRSIG_OK;
+    if (have_sig && sig.method.ret)
+        mp->returns = clrsig_strip(sig.method.ret)->kind != CLRSIG_ET_VOID;
     clrmeta_list ps;
     if (clrmeta_method_params(md, rid, &ps, NULL) != CLRMETA_OK)
-        return 1; /* cannot tell */
-    for (uint32_t i = 0; i < ps.count; i++) {
+        return;
+    mp->known = 1;
+    for (uint32_t i = 0; i < ps.count && mp->n < WHEN_CHECK_MAX_PARAMS; i++) {
         clrmeta_param_row row;
-        if (clrmeta_param(md, clrmeta_list_rid(md, &ps, i), &row, NULL) == CLRMETA_OK &&
-            row.sequence && row.name && !strcmp(row.name, want))
+        if (clrmeta_param(md, clrmeta_list_rid(md, &ps, i), &row, NULL) != CLRMETA_OK ||
+            !row.sequence || !row.name)
+            continue;
+        uint32_t k = mp->n++;
+        mp->name[k] = row.name;
+        mp->out[k] = (row.flags & CLRSIG_PARAM_OUT) != 0;
+        uint32_t at = row.sequence - 1u;
+        mp->byref[k] = mp->out[k] ||
+                       (have_sig && at < sig.method.param_count &&
+                        clrsig_strip(sig.method.params[at])->kind == CLRSIG_ET_BYREF);
+    }
+}
+
+/* The parameter of mp named name, or -1. */
+static int param_named(const method_params *mp, const char *name)
+{
+    for (uint32_t i = 0; i < mp->n; i++)
+        if (!strcmp(mp->name[i], name))
+            return (int)i;
+    return -1;
+}
+
+/* Whether e decides at the end of a call of the method of mp: it names
+ * return, exception or an out parameter. */
+static int decides_at_end(const ct_expr *e, const method_params *mp)
+{
+    if (ct_expr_needs_return(e))
+        return 1;
+    for (unsigned k = 0; k < e->npaths; k++) {
+        int i = e->paths[k].root == CT_XROOT_PARAM
+                    ? param_named(mp, ct_expr_seg(e, &e->paths[k], 0))
+                    : -1;
+        if (i >= 0 && mp->out[i])
             return 1;
     }
     return 0;
+}
+
+/* Why a method cannot give a path of a condition. */
+enum { PATH_OK = 0, PATH_NO_PARAM, PATH_NO_THIS, PATH_AT_ENTRY, PATH_VOID };
+
+/* Whether the method (static: flags; its parameters mp) gives path p of
+ * e, deciding at the call's end or not (at_end). */
+static int method_gives(uint16_t flags, const method_params *mp, int at_end, const ct_expr *e,
+                        const ct_expr_path *p)
+{
+    if (p->root == CT_XROOT_THIS)
+        return flags & 0x0010 ? PATH_NO_THIS : PATH_OK; /* mdStatic */
+    if (p->root == CT_XROOT_RETURN)
+        return mp->returns == 0 ? PATH_VOID : PATH_OK;
+    if (p->root != CT_XROOT_PARAM || !mp->known)
+        return PATH_OK; /* exception; or cannot tell */
+    int i = param_named(mp, ct_expr_seg(e, p, 0));
+    if (i < 0)
+        return PATH_NO_PARAM;
+    return at_end && !mp->byref[i] ? PATH_AT_ENTRY : PATH_OK;
 }
 
 /* Checks the conditions of list (one a line) against the assembly md: 0,
@@ -114,6 +185,7 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md, 
 {
     const char *opt = chosen ? "-A" : "--when";
     static ct_expr e; /* 8 KiB */
+    static method_params mp;
     ct_expr_error err;
     uint32_t nmethods = clrmeta_rows(md, CLRMETA_T_METHODDEF);
     for (const char *p = list; *p;) {
@@ -123,9 +195,9 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md, 
             memcpy(text, p, len);
             text[len] = '\0';
             if ((chosen ? ct_chosen_parse(text, 0, &e, &err) : ct_expr_parse(text, &e, &err)) == 0) {
-                /* Per path: a matching method has it (have), or the first
-                 * matching method that does not (missing). */
-                int have[CT_EXPR_MAX_PATHS] = {0};
+                /* Per path: a matching method gives it (have), or why the
+                 * first matching method that does not cannot. */
+                int have[CT_EXPR_MAX_PATHS] = {0}, why[CT_EXPR_MAX_PATHS] = {0};
                 char missing[CT_EXPR_MAX_PATHS][WHEN_CHECK_NAME_MAX];
                 for (unsigned k = 0; k < e.npaths; k++)
                     missing[k][0] = '\0';
@@ -136,25 +208,40 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md, 
                         method_full_name(md, rid, m.name, full, sizeof full) != 0 ||
                         !ct_glob_list_match(e.glob, full))
                         continue;
+                    read_params(md, rid, &m, &mp);
+                    int at_end = !chosen && decides_at_end(&e, &mp);
                     for (unsigned k = 0; k < e.npaths; k++) {
                         if (have[k])
                             continue;
-                        if (method_has(md, rid, m.flags, &e, &e.paths[k]))
+                        int w = method_gives(m.flags, &mp, at_end, &e, &e.paths[k]);
+                        if (w == PATH_OK) {
                             have[k] = 1;
-                        else if (!missing[k][0])
+                        } else if (!missing[k][0]) {
                             snprintf(missing[k], sizeof missing[k], "%s", full);
+                            why[k] = w;
+                        }
                     }
                 }
                 for (unsigned k = 0; k < e.npaths; k++) {
                     if (have[k] || !missing[k][0])
                         continue;
-                    if (e.paths[k].root == CT_XROOT_THIS)
+                    const char *first = ct_expr_seg(&e, &e.paths[k], 0);
+                    unsigned off = e.paths[k].offset;
+                    if (why[k] == PATH_NO_THIS)
                         fprintf(stderr, "clrtrace %s: %s '%s': %s is static: no 'this' at "
-                                "offset %u\n", who, opt, text, missing[k], e.paths[k].offset);
+                                "offset %u\n", who, opt, text, missing[k], off);
+                    else if (why[k] == PATH_VOID)
+                        fprintf(stderr, "clrtrace %s: %s '%s': %s returns nothing (void) at "
+                                "offset %u\n", who, opt, text, missing[k], off);
+                    else if (why[k] == PATH_AT_ENTRY)
+                        fprintf(stderr, "clrtrace %s: %s '%s': '%s' of %s is read at the call's "
+                                "entry, and this condition decides at its end (it names return, "
+                                "exception or an out parameter): test '%s' in a --when of its "
+                                "own at offset %u\n", who, opt, text, first, missing[k], first,
+                                off);
                     else
                         fprintf(stderr, "clrtrace %s: %s '%s': %s has no parameter '%s' at "
-                                "offset %u\n", who, opt, text, missing[k],
-                                ct_expr_seg(&e, &e.paths[k], 0), e.paths[k].offset);
+                                "offset %u\n", who, opt, text, missing[k], first, off);
                     return -1;
                 }
             }

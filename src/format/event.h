@@ -457,6 +457,13 @@ ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
  * writer stores it as an ACTIVITY record (ct_write_activity). */
 #define CT_ACTIVITY_RING_BYTES (CT_EVENT_BASE_BYTES + CT_ACTIVITY_ID_BYTES)
 
+/* In a thread's ring only (never in a file): the thread's next end event
+ * (LEAVE, TAILCALL or UNWIND) ends a call whose condition deciding at its
+ * end (--when on return, exception or an out argument) does not hold. An
+ * event-shaped record of this type with the call's key and no values; the
+ * profiler's writer hides the call (ct_filter_reject). */
+#define CT_RING_REJECT 0x40u
+
 /* The header of an event record with no values (yet) at p: type, mark 0,
  * no values, payload length CT_EVENT_BASE_BYTES - 8, time, thread, key,
  * held time. */

@@ -598,6 +598,34 @@ static int parse_or(pstate *p)
     return parse_list(p, 1);
 }
 
+/* What an exception offers a condition: `exception` (its type),
+ * `exception.Message` and its `.Length`. And a condition that decides at
+ * the return (it names `return` or `exception`) cannot name `this`: it is
+ * read at the entry (the leave has no `this`). Parameters are checked where
+ * they are known (out and ref ones are read at the return). */
+static int check_at_return(pstate *p)
+{
+    ct_expr *e = p->e;
+    if (!ct_expr_needs_return(e))
+        return 0;
+    for (unsigned i = 0; i < e->npaths; i++) {
+        const ct_expr_path *path = &e->paths[i];
+        if (path->root == CT_XROOT_THIS)
+            return fail(p, path->offset, "'this' is read at entry, a condition naming return or "
+                        "exception at the return: test 'this' in a --when of its own");
+        if (path->root != CT_XROOT_EXCEPTION)
+            continue;
+        int ok = path->nseg == 1 ||
+                 (!strcmp(ct_expr_seg(e, path, 1), "Message") &&
+                  (path->nseg == 2 ||
+                   (path->nseg == 3 && !strcmp(ct_expr_seg(e, path, 2), "Length"))));
+        if (!ok)
+            return fail(p, path->offset, "an exception offers its type ('exception == "
+                        "\"TimeoutException\"'), exception.Message and exception.Message.Length");
+    }
+    return 0;
+}
+
 int ct_expr_parse(const char *text, ct_expr *e, ct_expr_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -644,7 +672,7 @@ int ct_expr_parse(const char *text, ct_expr *e, ct_expr_error *err)
         return fail(&p, p.pos, "expected &&, || or the end, not %s", what);
     }
     e->root = (uint16_t)root;
-    return 0;
+    return check_at_return(&p);
 }
 
 int ct_chosen_parse(const char *text, int ret, ct_expr *e, ct_expr_error *err)

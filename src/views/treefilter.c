@@ -11,7 +11,7 @@
 
 int ct_filter_opts_active(const ct_filter_opts *o)
 {
-    return o && (o->depth || o->min_time_ns || o->after || o->failed ||
+    return o && (o->depth || o->min_time_ns || o->after || o->failed || o->at_end ||
                  (o->trigger && *o->trigger));
 }
 
@@ -30,7 +30,17 @@ typedef struct frame {
     held *pending;    /* the enter event, not passed on yet */
     uint8_t shown;    /* the call is shown (its events pass) */
     uint8_t trigger;  /* a trigger function: the gate is open inside */
+    uint8_t verdict;  /* decided at its end (at_end): events are queued */
+    uint32_t enter_q; /* its enter's place in the thread's queue, or NO_Q */
+    uint32_t q_at;    /* the queue's length when it opened */
 } frame;
+
+/* An event passed on while a call decided at its end is open: held in
+ * order; level: the stack index of the call it is an event of. */
+typedef struct qitem {
+    held *h;          /* NULL: left out */
+    uint32_t level;
+} qitem;
 
 /* A thread's part of the filter: the client area of its thread of the walk
  * (src/views/walk.h), whose stack holds the calls open, the outermost
@@ -40,6 +50,11 @@ typedef struct thread {
     uint32_t gate;       /* trigger calls open on the stack */
     uint32_t low;        /* frames [low, kept) may hold events; NO_PENDING: none */
     size_t held_bytes;
+    uint32_t vopen;      /* calls decided at their end open on the stack */
+    qitem *q;            /* events passed on meanwhile, in order */
+    uint32_t qlen, qcap;
+    uint8_t reject;      /* the next end is of a call rejected (reject_key) */
+    uint64_t reject_key;
 } thread;
 
 static frame *frame_at(const ct_walk_thread *wt, uint32_t i)
@@ -62,6 +77,9 @@ struct ct_filter {
 };
 
 #define NO_PENDING UINT32_MAX
+#define NO_Q UINT32_MAX
+/* The level of events not of a followed call (deeper than any). */
+#define DEEP UINT32_MAX
 
 static void held_free(held *h)
 {
@@ -82,8 +100,12 @@ static int thread_made(void *ctx, ct_walk_thread *wt)
 static void thread_freed(void *ctx, ct_walk_thread *wt)
 {
     (void)ctx;
+    thread *t = wt->user;
     for (uint32_t k = 0; k < wt->stack.kept; k++)
         held_free(frame_at(wt, k)->pending);
+    for (uint32_t i = 0; i < t->qlen; i++)
+        held_free(t->q[i].h);
+    free(t->q);
 }
 
 static int call_opened(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
@@ -137,44 +159,16 @@ static void pass(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw
     f->emit(f->ctx, rec, raw, raw_len);
 }
 
-/* Passes on the event the walk is given. */
-static void pass_event(ct_filter *f, const ct_rec *rec)
+/* A copy of rec (its raw bytes, or its values), or NULL. */
+static held *held_copy(const ct_rec *rec, const uint8_t *raw, size_t raw_len)
 {
-    pass(f, rec, f->raw, f->raw_len);
-}
-
-static void let_out(ct_filter *f, thread *t, frame *fr)
-{
-    held *h = fr->pending;
-    fr->pending = NULL;
-    t->held_bytes -= h->len;
-    pass(f, &h->rec, h->has_raw ? h->bytes : NULL, h->has_raw ? h->len : 0);
-    held_free(h);
-}
-
-/* Passes on the held-back enter events of wt's stack, outermost first (a
- * call below them is shown, so they are too). */
-static void let_out_all(ct_filter *f, ct_walk_thread *wt)
-{
-    thread *t = wt->user;
-    for (uint32_t k = t->low; k < wt->stack.kept; k++)
-        if (frame_at(wt, k)->pending)
-            let_out(f, t, frame_at(wt, k));
-    t->low = NO_PENDING;
-}
-
-/* Holds rec back in fr, wt's innermost frame; -1 when out of memory. */
-static int hold(ct_filter *f, ct_walk_thread *wt, frame *fr, const ct_rec *rec)
-{
-    thread *t = wt->user;
-    const uint8_t *raw = f->raw;
     held *h = malloc(sizeof *h);
-    size_t len = raw ? f->raw_len : rec->values_len;
+    size_t len = raw ? raw_len : rec->values_len;
     uint8_t *bytes = malloc(len ? len : 1);
     if (!h || !bytes) {
         free(h);
         free(bytes);
-        return -1;
+        return NULL;
     }
     h->rec = *rec;
     h->bytes = bytes;
@@ -188,12 +182,120 @@ static int hold(ct_filter *f, ct_walk_thread *wt, frame *fr, const ct_rec *rec)
     } else {
         h->rec.values = bytes;
     }
+    return h;
+}
+
+/* Passes on the events queued on t, in order, and empties the queue. */
+static void flush_queue(ct_filter *f, thread *t)
+{
+    for (uint32_t i = 0; i < t->qlen; i++) {
+        held *h = t->q[i].h;
+        if (!h)
+            continue;
+        t->held_bytes -= h->len;
+        pass(f, &h->rec, h->has_raw ? h->bytes : NULL, h->has_raw ? h->len : 0);
+        held_free(h);
+    }
+    t->qlen = 0;
+}
+
+/* The calls decided at their end open on wt are shown whatever their end
+ * (the queue is let out: too much held, or no memory, or the trace ends). */
+static void give_up_verdicts(ct_filter *f, ct_walk_thread *wt)
+{
+    thread *t = wt->user;
+    for (uint32_t k = 0; k < wt->stack.kept; k++)
+        frame_at(wt, k)->verdict = 0;
+    t->vopen = 0;
+    flush_queue(f, t);
+}
+
+/* Passes on an event of wt (of the call at stack index level, DEEP for
+ * one not followed): queued while a call decided at its end is open.
+ * Returns its place in the queue, or NO_Q. */
+static uint32_t out_event(ct_filter *f, ct_walk_thread *wt, uint32_t level, const ct_rec *rec,
+                          const uint8_t *raw, size_t raw_len)
+{
+    thread *t = wt->user;
+    if (!t->vopen) {
+        pass(f, rec, raw, raw_len);
+        return NO_Q;
+    }
+    held *h = held_copy(rec, raw, raw_len);
+    if (h && t->held_bytes + h->len > CT_FILTER_MAX_HELD_BYTES)
+        give_up_verdicts(f, wt);
+    if (h && t->vopen && t->qlen == t->qcap) {
+        uint32_t cap = t->qcap ? 2 * t->qcap : 64;
+        qitem *q = realloc(t->q, cap * sizeof *q);
+        if (q) {
+            t->q = q;
+            t->qcap = cap;
+        }
+    }
+    if (!h || !t->vopen || t->qlen == t->qcap) {
+        if (t->vopen)
+            give_up_verdicts(f, wt); /* no memory: shown as they come */
+        held_free(h);
+        pass(f, rec, raw, raw_len);
+        return NO_Q;
+    }
+    t->held_bytes += h->len;
+    t->q[t->qlen].h = h;
+    t->q[t->qlen].level = level;
+    return t->qlen++;
+}
+
+/* Passes on the event the walk is given, of the call at stack index level. */
+static uint32_t pass_event(ct_filter *f, ct_walk_thread *wt, uint32_t level, const ct_rec *rec)
+{
+    return out_event(f, wt, level, rec, f->raw, f->raw_len);
+}
+
+/* Passes on fr's held-back enter (fr: the frame at stack index k, or
+ * taken from there). */
+static void let_out_frame(ct_filter *f, ct_walk_thread *wt, frame *fr, uint32_t k)
+{
+    thread *t = wt->user;
+    held *h = fr->pending;
+    fr->pending = NULL;
+    t->held_bytes -= h->len;
+    uint32_t at = out_event(f, wt, k, &h->rec, h->has_raw ? h->bytes : NULL,
+                            h->has_raw ? h->len : 0);
+    if (fr->verdict)
+        fr->enter_q = at;
+    held_free(h);
+}
+
+static void let_out(ct_filter *f, ct_walk_thread *wt, uint32_t k)
+{
+    let_out_frame(f, wt, frame_at(wt, k), k);
+}
+
+/* Passes on the held-back enter events of wt's stack, outermost first (a
+ * call below them is shown, so they are too). */
+static void let_out_all(ct_filter *f, ct_walk_thread *wt)
+{
+    thread *t = wt->user;
+    for (uint32_t k = t->low; k < wt->stack.kept; k++)
+        if (frame_at(wt, k)->pending)
+            let_out(f, wt, k);
+    t->low = NO_PENDING;
+}
+
+/* Holds rec back in fr, wt's innermost frame; -1 when out of memory. */
+static int hold(ct_filter *f, ct_walk_thread *wt, frame *fr, const ct_rec *rec)
+{
+    thread *t = wt->user;
+    held *h = held_copy(rec, f->raw, f->raw_len);
+    if (!h)
+        return -1;
+    size_t len = h->len;
     /* Room first: the oldest held events go out when the thread holds too
      * much. */
     while (t->held_bytes + len > CT_FILTER_MAX_HELD_BYTES && t->low < wt->stack.kept) {
-        frame *old = frame_at(wt, t->low++);
-        if (old->pending)
-            let_out(f, t, old);
+        uint32_t k = t->low++;
+        if (frame_at(wt, k)->pending)
+            let_out(f, wt, k);
     }
     fr->pending = h;
     t->held_bytes += len;
@@ -220,12 +322,19 @@ static int call_opened(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
             return rc;
         }
         let_out_all(f, wt);
-        pass_event(f, rec);
+        pass_event(f, wt, DEEP, rec);
         return rc;
     }
+    uint32_t idx = wt->stack.kept - 1; /* fr is the innermost frame */
     fr->trigger = ct_table_get(&f->triggers, rec->key) != NULL;
     if (fr->trigger)
         t->gate++;
+    fr->enter_q = NO_Q;
+    fr->verdict = f->o.at_end && f->o.at_end(rec->key);
+    if (fr->verdict) {
+        fr->q_at = t->qlen;
+        t->vopen++;
+    }
     int shown = f->calls > f->o.after && (!f->o.trigger || t->gate) &&
                 (!f->o.depth || t->shown < f->o.depth);
     if (!shown) {
@@ -235,12 +344,16 @@ static int call_opened(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     fr->shown = 1;
     t->shown++;
     if (!f->o.min_time_ns && !f->o.failed) {
-        pass_event(f, rec);
+        uint32_t at = pass_event(f, wt, idx, rec);
+        if (fr->verdict)
+            fr->enter_q = at;
         return 0;
     }
     if (hold(f, wt, fr, rec) != 0) {
         let_out_all(f, wt);
-        pass_event(f, rec);
+        uint32_t at = pass_event(f, wt, idx, rec);
+        if (fr->verdict)
+            fr->enter_q = at;
         return -1;
     }
     return 0;
@@ -286,6 +399,36 @@ static void drop_pending(ct_filter *f, thread *t, frame *fr)
     f->hidden++;
 }
 
+/* A call decided at its end, rejected: its enter and end are left out
+ * (idx: its stack index), and with a trigger on it, everything under it. */
+static void rejected(ct_filter *f, thread *t, frame *fr, uint32_t idx)
+{
+    if (fr->pending) {
+        drop_pending(f, t, fr);
+    } else if (fr->enter_q != NO_Q && fr->enter_q < t->qlen && t->q[fr->enter_q].h) {
+        held *h = t->q[fr->enter_q].h;
+        t->held_bytes -= h->len;
+        held_free(h);
+        t->q[fr->enter_q].h = NULL;
+        f->hidden++;
+    }
+    if (!fr->trigger)
+        return;
+    for (uint32_t i = fr->q_at; i < t->qlen; i++) {
+        held *h = t->q[i].h;
+        if (!h || t->q[i].level <= idx)
+            continue;
+        if (h->rec.type == CT_REC_ENTER)
+            f->hidden++;
+        t->held_bytes -= h->len;
+        held_free(h);
+        t->q[i].h = NULL;
+    }
+}
+
+static int ended(ct_filter *f, ct_walk_thread *wt, thread *t, frame *fr, uint32_t idx,
+                 ct_walk_end how, const ct_rec *rec);
+
 /* The walk closed a call: its end passes when the call is shown. */
 static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
                       ct_walk_end how, uint64_t end_ns, const ct_rec *rec)
@@ -295,16 +438,40 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     thread *t = wt->user;
     if (how == CT_WALK_OPEN) /* the filter never closes the walk */
         return 0;
+    int reject = 0;
+    if (how != CT_WALK_MISSED) {
+        /* The reject told before an end is that end's. */
+        reject = t->reject && t->reject_key == rec->key;
+        t->reject = 0;
+    }
     if (!fp) {
         /* Not followed. */
         if (f->o.depth || (f->o.trigger && !t->gate))
             return 0;
         let_out_all(f, wt);
-        pass_event(f, rec);
+        pass_event(f, wt, DEEP, rec);
         return 0;
     }
+    uint32_t idx = wt->stack.kept - 1;
     frame fr;
     take_frame(wt, fp, &fr);
+    if (!fr.verdict)
+        return ended(f, wt, t, &fr, idx, how, rec);
+    int rc = 0;
+    if (reject && fr.verdict)
+        rejected(f, t, &fr, idx);
+    else
+        rc = ended(f, wt, t, &fr, idx, how, rec);
+    if (fr.verdict && t->vopen && !--t->vopen)
+        flush_queue(f, t);
+    return rc;
+}
+
+/* A call closed (not rejected): its end passes when it is shown. */
+static int ended(ct_filter *f, ct_walk_thread *wt, thread *t, frame *frp, uint32_t idx,
+                 ct_walk_end how, const ct_rec *rec)
+{
+    frame fr = *frp;
     if (how == CT_WALK_MISSED) {
         /* It never ended (a missed event): judged as if it ended now; the
          * consumer closes those it sees as unfinished. */
@@ -314,7 +481,7 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
         }
         if (fr.pending && !too_short(f, t, &fr, rec)) {
             let_out_all(f, wt);
-            let_out(f, t, &fr);
+            let_out_frame(f, wt, &fr, idx);
         }
         return 0;
     }
@@ -330,17 +497,30 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     /* Shown: its callers go out, then it (when held back), then its end. */
     let_out_all(f, wt);
     if (fr.pending)
-        let_out(f, t, &fr);
-    pass_event(f, rec);
+        let_out_frame(f, wt, &fr, idx);
+    pass_event(f, wt, idx, rec);
     return 0;
 }
 
 /* Not entered as far as we know: the consumer reports it. */
 static int call_unmatched(void *ctx, ct_walk_thread *wt, uint32_t depth, const ct_rec *rec)
 {
-    (void)wt, (void)depth;
-    pass_event(ctx, rec);
+    (void)depth;
+    ((thread *)wt->user)->reject = 0;
+    pass_event(ctx, wt, DEEP, rec);
     return 0;
+}
+
+void ct_filter_reject(ct_filter *f, uint64_t tid, uint64_t key)
+{
+    if (f->finished)
+        return;
+    ct_walk_thread *wt = ct_walk_thread_of(&f->walk, tid);
+    if (!wt)
+        return;
+    thread *t = wt->user;
+    t->reject = 1;
+    t->reject_key = key;
 }
 
 void ct_filter_finish(ct_filter *f)
@@ -349,9 +529,13 @@ void ct_filter_finish(ct_filter *f)
         return;
     f->finished = 1;
     /* In the order of the walk's table of threads, as always. */
-    for (size_t i = 0; i < f->walk.threads.cap; i++)
-        if (f->walk.threads.slots[i].value)
-            let_out_all(f, f->walk.threads.slots[i].value);
+    for (size_t i = 0; i < f->walk.threads.cap; i++) {
+        ct_walk_thread *wt = f->walk.threads.slots[i].value;
+        if (wt) {
+            give_up_verdicts(f, wt);
+            let_out_all(f, wt);
+        }
+    }
 }
 
 int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw_len)

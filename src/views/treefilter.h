@@ -27,6 +27,11 @@
  *              with its enter and its end): each enter is held back, as for
  *              min_time, until its call ends by an exception or one below
  *              it does
+ *   at_end     calls whose condition decides at their end: every event
+ *              passed on while one is open on the thread is held back in
+ *              order until the outermost ends; a call rejected at its end
+ *              (ct_filter_reject) is then left out (its enter and end; with
+ *              a trigger on its function, everything under it too)
  *
  * A call is shown when every filter set shows it; hiding a call hides its
  * enter and its end (leave, tail call or unwind) together, so the call tree
@@ -38,6 +43,8 @@
  * depth limit that fits) and are never held back. Enter events held back
  * for min_time take at most CT_FILTER_MAX_HELD_BYTES per thread: past that,
  * the oldest are let out at once (shown even if they turn out short).
+ * Events held for at_end count in the same bytes: past them, everything
+ * held is let out and the calls open then are shown whatever their end.
  */
 #ifndef CLRTRACE_FILTER_H
 #define CLRTRACE_FILTER_H
@@ -59,6 +66,13 @@ typedef struct ct_filter_opts {
     uint64_t after;        /* calls not shown at the start; 0: none */
     int failed;            /* only calls that ended by an exception, with the calls
                               open around them (their callers) */
+    /* The profiler's conditions that decide at a call's end (--when on
+       return, exception or an out argument): 1 for the function keys that
+       have one. The events of such a call and of the calls it makes are
+       held back until its end, which ct_filter_reject may have marked:
+       then the call's enter and end are hidden (with a trigger on it, its
+       whole subtree). NULL: none. */
+    int (*at_end)(uint64_t key);
 } ct_filter_opts;
 
 /* Whether opts asks for any filtering (else the filter passes everything and
@@ -81,6 +95,10 @@ void ct_filter_free(ct_filter *f);
  * record first lets out everything held back. Returns 0, or -1 when memory
  * ran out (the record was passed on unfiltered). */
 int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t raw_len);
+
+/* The next end event of thread tid (of function key) ends a call whose
+ * condition at the end did not hold (opts.at_end): the call is hidden. */
+void ct_filter_reject(ct_filter *f, uint64_t tid, uint64_t key);
 
 /* Lets out every held-back enter event (the trace ended without an END). */
 void ct_filter_finish(ct_filter *f);

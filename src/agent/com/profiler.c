@@ -548,6 +548,9 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
     describe_filter(cfg, filter_text, sizeof filter_text);
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
+    /* The writer's filter copies it at its start. */
+    ct_filter_opts tree = cfg->tree;
+    tree.at_end = ct_when_may_decide_at_end() ? ct_when_at_end : NULL;
     ct_writer_config wc = {
         .text = text,
         .binary_fd = bin_fd,
@@ -560,7 +563,7 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .start_unix_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
         .cmdline = cmdline,
         .filter = filter_text,
-        .calls_filter = &cfg->tree,
+        .calls_filter = &tree,
         .settings = settings,
         .stop_engine = ct_recorder_stop,
         .children_index = !attached && cfg->summary && ct_outputs_root(cfg) == 1

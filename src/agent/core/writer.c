@@ -561,6 +561,13 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
             output(w.p, w.len, &rec);
         return;
     }
+    if (len >= CT_EVENT_BASE_BYTES && ct_event_type(p) == (ct_rec_type)CT_RING_REJECT) {
+        /* The thread's next end is of a call its condition at the end
+         * rejected (record.h, ct_rec_reject): the filter hides it. */
+        if (g_filter)
+            ct_filter_reject(g_filter, ct_event_tid(p), ct_event_key(p));
+        return;
+    }
     g_events++;
     if (len < CT_EVENT_BASE_BYTES)
         return;

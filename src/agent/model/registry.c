@@ -210,7 +210,8 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
      * it implements; everything else as itself. */
     if (ct_plan_state_machine(f, &mi) != 0)
         ct_plan_function(f, &mi);
-    f->when = ct_when_bind(f);
+    f->when = ct_when_bind(f, 0);
+    f->when_end = ct_when_bind(f, 1);
     f->chosen_args = ct_chosen_bind(f, 0);
     f->chosen_ret = ct_chosen_bind(f, 1);
 }

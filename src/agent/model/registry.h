@@ -91,6 +91,10 @@ typedef struct ct_mapped_fn {
     /* The conditions (--when) that decide whether a call is recorded, bound
      * to its arguments (when.h); NULL: none, every call is. */
     const ct_when_fn *when;
+    /* Those that decide at its end (return, exception, out parameters):
+     * the call is recorded, and a false one's end tells the writer, which
+     * holds the call's events until then (ct_filter_opts.at_end). */
+    const ct_when_fn *when_end;
     /* The values chosen (-A, -R) to capture instead of the arguments (then
      * no out values at return) or the return value (when.h); NULL: none. */
     const ct_chosen_fn *chosen_args, *chosen_ret;

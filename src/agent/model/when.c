@@ -96,11 +96,6 @@ int ct_when_load(const char *text, char *why, size_t cap)
                 snprintf(why, cap, "CLRTRACE_WHEN '%.200s': %s", copy, err.message);
                 return -1;
             }
-            if (ct_expr_needs_return(e)) {
-                snprintf(why, cap, "CLRTRACE_WHEN '%.200s': return and exception are not "
-                         "supported yet (conditions decide at entry)", copy);
-                return -1;
-            }
             g_exprs[n] = e;
             g_texts[n] = copy;
             n++;
@@ -109,6 +104,25 @@ int ct_when_load(const char *text, char *why, size_t cap)
     }
     atomic_store(&g_n, n);
     return 0;
+}
+
+int ct_when_may_decide_at_end(void)
+{
+    uint32_t n = atomic_load(&g_n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (ct_expr_needs_return(g_exprs[i]))
+            return 1;
+        for (uint32_t pi = 0; pi < g_exprs[i]->npaths; pi++)
+            if (g_exprs[i]->paths[pi].root == CT_XROOT_PARAM)
+                return 1; /* an out parameter's, perhaps */
+    }
+    return 0;
+}
+
+int ct_when_at_end(uint64_t key)
+{
+    const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)key;
+    return f && f->when_end != NULL;
 }
 
 int ct_when_arg_name(const char *label, char *out, size_t cap)
@@ -147,14 +161,65 @@ static int arg_is_out(const ct_mapped_fn *f, uint32_t i)
     return !strncmp(f->args[i].label, "out ", 4);
 }
 
-const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
+/* Whether condition e decides at a call of f's end: it names `return`,
+ * `exception` or an out parameter of f. */
+static int decides_at_end(const ct_expr *e, const ct_mapped_fn *f)
+{
+    if (ct_expr_needs_return(e))
+        return 1;
+    for (uint32_t pi = 0; pi < e->npaths; pi++) {
+        uint32_t arg = e->paths[pi].root == CT_XROOT_PARAM
+                           ? arg_named(f, ct_expr_seg(e, &e->paths[pi], 0))
+                           : CT_WHEN_NO_ARG;
+        if (arg != CT_WHEN_NO_ARG && arg_is_out(f, arg))
+            return 1;
+    }
+    return 0;
+}
+
+/* Where path p of condition `text` starts in f's arguments, for a
+ * condition deciding at entry or (at_end) at the call's end; a path f
+ * cannot give is told once and reads unknown (CT_WHEN_NO_ARG). */
+static uint32_t bind_root(const ct_mapped_fn *f, const char *text, const ct_expr *e,
+                          const ct_expr_path *p, int at_end)
+{
+    const char *first = ct_expr_seg(e, p, 0);
+    if (p->root == CT_XROOT_EXCEPTION)
+        return CT_WHEN_EXC_ARG;
+    if (p->root == CT_XROOT_RETURN) {
+        if (f->has_ret)
+            return CT_WHEN_RET_ARG;
+        pthread_mutex_lock(&g_lock);
+        note("--when '%s': %s returns nothing: its calls are not recorded", text, f->name);
+        pthread_mutex_unlock(&g_lock);
+        return CT_WHEN_NO_ARG;
+    }
+    uint32_t arg = arg_named(f, first);
+    if (arg != CT_WHEN_NO_ARG && (!at_end || (arg < 64 && (f->out_mask >> arg & 1))))
+        return arg;
+    pthread_mutex_lock(&g_lock);
+    if (arg != CT_WHEN_NO_ARG)
+        note("--when '%s': '%s' of %s is read at the call's entry and the condition decides at "
+             "its end (it names return, exception or an out parameter): its calls are not "
+             "recorded", text, first, f->name);
+    else if (p->root == CT_XROOT_THIS)
+        note("--when '%s': %s is static (no 'this'): its calls are not recorded", text, f->name);
+    else
+        note("--when '%s': %s has no parameter '%s': its calls are not recorded", text, f->name,
+             first);
+    pthread_mutex_unlock(&g_lock);
+    return CT_WHEN_NO_ARG;
+}
+
+const ct_when_fn *ct_when_bind(const ct_mapped_fn *f, int at_end)
 {
     uint32_t n = atomic_load(&g_n);
-    if (!n || !f->name || !f->args)
+    if (!n || !f->name || (!f->args && f->nargs))
         return NULL;
     uint32_t match[CT_WHEN_MAX], k = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (ct_glob_list_match(g_exprs[i]->glob, f->name))
+        if (ct_glob_list_match(g_exprs[i]->glob, f->name) &&
+            decides_at_end(g_exprs[i], f) == !!at_end)
             match[k++] = i;
     if (!k)
         return NULL;
@@ -168,25 +233,7 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f)
         c->expr = e;
         for (uint32_t pi = 0; pi < e->npaths; pi++) {
             const ct_expr_path *p = &e->paths[pi];
-            const char *first = ct_expr_seg(e, p, 0);
-            uint32_t arg = arg_named(f, first);
-            int missing = arg == CT_WHEN_NO_ARG, out = !missing && arg_is_out(f, arg);
-            if (missing || out) {
-                arg = CT_WHEN_NO_ARG;
-                pthread_mutex_lock(&g_lock);
-                if (out)
-                    note("--when '%s': '%s' is an out parameter of %s (known at its return; "
-                         "conditions decide at entry): its calls are not recorded",
-                         g_texts[match[j]], first, f->name);
-                else if (p->root == CT_XROOT_THIS)
-                    note("--when '%s': %s is static (no 'this'): its calls are not recorded",
-                         g_texts[match[j]], f->name);
-                else
-                    note("--when '%s': %s has no parameter '%s': its calls are not recorded",
-                         g_texts[match[j]], f->name, first);
-                pthread_mutex_unlock(&g_lock);
-            }
-            c->paths[pi].arg = arg;
+            c->paths[pi].arg = bind_root(f, g_texts[match[j]], e, p, at_end);
             for (unsigned s = 1; s < p->nseg && s < CT_EXPR_MAX_SEGMENTS; s++) {
                 const char *name = ct_expr_seg(e, p, s);
                 c->paths[pi].seg[s] = !strcmp(name, "Length")  ? CT_WHEN_SEG_LENGTH

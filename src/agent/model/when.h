@@ -16,8 +16,12 @@
  * function with more reads the later ones as unknown. */
 #define CT_WHEN_MAX_ARGS 64
 
-/* Where a path of a condition starts in a function's arguments. */
+/* Where a path of a condition starts in a function's arguments: an index,
+ * or none (the path reads unknown), or at the call's end its return value
+ * or the exception that ended it. */
 #define CT_WHEN_NO_ARG UINT32_MAX
+#define CT_WHEN_RET_ARG (UINT32_MAX - 1)
+#define CT_WHEN_EXC_ARG (UINT32_MAX - 2)
 
 /* What a path segment names besides a field. */
 enum { CT_WHEN_SEG_FIELD = 0, CT_WHEN_SEG_LENGTH = 1, CT_WHEN_SEG_COUNT = 2 };
@@ -89,10 +93,22 @@ const ct_chosen_fn *ct_chosen_bind(const struct ct_mapped_fn *f, int ret);
 int ct_when_load(const char *text, char *why, size_t cap);
 
 /* The conditions whose glob matches f's full name, bound to its arguments
- * (permanent memory), or NULL: none. A path naming no parameter of f is
- * told once on stderr ("clrtrace: --when 'GLOB: ...': METHOD has no
- * parameter 'x'") and reads unknown, so the condition is false. */
-const ct_when_fn *ct_when_bind(const struct ct_mapped_fn *f);
+ * (permanent memory), or NULL: none. at_end 0: those that decide at a
+ * call's entry; 1: those that decide at its end (they name `return`,
+ * `exception` or an out parameter; their other parameters must be out or
+ * ref ones, read again at the end). A path naming no parameter of f (or
+ * one it cannot read then) is told once on stderr ("clrtrace: --when
+ * 'GLOB: ...': METHOD has no parameter 'x'") and reads unknown, so the
+ * condition is false. */
+const ct_when_fn *ct_when_bind(const struct ct_mapped_fn *f, int at_end);
+
+/* Whether a condition loaded may decide at a call's end (it names return,
+ * exception, or a parameter that may be an out one): the writer's filter
+ * then holds such calls' events (ct_filter_opts.at_end). */
+int ct_when_may_decide_at_end(void);
+/* Whether function key (a ct_mapped_fn) has conditions that decide at its
+ * end (the filter's at_end). */
+int ct_when_at_end(uint64_t key);
 
 /* The name of argument i of f as its label says ("order" of "Order
  * order="; "this"), into out: 0, or -1. */

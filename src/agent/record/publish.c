@@ -77,6 +77,16 @@ int ct_rec_plain_naive(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
     return 1;
 }
 
+void ct_rec_reject(ct_tbuf *b, uint64_t now, uint64_t key, int naive)
+{
+    uint8_t rec[CT_EVENT_BASE_BYTES];
+    ct_event_put_header(rec, (ct_rec_type)CT_RING_REJECT, now, ct_rec_held(b), b->tid, key);
+    if (naive)
+        ct_writer_naive_event(rec, sizeof rec);
+    else
+        ct_rec_emit(b, rec, sizeof rec);
+}
+
 void ct_rec_close_replaced(ct_tbuf *b, uintptr_t csp, int naive)
 {
     ct_rec_thread *t = ct_rec_of(b);
@@ -90,9 +100,12 @@ void ct_rec_close_replaced(ct_tbuf *b, uintptr_t csp, int naive)
         if (!now)
             now = ct_now_ns();
         int how = ct_rec_frame_close(b);
-        if (how)
+        if (how) {
             ct_rec_count_unrecorded(b, how);
-        else
+        } else {
+            ct_rec_end_verdict(b, (const ct_mapped_fn *)(uintptr_t)key, CT_REC_TAILCALL, NULL,
+                               NULL, NULL, now, naive);
             ct_rec_plain_as(b, CT_REC_TAILCALL, now, key, naive);
+        }
     }
 }

@@ -670,6 +670,31 @@ typedef int ct_rec_args_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, c
 typedef void ct_rec_ret_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
                            ct_event_mark *m);
 
+/* 1 when every condition deciding at the end (f->when_end: on return,
+ * exception or out arguments) holds for the call of f ending now on b's
+ * thread (its frame just closed), ended by `how` (LEAVE: ret finds its
+ * return value, ctx the engine's; UNWIND: x, the exception's values as
+ * its UNWIND record carries them, NULL when not kept; TAILCALL: none of
+ * them is known); 0 when one does not or cannot be read (when.c). */
+int ct_rec_when_end_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
+                          ct_rec_ret_fn *ret, const void *ctx, const ct_rec_exc *x);
+
+/* Tells the writer that the end event about to be published on b's thread
+ * (function key) ends a call whose condition at the end did not hold
+ * (CT_RING_REJECT; publish.c). */
+void ct_rec_reject(ct_tbuf *b, uint64_t now, uint64_t key, int naive);
+
+/* Evaluates f's conditions at the end (if any) and tells the writer when
+ * they do not hold. */
+static inline void ct_rec_end_verdict(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
+                                      ct_rec_ret_fn *ret, const void *ctx,
+                                      const ct_rec_exc *x, uint64_t now, int naive)
+{
+    if (__builtin_expect(f && f->when_end != NULL, 0) &&
+        !ct_rec_when_end_holds(b, f, how, ret, ctx, x))
+        ct_rec_reject(b, now, (uint64_t)(uintptr_t)f, naive);
+}
+
 /* The enter of a call of f on b's thread, after the engine's checks
  * (recording, ct_rec_watched): the frames it replaced closed (csp: its
  * caller's SP, 0 when unknown), an ENTER record with the values args
@@ -794,6 +819,7 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
     uint64_t m0 = 0, h0 = 0;
     int measured = ct_rec_measure_begin(b, &m0, &h0);
     uint64_t key = (uint64_t)(uintptr_t)f;
+    ct_rec_end_verdict(b, f, type, has_ret ? ret : NULL, ctx, NULL, now, naive);
     /* With -A, no out values (the chosen values stand for the arguments). */
     uint64_t outs = f->chosen_args ? 0 : f->out_mask;
     if (type != CT_REC_LEAVE || !f->values || !(has_ret || outs) || !ct_rec_gate_open(b, f)) {

@@ -391,8 +391,13 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
             ct_rec_count_unrecorded(b, how);
         else if (!key)
             ct_tbuf_count_drop(b, 1);
-        else
+        else {
+            const ct_rec_exc *x = &t->exc[serial % CT_EXC_SLOTS];
+            ct_rec_end_verdict(b, (const ct_mapped_fn *)(uintptr_t)key, CT_REC_UNWIND, NULL,
+                               NULL, serial && x->serial == serial ? x : NULL, now,
+                               g_rec.naive);
             unwind_event(b, now, key, serial);
+        }
     }
     ct_rec_busy(b, 0);
 }

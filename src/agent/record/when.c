@@ -10,6 +10,8 @@
 
 #include <stdatomic.h>
 
+#include "agent/model/classnames.h"
+
 /* The value of plan p at addr (the slot as passed: a reference or the value
  * itself) as the evaluator compares it. */
 static void to_xval(ct_tbuf *b, const ct_plan *p, uintptr_t addr, ct_xval *out, unsigned depth);
@@ -196,16 +198,27 @@ enum { WALK_UNKNOWN = 0, WALK_VALUE, WALK_NULL, WALK_XVAL };
  * with the final value's plan and address (*pp, *addrp: the slot as a
  * field or argument holds it), WALK_XVAL with a length or count in *out,
  * WALK_NULL (a null on the way), or WALK_UNKNOWN. */
+static int walk_from(ct_tbuf *b, const ct_expr *e, uint32_t pi, ct_when_path *wp,
+                     const ct_plan *p, uintptr_t addr, uint32_t len, const ct_plan **pp,
+                     uintptr_t *addrp, ct_xval *out);
+
 static int walk(ct_tbuf *b, const ct_expr *e, uint32_t pi, ct_when_path *wp, const ct_plan **pp,
                 uintptr_t *addrp, ct_xval *out)
 {
     const ct_rec_thread *t = ct_rec_of(b);
-    const ct_expr_path *path = &e->paths[pi];
-    if (wp->arg == CT_WHEN_NO_ARG || wp->arg >= t->nslots || wp->arg >= CT_WHEN_MAX_ARGS)
+    if (wp->arg >= t->nslots || wp->arg >= CT_WHEN_MAX_ARGS)
         return WALK_UNKNOWN;
-    uintptr_t addr = t->slot[wp->arg];
-    const ct_plan *p = t->slot_plan[wp->arg];
-    if (!addr || !p || ct_plan_is_by_range(p) || t->slot_len[wp->arg] != ct_rec_slot_len(p))
+    return walk_from(b, e, pi, wp, t->slot_plan[wp->arg], t->slot[wp->arg], t->slot_len[wp->arg],
+                     pp, addrp, out);
+}
+
+/* walk from a value of plan p whose slot of len bytes is at addr. */
+static int walk_from(ct_tbuf *b, const ct_expr *e, uint32_t pi, ct_when_path *wp,
+                     const ct_plan *p, uintptr_t addr, uint32_t len, const ct_plan **pp,
+                     uintptr_t *addrp, ct_xval *out)
+{
+    const ct_expr_path *path = &e->paths[pi];
+    if (!addr || !p || ct_plan_is_by_range(p) || len != ct_rec_slot_len(p))
         return WALK_UNKNOWN;
     for (unsigned seg = 1; seg < path->nseg; seg++) {
         const char *name = ct_expr_seg(e, path, seg);
@@ -280,6 +293,15 @@ static int walk(ct_tbuf *b, const ct_expr *e, uint32_t pi, ct_when_path *wp, con
     return WALK_VALUE;
 }
 
+/* A walk's end as the evaluator compares it. */
+static void walked(ct_tbuf *b, int how, const ct_plan *p, uintptr_t addr, ct_xval *out)
+{
+    if (how == WALK_VALUE)
+        to_xval(b, p, addr, out, 0);
+    else if (how == WALK_NULL)
+        out->kind = CT_XV_UNKNOWN; /* a member of null: unknown, as before */
+}
+
 static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
 {
     when_ctx *ctx = ctxp;
@@ -287,10 +309,7 @@ static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
     uintptr_t addr = 0;
     out->kind = CT_XV_UNKNOWN;
     int how = walk(ctx->b, e, pi, &ctx->c->paths[pi], &p, &addr, out);
-    if (how == WALK_VALUE)
-        to_xval(ctx->b, p, addr, out, 0);
-    else if (how == WALK_NULL)
-        out->kind = CT_XV_UNKNOWN; /* a member of null: unknown, as before */
+    walked(ctx->b, how, p, addr, out);
 }
 
 int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f)
@@ -299,6 +318,161 @@ int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f)
     for (uint32_t i = 0; i < w->n; i++) {
         when_ctx ctx = {b, (ct_when_bound *)&w->c[i]};
         if (!ct_expr_holds(w->c[i].expr, resolve, &ctx))
+            return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------ conditions at a call's end */
+
+/* What a condition deciding at a call's end reads: how the call ended, its
+ * return value's slot (LEAVE), the exception that ended it (UNWIND: its
+ * values as the UNWIND record carries them; NULL when not kept). */
+typedef struct end_ctx {
+    ct_tbuf *b;
+    ct_when_bound *c;
+    const ct_mapped_fn *f;
+    ct_rec_type how;
+    const ct_plan *ret_plan;
+    uintptr_t ret_addr;
+    uint32_t ret_len;
+    const ct_rec_exc *x;
+    char type[512];           /* the exception's class's full name, once read */
+} end_ctx;
+
+/* The next value of an exception's values at *pos: its status word's
+ * status and its bytes; 0 at the end. */
+static int exc_next(const ct_rec_exc *x, uint32_t *pos, uint32_t *status, const uint8_t **v,
+                    uint32_t *n)
+{
+    if (*pos + 4 > x->len)
+        return 0;
+    uint32_t word;
+    memcpy(&word, x->values + *pos, 4);
+    *n = word & CT_VALUE_LEN_MASK;
+    *status = word >> CT_VALUE_STATUS_SHIFT;
+    *v = x->values + *pos + 4;
+    if (*pos + 4 + *n > x->len)
+        return 0;
+    *pos += 4 + *n;
+    return 1;
+}
+
+/* `exception`, `exception.Message` or `exception.Message.Length` (the
+ * parser allows no other path) of the call ending. */
+static void exception_value(end_ctx *c, const ct_expr *e, const ct_expr_path *path, ct_xval *out)
+{
+    if (c->how != CT_REC_UNWIND) {
+        /* Returned: no exception; a member of it is unknown. A tail call:
+         * the callee's end is not known. */
+        if (c->how == CT_REC_LEAVE && path->nseg == 1)
+            out->kind = CT_XV_NULL;
+        return;
+    }
+    const ct_rec_exc *x = c->x;
+    uint32_t pos = 0, st, n;
+    const uint8_t *v;
+    if (!x || !exc_next(x, &pos, &st, &v, &n) || st != CT_VALUE_PLAN || n < 16)
+        return;
+    if (path->nseg == 1) {
+        uint64_t cls;
+        memcpy(&cls, v + 8, 8);
+        if (!c->type[0] && ct_classid_name((ClassID)cls, CT_NAME_FULL, c->type, sizeof c->type))
+            return;
+        out->kind = CT_XV_TYPE;
+        out->text = c->type;
+        return;
+    }
+    /* Its _message: a STRING value (u64 address; i32 length, u32 copied,
+     * the characters), MISSING when the field is not known. */
+    if (!exc_next(x, &pos, &st, &v, &n) || st != CT_VALUE_PLAN || n < 8)
+        return;
+    uint64_t addr;
+    memcpy(&addr, v, 8);
+    if (!addr) {
+        if (path->nseg == 2)
+            out->kind = CT_XV_NULL;
+        return;
+    }
+    int32_t len;
+    uint32_t copied;
+    if (n < 16)
+        return;
+    memcpy(&len, v + 8, 4);
+    memcpy(&copied, v + 12, 4);
+    if (len < 0 || n < 16 + 2 * (size_t)copied)
+        return;
+    if (path->nseg == 3) {
+        out->kind = CT_XV_INT;
+        out->i = len;
+    } else if (copied == (uint32_t)len) {
+        /* Whole (a message longer than -s or CT_EXC_MESSAGE_CHARS was cut:
+         * unknown). */
+        out->kind = CT_XV_STRING;
+        out->len = copied;
+        out->chars = (const uint16_t *)(const void *)(v + 16);
+    }
+}
+
+static void resolve_end(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
+{
+    end_ctx *c = ctxp;
+    ct_when_path *wp = &c->c->paths[pi];
+    const ct_plan *p = NULL;
+    uintptr_t addr = 0;
+    out->kind = CT_XV_UNKNOWN;
+    if (wp->arg == CT_WHEN_EXC_ARG) {
+        exception_value(c, e, &e->paths[pi], out);
+        return;
+    }
+    if (c->how != CT_REC_LEAVE || wp->arg == CT_WHEN_NO_ARG)
+        return;
+    if (wp->arg == CT_WHEN_RET_ARG) {
+        int how = walk_from(c->b, e, pi, wp, c->ret_plan, c->ret_addr, c->ret_len, &p, &addr, out);
+        walked(c->b, how, p, addr, out);
+        return;
+    }
+    /* An out or ref argument: its target, kept at the entry when it is in
+     * this thread's stack, read again (the frame closing is at the current
+     * depth). */
+    const ct_rec_thread *t = ct_rec_of(c->b);
+    uintptr_t target = 0;
+    for (uint32_t k = t->nouts; k > 0 && t->outs[k - 1].depth >= t->depth; k--)
+        if (t->outs[k - 1].depth == t->depth && t->outs[k - 1].arg == wp->arg)
+            target = t->outs[k - 1].target;
+    if (!target || wp->arg >= c->f->nargs || !c->f->args[wp->arg].plan)
+        return;
+    const ct_plan *elem = c->f->args[wp->arg].plan->elem;
+    if (!elem)
+        return;
+    int how = walk_from(c->b, e, pi, wp, elem, target, ct_rec_slot_len(elem), &p, &addr, out);
+    walked(c->b, how, p, addr, out);
+}
+
+int ct_rec_when_end_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
+                          ct_rec_ret_fn *ret, const void *ctx, const ct_rec_exc *x)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    end_ctx c = {.b = b, .f = f, .how = how, .x = x};
+    c.type[0] = '\0';
+    if (how == CT_REC_LEAVE && ret && f->has_ret && f->values) {
+        /* The return value's slot, collected (nothing captured). */
+        ct_wbuf w = {0};
+        ct_event_mark m = {0};
+        t->collect = 1;
+        t->nslots = 0;
+        ret(b, f, ctx, &w, &m);
+        t->collect = 0;
+        if (t->nslots) {
+            c.ret_plan = t->slot_plan[0];
+            c.ret_addr = t->slot[0];
+            c.ret_len = t->slot_len[0];
+        }
+    }
+    const ct_when_fn *w = f->when_end;
+    for (uint32_t i = 0; i < w->n; i++) {
+        c.c = (ct_when_bound *)&w->c[i];
+        if (!ct_expr_holds(w->c[i].expr, resolve_end, &c))
             return 0;
     }
     return 1;

@@ -1,7 +1,8 @@
 // End-to-end target for clrtrace's conditions (tests/e2e/run_when.sh). Four
 // orders are placed, in this order, with the values below; the expected
-// calls of each condition are worked out by hand from them. Prints one line
-// per call and exits with code 3. With "serve S" it is a service for
+// calls of each condition are worked out by hand from them; then two
+// look-ups (TryFind 2, 9) and the four orders shipped (Ship: two throw).
+// Prints one line per call and exits with code 3. With "serve S" it is a service for
 // attach instead (below).
 using System;
 using System.Collections.Generic;
@@ -67,6 +68,29 @@ namespace Shop
         {
             return urgent || qty > 5 || code.Length > 5;
         }
+
+        // The order of `all` whose Id is id, in `found` (null when none).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool TryFind(Order[] all, int id, out Order found)
+        {
+            found = null;
+            foreach (var o in all)
+                if (o.Id == id)
+                    found = o;
+            return found != null;
+        }
+
+        // Paid: its count of lines; New: InvalidOperationException; Shipped:
+        // ArgumentException.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Ship(Order order)
+        {
+            if (order.Status == Status.New)
+                throw new InvalidOperationException("order " + order.Id + " is not paid");
+            if (order.Status == Status.Shipped)
+                throw new ArgumentException("order " + order.Id + " was shipped");
+            return Audit(order.Lines.Count);
+        }
     }
 
     public static class Program
@@ -113,6 +137,13 @@ namespace Shop
             Console.WriteLine("cart " + cart.Add(new Line { Sku = "B", Qty = 3 }));
             var other = new Cart { Owner = "Bob" };
             Console.WriteLine("cart " + other.Add(new Line { Sku = "C", Qty = 4 }));
+            foreach (var id in new[] { 2, 9 })
+                Console.WriteLine("find " + id + " " + Orders.TryFind(orders, id, out var found) + " " + found?.Customer.Name);
+            foreach (var o in orders)
+            {
+                try { Console.WriteLine("ship " + Orders.Ship(o)); }
+                catch (Exception e) { Console.WriteLine("ship failed: " + e.Message); }
+            }
             return 3;
         }
     }
