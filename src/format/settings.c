@@ -37,7 +37,9 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                       CT_SETTING_REPEAT, 0, 0, 0, NULL, "'GLOB: EXPR'",
                       "record a call of a function matching GLOB only when EXPR holds "
                       "for its arguments (order.Total > 1000 && order.Customer.Country "
-                      "== \"PT\"; docs/cli.md, Conditions; repeatable)"},
+                      "== \"PT\") or at its end (return > 5, exception == "
+                      "\"TimeoutException\", an out parameter; docs/cli.md, Conditions; "
+                      "repeatable)"},
     [CT_SET_DEPTH] = {"CLRTRACE_DEPTH", "-D", "--depth", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_FILTER_MAX_FRAMES, 0, NULL, "N",
                       "show calls at most N levels deep ({min}-{max})"},

@@ -5,8 +5,9 @@
 #   2: Total 99.99,   Customer Bob (ES), New,     0 lines, Note "gift", Codes null
 #   3: Total 1000,    Customer null,     New,     0 lines, Note null,   Codes []
 #   4: Total 5000,    Customer Zé (PT),  Shipped, 1 line,  Note null,   Codes null
-# then Check("abc", -5, true), Check("xyz", 7, false), and Cart.Add on Ana's
-# cart (Qty 1, then 3) and on Bob's (Qty 4). Each condition's expected calls
+# then Check("abc", -5, true), Check("xyz", 7, false), Cart.Add on Ana's
+# cart (Qty 1, then 3) and on Bob's (Qty 4), TryFind 2 and 9, and Ship of
+# the four orders (two kinds of exceptions). Each condition's expected calls
 # are worked out by hand from these values: a false condition shows none of
 # its method's calls (their callees are traced as usual), a true one all; a
 # malformed condition is refused (exit 2, one stderr line, nothing run).
@@ -120,6 +121,57 @@ check "trigger: Check hidden" lacks "$work/trigger.txt" 'Shop.Orders.Check('
 run both --when 'Shop.Orders.Place: order.Customer.Country == "PT"' --when 'Shop.Orders.Place: order.Lines.Count == 1'
 expect both "4"
 
+# Conditions at the call's end. Place returns Audit(id) + id = 3 * id: 3,
+# 6, 9, 12. A call whose condition is false at its end is left out, its
+# callees traced one level up; with -T on it, its subtree goes too.
+run ret --when 'Shop.Orders.Place: return > 5'
+expect ret "2 3 4"
+check "ret: Audit of order 1 traced, at the top" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {2}Shop\.Orders\.Audit\(int id=1\) -> int 2$' "$work/ret.txt"
+check "ret: Audit of order 2 under its Place" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {4}Shop\.Orders\.Audit\(int id=2\) -> int 4$' "$work/ret.txt"
+check "ret: order 4's return" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} -> int 12$' "$work/ret.txt"
+check "ret: order 1's return left out" lacks "$work/ret.txt" '} -> int 3'
+check "ret: nothing on stderr" test ! -s "$work/ret.err"
+run ret_trigger -T 'Shop.Orders.Place' --when 'Shop.Orders.Place: return > 5'
+expect ret_trigger "2 3 4"
+check "ret_trigger: Audit of order 1 left out with its Place" lacks "$work/ret_trigger.txt" 'Audit(int id=1)'
+check "ret_trigger: Audit of order 3 shown" has "$work/ret_trigger.txt" 'Shop.Orders.Audit(int id=3) -> int 6'
+# One condition at the entry and one at the end: both must hold.
+run ret_both --when 'Shop.Orders.Place: order.Customer.Country == "PT"' --when 'Shop.Orders.Place: return > 5'
+expect ret_both "4"
+# Cart.Add returns the cart's Count: 1, then 4 (Ana's); 4 (Bob's).
+run ret_add --when 'Shop.Cart.Add: return == 4'
+check "ret_add: Ana's Qty 1 (returns 1) left out" lacks "$work/ret_add.txt" 'Sku="A"'
+check "ret_add: Ana's Qty 3 (returns 4) recorded" has "$work/ret_add.txt" 'Line line=Shop.Line{Sku="B", Qty=3}) -> int 4'
+check "ret_add: Bob's Qty 4 (returns 4) recorded" has "$work/ret_add.txt" 'Line line=Shop.Line{Sku="C", Qty=4}) -> int 4'
+
+# An out parameter, read at the end: TryFind(all, 2) finds Bob's order,
+# TryFind(all, 9) none (found = null, returns false).
+finds() { grep -o 'int id=[0-9]*, out Order found' "$1" | sed 's/int id=//; s/,.*//' | tr '\n' ' ' | sed 's/ $//'; }
+run out_name --when 'Shop.Orders.TryFind: found.Customer.Name == "Bob"'
+check "out_name: TryFind of 2 only" test "$(finds "$work/out_name.txt")" = "2"
+check "out_name: its out value at return" has "$work/out_name.txt" '-> bool true  found=Shop.Order{Id=2, Total=99.99, Customer=Shop.Customer{Name="Bob", Country="ES"}'
+run out_null --when 'Shop.Orders.TryFind: found == null'
+check "out_null: TryFind of 9 only" test "$(finds "$work/out_null.txt")" = "9"
+run out_ret --when 'Shop.Orders.TryFind: !return'
+check "out_ret: TryFind of 9 only" test "$(finds "$work/out_ret.txt")" = "9"
+
+# The exception that ended the call: Ship(order 1) returns 4; orders 2 and
+# 3 throw InvalidOperationException("order N is not paid"), order 4
+# ArgumentException("order 4 was shipped"); both messages are 19 long.
+ships() { grep -o 'Shop\.Orders\.Ship(Order order=Shop\.Order{Id=[0-9]*' "$1" | sed 's/.*Id=//' | tr '\n' ' ' | sed 's/ $//'; }
+run exc_type --when 'Shop.Orders.Ship: exception == "InvalidOperationException"'
+check "exc_type: Ship of orders 2 and 3" test "$(ships "$work/exc_type.txt")" = "2 3"
+check "exc_type: order 2's exception shown" has "$work/exc_type.txt" '-> exception System.InvalidOperationException: "order 2 is not paid"'
+run exc_full --when 'Shop.Orders.Ship: exception == "System.ArgumentException"'
+check "exc_full: Ship of order 4" test "$(ships "$work/exc_full.txt")" = "4"
+run exc_msg --when 'Shop.Orders.Ship: exception.Message == "order 4 was shipped" || exception.Message == "order 2 is not paid"'
+check "exc_msg: Ship of orders 2 and 4" test "$(ships "$work/exc_msg.txt")" = "2 4"
+run exc_none --when 'Shop.Orders.Ship: exception == null'
+check "exc_none: Ship of order 1" test "$(ships "$work/exc_none.txt")" = "1"
+check "exc_none: its Audit under it" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {4}Shop\.Orders\.Audit\(int id=2\) -> int 4$' "$work/exc_none.txt"
+run exc_len --when 'Shop.Orders.Ship: exception.Message.Length == 19 && exception != "ArgumentException"'
+check "exc_len: Ship of orders 2 and 3" test "$(ships "$work/exc_len.txt")" = "2 3"
+
 # The variable itself, without the launcher: one condition a line.
 env "${traced[@]}" CLRTRACE_INCLUDE='Shop.Orders.*' CLRTRACE_OUTPUT="$work/env.txt" \
     CLRTRACE_WHEN=$'Shop.Orders.Place: order.Id == 2 || order.Id == 3\nShop.Orders.Check: urgent' \
@@ -155,7 +207,9 @@ refused nocolon "expected 'GLOB: EXPR'" --when 'order.Total > 5'
 refused unclosed "expected ')' for the '(' at offset 3" --when 'F: (a == 1'
 refused badstring "unknown escape" --when 'F: a == "x\q"'
 refused assign "write '=='" --when 'F: a = 1'
-refused at_return "not supported yet" --when 'F: return > 1'
+refused at_end_this "'this' is read at entry, a condition naming return or exception at the return: test 'this' in a --when of its own at offset 15" \
+    --when 'Shop.Cart.Add: this.Owner == "Ana" && return > 1'
+refused exc_path "an exception offers its type" --when 'Shop.Orders.Ship: exception.HResult == 1'
 refused noargs "--when reads argument values" --no-args --when 'F: a == 1'
 # Names checked in the program's assembly (Shop.dll) before it runs.
 refused noparam_cli "clrtrace run: --when 'Shop.Orders.Place: ordr.Total > 1000': Shop.Orders.Place has no parameter 'ordr' at offset 19" \
@@ -163,6 +217,11 @@ refused noparam_cli "clrtrace run: --when 'Shop.Orders.Place: ordr.Total > 1000'
 refused static_this "Shop.Orders.Check is static: no 'this' at offset 19" --when 'Shop.Orders.Check: this.Id > 1'
 refused second_cond "Shop.Cart.Add has no parameter 'item'" \
     --when 'Shop.Orders.Place: order.Id > 1' --when 'Shop.Cart.Add: item.Qty > 1 || this.Count > 0'
+refused at_end_param "clrtrace run: --when 'Shop.Orders.Place: return > 5 && order.Id == 2': 'order' of Shop.Orders.Place is read at the call's entry, and this condition decides at its end (it names return, exception or an out parameter): test 'order' in a --when of its own at offset 33" \
+    --when 'Shop.Orders.Place: return > 5 && order.Id == 2'
+refused at_end_out "'all' of Shop.Orders.TryFind is read at the call's entry" \
+    --when 'Shop.Orders.TryFind: found != null && all.Length == 4'
+refused void_return "Shop.Cart..ctor returns nothing (void) at offset 17" --when 'Shop.Cart..ctor: return == 1'
 
 # Attached (-p): the service places the four orders every 5 ms; the
 # condition is parsed by the CLI and sent with the session's settings.
@@ -196,6 +255,15 @@ check "attach, a name Place lacks: exit 0" test "$rc" -eq 0
 check "attach, a name Place lacks: clrtrace says so after its detach line" grep -qx \
     "clrtrace record: --when 'Shop.Orders.Place: ordr.Total > 1': Shop.Orders.Place has no parameter 'ordr': its calls are not recorded" \
     "$work/attach3.err"
+# A condition at the end, attached: Place returns 12 for order 4 only.
+"$ct" record --profiler "$lib" -o "$work/attached4" -p "$spid" -d 1s -F 'Shop.Orders.*' \
+    --when 'Shop.Orders.Place: return == 12' > "$work/attach4.out" 2> "$work/attach4.err"; rc=$?
+check "attach, at the end: exit 0" test "$rc" -eq 0
+"$ct" replay "$work/attached4" > "$work/attach4.txt" 2>&1
+ids=$(places "$work/attach4.txt" | tr ' ' '\n' | LC_ALL=C sort -u | tr '\n' ' ')
+check "attach, at the end: only order 4 placed in the trace" test "$ids" = "4 "
+check "attach, at the end: its return" grep -qE '\} -> int 12$' "$work/attach4.txt"
+check "attach, at the end: Audit of order 1 traced" has "$work/attach4.txt" 'Shop.Orders.Audit(int id=1) -> int 2'
 check_eq "attach: nothing of clrtrace's on the service's stderr" "" "$(cat "$work/serve.err")"
 kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 
@@ -228,6 +296,14 @@ if [[ -f "$csc" && -d "$refdir" ]]; then
     got=$(grep -o 'GetContextualKeywordKind(string text="[^"]*")' "$work/csc.txt" | sed 's/.*text="//; s/")$//' | LC_ALL=C sort -u | tr '\n' ' ')
     check "csc: GetContextualKeywordKind recorded for var only" test "$got" = "var "
     check "csc: var is VarKeyword" has "$work/csc.txt" 'GetContextualKeywordKind(string text="var") -> SyntaxKind VarKeyword'
+    # At the end: the texts whose kind is ForEachKeyword or ClassKeyword,
+    # of the source's words: class and foreach.
+    (cd "$work/cc" && "$ct" run --profiler "$lib" -o "$work/csc_ret.txt" -F "$kw.GetKeywordKind" \
+        --when "$kw.GetKeywordKind: return == ForEachKeyword || return == SyntaxKind.ClassKeyword" \
+        -- dotnet "$csc" "${cc_args[@]}") > "$work/csc_ret.out" 2>&1; rc=$?
+    check "csc, at the end: compiles (exit 0)" test "$rc" -eq 0
+    got=$(grep -o 'GetKeywordKind(string text="[^"]*") -> SyntaxKind [A-Za-z]*' "$work/csc_ret.txt" | sed 's/.*text="//; s/") -> SyntaxKind / /' | LC_ALL=C sort -u | tr '\n' ',')
+    check "csc, at the end: class and foreach only" test "$got" = "class ClassKeyword,foreach ForEachKeyword,"
 else
     echo "skip: no csc.dll ($csc) or reference assemblies ($refdir)"
 fi

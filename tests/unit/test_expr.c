@@ -132,6 +132,16 @@ static void test_parse_errors(void **state)
     fails_at("F: x == 1 || || y", 13, "expected a value's name, '!' or '(', not '||'");
     fails_at("F: null == x", 3, "the name comes first");
     fails_at("F: x == \"\xc3\"", 9, "UTF-8");
+    /* Deciding at the end: no `this`; an exception's type, Message and
+     * Message.Length only. */
+    fails_at("F: return > 1 && this.N == 2", 17, "'this' is read at entry");
+    fails_at("F: this.N == 2 || exception == null", 3, "test 'this' in a --when of its own");
+    fails_at("F: exception.HResult == 1", 3, "an exception offers its type");
+    fails_at("F: exception.Message.Count == 1", 3, "exception.Message.Length");
+    fails_at("F: exception.Message.Length.X == 1", 3, "an exception offers");
+    ok("F: exception == \"TimeoutException\" && exception.Message.Length > 3");
+    ok("F: exception.Message == null || return.Items.Count == 2 && found.Id == 1");
+    ok("F: this.N == 2 && x > 1");
     assert_int_equal(ct_expr_parse(NULL, &g_e, &g_err), -1);
 }
 

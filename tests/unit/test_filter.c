@@ -260,6 +260,176 @@ static void test_held_limit(void **state)
     free(o);
 }
 
+/* --when at the end: function 2 (A) is decided at its end. */
+static int key_is_2(uint64_t key)
+{
+    return key == 2;
+}
+
+static void reject(ct_filter *f, uint64_t tid, uint64_t key)
+{
+    ct_filter_reject(f, tid, key);
+}
+
+/* A kept: nothing changes, but A's events (and B's, inside it) come out at
+ * A's end, after the other thread's. */
+static void test_at_end_kept_in_order(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.at_end = key_is_2};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    ev(f, CT_REC_ENTER, 7, 1, 0);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    ev(f, CT_REC_ENTER, 7, 3, 20);
+    ev(f, CT_REC_LEAVE, 7, 3, 25);
+    ev(f, CT_REC_ENTER, 8, 9, 30);   /* another thread: not held */
+    assert_string_equal(o.text, "E1@0 E9@30");
+    ev(f, CT_REC_LEAVE, 7, 2, 50);
+    ev(f, CT_REC_LEAVE, 7, 1, 70);
+    assert_string_equal(o.text, "E1@0 E9@30 E2@10 E3@20 L3@25 L2@50 L1@70");
+    assert_int_equal(ct_filter_hidden(f), 0);
+    ct_filter_free(f);
+}
+
+/* A rejected: its enter and end go, B stays (one level up); the reject is
+ * the next end's only. */
+static void test_at_end_rejected(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.at_end = key_is_2};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    tree(f);
+    assert_string_equal(o.text, "E1@0 E2@10 E3@20 L3@25 L2@50 E4@55 L4@56 L1@70");
+    ct_filter_free(f);
+    memset(&o, 0, sizeof o);
+    f = ct_filter_new(&opts, collect, &o);
+    ev(f, CT_REC_ENTER, 7, 1, 0);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    ev(f, CT_REC_ENTER, 7, 3, 20);
+    ev(f, CT_REC_LEAVE, 7, 3, 25);
+    reject(f, 7, 2);
+    ev(f, CT_REC_UNWIND, 7, 2, 50);
+    ev(f, CT_REC_ENTER, 7, 2, 55);   /* again, kept */
+    ev(f, CT_REC_LEAVE, 7, 2, 56);
+    ev(f, CT_REC_LEAVE, 7, 1, 70);
+    assert_string_equal(o.text, "E1@0 E3@20 L3@25 E2@55 L2@56 L1@70");
+    assert_int_equal(ct_filter_hidden(f), 1);
+    ct_filter_free(f);
+}
+
+/* A reject told for another function (a lost end) hides nothing. */
+static void test_at_end_reject_other_key(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.at_end = key_is_2};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    reject(f, 7, 5);
+    ev(f, CT_REC_LEAVE, 7, 2, 50);
+    assert_string_equal(o.text, "E2@10 L2@50");
+    ct_filter_free(f);
+}
+
+/* Nested: the inner A rejected, the outer kept; with a trigger on A, the
+ * rejected A's subtree goes with it. */
+static void test_at_end_nested_and_trigger(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.at_end = key_is_2};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    ev(f, CT_REC_ENTER, 7, 2, 0);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    ev(f, CT_REC_ENTER, 7, 3, 20);
+    ev(f, CT_REC_LEAVE, 7, 3, 25);
+    reject(f, 7, 2);
+    ev(f, CT_REC_LEAVE, 7, 2, 30);
+    ev(f, CT_REC_LEAVE, 7, 2, 40);
+    assert_string_equal(o.text, "E2@0 E3@20 L3@25 L2@40");
+    ct_filter_free(f);
+
+    memset(&o, 0, sizeof o);
+    ct_filter_opts topts = {.at_end = key_is_2, .trigger = "A"};
+    f = ct_filter_new(&topts, collect, &o);
+    fn(f, 2, "A");
+    ev(f, CT_REC_ENTER, 7, 2, 0);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    ev(f, CT_REC_ENTER, 7, 3, 20);
+    ev(f, CT_REC_LEAVE, 7, 3, 25);
+    reject(f, 7, 2);
+    ev(f, CT_REC_LEAVE, 7, 2, 30);
+    ev(f, CT_REC_ENTER, 7, 4, 35);
+    ev(f, CT_REC_LEAVE, 7, 4, 36);
+    ev(f, CT_REC_LEAVE, 7, 2, 40);
+    assert_string_equal(o.text, "F2@0 E2@0 E4@35 L4@36 L2@40");
+    assert_int_equal(ct_filter_hidden(f), 2);
+    ct_filter_free(f);
+}
+
+/* With --min-time too: a held enter let out into the queue is still left
+ * out when its call is rejected; a caller's enter let out after it stays. */
+static void test_at_end_with_min_time(void **state)
+{
+    (void)state;
+    static out o;
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.at_end = key_is_2, .min_time_ns = 5, .trigger = "A"};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    fn(f, 1, "A");
+    ev(f, CT_REC_ENTER, 7, 1, 0);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    ev(f, CT_REC_ENTER, 7, 3, 20);
+    ev(f, CT_REC_LEAVE, 7, 3, 30);   /* 10: shown, lets out 1 and 2 */
+    reject(f, 7, 2);
+    ev(f, CT_REC_LEAVE, 7, 2, 40);
+    ev(f, CT_REC_LEAVE, 7, 1, 70);
+    assert_string_equal(o.text, "F1@0 E1@0 E3@20 L3@30 L1@70");
+    ct_filter_free(f);
+}
+
+/* Held past CT_FILTER_MAX_HELD_BYTES: everything goes out, and the call
+ * open then is shown whatever its end. At the limit, nothing goes out. */
+static void test_at_end_held_limit(void **state)
+{
+    (void)state;
+    out *o = calloc(1, sizeof *o);
+    ct_filter_opts opts = {.at_end = key_is_2};
+    static uint8_t big[1 << 20];
+    memset(big, 5, sizeof big);
+    for (int past = 0; past < 2; past++) {
+        memset(o, 0, sizeof *o);
+        ct_filter *f = ct_filter_new(&opts, collect, o);
+        ct_rec r = {.type = CT_REC_ENTER, .tid = 1, .key = 2, .time_ns = 0};
+        assert_int_equal(ct_filter_record(f, &r, NULL, 0), 0);
+        /* Calls of 5 inside, each enter 1 MiB: 16 fill the limit exactly
+         * (A's enter and the ends have no values); a 17th is past it. */
+        uint32_t n = CT_FILTER_MAX_HELD_BYTES / sizeof big + (uint32_t)past;
+        for (uint32_t i = 0; i < n; i++) {
+            ct_rec e = {.type = CT_REC_ENTER, .tid = 1, .key = 5, .time_ns = 1 + 2 * i,
+                        .values = big, .values_len = sizeof big, .nvalues = 1};
+            ct_rec l = {.type = CT_REC_LEAVE, .tid = 1, .key = 5, .time_ns = 2 + 2 * i};
+            assert_int_equal(ct_filter_record(f, &e, NULL, 0), 0);
+            assert_int_equal(ct_filter_record(f, &l, NULL, 0), 0);
+        }
+        /* Past it, A's enter and every call inside went out. */
+        assert_int_equal(o->events, past ? 2 * (size_t)n + 1 : 0);
+        ct_filter_reject(f, 1, 2);
+        ct_rec l = {.type = CT_REC_LEAVE, .tid = 1, .key = 2, .time_ns = 1000};
+        assert_int_equal(ct_filter_record(f, &l, NULL, 0), 0);
+        /* Within the limit A is left out; past it A was let out, and shown. */
+        assert_int_equal(o->events, 2 * (size_t)n + (past ? 2 : 0));
+        ct_filter_free(f);
+    }
+    free(o);
+}
+
 static void test_parse_duration(void **state)
 {
     (void)state;
@@ -357,6 +527,12 @@ int main(void)
         cmocka_unit_test(test_glob_list),
         cmocka_unit_test(test_secret_names),
         cmocka_unit_test(test_opts_active),
+        cmocka_unit_test(test_at_end_kept_in_order),
+        cmocka_unit_test(test_at_end_rejected),
+        cmocka_unit_test(test_at_end_reject_other_key),
+        cmocka_unit_test(test_at_end_nested_and_trigger),
+        cmocka_unit_test(test_at_end_with_min_time),
+        cmocka_unit_test(test_at_end_held_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
