@@ -83,6 +83,27 @@ refuse ret_root "clrtrace run: -R 'Shop.Cart.Add@line': -R chooses from the retu
 refuse no_param "clrtrace run: -A 'Shop.Orders.Place@ordr.Total': Shop.Orders.Place has no parameter 'ordr' at offset 18" \
     -A 'Shop.Orders.Place@ordr.Total'
 
+# Attached (-p): Shop's service places the four orders every 5 ms; the
+# chosen values are sent with the session's settings and read by the IL
+# engine's probes (attach always rewrites).
+env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve 60 > "$work/serve.out" 2> "$work/serve.err" &
+spid=$!
+stop_serve() { kill -KILL "$spid" 2>/dev/null; }
+ct_at_exit stop_serve
+for ((i = 0; i < 600; i++)); do grep -q '^ready ' "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+check "attach: the service is ready" grep -q "^ready $spid\$" "$work/serve.out"
+"$ct" record --profiler "$lib" -o "$work/attached" -p "$spid" -d 1s -F 'Shop.Orders.Place' \
+    -A 'Shop.Orders.Place@order.Customer.Name,order.Lines.Count' -R 'Shop.Orders.Place@return' \
+    > "$work/attach.out" 2> "$work/attach.err"; rc=$?
+check "attach: exit 0" test "$rc" -eq 0
+"$ct" replay "$work/attached" > "$work/attach.txt" 2>&1
+check "attach: order 1's chosen values" has "$work/attach.txt" 'Shop.Orders.Place(order.Customer.Name="Ana", order.Lines.Count=2) -> return=3'
+check "attach: order 3's (no customer)" has "$work/attach.txt" 'Shop.Orders.Place(order.Customer.Name=null, order.Lines.Count=0) -> return=9'
+check "attach: order 4's" has "$work/attach.txt" 'Shop.Orders.Place(order.Customer.Name="Zé", order.Lines.Count=1) -> return=12'
+check "attach: nothing else of the order" lacks "$work/attach.txt" 'Total'
+check_eq "attach: nothing of clrtrace's on the service's stderr" "" "$(cat "$work/serve.err")"
+kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+
 # A real program no one here wrote: the SDK's C# compiler (csc.dll) on a
 # small file; its lexer asks SyntaxFacts.GetKeywordKind(string text) about
 # the identifiers and keywords it meets: chosen, the text's length and the
