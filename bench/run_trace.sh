@@ -38,7 +38,9 @@
 # Conditions (--when, Workload when): ns per call of Values.Place(Order o),
 # the only method traced (-F), with values to a binary trace: no condition,
 # a condition that holds (o.Total > 10 && o.Buyer.Home.City == "Paris": two
-# objects down) and the same one false ("Lyon": nothing recorded); the
+# objects down) and the same one false ("Lyon": nothing recorded); then
+# conditions at the end (return > 0, true; return < 0, false: each call
+# recorded, held by the writer until its end, then kept or left out); the
 # ratios side by side. BENCH_ONLY=when runs this part alone.
 #
 # Trace ids (issue 28, BENCH_ONLY=ids): full capture to a binary trace with
@@ -128,11 +130,17 @@ bench_when() {
         "CLRTRACE_WHEN=Bench.Values.Place: $cond\"Paris\"" "CLRTRACE_TRACE=$tmp/when_true.clrt"
     measure when_false "$full_calls" "${profiled[@]}" CLRTRACE_INCLUDE=Bench.Values.Place \
         "CLRTRACE_WHEN=Bench.Values.Place: $cond\"Lyon\"" "CLRTRACE_TRACE=$tmp/when_false.clrt"
+    # At the end: Place returns o.Id + 1 (> 0): read at the leave, the
+    # writer holding each call until its end.
+    measure when_end_true "$full_calls" "${profiled[@]}" CLRTRACE_INCLUDE=Bench.Values.Place \
+        "CLRTRACE_WHEN=Bench.Values.Place: return > 0" "CLRTRACE_TRACE=$tmp/when_end_true.clrt"
+    measure when_end_false "$full_calls" "${profiled[@]}" CLRTRACE_INCLUDE=Bench.Values.Place \
+        "CLRTRACE_WHEN=Bench.Values.Place: return < 0" "CLRTRACE_TRACE=$tmp/when_end_false.clrt"
     workload_mode=calls
     echo
     echo "== conditions (--when on Bench.Values.Place(Order o), values to a binary trace), ns/call, best of $repeats"
     printf '%-14s %11s %9s %10s %8s %12s\n' MODE CALLS NS/CALL XUNTRACED XNONE TRACE_MB
-    for m in when_untraced when_none when_true when_false; do
+    for m in when_untraced when_none when_true when_false when_end_true when_end_false; do
         awk -v m="$m" -v c="${ncalls[$m]}" -v n="${ns[$m]}" -v u="${ns[when_untraced]}" \
             -v z="${ns[when_none]}" -v s="${size[$m]:-0}" \
             'BEGIN { printf "%-14s %11d %9.1f %10.1f %8.2f %12.1f\n", m, c, n, n / u, n / z, s / 1048576 }'
@@ -140,6 +148,10 @@ bench_when() {
     awk -v u="${ns[when_untraced]}" -v z="${ns[when_none]}" -v t="${ns[when_true]}" -v f="${ns[when_false]}" 'BEGIN {
         printf "over untraced: no condition +%.1f ns/call, true +%.1f, false +%.1f; false/none = %.2f, true/none = %.2f\n",
                z - u, t - u, f - u, f / z, t / z
+    }'
+    awk -v u="${ns[when_untraced]}" -v z="${ns[when_none]}" -v t="${ns[when_end_true]}" -v f="${ns[when_end_false]}" 'BEGIN {
+        printf "at the end (return > 0 / return < 0): true +%.1f ns/call, false +%.1f; true/none = %.2f, false/none = %.2f\n",
+               t - u, f - u, t / z, f / z
     }'
 }
 if [[ "${BENCH_ONLY:-}" == when ]]; then
