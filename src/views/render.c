@@ -41,6 +41,10 @@ typedef struct fn {
     uint64_t budget_skipped;/* calls left out by the budget or a limit (BUDGET) */
     uint32_t budget_step;   /* the budget's step (BUDGET records) */
     int budget_listed;      /* in ct_render.budget */
+    /* Its calls open on one thread (serial open_owner; 0: none) are counted
+     * here, those of other threads in their `open` tables: one thread at a
+     * time calls most functions, and needs no table look-up per call. */
+    uint64_t open_owner, open_n;
 } fn;
 
 /* Functions the summary names with the calls the budget or a limit left
@@ -61,7 +65,9 @@ typedef struct frame {
  * CT_RENDER_MAX_FRAMES timed. Events of the thread were dropped when the
  * walk's thread counts some: pairing failures that follow are their echo. */
 typedef struct thread {
-    ct_table open;          /* function key -> 1 + its kept frames open */
+    uint64_t serial;        /* 1, 2, ... in the order threads were made */
+    ct_table open;          /* function key -> 1 + its kept frames open (the
+                               functions whose fn.open_owner is another) */
     int pending;            /* an enter line is held back */
     char tid_text[UINT_TEXT_MAX]; /* the line prefix's thread field */
     size_t tid_len;
@@ -347,6 +353,8 @@ static int thread_made(void *ctx, ct_walk_thread *wt)
 {
     (void)ctx;
     thread *t = wt->user;
+    static uint64_t serials; /* the writer's thread, or the CLI's */
+    t->serial = ++serials;
     t->tid_len = put_uint(t->tid_text, wt->tid, 6, ' ');
     t->pend = malloc(INITIAL_PEND);
     t->pend_cap = INITIAL_PEND;
@@ -481,6 +489,35 @@ static void count_dropped(ct_render *r, const ct_walk_thread *t, uint64_t n)
         r->dropped += n;
 }
 
+/* The calls of f open on th (its kept frames). */
+static uint64_t open_count(const thread *th, const fn *f)
+{
+    if (f->open_owner == th->serial)
+        return f->open_n;
+    uintptr_t n = (uintptr_t)ct_table_get(&th->open, f->def->key);
+    return n ? n - 1 : 0;
+}
+
+/* One call of f more (d 1) or less (-1) open on th. */
+static void open_change(thread *th, fn *f, int d)
+{
+    if (f->open_owner == th->serial) {
+        if (d > 0 || f->open_n)
+            f->open_n += (uint64_t)(int64_t)d;
+        return;
+    }
+    uintptr_t n = (uintptr_t)ct_table_get(&th->open, f->def->key);
+    uint64_t now = n ? n - 1 : 0;
+    if (d > 0 && !now && !f->open_n) {
+        f->open_owner = th->serial; /* no thread has it open: this one counts in f */
+        f->open_n = 1;
+        return;
+    }
+    if (d < 0 && !now)
+        return;
+    ct_table_put(&th->open, f->def->key, (void *)(uintptr_t)(now + (uint64_t)(int64_t)d + 1));
+}
+
 /* The walk opened a call of r->ev.f: its enter line is held back (the call
  * held back before has a child: it opens a block); its frame, timed when
  * it is kept, nested when a call of its function is open below it. */
@@ -501,11 +538,10 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     th->pend_depth = depth;
     frame *fr = fp;
     if (fr) {
-        uintptr_t n = (uintptr_t)ct_table_get(&th->open, f->def->key);
         fr->f = f;
         fr->start = ct_rec_prog_ns(rec); /* durations leave the held time out */
-        fr->nested = n > 1;
-        ct_table_put(&th->open, f->def->key, (void *)(n ? n + 1 : 2));
+        fr->nested = open_count(th, f) > 0;
+        open_change(th, f, 1);
     }
     return 0;
 }
@@ -513,9 +549,8 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
 /* A kept frame leaves: its function is open once less on the thread. */
 static void forget(thread *th, const frame *fr)
 {
-    uintptr_t n = (uintptr_t)ct_table_get(&th->open, fr->h.key);
-    if (n > 1)
-        ct_table_put(&th->open, fr->h.key, (void *)(n - 1));
+    if (fr->f)
+        open_change(th, fr->f, -1);
 }
 
 /* The summary counts of fr's call, ended at program time now: its

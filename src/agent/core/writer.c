@@ -587,24 +587,20 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
         block_event(p);
         return;
     }
+    /* The event's fields (our own bytes, built by the hooks: not checked
+     * again, as a file's records are); no memset of the whole record: this
+     * runs for every event. The renderer, the filter and ct_next_value read
+     * no other field of an event. */
     ct_rec rec;
-    if (g_render) {
-        ct_trace_status st;
-        ct_rarena none = {NULL, 0, 0};
-        if (ct_read_record(p, len, 0, &none, &rec, &st) <= 0)
-            return;
-    } else {
-        /* Enough of the record for ct_next_value (our own bytes); no
-         * memset of the whole record: this runs for every event. */
-        rec.type = type;
-        rec.nvalues = nvalues;
-        rec.values = p + CT_EVENT_BASE_BYTES;
-        rec.values_len = len - CT_EVENT_BASE_BYTES;
-        rec.key = ct_event_key(p);
-        rec.time_ns = ct_event_time(p);
-        rec.held_ns = ct_event_held(p);
-        rec.tid = ct_event_tid(p);
-    }
+    rec.type = type;
+    rec.offset = 0;
+    rec.nvalues = nvalues;
+    rec.values = p + CT_EVENT_BASE_BYTES;
+    rec.values_len = ct_event_payload_len(p) + 8 - CT_EVENT_BASE_BYTES;
+    rec.key = ct_event_key(p);
+    rec.time_ns = ct_event_time(p);
+    rec.held_ns = ct_event_held(p);
+    rec.tid = ct_event_tid(p);
     if (valued && new_classes) {
         static const ct_classes classes = {NULL, known_content, NULL};
         const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)rec.key;
