@@ -474,6 +474,23 @@ ct_setup() {
 # the script exits, before the work directory goes (in the order given).
 ct_at_exit() { ct_exit_commands+=("$(printf '%q ' "$@")"); }
 
+ct_kill_quiet() { kill -KILL "$@" 2>/dev/null; }
+
+# ct_serve_shop APP: tests/targets/Shop's service mode (the four orders
+# placed every 5 ms for 60 s) in the background, its output in
+# $work/serve.out and .err, killed at exit; waits (at most 60 s) for its
+# "ready PID" line, checks it, and sets spid. CLRTRACE_PRELOAD_SANITIZERS:
+# under sanitized.sh, the sanitizers' runtime the profiler it will load
+# needs.
+ct_serve_shop() {
+    env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$1" serve 60 > "$work/serve.out" 2> "$work/serve.err" &
+    spid=$!
+    ct_at_exit ct_kill_quiet "$spid"
+    local i
+    for ((i = 0; i < 600; i++)); do grep -q '^ready ' "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+    check "attach: the service is ready" grep -q "^ready $spid\$" "$work/serve.out"
+}
+
 # The EXIT trap of ct_setup. A subshell forked a moment before a signal
 # reaches it still runs this trap (bash resets traps in a child only later):
 # only the script's own shell cleans up.

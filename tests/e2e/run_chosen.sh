@@ -86,12 +86,7 @@ refuse no_param "clrtrace run: -A 'Shop.Orders.Place@ordr.Total': Shop.Orders.Pl
 # Attached (-p): Shop's service places the four orders every 5 ms; the
 # chosen values are sent with the session's settings and read by the IL
 # engine's probes (attach always rewrites).
-env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve 60 > "$work/serve.out" 2> "$work/serve.err" &
-spid=$!
-stop_serve() { kill -KILL "$spid" 2>/dev/null; }
-ct_at_exit stop_serve
-for ((i = 0; i < 600; i++)); do grep -q '^ready ' "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-check "attach: the service is ready" grep -q "^ready $spid\$" "$work/serve.out"
+ct_serve_shop "$app"
 "$ct" record --profiler "$lib" -o "$work/attached" -p "$spid" -d 1s -F 'Shop.Orders.Place' \
     -A 'Shop.Orders.Place@order.Customer.Name,order.Lines.Count' -R 'Shop.Orders.Place@return' \
     > "$work/attach.out" 2> "$work/attach.err"; rc=$?

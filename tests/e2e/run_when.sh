@@ -225,14 +225,7 @@ refused void_return "Shop.Cart..ctor returns nothing (void) at offset 17" --when
 
 # Attached (-p): the service places the four orders every 5 ms; the
 # condition is parsed by the CLI and sent with the session's settings.
-# (CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
-# the profiler it will load needs.)
-env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve 60 > "$work/serve.out" 2> "$work/serve.err" &
-spid=$!
-stop_serve() { kill -KILL "$spid" 2>/dev/null; }
-ct_at_exit stop_serve
-for ((i = 0; i < 600; i++)); do grep -q '^ready ' "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-check "attach: the service is ready" grep -q "^ready $spid\$" "$work/serve.out"
+ct_serve_shop "$app"
 "$ct" record --profiler "$lib" -o "$work/attached" -p "$spid" -d 2s -F 'Shop.Orders.*' \
     --when 'Shop.Orders.Place: order.Total > 1000 && order.Customer.Country == "PT"' \
     > "$work/attach.out" 2> "$work/attach.err"; rc=$?
