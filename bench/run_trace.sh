@@ -47,6 +47,13 @@
 # the Activity's ids read at each call (the default) and without
 # (CLRTRACE_IDS=0), and the fast path both ways, measured in turn.
 #
+# Narrow filters (issue 29, BENCH_ONLY=narrow): the C# compiler traced with
+# -F 'Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*' (a few hundred
+# methods, values) and `Workload hello` (the default filter), each under both
+# engines, against untraced; wall time, runs interleaved (untraced, each
+# engine, and with BASELINE_LIB each engine with that build too, in turn),
+# median of BENCH_REPEATS + 2 runs (best of them too). Goals: 1.1x each.
+#
 # Also: start-up of a traced "hello" against untraced (wall time, best of
 # BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
 # capture, binary) against untraced.
@@ -158,6 +165,81 @@ if [[ "${BENCH_ONLY:-}" == when ]]; then
     bench_when
     exit 0
 fi
+# csc_setup: the SDK's C# compiler compiling a small file, into the array
+# csc (no compiler in the SDK: 1).
+csc_setup() {
+    local sdk rt refdir
+    sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
+    rt=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
+    refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$rt/ref/net${rt%%.*}.0
+    [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]] || return 1
+    mkdir -p "$tmp/csc"
+    printf 'using System;\nclass P { static void Main() { var l = new System.Collections.Generic.List<int> { 1, 2, 3 }; foreach (var x in l) Console.Write(x * 2); } }\n' >"$tmp/csc/a.cs"
+    csc=(dotnet "$sdk/Roslyn/bincore/csc.dll" -nologo -deterministic -out:"$tmp/csc/a.dll"
+         "-r:$refdir/System.Runtime.dll" "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" "$tmp/csc/a.cs")
+}
+
+# Narrow filters: wall times, interleaved, median (and best) of repeats+2.
+bench_narrow() {
+    local n=$((repeats + 2)) i m t0 t1 f='Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*'
+    local -a modes=(untraced il elt)
+    [[ -z "$base" ]] || modes+=(il_base elt_base)
+    declare -A runs
+    narrow_run() { # narrow_run WHAT MODE: one run, its wall ms on stdout
+        local what=$1 mode=$2 lib=$lib engine=il
+        [[ $mode == *_base ]] && lib=$base
+        [[ $mode == elt* ]] && engine=elt
+        rm -rf "$tmp/narrow"
+        t0=$(date +%s%N)
+        if [[ $what == csc ]]; then
+            if [[ $mode == untraced ]]; then
+                "${csc[@]}" >/dev/null 2>&1
+            else
+                "$build/clrtrace" record --profiler "$lib" --engine=$engine -o "$tmp/narrow" -F "$f" -- "${csc[@]}" >/dev/null 2>&1
+            fi
+        else
+            if [[ $mode == untraced ]]; then
+                dotnet "$app" hello >/dev/null
+            else
+                env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib" \
+                    CLRTRACE_ENGINE=$engine "CLRTRACE_TRACE=$tmp/narrow.clrt" dotnet "$app" hello >/dev/null
+            fi
+        fi
+        t1=$(date +%s%N)
+        echo $(((t1 - t0) / 1000000))
+    }
+    echo
+    echo "== narrow filters (issue 29): wall ms, median and best of $n runs, interleaved"
+    local whats=(hello)
+    csc_setup && whats=(csc hello)
+    for what in "${whats[@]}"; do
+        for ((i = 0; i < n; i++)); do
+            for m in "${modes[@]}"; do
+                runs[$what.$m]+="$(narrow_run "$what" "$m") "
+            done
+        done
+        case $what in
+            csc) echo "C# compiler, -F '$f' (values):" ;;
+            hello) echo "$(basename "$app") hello, my-code filter (values, binary trace):" ;;
+        esac
+        for m in "${modes[@]}"; do
+            tr ' ' '\n' <<<"${runs[$what.$m]}" | sed '/^$/d' | sort -n |
+                awk -v m="$m" -v u="$(tr ' ' '\n' <<<"${runs[$what.untraced]}" | sed '/^$/d' | sort -n |
+                    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" '
+                { v[NR] = $1 }
+                END {
+                    med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+                    printf "  %-10s median %6.0f ms (%.2fx untraced), best %6.0f ms\n", m, med, med / u, v[1]
+                }'
+        done
+    done
+    echo "  (il/elt: this build; *_base: BASELINE_LIB; goal: 1.10x or less)"
+}
+if [[ "${BENCH_ONLY:-}" == narrow ]]; then
+    bench_narrow
+    exit 0
+fi
+
 # Trace ids: the same modes with and without the Activity's ids.
 bench_ids() {
     measure ids_untraced "$full_calls"
@@ -277,14 +359,7 @@ done
 # and not, runs alternating; wall time best of $repeats.
 echo
 echo "== the C# compiler, values on Microsoft.CodeAnalysis.*, best of $repeats (alternating)"
-sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
-rt=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
-refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$rt/ref/net${rt%%.*}.0
-if [[ -f "$sdk/Roslyn/bincore/csc.dll" && -d "$refdir" ]]; then
-    mkdir -p "$tmp/csc"
-    printf 'using System;\nclass P { static void Main() { var l = new System.Collections.Generic.List<int> { 1, 2, 3 }; foreach (var x in l) Console.Write(x * 2); } }\n' >"$tmp/csc/a.cs"
-    csc=(dotnet "$sdk/Roslyn/bincore/csc.dll" -nologo -deterministic -out:"$tmp/csc/a.dll"
-         "-r:$refdir/System.Runtime.dll" "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" "$tmp/csc/a.cs")
+if csc_setup; then
     declare -A cbest csize
     for ((i = 0; i < repeats; i++)); do
         for m in zstd raw il ilv untraced; do

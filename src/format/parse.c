@@ -24,6 +24,36 @@ int ct_glob_list_match(const char *list, const char *name)
     return 0;
 }
 
+/* Whether glob pat[0..n) may match a name beginning with prefix. */
+static int glob_may_extend(const char *pat, size_t n, const char *prefix)
+{
+    size_t i = 0;
+    for (; i < n; i++) {
+        char c = pat[i];
+        if (c == '*' || c == '?' || c == '[' || c == '\\' || !prefix[i])
+            return 1; /* a wildcard, or the prefix is all matched */
+        if (c != prefix[i])
+            return 0;
+    }
+    /* The glob is literal and shorter than the prefix, or as long (a name
+     * equal to the prefix). */
+    return !prefix[i];
+}
+
+int ct_glob_list_may_extend(const char *list, const char *prefix)
+{
+    const char *p = list;
+    while (p && *p) {
+        size_t n = strcspn(p, ":");
+        if (n && glob_may_extend(p, n, prefix))
+            return 1;
+        p += n;
+        if (*p == ':')
+            p++;
+    }
+    return 0;
+}
+
 /* A list that is given: not NULL, not empty. */
 static int given(const char *list)
 {

@@ -14,6 +14,12 @@
  * also matches '.'; an empty list matches nothing.) */
 int ct_glob_list_match(const char *list, const char *name);
 
+/* Whether one of the globs of list may match some name that begins with
+ * prefix ("Ns.Type."): 0 only when none can, by the literal text before
+ * each glob's first wildcard ('*', '?', '[' or '\\'), so a whole type's
+ * methods can be left out without naming each (1 when unsure). */
+int ct_glob_list_may_extend(const char *list, const char *prefix);
+
 /* Which functions pass the glob lists, by full name ("Demo.Shapes.Scale")
  * and assembly: the one rule of the profiler choosing what it hooks (-F, -N,
  * --assembly, -T) and of the offline commands choosing what they read of a

@@ -470,6 +470,40 @@ static void test_glob_list(void **state)
     assert_true(ct_glob_list_match("*..ctor", "Demo.Point..ctor"));
 }
 
+/* A type's methods are left out unnamed only when no glob can match them. */
+static void test_glob_may_extend(void **state)
+{
+    (void)state;
+    const char *f = "Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*";
+    assert_true(ct_glob_list_may_extend(f, "Microsoft.CodeAnalysis.CSharp.CSharpCompilation."));
+    /* A nested type: longer than the glob's literal text. */
+    assert_true(ct_glob_list_may_extend(f, "Microsoft.CodeAnalysis.CSharp.CSharpCompilation.Ref."));
+    assert_false(ct_glob_list_may_extend(f, "Microsoft.CodeAnalysis.CSharp.CSharpCompiler."));
+    assert_false(ct_glob_list_may_extend(f, "System.String."));
+    /* The type's name shorter than the literal text ("Demo." of "Demo.Util.Pad"). */
+    assert_true(ct_glob_list_may_extend("Demo.Util.Pad", "Demo."));
+    assert_true(ct_glob_list_may_extend("Demo.Util.Pad", "Demo.Util."));
+    assert_false(ct_glob_list_may_extend("Demo.Util.Pad", "Demo.Utils."));
+    /* A literal glob shorter than the type: no method of it. */
+    assert_false(ct_glob_list_may_extend("Demo.Util", "Demo.Util.Inner."));
+    /* Wildcards anywhere: unsure. */
+    assert_true(ct_glob_list_may_extend("*.Pad", "Other."));
+    assert_true(ct_glob_list_may_extend("Demo.?til.*", "Demo.Util."));
+    assert_true(ct_glob_list_may_extend("Demo.[UV]til.*", "Demo.Vtil."));
+    assert_true(ct_glob_list_may_extend("x:Demo.*", "Demo.Util."));
+    assert_false(ct_glob_list_may_extend("x:y", "Demo.Util."));
+    assert_false(ct_glob_list_may_extend("", "Demo."));
+    assert_false(ct_glob_list_may_extend(NULL, "Demo."));
+    /* Whatever may_extend says no to, match says no to. */
+    const char *names[] = {"Demo.Util.Pad", "Demo.Util.Inner.Go", "Other.Pad", "Demo.Vtil.X"};
+    const char *globs[] = {"Demo.Util", "Demo.Util.*", "*.Pad", "Demo.[UV]til.X", "Demo.Util.Pad"};
+    const char *types[] = {"Demo.Util.", "Demo.Util.Inner.", "Other.", "Demo.Vtil."};
+    for (size_t g = 0; g < sizeof globs / sizeof *globs; g++)
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+            if (ct_glob_list_match(globs[g], names[i]))
+                assert_true(ct_glob_list_may_extend(globs[g], types[i]));
+}
+
 static void test_opts_active(void **state)
 {
     (void)state;
@@ -525,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_held_limit),
         cmocka_unit_test(test_parse_duration),
         cmocka_unit_test(test_glob_list),
+        cmocka_unit_test(test_glob_may_extend),
         cmocka_unit_test(test_secret_names),
         cmocka_unit_test(test_opts_active),
         cmocka_unit_test(test_at_end_kept_in_order),

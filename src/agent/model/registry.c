@@ -92,6 +92,84 @@ int ct_registry_module_may_trace(const ct_module *m)
     return c->include || c->trace_all || !m->framework;
 }
 
+/* {module, TypeDef} -> TYPE_NONE or TYPE_SOME: ct_registry_type_may_trace's
+ * answers, under g_types_lock (apart from g_lock: asked before a record is
+ * looked for). Forgotten with the records (an attach session's filter is
+ * its own). */
+static pthread_mutex_t g_types_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_table g_types;
+#define TYPE_NONE ((void *)1)
+#define TYPE_SOME ((void *)2)
+
+static int list_given(const char *list)
+{
+    return list && *list;
+}
+
+/* The filter's rule (ct_name_rules_pass) for a name that begins with type
+ * ("Ns.Type."): 0 when no such name passes. */
+static int type_passes(const ct_module *m, const char *type)
+{
+    const ct_config *c = &g_ct.cfg;
+    int pass;
+    if (list_given(c->assembly))
+        pass = m->assembly && ct_glob_list_match(c->assembly, m->assembly) &&
+               (!list_given(c->include) || ct_glob_list_may_extend(c->include, type));
+    else if (list_given(c->include))
+        pass = ct_glob_list_may_extend(c->include, type);
+    else
+        pass = c->trace_all || (!name_is_framework(type) && !m->framework);
+    if (!pass && list_given(c->tree.trigger))
+        pass = ct_glob_list_may_extend(c->tree.trigger, type);
+    return pass;
+}
+
+static int type_may_trace(const ct_module *m, mdTypeDef td)
+{
+    char type[CT_NAME_MAX * 3 + 2];
+    /* Named as full_name names it, then the dot before the method. */
+    if (!(td & 0x00FFFFFF) || ct_typedef_name(m, td, 1, type, sizeof type - 1) != 0)
+        return 1;
+    size_t n = strlen(type);
+    type[n] = '.';
+    type[n + 1] = '\0';
+    /* The watched method's type (WATCH_UNHANDLED). */
+    if (m->corelib && !strcmp(type, "System.AppContext."))
+        return 1;
+    return type_passes(m, type);
+}
+
+int ct_registry_type_may_trace(const ct_module *m, mdTypeDef td)
+{
+    if (!m || !m->mdi)
+        return 1;
+    ct_key key = {m->id, td};
+    pthread_mutex_lock(&g_types_lock);
+    void *known = ct_table_get_key(&g_types, key);
+    pthread_mutex_unlock(&g_types_lock);
+    if (known)
+        return known == TYPE_SOME;
+    int may = type_may_trace(m, td);
+    pthread_mutex_lock(&g_types_lock);
+    ct_table_put_key(&g_types, key, may ? TYPE_SOME : TYPE_NONE);
+    pthread_mutex_unlock(&g_types_lock);
+    return may;
+}
+
+int ct_registry_method_may_trace(const ct_module *m, mdMethodDef tok)
+{
+    IMetaDataImport *mdi = m ? m->mdi : NULL;
+    mdTypeDef td = 0;
+    WCHAR w[1];
+    ULONG wlen = 0, sig_len = 0, rva = 0;
+    DWORD attr = 0, impl = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, w, 1, &wlen, &attr, &sig,
+                                                   &sig_len, &rva, &impl)))
+        return 1;
+    return ct_registry_type_may_trace(m, td);
+}
+
 /* Method tok of module m: its name (method[CT_NAME_MAX * 3]), full name
  * (full[FULL_NAME_MAX]), TypeDef and signature; 0, or -1. */
 static int method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
@@ -218,6 +296,20 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
 
 /* ---------------------------------------------------------- the mapper */
 
+/* 0 when function id's type is one the filter leaves out (its module and
+ * token from the runtime, the type's answer kept). */
+static int id_may_trace(FunctionID id)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ClassID cls = 0;
+    ModuleID mod = 0;
+    mdToken tok = 0;
+    if (FAILED(info->lpVtbl->GetFunctionInfo(info, id, &cls, &mod, &tok)))
+        return 1;
+    const ct_module *m = ct_module_get(mod);
+    return !m || ct_registry_method_may_trace(m, tok);
+}
+
 UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
 {
     (void)client_data;
@@ -226,6 +318,13 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
     ct_mapped_fn *f = ct_table_get_key(&g_functions, key);
     pthread_mutex_unlock(&g_lock);
 
+    if (!f && !id_may_trace(id)) {
+        /* Left out by its type's name: no record (the IL engine asks again
+         * for every method the runtime compiles or finds precompiled). */
+        atomic_fetch_add(&g_mapped, 1);
+        *hook = 0;
+        return id;
+    }
     if (!f) {
         ct_mapped_fn *mine = build_function(id);
         if (!mine) {
@@ -412,6 +511,9 @@ void ct_registry_each(void (*fn)(void *ctx, const ct_mapped_fn *f), void *ctx)
 
 void ct_registry_forget(void)
 {
+    pthread_mutex_lock(&g_types_lock);
+    ct_table_free(&g_types);
+    pthread_mutex_unlock(&g_types_lock);
     pthread_mutex_lock(&g_lock);
     ct_table_free(&g_functions);
     atomic_store(&g_mapped, 0);

@@ -193,6 +193,16 @@ void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id);
 int ct_registry_module_may_trace(const ct_module *m);
 int ct_registry_traces(const ct_module *m, mdMethodDef tok);
 
+/* Whether the filter may trace (or the tracer watch) any method of TypeDef
+ * td of module m: 0 only when it traces none, told from the type's name and
+ * the globs' literal text (ct_glob_list_may_extend), so that the methods of
+ * a type left out need no name of their own; kept per type. And the same
+ * for method tok's type. A narrow filter (-F of one type) then costs the
+ * IL engine one name per type of a module, not one per method, and nothing
+ * per method the runtime compiles or finds precompiled outside it. */
+int ct_registry_type_may_trace(const ct_module *m, mdTypeDef td);
+int ct_registry_method_may_trace(const ct_module *m, mdMethodDef tok);
+
 /* The record for id, or NULL when the mapper has not seen it. */
 const ct_mapped_fn *ct_registry_find(FunctionID id);
 

@@ -114,6 +114,8 @@ static void each_traced_method(const ct_module *m,
     ULONG nt = 0;
     while (SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
         for (ULONG i = 0; i < nt; i++) {
+            if (!ct_registry_type_may_trace(m, tds[i]))
+                continue;
             HCORENUM me = NULL;
             mdMethodDef toks[64];
             ULONG nm = 0;
