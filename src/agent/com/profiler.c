@@ -803,6 +803,7 @@ static HRESULT cb_ThreadAssignedToOSThread(CB_SELF, ThreadID id, DWORD os)
 {
     (void)self;
     ct_threads_assigned(id, os);
+    ct_activity_wanted();
     return S_OK;
 }
 
@@ -860,11 +861,20 @@ static HRESULT cb_InitializeForAttach(CB_SELF, IUnknown *info, void *data, UINT 
 }
 STUB0(ProfilerAttachComplete)
 STUB0(ProfilerDetachSucceeded)
-STUB(ReJITCompilationStarted, FunctionID id, ReJITID rejit, BOOL safe)
+/* A ReJIT's callbacks run on a managed thread of the program (the first to
+ * call the method after the request): where the Activity reads of the
+ * probes learn what they need (attached, no JIT callback comes). */
+static HRESULT cb_ReJITCompilationStarted(CB_SELF, FunctionID id, ReJITID rejit, BOOL safe)
+{
+    (void)self, (void)id, (void)rejit, (void)safe;
+    ct_activity_wanted();
+    return S_OK;
+}
 static HRESULT cb_GetReJITParameters(CB_SELF, ModuleID mod, mdMethodDef tok,
                                      ICorProfilerFunctionControl *ctl)
 {
     (void)self;
+    ct_activity_wanted();
     if (ctl)
         ct_il_rejit_parameters(mod, tok, ctl);
     return S_OK;
