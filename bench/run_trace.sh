@@ -41,10 +41,10 @@
 # objects down) and the same one false ("Lyon": nothing recorded); the
 # ratios side by side. BENCH_ONLY=when runs this part alone.
 #
-# Trace ids (issue 28, BENCH_ONLY=ids): full capture to a binary trace with
-# the Activity's ids read at each call (the default) and without
-# (CLRTRACE_IDS=0), the fast path, and the IL engine with values and with
-# --no-args, each both ways, measured in turn.
+# Trace ids (issue 28, BENCH_ONLY=ids): the Workload's calls under an
+# Activity, full capture to a binary trace with the Activity's ids read at
+# each call (the default) and without (CLRTRACE_IDS=0), the fast path, and
+# the IL engine with values and with --no-args, each both ways, in turn.
 #
 # Also: start-up of a traced "hello" against untraced (wall time, best of
 # BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
@@ -149,6 +149,9 @@ if [[ "${BENCH_ONLY:-}" == when ]]; then
 fi
 # Trace ids: the same modes with and without the Activity's ids.
 bench_ids() {
+    # Under an Activity (Workload activity): each call finds the thread's
+    # ExecutionContext unchanged (the common case: two loads and a compare).
+    workload_mode=activity
     measure ids_untraced "$full_calls"
     local k
     for ((k = 0; k < 2; k++)); do
@@ -171,6 +174,11 @@ bench_ids() {
         awk -v l="$label" -v a="${ns[ids_${m}_0]}" -v b="${ns[ids_${m}_1]}" 'BEGIN {
             printf "%-22s ids %.1f, no ids %.1f: %+.1f ns/call (%.2fx)\n", l ":", a, b, a - b, a / b }'
     done
+    for m in full il; do
+        printf '%s trace ids: %s\n' "$m" \
+            "$("$build/clrtrace" info "$tmp/ids_${m}_0.clrt" 2>/dev/null | sed -n 's/^trace ids *//p')"
+    done
+    workload_mode=calls
 }
 if [[ "${BENCH_ONLY:-}" == ids ]]; then
     bench_ids

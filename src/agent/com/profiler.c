@@ -570,6 +570,7 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .max_overhead = cfg->max_overhead,
         .untrace = attached && cfg->il_engine ? budget_untrace : NULL,
         .retrace = attached && cfg->il_engine ? budget_retrace : NULL,
+        .tick = ct_activity_tick,
     };
     if (ct_writer_start(&wc) != 0)
         return -1;

@@ -530,6 +530,11 @@ static void learn_exposed(void)
         atomic_store_explicit(&g_act.exposed, r, memory_order_release);
 }
 
+void ct_activity_tick(void)
+{
+    ct_activity_wanted();
+}
+
 void ct_activity_learn(void)
 {
     if (!g_act.on)

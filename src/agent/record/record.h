@@ -248,6 +248,12 @@ void ct_rec_activity_read(ct_tbuf *b);
 void ct_activity_learn(void);
 void ct_activity_gc(void);
 
+/* The writer's tick (ct_writer_config.tick), on its own thread, which the
+ * runtime does not know: what the hooks asked for and no callback came to
+ * learn (a thread gets its Thread object after the last JIT compilation),
+ * learned from the threads the runtime lists. */
+void ct_activity_tick(void);
+
 /* A callback on a managed thread: learns what the hooks asked for and is
  * not known yet (cheap when nothing is wanted). */
 static inline void ct_activity_wanted(void)
