@@ -43,9 +43,10 @@
 # recorded, held by the writer until its end, then kept or left out); the
 # ratios side by side. BENCH_ONLY=when runs this part alone.
 #
-# Trace ids (issue 28, BENCH_ONLY=ids): full capture to a binary trace with
-# the Activity's ids read at each call (the default) and without
-# (CLRTRACE_IDS=0), and the fast path both ways, measured in turn.
+# Trace ids (issue 28, BENCH_ONLY=ids): the Workload's calls under an
+# Activity, full capture to a binary trace with the Activity's ids read at
+# each call (the default) and without (CLRTRACE_IDS=0), the fast path, and
+# the IL engine with values and with --no-args, each both ways, in turn.
 #
 # Narrow filters (issue 29, BENCH_ONLY=narrow): the C# compiler traced with
 # -F 'Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*' (a few hundred
@@ -242,6 +243,9 @@ fi
 
 # Trace ids: the same modes with and without the Activity's ids.
 bench_ids() {
+    # Under an Activity (Workload activity): each call finds the thread's
+    # ExecutionContext unchanged (the common case: two loads and a compare).
+    workload_mode=activity
     measure ids_untraced "$full_calls"
     local k
     for ((k = 0; k < 2; k++)); do
@@ -249,15 +253,26 @@ bench_ids() {
             "CLRTRACE_TRACE=$tmp/ids_full_$k.clrt"
         measure "ids_fast_$k" "$calls" "${profiled[@]}" "CLRTRACE_IDS=$((1 - k))" CLRTRACE_NO_ARGS=1 \
             "CLRTRACE_TRACE=$tmp/ids_fast_$k.clrt"
+        measure "ids_il_$k" "$full_calls" "${profiled[@]}" "CLRTRACE_IDS=$((1 - k))" CLRTRACE_ENGINE=il \
+            "CLRTRACE_TRACE=$tmp/ids_il_$k.clrt"
+        measure "ids_ilplain_$k" "$calls" "${profiled[@]}" "CLRTRACE_IDS=$((1 - k))" CLRTRACE_ENGINE=il \
+            CLRTRACE_NO_ARGS=1 "CLRTRACE_TRACE=$tmp/ids_ilplain_$k.clrt"
     done
     echo
     echo "== trace ids (the Activity's, read at each call), ns/call, best of $repeats"
-    awk -v u="${ns[ids_untraced]}" -v f1="${ns[ids_full_0]}" -v f0="${ns[ids_full_1]}" \
-        -v q1="${ns[ids_fast_0]}" -v q0="${ns[ids_fast_1]}" 'BEGIN {
-        printf "untraced %.1f\n", u
-        printf "full capture, binary: ids %.1f, no ids %.1f: +%.1f ns/call (%.2fx)\n", f1, f0, f1 - f0, f1 / f0
-        printf "fast path:            ids %.1f, no ids %.1f: +%.1f ns/call (%.2fx)\n", q1, q0, q1 - q0, q1 / q0
-    }'
+    printf 'untraced %.1f\n' "${ns[ids_untraced]}"
+    local m label
+    for m in "full:full capture, binary" "fast:fast path" "il:IL engine, values" \
+             "ilplain:IL engine, --no-args"; do
+        label=${m#*:} m=${m%%:*}
+        awk -v l="$label" -v a="${ns[ids_${m}_0]}" -v b="${ns[ids_${m}_1]}" 'BEGIN {
+            printf "%-22s ids %.1f, no ids %.1f: %+.1f ns/call (%.2fx)\n", l ":", a, b, a - b, a / b }'
+    done
+    for m in full il; do
+        printf '%s trace ids: %s\n' "$m" \
+            "$("$build/clrtrace" info "$tmp/ids_${m}_0.clrt" 2>/dev/null | sed -n 's/^trace ids *//p')"
+    done
+    workload_mode=calls
 }
 if [[ "${BENCH_ONLY:-}" == ids ]]; then
     bench_ids

@@ -5,6 +5,7 @@
 //
 //   dotnet Workload.dll calls N        about N calls on the main thread; prints
 //                                      "calls=C ns_per_call=X sum=S"
+//   dotnet Workload.dll activity N     the same calls under a W3C Activity
 //   dotnet Workload.dll threads T N    T threads making about N calls each; prints
 //                                      "calls=C ... vmhwm_kib=K" (peak RSS)
 //   dotnet Workload.dll objects N      about N calls passing objects: a
@@ -183,15 +184,20 @@ namespace Bench
             }
             if (mode == "exit")
                 return Down(args.Length > 1 ? int.Parse(args[1]) : 10);
-            if (mode == "calls")
+            if (mode == "calls" || mode == "activity")
             {
                 long calls = args.Length > 1 ? long.Parse(args[1]) : 10_000_000;
+                // "activity N": the same calls under a W3C Activity (the
+                // Activity.Current the tracer reads at each call, trace ids).
+                Activity? act = mode == "activity"
+                    ? new Activity("bench").SetIdFormat(ActivityIdFormat.W3C).Start() : null;
                 long steps = calls / CallsPerStep;
                 Loop(Math.Min(steps, 20_000)); // warm-up: tiered compilation settles
                 var sw = Stopwatch.StartNew();
                 double sum = Loop(steps);
                 sw.Stop();
                 long made = steps * CallsPerStep;
+                act?.Stop();
                 Console.WriteLine("calls={0} ns_per_call={1:F2} sum={2}", made,
                                   sw.Elapsed.TotalMilliseconds * 1e6 / made, sum);
                 return 0;
@@ -263,7 +269,7 @@ namespace Bench
                                   sw.Elapsed.TotalMilliseconds * 1e6 / made, sum, VmHwmKib());
                 return 0;
             }
-            Console.Error.WriteLine("usage: Workload calls N | objects N | when N | threads T N | hello | exit N");
+            Console.Error.WriteLine("usage: Workload calls N | activity N | objects N | when N | threads T N | hello | exit N");
             return 2;
         }
     }

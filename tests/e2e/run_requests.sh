@@ -25,7 +25,12 @@
 #      Activity in a last row `-`;
 #   6. `dump --chrome` and `dump --perfetto` (decoded by protoc) carry each
 #      of those calls' trace id (T_k) and span id as args/annotations.
-# With CLRTRACE_ENGINE=il (ilsuite.list) the same checks run on the IL engine.
+#   7. attached (`record -p PID`, the IL engine) to the service started
+#      untraced, while two more requests arrive: checks 2, 3, 5 and the
+#      OTLP spans for them; the request served before the attach is not in
+#      the trace; the app answers and exits as untraced.
+# With CLRTRACE_ENGINE=il (ilsuite.list, ctest e2e.il.requests) checks 1-6
+# run on the IL engine (7 uses it anyway, and runs in the ELT run only).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -201,6 +206,85 @@ if command -v protoc >/dev/null; then
         "$here/check_perfetto.py" "$work/orders.pf.txt"
     check_eq "dump --perfetto: each call's annotations carry its request's trace_id and a span_id" \
         "$expected_ids" "$(python3 "$here/check_perfetto.py" calls "$work/orders.pf.txt" | ids_of)"
+fi
+
+# Attached (issue 28): the service runs untraced and has served a request;
+# `record -p PID -F 'Requests.*'` attaches (the IL engine, always), two more
+# requests arrive with known traceparents, Ctrl-C detaches. Each request's
+# calls are found by its trace id as at start-up; the request served before
+# the attach is not in the trace; the service answers and exits as it would
+# untraced. Run once, in the ELT run: the IL suite's run would repeat it.
+if [[ "${CLRTRACE_ENGINE:-}" != il ]]; then
+    echo "== attached (record -p) while serving two requests"
+    att_ids=(44 55)
+    att_traces=(5be1a0c1d2e3f405162738495a6b7c8d 9e8d7c6b5a4f30211203f4e5d6c7b8a9)
+    att_parents=(a0a1a2a3a4a5a6a7 b0b1b2b3b4b5b6b7)
+    before=c0ffee00c0ffee00c0ffee00c0ffee00
+    # CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
+    # for the profiler the service will load. The service ends at GET /quit
+    # (or after 300 s, Program.cs).
+    CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve "$work/port2" >"$work/att.out" 2>"$work/att.err" &
+    spid=$!
+    kill_service() { kill -KILL "$spid" 2>/dev/null; }
+    ct_at_exit kill_service
+    for ((i = 0; i < 600; i++)); do [[ -s "$work/port2" ]] && break; sleep 0.1; done
+    port2=$(cat "$work/port2" 2>/dev/null)
+    check "attached: the app serves (a port)" test -n "$port2"
+    answers="$(req "$port2" /checkout/7 "00-$before-0102030405060708-01")"$'\n'
+    "$ct" record -p "$spid" -F 'Requests.*' -o "$work/att" 2>"$work/rec.err" &
+    rpid=$!
+    for ((i = 0; i < 600; i++)); do
+        grep -q "^clrtrace record: attached to pid $spid " "$work/rec.err" 2>/dev/null && break
+        kill -0 "$rpid" 2>/dev/null || break
+        sleep 0.1
+    done
+    check "attached: record -p says it attached" grep -q "^clrtrace record: attached to pid $spid " "$work/rec.err"
+    for k in 0 1; do
+        answers+="$(req "$port2" "/checkout/${att_ids[k]}" "00-${att_traces[k]}-${att_parents[k]}-01")"$'\n'
+    done
+    kill -INT "$rpid"
+    wait "$rpid"
+    check_eq "attached: record -p ended by Ctrl-C, exit code 0" 0 "$?"
+    answers+="$(req "$port2" /quit "")"
+    wait "$spid"
+    check_eq "attached: the app exits 0" 0 "$?"
+    check_eq "attached: the answers are what Program.cs says" "bill 21 total 2107
+bill 132 total 13207
+bill 165 total 16507
+bye" "$answers"
+    check_eq "attached: nothing on the app's stderr" "" "$(cat "$work/att.err")"
+    for k in 0 1; do
+        n=${att_ids[k]} q=$((3 * ${att_ids[k]})) p=$((300 * ${att_ids[k]} + 7))
+        out=$("$ct" replay --ids --no-summary --trace-id "${att_traces[k]}" "$work/att" |
+            awk '$0 !~ /^#/ && /Requests\.Orders\.(Quantity|Price|Bill)\(/ {
+                     tid = $2; sub(/^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mun]?s)? +/, ""); print tid " " $0 }')
+        check_eq "attached: trace ${att_traces[k]}: exactly request $n's calls, with their values" \
+            "Requests.Orders.Quantity(int id=$n) -> int $q
+Requests.Orders.Price(int qty=$q) -> int $p
+Requests.Orders.Bill(int qty=$q, int price=$p) -> string \"bill $q total $p\"" \
+            "$(sed 's/^[0-9]* \[[^]]*\] //' <<<"$out")"
+        check_eq "attached: trace ${att_traces[k]}: each call line carries the traceparent's trace id" 3 \
+            "$(grep -c "^[0-9]* \[${att_traces[k]}-[0-9a-f]\{16\}\] " <<<"$out")"
+        check "attached: trace ${att_traces[k]}: the calls come from two threads or more" \
+            test "$(awk '{print $1}' <<<"$out" | sort -u | wc -l)" -ge 2
+    done
+    check_eq "attached: the request served before the attach is not in the trace" "" \
+        "$("$ct" replay --no-summary --trace-id "$before" "$work/att" | grep -v '^#')"
+    "$ct" report --by-trace "${orders[@]}" "$work/att" >"$work/att.bytrace" 2>&1
+    check_eq "attached: report --by-trace: the two requests' trace ids, 3 calls each" \
+        "$(printf '%s 3\n' "${att_traces[@]}" | sort)" \
+        "$(grep -v '^#' "$work/att.bytrace" | awk '{print $1, $2}' | sort)"
+    if command -v protoc >/dev/null; then
+        "$ct" dump --otlp "$work/att" |
+            protoc --decode=opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest \
+                -I "$root/tests/otlp" opentelemetry/proto/collector/trace/v1/trace_service.proto \
+                >"$work/att.spans.txt" 2>"$work/att.protoc.err"
+        python3 "$here/check_otlp.py" ids "$work/att.spans.txt" >"$work/att.spans.ids"
+        for k in 0 1; do
+            check_eq "attached: OTLP: request ${att_ids[k]}'s three spans in its trace ${att_traces[k]}" 3 \
+                "$(grep -cE "^Requests\.Orders\.(Quantity|Price|Bill) ${att_traces[k]} [0-9a-f]{16}$" "$work/att.spans.ids")"
+        done
+    fi
 fi
 
 ct_end run_requests.sh

@@ -573,6 +573,7 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .max_overhead = cfg->max_overhead,
         .untrace = attached && cfg->il_engine ? budget_untrace : NULL,
         .retrace = attached && cfg->il_engine ? budget_retrace : NULL,
+        .tick = ct_activity_tick,
     };
     if (ct_writer_start(&wc) != 0)
         return -1;
@@ -806,6 +807,7 @@ static HRESULT cb_ThreadAssignedToOSThread(CB_SELF, ThreadID id, DWORD os)
 {
     (void)self;
     ct_threads_assigned(id, os);
+    ct_activity_wanted();
     return S_OK;
 }
 
@@ -863,11 +865,20 @@ static HRESULT cb_InitializeForAttach(CB_SELF, IUnknown *info, void *data, UINT 
 }
 STUB0(ProfilerAttachComplete)
 STUB0(ProfilerDetachSucceeded)
-STUB(ReJITCompilationStarted, FunctionID id, ReJITID rejit, BOOL safe)
+/* A ReJIT's callbacks run on a managed thread of the program (the first to
+ * call the method after the request): where the Activity reads of the
+ * probes learn what they need (attached, no JIT callback comes). */
+static HRESULT cb_ReJITCompilationStarted(CB_SELF, FunctionID id, ReJITID rejit, BOOL safe)
+{
+    (void)self, (void)id, (void)rejit, (void)safe;
+    ct_activity_wanted();
+    return S_OK;
+}
 static HRESULT cb_GetReJITParameters(CB_SELF, ModuleID mod, mdMethodDef tok,
                                      ICorProfilerFunctionControl *ctl)
 {
     (void)self;
+    ct_activity_wanted();
     if (ctl)
         ct_il_rejit_parameters(mod, tok, ctl);
     return S_OK;

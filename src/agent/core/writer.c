@@ -67,6 +67,7 @@ static uint8_t *g_arena_mem;
 static size_t g_arena_cap;
 static int g_runtime_alive = 1;
 static int g_budget;        /* budget.h: a budget or a limit is set */
+static void (*g_tick)(void); /* ct_writer_config.tick */
 static uint64_t g_mapped, g_traced;
 static atomic_ulong g_unrewritten; /* ct_writer_count_unrewritten */
 /* Rounds that handled something and writes that went through: a stop waits
@@ -880,6 +881,8 @@ static void *writer_main(void *arg)
             bin_flush();
             ct_out_flush();
             last_flush = now;
+            if (g_tick && !stopping)
+                g_tick();
         }
         check_outputs();
         if (stopping) {
@@ -916,6 +919,7 @@ int ct_writer_start(const ct_writer_config *c)
 {
     g_cfg = *c;
     g_budget = c->budget;
+    g_tick = c->tick;
     if (g_budget) {
         ct_budget_io io = {budget_emit, !c->attached, c->untrace, c->retrace};
         ct_budget_setup(&io, c->max_overhead);

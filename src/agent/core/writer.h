@@ -80,6 +80,9 @@ typedef struct ct_writer_config {
     uint32_t max_overhead;      /* --max-overhead (0: none) */
     void (*untrace)(const ct_mapped_fn *f); /* budget.h's ct_budget_io, or NULL */
     void (*retrace)(const ct_mapped_fn *f);
+    void (*tick)(void);         /* every CT_WRITER_FLUSH_NS on the writer's thread (not
+                                   while stopping): the recorder's work off the hooks
+                                   that no callback may come for, or NULL */
 } ct_writer_config;
 
 /* Writes the header and starts the thread (not in naive mode). Returns 0, or

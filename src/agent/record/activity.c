@@ -4,7 +4,10 @@
  * (System.Private.CoreLib's Thread.cs, ExecutionContext.cs,
  * AsyncLocal.cs; System.Diagnostics.DiagnosticSource's Activity.cs):
  *
- *   [ThreadStatic] Thread.t_currentThread        (GetThreadStaticAddress2)
+ *   the thread's managed Thread object: held by the runtime's handle
+ *     (the runtime's Thread, the ThreadID, at exposed_offset: both engines),
+ *     else [ThreadStatic] Thread.t_currentThread  (GetThreadStaticAddress2:
+ *     the ELT engine's hooks only, see thread_slot)
  *     -> Thread._executionContext                 (null: the default context)
  *     -> ExecutionContext.m_localValues           (an IAsyncLocalValueMap)
  *     -> the map's entries: One/Two/Three/FourElementAsyncLocalValueMap
@@ -18,17 +21,21 @@
  *        the trace id is not set yet, the parent's (<Parent>k__BackingField),
  *        at most ACT_MAX_PARENTS up.
  *
- * Thread's ClassID and its field's token are learned once, off the hooks
- * (at a JIT compilation after the first traced call, or an attach
- * session's start: ct_activity_learn); the other classes are recognised
- * by name when the hook first meets their method table, then cached.
- * Object addresses are read in the hook only (cooperative mode: no GC
- * moves them meanwhile); the address of the thread static and the
- * ExecutionContext the ids were read from are kept per thread until the
- * next GC (ct_activity_gc: the runtime's GarbageCollectionStarted). */
+ * Thread's ClassID, its field's token and where the runtime's Thread
+ * keeps the handle are learned once, off the hooks (at a JIT or ReJIT
+ * compilation or a thread's start after the first traced call, or an
+ * attach session's start: ct_activity_learn); the other classes are
+ * recognised by name when the hook first meets their method table, then
+ * cached. Object addresses are read in the hook only (cooperative mode: no
+ * GC moves them meanwhile); the handle is kept per thread for its life,
+ * the address of the thread static and the ExecutionContext the ids were
+ * read from until the next GC (ct_activity_gc: the runtime's
+ * GarbageCollectionStarted). */
 #include "record.h"
 
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "agent/model/modules.h"
 #include "agent/model/utf16.h"
@@ -52,6 +59,9 @@ enum {
 #define ACT_MAX_PARENTS 8
 #define ACT_MAX_BASES 16
 #define ACT_NO_FIELD CT_REC_NO_FIELD
+#define ACT_RETRY_CALLS 256     /* a thread without a Thread object yet: calls between looks */
+#define ACT_THREAD_SCAN 4096    /* bytes of the runtime's Thread searched for its handle */
+#define ACT_LEARN_THREADS 64    /* threads the runtime lists, asked to learn it */
 
 typedef struct act_class {
     _Atomic(uintptr_t) mt;      /* 0: free */
@@ -89,6 +99,7 @@ static int act_name(ClassID cls, const ct_module **m, char *name, size_t cap, Cl
 }
 
 static int act_kind_of(uintptr_t mt);
+static void learn_class(void);
 
 /* Recognises class cls (the method table of an object met in the walk). */
 static int act_classify(act_class *c, ClassID cls)
@@ -322,21 +333,85 @@ static int ec_ids(uintptr_t ec, uint8_t *ids)
     return 1;
 }
 
-/* Where this thread's t_currentThread is: 0 when the runtime does not say
- * (not allocated yet). */
-static uintptr_t thread_slot(void)
+/* Reads the word at addr without faulting (process_vm_readv of this
+ * process: a bad address is EFAULT, not SIGSEGV): 1, or 0 when it cannot
+ * be read. Off the common path only (learning, a thread's first read). */
+static int safe_word(uintptr_t addr, uintptr_t *out)
+{
+    if (!addr || (addr & 7))
+        return 0;
+    struct iovec local = {out, sizeof *out}, remote = {(void *)addr, sizeof *out};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *out;
+}
+
+/* Where thread tid's t_currentThread is: 0 when the runtime does not say
+ * (not allocated yet, or not asked where it answers: see thread_slot). */
+static uintptr_t static_slot(ThreadID tid)
 {
     ICorProfilerInfo *info = g_ct.info;
-    ThreadID tid = 0;
     AppDomainID ad = 0;
     void *addr = NULL;
-    if (FAILED(info->lpVtbl->GetCurrentThreadID(info, &tid)) ||
-        FAILED(info->lpVtbl->GetThreadAppDomain(info, tid, &ad)) ||
+    if (FAILED(info->lpVtbl->GetThreadAppDomain(info, tid, &ad)) ||
         FAILED(info->lpVtbl->GetThreadStaticAddress2(info, (ClassID)g_act.thread_class,
                                                      (mdFieldDef)g_act.thread_field, ad, tid,
                                                      &addr)))
         return 0;
     return (uintptr_t)addr;
+}
+
+/* 1 when obj is the managed Thread object of the runtime's Thread tid:
+ * its class is Thread's and its _DONT_USE_InternalThread is tid (read
+ * safely: obj may be anything). */
+static int thread_object_of(uintptr_t obj, ThreadID tid)
+{
+    uintptr_t mt = 0, back = 0;
+    return safe_word(obj, &mt) && mt == (uintptr_t)g_act.thread_class &&
+           safe_word(obj + g_act.internal_offset, &back) && back == (uintptr_t)tid;
+}
+
+/* Where this thread's Thread object is held (t->act_handle set when the
+ * word is the runtime's handle, kept for the thread's life): 0 when it has
+ * none yet, or it cannot be found.
+ *
+ * The runtime's handle first: the runtime's Thread (the ThreadID) keeps a
+ * handle to its managed Thread object (m_ExposedObject, created with the
+ * Thread; a GC updates the object it holds), at exposed_offset, learned
+ * off the hooks (ct_activity_learn). Checked for each thread once: the
+ * object it holds is a Thread whose _DONT_USE_InternalThread is this
+ * thread's ThreadID.
+ *
+ * Else the thread static t_currentThread, whose address only
+ * GetThreadStaticAddress2 gives: a "SYNC" entry point of the profiling API
+ * (PROFILER_TO_CLR_ENTRYPOINT_SYNC_EX, proftoeeinterfaceimpl.cpp), which
+ * answers only on a thread whose callback state says it is inside a
+ * callback (COR_PRF_CALLBACKSTATE_INCALLBACK). The runtime's ELT path sets
+ * it around the enter/leave hooks (ProfileEnter/ProfileLeave); the IL
+ * engine's probes are plain native calls from the rewritten managed code:
+ * there it returns CORPROF_E_UNSUPPORTED_CALL_SEQUENCE (0x80131363). The
+ * address is of an element of an array on the GC heap: kept until the next
+ * GC only. */
+static uintptr_t thread_slot(ct_rec_thread *t)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    ThreadID tid = 0;
+    if (FAILED(info->lpVtbl->GetCurrentThreadID(info, &tid)) || !tid)
+        return 0;
+    int exposed = atomic_load_explicit(&g_act.exposed, memory_order_acquire);
+    if (exposed == 1) {
+        uintptr_t h = 0, obj = 0;
+        if (safe_word(tid + g_act.exposed_offset, &h) && safe_word(h, &obj)) {
+            if (!obj)
+                return 0; /* no Thread object yet */
+            if (thread_object_of(obj, tid)) {
+                t->act_handle = 1;
+                return h;
+            }
+        }
+    } else if (!exposed) {
+        /* Off the hooks, learn where the handle is (a callback asks). */
+        atomic_store_explicit(&g_act.wanted, 1, memory_order_relaxed);
+    }
+    return static_slot(tid);
 }
 
 /* Tells the writer: from now on, this thread's calls are under ids. */
@@ -361,17 +436,25 @@ void ct_rec_activity_read(ct_tbuf *b)
         atomic_store_explicit(&g_act.wanted, 1, memory_order_relaxed);
         return;
     }
-    /* Without GC notifications nothing is kept from one call to the next. */
+    /* Without GC notifications nothing is kept from one call to the next
+     * (but the runtime's handle). */
     uint32_t e = g_act.gc_known ? atomic_load_explicit(&g_act.epoch, memory_order_relaxed) + 1
                                 : 0;
     if (!e || t->act_slot_epoch != e || !t->act_slot) {
-        if (e && !t->act_slot && t->act_slot_epoch == e && (t->act_retry++ & 255))
-            return; /* no thread object yet: asked again every 256 calls */
-        t->act_slot = thread_slot();
-        t->act_slot_epoch = e;
-        t->act_ec_epoch = 0;
-        if (!t->act_slot)
-            return;
+        if (t->act_slot && t->act_handle) {
+            /* The handle stays; the objects moved. */
+            t->act_slot_epoch = e;
+            t->act_ec_epoch = 0;
+        } else {
+            if (!t->act_slot && t->act_slot_epoch == e && (t->act_retry++ % ACT_RETRY_CALLS))
+                return; /* no thread object yet: looked for again every ACT_RETRY_CALLS */
+            t->act_handle = 0;
+            t->act_slot = thread_slot(t);
+            t->act_slot_epoch = e;
+            t->act_ec_epoch = 0;
+            if (!t->act_slot)
+                return;
+        }
     }
     uintptr_t th = ref_at(t->act_slot, 0);
     uintptr_t ec = th ? ref_at(th, g_act.ec_offset) : 0;
@@ -391,10 +474,84 @@ void ct_activity_gc(void)
     atomic_fetch_add_explicit(&g_act.epoch, 1, memory_order_relaxed);
 }
 
+/* What thread tid tells of where the runtime's Thread keeps its handle:
+ * 1 learned (exposed_offset), 0 nothing (no Thread object yet, or it moved
+ * meanwhile: ask another thread, or another time), -1 no such handle in
+ * the first ACT_THREAD_SCAN bytes of the runtime's Thread. Every word is
+ * read safely: another thread's objects may move while they are read. */
+static int learn_exposed_from(ThreadID tid)
+{
+    uintptr_t slot = static_slot(tid), obj = 0, again = 0;
+    if (!slot || !safe_word(slot, &obj) || !thread_object_of(obj, tid))
+        return 0;
+    for (uint32_t off = 0; off < ACT_THREAD_SCAN; off += 8) {
+        uintptr_t h = 0, v = 0;
+        if (!safe_word(tid + off, &h))
+            break;
+        if (h != obj && safe_word(h, &v) && v == obj) {
+            g_act.exposed_offset = off;
+            return 1;
+        }
+    }
+    /* Not there; unless obj moved during the scan. */
+    return safe_word(slot, &again) && again == obj ? -1 : 0;
+}
+
+/* Learns exposed_offset from this thread (a managed thread in a callback,
+ * where GetThreadStaticAddress2 answers), else from the others the
+ * runtime lists (at most ACT_LEARN_THREADS; a thread the runtime does not
+ * know, as an attach session's control thread, passes its check). */
+static void learn_exposed(void)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    static const char *const f[] = {"_DONT_USE_InternalThread"};
+    uint32_t off = ACT_NO_FIELD;
+    act_fields((ClassID)g_act.thread_class, f, &off, 1, 8);
+    if (off == ACT_NO_FIELD) {
+        atomic_store(&g_act.exposed, -1);
+        return;
+    }
+    g_act.internal_offset = off;
+    ThreadID self = 0;
+    int r = 0;
+    if (SUCCEEDED(info->lpVtbl->GetCurrentThreadID(info, &self)) && self)
+        r = learn_exposed_from(self);
+    ICorProfilerThreadEnum *en = NULL;
+    if (!r && g_ct.info_version >= 4 && SUCCEEDED(info->lpVtbl->EnumThreads(info, &en)) && en) {
+        ThreadID ids[ACT_LEARN_THREADS];
+        ULONG n = 0;
+        if (SUCCEEDED(en->lpVtbl->Next(en, ACT_LEARN_THREADS, ids, &n)))
+            for (ULONG i = 0; i < n && i < ACT_LEARN_THREADS && !r; i++)
+                if (ids[i] != self)
+                    r = learn_exposed_from(ids[i]);
+        en->lpVtbl->Release(en);
+    }
+    if (r)
+        atomic_store_explicit(&g_act.exposed, r, memory_order_release);
+}
+
+void ct_activity_tick(void)
+{
+    ct_activity_wanted();
+}
+
 void ct_activity_learn(void)
 {
-    if (!g_act.on || atomic_load(&g_act.learned))
+    if (!g_act.on)
         return;
+    int busy = 0;
+    if (!atomic_compare_exchange_strong(&g_act.learning, &busy, 1))
+        return;
+    if (!atomic_load(&g_act.learned))
+        learn_class();
+    if (atomic_load(&g_act.learned) == 1 && !atomic_load(&g_act.exposed))
+        learn_exposed();
+    atomic_store(&g_act.learning, 0);
+}
+
+/* Thread's class, its t_currentThread and _executionContext. */
+static void learn_class(void)
+{
     ICorProfilerInfo *info = g_ct.info;
     const ct_module *m = ct_corelib(1);
     if (!info || !m || !m->mdi)

@@ -15,9 +15,7 @@ void ct_jit_started(void)
 {
     /* Off the hooks, once a traced call wanted them: what the hooks need
      * to find the thread's Activity (activity.c). */
-    if (__builtin_expect(atomic_load_explicit(&g_act.wanted, memory_order_relaxed), 0) &&
-        !atomic_load_explicit(&g_act.learned, memory_order_relaxed))
-        ct_activity_learn();
+    ct_activity_wanted();
     if (t_jit_depth++ == 0)
         t_jit_start = ct_now_ns();
 }

@@ -153,12 +153,16 @@ typedef struct ct_rec_thread {
      * serial % CT_EXC_SLOTS. */
     ct_rec_exc exc[CT_EXC_SLOTS];
     uint32_t sampled;              /* calls of sampled functions seen (budget.c) */
-    /* The Activity current on the thread (activity.c): where its
-     * t_currentThread is and the ExecutionContext the ids were read from,
-     * each valid in GC epoch act_*_epoch (epoch + 1; 0: not kept), and the
-     * ids last told the writer (all zero: none). */
+    /* The Activity current on the thread (activity.c): the word that
+     * holds its managed Thread object (act_handle: the runtime's handle to
+     * it, which a GC updates: kept for the thread's life; else its
+     * t_currentThread, valid in GC epoch act_slot_epoch) and the
+     * ExecutionContext the ids were read from, each valid in GC epoch
+     * act_*_epoch (epoch + 1; 0: not kept), and the ids last told the
+     * writer (all zero: none). */
     uintptr_t act_slot, act_ec;
     uint32_t act_slot_epoch, act_ec_epoch, act_retry;
+    uint8_t act_handle;
     uint8_t act_ids[CT_ACTIVITY_ID_BYTES];
     /* The engine's own (ct_rec_engine). */
     _Alignas(16) unsigned char engine[CT_REC_ENGINE_BYTES];
@@ -216,10 +220,19 @@ typedef struct ct_activity_state {
                                      addresses are kept from call to call */
     _Atomic uint32_t epoch;       /* GCs started */
     _Atomic int learned;          /* 1: Thread's class and field known; -1: never */
-    _Atomic int wanted;           /* a traced call came before they were learned */
+    _Atomic int wanted;           /* a traced call came before what it needs was learned */
+    /* 1: exposed_offset known (every thread's Thread object found from the
+     * hooks of both engines); -1: never (the runtime's Thread is not laid
+     * out as expected: the ELT engine's hooks ask the runtime, the IL
+     * engine's probes record no ids); 0: not yet. */
+    _Atomic int exposed;
+    _Atomic int learning;         /* a thread is learning (the others leave it) */
     uint64_t thread_class;        /* System.Threading.Thread */
     uint32_t thread_field;        /* its [ThreadStatic] t_currentThread */
     uint32_t ec_offset;           /* Thread._executionContext */
+    uint32_t internal_offset;     /* Thread._DONT_USE_InternalThread: the runtime's Thread */
+    uint32_t exposed_offset;      /* in the runtime's Thread (a ThreadID): the handle to
+                                     its managed Thread object (m_ExposedObject) */
 } ct_activity_state;
 
 extern ct_activity_state g_act CT_REC_HIDDEN;
@@ -228,11 +241,28 @@ extern ct_activity_state g_act CT_REC_HIDDEN;
  * a GC ran, or nothing is kept): an ACTIVITY record when its ids changed. */
 void ct_rec_activity_read(ct_tbuf *b);
 
-/* Learns Thread's class and t_currentThread (off the hooks: a JIT
- * compilation's callback, an attach session's start); the runtime's
- * GarbageCollectionStarted. */
+/* Learns Thread's class and t_currentThread, and where the runtime's
+ * Thread keeps its handle to the managed Thread object (off the hooks: a
+ * JIT or ReJIT compilation's callback, a thread's start, an attach
+ * session's start); the runtime's GarbageCollectionStarted. */
 void ct_activity_learn(void);
 void ct_activity_gc(void);
+
+/* The writer's tick (ct_writer_config.tick), on its own thread, which the
+ * runtime does not know: what the hooks asked for and no callback came to
+ * learn (a thread gets its Thread object after the last JIT compilation),
+ * learned from the threads the runtime lists. */
+void ct_activity_tick(void);
+
+/* A callback on a managed thread: learns what the hooks asked for and is
+ * not known yet (cheap when nothing is wanted). */
+static inline void ct_activity_wanted(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&g_act.wanted, memory_order_relaxed), 0) &&
+        (!atomic_load_explicit(&g_act.learned, memory_order_relaxed) ||
+         !atomic_load_explicit(&g_act.exposed, memory_order_relaxed)))
+        ct_activity_learn();
+}
 
 /* At a call's enter: the ACTIVITY record first when the thread's Activity
  * changed. The common case: two loads through the thread's kept

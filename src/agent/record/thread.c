@@ -80,9 +80,12 @@ void ct_recorder_reset_threads(void)
         memset(t->skipped_frames, 0, sizeof t->skipped_frames);
         t->sampled = 0;
         ct_tbuf_reset_skips(b);
-        /* The new trace has no CLASS records yet. */
+        /* The new trace has no CLASS records yet, nor the thread's
+         * Activity: read again at its next call. */
         ct_rec_forget_classes(b);
         t->class_new = 0;
+        memset(t->act_ids, 0, sizeof t->act_ids);
+        t->act_ec_epoch = 0;
     }
 }
 

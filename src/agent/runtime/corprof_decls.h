@@ -395,6 +395,27 @@ struct ICorProfilerModuleEnum {
     const ICorProfilerModuleEnumVtbl *lpVtbl;
 };
 
+/* ------------------------------------------- ICorProfilerThreadEnum */
+
+/* [idl] interface ICorProfilerThreadEnum : IUnknown { Skip, Reset, Clone,
+ * GetCount, Next }: what ICorProfilerInfo4::EnumThreads hands out (the
+ * managed threads alive). The caller Releases it. */
+typedef struct ICorProfilerThreadEnum ICorProfilerThreadEnum;
+typedef struct ICorProfilerThreadEnumVtbl {
+    HRESULT (*QueryInterface)(ICorProfilerThreadEnum *self, REFIID riid, void **ppv); /* 0 */
+    ULONG (*AddRef)(ICorProfilerThreadEnum *self);                                     /* 1 */
+    ULONG (*Release)(ICorProfilerThreadEnum *self);                                    /* 2 */
+    void *Skip;                                                                         /* 3 */
+    void *Reset;                                                                        /* 4 */
+    void *Clone;                                                                        /* 5 */
+    HRESULT (*GetCount)(ICorProfilerThreadEnum *self, ULONG *pcelt);                   /* 6 */
+    HRESULT (*Next)(ICorProfilerThreadEnum *self, ULONG celt, ThreadID ids[],
+                    ULONG *pceltFetched);                                               /* 7 */
+} ICorProfilerThreadEnumVtbl;
+struct ICorProfilerThreadEnum {
+    const ICorProfilerThreadEnumVtbl *lpVtbl;
+};
+
 /* ------------------------------------------------ ICorProfilerInfo..15 */
 
 /* One table for ICorProfilerInfo (slots 3-35), Info2 (36-56), Info3 (57-70),
@@ -517,7 +538,7 @@ typedef struct ICorProfilerInfoVtbl {
     void *GetAppDomainsContainingModule;                                              /* 69 */
     void *GetModuleInfo2;                                                             /* 70 */
     /* ICorProfilerInfo4 */
-    void *EnumThreads;                                                                /* 71 */
+    HRESULT (*EnumThreads)(PI, ICorProfilerThreadEnum **ppEnum);                      /* 71 */
     void *InitializeCurrentThread;                                                    /* 72 */
     HRESULT (*RequestReJIT)(PI, ULONG n, ModuleID mods[], mdMethodDef toks[]);       /* 73 */
     HRESULT (*RequestRevert)(PI, ULONG n, ModuleID mods[], mdMethodDef toks[],
