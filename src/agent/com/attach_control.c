@@ -37,6 +37,7 @@
 #include "format/expr.h"
 #include "format/settings.h"
 #include "agent/core/budget.h"
+#include "agent/core/writer.h"
 #include "agent/model/when.h"
 #include "agent/engines/il/ilprobe.h"
 
@@ -277,6 +278,9 @@ static void session(int fd)
     /* The conditions' and chosen values' notes (when.h), then the budget's
      * doings, once the writer finished (budget.h). */
     size_t used = strlen(notes);
+    if (used + 2 < sizeof notes)
+        ct_writer_notes(notes + used, sizeof notes - used);
+    used = strlen(notes);
     if (used + 2 < sizeof notes)
         ct_when_notes(notes + used, sizeof notes - used);
     used = strlen(notes);

@@ -640,7 +640,7 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
     atomic_store(&g_session_methods, 0);
     char cmdline[CMDLINE_MAX + 4];
     command_line(cmdline, sizeof cmdline);
-    if (begin_recording(c, text_fd >= 0, bin_fd, "the trace", cmdline, 1, fast, 1) != 0) {
+    if (begin_recording(c, text_fd >= 0, bin_fd, NULL, cmdline, 1, fast, 1) != 0) {
         snprintf(why, cap, "cannot start the trace writer (out of memory)");
         return -1;
     }

@@ -4,6 +4,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,45 @@ static int g_pend_on;
 static ct_zstd_job g_zjob;
 static ct_wbuf g_zw;
 
+/* The writer's failures: one stderr line at start-up; under attach the
+ * process's stderr is its own, so they are kept for the CLI instead
+ * (ct_writer_notes), the first CT_WRITER_NOTES_BYTES. */
+static pthread_mutex_t g_notes_lock = PTHREAD_MUTEX_INITIALIZER;
+static char g_notes[CT_WRITER_NOTES_BYTES];
+static size_t g_notes_len;
+
+static void writer_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void writer_note(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (!g_cfg.attached) {
+        fprintf(stderr, "clrtrace: %s\n", line);
+        return;
+    }
+    pthread_mutex_lock(&g_notes_lock);
+    size_t n = strlen(line);
+    if (g_notes_len + n + 2 < sizeof g_notes) {
+        memcpy(g_notes + g_notes_len, line, n);
+        g_notes[g_notes_len + n] = '\n';
+        g_notes_len += n + 1;
+        g_notes[g_notes_len] = '\0';
+    }
+    pthread_mutex_unlock(&g_notes_lock);
+}
+
+void ct_writer_notes(char *out, size_t cap)
+{
+    pthread_mutex_lock(&g_notes_lock);
+    snprintf(out, cap, "%s", g_notes);
+    g_notes_len = 0;
+    g_notes[0] = '\0';
+    pthread_mutex_unlock(&g_notes_lock);
+}
+
 static void bin_write(const uint8_t *p, size_t len)
 {
     size_t off = 0;
@@ -104,9 +144,10 @@ static void bin_write(const uint8_t *p, size_t len)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            fprintf(stderr, "clrtrace: writing the trace to %s failed (%s); the rest of the trace "
-                            "is lost\n", g_cfg.binary_path ? g_cfg.binary_path : "?",
-                    n < 0 ? strerror(errno) : "no progress");
+            writer_note("writing the trace%s%s failed (%s); the rest of the trace is lost",
+                        g_cfg.binary_path ? " to " : "",
+                        g_cfg.binary_path ? g_cfg.binary_path : "",
+                        n < 0 ? strerror(errno) : "no progress");
             g_bin_fd = -1;
             break;
         }
@@ -1037,9 +1078,8 @@ void ct_writer_stop(uint64_t mapped, uint64_t traced, int runtime_alive)
     if (wait_done())
         pthread_join(g_thread, NULL);
     else
-        fprintf(stderr, "clrtrace: the trace writer made no progress for %llu s; the end of the "
-                        "trace may be missing\n",
-                (unsigned long long)(CT_WRITER_STALL_NS / 1000000000u));
+        writer_note("the trace writer made no progress for %llu s; the end of the trace may be "
+                    "missing", (unsigned long long)(CT_WRITER_STALL_NS / 1000000000u));
 }
 
 int ct_writer_reset(void)

@@ -61,7 +61,8 @@
 typedef struct ct_writer_config {
     int text;                  /* the live text log (out.h) */
     int binary_fd;             /* the binary trace, or -1 */
-    const char *binary_path;   /* its name, for messages */
+    const char *binary_path;   /* its name, for messages (NULL: not known here, as
+                                  under attach: the CLI opened it) */
     int compress;              /* its records in ZSTD records (event.h) */
     int summary;               /* the summary table at the end of the text */
     int naive;                 /* bench only: render in the hook, no thread */
@@ -129,6 +130,12 @@ void ct_writer_stop_from_signal(uint64_t mapped, uint64_t traced);
  * session, com/attach_control.c). 0, or -1 when the writer did not finish (it
  * cannot be started again). */
 int ct_writer_reset(void);
+
+/* The writer's failure lines of an attached trace (ct_writer_config.attached:
+ * the process's stderr is its own), one a line, for the CLI; then
+ * forgotten. At start-up they go to stderr. */
+#define CT_WRITER_NOTES_BYTES 1024
+void ct_writer_notes(char *out, size_t cap);
 
 /* Naive mode: renders and writes one event record now. */
 void ct_writer_naive_event(const uint8_t *rec, size_t len);
