@@ -4,7 +4,6 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "format/event.h"
 #include "views/treefilter.h"
 #include "views/render.h"
+#include "agent/runtime/notes.h"
 #include "base/table.h"
 #include "logstream.h"
 #include "outputs.h"
@@ -99,41 +99,13 @@ static ct_wbuf g_zw;
 
 /* The writer's failures: one stderr line at start-up; under attach the
  * process's stderr is its own, so they are kept for the CLI instead
- * (ct_writer_notes), the first CT_WRITER_NOTES_BYTES. */
-static pthread_mutex_t g_notes_lock = PTHREAD_MUTEX_INITIALIZER;
-static char g_notes[CT_WRITER_NOTES_BYTES];
-static size_t g_notes_len;
-
-static void writer_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void writer_note(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (!g_cfg.attached) {
-        fprintf(stderr, "clrtrace: %s\n", line);
-        return;
-    }
-    pthread_mutex_lock(&g_notes_lock);
-    size_t n = strlen(line);
-    if (g_notes_len + n + 2 < sizeof g_notes) {
-        memcpy(g_notes + g_notes_len, line, n);
-        g_notes[g_notes_len + n] = '\n';
-        g_notes_len += n + 1;
-        g_notes[g_notes_len] = '\0';
-    }
-    pthread_mutex_unlock(&g_notes_lock);
-}
+ * (ct_writer_notes). */
+static ct_notes g_notes = CT_NOTES_INIT;
+#define writer_note(...) ct_notes_say(&g_notes, __VA_ARGS__)
 
 void ct_writer_notes(char *out, size_t cap)
 {
-    pthread_mutex_lock(&g_notes_lock);
-    snprintf(out, cap, "%s", g_notes);
-    g_notes_len = 0;
-    g_notes[0] = '\0';
-    pthread_mutex_unlock(&g_notes_lock);
+    ct_notes_copy(&g_notes, out, cap);
 }
 
 static void bin_write(const uint8_t *p, size_t len)
@@ -959,6 +931,7 @@ static void budget_emit(const uint8_t *rec, size_t len)
 int ct_writer_start(const ct_writer_config *c)
 {
     g_cfg = *c;
+    ct_notes_keep(&g_notes, c->attached);
     g_budget = c->budget;
     g_tick = c->tick;
     if (g_budget) {

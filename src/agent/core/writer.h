@@ -132,9 +132,9 @@ void ct_writer_stop_from_signal(uint64_t mapped, uint64_t traced);
 int ct_writer_reset(void);
 
 /* The writer's failure lines of an attached trace (ct_writer_config.attached:
- * the process's stderr is its own), one a line, for the CLI; then
- * forgotten. At start-up they go to stderr. */
-#define CT_WRITER_NOTES_BYTES 1024
+ * the process's stderr is its own), one a line, for the CLI (at most
+ * CT_NOTES_BYTES, agent/runtime/notes.h); forgotten at the next start. At start-up
+ * they go to stderr. */
 void ct_writer_notes(char *out, size_t cap);
 
 /* Naive mode: renders and writes one event record now. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/runtime/notes.h"
 #include "format/parse.h"
 #include "agent/runtime/state.h"
 #include "perm.h"
@@ -14,49 +15,20 @@
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Under attach the process's stderr is its own: the binding's notes are
- * kept for the CLI instead (ct_when_notes), the first CT_WHEN_NOTES_BYTES
- * of them. */
-static int g_notes_kept;
-static char g_notes[CT_WHEN_NOTES_BYTES];
-static size_t g_notes_len;
+ * kept for the CLI instead (ct_when_notes). */
+static ct_notes g_notes = CT_NOTES_INIT;
 
-/* One note about a condition or a chosen value that cannot be bound (called
- * with g_lock held). */
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (!g_notes_kept) {
-        fprintf(stderr, "clrtrace: %s\n", line);
-        return;
-    }
-    size_t n = strlen(line);
-    if (g_notes_len + n + 2 < sizeof g_notes) {
-        memcpy(g_notes + g_notes_len, line, n);
-        g_notes[g_notes_len + n] = '\n';
-        g_notes_len += n + 1;
-        g_notes[g_notes_len] = '\0';
-    }
-}
+/* One note about a condition or a chosen value that cannot be bound. */
+#define note(...) ct_notes_say(&g_notes, __VA_ARGS__)
 
 void ct_when_keep_notes(int keep)
 {
-    pthread_mutex_lock(&g_lock);
-    g_notes_kept = keep;
-    g_notes_len = 0;
-    g_notes[0] = '\0';
-    pthread_mutex_unlock(&g_lock);
+    ct_notes_keep(&g_notes, keep);
 }
 
 void ct_when_notes(char *out, size_t cap)
 {
-    pthread_mutex_lock(&g_lock);
-    snprintf(out, cap, "%s", g_notes);
-    pthread_mutex_unlock(&g_lock);
+    ct_notes_copy(&g_notes, out, cap);
 }
 /* This trace's conditions (parsed into permanent memory; a later session
  * parses again into new memory: rewritten code may still name the old). */

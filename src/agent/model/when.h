@@ -116,8 +116,8 @@ int ct_when_arg_name(const char *label, char *out, size_t cap);
 
 /* The binding's notes (a condition or a chosen value that names what a
  * matching method lacks): on stderr at start-up; under attach kept (the
- * process's stderr is its own) for the CLI, the first CT_WHEN_NOTES_BYTES. */
-#define CT_WHEN_NOTES_BYTES 2048
+ * process's stderr is its own) for the CLI, the first CT_NOTES_BYTES
+ * (agent/runtime/notes.h). */
 void ct_when_keep_notes(int keep);
 void ct_when_notes(char *out, size_t cap);
 
