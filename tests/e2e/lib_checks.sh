@@ -474,6 +474,22 @@ ct_setup() {
 # the script exits, before the work directory goes (in the order given).
 ct_at_exit() { ct_exit_commands+=("$(printf '%q ' "$@")"); }
 
+# ct_csc: the newest SDK's C# compiler and the reference assemblies of the
+# newest runtime: sets csc (its csc.dll), runtime (the version), refdir
+# and cc_args (what compiles ../a.cs into a.dll, deterministic, against
+# System.Runtime, System.Console and System.Collections); 1 when the
+# compiler or the references are missing.
+ct_csc() {
+    local sdk
+    sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
+    csc="$sdk/Roslyn/bincore/csc.dll"
+    runtime=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
+    refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$runtime/ref/net${runtime%%.*}.0
+    cc_args=(-nologo -deterministic -out:a.dll "-r:$refdir/System.Runtime.dll"
+             "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" ../a.cs)
+    [[ -f "$csc" && -d "$refdir" ]]
+}
+
 ct_kill_quiet() { kill -KILL "$@" 2>/dev/null; }
 
 # ct_serve_shop APP: tests/targets/Shop's service mode (the four orders

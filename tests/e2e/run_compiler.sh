@@ -21,11 +21,7 @@ root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 ct_setup compiler "${1:-}" cli
 
-sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
-csc="$sdk/Roslyn/bincore/csc.dll"
-runtime=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
-refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$runtime/ref/net${runtime%%.*}.0
-[[ -f "$csc" && -d "$refdir" ]] || { echo "ERROR: no csc.dll ($csc) or reference assemblies ($refdir)" >&2; exit 2; }
+ct_csc || { echo "ERROR: no csc.dll ($csc) or reference assemblies ($refdir)" >&2; exit 2; }
 
 # The program compiled: 160 characters (ASCII, no final newline).
 printf '%s\n%s\n%s' 'using System;' 'using System.Collections.Generic;' \
@@ -33,8 +29,6 @@ printf '%s\n%s\n%s' 'using System;' 'using System.Collections.Generic;' \
     >"$work/a.cs"
 check_eq "the source is 160 characters" 160 "$(wc -c <"$work/a.cs")"
 mkdir -p "$work/plain" "$work/traced"
-cc_args=(-nologo -deterministic -out:a.dll "-r:$refdir/System.Runtime.dll"
-         "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" ../a.cs)
 
 echo "== untraced and traced compiles"
 (cd "$work/plain" && dotnet "$csc" "${cc_args[@]}") >"$work/plain.out" 2>&1

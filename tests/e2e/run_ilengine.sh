@@ -155,16 +155,12 @@ check "jmp: Run recorded, Jump not" bash -c 'grep -q "Hard.Jumps.Run(" "$0" && !
 echo "== a real program no one here wrote: the SDK's C# compiler"
 # Every method of Microsoft.CodeAnalysis.* rewritten: the compile writes the
 # same assembly, byte for byte (-deterministic), as untraced.
-sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
-rt=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
-refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$rt/ref/net${rt%%.*}.0
+ct_csc
 printf '%s\n' 'using System;' 'class P { static void Main() { var l = new System.Collections.Generic.List<int> { 1, 2, 3 }; foreach (var x in l) Console.Write(x * 2); } }' >"$work/a.cs"
 mkdir -p "$work/cplain" "$work/cil"
-csc=(dotnet "$sdk/Roslyn/bincore/csc.dll" -nologo -deterministic -out:a.dll "-r:$refdir/System.Runtime.dll"
-     "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" ../a.cs)
-(cd "$work/cplain" && "${csc[@]}") >"$work/cplain.out" 2>&1
+(cd "$work/cplain" && dotnet "$csc" "${cc_args[@]}") >"$work/cplain.out" 2>&1
 (cd "$work/cil" && "$ct" record --engine=il -o "$work/crec" -F 'Microsoft.CodeAnalysis.*' --profiler "$lib" -- \
-    "${csc[@]}") >"$work/cil.out" 2>&1
+    dotnet "$csc" "${cc_args[@]}") >"$work/cil.out" 2>&1
 check_eq "csc: traced with the IL engine, exit code 0" 0 "$?"
 check "csc: the same assembly, byte for byte" cmp "$work/cplain/a.dll" "$work/cil/a.dll"
 check "csc: the trace is complete, with over a million calls" bash -c '

@@ -283,17 +283,11 @@ kill -TERM "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 # the identifiers and keywords it meets. Only the texts of one character or
 # "foreach" are recorded: those of the source below are P, l, x and foreach
 # (whatever the lexer's cache repeats, no other text passes).
-sdk=$(dotnet --list-sdks | tail -n 1 | sed -E 's/^([^ ]+) \[(.*)\]$/\2\/\1/')
-csc="$sdk/Roslyn/bincore/csc.dll"
-runtime=$(dotnet --list-runtimes | sed -nE 's/^Microsoft\.NETCore\.App ([^ ]+) .*/\1/p' | tail -n 1)
-refdir=$(dirname "$sdk")/../packs/Microsoft.NETCore.App.Ref/$runtime/ref/net${runtime%%.*}.0
-if [[ -f "$csc" && -d "$refdir" ]]; then
+if ct_csc; then
     printf '%s\n%s\n%s' 'using System;' 'using System.Collections.Generic;' \
         'class P { static void Main() { var l = new List<int> { 1, 2, 3 }; foreach (var x in l) Console.Write(x * 2); } }' \
         > "$work/a.cs"
     mkdir -p "$work/cc"
-    cc_args=(-nologo -deterministic -out:a.dll "-r:$refdir/System.Runtime.dll"
-             "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" ../a.cs)
     kw=Microsoft.CodeAnalysis.CSharp.SyntaxFacts
     (cd "$work/cc" && "$ct" run --profiler "$lib" -o "$work/csc.txt" -F "$kw.GetKeywordKind" \
         -F "$kw.GetContextualKeywordKind" \
