@@ -754,19 +754,14 @@ int ct_expr_needs_return(const ct_expr *e)
 
 int ct_xdec_from_bytes(const uint8_t b[16], ct_xdec *d)
 {
-    uint32_t flags, hi;
-    uint64_t lo;
-    memcpy(&flags, b, 4);
-    memcpy(&hi, b + 4, 4);
-    memcpy(&lo, b + 8, 8);
-    uint32_t scale = (flags >> 16) & 0xFF;
+    uint32_t m[3], scale;
+    int neg;
+    uint32_t flags = ct_decimal_unpack(b, m, &scale, &neg);
     if (scale > 28 || (flags & 0x7F00FFFFu))
         return -1;
-    d->m[0] = (uint32_t)lo;
-    d->m[1] = (uint32_t)(lo >> 32);
-    d->m[2] = hi;
+    memcpy(d->m, m, sizeof m);
     d->scale = (uint8_t)scale;
-    d->neg = (uint8_t)(flags >> 31);
+    d->neg = (uint8_t)neg;
     return 0;
 }
 

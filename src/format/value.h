@@ -395,4 +395,25 @@ const char *ct_vkind_name(ct_vkind k);
  * follow this one rule. */
 int ct_array_items_captured(const ct_plan *elem);
 
+/* A System.Decimal's 16 bytes as .NET lays them out (flags: scale in bits
+ * 16-23, sign in bit 31; then hi32, lo64) unpacked, unchecked: the 96-bit
+ * magnitude m (low word first), the scale (the caller checks it is at most
+ * 28) and the sign; returns the flags word (its other bits are reserved). */
+static inline uint32_t ct_decimal_unpack(const uint8_t b[16], uint32_t m[3], uint32_t *scale,
+                                         int *neg)
+{
+    uint32_t flags = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                     (uint32_t)b[3] << 24;
+    uint32_t w[3];
+    for (int i = 0; i < 3; i++)
+        w[i] = (uint32_t)b[4 + 4 * i] | (uint32_t)b[5 + 4 * i] << 8 |
+               (uint32_t)b[6 + 4 * i] << 16 | (uint32_t)b[7 + 4 * i] << 24;
+    m[0] = w[1]; /* lo64's low half */
+    m[1] = w[2];
+    m[2] = w[0]; /* hi32 */
+    *scale = (flags >> 16) & 0xFF;
+    *neg = (int)(flags >> 31);
+    return flags;
+}
+
 #endif

@@ -231,17 +231,14 @@ static uint32_t div10(uint32_t w[3])
  * printed like decimal.ToString(InvariantCulture), trailing zeros kept. */
 static void format_decimal(const uint8_t *b, ct_text *t)
 {
-    uint32_t flags, hi;
-    uint64_t lo;
-    memcpy(&flags, b, 4);
-    memcpy(&hi, b + 4, 4);
-    memcpy(&lo, b + 8, 8);
-    uint32_t scale = (flags >> 16) & 0xFF;
+    uint32_t w[3], scale;
+    int neg;
+    ct_decimal_unpack(b, w, &scale, &neg);
     if (scale > 28) {
         ct_text_put(t, "<bad decimal>");
         return;
     }
-    uint32_t w[3] = { (uint32_t)lo, (uint32_t)(lo >> 32), hi };
+    int zero = !w[0] && !w[1] && !w[2];
     char digits[40];
     int n = 0;
     do {
@@ -251,7 +248,7 @@ static void format_decimal(const uint8_t *b, ct_text *t)
         digits[n++] = '0';
     char out[48];
     int k = 0;
-    if ((flags & 0x80000000u) && !(n == (int)scale + 1 && digits[n - 1] == '0' && lo == 0 && hi == 0))
+    if (neg && !(n == (int)scale + 1 && digits[n - 1] == '0' && zero))
         out[k++] = '-';
     for (int i = n - 1; i >= 0; i--) {
         out[k++] = digits[i];
