@@ -342,9 +342,35 @@ static void test_values_captured_into_a_record(void **state)
     assert_int_equal(ct_rec_publish(b, &ev), 0);
     assert_true(atomic_load(&b->dropped) == dropped + 2);
     assert_int_equal(ct_rec_of(b)->class_new, 0);
-    assert_true(ct_rec_of(b)->class_cache[(0xC1A50 >> 4) & (CT_CLASS_CACHE - 1)].mt == 0);
+    /* Forgotten by counting up: the class stays cached, not told. */
+    const ct_rec_class *e = NULL;
+    for (uint32_t i = 0; i < CT_CLASS_CACHE; i++)
+        if (ct_rec_of(b)->class_cache[i].mt == 0xC1A50)
+            e = &ct_rec_of(b)->class_cache[i];
+    assert_non_null(e);
+    assert_true(e->cls == 0xC1A50 && e->told >> 2 != ct_rec_of(b)->class_gen);
     published(b, NULL, SIZE_MAX);
     ct_rec_begin(b, &ev, CT_REC_LEAVE, 80, 0, 0xF00, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
+    assert_int_equal(ct_rec_of(b)->class_new, 1);
+    assert_int_equal(ct_rec_publish(b, &ev), 1);
+    assert_int_equal(published(b, recs, 4), 1);
+    assert_int_equal(g_marks[0], CT_EVENT_NEW_CLASSES);
+
+    /* The count at its last value (told keeps 30 bits of it): one forget
+     * more wraps it to 0 and clears the cache, lest an entry told 2^30
+     * forgets ago read as told. */
+    ct_rec_of(b)->class_gen = UINT32_MAX >> 2;
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 81, 0, 0xF00, 0);
+    ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
+    assert_int_equal(ct_rec_of(b)->class_new, 1);
+    assert_int_equal(e->told, (UINT32_MAX >> 2) << 2 | 1u);
+    assert_int_equal(ct_rec_publish(b, &ev), 1);
+    published(b, NULL, SIZE_MAX);
+    ct_rec_forget_classes(b);
+    assert_int_equal(ct_rec_of(b)->class_gen, 0);
+    assert_true(e->mt == 0 && e->told == 0);
+    ct_rec_begin(b, &ev, CT_REC_LEAVE, 82, 0, 0xF00, 0);
     ct_rec_value(b, &ev.w, &ev.m, &k_object, (uintptr_t)&obj_ref, 8, 0);
     assert_int_equal(ct_rec_of(b)->class_new, 1);
     assert_int_equal(ct_rec_publish(b, &ev), 1);

@@ -32,7 +32,9 @@ static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
     out->boxed = CT_V_VOID;
     if (!mt)
         return;
-    ct_rec_class *e = &ct_rec_of(b)->class_cache[(mt >> 4) & (CT_CLASS_CACHE - 1)];
+    ct_rec_thread *t = ct_rec_of(b);
+    /* Method tables are 8-byte aligned and allocated near each other. */
+    ct_rec_class *e = &t->class_cache[((mt >> 3) ^ (mt >> 13)) & (CT_CLASS_CACHE - 1)];
     if (e->mt != mt) {
         ClassID cls = 0;
         ICorProfilerInfo *info = g_ct.info;
@@ -57,17 +59,17 @@ static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
                      rank == 1;
         e->content = NULL;
         e->again = !e->string && e->boxed == CT_V_VOID;
-        e->told = 0;
+        e->told = 0; /* never a told value: those have bit 0 or 1 set */
     }
     if (e->again) {
         int again = 0;
         e->content = ct_plan_content((ClassID)e->cls, (const void *)(uintptr_t)object, &again);
         e->again = (uint8_t)again;
     }
-    uint8_t told = e->content ? 2 : 1;
+    uint32_t told = t->class_gen << 2 | (e->content ? 2u : 1u);
     if (named && e->told != told) {
         e->told = told;
-        ct_rec_of(b)->class_new = 1;
+        t->class_new = 1;
     }
     out->id = e->cls;
     out->boxed = (ct_vkind)e->boxed;
@@ -83,7 +85,13 @@ void ct_rec_class_info(ct_tbuf *b, uint64_t object, ct_class_info *out)
 
 void ct_rec_forget_classes(ct_tbuf *b)
 {
-    memset(ct_rec_of(b)->class_cache, 0, sizeof ct_rec_of(b)->class_cache);
+    ct_rec_thread *t = ct_rec_of(b);
+    /* Counted up: no entry is told in the new generation. Once the count
+     * wraps (told keeps 30 bits of it), the entries are cleared, lest one
+     * told 2^30 forgets ago read as told. */
+    t->class_gen = (t->class_gen + 1) & (UINT32_MAX >> 2);
+    if (!t->class_gen)
+        memset(t->class_cache, 0, sizeof t->class_cache);
 }
 
 /* The length a range must have for the plan to read it as planned. */
