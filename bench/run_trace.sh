@@ -48,12 +48,15 @@
 # each call (the default) and without (CLRTRACE_IDS=0), the fast path, and
 # the IL engine with values and with --no-args, each both ways, in turn.
 #
-# Narrow filters (issue 29, BENCH_ONLY=narrow): the C# compiler traced with
-# -F 'Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*' (a few hundred
-# methods, values) and `Workload hello` (the default filter), each under both
-# engines, against untraced; wall time, runs interleaved (untraced, each
-# engine, and with BASELINE_LIB each engine with that build too, in turn),
-# median of BENCH_REPEATS + 2 runs (best of them too). Goals: 1.1x each.
+# The goals of issue 29 (BENCH_ONLY=goals; also at the end of a full run):
+# whole programs by wall time, runs interleaved, medians of BENCH_REPEATS +
+# 2 rounds: the C# compiler untraced, with every method JIT-compiled
+# (DOTNET_ReadyToRun=0, untraced: the floor of tracing all of them), and
+# traced by each engine with a narrow filter (-F CSharpCompilation.*), calls
+# and times only, and values, on Microsoft.CodeAnalysis.*; `Workload hello`;
+# then Workload objects by content against by address, and the live text
+# log over the floor (ns/call, best of BENCH_REPEATS). With BASELINE_LIB
+# each traced figure is measured with that build too, in the same rounds.
 #
 # Also: start-up of a traced "hello" against untraced (wall time, best of
 # BENCH_REPEATS + 2), and peak RSS (VmHWM) of 64 busy threads, traced (full
@@ -180,67 +183,121 @@ csc_setup() {
          "-r:$refdir/System.Runtime.dll" "-r:$refdir/System.Console.dll" "-r:$refdir/System.Collections.dll" "$tmp/csc/a.cs")
 }
 
-# Narrow filters: wall times, interleaved, median (and best) of repeats+2.
-bench_narrow() {
-    local n=$((repeats + 2)) i m t0 t1 f='Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*'
-    local -a modes=(untraced il elt)
-    [[ -z "$base" ]] || modes+=(il_base elt_base)
-    declare -A runs
-    narrow_run() { # narrow_run WHAT MODE: one run, its wall ms on stdout
-        local what=$1 mode=$2 lib=$lib engine=il
-        [[ $mode == *_base ]] && lib=$base
-        [[ $mode == elt* ]] && engine=elt
-        rm -rf "$tmp/narrow"
-        t0=$(date +%s%N)
-        if [[ $what == csc ]]; then
-            if [[ $mode == untraced ]]; then
-                "${csc[@]}" >/dev/null 2>&1
-            else
-                "$build/clrtrace" record --profiler "$lib" --engine=$engine -o "$tmp/narrow" -F "$f" -- "${csc[@]}" >/dev/null 2>&1
+# The goals of issue 29 (whole-program cost), each figure beside the one of
+# BASELINE_LIB measured in the same run, for both engines.
+#
+# Wall times of whole programs, runs interleaved (each mode once per round),
+# median of BENCH_REPEATS + 2 rounds: the C# compiler untraced, untraced
+# with its precompiled code refused (DOTNET_ReadyToRun=0: every method
+# JIT-compiled, the floor of any tracing that must compile what it traces),
+# and traced by each engine with a narrow filter (-F CSharpCompilation.*,
+# values), calls and times only (--no-args on Microsoft.CodeAnalysis.*) and
+# values at the defaults (Microsoft.CodeAnalysis.*); `Workload hello` with
+# the my-code filter. Then per call (best of BENCH_REPEATS): Workload
+# objects by content against by class and address, and the live text log
+# against the floor.
+declare -A wruns
+wall_run() { # wall_run MODE: one run, its wall ms on stdout
+    local mode=$1 l=$lib engine=il t0 t1 f='Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*'
+    [[ $mode == *_base ]] && l=$base
+    [[ $mode == *elt* ]] && engine=elt
+    local -a what=(-F 'Microsoft.CodeAnalysis.*')
+    case $mode in
+        *narrow*) what=(-F "$f") ;;
+        *calls*) what+=(--no-args) ;;
+    esac
+    rm -rf "$tmp/wall"
+    t0=$(date +%s%N)
+    case $mode in
+        csc) "${csc[@]}" >/dev/null 2>&1 ;;
+        csc_jit) DOTNET_ReadyToRun=0 "${csc[@]}" >/dev/null 2>&1 ;;
+        csc_*) "$build/clrtrace" record --profiler "$l" --engine=$engine -o "$tmp/wall" "${what[@]}" \
+                   -- "${csc[@]}" >/dev/null 2>&1 ;;
+        hello) dotnet "$app" hello >/dev/null ;;
+        hello_*) env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$l" \
+                     CLRTRACE_ENGINE=$engine "CLRTRACE_TRACE=$tmp/wall.clrt" dotnet "$app" hello >/dev/null ;;
+    esac
+    t1=$(date +%s%N)
+    echo $(((t1 - t0) / 1000000))
+}
+median_of() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -n |
+    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# wall_modes MODE...: the modes' rounds, into wruns (each mode's _base too
+# with BASELINE_LIB, but not untraced ones).
+wall_modes() {
+    local i m
+    for ((i = 0; i < repeats + 2; i++)); do
+        for m in "$@"; do
+            wruns[$m]+="$(wall_run "$m") "
+            if [[ -n "$base" && $m == *_* && $m != csc_jit ]]; then
+                wruns[${m}_base]+="$(wall_run "${m}_base") "
             fi
-        else
-            if [[ $mode == untraced ]]; then
-                dotnet "$app" hello >/dev/null
-            else
-                env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib" \
-                    CLRTRACE_ENGINE=$engine "CLRTRACE_TRACE=$tmp/narrow.clrt" dotnet "$app" hello >/dev/null
-            fi
-        fi
-        t1=$(date +%s%N)
-        echo $(((t1 - t0) / 1000000))
-    }
-    echo
-    echo "== narrow filters (issue 29): wall ms, median and best of $n runs, interleaved"
-    local whats=(hello)
-    csc_setup && whats=(csc hello)
-    for what in "${whats[@]}"; do
-        for ((i = 0; i < n; i++)); do
-            for m in "${modes[@]}"; do
-                runs[$what.$m]+="$(narrow_run "$what" "$m") "
-            done
-        done
-        case $what in
-            csc) echo "C# compiler, -F '$f' (values):" ;;
-            hello) echo "$(basename "$app") hello, my-code filter (values, binary trace):" ;;
-        esac
-        for m in "${modes[@]}"; do
-            tr ' ' '\n' <<<"${runs[$what.$m]}" | sed '/^$/d' | sort -n |
-                awk -v m="$m" -v u="$(tr ' ' '\n' <<<"${runs[$what.untraced]}" | sed '/^$/d' | sort -n |
-                    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" '
-                { v[NR] = $1 }
-                END {
-                    med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-                    printf "  %-10s median %6.0f ms (%.2fx untraced), best %6.0f ms\n", m, med, med / u, v[1]
-                }'
         done
     done
-    echo "  (il/elt: this build; *_base: BASELINE_LIB; goal: 1.10x or less)"
 }
-if [[ "${BENCH_ONLY:-}" == narrow ]]; then
-    bench_narrow
-    exit 0
-fi
-
+# goal_row LABEL MODE UNTRACED GOAL: "label  this (x)  before (x)  goal  met"
+goal_row() {
+    local label=$1 m=$2 u=$3 g=$4 a b=""
+    a=$(median_of "${wruns[$m]}")
+    [[ -z "$base" ]] || b=$(median_of "${wruns[${m}_base]}")
+    awk -v l="$label" -v a="$a" -v b="$b" -v u="$u" -v g="$g" 'BEGIN {
+        printf "  %-52s %6.0f ms %5.2fx", l, a, a / u
+        if (b != "") printf "   %6.0f ms %5.2fx", b, b / u; else printf "   %16s", "-"
+        printf "   %5.2fx  %s\n", g, (a / u <= g) ? "met" : "NOT met"
+    }'
+}
+bench_goals() {
+    local u uj e
+    echo
+    echo "== issue 29 goals: whole programs, wall ms, median of $((repeats + 2)) interleaved rounds"
+    echo "   (this build; before = BASELINE_LIB${base:+ $BASELINE_LIB}, measured in the same rounds)"
+    printf '  %-52s %16s   %16s   %6s\n' "" "THIS BUILD" "BEFORE" "GOAL"
+    if csc_setup; then
+        wall_modes csc csc_jit csc_il_narrow csc_elt_narrow csc_il_calls csc_elt_calls csc_il_values csc_elt_values
+        u=$(median_of "${wruns[csc]}")
+        uj=$(median_of "${wruns[csc_jit]}")
+        awk -v u="$u" -v j="$uj" 'BEGIN {
+            printf "  C# compiler untraced %.0f ms; every method JIT-compiled (DOTNET_ReadyToRun=0) %.0f ms = %.2fx: the floor of tracing all its methods\n", u, j, j / u }'
+        for e in il elt; do
+            goal_row "compiler, $e, -F CSharpCompilation.* (values)" "csc_${e}_narrow" "$u" 1.1
+        done
+        for e in il elt; do
+            goal_row "compiler, $e, Microsoft.CodeAnalysis.* --no-args" "csc_${e}_calls" "$u" 2.0
+        done
+        for e in il elt; do
+            goal_row "compiler, $e, Microsoft.CodeAnalysis.* values" "csc_${e}_values" "$u" 4.0
+        done
+    else
+        echo "  (no C# compiler in the SDK: its rows skipped)"
+    fi
+    wall_modes hello hello_il hello_elt
+    u=$(median_of "${wruns[hello]}")
+    for e in il elt; do
+        goal_row "$(basename "$app") hello, $e, my-code filter (values)" "hello_$e" "$u" 1.1
+    done
+    echo
+    echo "== issue 29 goals: per call (Workload), ns/call, best of $repeats"
+    workload_mode=objects
+    local oc=$((full_calls / 4))
+    measure obj_untraced "$oc"
+    traced obj_address "$oc" CLRTRACE_OBJECT_DEPTH=0 "CLRTRACE_TRACE=$tmp/obj_address.clrt"
+    traced obj_content "$oc" "CLRTRACE_TRACE=$tmp/obj_content.clrt"
+    workload_mode=calls
+    measure untraced "$calls"
+    traced floor "$calls" CLRTRACE_NULL=1
+    traced full_text "$full_calls" "CLRTRACE_OUTPUT=$tmp/full_text.txt"
+    awk -v a="${ns[obj_address]}" -v c="${ns[obj_content]}" -v ab="${ns[obj_address_base]:-}" \
+        -v cb="${ns[obj_content_base]:-}" 'BEGIN {
+        printf "  objects by content %.1f ns/call, by class and address %.1f: %.2fx (goal <= 1.5x): %s\n",
+               c, a, c / a, (c / a <= 1.5) ? "met" : "NOT met"
+        if (cb != "") printf "    before: by content %.1f, by address %.1f: %.2fx\n", cb, ab, cb / ab
+    }'
+    awk -v f="${ns[floor]}" -v t="${ns[full_text]}" -v fb="${ns[floor_base]:-}" -v tb="${ns[full_text_base]:-}" 'BEGIN {
+        printf "  live text log %.1f ns/call, the floor %.1f: %.1f over the floor (goal <= 150): %s\n",
+               t, f, t - f, (t - f <= 150) ? "met" : "NOT met"
+        if (tb != "") printf "    before: %.1f ns/call, the floor %.1f: %.1f over it\n", tb, fb, tb - fb
+    }'
+}
 # Trace ids: the same modes with and without the Activity's ids.
 bench_ids() {
     # Under an Activity (Workload activity): each call finds the thread's
@@ -286,6 +343,10 @@ traced() {
     measure "$name" "$n" "${profiled[@]}" "$@"
     [[ -z "$base" ]] || measure "${name}_base" "$n" "${baseline[@]}" "${@//$name/${name}_base}"
 }
+if [[ "${BENCH_ONLY:-}" == goals ]]; then
+    bench_goals
+    exit 0
+fi
 measure untraced "$calls"
 traced floor "$calls" CLRTRACE_NULL=1
 traced fast_empty "$calls" CLRTRACE_NULL=fast
@@ -436,3 +497,5 @@ awk -v p="$r_plain" -v f="$r_full" -v q="$r_fast" 'BEGIN {
     printf "untraced %.1f MiB; full capture %.1f MiB (+%.1f MiB); fast path %.1f MiB (+%.1f MiB) (goal <= 64 MiB extra): %s\n",
            p / 1024, f / 1024, (f - p) / 1024, q / 1024, (q - p) / 1024, ((f - p) / 1024 <= 64 && (q - p) / 1024 <= 64) ? "met" : "NOT met"
 }'
+
+bench_goals
