@@ -193,6 +193,9 @@ typedef struct probe_sigs {
     mdToken one;      /* StandAloneSig: void (native int) */
     mdToken two;      /* StandAloneSig: void (native int, native int) */
     mdToken tointptr; /* MemberRef: native int RuntimeTypeHandle::ToIntPtr(RuntimeTypeHandle) */
+    /* with[k]: void (native int x k + 1), the enter probe with k addresses
+     * (k from 1; with[1] is two). */
+    mdToken with[CT_PROBE_ENTER_ADDRS + 1];
 } probe_sigs;
 
 /* The first runtime with RuntimeTypeHandle.ToIntPtr (.NET 7) has
@@ -277,7 +280,7 @@ static probe_sigs probe_sig(ModuleID mod)
     pthread_mutex_lock(&g_lock);
     const probe_sigs *known = ct_table_get_key(&g_modules, key);
     pthread_mutex_unlock(&g_lock);
-    probe_sigs s = {0, 0, 0};
+    probe_sigs s = {0};
     if (known)
         return *known;
     const ct_module *m = ct_module_get(mod);
@@ -293,10 +296,16 @@ static probe_sigs probe_sig(ModuleID mod)
             calli_sig(tr, 1, blob, sizeof blob, &n) == 0 &&
             SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.one)) &&
             calli_sig(tr, 2, blob, sizeof blob, &n) == 0 &&
-            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.two)) && s.one && s.two)
+            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.two)) && s.one && s.two) {
+            s.with[1] = s.two;
+            for (uint32_t k = 2; k <= CT_PROBE_ENTER_ADDRS; k++)
+                if (calli_sig(tr, k + 1, blob, sizeof blob, &n) != 0 ||
+                    FAILED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.with[k])))
+                    s.with[k] = 0;
             s.tointptr = tointptr_ref(emit, scope);
-        else
-            s.one = s.two = 0;
+        } else {
+            s = (probe_sigs){0};
+        }
         emit->lpVtbl->Release(emit);
     }
     /* Kept for the process's life (one per module); a failed module keeps
@@ -620,29 +629,48 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
             goto out;
         cur = next;
     }
-    /* The entry: with values, each argument's address first (ldarga;
-     * conv.u: an unmanaged pointer to the argument's home on the stack, which
-     * does not move), `this` first, then the enter probe. A state machine's
-     * MoveNext passes its `this` only: its values are fields of it. */
+    /* The entry: with values, each argument's address (ldarga; conv.u: an
+     * unmanaged pointer to the argument's home on the stack, which does not
+     * move), `this` first: the last CT_PROBE_ENTER_ADDRS (or fewer) in the
+     * enter probe's own call, any before them one call each. A state
+     * machine's MoveNext passes its `this` only: its values are fields of
+     * it. */
     uint32_t nargs = !with_values ? 0 : f->sm_offsets ? 1 : f->nargs;
+    uint32_t batched = nargs < CT_PROBE_ENTER_ADDRS ? nargs : CT_PROBE_ENTER_ADDRS;
+    if (batched && (!sig.with[batched] || !pr->enter_with[batched]))
+        batched = 0;
     uint32_t ne = nh > 0 ? (uint32_t)nh : 0;
-    for (uint32_t i = 0; i < nargs; i++, ne += PROBE_LEN) {
+    for (uint32_t i = 0; i < nargs; i++) {
         memset(&entry[ne], 0, 2 * sizeof *entry);
         entry[ne].op = CLRIL_LDARGA;
         entry[ne].value = i;
         entry[ne + 1].op = CLRIL_CONV_U;
-        probe_call(&entry[ne], ct_probe_arg, sig.one);
+        if (i < nargs - batched) {
+            probe_call(&entry[ne], ct_probe_arg, sig.one);
+            ne += PROBE_LEN;
+        } else {
+            ne += 2;
+        }
     }
-    probe_code(entry + ne, f, pr->enter, sig.one);
+    if (batched) {
+        /* ldc.i8 f; conv.i; ldc.i8 probe; conv.i; calli with[batched] */
+        probe_code(entry + ne, f, (void (*)(uintptr_t))pr->enter_with[batched],
+                   sig.with[batched]);
+    } else {
+        probe_code(entry + ne, f, pr->enter, sig.one);
+    }
     ne += PROBE_LEN;
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
     if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
         goto out;
     /* A probe needs three slots (two arguments and the target) above what
-     * is on the stack: nothing at the entry, at most the return value at
-     * a ret (stored to its home first when the probe is given it). */
+     * is on the stack: at most the return value at a ret (stored to its
+     * home first when the probe is given it); at the entry, with nothing
+     * under it, the enter probe's addresses, its function and target. */
     b.max_stack = b.max_stack > 0xFFFF - 3 ? 0xFFFF : (uint16_t)(b.max_stack + 3);
+    if (b.max_stack < batched + 2)
+        b.max_stack = (uint16_t)(batched + 2);
     /* The original offset of each instruction (CLRIL_NEW: a probe's), for
      * the map from the old offsets to the new ones. */
     map = malloc((size_t)b.ninsns * sizeof *map);

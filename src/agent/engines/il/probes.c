@@ -172,9 +172,50 @@ CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uint
                  naive);
 }
 
+/* The enter probe with k argument addresses in its own call (probes.h,
+ * enter_with): the last k of the method's, after those ct_probe_arg took. */
+#define A(i) uintptr_t a##i
+#define P(i) ct_probe_arg(a##i)
+#define IL_ENTER_WITH(name, naive)                                                            \
+    static void name##_with1(A(0), uintptr_t id)                                              \
+    {                                                                                         \
+        P(0);                                                                                 \
+        probe_enter(id, naive);                                                               \
+    }                                                                                         \
+    static void name##_with2(A(0), A(1), uintptr_t id)                                        \
+    {                                                                                         \
+        P(0), P(1);                                                                           \
+        probe_enter(id, naive);                                                               \
+    }                                                                                         \
+    static void name##_with3(A(0), A(1), A(2), uintptr_t id)                                  \
+    {                                                                                         \
+        P(0), P(1), P(2);                                                                     \
+        probe_enter(id, naive);                                                               \
+    }                                                                                         \
+    static void name##_with4(A(0), A(1), A(2), A(3), uintptr_t id)                            \
+    {                                                                                         \
+        P(0), P(1), P(2), P(3);                                                               \
+        probe_enter(id, naive);                                                               \
+    }                                                                                         \
+    static void name##_with5(A(0), A(1), A(2), A(3), A(4), uintptr_t id)                      \
+    {                                                                                         \
+        P(0), P(1), P(2), P(3), P(4);                                                         \
+        probe_enter(id, naive);                                                               \
+    }                                                                                         \
+    static void name##_with6(A(0), A(1), A(2), A(3), A(4), A(5), uintptr_t id)                \
+    {                                                                                         \
+        P(0), P(1), P(2), P(3), P(4), P(5);                                                   \
+        probe_enter(id, naive);                                                               \
+    }
+_Static_assert(CT_PROBE_ENTER_ADDRS == 6, "one enter probe per number of addresses");
+#define IL_ENTER_WITH_LIST(name)                                                              \
+    {0, (uintptr_t)name##_with1, (uintptr_t)name##_with2, (uintptr_t)name##_with3,           \
+     (uintptr_t)name##_with4, (uintptr_t)name##_with5, (uintptr_t)name##_with6}
+
 /* The probes with values, publishing into the ring (ring) or, in the
  * bench-only naive mode, rendering each record at once (naive). */
 #define IL_VALUE_PROBES(name, naive)                                     \
+    IL_ENTER_WITH(name, naive)                                           \
     static void name##_enter(uintptr_t client_id)                        \
     {                                                                    \
         probe_enter(client_id, naive);                                   \
@@ -191,7 +232,8 @@ CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uint
     {                                                                    \
         probe_close(CT_REC_TAILCALL, client_id, 0, 0, naive);            \
     }                                                                    \
-    static const ct_il_probes name = {name##_enter, name##_leave, name##_return, name##_tailcall};
+    static const ct_il_probes name = {name##_enter, name##_leave, name##_return, name##_tailcall, \
+                                      IL_ENTER_WITH_LIST(name)};
 
 IL_VALUE_PROBES(probes_ring, 0)
 IL_VALUE_PROBES(probes_naive, 1)
@@ -215,6 +257,6 @@ static void probe_tailcall_plain(uintptr_t client_id)
 const ct_il_probes *ct_il_probes_for(int values)
 {
     static const ct_il_probes plain = {probe_enter_plain, probe_leave_plain, NULL,
-                                       probe_tailcall_plain};
+                                       probe_tailcall_plain, {0}};
     return !values ? &plain : g_ct.cfg.bench_naive ? &probes_naive : &probes_ring;
 }

@@ -1,9 +1,11 @@
 /* The IL engine's probes (ilprobe.h rewrites methods to call them): what
  * its rewritten code hands the recorder (src/agent/record/record.h).
  *
- * With values: at a method's entry, ct_probe_arg with each argument's
- * address (`this` first; a state machine's MoveNext: `this` only), then
- * ct_probe_enter, which reads them with the function's plans; before each
+ * With values: at a method's entry, the enter probe with the addresses of
+ * its last CT_PROBE_ENTER_ADDRS arguments or fewer (`this` first; a state
+ * machine's MoveNext: `this` only) in the same call (enter_with), after
+ * ct_probe_arg with each of the earlier ones' (a method with more); it
+ * reads them with the function's plans; before each
  * ret ct_probe_return with the address of the return value's home (or
  * ct_probe_leave: void, or no return value); ct_probe_tailcall before a
  * tail call. Both leave probes read the out arguments again. At most
@@ -16,6 +18,10 @@
 #include <stdint.h>
 
 #define CT_PROBE_MAX_ARGS 64
+/* The most argument addresses the enter probe takes in its own call: one
+ * call at the entry instead of one per argument, which the JIT compiles
+ * faster (each unmanaged calli is a call site of its own). */
+#define CT_PROBE_ENTER_ADDRS 6
 
 void ct_probe_arg(uintptr_t addr);
 /* Generic code's entry hands over, before its arguments, the type handles
@@ -30,6 +36,10 @@ typedef struct ct_il_probes {
     void (*leave)(uintptr_t client_id);
     void (*ret)(uintptr_t ret_addr, uintptr_t client_id); /* with values only */
     void (*tailcall)(uintptr_t client_id);
+    /* With values: enter_with[k] (k from 1 to CT_PROBE_ENTER_ADDRS) is the
+     * enter probe taking k argument addresses, then client_id: void
+     * (uintptr_t addr..., uintptr_t client_id). */
+    uintptr_t enter_with[CT_PROBE_ENTER_ADDRS + 1];
 } ct_il_probes;
 
 /* The probes for this process's trace: with values or without, and in the
