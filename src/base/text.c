@@ -27,12 +27,6 @@ void ct_text_putn(ct_text *t, const char *s, size_t n)
     t->len += n;
 }
 
-void ct_text_put(ct_text *t, const char *s)
-{
-    if (t)
-        ct_text_putn(t, s, strlen(s));
-}
-
 void ct_text_printf(ct_text *t, const char *fmt, ...)
 {
     char tmp[256];
