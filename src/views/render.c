@@ -428,7 +428,7 @@ static void call_text(ct_render *r, ct_text *t, const ct_function *f, const ct_r
             ct_text_put(t, "] ");
         }
     }
-    ct_text_put(t, f->name);
+    ct_text_putn(t, f->name, f->name_len);
     if (f->flags & CT_FN_NO_VALUES) {
         ct_text_put(t, "(...)");
     } else if (rec->nvalues != f->nparams) {
@@ -442,7 +442,7 @@ static void call_text(ct_render *r, ct_text *t, const ct_function *f, const ct_r
         for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
             if (i)
                 ct_text_put(t, ", ");
-            ct_text_put(t, f->labels[i]);
+            ct_text_putn(t, f->labels[i], f->label_lens[i]);
             ct_symbols_value_text(r->sym, f->plans[i], v, len, st, t);
         }
         ct_text_put(t, ")");
@@ -803,7 +803,7 @@ static void leave_text(ct_render *r, const ct_function *def, const ct_rec *rec)
     if (r->opts.lines && !(def->flags & CT_FN_NO_VALUES) && def->ret) {
         ct_text t;
         ct_text_init(&t, r->ret, sizeof r->ret);
-        ct_text_put(&t, def->ret_label);
+        ct_text_putn(&t, def->ret_label, def->ret_label_len);
         ct_symbols_return_text(r->sym, def, rec, &t);
         r->ev.text_len = ct_text_end(&t);
         r->ev.text = r->ret;
