@@ -522,6 +522,13 @@ static const field *duration_field(ct_render *r, uint64_t ns)
     return c;
 }
 
+/* The prefix's blanks (the duration's when it has none, the indentation),
+ * copied: memset's `rep stos` took a quarter of prefix's time. */
+#define BLANKS8 "        "
+static const char k_blanks[] = BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8
+    BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8;
+_Static_assert(sizeof k_blanks - 1 >= 2 + 2 * CT_RENDER_MAX_INDENT, "k_blanks too short");
+
 /* The line prefix, written just before `end` (at least PREFIX_MAX bytes
  * into its buffer; the line's text follows): time (seconds, 6 decimals, 10
  * wide), thread (6 wide), duration (10 wide, or blanks), two spaces,
@@ -545,10 +552,10 @@ static size_t prefix(ct_render *r, char *end, uint64_t t_ns, const thread *th,
         memcpy(out + n, df->text, df->len);
         n += df->len;
     } else {
-        memset(out + n, ' ', 10);
+        memcpy(out + n, k_blanks, 10);
         n += 10;
     }
-    memset(out + n, ' ', blanks);
+    memcpy(out + n, k_blanks, blanks);
     return len;
 }
 
