@@ -1,5 +1,6 @@
 /* A bounded text buffer that keeps counting past its end. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,35 @@ void ct_text_init(ct_text *t, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
+/* n bytes from s to d: the short runs most text is made of (names, "=",
+ * ", ", digits) by a load and a store or two, without calling memcpy
+ * (whose call and dispatch cost more than the copy). */
+static void copy_text(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n < 4) {
+        if (n)
+            d[0] = s[0];
+        if (n > 1)
+            d[1] = s[1];
+        if (n > 2)
+            d[2] = s[2];
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 void ct_text_putn(ct_text *t, const char *s, size_t n)
 {
     if (!t)
@@ -21,16 +51,10 @@ void ct_text_putn(ct_text *t, const char *s, size_t n)
     if (t->cap && t->len < t->cap - 1) {
         size_t room = t->cap - 1 - t->len;
         size_t k = n < room ? n : room;
-        memcpy(t->p + t->len, s, k);
+        copy_text(t->p + t->len, s, k);
         t->p[t->len + k] = '\0';
     }
     t->len += n;
-}
-
-void ct_text_put(ct_text *t, const char *s)
-{
-    if (t)
-        ct_text_putn(t, s, strlen(s));
 }
 
 void ct_text_printf(ct_text *t, const char *fmt, ...)

@@ -4,6 +4,7 @@
 #define CLRTRACE_BASE_TEXT_H
 
 #include <stddef.h>
+#include <string.h>
 
 typedef struct ct_text {
     char *p;
@@ -13,8 +14,13 @@ typedef struct ct_text {
 
 /* The put functions do nothing when t is NULL. */
 void ct_text_init(ct_text *t, char *buf, size_t cap);
-void ct_text_put(ct_text *t, const char *s);
 void ct_text_putn(ct_text *t, const char *s, size_t n);
+/* Inline: the length of a literal (most calls) is known when compiling. */
+static inline void ct_text_put(ct_text *t, const char *s)
+{
+    if (t)
+        ct_text_putn(t, s, strlen(s));
+}
 void ct_text_printf(ct_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Ends text that did not fit with "..." (cut on a UTF-8 boundary) and
  * returns its length in t->p (t->len is set to it); text that fit is left

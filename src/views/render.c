@@ -14,14 +14,23 @@
 #include "walk.h"
 #include "base/table.h"
 
-/* A thread's held-back line buffer at first; it grows to the longest line
- * the thread holds back (a process may have thousands of threads). */
+/* A thread's held-back line buffer at first (call text; PREFIX_MAX more go
+ * before it); it grows to the longest line the thread holds back (a
+ * process may have thousands of threads). */
 #define INITIAL_PEND 256
 /* Room for the line prefix (time, thread, duration, indentation). */
 #define PREFIX_MAX (64 + 2 * CT_RENDER_MAX_INDENT)
 /* Longest header or summary line (longer ones are cut, still ending in a
  * newline); call lines have their own limits (render.h). */
 #define TEXT_LINE_MAX 2048
+/* An opening line's end, after its call text in the held-back buffer. */
+#define OPEN_END " {\n"
+#define OPEN_END_LEN (sizeof OPEN_END - 1)
+/* Most a folded line adds besides the end's text and the outs: " ->
+ * exception ", "\n". */
+#define FOLD_END_MAX 16
+/* Most characters put_shown writes: 20 digits, '.', 20 more. */
+#define FIXED_TEXT_MAX 48
 /* Most characters put_uint writes: a u64's 20 digits, or a field of 24. */
 #define UINT_TEXT_MAX 24
 
@@ -73,10 +82,22 @@ typedef struct thread {
     size_t tid_len;
     uint64_t pend_time;
     unsigned pend_depth;
-    size_t pend_len;
+    size_t pend_len;        /* its call text's */
     size_t pend_cap;
-    char *pend;             /* pend_cap bytes */
+    char *pend;             /* pend_cap bytes: PREFIX_MAX for the prefix, the call
+                               text, room for the line's end: the line is made
+                               here, around the text, and written from here */
 } thread;
+
+/* A prefix field's text for the value it last showed: most lines in a row
+ * show the same time to the microsecond, and short calls the same
+ * duration. */
+typedef struct field {
+    int valid;
+    uint64_t shown;         /* the value as shown (put_shown's) */
+    size_t len;
+    char text[FIXED_TEXT_MAX];
+} field;
 
 struct ct_render {
     ct_render_opts opts;
@@ -106,7 +127,7 @@ struct ct_render {
     char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
     char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
-    char call[CT_RENDER_LINE_MAX]; /* a call's text, before it goes to its thread */
+    field time_field, dur_field; /* the prefix's (prefix) */
 };
 
 static void emit(ct_render *r, const char *s, size_t n)
@@ -207,16 +228,27 @@ static size_t put_uint(char *out, uint64_t v, int width, char fill)
     return k + n;
 }
 
-/* v / 10^decimals as "int.frac", rounded half up, in a field of `width`. */
-static size_t put_fixed(char *out, uint64_t v, unsigned decimals, uint64_t unit, int width)
+static uint64_t pow10_of(unsigned decimals)
 {
     uint64_t scale = 1;
     for (unsigned i = 0; i < decimals; i++)
         scale *= 10;
-    /* v is in 1/unit; the text keeps `decimals` digits of the integer part's unit */
-    uint64_t q = unit / scale;
-    uint64_t r = (v + q / 2) / q; /* in 1/scale units */
-    char tmp[48];
+    return scale;
+}
+
+/* v (in 1/unit) as put_fixed shows it: in 10^-decimals of the unit,
+ * rounded half up. */
+static uint64_t fixed_shown(uint64_t v, unsigned decimals, uint64_t unit)
+{
+    uint64_t q = unit / pow10_of(decimals);
+    return (v + q / 2) / q;
+}
+
+/* r / 10^decimals as "int.frac" in a field of `width`. */
+static size_t put_shown(char *out, uint64_t r, unsigned decimals, int width)
+{
+    uint64_t scale = pow10_of(decimals);
+    char tmp[FIXED_TEXT_MAX];
     size_t n = put_uint(tmp, r / scale, 0, ' ');
     if (decimals) {
         tmp[n++] = '.';
@@ -229,12 +261,21 @@ static size_t put_fixed(char *out, uint64_t v, unsigned decimals, uint64_t unit,
     return k + n;
 }
 
+/* v / 10^decimals as "int.frac", rounded half up, in a field of `width`. */
+static size_t put_fixed(char *out, uint64_t v, unsigned decimals, uint64_t unit, int width)
+{
+    return put_shown(out, fixed_shown(v, decimals, unit), decimals, width);
+}
+
+/* Durations under this many ns are shown in us (duration_text). */
+#define DURATION_US_BELOW 1000000u
+
 /* "0.8 us", "12.3 ms", "1.52 s" in a field of `width` (0: none). */
 static size_t duration_text(uint64_t ns, char *out, int width)
 {
     size_t n;
     char tmp[40];
-    if (ns < 1000000u) {
+    if (ns < DURATION_US_BELOW) {
         n = put_fixed(tmp, ns, 1, 1000, 0);
         memcpy(tmp + n, " us", 3);
     } else if (ns < 1000000000u) {
@@ -356,8 +397,8 @@ static int thread_made(void *ctx, ct_walk_thread *wt)
     static uint64_t serials; /* the writer's thread, or the CLI's */
     t->serial = ++serials;
     t->tid_len = put_uint(t->tid_text, wt->tid, 6, ' ');
-    t->pend = malloc(INITIAL_PEND);
-    t->pend_cap = INITIAL_PEND;
+    t->pend_cap = PREFIX_MAX + INITIAL_PEND;
+    t->pend = malloc(t->pend_cap);
     return t->pend ? 0 : -1;
 }
 
@@ -369,82 +410,153 @@ static void thread_freed(void *ctx, ct_walk_thread *wt)
     free(t->pend);
 }
 
-/* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into th->pend
- * (th->pend_len 0 when memory ran out). */
-static void format_call(ct_render *r, thread *th, const ct_function *f, const ct_rec *rec,
-                        const uint8_t *ids)
+/* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into t. */
+static void call_text(ct_render *r, ct_text *t, const ct_function *f, const ct_rec *rec,
+                      const uint8_t *ids)
 {
-    ct_text t;
-    ct_text_init(&t, r->call, sizeof r->call);
     if (r->opts.ids) {
         if (ct_activity_none(ids)) {
-            ct_text_put(&t, "[-] ");
+            ct_text_put(t, "[-] ");
         } else {
             char trace[2 * CT_TRACE_ID_BYTES + 1], span[2 * CT_SPAN_ID_BYTES + 1];
             ct_trace_id_text(ids, trace);
             ct_span_id_text(ids + CT_TRACE_ID_BYTES, span);
-            ct_text_put(&t, "[");
-            ct_text_put(&t, trace);
-            ct_text_put(&t, "-");
-            ct_text_put(&t, span);
-            ct_text_put(&t, "] ");
+            ct_text_put(t, "[");
+            ct_text_put(t, trace);
+            ct_text_put(t, "-");
+            ct_text_put(t, span);
+            ct_text_put(t, "] ");
         }
     }
-    ct_text_put(&t, f->name);
+    ct_text_putn(t, f->name, f->name_len);
     if (f->flags & CT_FN_NO_VALUES) {
-        ct_text_put(&t, "(...)");
+        ct_text_put(t, "(...)");
     } else if (rec->nvalues != f->nparams) {
-        ct_text_put(&t, "(?)");
+        ct_text_put(t, "(?)");
     } else {
-        ct_text_put(&t, "(");
+        ct_text_put(t, "(");
         size_t pos = 0;
         const uint8_t *v;
         uint32_t len;
         ct_value_status st;
         for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
             if (i)
-                ct_text_put(&t, ", ");
-            ct_text_put(&t, f->labels[i]);
-            ct_symbols_value_text(r->sym, f->plans[i], v, len, st, &t);
+                ct_text_put(t, ", ");
+            ct_text_putn(t, f->labels[i], f->label_lens[i]);
+            ct_symbols_value_text(r->sym, f->plans[i], v, len, st, t);
         }
-        ct_text_put(&t, ")");
+        ct_text_put(t, ")");
     }
-    size_t n = ct_text_end(&t);
-    if (n > th->pend_cap) {
-        size_t cap = th->pend_cap;
-        while (cap < n)
-            cap *= 2;
-        char *more = realloc(th->pend, cap);
-        if (!more) {
+}
+
+/* th->pend holds at least `need` bytes (those it holds kept); -1 when
+ * memory ran out. */
+static int pend_room(thread *th, size_t need)
+{
+    if (need <= th->pend_cap)
+        return 0;
+    size_t cap = th->pend_cap;
+    while (cap < need)
+        cap *= 2;
+    char *more = realloc(th->pend, cap);
+    if (!more)
+        return -1;
+    th->pend = more;
+    th->pend_cap = cap;
+    return 0;
+}
+
+/* The call's text into th->pend, after the prefix's room, cut at
+ * CT_RENDER_LINE_MAX; text the buffer cannot hold grows it and is made
+ * again (th->pend_len 0 when memory ran out). */
+static void format_call(ct_render *r, thread *th, const ct_function *f, const ct_rec *rec,
+                        const uint8_t *ids)
+{
+    for (;;) {
+        size_t room = th->pend_cap - PREFIX_MAX - OPEN_END_LEN;
+        if (room > CT_RENDER_LINE_MAX)
+            room = CT_RENDER_LINE_MAX;
+        ct_text t;
+        ct_text_init(&t, th->pend + PREFIX_MAX, room);
+        call_text(r, &t, f, rec, ids);
+        if (t.len < room || room == CT_RENDER_LINE_MAX) {
+            th->pend_len = ct_text_end(&t);
+            return;
+        }
+        size_t want = t.len < CT_RENDER_LINE_MAX ? t.len + 1 : CT_RENDER_LINE_MAX;
+        if (pend_room(th, PREFIX_MAX + want + OPEN_END_LEN) != 0) {
             th->pend_len = 0;
             return;
         }
-        th->pend = more;
-        th->pend_cap = cap;
     }
-    memcpy(th->pend, r->call, n);
-    th->pend_len = n;
 }
 
-/* The line prefix: time (seconds, 6 decimals, 10 wide), thread (6 wide),
- * duration (10 wide, or blanks), two spaces, indentation. */
-static size_t prefix(char *out, uint64_t t_ns, const thread *th, const uint64_t *dur,
-                     unsigned depth)
+/* The prefix's time field: seconds, 6 decimals, 10 wide. */
+static const field *time_field(ct_render *r, uint64_t t_ns)
 {
-    size_t n = put_fixed(out, t_ns, 6, 1000000000, 10);
+    field *c = &r->time_field;
+    uint64_t us = fixed_shown(t_ns, 6, 1000000000);
+    if (!c->valid || c->shown != us) {
+        c->len = put_shown(c->text, us, 6, 10);
+        c->shown = us;
+        c->valid = 1;
+    }
+    return c;
+}
+
+/* The prefix's duration field, 10 wide. */
+static const field *duration_field(ct_render *r, uint64_t ns)
+{
+    field *c = &r->dur_field;
+    if (ns >= DURATION_US_BELOW) {
+        c->len = duration_text(ns, c->text, 10);
+        c->valid = 0;
+        return c;
+    }
+    uint64_t tenths = fixed_shown(ns, 1, 1000); /* all the text shows of ns */
+    if (!c->valid || c->shown != tenths) {
+        c->len = duration_text(ns, c->text, 10);
+        c->shown = tenths;
+        c->valid = 1;
+    }
+    return c;
+}
+
+/* The prefix's blanks (the duration's when it has none, the indentation),
+ * copied: memset's `rep stos` took a quarter of prefix's time. */
+#define BLANKS8 "        "
+static const char k_blanks[] = BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8
+    BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8;
+_Static_assert(sizeof k_blanks - 1 >= 2 + 2 * CT_RENDER_MAX_INDENT, "k_blanks too short");
+
+/* The line prefix, written just before `end` (at least PREFIX_MAX bytes
+ * into its buffer; the line's text follows): time (seconds, 6 decimals, 10
+ * wide), thread (6 wide), duration (10 wide, or blanks), two spaces,
+ * indentation. Returns its length. */
+static size_t prefix(ct_render *r, char *end, uint64_t t_ns, const thread *th,
+                     const uint64_t *dur, unsigned depth)
+{
+    const field *tf = time_field(r, t_ns);
+    const field *df = dur ? duration_field(r, *dur) : NULL;
+    unsigned indent = depth < CT_RENDER_MAX_INDENT ? depth : CT_RENDER_MAX_INDENT;
+    size_t blanks = 2 + 2 * (size_t)indent;
+    size_t len = tf->len + 1 + th->tid_len + 1 + (df ? df->len : 10) + blanks;
+    char *out = end - len;
+    size_t n = tf->len;
+    memcpy(out, tf->text, n);
     out[n++] = ' ';
     memcpy(out + n, th->tid_text, th->tid_len);
     n += th->tid_len;
     out[n++] = ' ';
-    if (dur) {
-        n += duration_text(*dur, out + n, 10);
+    if (df) {
+        memcpy(out + n, df->text, df->len);
+        n += df->len;
     } else {
-        memset(out + n, ' ', 10);
+        memcpy(out + n, k_blanks, 10);
         n += 10;
     }
-    unsigned indent = depth < CT_RENDER_MAX_INDENT ? depth : CT_RENDER_MAX_INDENT;
-    memset(out + n, ' ', 2 + 2 * (size_t)indent);
-    return n + 2 + 2 * (size_t)indent;
+    memcpy(out + n, k_blanks, blanks);
+    return len;
 }
 
 static void put(char *line, size_t *n, const char *s, size_t len)
@@ -462,10 +574,10 @@ static void flush_pending(ct_render *r, thread *th)
     th->pending = 0;
     if (!r->opts.lines)
         return;
-    size_t n = prefix(r->line, th->pend_time, th, NULL, th->pend_depth);
-    put(r->line, &n, th->pend, th->pend_len);
-    put(r->line, &n, " {\n", 3);
-    emit(r, r->line, n);
+    char *text = th->pend + PREFIX_MAX;
+    size_t n = prefix(r, text, th->pend_time, th, NULL, th->pend_depth);
+    memcpy(text + th->pend_len, OPEN_END, OPEN_END_LEN);
+    emit(r, text - n, n + th->pend_len + OPEN_END_LEN);
 }
 
 /* "# jit 1.23 ms" at the call's place in the tree (depth), above it. */
@@ -474,11 +586,13 @@ static void mark_jit(ct_render *r, thread *th, fn *f, const ct_rec *rec, unsigne
     char d[32];
     ct_format_duration(f->jit_mark, d, sizeof d);
     f->jit_mark = 0;
-    size_t n = prefix(r->line, rec->time_ns, th, NULL, depth);
-    put(r->line, &n, "# jit ", 6);
-    put(r->line, &n, d, strlen(d));
-    put(r->line, &n, "\n", 1);
-    emit(r, r->line, n);
+    char *text = r->line + PREFIX_MAX;
+    size_t n = prefix(r, text, rec->time_ns, th, NULL, depth);
+    size_t k = 0;
+    put(text, &k, "# jit ", 6);
+    put(text, &k, d, strlen(d));
+    put(text, &k, "\n", 1);
+    emit(r, text - n, n + k);
 }
 
 /* Pairing failures count as dropped events, unless events of the thread
@@ -587,14 +701,22 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
     const uint64_t *d = timed == 1 ? &dur : NULL;
     const char *ret = r->ev.text;
     size_t ret_len = r->ev.text_len;
-    char *line = r->line;
-    size_t n;
+    char *line;             /* the line's text, after its prefix's room */
+    size_t n, pre;
     if (th->pending && timed >= 0 && th->pend_depth == depth) {
         th->pending = 0;
         if (!r->opts.lines)
             return;
-        n = prefix(line, th->pend_time, th, d, depth);
-        put(line, &n, th->pend, th->pend_len);
+        /* Folded onto the call text where it is, unless the end's text
+         * does not fit and the buffer cannot grow. */
+        if (pend_room(th, PREFIX_MAX + th->pend_len + ret_len + r->ev.outs_len + FOLD_END_MAX) == 0) {
+            line = th->pend + PREFIX_MAX;
+        } else {
+            line = r->line + PREFIX_MAX;
+            memcpy(line, th->pend + PREFIX_MAX, th->pend_len);
+        }
+        pre = prefix(r, line, th->pend_time, th, d, depth);
+        n = th->pend_len;
         if (how == CT_WALK_EXCEPTION) {
             put(line, &n, " -> exception", 13);
             if (ret) {
@@ -612,7 +734,9 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
         flush_pending(r, th);
         if (!r->opts.lines)
             return;
-        n = prefix(line, now, th, d, depth);
+        line = r->line + PREFIX_MAX;
+        pre = prefix(r, line, now, th, d, depth);
+        n = 0;
         line[n++] = '}';
         if (how == CT_WALK_EXCEPTION) {
             put(line, &n, " exception", 10);
@@ -633,7 +757,7 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
         }
     }
     line[n++] = '\n';
-    emit(r, line, n);
+    emit(r, line - pre, pre + n);
 }
 
 /* The walk closed a call. One whose end was missed (a dropped event, an
@@ -686,7 +810,7 @@ static void leave_text(ct_render *r, const ct_function *def, const ct_rec *rec)
     if (r->opts.lines && !(def->flags & CT_FN_NO_VALUES) && def->ret) {
         ct_text t;
         ct_text_init(&t, r->ret, sizeof r->ret);
-        ct_text_put(&t, def->ret_label);
+        ct_text_putn(&t, def->ret_label, def->ret_label_len);
         ct_symbols_return_text(r->sym, def, rec, &t);
         r->ev.text_len = ct_text_end(&t);
         r->ev.text = r->ret;

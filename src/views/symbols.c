@@ -157,6 +157,7 @@ void ct_symbols_free(ct_symbols *s)
         if (s->fns.slots[i].value) {
             ct_function *f = s->fns.slots[i].value;
             free(f->labels);
+            free((void *)f->label_lens);
             free(f->plans);
             free(f);
         }
@@ -180,15 +181,18 @@ static int define_function(ct_symbols *s, const ct_rec *rec)
     }
     const char **labels = calloc(rec->nparams + 1, sizeof *labels);
     const ct_plan **plans = calloc(rec->nparams + 1, sizeof *plans);
+    size_t *label_lens = calloc(rec->nparams + 1, sizeof *label_lens);
     const char *name = pool_strndup(&s->mem, rec->name, rec->name_len);
     const char *ret_label = pool_strndup(&s->mem, rec->ret.name ? rec->ret.name : "",
                                          rec->ret.name_len);
-    int ok = labels && plans && name && ret_label;
+    int ok = labels && plans && label_lens && name && ret_label;
     for (uint32_t i = 0; ok && i < rec->nparams; i++) {
         labels[i] = pool_strndup(&s->mem, rec->params[i].name ? rec->params[i].name : "",
                                  rec->params[i].name_len);
         plans[i] = plan_clone(&s->mem, rec->params[i].plan, 0);
         ok = labels[i] && plans[i];
+        if (ok)
+            label_lens[i] = strlen(labels[i]);
     }
     const ct_plan *ret = NULL;
     if (ok && rec->ret.plan && rec->ret.plan->kind != CT_V_VOID)
@@ -198,18 +202,23 @@ static int define_function(ct_symbols *s, const ct_rec *rec)
     if (!ok) {
         free(labels);
         free(plans);
+        free(label_lens);
         if (fresh)
             free(f);
         return -1;
     }
     free(f->labels);
     free(f->plans);
+    free((void *)f->label_lens);
     f->name = name;
+    f->name_len = strlen(name);
     f->flags = rec->flags;
     f->nparams = rec->nparams;
     f->labels = labels;
     f->plans = plans;
     f->ret_label = ret_label;
+    f->ret_label_len = strlen(ret_label);
+    f->label_lens = label_lens;
     f->ret = ret;
     /* Only parameters whose target plan is known can be read. */
     f->out_mask = 0;
@@ -263,6 +272,7 @@ const ct_function *ct_symbols_function(ct_symbols *s, uint64_t key)
         return NULL;
     f->key = key;
     f->name = "?";
+    f->name_len = 1;
     f->flags = CT_FN_NO_VALUES;
     f->ret_label = "";
     if (ct_table_put(&s->fns, key, f) != 0) {
@@ -283,7 +293,13 @@ static int class_name(void *ctx, uint64_t cls, char *out, size_t cap)
     const char *name = ct_table_get(&s->classes, cls);
     if (!name)
         return 1;
-    snprintf(out, cap, "%s", name);
+    if (cap) { /* snprintf's text, without its parsing of a format */
+        size_t n = strlen(name);
+        if (n >= cap)
+            n = cap - 1;
+        memcpy(out, name, n);
+        out[n] = '\0';
+    }
     return 0;
 }
 

@@ -42,6 +42,10 @@ typedef struct ct_function {
     const char **labels;      /* nparams labels: "double k=", "this=", "out int value=" */
     const ct_plan **plans;    /* nparams plans */
     const char *ret_label;    /* "Point " */
+    /* The strlen of name, of each label (nparams) and of ret_label: the
+     * text log puts them on every line. */
+    size_t name_len, ret_label_len;
+    const size_t *label_lens;
     const ct_plan *ret;       /* NULL: void */
     uint64_t out_mask;        /* parameters whose targets LEAVE records carry again
                                  after the return value (ct_rec.out_mask) */
