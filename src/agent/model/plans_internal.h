@@ -41,6 +41,11 @@ typedef struct pctx {
     clrsig_arena *arena;         /* parse trees of field signatures */
     clrsig_arena *scratch;       /* TypeSpec expansion while formatting */
     clrsig_type gnode[2][CT_MAX_TYPE_ARGS]; /* actual type arguments for the formatter */
+    /* A content plan left to a later object (plans_object.c): 1 + the
+     * offset in the object of the reference whose being null made it wait
+     * (0: none such), so that the next objects of the class can be seen to
+     * be still empty without planning again. */
+    uint32_t wait_at;
 } pctx;
 
 /* Stands in for "some reference type" among type arguments bound late
