@@ -55,8 +55,10 @@ ct_vkind ct_plan_boxed_kind(ClassID cls);
  * CT_V_SEQ; src/format/value.h), obj one such object: built at the
  * first call for the class and cached. NULL when objects of cls are not
  * shown by content; *again is then set when a later object may tell (an
- * empty dictionary does not show its entries' layout). Called from the
- * hooks: loads no type. */
+ * empty dictionary does not show its entries' layout): to -1 (any object
+ * may), or to k > 0 (only an object whose reference at offset k - 1 is not
+ * null: the others are empty too, and get the same answer). Called from
+ * the hooks: loads no type. */
 const ct_plan *ct_plan_content(ClassID cls, const void *obj, int *again);
 /* The cached content plan of cls, or NULL (the writer: no planning). */
 const ct_plan *ct_plan_content_known(ClassID cls);

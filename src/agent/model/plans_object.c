@@ -1096,19 +1096,20 @@ const ct_plan *ct_plan_content(ClassID cls, const void *obj, int *again)
     if (p)
         return p == &k_no_content ? NULL : p;
     if (wait_at && ref_at((uint64_t)(uintptr_t)obj, (uint32_t)(wait_at - 1)) == 0) {
-        *again = 1;
+        *again = (int)wait_at;
         return NULL;
     }
     session ss = {0};
     pctx *c = ct_pl_open(&ss, NULL, 0);
     if (!c) {
-        *again = 1;
+        *again = -1;
         return NULL;
     }
     p = build(c, cls, obj, again);
     uint32_t waits = *again ? c->wait_at : 0;
     ct_pl_close(&ss, c);
     if (*again) {
+        *again = waits ? (int)waits : -1;
         if (waits) {
             pthread_mutex_lock(&g_lock);
             ct_table_put_key(&g_content, (ct_key){cls, WAITING}, (void *)(uintptr_t)waits);

@@ -104,7 +104,9 @@ typedef struct ct_rec_class {
     const ct_plan *content;   /* the plan of its content (NULL: none) */
     uint8_t boxed;            /* the kind of value it boxes (CT_V_VOID: none) */
     uint8_t szarray, string;  /* T[]; System.String */
-    uint8_t again;            /* no content plan yet: ask again */
+    int32_t again;            /* no content plan yet: ask again (-1), or ask
+                                 once the reference at again - 1 is not null
+                                 (ct_plan_content) */
     uint32_t told;            /* named in a marked record: the thread's class_gen
                                  << 2 | 1 while it had no content plan, | 2 with
                                  its content plan; anything else: not yet */

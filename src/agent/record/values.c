@@ -58,13 +58,16 @@ static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
         e->szarray = info->lpVtbl->IsArrayClass(info, cls, &et, &elem, &rank) == S_OK &&
                      rank == 1;
         e->content = NULL;
-        e->again = !e->string && e->boxed == CT_V_VOID;
+        e->again = !e->string && e->boxed == CT_V_VOID ? -1 : 0;
         e->told = 0; /* never a told value: those have bit 0 or 1 set */
     }
-    if (e->again) {
+    uint64_t waited_for = 1;
+    if (e->again > 0)
+        memcpy(&waited_for, (const uint8_t *)(uintptr_t)object + e->again - 1, sizeof waited_for);
+    if (e->again && waited_for) {
         int again = 0;
         e->content = ct_plan_content((ClassID)e->cls, (const void *)(uintptr_t)object, &again);
-        e->again = (uint8_t)again;
+        e->again = again;
     }
     uint32_t told = t->class_gen << 2 | (e->content ? 2u : 1u);
     if (named && e->told != told) {
