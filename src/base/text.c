@@ -15,36 +15,16 @@ void ct_text_init(ct_text *t, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
-/* n bytes from s to d: the short runs most text is made of (names, "=",
- * ", ", digits) by a load and a store or two, without calling memcpy
- * (whose call and dispatch cost more than the copy). */
+/* n bytes from s to d, by ct_text_copy_short when they are few. */
 static void copy_text(char *d, const char *s, size_t n)
 {
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &b, 4);
-    } else if (n < 4) {
-        if (n)
-            d[0] = s[0];
-        if (n > 1)
-            d[1] = s[1];
-        if (n > 2)
-            d[2] = s[2];
-    } else {
+    if (n <= CT_TEXT_INLINE_MAX)
+        ct_text_copy_short(d, s, n);
+    else
         memcpy(d, s, n);
-    }
 }
 
-void ct_text_putn(ct_text *t, const char *s, size_t n)
+void ct_text_putn_any(ct_text *t, const char *s, size_t n)
 {
     if (!t)
         return;
