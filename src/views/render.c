@@ -105,6 +105,10 @@ struct ct_render {
     void *ctx;
     ct_symbols *sym;        /* functions and classes, value text */
     ct_table fns;           /* key -> fn */
+    fn *recent_fn;          /* the one function_of gave last, for recent_key: a
+                               call without children ends right after it began
+                               (fns are freed only by ct_render_free) */
+    uint64_t recent_key;
     ct_walk walk;           /* the threads and their stacks of calls */
     struct {                /* the event the walk is given (ct_render_record) */
         fn *f;              /* its function */
@@ -372,12 +376,21 @@ void ct_render_header(ct_render *r, const ct_trace_header *h)
 
 /* ------------------------------------------------------------ records */
 
+static fn *remember(ct_render *r, uint64_t key, fn *f)
+{
+    r->recent_fn = f;
+    r->recent_key = key;
+    return f;
+}
+
 /* The summary counts of a key's function, made at its first event. */
 static fn *function_of(ct_render *r, uint64_t key)
 {
+    if (r->recent_fn && r->recent_key == key)
+        return r->recent_fn;
     fn *f = ct_table_get(&r->fns, key);
     if (f)
-        return f;
+        return remember(r, key, f);
     const ct_function *def = ct_symbols_function(r->sym, key);
     if (!def || !(f = calloc(1, sizeof *f)))
         return NULL;
@@ -386,7 +399,7 @@ static fn *function_of(ct_render *r, uint64_t key)
         free(f);
         return NULL;
     }
-    return f;
+    return remember(r, key, f);
 }
 
 /* The walk made a thread (its first event or DROPPED record). */
