@@ -70,6 +70,35 @@ size_t ct_text_end(ct_text *t)
     return cut + 3;
 }
 
+/* "00" .. "99". */
+static const char k_digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+size_t ct_put_dec(char *b, uint64_t v)
+{
+    if (v < 10) {
+        b[0] = (char)('0' + v);
+        return 1;
+    }
+    size_t n = 2; /* digits: counted first, then written from the last */
+    for (uint64_t x = v / 100; x; x /= 10)
+        n++;
+    size_t at = n;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        at -= 2;
+        memcpy(b + at, k_digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(b, k_digit_pairs + 2 * v, 2);
+    else
+        b[0] = (char)('0' + v);
+    return n;
+}
+
 int ct_hex_digit(int c)
 {
     if (c >= '0' && c <= '9')

@@ -74,6 +74,13 @@ void ct_text_printf(ct_text *t, const char *fmt, ...) __attribute__((format(prin
  * as it is. */
 size_t ct_text_end(ct_text *t);
 
+/* Most decimal digits of a uint64_t. */
+#define CT_DEC_MAX 20
+/* The decimal digits of v into b[0..CT_DEC_MAX) (no NUL); returns their
+ * count. Two digits a step, without printf: the text log writes a number
+ * or more a line. */
+size_t ct_put_dec(char *b, uint64_t v);
+
 /* The value of hexadecimal digit c (either case), or -1. */
 int ct_hex_digit(int c);
 

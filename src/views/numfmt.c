@@ -40,20 +40,6 @@ static size_t put_out(const char *buf, size_t n, char *out, size_t cap)
     return n;
 }
 
-/* Decimal digits of v into b (no NUL); returns their count. */
-static size_t put_dec(char *b, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        b[i] = tmp[n - 1 - i];
-    return n;
-}
-
 /* digits: the significant digits without a point; exp10: position of the
  * decimal point relative to the first digit (value = 0.d1d2... * 10^exp10). */
 static size_t layout(int negative, const char *digits, size_t nd, int exp10, int max_int_digits,
@@ -76,7 +62,7 @@ static size_t layout(int negative, const char *digits, size_t nd, int exp10, int
         buf[n++] = e < 0 ? '-' : '+';
         if (a < 10)
             buf[n++] = '0';
-        n += put_dec(buf + n, a);
+        n += ct_put_dec(buf + n, a);
     } else if (exp10 <= 0) {
         buf[n++] = '0';
         buf[n++] = '.';
@@ -121,7 +107,7 @@ static size_t integer(double v, char *out, size_t cap)
     } else {
         a = (uint64_t)v;
     }
-    n += put_dec(buf + n, a);
+    n += ct_put_dec(buf + n, a);
     return put_out(buf, n, out, cap);
 }
 
@@ -534,7 +520,7 @@ int ct_shortest_float(float v, uint64_t *digits, int *exp10)
 static size_t general(double v, uint64_t d, int exp10, int max_int_digits, char *out, size_t cap)
 {
     char digits[24];
-    size_t nd = put_dec(digits, d);
+    size_t nd = ct_put_dec(digits, d);
     return layout(v < 0, digits, nd, exp10, max_int_digits, out, cap);
 }
 

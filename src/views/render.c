@@ -201,34 +201,15 @@ void ct_render_free(ct_render *r)
 }
 
 
-/* "00" .. "99": put_uint writes two digits a step. */
-static const char k_digit_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 /* Decimal digits of v, right-aligned in out[0..width) (wider when needed;
  * width at most UINT_TEXT_MAX); returns the characters written (no NUL). */
 static size_t put_uint(char *out, uint64_t v, int width, char fill)
 {
-    char tmp[20];
-    size_t at = sizeof tmp;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        at -= 2;
-        memcpy(tmp + at, k_digit_pairs + 2 * r, 2);
-    }
-    if (v >= 10) {
-        at -= 2;
-        memcpy(tmp + at, k_digit_pairs + 2 * v, 2);
-    } else {
-        tmp[--at] = (char)('0' + v);
-    }
-    size_t n = sizeof tmp - at, k = 0;
+    char tmp[CT_DEC_MAX];
+    size_t n = ct_put_dec(tmp, v), k = 0;
     for (; (int)(k + n) < width && k + n < UINT_TEXT_MAX; k++)
         out[k] = fill;
-    memcpy(out + k, tmp + at, n);
+    memcpy(out + k, tmp, n);
     return k + n;
 }
 

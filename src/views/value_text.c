@@ -19,13 +19,8 @@ static int64_t sign_extend(uint64_t v, size_t bytes)
  * event of a text log). */
 static void put_u64(ct_text *t, uint64_t v)
 {
-    char b[24];
-    size_t n = sizeof b;
-    do {
-        b[--n] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    ct_text_putn(t, b + n, sizeof b - n);
+    char b[CT_DEC_MAX];
+    ct_text_putn(t, b, ct_put_dec(b, v));
 }
 
 static void put_i64(ct_text *t, int64_t v)
