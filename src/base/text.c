@@ -15,15 +15,6 @@ void ct_text_init(ct_text *t, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
-/* n bytes from s to d, by ct_text_copy_short when they are few. */
-static void copy_text(char *d, const char *s, size_t n)
-{
-    if (n <= CT_TEXT_INLINE_MAX)
-        ct_text_copy_short(d, s, n);
-    else
-        memcpy(d, s, n);
-}
-
 void ct_text_putn_any(ct_text *t, const char *s, size_t n)
 {
     if (!t)
@@ -31,7 +22,7 @@ void ct_text_putn_any(ct_text *t, const char *s, size_t n)
     if (t->cap && t->len < t->cap - 1) {
         size_t room = t->cap - 1 - t->len;
         size_t k = n < room ? n : room;
-        copy_text(t->p + t->len, s, k);
+        ct_copy_small(t->p + t->len, s, k);
         t->p[t->len + k] = '\0';
     }
     t->len += n;

@@ -22,13 +22,25 @@ void ct_text_init(ct_text *t, char *buf, size_t cap);
 /* ct_text_putn's own call: any run, cut where the buffer ends. */
 void ct_text_putn_any(ct_text *t, const char *s, size_t n);
 
-/* n bytes, at most CT_TEXT_INLINE_MAX, from s to d: the short runs most
- * text is made of (names, "=", ", ", digits) by a load and a store or two,
- * without calling memcpy (whose call and dispatch cost more than the
- * copy). */
-static inline void ct_text_copy_short(char *d, const char *s, size_t n)
+/* Runs up to this many bytes are copied by ct_copy_small's loads and
+ * stores, longer ones by memcpy. */
+#define CT_COPY_SMALL_MAX 32
+
+/* n bytes from s to d: the short runs most text is made of (names, "=",
+ * ", ", digits, the line prefix's fields) by a load and a store or two,
+ * without calling memcpy (whose call and size dispatch cost more than the
+ * copy of a few bytes whose count is known only when running). */
+static inline void ct_copy_small(char *d, const char *s, size_t n)
 {
-    if (n >= 8) {
+    if (n > CT_COPY_SMALL_MAX) {
+        memcpy(d, s, n);
+    } else if (n >= 16) {
+        char a[16], b[16];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
+    } else if (n >= 8) {
         uint64_t a, b;
         memcpy(&a, s, 8);
         memcpy(&b, s + n - 8, 8);
@@ -55,7 +67,7 @@ static inline void ct_text_copy_short(char *d, const char *s, size_t n)
 static inline void ct_text_putn(ct_text *t, const char *s, size_t n)
 {
     if (t && n <= CT_TEXT_INLINE_MAX && t->len + n < t->cap) {
-        ct_text_copy_short(t->p + t->len, s, n);
+        ct_copy_small(t->p + t->len, s, n);
         t->len += n;
         t->p[t->len] = '\0';
         return;
