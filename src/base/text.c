@@ -67,14 +67,24 @@ static const char k_digit_pairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+/* 10^0 .. 10^19: v has n digits when it is below k_pow10[n]. */
+static const uint64_t k_pow10[CT_DEC_MAX] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+    10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+    10000000000000000000u,
+};
+
 size_t ct_put_dec(char *b, uint64_t v)
 {
     if (v < 10) {
         b[0] = (char)('0' + v);
         return 1;
     }
-    size_t n = 2; /* digits: counted first, then written from the last */
-    for (uint64_t x = v / 100; x; x /= 10)
+    /* Digits counted first, by comparisons (not a division each), then
+     * written from the last. */
+    size_t n = 2;
+    while (n < CT_DEC_MAX && v >= k_pow10[n])
         n++;
     size_t at = n;
     while (v >= 100) {
