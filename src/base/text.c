@@ -15,43 +15,14 @@ void ct_text_init(ct_text *t, char *buf, size_t cap)
         buf[0] = '\0';
 }
 
-/* n bytes from s to d: the short runs most text is made of (names, "=",
- * ", ", digits) by a load and a store or two, without calling memcpy
- * (whose call and dispatch cost more than the copy). */
-static void copy_text(char *d, const char *s, size_t n)
-{
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &b, 4);
-    } else if (n < 4) {
-        if (n)
-            d[0] = s[0];
-        if (n > 1)
-            d[1] = s[1];
-        if (n > 2)
-            d[2] = s[2];
-    } else {
-        memcpy(d, s, n);
-    }
-}
-
-void ct_text_putn(ct_text *t, const char *s, size_t n)
+void ct_text_putn_any(ct_text *t, const char *s, size_t n)
 {
     if (!t)
         return;
     if (t->cap && t->len < t->cap - 1) {
         size_t room = t->cap - 1 - t->len;
         size_t k = n < room ? n : room;
-        copy_text(t->p + t->len, s, k);
+        ct_copy_small(t->p + t->len, s, k);
         t->p[t->len + k] = '\0';
     }
     t->len += n;
@@ -88,6 +59,45 @@ size_t ct_text_end(ct_text *t)
     t->p[cut + 3] = '\0';
     t->len = cut + 3;
     return cut + 3;
+}
+
+/* "00" .. "99". */
+static const char k_digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* 10^0 .. 10^19: v has n digits when it is below k_pow10[n]. */
+static const uint64_t k_pow10[CT_DEC_MAX] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+    10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+    10000000000000000000u,
+};
+
+size_t ct_put_dec(char *b, uint64_t v)
+{
+    if (v < 10) {
+        b[0] = (char)('0' + v);
+        return 1;
+    }
+    /* Digits counted first, by comparisons (not a division each), then
+     * written from the last. */
+    size_t n = 2;
+    while (n < CT_DEC_MAX && v >= k_pow10[n])
+        n++;
+    size_t at = n;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        at -= 2;
+        memcpy(b + at, k_digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(b, k_digit_pairs + 2 * v, 2);
+    else
+        b[0] = (char)('0' + v);
+    return n;
 }
 
 int ct_hex_digit(int c)

@@ -40,20 +40,6 @@ static size_t put_out(const char *buf, size_t n, char *out, size_t cap)
     return n;
 }
 
-/* Decimal digits of v into b (no NUL); returns their count. */
-static size_t put_dec(char *b, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        b[i] = tmp[n - 1 - i];
-    return n;
-}
-
 /* digits: the significant digits without a point; exp10: position of the
  * decimal point relative to the first digit (value = 0.d1d2... * 10^exp10). */
 static size_t layout(int negative, const char *digits, size_t nd, int exp10, int max_int_digits,
@@ -76,7 +62,7 @@ static size_t layout(int negative, const char *digits, size_t nd, int exp10, int
         buf[n++] = e < 0 ? '-' : '+';
         if (a < 10)
             buf[n++] = '0';
-        n += put_dec(buf + n, a);
+        n += ct_put_dec(buf + n, a);
     } else if (exp10 <= 0) {
         buf[n++] = '0';
         buf[n++] = '.';
@@ -121,7 +107,7 @@ static size_t integer(double v, char *out, size_t cap)
     } else {
         a = (uint64_t)v;
     }
-    n += put_dec(buf + n, a);
+    n += ct_put_dec(buf + n, a);
     return put_out(buf, n, out, cap);
 }
 
@@ -534,8 +520,43 @@ int ct_shortest_float(float v, uint64_t *digits, int *exp10)
 static size_t general(double v, uint64_t d, int exp10, int max_int_digits, char *out, size_t cap)
 {
     char digits[24];
-    size_t nd = put_dec(digits, d);
+    size_t nd = ct_put_dec(digits, d);
     return layout(v < 0, digits, nd, exp10, max_int_digits, out, cap);
+}
+
+/* Decimal places short_decimal tries (most values a program passes have
+ * few), and the bound of their digits as an integer: 10^15, so at most 15
+ * digits (DBL_DIG), which no other decimal of 15 digits or fewer reads back
+ * to the same double. */
+#define SHORT_PLACES 6
+#define SHORT_DIGITS_BELOW 1e15
+
+/* v's shortest digits when v reads back from m / 10^k, m an integer below
+ * SHORT_DIGITS_BELOW and k at most SHORT_PLACES, found by trying each k:
+ * then the reference's search ends at m's digits (no shorter decimal reads
+ * back, and at m's precision the correctly rounded digits are m's, v being
+ * within half an ulp of it). a * 10^k is within 0.25 of m (two roundings of
+ * 2^-53 on a value below 10^15), and the division is correctly rounded, so
+ * the check is exact. Returns 0, or -1 when there is no such m. */
+static int short_decimal(double v, uint64_t *digits, int *exp10)
+{
+    static const double p10[SHORT_PLACES + 1] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+    double a = fabs(v);
+    for (int k = 1; k <= SHORT_PLACES; k++) {
+        double x = a * p10[k];
+        if (!(x < SHORT_DIGITS_BELOW))
+            return -1;
+        double m = nearbyint(x);
+        if (m == 0 || m / p10[k] != a)
+            continue;
+        /* No trailing zero: m / 10 would have read back at k - 1 (at 0, v
+         * is a whole number, which ct_format_double writes before). */
+        char tmp[CT_DEC_MAX];
+        *digits = (uint64_t)m;
+        *exp10 = (int)ct_put_dec(tmp, *digits) - k;
+        return 0;
+    }
+    return -1;
 }
 
 size_t ct_format_double(double v, char *out, size_t cap)
@@ -547,7 +568,7 @@ size_t ct_format_double(double v, char *out, size_t cap)
         return integer(v, out, cap);
     uint64_t d;
     int exp10;
-    if (ct_shortest_double(v, &d, &exp10) == 0)
+    if (short_decimal(v, &d, &exp10) == 0 || ct_shortest_double(v, &d, &exp10) == 0)
         return general(v, d, exp10, 17, out, cap);
     return general_ref(v, out, cap);
 }

@@ -13,6 +13,7 @@
 #include "symbols.h"
 #include "walk.h"
 #include "base/table.h"
+#include "base/text.h"
 
 /* A thread's held-back line buffer at first (call text; PREFIX_MAX more go
  * before it); it grows to the longest line the thread holds back (a
@@ -105,6 +106,10 @@ struct ct_render {
     void *ctx;
     ct_symbols *sym;        /* functions and classes, value text */
     ct_table fns;           /* key -> fn */
+    fn *recent_fn;          /* the one function_of gave last, for recent_key: a
+                               call without children ends right after it began
+                               (fns are freed only by ct_render_free) */
+    uint64_t recent_key;
     ct_walk walk;           /* the threads and their stacks of calls */
     struct {                /* the event the walk is given (ct_render_record) */
         fn *f;              /* its function */
@@ -197,34 +202,15 @@ void ct_render_free(ct_render *r)
 }
 
 
-/* "00" .. "99": put_uint writes two digits a step. */
-static const char k_digit_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 /* Decimal digits of v, right-aligned in out[0..width) (wider when needed;
  * width at most UINT_TEXT_MAX); returns the characters written (no NUL). */
 static size_t put_uint(char *out, uint64_t v, int width, char fill)
 {
-    char tmp[20];
-    size_t at = sizeof tmp;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        at -= 2;
-        memcpy(tmp + at, k_digit_pairs + 2 * r, 2);
-    }
-    if (v >= 10) {
-        at -= 2;
-        memcpy(tmp + at, k_digit_pairs + 2 * v, 2);
-    } else {
-        tmp[--at] = (char)('0' + v);
-    }
-    size_t n = sizeof tmp - at, k = 0;
+    char tmp[CT_DEC_MAX];
+    size_t n = ct_put_dec(tmp, v), k = 0;
     for (; (int)(k + n) < width && k + n < UINT_TEXT_MAX; k++)
         out[k] = fill;
-    memcpy(out + k, tmp + at, n);
+    ct_copy_small(out + k, tmp, n);
     return k + n;
 }
 
@@ -257,7 +243,7 @@ static size_t put_shown(char *out, uint64_t r, unsigned decimals, int width)
     size_t k = 0;
     for (; (int)(k + n) < width; k++)
         out[k] = ' ';
-    memcpy(out + k, tmp, n);
+    ct_copy_small(out + k, tmp, n);
     return k + n;
 }
 
@@ -290,7 +276,7 @@ static size_t duration_text(uint64_t ns, char *out, int width)
     size_t k = 0;
     for (; (int)(k + n) < width; k++)
         out[k] = ' ';
-    memcpy(out + k, tmp, n);
+    ct_copy_small(out + k, tmp, n);
     return k + n;
 }
 
@@ -372,12 +358,21 @@ void ct_render_header(ct_render *r, const ct_trace_header *h)
 
 /* ------------------------------------------------------------ records */
 
+static fn *remember(ct_render *r, uint64_t key, fn *f)
+{
+    r->recent_fn = f;
+    r->recent_key = key;
+    return f;
+}
+
 /* The summary counts of a key's function, made at its first event. */
 static fn *function_of(ct_render *r, uint64_t key)
 {
+    if (r->recent_fn && r->recent_key == key)
+        return r->recent_fn;
     fn *f = ct_table_get(&r->fns, key);
     if (f)
-        return f;
+        return remember(r, key, f);
     const ct_function *def = ct_symbols_function(r->sym, key);
     if (!def || !(f = calloc(1, sizeof *f)))
         return NULL;
@@ -386,7 +381,7 @@ static fn *function_of(ct_render *r, uint64_t key)
         free(f);
         return NULL;
     }
-    return f;
+    return remember(r, key, f);
 }
 
 /* The walk made a thread (its first event or DROPPED record). */
@@ -523,7 +518,8 @@ static const field *duration_field(ct_render *r, uint64_t ns)
 }
 
 /* The prefix's blanks (the duration's when it has none, the indentation),
- * copied: memset's `rep stos` took a quarter of prefix's time. */
+ * copied: memset's `rep stos` took a quarter of prefix's time. Its fields
+ * are copied by ct_copy_small: a call of memcpy each was as much again. */
 #define BLANKS8 "        "
 static const char k_blanks[] = BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8
     BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8 BLANKS8;
@@ -543,26 +539,25 @@ static size_t prefix(ct_render *r, char *end, uint64_t t_ns, const thread *th,
     size_t len = tf->len + 1 + th->tid_len + 1 + (df ? df->len : 10) + blanks;
     char *out = end - len;
     size_t n = tf->len;
-    memcpy(out, tf->text, n);
+    ct_copy_small(out, tf->text, n);
     out[n++] = ' ';
-    memcpy(out + n, th->tid_text, th->tid_len);
+    ct_copy_small(out + n, th->tid_text, th->tid_len);
     n += th->tid_len;
     out[n++] = ' ';
     if (df) {
-        memcpy(out + n, df->text, df->len);
+        ct_copy_small(out + n, df->text, df->len);
         n += df->len;
     } else {
         memcpy(out + n, k_blanks, 10);
         n += 10;
     }
-    memcpy(out + n, k_blanks, blanks);
+    ct_copy_small(out + n, k_blanks, blanks);
     return len;
 }
 
 static void put(char *line, size_t *n, const char *s, size_t len)
 {
-    if (len)
-        memcpy(line + *n, s, len);
+    ct_copy_small(line + *n, s, len);
     *n += len;
 }
 

@@ -139,7 +139,7 @@ static const ct_plan *plan_clone(pool *p, const ct_plan *src, unsigned depth)
 struct ct_symbols {
     pool mem;
     ct_table fns;      /* key -> ct_function (malloc'd; labels/plans arrays malloc'd) */
-    ct_table classes;  /* class id -> name (pool) */
+    ct_table classes;  /* class id -> named (pool) */
     ct_table contents; /* class id -> the plan of its content (pool) */
     ct_table threads;  /* tid -> name (pool) */
 };
@@ -228,7 +228,28 @@ static int define_function(ct_symbols *s, const ct_rec *rec)
     return 0;
 }
 
-/* A CLASS or THREAD record's name, cut to max bytes, under id in t. */
+/* A class's name and its length, measured once (the text log shows a
+ * name per object). */
+typedef struct named {
+    const char *text;
+    size_t len;
+} named;
+
+/* A CLASS record's name, cut to CT_SYMBOLS_CLASS_NAME_MAX bytes, under its
+ * id. */
+static int define_class_name(ct_symbols *s, const ct_rec *rec)
+{
+    size_t n = rec->name_len < CT_SYMBOLS_CLASS_NAME_MAX ? rec->name_len : CT_SYMBOLS_CLASS_NAME_MAX;
+    named *c = pool_alloc(&s->mem, sizeof *c);
+    char *copy = c ? pool_strndup(&s->mem, rec->name, n) : NULL;
+    if (!copy)
+        return -1;
+    c->text = copy;
+    c->len = strlen(copy); /* up to a NUL in the record's bytes, as shown before */
+    return ct_table_put(&s->classes, rec->key, c) != 0 ? -1 : 0;
+}
+
+/* A THREAD record's name, cut to max bytes, under id in t. */
 static int define_name(ct_symbols *s, ct_table *t, uint64_t id, const char *name, uint32_t len,
                        size_t max)
 {
@@ -250,8 +271,7 @@ int ct_symbols_add(ct_symbols *s, const ct_rec *rec)
             if (!c || ct_table_put(&s->contents, rec->key, (void *)c) != 0)
                 return -1;
         }
-        return define_name(s, &s->classes, rec->key, rec->name, rec->name_len,
-                           CT_SYMBOLS_CLASS_NAME_MAX);
+        return define_class_name(s, rec);
     case CT_REC_THREAD:
         return define_name(s, &s->threads, rec->tid, rec->name, rec->name_len,
                            CT_SYMBOLS_THREAD_NAME_MAX);
@@ -287,20 +307,14 @@ const char *ct_symbols_thread_name(const ct_symbols *s, uint64_t tid)
     return ct_table_get(&s->threads, tid);
 }
 
-static int class_name(void *ctx, uint64_t cls, char *out, size_t cap)
+static const char *class_name(void *ctx, uint64_t cls, size_t *len)
 {
     ct_symbols *s = ctx;
-    const char *name = ct_table_get(&s->classes, cls);
-    if (!name)
-        return 1;
-    if (cap) { /* snprintf's text, without its parsing of a format */
-        size_t n = strlen(name);
-        if (n >= cap)
-            n = cap - 1;
-        memcpy(out, name, n);
-        out[n] = '\0';
-    }
-    return 0;
+    const named *c = ct_table_get(&s->classes, cls);
+    if (!c)
+        return NULL;
+    *len = c->len;
+    return c->text;
 }
 
 static const ct_plan *class_content(void *ctx, uint64_t cls)
@@ -429,9 +443,8 @@ static uint32_t msg_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32
         else
             ct_exc_msg_units(b, m + 16, kept, length);
     } else if (m && !addr && me->aggregate) {
-        char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
-        int named = class_name(s, me->class_id, name, sizeof name) == 0;
-        ct_exc_msg_default(b, named ? name : NULL);
+        size_t len;
+        ct_exc_msg_default(b, class_name(s, me->class_id, &len));
     } else {
         b->unknown = 1;
     }
@@ -477,8 +490,12 @@ static void put_exc_node(ct_symbols *s, const ct_exc_node *x, uint32_t n, uint32
                          int chain, ct_text *out)
 {
     const ct_exc_node *me = &x[*i];
-    char name[CT_SYMBOLS_CLASS_NAME_MAX + 1];
-    ct_text_put(out, class_name(s, me->class_id, name, sizeof name) == 0 ? name : "?");
+    size_t len;
+    const char *name = class_name(s, me->class_id, &len);
+    if (name)
+        ct_text_putn(out, name, len);
+    else
+        ct_text_put(out, "?");
     /* The message when read and not null (null: a Message override, which
      * a reader cannot know; an aggregate's is .NET's own even then). */
     if (me->message && (ct_get_le64(me->message) || (me->aggregate && me->inner))) {

@@ -19,13 +19,8 @@ static int64_t sign_extend(uint64_t v, size_t bytes)
  * event of a text log). */
 static void put_u64(ct_text *t, uint64_t v)
 {
-    char b[24];
-    size_t n = sizeof b;
-    do {
-        b[--n] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    ct_text_putn(t, b + n, sizeof b - n);
+    char b[CT_DEC_MAX];
+    ct_text_putn(t, b, ct_put_dec(b, v));
 }
 
 static void put_i64(ct_text *t, int64_t v)
@@ -196,23 +191,54 @@ static void short_class_name(const char *name, char *out, size_t cap)
     out[o] = '\0';
 }
 
+/* Most bytes of a class's name shown (longer names are cut). */
+#define CLASS_NAME_SHOWN_MAX 511
+
+/* The class's name, cut to CLASS_NAME_SHOWN_MAX bytes (*len its length),
+ * or NULL when the reader has none. */
+static const char *class_name_of(const fctx *f, uint64_t class_id, size_t *len)
+{
+    if (!class_id || !f->cl || !f->cl->name)
+        return NULL;
+    const char *name = f->cl->name(f->cl->ctx, class_id, len);
+    if (name && *len > CLASS_NAME_SHOWN_MAX)
+        *len = CLASS_NAME_SHOWN_MAX;
+    return name;
+}
+
+/* The class's name into out (NUL-terminated, cut as class_name_of);
+ * returns 0, or -1 when the reader has none. */
+static int copy_class_name(const fctx *f, uint64_t class_id, char out[CLASS_NAME_SHOWN_MAX + 1])
+{
+    size_t n;
+    const char *name = class_name_of(f, class_id, &n);
+    if (!name)
+        return -1;
+    memcpy(out, name, n);
+    out[n] = '\0';
+    return 0;
+}
+
 /* The class's name, or the fallback; with short set, a collection's name
  * without its namespaces ("List<int>", "Dictionary<string, List<int>>"). */
 static void format_class(fctx *f, uint64_t class_id, const char *fallback, int short_name)
 {
-    char name[512], shorter[512];
+    char name[CLASS_NAME_SHOWN_MAX + 1], shorter[CLASS_NAME_SHOWN_MAX + 1];
+    size_t n;
+    const char *s;
     if (!f->out)
         return;
-    if (class_id && f->cl && f->cl->name && f->cl->name(f->cl->ctx, class_id, name, sizeof name) == 0) {
-        const char *s = name;
-        if (short_name) {
+    if (short_name) {
+        if (copy_class_name(f, class_id, name) == 0) {
             short_class_name(name, shorter, sizeof shorter);
-            s = shorter;
+            ct_text_put(f->out, shorter);
+            return;
         }
-        ct_text_put(f->out, s);
-    } else {
-        ct_text_put(f->out, fallback ? fallback : "object");
+    } else if ((s = class_name_of(f, class_id, &n)) != NULL) {
+        ct_text_putn(f->out, s, n);
+        return;
     }
+    ct_text_put(f->out, fallback ? fallback : "object");
 }
 
 /* 96-bit unsigned integer divided by 10 in place; returns the remainder. */
@@ -909,9 +935,8 @@ static void exc_message(ct_cursor *r, uint64_t cls, const ct_plan *c, fctx *f, u
         else
             ct_exc_msg_units(b, chars, kept, length);
     } else if (inner) {
-        char name[512];
-        int named = f->cl && f->cl->name && f->cl->name(f->cl->ctx, cls, name, sizeof name) == 0;
-        ct_exc_msg_default(b, named ? name : NULL);
+        char name[CLASS_NAME_SHOWN_MAX + 1];
+        ct_exc_msg_default(b, copy_class_name(f, cls, name) == 0 ? name : NULL);
     } else {
         b->unknown = 1; /* null: Exception's default text, or an override */
     }

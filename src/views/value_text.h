@@ -9,8 +9,11 @@
 #include "base/text.h"
 #include "format/value.h"
 
-/* Names a class id for display ("Demo.Shapes"); returns 0 on success. */
-typedef int (*ct_class_name)(void *ctx, uint64_t class_id, char *out, size_t cap);
+/* A class id's name for display ("Demo.Shapes"), NUL-terminated, and its
+ * length in *len, kept by the reader while values are formatted; NULL when
+ * it has none. Handed out, not copied: the text log shows a name per
+ * object. */
+typedef const char *(*ct_class_name)(void *ctx, uint64_t class_id, size_t *len);
 
 /* What the reader knows of the classes a value names: their names and the
  * plans of their content (a CLASS record's). Either function may be NULL. */

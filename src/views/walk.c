@@ -31,7 +31,7 @@ void ct_walk_free(ct_walk *w)
         ct_stack_free(&t->stack);
         free(t);
     }
-    w->first = w->last = NULL;
+    w->first = w->last = w->recent = NULL;
     ct_table_free(&w->threads);
 }
 
@@ -42,9 +42,11 @@ ct_walk_thread *ct_walk_find(const ct_walk *w, uint64_t tid)
 
 ct_walk_thread *ct_walk_thread_of(ct_walk *w, uint64_t tid)
 {
+    if (w->recent && w->recent->tid == tid)
+        return w->recent;
     ct_walk_thread *t = ct_table_get(&w->threads, tid);
     if (t)
-        return t;
+        return w->recent = t;
     t = calloc(1, w->thread_size ? AREA_OFFSET + w->thread_size : sizeof *t);
     if (!t)
         return NULL;
@@ -67,7 +69,7 @@ ct_walk_thread *ct_walk_thread_of(ct_walk *w, uint64_t tid)
     else
         w->first = t;
     w->last = t;
-    return t;
+    return w->recent = t;
 }
 
 /* Tells `end` of t's innermost open call, then pops it. */

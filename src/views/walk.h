@@ -117,6 +117,9 @@ typedef struct ct_walk {
     uint32_t max_frames;     /* frames kept per thread */
     ct_table threads;        /* tid -> ct_walk_thread */
     ct_walk_thread *first, *last;
+    ct_walk_thread *recent;  /* the thread ct_walk_thread_of gave last: most records
+                                in a row are one thread's (threads are freed only
+                                by ct_walk_free) */
     uint64_t dropped;        /* events the profiler lost (DROPPED records) */
     int ended;               /* an END record came: later records are ignored */
 } ct_walk;

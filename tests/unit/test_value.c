@@ -28,13 +28,13 @@ static void fake_class_of(void *ctx, uint64_t obj, int named, ct_class_info *ci)
     ci->id = obj ? 0x1238 : 0;
 }
 
-static int fake_name_of(void *ctx, uint64_t cls, char *out, size_t cap)
+static const char *fake_name_of(void *ctx, uint64_t cls, size_t *len)
 {
     (void)ctx;
     if (cls != 0x1238)
-        return 1;
-    snprintf(out, cap, "Demo.Shapes");
-    return 0;
+        return NULL;
+    *len = strlen("Demo.Shapes");
+    return "Demo.Shapes";
 }
 
 static const ct_classes fake_classes = { fake_name_of, NULL, NULL };
@@ -831,17 +831,19 @@ static void content_class_of(void *ctx, uint64_t obj, int named, ct_class_info *
 /* When set, DICT_CLASS's full name (as the profiler's CLASS record has it). */
 static const char *dict_full_name;
 
-static int content_name_of(void *ctx, uint64_t cls, char *out, size_t cap)
+static const char *content_name_of(void *ctx, uint64_t cls, size_t *len)
 {
+    static char name[256];
     (void)ctx;
     const ct_plan *c = content_of(cls);
     if (!c)
-        return 1;
+        return NULL;
     if (cls == DICT_CLASS && dict_full_name)
-        snprintf(out, cap, "%s", dict_full_name);
+        snprintf(name, sizeof name, "%s", dict_full_name);
     else
-        snprintf(out, cap, "Demo.%s", c->type_name);
-    return 0;
+        snprintf(name, sizeof name, "Demo.%s", c->type_name);
+    *len = strlen(name);
+    return name;
 }
 
 static const ct_plan *content_plan_of(void *ctx, uint64_t cls)
