@@ -387,11 +387,28 @@ static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *
     return 0;
 }
 
-/* Adds to b's locals one of the return type of method tok (a home for the
- * return value, whose address the leave probe is given): its number, or -1
- * (void, or it could not be added: the probe then has no return value). */
-static int64_t return_local(const ct_module *m, ModuleID mod, mdToken tok, clril_body *b)
+/* The most instructions copying `this` takes at the entry (add_locals). */
+#define SELF_COPY_LEN 3
+
+/* The locals a rewrite adds (add_locals): -1 where none. */
+typedef struct added_locals {
+    int64_t ret;  /* the return value's home (its address goes to the leave probe) */
+    int64_t self; /* a copy of `this` (its address goes to the enter probe) */
+    int self_value_type; /* `this` is a value type's: the copy is its address */
+} added_locals;
+
+/* Adds to b's locals, in one new local signature, a home for the return
+ * value of method tok (its type from the method's signature) when want_ret,
+ * and one for a copy of its `this` when want_self and the method has one (an
+ * object reference, or a value type's `this` as its address, a native int).
+ * Why the copy: a method whose `this` has its address taken cannot be
+ * compiled at tier 0 with on-stack replacement (the JIT's "OSR can't handle
+ * modifiable this"), so one with a loop is compiled optimized at once, which
+ * took the C# compiler's JIT twice as long as the probes without values. */
+static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, clril_body *b,
+                               int want_ret, int want_self)
 {
+    added_locals out = {-1, -1, 0};
     IMetaDataImport *mdi = m->mdi;
     mdTypeDef td = 0;
     DWORD attr = 0, impl = 0;
@@ -402,26 +419,45 @@ static int64_t return_local(const ct_module *m, ModuleID mod, mdToken tok, clril
     if (!mdi ||
         FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, w, 1, &wlen, &attr, &sig, &sig_len,
                                            &rva, &impl)) ||
-        !sig || return_type(sig, sig_len, &off, &n) != 0)
-        return -1;
+        !sig || !sig_len)
+        return out;
+    want_ret = want_ret && return_type(sig, sig_len, &off, &n) == 0;
+    /* HASTHIS without EXPLICITTHIS (ECMA-335 II.15.3) */
+    want_self = want_self && (sig[0] & 0x60) == 0x20 && (td & 0xFFFFFF);
+    if (!want_ret && !want_self)
+        return out;
+    int value_type = want_self && ct_typedef_kind(m, td) != CT_TYPE_CLASS;
     if (b->local_sig &&
         (FAILED(mdi->lpVtbl->GetSigFromToken(mdi, b->local_sig, &old, &old_len)) || !old))
-        return -1;
-    size_t cap = (size_t)old_len + n + 8, len = 0;
-    uint8_t *blob = malloc(cap);
+        return out;
+    uint32_t ntypes = (uint32_t)(want_ret ? n : 0) + (want_self ? 1 : 0);
+    size_t cap = (size_t)old_len + ntypes + 8, len = 0;
+    uint8_t *types = malloc(ntypes);
+    uint8_t *blob = types ? malloc(cap) : NULL;
     IMetaDataEmit *emit = blob ? module_emit(mod) : NULL;
-    uint32_t first = 0;
+    uint32_t first = 0, k = 0;
     mdToken local_sig = 0;
     clril_error err;
-    if (emit && clril_locals_append(old, old_len, sig + off, n, 1, blob, cap, &len, &first,
-                                    &err) == CLRIL_OK &&
-        SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, (ULONG)len, &local_sig)) &&
-        local_sig)
-        b->local_sig = local_sig;
-    if (emit)
+    if (emit) {
+        if (want_ret)
+            memcpy(types, sig + off, n);
+        if (want_self)
+            types[want_ret ? n : 0] = value_type ? 0x18 /* native int */ : 0x1C /* object */;
+        k = (uint32_t)want_ret + (uint32_t)want_self;
+        if (clril_locals_append(old, old_len, types, ntypes, k, blob, cap, &len, &first, &err) ==
+                CLRIL_OK &&
+            SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, (ULONG)len, &local_sig)) &&
+            local_sig) {
+            b->local_sig = local_sig;
+            out.ret = want_ret ? (int64_t)first : -1;
+            out.self = want_self ? (int64_t)first + (want_ret ? 1 : 0) : -1;
+            out.self_value_type = value_type;
+        }
         emit->lpVtbl->Release(emit);
+    }
     free(blob);
-    return b->local_sig == local_sig && local_sig ? (int64_t)first : -1;
+    free(types);
+    return out;
 }
 
 /* The code before a ret: the leave probe, given the return value's address
@@ -579,7 +615,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * bytes of IL each), clauses and sections (12 bytes of IL each at
      * least). */
     size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 +
-                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)) *
+                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + SELF_COPY_LEN) *
                      sizeof(clril_insn) + IL_ARENA_MIN;
     uint8_t *mem = scratch(3 * per);
     if (!mem)
@@ -600,13 +636,15 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     const ct_il_probes *pr = ct_il_probes_for(values);
     /* Generic code: the entry first hands over the type handles that name
      * the instantiation running (its plans are the instantiation's). */
-    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES)];
+    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + SELF_COPY_LEN];
     int nh = values && f->definition && f->nargs <= CT_PROBE_MAX_ARGS && !f->sm_offsets
                  ? handles_code(m, mod, tok, sig, entry) : -1;
     int with_values = nh >= 0 || probe_values(f);
-    /* The return value's home (its address goes to the leave probe). */
-    int64_t local = with_values && f->has_ret && (f->ret || nh >= 0)
-                        ? return_local(m, mod, tok, &b) : -1;
+    /* The return value's home, and a copy of `this` (add_locals). */
+    uint32_t nargs = !with_values ? 0 : f->sm_offsets ? 1 : f->nargs;
+    added_locals locals = add_locals(m, mod, tok, &b,
+                                     with_values && f->has_ret && (f->ret || nh >= 0), nargs > 0);
+    int64_t local = locals.ret;
     clril_insn code[LEAVE_MAX];
     /* From the end, so that the indexes ahead stay valid: before each ret
      * (taking its label: every path to it runs the probe), and before the
@@ -635,15 +673,24 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * enter probe's own call, any before them one call each. A state
      * machine's MoveNext passes its `this` only: its values are fields of
      * it. */
-    uint32_t nargs = !with_values ? 0 : f->sm_offsets ? 1 : f->nargs;
     uint32_t batched = nargs < CT_PROBE_ENTER_ADDRS ? nargs : CT_PROBE_ENTER_ADDRS;
     if (batched && (!sig.with[batched] || !pr->enter_with[batched]))
         batched = 0;
     uint32_t ne = nh > 0 ? (uint32_t)nh : 0;
+    if (locals.self >= 0) {
+        /* `this` copied first: ldarg.0; [conv.u;] stloc T. The address
+         * handed over is then T's. */
+        memset(&entry[ne], 0, 3 * sizeof *entry);
+        entry[ne++].op = CLRIL_LDARG;
+        if (locals.self_value_type)
+            entry[ne++].op = CLRIL_CONV_U;
+        entry[ne].op = CLRIL_STLOC;
+        entry[ne++].value = locals.self;
+    }
     for (uint32_t i = 0; i < nargs; i++) {
         memset(&entry[ne], 0, 2 * sizeof *entry);
-        entry[ne].op = CLRIL_LDARGA;
-        entry[ne].value = i;
+        entry[ne].op = i == 0 && locals.self >= 0 ? CLRIL_LDLOCA : CLRIL_LDARGA;
+        entry[ne].value = i == 0 && locals.self >= 0 ? locals.self : (int64_t)i;
         entry[ne + 1].op = CLRIL_CONV_U;
         if (i < nargs - batched) {
             probe_call(&entry[ne], ct_probe_arg, sig.one);
