@@ -67,6 +67,9 @@ static inline const char *ct_typedef_unqualified(const char *part)
 /* The TypeDef's name: nested types joined by '.', with the outermost
  * namespace when with_ns, metadata arity suffixes (`1) kept. 0 or -1. */
 int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap);
+/* The most TypeDef names ct_typedef_name keeps (made once, for the process's
+ * life); past them a name is made at each call. */
+#define CT_TYPEDEF_NAMES_KEPT 65536
 
 /* The number of generic parameters of TypeDef or MethodDef owner (from
  * metadata; at most CT_GENERIC_PARAMS_MAX), 0 when it has none or the
