@@ -43,13 +43,14 @@
  * leaves close with theirs; their caller's SP, for tail calls); a byref
  * target is copied through a checked read of at most CT_BOUNCE_BYTES;
  * CT_CLASS_CACHE entries (a power of two) cache object classes (method
- * table -> ClassID): a large program's values name hundreds of classes, and
- * each miss costs runtime queries here and, the record being marked, a walk
- * of its values by the writer (64 entries missed on about one object in
- * eight of the C# compiler's values). */
+ * table -> ClassID), two ways a set: a large program's values name
+ * thousands of classes, and each miss costs runtime queries here and, the
+ * record being marked, a walk of its values by the writer (64 entries
+ * missed on about one object in eight of the C# compiler's values). */
 #define CT_DROP_TRACK_FRAMES 4096
 #define CT_BOUNCE_BYTES 4096
 #define CT_CLASS_CACHE 1024
+#define CT_CLASS_SETS (CT_CLASS_CACHE / 2) /* two entries a set */
 /* Out, ref and in arguments whose target (in the thread's stack) is read
  * again at return, remembered per thread from enter to leave: at most this
  * many at once (more read "not read again" at return). */

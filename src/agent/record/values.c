@@ -33,9 +33,15 @@ static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
     if (!mt)
         return;
     ct_rec_thread *t = ct_rec_of(b);
-    /* Method tables are 8-byte aligned and allocated near each other. */
-    ct_rec_class *e = &t->class_cache[((mt >> 3) ^ (mt >> 13)) & (CT_CLASS_CACHE - 1)];
-    if (e->mt != mt) {
+    /* Two ways a set, the latest first. Method tables are 8-byte aligned
+     * and allocated near each other. */
+    ct_rec_class *e = &t->class_cache[(((mt >> 3) ^ (mt >> 13)) & (CT_CLASS_SETS - 1)) * 2];
+    if (e->mt != mt && e[1].mt == mt) {
+        ct_rec_class hit = e[1];
+        e[1] = e[0];
+        e[0] = hit;
+    } else if (e->mt != mt) {
+        e[1] = e[0];
         ClassID cls = 0;
         ICorProfilerInfo *info = g_ct.info;
         /* The ClassID of an object is its MethodTable, the object's first
