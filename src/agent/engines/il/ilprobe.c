@@ -387,28 +387,31 @@ static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *
     return 0;
 }
 
-/* The most instructions copying `this` takes at the entry (add_locals). */
-#define SELF_COPY_LEN 3
+/* The instructions copying `this` at the entry (add_locals). */
+#define SELF_COPY_LEN 2
 
 /* The locals a rewrite adds (add_locals): -1 where none. */
 typedef struct added_locals {
     int64_t ret;  /* the return value's home (its address goes to the leave probe) */
     int64_t self; /* a copy of `this` (its address goes to the enter probe) */
-    int self_value_type; /* `this` is a value type's: the copy is its address */
 } added_locals;
 
 /* Adds to b's locals, in one new local signature, a home for the return
  * value of method tok (its type from the method's signature) when want_ret,
- * and one for a copy of its `this` when want_self and the method has one (an
- * object reference, or a value type's `this` as its address, a native int).
- * Why the copy: a method whose `this` has its address taken cannot be
- * compiled at tier 0 with on-stack replacement (the JIT's "OSR can't handle
- * modifiable this"), so one with a loop is compiled optimized at once, which
- * took the C# compiler's JIT twice as long as the probes without values. */
+ * and one for a copy of its `this` (an object reference) when want_self and
+ * the method has one of a reference type. Why the copy: a method whose
+ * `this` has its address taken cannot be compiled at tier 0 with on-stack
+ * replacement (the JIT's "OSR can't handle modifiable this"), so one with a
+ * loop is compiled optimized at once, which took the C# compiler's JIT
+ * twice as long as the probes without values. A value type's `this` (a
+ * managed pointer) keeps its ldarga: a copy of it as a native int would not
+ * be updated by a GC that moved the object holding the value between the
+ * copy and the probe, and a local holding a managed pointer cannot have its
+ * address taken. */
 static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, clril_body *b,
                                int want_ret, int want_self)
 {
-    added_locals out = {-1, -1, 0};
+    added_locals out = {-1, -1};
     IMetaDataImport *mdi = m->mdi;
     mdTypeDef td = 0;
     DWORD attr = 0, impl = 0;
@@ -423,10 +426,10 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
         return out;
     want_ret = want_ret && return_type(sig, sig_len, &off, &n) == 0;
     /* HASTHIS without EXPLICITTHIS (ECMA-335 II.15.3) */
-    want_self = want_self && (sig[0] & 0x60) == 0x20 && (td & 0xFFFFFF);
+    want_self = want_self && (sig[0] & 0x60) == 0x20 && (td & 0xFFFFFF) &&
+                ct_typedef_kind(m, td) == CT_TYPE_CLASS;
     if (!want_ret && !want_self)
         return out;
-    int value_type = want_self && ct_typedef_kind(m, td) != CT_TYPE_CLASS;
     if (b->local_sig &&
         (FAILED(mdi->lpVtbl->GetSigFromToken(mdi, b->local_sig, &old, &old_len)) || !old))
         return out;
@@ -442,7 +445,7 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
         if (want_ret)
             memcpy(types, sig + off, n);
         if (want_self)
-            types[want_ret ? n : 0] = value_type ? 0x18 /* native int */ : 0x1C /* object */;
+            types[want_ret ? n : 0] = 0x1C; /* object */
         k = (uint32_t)want_ret + (uint32_t)want_self;
         if (clril_locals_append(old, old_len, types, ntypes, k, blob, cap, &len, &first, &err) ==
                 CLRIL_OK &&
@@ -451,7 +454,6 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
             b->local_sig = local_sig;
             out.ret = want_ret ? (int64_t)first : -1;
             out.self = want_self ? (int64_t)first + (want_ret ? 1 : 0) : -1;
-            out.self_value_type = value_type;
         }
         emit->lpVtbl->Release(emit);
     }
@@ -678,12 +680,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         batched = 0;
     uint32_t ne = nh > 0 ? (uint32_t)nh : 0;
     if (locals.self >= 0) {
-        /* `this` copied first: ldarg.0; [conv.u;] stloc T. The address
-         * handed over is then T's. */
-        memset(&entry[ne], 0, 3 * sizeof *entry);
+        /* `this` copied first: ldarg.0; stloc T. The address handed over
+         * is then T's. */
+        memset(&entry[ne], 0, 2 * sizeof *entry);
         entry[ne++].op = CLRIL_LDARG;
-        if (locals.self_value_type)
-            entry[ne++].op = CLRIL_CONV_U;
         entry[ne].op = CLRIL_STLOC;
         entry[ne++].value = locals.self;
     }
