@@ -208,6 +208,8 @@ static size_t put_uint(char *out, uint64_t v, int width, char fill)
 {
     char tmp[CT_DEC_MAX];
     size_t n = ct_put_dec(tmp, v), k = 0;
+    if (n > sizeof tmp) /* never: said for the compiler, which cannot see it */
+        n = sizeof tmp;
     for (; (int)(k + n) < width && k + n < UINT_TEXT_MAX; k++)
         out[k] = fill;
     ct_copy_small(out + k, tmp, n);
