@@ -143,20 +143,13 @@ static int param_named(const method_params *mp, const char *name)
     return -1;
 }
 
-/* Whether e decides at the end of a call of the method of mp: it names
- * return, exception or an out parameter. */
-static int decides_at_end(const ct_expr *e, const method_params *mp)
+/* Whether the parameter of the method of mp (ctx) named name is an out
+ * parameter (ct_expr_decides_at_end). */
+static int out_param(void *ctx, const char *name)
 {
-    if (ct_expr_needs_return(e))
-        return 1;
-    for (unsigned k = 0; k < e->npaths; k++) {
-        int i = e->paths[k].root == CT_XROOT_PARAM
-                    ? param_named(mp, ct_expr_seg(e, &e->paths[k], 0))
-                    : -1;
-        if (i >= 0 && mp->out[i])
-            return 1;
-    }
-    return 0;
+    const method_params *mp = ctx;
+    int i = param_named(mp, name);
+    return i >= 0 && mp->out[i];
 }
 
 /* Why a method cannot give a path of a condition. */
@@ -209,7 +202,7 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md, 
                         !ct_glob_list_match(e.glob, full))
                         continue;
                     read_params(md, rid, &m, &mp);
-                    int at_end = !chosen && decides_at_end(&e, &mp);
+                    int at_end = !chosen && ct_expr_decides_at_end(&e, out_param, &mp);
                     for (unsigned k = 0; k < e.npaths; k++) {
                         if (have[k])
                             continue;

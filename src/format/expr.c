@@ -750,6 +750,18 @@ int ct_expr_needs_return(const ct_expr *e)
     return 0;
 }
 
+int ct_expr_decides_at_end(const ct_expr *e, int (*out_param)(void *ctx, const char *name),
+                           void *ctx)
+{
+    if (ct_expr_needs_return(e))
+        return 1;
+    for (unsigned i = 0; i < e->npaths; i++)
+        if (e->paths[i].root == CT_XROOT_PARAM &&
+            out_param(ctx, ct_expr_seg(e, &e->paths[i], 0)))
+            return 1;
+    return 0;
+}
+
 /* ------------------------------------------------------- comparisons */
 
 int ct_xdec_from_bytes(const uint8_t b[16], ct_xdec *d)

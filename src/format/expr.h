@@ -160,6 +160,13 @@ static inline const char *ct_expr_seg(const ct_expr *e, const ct_expr_path *p, u
  * only (it decides whether to read it at return). */
 int ct_expr_needs_return(const ct_expr *e);
 
+/* 1 when e decides at the call's end: it names `return` or `exception`
+ * (ct_expr_needs_return), or a parameter that out_param(ctx, name) says the
+ * call writes (an out parameter: unknown at entry). Each binder asks its own
+ * source (the profiler its mapped function, the launcher the metadata). */
+int ct_expr_decides_at_end(const ct_expr *e, int (*out_param)(void *ctx, const char *name),
+                           void *ctx);
+
 /* ---------------------------------------------------- chosen values */
 
 /* Chosen values (-A 'GLOB@PATH[,PATH...]', -R 'GLOB@PATH'; docs/cli.md,

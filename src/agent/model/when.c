@@ -133,20 +133,13 @@ static int arg_is_out(const ct_mapped_fn *f, uint32_t i)
     return !strncmp(f->args[i].label, "out ", 4);
 }
 
-/* Whether condition e decides at a call of f's end: it names `return`,
- * `exception` or an out parameter of f. */
-static int decides_at_end(const ct_expr *e, const ct_mapped_fn *f)
+/* Whether the parameter of f (ctx) named name is an out parameter
+ * (ct_expr_decides_at_end). */
+static int out_param(void *ctx, const char *name)
 {
-    if (ct_expr_needs_return(e))
-        return 1;
-    for (uint32_t pi = 0; pi < e->npaths; pi++) {
-        uint32_t arg = e->paths[pi].root == CT_XROOT_PARAM
-                           ? arg_named(f, ct_expr_seg(e, &e->paths[pi], 0))
-                           : CT_WHEN_NO_ARG;
-        if (arg != CT_WHEN_NO_ARG && arg_is_out(f, arg))
-            return 1;
-    }
-    return 0;
+    const ct_mapped_fn *f = ctx;
+    uint32_t arg = arg_named(f, name);
+    return arg != CT_WHEN_NO_ARG && arg_is_out(f, arg);
 }
 
 /* Where path p of condition `text` starts in f's arguments, for a
@@ -191,7 +184,7 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f, int at_end)
     uint32_t match[CT_WHEN_MAX], k = 0;
     for (uint32_t i = 0; i < n; i++)
         if (ct_glob_list_match(g_exprs[i]->glob, f->name) &&
-            decides_at_end(g_exprs[i], f) == !!at_end)
+            ct_expr_decides_at_end(g_exprs[i], out_param, (void *)f) == !!at_end)
             match[k++] = i;
     if (!k)
         return NULL;
