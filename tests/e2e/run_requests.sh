@@ -72,27 +72,35 @@ bill 99 total 9907
 bye" "$answers"
 check_eq "the app exits 0" 0 "$(cat "$work/serve.rc" 2>/dev/null)"
 
-# calls TRACE-ID: the call lines of Requests.Orders' Quantity, Price and Bill
-# under the trace id, as "TID [IDS] CALL" (time and duration left out).
+# calls TRACE-DIR TRACE-ID: the call lines of Requests.Orders' Quantity,
+# Price and Bill under the trace id, as "TID [IDS] CALL" (time and duration
+# left out).
 calls() {
-    "$ct" replay --ids --no-summary --trace-id "$1" "$work/tr" |
+    "$ct" replay --ids --no-summary --trace-id "$2" "$1" |
         awk '$0 !~ /^#/ && /Requests\.Orders\.(Quantity|Price|Bill)\(/ {
                  tid = $2; sub(/^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mun]?s)? +/, ""); print tid " " $0 }'
 }
 
-for k in 0 1 2; do
-    n=${ids[k]} q=$((3 * ${ids[k]})) p=$((300 * ${ids[k]} + 7))
-    out=$(calls "${traces[k]}")
-    echo "$out" >"$work/calls.$k"
-    check_eq "trace ${traces[k]}: exactly request $n's calls, with their values" \
+# check_request LABEL CALLS TRACE-ID N: CALLS (calls' output) are exactly
+# request N's (id N: quantity 3N, price 300N + 7), each line with the
+# traceparent's trace id, from two threads or more.
+check_request() {
+    local label=$1 out=$2 trace=$3 n=$4 q=$((3 * $4)) p=$((300 * $4 + 7))
+    check_eq "${label}trace $trace: exactly request $n's calls, with their values" \
         "Requests.Orders.Quantity(int id=$n) -> int $q
 Requests.Orders.Price(int qty=$q) -> int $p
 Requests.Orders.Bill(int qty=$q, int price=$p) -> string \"bill $q total $p\"" \
         "$(sed 's/^[0-9]* \[[^]]*\] //' <<<"$out")"
-    check_eq "trace ${traces[k]}: each call line carries the traceparent's trace id" 3 \
-        "$(grep -c "^[0-9]* \[${traces[k]}-[0-9a-f]\{16\}\] " <<<"$out")"
-    check "trace ${traces[k]}: the calls come from two threads or more" \
+    check_eq "${label}trace $trace: each call line carries the traceparent's trace id" 3 \
+        "$(grep -c "^[0-9]* \[$trace-[0-9a-f]\{16\}\] " <<<"$out")"
+    check "${label}trace $trace: the calls come from two threads or more" \
         test "$(awk '{print $1}' <<<"$out" | sort -u | wc -l)" -ge 2
+}
+
+for k in 0 1 2; do
+    out=$(calls "$work/tr" "${traces[k]}")
+    echo "$out" >"$work/calls.$k"
+    check_request "" "$out" "${traces[k]}" "${ids[k]}"
 done
 
 out=$("$ct" report --trace-id "${traces[1]}" -F 'Requests.Orders.*' "$work/tr" 2>&1)
@@ -254,19 +262,8 @@ bill 165 total 16507
 bye" "$answers"
     check_eq "attached: nothing on the app's stderr" "" "$(cat "$work/att.err")"
     for k in 0 1; do
-        n=${att_ids[k]} q=$((3 * ${att_ids[k]})) p=$((300 * ${att_ids[k]} + 7))
-        out=$("$ct" replay --ids --no-summary --trace-id "${att_traces[k]}" "$work/att" |
-            awk '$0 !~ /^#/ && /Requests\.Orders\.(Quantity|Price|Bill)\(/ {
-                     tid = $2; sub(/^ *[0-9.]+ +[0-9]+ +([0-9.]+ [mun]?s)? +/, ""); print tid " " $0 }')
-        check_eq "attached: trace ${att_traces[k]}: exactly request $n's calls, with their values" \
-            "Requests.Orders.Quantity(int id=$n) -> int $q
-Requests.Orders.Price(int qty=$q) -> int $p
-Requests.Orders.Bill(int qty=$q, int price=$p) -> string \"bill $q total $p\"" \
-            "$(sed 's/^[0-9]* \[[^]]*\] //' <<<"$out")"
-        check_eq "attached: trace ${att_traces[k]}: each call line carries the traceparent's trace id" 3 \
-            "$(grep -c "^[0-9]* \[${att_traces[k]}-[0-9a-f]\{16\}\] " <<<"$out")"
-        check "attached: trace ${att_traces[k]}: the calls come from two threads or more" \
-            test "$(awk '{print $1}' <<<"$out" | sort -u | wc -l)" -ge 2
+        check_request "attached: " "$(calls "$work/att" "${att_traces[k]}")" "${att_traces[k]}" \
+            "${att_ids[k]}"
     done
     check_eq "attached: the request served before the attach is not in the trace" "" \
         "$("$ct" replay --no-summary --trace-id "$before" "$work/att" | grep -v '^#')"
