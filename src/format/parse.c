@@ -137,16 +137,46 @@ static size_t fold_name(const char *name, size_t n, char *out, size_t cap)
     return o;
 }
 
+static int is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static int is_lower_or_digit(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+static int ends_with(const char *s, size_t n, const char *tail)
+{
+    size_t k = strlen(tail);
+    return n >= k && !memcmp(s + n - k, tail, k);
+}
+
 int ct_secret_name(const char *name, const char *extra)
 {
     static const char *const k_names[] = {CT_SECRET_NAMES};
+    static const char *const k_not[] = {CT_NOT_SECRET_ENDINGS};
     char folded[CT_SECRET_NAME_MAX + 1], word[CT_SECRET_NAME_MAX + 1];
+    size_t starts[CT_SECRET_NAME_MAX], nstarts = 0, o = 0;
     if (!name)
         return 0;
-    fold_name(name, CT_SECRET_NAME_MAX, folded, sizeof folded);
-    for (size_t i = 0; i < sizeof k_names / sizeof *k_names; i++)
-        if (strstr(folded, k_names[i]))
-            return 1;
+    /* Lowered, the joining characters dropped; where each word starts. */
+    int joined = 1;
+    for (size_t i = 0; i < CT_SECRET_NAME_MAX && name[i]; i++) {
+        char ch = name[i];
+        if (ch == '_' || ch == '-' || ch == '.' || ch == '$' || ch == '@') {
+            joined = 1;
+            continue;
+        }
+        char prev = i ? name[i - 1] : 0, next = i + 1 < CT_SECRET_NAME_MAX ? name[i + 1] : 0;
+        if (joined || (is_upper(ch) && (is_lower_or_digit(prev) ||
+                                        (is_upper(prev) && next >= 'a' && next <= 'z'))))
+            starts[nstarts++] = o;
+        joined = 0;
+        folded[o++] = (char)(is_upper(ch) ? ch - 'A' + 'a' : ch);
+    }
+    folded[o] = '\0';
+    for (size_t i = 0; i < sizeof k_not / sizeof *k_not; i++)
+        if (ends_with(folded, o, k_not[i]))
+            return 0;
+    for (size_t w = 0; w < nstarts; w++)
+        for (size_t i = 0; i < sizeof k_names / sizeof *k_names; i++)
+            if (!strcmp(folded + starts[w], k_names[i]))
+                return 1;
     for (const char *p = extra; p && *p;) {
         size_t n = strcspn(p, ":");
         if (fold_name(p, n, word, sizeof word) && strstr(folded, word))

@@ -42,19 +42,31 @@ int ct_name_rules_pass(const ct_name_rules *r, const char *full_name, const char
  * duration or exceeds CT_FILTER_MAX_MIN_TIME_NS. */
 int ct_parse_duration(const char *text, uint64_t *ns);
 
-/* The names that say a value is a secret (docs/tracer.md, "Redaction"):
- * matched in a name without case and without '_', '-', '.', '$' and '@',
- * anywhere inside it ("userPassword", "X_API_KEY", "<AuthToken>k__..."). */
-#define CT_SECRET_NAMES                                                                  \
-    "password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey",         \
-        "privatekey", "signingkey", "encryptionkey", "authorization", "cookie",           \
-        "connectionstring", "credential", "sessionid", "creditcard", "cardnumber", "cvv", \
-        "pincode"
+/* The names that say a value is a secret (docs/tracer.md, "Redaction"), as
+ * Datadog's redaction compares them: a name lowered and stripped of '_',
+ * '-', '.', '$' and '@' is a secret's when it equals one of these, or when
+ * its last words do ("userPassword", "X_API_KEY", "dbConnectionString",
+ * "<AuthToken>k__..." as "AuthToken"; words split at those characters and
+ * where a capital starts one, "APIKey" as API Key). Not "maxTokens",
+ * "tokenizer", "IsPasswordValid". */
+#define CT_SECRET_NAMES                                                                    \
+    "password", "passwd", "pwd", "passphrase", "passwordhash", "passhash", "secret",        \
+        "secretkey", "clientsecret", "apisecret", "token", "accesstoken", "refreshtoken",   \
+        "authtoken", "idtoken", "bearertoken", "sessiontoken", "securitytoken",             \
+        "csrftoken", "xsrftoken", "apikey", "xapikey", "appkey", "accesskey", "privatekey", \
+        "signingkey", "encryptionkey", "masterkey", "licensekey", "sshkey", "authorization", \
+        "cookie", "setcookie", "connectionstring", "credential", "credentials", "sessionid", \
+        "sessionkey", "creditcard", "cardnumber", "ccnumber", "cvv", "pin", "pincode", "ssn", \
+        "otp", "jwt"
+/* Names that end like a secret's but never are: a CancellationToken's
+ * (the type, its source, the parameter of that name). */
+#define CT_NOT_SECRET_ENDINGS "cancellationtoken", "cancellationtokensource", "canceltoken"
 /* Longest name compared (longer ones are compared by their first bytes). */
 #define CT_SECRET_NAME_MAX 256
 
-/* 1 when name is a secret's: one of CT_SECRET_NAMES, or of extra (a
- * ':'-separated list of more such names, --redact; NULL: none), inside it. */
+/* 1 when name is a secret's: one of CT_SECRET_NAMES as its whole or its
+ * last words, or one of extra (a ':'-separated list of more names,
+ * --redact; NULL: none) anywhere inside it. */
 int ct_secret_name(const char *name, const char *extra);
 
 #endif

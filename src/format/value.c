@@ -36,6 +36,16 @@ const char *ct_vkind_name(ct_vkind k)
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : NULL;
 }
 
+uint32_t ct_field_room(const uint32_t *offsets, uint32_t n, uint32_t i, uint32_t end)
+{
+    if (i >= n || offsets[i] >= end)
+        return 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (offsets[j] > offsets[i] && offsets[j] < end)
+            end = offsets[j];
+    return end - offsets[i];
+}
+
 int ct_array_items_captured(const ct_plan *e)
 {
     if (!e)

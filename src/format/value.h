@@ -395,6 +395,19 @@ const char *ct_vkind_name(ct_vkind k);
  * follow this one rule. */
 int ct_array_items_captured(const ct_plan *elem);
 
+/* The bytes before an object's method table pointer (its header): an
+ * object's size as the runtime gives it (GetClassLayout's class size, the
+ * base size) counts them, its fields' offsets (from the object's address)
+ * do not. */
+#define CT_OBJECT_HEADER_BYTES 8
+
+/* The bytes field i of a layout may take when its type is unknown: up to
+ * the next field's offset, or the value's end (end: a struct's size, or an
+ * object's size less CT_OBJECT_HEADER_BYTES); 0 when it has none.
+ * offsets[0..n) in any order. Never past the field's neighbour or the
+ * value: a field read as bytes is read only where it is. */
+uint32_t ct_field_room(const uint32_t *offsets, uint32_t n, uint32_t i, uint32_t end);
+
 /* A System.Decimal's 16 bytes as .NET lays them out (flags: scale in bits
  * 16-23, sign in bit 31; then hi32, lo64) unpacked, unchecked: the 96-bit
  * magnitude m (low word first), the scale (the caller checks it is at most

@@ -516,30 +516,51 @@ static void test_opts_active(void **state)
     assert_false(ct_filter_opts_active(NULL));
 }
 
-/* Secrets' names (issue 27): inside longer names, without case and the
- * characters that join words; --redact's names added; the first
- * CT_SECRET_NAME_MAX bytes compared, one more not. */
+/* Secrets' names (issues 27 and 35): a keyword equal to the whole name or
+ * to its last words, without case and the characters that join words;
+ * --redact's names anywhere inside; the first CT_SECRET_NAME_MAX bytes
+ * compared, one more not. */
 static void test_secret_names(void **state)
 {
     (void)state;
+    /* The real ones. */
     assert_true(ct_secret_name("password", NULL));
     assert_true(ct_secret_name("userPassword", NULL));
     assert_true(ct_secret_name("X_API_KEY", NULL));
     assert_true(ct_secret_name("ApiKey", NULL));
+    assert_true(ct_secret_name("apiKey", NULL));
+    assert_true(ct_secret_name("APIKey", NULL));
+    assert_true(ct_secret_name("access_token", NULL));
     assert_true(ct_secret_name("_sessionToken", NULL));
+    assert_true(ct_secret_name("AuthToken", NULL));
     assert_true(ct_secret_name("Connection-String", NULL));
+    assert_true(ct_secret_name("dbConnectionString", NULL));
     assert_true(ct_secret_name("AUTHORIZATION", NULL));
+    assert_true(ct_secret_name("token", NULL));
+    assert_true(ct_secret_name("client_secret", NULL));
+    /* The near misses: a keyword inside a word, or not at the end. */
+    assert_false(ct_secret_name("maxTokens", NULL));
+    assert_false(ct_secret_name("tokenizer", NULL));
+    assert_false(ct_secret_name("IsPasswordValid", NULL));
+    assert_false(ct_secret_name("secretary", NULL));
+    assert_false(ct_secret_name("spinner", NULL));
+    assert_false(ct_secret_name("cookieJarSize", NULL));
+    assert_false(ct_secret_name("CancellationToken", NULL));
+    assert_false(ct_secret_name("cancellationToken", NULL));
+    assert_false(ct_secret_name("_cancellationTokenSource", NULL));
     assert_false(ct_secret_name("user", NULL));
     assert_false(ct_secret_name("author", NULL));
     assert_false(ct_secret_name("", NULL));
     assert_false(ct_secret_name(NULL, NULL));
+    /* --redact: anywhere inside. */
     assert_true(ct_secret_name("userName", "user"));
     assert_true(ct_secret_name("ssn", "nothing:S_S_N"));
+    assert_true(ct_secret_name("maxTokens", "token"));
     assert_false(ct_secret_name("userName", "nothing::"));
     char name[CT_SECRET_NAME_MAX + 2];
     for (size_t end = CT_SECRET_NAME_MAX; end <= CT_SECRET_NAME_MAX + 1; end++) {
         memset(name, 'x', end);
-        memcpy(name + end - 6, "secret", 6);
+        memcpy(name + end - 7, "_secret", 7);
         name[end] = '\0';
         assert_int_equal(ct_secret_name(name, NULL), end == CT_SECRET_NAME_MAX);
     }

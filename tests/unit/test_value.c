@@ -402,6 +402,33 @@ static void test_vectors(void **state)
 
 static void count_class(void *ctx, uint64_t cls);
 
+/* A field of unknown type is read only where it is: up to the next field, or
+ * the value's end. issue 35: class Tail { string Name; int? Wrapped; } on
+ * x64: Name at 8, Wrapped (8 bytes) at 16, the runtime's size 32 with the
+ * 8-byte header before the object's address: Wrapped has 8 bytes, not 16. */
+static void test_field_room(void **state)
+{
+    (void)state;
+    const uint32_t tail[2] = {16, 8}; /* offsets in token order: any order */
+    uint32_t end = 32 - CT_OBJECT_HEADER_BYTES;
+    assert_int_equal(ct_field_room(tail, 2, 0, end), 8);  /* the last field: to the end */
+    assert_int_equal(ct_field_room(tail, 2, 1, end), 8);  /* to the next field */
+    /* At the limit: a field ending exactly at the value's end; one past it:
+     * a field starting at the end has no room; beyond the layout: none. */
+    const uint32_t at_end[1] = {23};
+    assert_int_equal(ct_field_room(at_end, 1, 0, 24), 1);
+    assert_int_equal(ct_field_room(at_end, 1, 0, 23), 0);
+    assert_int_equal(ct_field_room(tail, 2, 2, end), 0);
+    /* A struct (no header): Nullable<int> { bool hasValue at 0; int value at 4 }. */
+    const uint32_t nullable[2] = {0, 4};
+    assert_int_equal(ct_field_room(nullable, 2, 0, 8), 4);
+    assert_int_equal(ct_field_room(nullable, 2, 1, 8), 4);
+    /* Two fields at one offset (explicit layout): each up to the next one after it. */
+    const uint32_t overlap[3] = {0, 0, 8};
+    assert_int_equal(ct_field_room(overlap, 3, 1, 16), 8);
+    assert_int_equal(ct_field_room(overlap, 3, 2, 16), 8);
+}
+
 static void test_boxed_values(void **state)
 {
     (void)state;
@@ -2018,6 +2045,7 @@ int main(void)
         cmocka_unit_test(test_objects_and_arrays),
         cmocka_unit_test(test_structs_enums_nullable),
         cmocka_unit_test(test_wellknown),
+        cmocka_unit_test(test_field_room),
         cmocka_unit_test(test_boxed_values),
         cmocka_unit_test(test_spans),
         cmocka_unit_test(test_vectors),

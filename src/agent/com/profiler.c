@@ -39,6 +39,7 @@
 #include "agent/core/outputs.h"
 #include "agent/core/tbuf.h"
 #include "agent/model/identity.h"
+#include "agent/model/loaded.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"
 #include "threads.h"
@@ -437,6 +438,10 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     if (il)
         mask = (mask & ~(DWORD)COR_PRF_MONITOR_ENTERLEAVE) | COR_PRF_MONITOR_CACHE_SEARCHES |
                COR_PRF_MONITOR_MODULE_LOADS;
+    /* Values: the classes the runtime loads are kept, so that an object's
+     * struct fields, planned in the hooks, find their types (model/loaded.c). */
+    if (!fast && !null_mode)
+        mask |= COR_PRF_MONITOR_CLASS_LOADS;
     if (!fast && !il)
         mask |= COR_PRF_ENABLE_FUNCTION_ARGS | COR_PRF_ENABLE_FUNCTION_RETVAL |
                 COR_PRF_ENABLE_FRAME_INFO;
@@ -596,6 +601,7 @@ HRESULT ct_profiler_attach(IUnknown *unk)
         return CT_E_RUNTIME_TOO_OLD;
     }
     g_attached = 1;
+    g_ct.attached = 1;
     g_ct.cfg.il_engine = 1;
     /* Dormant until a session: ReJIT only (a flag for good once set). */
     HRESULT hr = g_ct.info->lpVtbl->SetEventMask(g_ct.info, COR_PRF_ENABLE_REJIT);
@@ -652,7 +658,8 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
     /* Exceptions close frames; threads are named; modules that load have
      * their methods chosen too. */
     HRESULT hr = set_event_mask(COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_EXCEPTIONS |
-                                COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_MODULE_LOADS);
+                                COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_MODULE_LOADS |
+                                (c->no_args ? 0 : COR_PRF_MONITOR_CLASS_LOADS));
     ct_activity_learn();
     if (FAILED(hr)) {
         snprintf(why, cap, "the runtime refused the event mask (HRESULT 0x%08X)", (unsigned)hr);
@@ -755,7 +762,13 @@ STUB(ModuleUnloadStarted, ModuleID id)
 STUB(ModuleUnloadFinished, ModuleID id, HRESULT hr)
 STUB(ModuleAttachedToAssembly, ModuleID m, AssemblyID a)
 STUB(ClassLoadStarted, ClassID id)
-STUB(ClassLoadFinished, ClassID id, HRESULT hr)
+static HRESULT cb_ClassLoadFinished(CB_SELF, ClassID id, HRESULT hr)
+{
+    (void)self;
+    if (SUCCEEDED(hr))
+        ct_loaded_class(id);
+    return S_OK;
+}
 STUB(ClassUnloadStarted, ClassID id)
 STUB(ClassUnloadFinished, ClassID id, HRESULT hr)
 STUB(FunctionUnloadStarted, FunctionID id)

@@ -143,6 +143,11 @@ typedef struct session {
     clrsig_arena arena, scratch;
 } session;
 
+/* Under attach, where the classes loaded before it are unknown to the
+ * hooks' planner: looks up (loads allowed) the types of the fields of a
+ * parameter's class t, as deep as --object-depth (loaded.h). */
+void ct_pl_prime(pctx *c, const clrsig_type *t);
+
 /* Opens a planning session for method mi: the arenas, and a planning
  * context in them for mi's tokens and type arguments (the class's known
  * when mi->cls is set; mi NULL: no method, for plans by ClassID). allow_load: may load types (the mapper only). NULL

@@ -283,6 +283,8 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
     for (uint32_t i = 0; i < np; i++, a++) {
         char label[LABEL_MAX];
         const ct_plan *plan = ct_pl_param_plan(c, meth->params[i]);
+        if (g_ct.attached)
+            ct_pl_prime(c, meth->params[i]);
         ct_pl_param_label(c, meth->params[i], &pm[i], &plan, label, sizeof label);
         args[a].label = ct_pl_perm_text(label);
         args[a].plan = ct_pl_redact(pm[i].name, plan);

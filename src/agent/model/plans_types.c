@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "classnames.h"
+#include "loaded.h"
 #include "clrsig/clrsig.h"
 #include "base/table.h"
 #include "perm.h"
@@ -325,15 +326,20 @@ void ct_pl_token_text(pctx *c, uint32_t token, char *out, size_t cap)
 
 /* --------------------------------------------------- ClassID lookups */
 
-/* A CoreLib type by full name -> ClassID (loads it if needed). */
+/* A CoreLib type by full name -> ClassID (loads it if needed; in a hook,
+ * only one the runtime has loaded). */
 static ClassID corelib_class(const pctx *c, const char *full)
 {
     mdTypeDef td = 0;
     ClassID cls = 0;
     const ct_module *corelib = ct_corelib(c->allow_load);
-    if (!c->allow_load || !corelib || ct_corelib_typedef(full, &td) != 0 ||
-        FAILED(g_ct.info->lpVtbl->GetClassFromToken(g_ct.info, corelib->id, td, &cls)))
+    if (!corelib || ct_corelib_typedef(full, &td) != 0)
         return 0;
+    if (!c->allow_load)
+        return ct_loaded_find(corelib->id, td, 0, NULL);
+    if (FAILED(g_ct.info->lpVtbl->GetClassFromToken(g_ct.info, corelib->id, td, &cls)))
+        return 0;
+    ct_loaded_note(corelib->id, td, 0, NULL, cls);
     return cls;
 }
 
@@ -418,12 +424,20 @@ static int class_of_token(pctx *c, uint32_t token, const clrsig_type *const *arg
         if (rc != CLS_OK)
             return rc;
     }
-    if (!c->allow_load || ct_resolve_type(c->m, token, 1, &def, &td) != 0)
+    if (ct_resolve_type(c->m, token, c->allow_load, &def, &td) != 0)
         return CLS_FAIL;
+    if (!c->allow_load) {
+        /* In a hook: only a value type the runtime has loaded already. */
+        *out = ct_loaded_find(def->id, td, n, ids);
+        return *out ? CLS_OK : CLS_FAIL;
+    }
     ICorProfilerInfo *info = g_ct.info;
     HRESULT hr = n ? info->lpVtbl->GetClassFromTokenAndTypeArgs(info, def->id, td, n, ids, out)
                    : info->lpVtbl->GetClassFromToken(info, def->id, td, out);
-    return SUCCEEDED(hr) && *out ? CLS_OK : CLS_FAIL;
+    if (FAILED(hr) || !*out)
+        return CLS_FAIL;
+    ct_loaded_note(def->id, td, n, ids, *out);
+    return CLS_OK;
 }
 
 /* ------------------------------------------------------------- enums */
@@ -580,8 +594,13 @@ const ct_plan *ct_pl_redact(const char *name, const ct_plan *p)
         return p;
     /* (p NULL: a plan bound at the first call; a secret's needs none.) */
     const ct_plan *v = p && p->kind == CT_V_BYREF && p->elem ? p->elem : p;
+    /* Never secrets: a bool, an enum, a CancellationToken, and an integer
+     * of 16 bits or fewer named token (ValueTask's and IValueTaskSource's
+     * version stamp, `short token`). */
     if (v && (v->kind == CT_V_BOOL || v->kind == CT_V_ENUM || v->shape == CT_FORM_TOKEN ||
-              (v->type_name && strstr(v->type_name, "CancellationToken"))))
+              (v->type_name && strstr(v->type_name, "CancellationToken")) ||
+              (v->kind >= CT_V_I1 && v->kind <= CT_V_U2 && v->kind != CT_V_CHAR &&
+               (!strcmp(name, "token") || !strcmp(name, "_token")))))
         return p;
     ct_plan r = {.kind = CT_V_REDACTED, .size = p ? p->size : 0,
                  .type_name = p ? p->type_name : "?"};
@@ -600,6 +619,126 @@ static const ct_plan *opaque(const char *type_name, uint32_t size)
     return size ? ct_pl_new_plan(&p) : &ct_plan_by_range;
 }
 
+/* Whether cls is a struct or an enum (its parent System.ValueType or
+ * System.Enum), by the runtime's names. */
+static int is_value_class(ClassID cls)
+{
+    ClassID parent = 0;
+    char full[64];
+    if (FAILED(g_ct.info->lpVtbl->GetClassIDInfo2(g_ct.info, cls, NULL, NULL, &parent, 0, NULL,
+                                                  NULL)) ||
+        !parent || ct_classid_name(parent, CT_NAME_FULL, full, sizeof full) != 0)
+        return 0;
+    return !strcmp(full, "System.ValueType") || !strcmp(full, "System.Enum");
+}
+
+/* A planning context for the fields of (m, td) instantiated with args. */
+static pctx *fields_ctx(const pctx *outer, const ct_module *m, mdTypeDef td, const ClassID *args,
+                        uint32_t nargs)
+{
+    pctx *fc = calloc(1, sizeof *fc);
+    if (!fc)
+        return NULL;
+    fc->m = m;
+    fc->type_owner = td;
+    fc->cargs = args;
+    fc->ncargs = nargs;
+    fc->cknown = 1;
+    fc->mknown = 1;
+    fc->allow_load = outer->allow_load;
+    fc->arena = outer->arena;
+    fc->scratch = outer->scratch;
+    return fc;
+}
+
+/* The classes primed (ct_pl_prime), and how many at most. */
+#define PRIMED_CLASSES_MAX 4096
+static pthread_mutex_t g_primed_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_table g_primed;
+static size_t g_primed_count;
+
+/* Whether cls is primed already; marks it when not. */
+static int primed_before(ClassID cls)
+{
+    pthread_mutex_lock(&g_primed_lock);
+    int seen = ct_table_get(&g_primed, cls) != NULL || g_primed_count >= PRIMED_CLASSES_MAX;
+    if (!seen && ct_table_put(&g_primed, cls, (void *)1) == 0)
+        g_primed_count++;
+    pthread_mutex_unlock(&g_primed_lock);
+    return seen;
+}
+
+/* Looks up, with loads allowed, the ClassIDs of cls's instance fields'
+ * types (its base classes' too): structs planned (their own struct fields
+ * looked up likewise), classes primed in turn while depth lasts. So they
+ * are known to the hooks' planner (loaded.h) when the runtime's
+ * ClassLoadFinished came before the attach. */
+static void prime_class(pctx *outer, ClassID cls, unsigned depth)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    for (unsigned level = 0; cls && depth && level < 8 && !primed_before(cls); level++) {
+        ModuleID mod = 0;
+        mdTypeDef td = 0;
+        ClassID parent = 0, args[CT_MAX_TYPE_ARGS];
+        ULONG32 nargs = 0;
+        COR_FIELD_OFFSET fo[STRUCT_MAX_FIELDS];
+        ULONG nf = 0, sz = 0;
+        if (FAILED(info->lpVtbl->GetClassIDInfo2(info, cls, &mod, &td, &parent, CT_MAX_TYPE_ARGS,
+                                                 &nargs, args)) ||
+            nargs > CT_MAX_TYPE_ARGS ||
+            FAILED(info->lpVtbl->GetClassLayout(info, cls, fo, STRUCT_MAX_FIELDS, &nf, &sz)))
+            return;
+        const ct_module *m = ct_module_get(mod);
+        pctx *fc = m && m->mdi ? fields_ctx(outer, m, td, args, nargs) : NULL;
+        if (!fc)
+            return;
+        for (ULONG i = 0; i < nf && i < STRUCT_MAX_FIELDS; i++) {
+            mdTypeDef owner = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            ULONG sig_len = 0, len = 0, value_len = 0;
+            DWORD attr = 0, cplus = 0;
+            const void *value = NULL;
+            WCHAR w[PARAM_NAME_MAX];
+            clrsig_sig s;
+            size_t mark = fc->arena->used;
+            ClassID fcls = 0;
+            if (SUCCEEDED(m->mdi->lpVtbl->GetFieldProps(m->mdi, fo[i].ridOfField, &owner, w,
+                                                        PARAM_NAME_MAX, &len, &attr, &sig,
+                                                        &sig_len, &cplus, &value, &value_len)) &&
+                sig &&
+                clrsig_parse(sig, sig_len, CLRSIG_KIND_FIELD, NULL, fc->arena, &s, NULL) ==
+                    CLRSIG_OK &&
+                !ct_pl_prim_plan(clrsig_strip(s.field)->kind)) {
+                const clrsig_type *t = clrsig_strip(s.field);
+                int is_struct = t->kind == CLRSIG_ET_VALUETYPE ||
+                                (t->kind == CLRSIG_ET_GENERICINST &&
+                                 t->u.inst.generic->kind == CLRSIG_ET_VALUETYPE);
+                int is_class = t->kind == CLRSIG_ET_CLASS ||
+                               (t->kind == CLRSIG_ET_GENERICINST &&
+                                t->u.inst.generic->kind == CLRSIG_ET_CLASS);
+                if (is_struct)
+                    (void)ct_pl_plan_type(fc, t, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
+                else if (is_class && depth > 1 && class_of_type(fc, t, &fcls) == CLS_OK)
+                    prime_class(outer, fcls, depth - 1);
+            }
+            fc->arena->used = mark;
+        }
+        free(fc);
+        cls = parent;
+    }
+}
+
+void ct_pl_prime(pctx *c, const clrsig_type *t)
+{
+    ClassID cls = 0;
+    t = clrsig_strip(t);
+    if (c->allow_load && g_ct.cfg.object_depth &&
+        (t->kind == CLRSIG_ET_CLASS ||
+         (t->kind == CLRSIG_ET_GENERICINST && t->u.inst.generic->kind == CLRSIG_ET_CLASS)) &&
+        class_of_type(c, t, &cls) == CLS_OK)
+        prime_class(c, cls, g_ct.cfg.object_depth);
+}
+
 int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td,
                       const ClassID *args, uint32_t nargs, unsigned sl, unsigned dl,
                       ct_field *fields, uint32_t cap, uint32_t *nfields, uint32_t *size)
@@ -616,18 +755,10 @@ int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td
     if (sl == 0 || dl == 0 || !fields)
         return 0;
     qsort(fo, nf, sizeof *fo, by_token);
-    pctx *fc = calloc(1, sizeof *fc);
+    pctx *fc = fields_ctx(outer, m, td, args, nargs);
     if (!fc)
         return -1;
-    fc->m = m;
-    fc->type_owner = td;
-    fc->cargs = args;
-    fc->ncargs = nargs;
-    fc->cknown = 1;
-    fc->mknown = 1;
-    fc->allow_load = outer->allow_load;
-    fc->arena = outer->arena;
-    fc->scratch = outer->scratch;
+    uint32_t *offsets = NULL, end = 0;
 
     for (ULONG i = 0; i < nf && i < cap; i++) {
         WCHAR w[PARAM_NAME_MAX];
@@ -655,12 +786,17 @@ int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td
             fc->arena->used = mark;
         }
         if (ct_plan_is_by_range(fp)) {
-            /* Shown as bytes: up to the next field (or the value's end). */
-            uint32_t end = sz;
-            for (ULONG j = 0; j < nf; j++)
-                if (fo[j].ulOffset > fo[i].ulOffset && fo[j].ulOffset < end)
-                    end = fo[j].ulOffset;
-            fp = opaque("?", end > fo[i].ulOffset ? end - fo[i].ulOffset : 0);
+            /* Shown as bytes: up to the next field, or the value's end (an
+             * object's size counts its header, which is before its address). */
+            if (!offsets) {
+                offsets = malloc(nf * sizeof *offsets);
+                for (ULONG j = 0; offsets && j < nf; j++)
+                    offsets[j] = fo[j].ulOffset;
+                end = is_value_class(cls) ? sz
+                      : sz > CT_OBJECT_HEADER_BYTES ? sz - CT_OBJECT_HEADER_BYTES
+                                                    : 0;
+            }
+            fp = opaque("?", offsets ? ct_field_room(offsets, (uint32_t)nf, (uint32_t)i, end) : 0);
             if (ct_plan_is_by_range(fp))
                 fp = elided("?", 0);
         }
@@ -669,6 +805,7 @@ int ct_pl_plan_fields(pctx *outer, ClassID cls, const ct_module *m, mdTypeDef td
         fields[i].plan = ct_pl_redact(name, fp);
         (*nfields)++;
     }
+    free(offsets);
     free(fc);
     return (int)nf;
 }

@@ -9,6 +9,7 @@ typedef struct ct_state {
     ICorProfilerInfo *info; /* the newest ICorProfilerInfo the runtime gave us */
     int info_version;       /* 3..15: which interface info really is */
     ct_config cfg;
+    int attached;           /* loaded by InitializeForAttach: classes loaded before it are unknown */
 } ct_state;
 
 extern ct_state g_ct;

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End-to-end test: struct fields of objects (issue 35), tests/targets/Fields.
+# Each struct a field of an object holds reads as the same struct reads as a
+# parameter: Nullable<T> (a value and null; an int? as an object's last
+# field), DateTimeOffset, a record struct with a decimal and a string, a
+# struct of ours, one with an enum field, Memory<T>, ReadOnlyMemory<char>,
+# ArraySegment<T>, KeyValuePair<K,V>, a ValueTuple. The expected text is
+# written by hand from the target's source (Program.cs).
+#
+# Usage: tests/e2e/run_fields.sh [path/to/libclrtrace.so]
+#
+# Checks:
+#   1. traced and untraced runs print the same and exit with the same code
+#      (7); the traced run writes nothing to stderr;
+#   2. the decoded calls, at start-up (CLRTRACE_ENGINE picks the engine:
+#      e2e.fields and e2e.il.fields);
+#   3. attached (`record -p`) to the target making the same calls in a loop,
+#      every type loaded before the attach: the same values;
+#   4. redaction: secrets' names whole or as their last words (password,
+#      apiKey, access_token) read <redacted>; the near misses (short token,
+#      maxTokens, tokenizer, a CancellationToken field) are shown.
+# Ends with "run_fields.sh: N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+ct_setup fields "${1:-}" cli
+
+echo "== building tests/targets/Fields"
+app=$(ct_dotnet_build "$root/tests/targets/Fields" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Fields failed" >&2; exit 2; }
+
+# The calls' text, from Program.cs: DateTime(2026, 3, 3, 11, 5, 0) is
+# Unspecified (no suffix); DateTimeOffset in .NET's "o" format; Money's
+# Amount 406.07 and Currency "EUR"; Point {X=3, Y=-4}; Measure {Value=2.5,
+# Unit=Kilo}; "clrtrace".AsMemory(3, 5) is "trace"; ArraySegment(
+# {10, 20, 30, 40}, 1, 2) is {20, 30}; KeyValuePair's fields are key and
+# value; (2, "two") has Item1 and Item2.
+ship='Shop.Calls.Ship(Order o=Shop.Order{Id=12, ShippedAt=2026-03-03T11:05:00.0000000, CancelledAt=null, Quantity=14, Price={Amount=406.07, Currency="EUR"}, At={X=3, Y=-4}, Weight={Value=2.5, Unit=Kilo}, PlacedAt=2026-03-01T08:30:00.0000000+01:00}) -> int 14'
+sizes='Shop.Calls.Sizes(Buffers b=Shop.Buffers{Body=Memory<byte>(3) {1, 2, 3}, Name=ReadOnlyMemory<char>(5) "trace", Window=ArraySegment<int>(2) {20, 30}, Pair={key="k", value=9}, Tuple={Item1=2, Item2="two"}}) -> int 21'
+last14='Shop.Calls.Last(Tail t=Shop.Tail{Name="t", Wrapped=14}) -> int 14'
+lastnull='Shop.Calls.Last(Tail t=Shop.Tail{Name="u", Wrapped=null}) -> int 0'
+price='Shop.Calls.Price(Nullable<Quote> q={Amount=99.5, QuotedAt=2026-03-02T17:00:00.0000000+00:00, DiscountPercent=null}) -> decimal 99.5'
+# Redaction: 3 + 100 + 3 + 7 + 5 + 4 = 122.
+secrets='Shop.Calls.Secrets(short token=3, int maxTokens=100, string tokenizer="bpe", string password=<redacted>, string apiKey=<redacted>, string access_token=<redacted>, Context ctx=Shop.Context{Name="c", CancellationToken=None}) -> int 122'
+expected_calls() { # TRACE COUNT
+    ct_has "$1" "$2" "$ship"
+    ct_has "$1" "$2" "$sizes"
+    ct_has "$1" "$2" "$last14"
+    ct_has "$1" "$2" "$lastnull"
+    ct_has "$1" "$2" "$price"
+    ct_has "$1" "$2" "$secrets"
+    check_eq "$(basename "$1"): no struct field read as bytes" 0 "$(grep -cE '<[0-9]+ bytes' "$1")"
+}
+
+echo "== untraced and traced runs"
+run_plain plain
+check_eq "untraced run exits with 7" 7 "$(cat "$work/plain.rc")"
+run_traced traced --
+ct_same_as_plain traced
+check "traced run writes nothing to stderr" ct_empty "$work/traced.err"
+expected_calls "$work/traced.txt" 1
+
+echo "== attached: every type loaded before the attach"
+flag=$work/stop
+( dotnet "$app" serve "$flag" >"$work/serve.out" 2>"$work/serve.err"; echo $? >"$work/serve.rc" ) &
+spid=
+for ((i = 0; i < 600; i++)); do
+    spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/serve.out" 2>/dev/null)
+    [[ -n "$spid" ]] && break
+    sleep 0.1
+done
+[[ -n "$spid" ]] || { echo "ERROR: the target did not start" >&2; cat "$work/serve.err" >&2; exit 2; }
+stop_serving() { touch "$flag"; [[ -s "$work/serve.rc" ]] || sleep 1; pkill -KILL -f "$flag" 2>/dev/null; }
+ct_at_exit stop_serving
+sleep 0.5 # a few rounds before the attach
+timeout -k 5 120 "$ct" record -o "$work/attached" -p "$spid" -d 1s -F 'Shop.Calls.*' \
+    >"$work/attach.out" 2>"$work/attach.err"
+check_eq "record -p exits 0" 0 "$?"
+touch "$flag"
+for ((i = 0; i < 600; i++)); do [[ -s "$work/serve.rc" ]] && break; sleep 0.1; done
+check_eq "the target ends as untraced (7)" 7 "$(cat "$work/serve.rc" 2>/dev/null)"
+check_eq "the target prints its last round as untraced" "$(cat "$work/plain.out")" \
+    "$(grep -v '^ready ' "$work/serve.out")"
+"$ct" replay "$work/attached" >"$work/attached.txt" 2>"$work/replay.err"
+# Calls in flight at the attach or the detach are left out; each value
+# line is counted once.
+grep -F -- ' -> ' "$work/attached.txt" | sed -E 's/^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mun]?s +//' |
+    sort -u >"$work/attached.calls"
+expected_calls "$work/attached.calls" 1
+
+ct_end run_fields.sh
