@@ -200,7 +200,7 @@ typedef enum ct_xval_kind {
     CT_XV_STRING,      /* chars[0..len): UTF-16 code units */
     CT_XV_ENUM,        /* u (zero-extended; is_signed: sign-extend from size), items */
     CT_XV_TYPE,        /* an exception's type: text (UTF-8, full name) */
-    CT_XV_OBJECT,      /* a non-null object with nothing else to compare */
+    CT_XV_OBJECT,      /* a non-null object (or a Nullable<T> with a value) with nothing else to compare */
 } ct_xval_kind;
 
 typedef struct ct_xval {

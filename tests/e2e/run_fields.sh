@@ -16,7 +16,11 @@
 #      e2e.fields and e2e.il.fields);
 #   3. attached (`record -p`) to the target making the same calls in a loop,
 #      every type loaded before the attach: the same values;
-#   4. redaction: secrets' names whole or as their last words (password,
+#   4. conditions (--when) over struct fields of objects decide as the
+#      values read (Nullable<T> against null, a record struct's decimal, an
+#      enum field of a struct field); a path that cannot be read says so in
+#      one line at the end, with its count;
+#   5. redaction: secrets' names whole or as their last words (password,
 #      apiKey, access_token) read <redacted>; the near misses (short token,
 #      maxTokens, tokenizer, a CancellationToken field) are shown.
 # Ends with "run_fields.sh: N passed, M failed".
@@ -61,6 +65,30 @@ run_traced traced --
 ct_same_as_plain traced
 check "traced run writes nothing to stderr" ct_empty "$work/traced.err"
 expected_calls "$work/traced.txt" 1
+
+echo "== conditions over struct fields"
+# when NAME CONDITION: the traced run with -F 'Shop.Calls.*' and --when.
+when() {
+    ct_run "$work" "$1" timeout -k 5 300 "$ct" run -o "$work/$1.txt" -F 'Shop.Calls.*' \
+        --when "$2" -- dotnet "$app"
+}
+when w_shipped 'Shop.Calls.Ship: o.ShippedAt != null'
+ct_has "$work/w_shipped.txt" 1 "$ship"
+when w_cancelled 'Shop.Calls.Ship: o.CancelledAt != null'
+check_eq "o.CancelledAt != null: no Ship call" 0 "$(grep -c 'Calls\.Ship(' "$work/w_cancelled.txt")"
+when w_amount 'Shop.Calls.Ship: o.Price.Amount > 400 && o.Weight.Unit == Kilo && o.Quantity == 14'
+ct_has "$work/w_amount.txt" 1 "$ship"
+when w_wrapped 'Shop.Calls.Last: t.Wrapped == null'
+ct_has "$work/w_wrapped.txt" 1 "$lastnull"
+check_eq "t.Wrapped == null: one Last call" 1 "$(grep -c 'Calls\.Last(' "$work/w_wrapped.txt")"
+check "conditions that read: the program's output and exit code unchanged, nothing on stderr" \
+    bash -c "cmp -s '$work/plain.out' '$work/w_wrapped.out' && [[ \$(cat '$work/w_wrapped.rc') == 7 && ! -s '$work/w_wrapped.err' ]]"
+# A path that cannot be read says so at the end, once, with its count.
+when w_nope 'Shop.Calls.Ship: o.Nope == 1'
+check_eq "an unreadable path: one line on stderr" \
+    "clrtrace: --when 'Shop.Calls.Ship: o.Nope == 1': o.Nope could not be read in 1 call (a field its object does not have, a value of a type it cannot compare): it was not recorded" \
+    "$(cat "$work/w_nope.err")"
+check_eq "an unreadable path: the program's output unchanged" "$(cat "$work/plain.out")" "$(cat "$work/w_nope.out")"
 
 echo "== attached: every type loaded before the attach"
 flag=$work/stop

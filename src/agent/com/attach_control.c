@@ -281,6 +281,7 @@ static void session(int fd)
     if (used + 2 < sizeof notes)
         ct_writer_notes(notes + used, sizeof notes - used);
     used = strlen(notes);
+    ct_when_tell_unreadable();
     if (used + 2 < sizeof notes)
         ct_when_notes(notes + used, sizeof notes - used);
     used = strlen(notes);

@@ -41,6 +41,7 @@
 #include "agent/model/identity.h"
 #include "agent/model/loaded.h"
 #include "agent/model/registry.h"
+#include "agent/model/when.h"
 #include "agent/runtime/state.h"
 #include "threads.h"
 #include "agent/model/utf16.h"
@@ -265,6 +266,8 @@ static void stop_tracing(int runtime_alive)
 
 static void stop_at_exit(void)
 {
+    if (!atomic_load(&g_stopped))
+        ct_when_tell_unreadable();
     stop_tracing(0);
 }
 
@@ -694,6 +697,8 @@ void ct_profiler_session_stop(void)
 static HRESULT cb_Shutdown(CB_SELF)
 {
     (void)self;
+    if (!atomic_load(&g_stopped))
+        ct_when_tell_unreadable();
     stop_tracing(1);
     return S_OK;
 }

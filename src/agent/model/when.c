@@ -30,15 +30,47 @@ void ct_when_notes(char *out, size_t cap)
 {
     ct_notes_copy(&g_notes, out, cap);
 }
+static void path_text(const ct_expr *e, const ct_expr_path *p, char *out, size_t cap);
+
 /* This trace's conditions (parsed into permanent memory; a later session
  * parses again into new memory: rewritten code may still name the old). */
 static const ct_expr *g_exprs[CT_WHEN_MAX];
 static const char *g_texts[CT_WHEN_MAX];
 static _Atomic uint32_t g_n;
 
+/* Calls at which each path of each condition could not be read. */
+static _Atomic unsigned long g_unreadable[CT_WHEN_MAX][CT_EXPR_MAX_PATHS];
+
+void ct_when_unreadable(uint32_t index, uint32_t path)
+{
+    if (index < CT_WHEN_MAX && path < CT_EXPR_MAX_PATHS)
+        atomic_fetch_add_explicit(&g_unreadable[index][path], 1, memory_order_relaxed);
+}
+
+void ct_when_tell_unreadable(void)
+{
+    uint32_t n = atomic_load(&g_n);
+    for (uint32_t i = 0; i < n && i < CT_WHEN_MAX; i++)
+        for (uint32_t pi = 0; pi < g_exprs[i]->npaths && pi < CT_EXPR_MAX_PATHS; pi++) {
+            unsigned long k = atomic_exchange(&g_unreadable[i][pi], 0);
+            if (!k)
+                continue;
+            char path[CT_EXPR_MAX_TEXT + 1];
+            path_text(g_exprs[i], &g_exprs[i]->paths[pi], path, sizeof path);
+            pthread_mutex_lock(&g_lock);
+            note("--when '%s': %s could not be read in %lu call%s (a field its object does not "
+                 "have, a value of a type it cannot compare): %s not recorded",
+                 g_texts[i], path, k, k == 1 ? "" : "s", k == 1 ? "it was" : "they were");
+            pthread_mutex_unlock(&g_lock);
+        }
+}
+
 int ct_when_load(const char *text, char *why, size_t cap)
 {
     atomic_store(&g_n, 0);
+    for (uint32_t i = 0; i < CT_WHEN_MAX; i++)
+        for (uint32_t pi = 0; pi < CT_EXPR_MAX_PATHS; pi++)
+            atomic_store(&g_unreadable[i][pi], 0);
     if (!text || !*text)
         return 0;
     uint32_t n = 0;
@@ -196,6 +228,7 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f, int at_end)
         const ct_expr *e = g_exprs[match[j]];
         ct_when_bound *c = &w->c[j];
         c->expr = e;
+        c->index = match[j];
         for (uint32_t pi = 0; pi < e->npaths; pi++) {
             const ct_expr_path *p = &e->paths[pi];
             c->paths[pi].arg = bind_root(f, g_texts[match[j]], e, p, at_end);

@@ -43,6 +43,7 @@ typedef struct ct_when_path {
 
 typedef struct ct_when_bound {
     const ct_expr *expr;
+    uint32_t index;                        /* the condition's, in this trace's */
     ct_when_path paths[CT_EXPR_MAX_PATHS];
 } ct_when_bound;
 
@@ -53,6 +54,16 @@ typedef struct ct_when_fn {
 } ct_when_fn;
 
 struct ct_mapped_fn;
+
+/* A path of condition index could not be read at a call (a field the
+ * object does not have, a struct field whose layout is not known): that
+ * call is not recorded, and the end of the trace says so (hooks; one
+ * relaxed atomic add). */
+void ct_when_unreadable(uint32_t index, uint32_t path);
+/* At the end of a trace: one note per path that could not be read, with
+ * how many calls (stderr at start-up, kept for the CLI under attach);
+ * the counts start again. */
+void ct_when_tell_unreadable(void);
 
 /* Chosen values (-A, -R; CLRTRACE_ARGS_CHOSEN, CLRTRACE_RET_CHOSEN; the
  * grammar is ct_chosen_parse's) bound to a function: the values its ENTER

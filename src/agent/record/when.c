@@ -127,10 +127,15 @@ static void to_xval(ct_tbuf *b, const ct_plan *p, uintptr_t addr, ct_xval *out, 
         out->kind = load_ref(addr) ? CT_XV_OBJECT : CT_XV_NULL;
         return;
     case CT_V_NULLABLE:
-        if (!*(const uint8_t *)addr)
+        if (!*(const uint8_t *)addr) {
             out->kind = CT_XV_NULL;
-        else
-            to_xval(b, p->elem, addr + p->value_offset, out, depth + 1);
+            return;
+        }
+        to_xval(b, p->elem, addr + p->value_offset, out, depth + 1);
+        /* A value of a kind with nothing else to compare (DateTime?): not
+         * null, as `!= null` asks. */
+        if (out->kind == CT_XV_UNKNOWN && p->elem && !ct_plan_is_by_range(p->elem))
+            out->kind = CT_XV_OBJECT;
         return;
     case CT_V_BYREF: {
         uintptr_t target = byref_target(b, addr);
@@ -310,6 +315,10 @@ static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
     out->kind = CT_XV_UNKNOWN;
     int how = walk(ctx->b, e, pi, &ctx->c->paths[pi], &p, &addr, out);
     walked(ctx->b, how, p, addr, out);
+    /* Not read, though bound (a path the function cannot give was told at
+     * its binding): the end of the trace says so. */
+    if (out->kind == CT_XV_UNKNOWN && how != WALK_NULL && ctx->c->paths[pi].arg != CT_WHEN_NO_ARG)
+        ct_when_unreadable(ctx->c->index, pi);
 }
 
 int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f)
