@@ -256,6 +256,47 @@ static ssize_t read_answer(int fd, char *buf, size_t cap, int ms)
     }
 }
 
+/* A note of the profiler's, "clrtrace WHO: LINE" on stderr. A list of
+ * methods ("...): A; B; C") longer than CT_NOTE_NAMES_SHOWN names shows that
+ * many, and the whole list goes to a file beside the trace, one name a
+ * line, which the line names (near: the output's path; in_dir: the trace
+ * file's directory holds it); without an output file, every name is shown. */
+#define CT_NOTE_NAMES_SHOWN 20
+static void print_note(const char *who, const char *line, size_t n, const char *near, int in_dir)
+{
+    const char *end = line + n, *colon = memmem(line, n, "): ", 3);
+    size_t names = 0, cut = n;
+    for (const char *p = colon; p; p = memmem(p + 1, (size_t)(end - p - 1), "; ", 2))
+        if (++names == CT_NOTE_NAMES_SHOWN + 1)
+            cut = (size_t)(p - line);
+    char path[4096];
+    FILE *f = NULL;
+    if (colon && names > CT_NOTE_NAMES_SHOWN && near) {
+        const char *slash = strrchr(near, '/');
+        int dir = slash ? (int)(slash - near + 1) : 0;
+        if (in_dir)
+            snprintf(path, sizeof path, "%.*suncalled-methods.txt", dir, near);
+        else
+            snprintf(path, sizeof path, "%s.uncalled-methods.txt", near);
+        f = fopen(path, "we");
+    }
+    if (!f) {
+        fprintf(stderr, "clrtrace %s: %.*s\n", who, (int)n, line);
+        return;
+    }
+    for (const char *p = colon + 3; p < end;) {
+        const char *e = memmem(p, (size_t)(end - p), "; ", 2);
+        size_t len = e ? (size_t)(e - p) : (size_t)(end - p);
+        fprintf(f, "%.*s\n", (int)len, p);
+        p += len + 2;
+    }
+    if (fclose(f) != 0)
+        fprintf(stderr, "clrtrace %s: %.*s\n", who, (int)n, line);
+    else
+        fprintf(stderr, "clrtrace %s: %.*s; and %zu more (the whole list: %s)\n", who, (int)cut,
+                line, names - CT_NOTE_NAMES_SHOWN, path);
+}
+
 /* The request: the outputs, the settings given (and the IL engine, the
  * only one that attaches). */
 static size_t build_request(char *out, size_t cap, int text, int binary,
@@ -555,7 +596,8 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
         for (size_t at = strlen(answer) + 1; at < (size_t)k;) {
             size_t n = strcspn(answer + at, "\n");
             if (n)
-                fprintf(stderr, "clrtrace %s: %.*s\n", who, (int)n, answer + at);
+                print_note(who, answer + at, n, trace_path ? trace_path : text_path,
+                           trace_path != NULL);
             at += n + 1;
         }
         rc = 0;

@@ -31,10 +31,11 @@
 #define CT_ATTACH_HELLO "clrtrace-session 1"
 /* Largest session request, and largest answer: a line ("ok N M", "error
  * WHY", "done"); "done" is followed by the lines the CLI prints after its
- * detach line (methods the runtime left as they were, methods that run
- * inlined where ReJIT cannot reach), each ending in '\n'. */
+ * detach line (methods the runtime left as they were, every chosen method
+ * with no call since the attach), each ending in '\n'. A SEQPACKET message:
+ * one answer is one receive. */
 #define CT_ATTACH_REQUEST_MAX (64u * 1024)
-#define CT_ATTACH_ANSWER_MAX 4096u
+#define CT_ATTACH_ANSWER_MAX 65536u
 /* More methods than this chosen in a running process: the CLI warns (each
  * call of each one is recorded; with no filter, "my code" can be large). */
 #define CT_ATTACH_WARN_METHODS 5000u

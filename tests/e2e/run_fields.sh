@@ -16,6 +16,9 @@
 #      e2e.fields and e2e.il.fields);
 #   3. attached (`record -p`) to the target making the same calls in a loop,
 #      every type loaded before the attach: the same values;
+#   3b. the methods with no call since the attach: each named after the
+#      detach line, none said to be inlined; past 20, the whole list in
+#      uncalled-methods.txt beside the trace;
 #   4. conditions (--when) over struct fields of objects decide as the
 #      values read (Nullable<T> against null, a record struct's decimal, an
 #      enum field of a struct field); a path that cannot be read says so in
@@ -106,6 +109,26 @@ sleep 0.5 # a few rounds before the attach
 timeout -k 5 120 "$ct" record -o "$work/attached" -p "$spid" -d 1s -F 'Shop.Calls.*' \
     >"$work/attach.out" 2>"$work/attach.err"
 check_eq "record -p exits 0" 0 "$?"
+# The methods with no call since the attach (issue 35, 3.): every one named,
+# none said to be inlined. -F 'Shop.*' chooses the record struct Money's
+# generated members (C# 10's record structs: the property accessors,
+# ToString, PrintMembers, GetHashCode, both Equals, == and !=, Deconstruct),
+# none of which the program calls, and Main, running since before the
+# attach; every other method of Shop is called in each round.
+uncalled_line='clrtrace record: 13 chosen methods had 0 calls since the attach (not called since, or called only from code compiled before it that the runtime cannot recompile: dynamic methods such as serializers, dependency injection and request delegates; trace the program from its start to see them): Shop.Money.Deconstruct; Shop.Money.Equals; Shop.Money.Equals; Shop.Money.GetHashCode; Shop.Money.PrintMembers; Shop.Money.ToString; Shop.Money.get_Amount; Shop.Money.get_Currency; Shop.Money.op_Equality; Shop.Money.op_Inequality; Shop.Money.set_Amount; Shop.Money.set_Currency; Shop.Program.Main'
+timeout -k 5 120 "$ct" record -o "$work/all" -p "$spid" -d 1s -F 'Shop.*' \
+    >"$work/all.out" 2>"$work/all.err"
+check_eq "-F 'Shop.*': the methods with no call since the attach, each named, after the detach line" \
+    "$uncalled_line" "$(sed -n '/^clrtrace record: detached from pid /,$p' "$work/all.err" | sed 1d)"
+# More than 20: 20 named, the whole list in a file beside the trace.
+timeout -k 5 120 "$ct" record -o "$work/many" -p "$spid" -d 1s -F 'Shop.*' \
+    -F 'System.Text.StringBuilder.*' >"$work/many.out" 2>"$work/many.err"
+many=$(sed -n '/^clrtrace record: detached from pid /,$p' "$work/many.err" | sed 1d)
+total=$(sed -nE 's/^clrtrace record: ([0-9]+) chosen methods had 0 calls since the attach .*/\1/p' <<<"$many")
+check "more than 20: 20 named, then 'and N more (the whole list: DIR/uncalled-methods.txt)'" \
+    grep -qE "^clrtrace record: [0-9]+ chosen .*\): ([^;]+; ){19}[^;]+; and $((total - 20)) more \(the whole list: $work/many/uncalled-methods.txt\)\$" <<<"$many"
+check_eq "the file holds every one, a line each, Money's and Main among them" \
+    "$total 13" "$(wc -l <"$work/many/uncalled-methods.txt") $(grep -c '^Shop\.' "$work/many/uncalled-methods.txt")"
 touch "$flag"
 for ((i = 0; i < 600; i++)); do [[ -s "$work/serve.rc" ]] && break; sleep 0.1; done
 check_eq "the target ends as untraced (7)" 7 "$(cat "$work/serve.rc" 2>/dev/null)"

@@ -1059,50 +1059,9 @@ static const char *session_name(ModuleID mod, mdMethodDef tok, char *buf, size_t
     return buf;
 }
 
-/* Methods the attach report names as likely inlined into code compiled
- * before the attach; the others are counted in one line. */
-#define CT_IL_REPORT_INLINED_MAX 4
-
-/* Whether chosen method (mod, tok), not called since the attach, runs
- * inlined in code compiled before it: it has no code of its own
- * (ICorProfilerInfo9::GetNativeCodeStartAddresses of its original version)
- * while a method its IL calls (a definition of the same module, chosen)
- * was called since (rewritten). A method never called at all whose callees
- * others call would pass too: the line says what is likely. */
-static int session_inlined(ModuleID mod, mdMethodDef tok)
+static int by_text(const void *a, const void *b)
 {
-    ICorProfilerInfo *info = g_ct.info;
-    FunctionID id = 0;
-    ULONG32 ncode = 0;
-    if (g_ct.info_version < 9 ||
-        FAILED(info->lpVtbl->GetFunctionFromToken(info, mod, tok, &id)) || !id ||
-        FAILED(info->lpVtbl->GetNativeCodeStartAddresses(info, id, 0, 0, &ncode, NULL)) ||
-        ncode)
-        return 0;
-    const BYTE *hdr = NULL;
-    ULONG size = 0;
-    if (FAILED(info->lpVtbl->GetILFunctionBody(info, mod, tok, &hdr, &size)) || !hdr || !size ||
-        size > CT_IL_MAX_BODY)
-        return 0;
-    size_t cap = (size_t)size * sizeof(clril_insn) + IL_ARENA_MIN;
-    void *mem = malloc(cap);
-    if (!mem)
-        return 0;
-    clril_arena a;
-    clril_arena_init(&a, mem, cap);
-    clril_body b;
-    clril_error err;
-    int found = 0;
-    if (clril_decode(hdr, size, &a, &b, &err) == CLRIL_OK)
-        for (uint32_t i = 0; i < b.ninsns && !found; i++) {
-            const clril_insn *in = &b.insns[i];
-            uint32_t callee = (uint32_t)in->value;
-            if ((in->op == CLRIL_CALL || in->op == CLRIL_CALLVIRT || in->op == CLRIL_NEWOBJ) &&
-                (callee >> 24) == 0x06 && callee != tok)
-                found = (session_mark(mod, callee, 0) & SESSION_REWRITTEN) != 0;
-        }
-    free(mem);
-    return found;
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Appends one line to out (cap bytes, *used of them taken); a line that does
@@ -1153,31 +1112,49 @@ void ct_il_attach_report(char *out, size_t cap)
         }
         report_line(out, cap, &used, line);
     }
-    size_t inlined = 0;
-    for (size_t i = 0; out && i < l.n; i++) {
-        uintptr_t b = l.bits[i];
-        if ((b & (SESSION_REWRITTEN | SESSION_REFUSED)) ||
-            !session_inlined(l.keys[i].a, (mdMethodDef)l.keys[i].b))
+    /* The chosen methods never called since the attach, by name: the
+     * runtime asks for a rewritten body at a method's first call, so these
+     * had no call of their own; whether one ran inside code compiled
+     * before the attach (inlined into a dynamic method) is not known. */
+    const char **names = l.n && out ? malloc(l.n * sizeof *names) : NULL;
+    size_t uncalled = 0;
+    for (size_t i = 0; names && i < l.n; i++) {
+        if (l.bits[i] & (SESSION_REWRITTEN | SESSION_REFUSED))
             continue;
-        /* A broad filter chooses many methods not called while attached
-         * whose callees others called: named up to a few, then counted. */
-        if (++inlined > CT_IL_REPORT_INLINED_MAX)
-            continue;
-        snprintf(line, sizeof line,
-                 "%s: 0 calls, while methods it calls were called: it runs inlined in code "
-                 "compiled before the attach (a dynamic method, such as an ASP.NET Core "
-                 "request delegate), which the runtime cannot recompile; trace the program "
-                 "from its start to see its calls",
-                 session_name(l.keys[i].a, (mdMethodDef)l.keys[i].b, name, sizeof name));
-        report_line(out, cap, &used, line);
+        names[uncalled] =
+            strdup(session_name(l.keys[i].a, (mdMethodDef)l.keys[i].b, name, sizeof name));
+        if (names[uncalled])
+            uncalled++;
     }
-    if (inlined > CT_IL_REPORT_INLINED_MAX) {
-        snprintf(line, sizeof line,
-                 "%zu more chosen methods had 0 calls while methods they call were called "
-                 "(inlined in code compiled before the attach, or not called at all)",
-                 inlined - CT_IL_REPORT_INLINED_MAX);
-        report_line(out, cap, &used, line);
+    if (uncalled) {
+        qsort(names, uncalled, sizeof *names, by_text);
+        int k = snprintf(out + used, cap - used,
+                         "%zu chosen method%s had 0 calls since the attach (not called since, or "
+                         "called only from code compiled before it that the runtime cannot "
+                         "recompile: dynamic methods such as serializers, dependency injection "
+                         "and request delegates; trace the program from its start to see "
+                         "them):",
+                         uncalled, uncalled == 1 ? "" : "s");
+        size_t at = k > 0 && (size_t)k < cap - used ? used + (size_t)k : used;
+        for (size_t i = 0; at > used && i < uncalled; i++) {
+            size_t n = strlen(names[i]);
+            if (at + n + 4 >= cap) {
+                at += (size_t)snprintf(out + at, cap - at, " ...");
+                break;
+            }
+            at += (size_t)snprintf(out + at, cap - at, "%s %s", i ? ";" : "", names[i]);
+        }
+        if (at > used && at + 1 < cap) {
+            out[at++] = '\n';
+            out[at] = '\0';
+            used = at;
+        } else {
+            out[used] = '\0';
+        }
     }
+    for (size_t i = 0; names && i < uncalled; i++)
+        free((void *)names[i]);
+    free(names);
     free(l.keys);
     free(l.bits);
     pthread_mutex_lock(&g_session_lock);

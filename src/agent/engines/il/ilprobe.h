@@ -84,10 +84,10 @@ void ct_il_rejit_error(ModuleID mod, mdMethodDef tok);
 /* At the end of a session, before the revert: what the user should know
  * about the chosen methods, as lines ending in '\n' into out (at most cap
  * bytes, NUL-terminated; none: ""): the methods the runtime did not let the
- * engine rewrite, and each method never called since the attach while
- * methods it calls were, with no code of its own (it runs inlined in code
- * compiled before the attach, which ReJIT cannot recompile when that code
- * is a dynamic method). Forgets the session's methods. */
+ * engine rewrite, and every method never called since the attach, by name
+ * (not called, or called only from code compiled before the attach that
+ * ReJIT cannot recompile: a dynamic method that inlined it). Forgets the
+ * session's methods. */
 void ct_il_attach_report(char *out, size_t cap);
 
 /* Functions the JIT compiled (an atomic load: a signal handler may ask). */
