@@ -492,6 +492,20 @@ ct_csc() {
 
 ct_kill_quiet() { kill -KILL "$@" 2>/dev/null; }
 
+# ct_ready_pid FILE [TENTHS]: sets spid once FILE holds a line "ready PID"
+# (a service's first line), waiting at most TENTHS tenths of a second
+# (default 600); spid is empty when it did not come.
+ct_ready_pid() {
+    local i
+    spid=
+    for ((i = 0; i < ${2:-600}; i++)); do
+        spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$1" 2>/dev/null)
+        [[ -n "$spid" ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # ct_serve_shop APP: tests/targets/Shop's service mode (the four orders
 # placed every 5 ms for 60 s) in the background, its output in
 # $work/serve.out and .err, killed at exit; waits (at most 60 s) for its

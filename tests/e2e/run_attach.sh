@@ -47,15 +47,7 @@ cleanup_pids() { local p; for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null;
 ct_at_exit cleanup_pids
 
 # wait_ready FILE: sets spid once FILE holds "ready PID" (at most 60 s).
-wait_ready() {
-    local i
-    spid=
-    for ((i = 0; i < 600; i++)); do
-        spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$1" 2>/dev/null)
-        [[ -n "$spid" ]] && return
-        sleep 0.1
-    done
-}
+wait_ready() { ct_ready_pid "$1"; }
 # start NAME [ENV...] -- ARGS...: starts the service in the background, its
 # output in NAME.out/.err; sets spid once it printed "ready PID" (at most 60 s).
 start() {
@@ -163,8 +155,15 @@ ct_run "$work" again "$ct" run -p "$spid" -d 1s -o "$work/again.txt"
 check_eq "run -p again: exit code 0" 0 "$(cat "$work/again.rc")"
 # (and, when the default budget stepped a method down, its line: a slower
 # profiler, as under sanitized.sh, takes more of the workers' time)
-check_eq "run -p again: two lines on stderr (attached, detached), but the budget's" 2 \
-    "$(grep -vc '^clrtrace run: budget 5%: ' "$work/again.err")"
+check_eq "run -p again: two lines on stderr (attached, detached), but the budget's and the one naming the methods with no call" 2 \
+    "$(grep -vcE '^clrtrace run: (budget 5%: |[0-9]+ chosen methods? had 0 calls since the attach )' "$work/again.err")"
+# The program's other modes' methods were not called; Handle was: named in
+# the line, or past 20 in the file it names.
+uncalled=$(grep -E '^clrtrace run: [0-9]+ chosen methods? had 0 calls since the attach ' "$work/again.err" |
+    sed -E 's/^[^)]*\): //; s/; and [0-9]+ more \(the whole list: .*\)$//; s/; /\n/g')
+[[ -f "$work/again.txt.uncalled-methods.txt" ]] && uncalled=$(cat "$work/again.txt.uncalled-methods.txt")
+check_eq "run -p again: the methods with no call since the attach named (Program.Spin, not Handlers.Handle)" \
+    "1 0" "$(grep -cx 'Svc\.Program\.Spin' <<<"$uncalled") $(grep -cx 'Svc\.Handlers\.Handle' <<<"$uncalled")"
 # Ctrl-C ends tracing; a clrtrace killed outright ends it too (its
 # profiler sees the connection go), and the next attach works.
 "$ct" run -p "$spid" -o "$work/int.txt" 2>"$work/int.err" &

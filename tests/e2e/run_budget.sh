@@ -48,18 +48,12 @@ ct_at_exit cleanup_pids
 # spin NAME SECONDS: the service spinning in the background (NAME.out/.err/
 # .rc); spid once it printed "ready PID" (at most 60 s).
 spin() {
-    local name=$1 i
+    local name=$1
     # CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the process gets the
     # sanitizers' runtime the profiler it will load needs.
     ( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" spin "$2" >"$work/$name.out" 2>"$work/$name.err"
       echo $? >"$work/$name.rc" ) &
-    spid=
-    for ((i = 0; i < 600; i++)); do
-        spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/$name.out" 2>/dev/null)
-        [[ -n "$spid" ]] && break
-        sleep 0.1
-    done
-    [[ -n "$spid" ]] && pids+=("$spid")
+    ct_ready_pid "$work/$name.out" && pids+=("$spid")
 }
 # finish NAME: waits for the service's end (its .rc), at most 120 s.
 finish() {

@@ -95,14 +95,11 @@ check_eq "an unreadable path: the program's output unchanged" "$(cat "$work/plai
 
 echo "== attached: every type loaded before the attach"
 flag=$work/stop
-( dotnet "$app" serve "$flag" >"$work/serve.out" 2>"$work/serve.err"; echo $? >"$work/serve.rc" ) &
-spid=
-for ((i = 0; i < 600; i++)); do
-    spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/serve.out" 2>/dev/null)
-    [[ -n "$spid" ]] && break
-    sleep 0.1
-done
-[[ -n "$spid" ]] || { echo "ERROR: the target did not start" >&2; cat "$work/serve.err" >&2; exit 2; }
+# CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
+# the profiler it will load needs.
+( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve "$flag" >"$work/serve.out" \
+    2>"$work/serve.err"; echo $? >"$work/serve.rc" ) 2>/dev/null &
+ct_ready_pid "$work/serve.out" || { echo "ERROR: the target did not start" >&2; cat "$work/serve.err" >&2; exit 2; }
 stop_serving() { touch "$flag"; [[ -s "$work/serve.rc" ]] || sleep 1; pkill -KILL -f "$flag" 2>/dev/null; }
 ct_at_exit stop_serving
 sleep 0.5 # a few rounds before the attach

@@ -242,13 +242,7 @@ check_attach() {
     ( env CLRTRACE_PRELOAD_SANITIZERS=1 "${sanit[@]}" "${exe[$v]}" serve "$work/flag-$v" \
         >"$work/serve-$v.out" 2>"$work/serve-$v.err"
       echo $? >"$work/serve-$v.rc" ) 2>/dev/null &
-    spid=
-    for ((i = 0; i < 300; i++)); do
-        spid=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$work/serve-$v.out" 2>/dev/null)
-        [[ -n "$spid" ]] && break
-        sleep 0.1
-    done
-    [[ -n "$spid" ]] || { ct_fail "attach $v: the service started"; touch "$work/flag-$v"; return; }
+    ct_ready_pid "$work/serve-$v.out" 300 || { ct_fail "attach $v: the service started"; touch "$work/flag-$v"; return; }
     ct_run "$work" "attach-$v" "$ct" run -p "$spid" -d 1s -o "$t"
     touch "$work/flag-$v"
     for ((i = 0; i < 300; i++)); do [[ -s "$work/serve-$v.rc" ]] && break; sleep 0.1; done
