@@ -79,6 +79,7 @@ typedef struct thread {
     ct_table open;          /* function key -> 1 + its kept frames open (the
                                functions whose fn.open_owner is another) */
     int pending;            /* an enter line is held back */
+    struct thread *pprev, *pnext; /* the threads holding one back, by its time */
     char tid_text[UINT_TEXT_MAX]; /* the line prefix's thread field */
     size_t tid_len;
     uint64_t pend_time;
@@ -120,6 +121,11 @@ struct ct_render {
         size_t outs_len;    /* outs' text (out/ref parameters at return) */
     } ev;
     uint64_t dropped, events;
+    /* The threads holding an enter line back, oldest first (the events
+     * come in time order): before a line of time T, those of them held
+     * back from before T are written as opening lines ("... {"), so that
+     * no line comes after one of a later time. */
+    thread *phead, *ptail;
     int finished, have_end;
     int attached;           /* a trace of `clrtrace -p` (ct_header_attached) */
     uint64_t mapped, traced, unrewritten;
@@ -162,6 +168,7 @@ static void emitf(ct_render *r, const char *fmt, ...)
 /* The walk's callbacks (records). */
 static int thread_made(void *ctx, ct_walk_thread *t);
 static void thread_freed(void *ctx, ct_walk_thread *t);
+static void clear_pending(ct_render *r, struct thread *th);
 static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
                        const ct_rec *rec, int nomem);
 static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
@@ -401,8 +408,10 @@ static int thread_made(void *ctx, ct_walk_thread *wt)
 
 static void thread_freed(void *ctx, ct_walk_thread *wt)
 {
-    (void)ctx;
+    ct_render *r = ctx;
     thread *t = wt->user;
+    if (r)
+        clear_pending(r, t);
     ct_table_free(&t->open);
     free(t->pend);
 }
@@ -563,12 +572,43 @@ static void put(char *line, size_t *n, const char *s, size_t len)
     *n += len;
 }
 
+/* th holds its enter line back (at the list's end: the latest). */
+static void set_pending(ct_render *r, thread *th)
+{
+    if (th->pending)
+        clear_pending(r, th);
+    th->pending = 1;
+    th->pnext = NULL;
+    th->pprev = r->ptail;
+    if (r->ptail)
+        r->ptail->pnext = th;
+    else
+        r->phead = th;
+    r->ptail = th;
+}
+
+static void clear_pending(ct_render *r, thread *th)
+{
+    if (!th->pending)
+        return;
+    th->pending = 0;
+    if (th->pprev)
+        th->pprev->pnext = th->pnext;
+    else
+        r->phead = th->pnext;
+    if (th->pnext)
+        th->pnext->pprev = th->pprev;
+    else
+        r->ptail = th->pprev;
+    th->pprev = th->pnext = NULL;
+}
+
 /* Writes the held-back enter line as an opening line: "... {". */
 static void flush_pending(ct_render *r, thread *th)
 {
     if (!th->pending)
         return;
-    th->pending = 0;
+    clear_pending(r, th);
     if (!r->opts.lines)
         return;
     char *text = th->pend + PREFIX_MAX;
@@ -644,8 +684,8 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
         mark_jit(r, th, f, rec, depth);
     if (r->opts.lines)
         format_call(r, th, f->def, rec, t->ids);
-    th->pending = 1;
     th->pend_time = rec->time_ns;
+    set_pending(r, th);
     th->pend_depth = depth;
     frame *fr = fp;
     if (fr) {
@@ -701,7 +741,7 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
     char *line;             /* the line's text, after its prefix's room */
     size_t n, pre;
     if (th->pending && timed >= 0 && th->pend_depth == depth) {
-        th->pending = 0;
+        clear_pending(r, th);
         if (!r->opts.lines)
             return;
         /* Folded onto the call text where it is, unless the end's text
@@ -770,7 +810,7 @@ static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     if (how == CT_WALK_MISSED) {
         count_dropped(r, t, 1);
         forget(th, fr);
-        th->pending = 0;
+        clear_pending(r, th);
         return 0;
     }
     if (how == CT_WALK_OPEN) /* the renderer never closes the walk */
@@ -986,6 +1026,15 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
             leave_text(r, f->def, rec);
         else if (rec->type == CT_REC_UNWIND)
             unwind_text(r, rec);
+        /* The lines this event writes are of its time, or of this thread's
+         * held-back enter: the other threads' enters held back from before
+         * that are written first, as "... {" (their calls end later, on
+         * lines of their own). */
+        thread *th = t->user;
+        uint64_t at = th->pending ? th->pend_time : rec->time_ns;
+        if (th->pending || rec->type != CT_REC_ENTER) /* an enter alone writes nothing yet */
+            while (r->phead && r->phead != th && r->phead->pend_time < at)
+                flush_pending(r, r->phead);
         ct_walk_event(&r->walk, t, rec); /* call_opened, call_ended, call_unmatched */
         return 0;
     }

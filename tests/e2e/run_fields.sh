@@ -19,6 +19,8 @@
 #   3b. the methods with no call since the attach: each named after the
 #      detach line, none said to be inlined; past 20, the whole list in
 #      uncalled-methods.txt beside the trace;
+#   3c. 8 threads calling at once: the live log and the replay in time
+#      order (the writer's watermark);
 #   4. conditions (--when) over struct fields of objects decide as the
 #      values read (Nullable<T> against null, a record struct's decimal, an
 #      enum field of a struct field); a path that cannot be read says so in
@@ -93,6 +95,23 @@ check_eq "an unreadable path: one line on stderr" \
     "$(cat "$work/w_nope.err")"
 check_eq "an unreadable path: the program's output unchanged" "$(cat "$work/plain.out")" "$(cat "$work/w_nope.out")"
 
+echo "== 8 busy threads: the log in time order"
+# The live log and the replay of the recording: every line's TIME at least
+# the one before (the writer's watermark, issue 35); 8 * 20000 * 14.
+ct_run "$work" threads timeout -k 5 300 "$ct" record -o "$work/threads" \
+    --text "$work/threads.txt" -F 'Shop.Calls.*' -- dotnet "$app" threads 20000
+check_eq "threads: the program's output (8 * 20000 * 14) and exit code" "2240000 7" \
+    "$(cat "$work/threads.out") $(cat "$work/threads.rc")"
+in_order() { # FILE: the event lines' times never go back
+    awk '/^ *[0-9]+\.[0-9]+ +[0-9]+ / { if ($1 + 0 < last) { print NR ": " $1 " after " last; bad++; if (bad > 5) exit 1 } last = $1 + 0 }
+         END { exit bad > 0 }' "$1"
+}
+check_eq "threads: 160000 calls in the log, of 8 threads" "160000 8" \
+    "$(grep -c 'Calls\.Last(' "$work/threads.txt") $(grep 'Calls\.Last(' "$work/threads.txt" | awk '{print $2}' | sort -u | wc -l)"
+check "threads: the live log in time order" in_order "$work/threads.txt"
+"$ct" replay "$work/threads" >"$work/threads-replay.txt" 2>/dev/null
+check "threads: the replay in time order" in_order "$work/threads-replay.txt"
+
 echo "== attached: every type loaded before the attach"
 flag=$work/stop
 # CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
@@ -110,9 +129,10 @@ check_eq "record -p exits 0" 0 "$?"
 # none said to be inlined. -F 'Shop.*' chooses the record struct Money's
 # generated members (C# 10's record structs: the property accessors,
 # ToString, PrintMembers, GetHashCode, both Equals, == and !=, Deconstruct),
-# none of which the program calls, and Main, running since before the
-# attach; every other method of Shop is called in each round.
-uncalled_line='clrtrace record: 13 chosen methods had 0 calls since the attach (not called since, or called only from code compiled before it that the runtime cannot recompile: dynamic methods such as serializers, dependency injection and request delegates; trace the program from its start to see them): Shop.Money.Deconstruct; Shop.Money.Equals; Shop.Money.Equals; Shop.Money.GetHashCode; Shop.Money.PrintMembers; Shop.Money.ToString; Shop.Money.get_Amount; Shop.Money.get_Currency; Shop.Money.op_Equality; Shop.Money.op_Inequality; Shop.Money.set_Amount; Shop.Money.set_Currency; Shop.Program.Main'
+# none of which the program calls, Main, running since before the attach,
+# and the closure of Main's threads mode (its constructor and lambda, run
+# only in that mode); every other method of Shop is called in each round.
+uncalled_line='clrtrace record: 15 chosen methods had 0 calls since the attach (not called since, or called only from code compiled before it that the runtime cannot recompile: dynamic methods such as serializers, dependency injection and request delegates; trace the program from its start to see them): Shop.Money.Deconstruct; Shop.Money.Equals; Shop.Money.Equals; Shop.Money.GetHashCode; Shop.Money.PrintMembers; Shop.Money.ToString; Shop.Money.get_Amount; Shop.Money.get_Currency; Shop.Money.op_Equality; Shop.Money.op_Inequality; Shop.Money.set_Amount; Shop.Money.set_Currency; Shop.Program.<>c__DisplayClass0_0..ctor; Shop.Program.<>c__DisplayClass0_0.<Main>b__0; Shop.Program.Main'
 timeout -k 5 120 "$ct" record -o "$work/all" -p "$spid" -d 1s -F 'Shop.*' \
     >"$work/all.out" 2>"$work/all.err"
 check_eq "-F 'Shop.*': the methods with no call since the attach, each named, after the detach line" \
@@ -125,7 +145,7 @@ total=$(sed -nE 's/^clrtrace record: ([0-9]+) chosen methods had 0 calls since t
 check "more than 20: 20 named, then 'and N more (the whole list: DIR/uncalled-methods.txt)'" \
     grep -qE "^clrtrace record: [0-9]+ chosen .*\): ([^;]+; ){19}[^;]+; and $((total - 20)) more \(the whole list: $work/many/uncalled-methods.txt\)\$" <<<"$many"
 check_eq "the file holds every one, a line each, Money's and Main among them" \
-    "$total 13" "$(wc -l <"$work/many/uncalled-methods.txt") $(grep -c '^Shop\.' "$work/many/uncalled-methods.txt")"
+    "$total 15" "$(wc -l <"$work/many/uncalled-methods.txt") $(grep -c '^Shop\.' "$work/many/uncalled-methods.txt")"
 touch "$flag"
 for ((i = 0; i < 600; i++)); do [[ -s "$work/serve.rc" ]] && break; sleep 0.1; done
 check_eq "the target ends as untraced (7)" 7 "$(cat "$work/serve.rc" 2>/dev/null)"

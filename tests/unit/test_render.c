@@ -385,6 +385,35 @@ static void test_threads_and_endings(void **state)
     assert_string_equal(render(1, 1, NULL), single);
 }
 
+/* Lines in time order across threads (issue 35): thread 10's call A began
+ * at 1 us and ends at 4 us; thread 20's whole call B runs from 2 to 3 us.
+ * B's line (2 us) must not come before A's (1 us): A's enter is written
+ * first as an opening line, its end on a line of its own. A call that
+ * ends before another thread's line keeps its one line (B). */
+static void test_time_order_across_threads(void **state)
+{
+    (void)state;
+    begin_trace();
+    function(1, "A", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    ct_fn_param b_p[] = { { "int n=", 0, &p_i4 } };
+    function(2, "B", CT_FN_STATIC, 1, b_p, "int ", &p_i4);
+    val v[1];
+    event(CT_REC_ENTER, 1000, 10, 1, 0, NULL);
+    v[0] = v_i4(1);
+    event(CT_REC_ENTER, 2000, 20, 2, 1, v);
+    v[0] = v_i4(5);
+    event(CT_REC_LEAVE, 3000, 20, 2, 1, v);
+    event(CT_REC_LEAVE, 4000, 10, 1, 0, NULL);
+    end_block();
+    assert_string_equal(render(1, 0, NULL),
+        "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
+        "# CoreCLR 10.0.12, ICorProfilerInfo15\n"
+        "#  TIME(s)    TID   DURATION  CALL\n"
+        "  0.000001     10             A() {\n"
+        "  0.000002     20     1.0 us  B(int n=1) -> int 5\n"
+        "  0.000004     10     3.0 us  }\n");
+}
+
 /* Frames left by exceptions: UNWIND records carrying the exception (its
  * class named by a CLASS record, its message), one with a null message, one
  * whose class no CLASS record names, and one of a trace before the values
@@ -867,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_recursion_total),
         cmocka_unit_test(test_name_collisions),
         cmocka_unit_test(test_threads_and_endings),
+        cmocka_unit_test(test_time_order_across_threads),
         cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_value_statuses),

@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "agent/core/clock.h"
 #include "agent/core/outputs.h"
 #include "agent/core/tbuf.h"
 #include "agent/core/writer.h"
@@ -292,11 +293,68 @@ static void test_again_compressed(void **state)
     check_merged(1);
 }
 
+/* Waits (bounded) until the writer took everything b's ring holds. */
+static void wait_taken(ct_tbuf *b)
+{
+    for (int i = 0; i < WRITER_WAIT_S * 1000 && ct_ring_tail(&b->ring) != ct_ring_head(&b->ring);
+         i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    assert_true(ct_ring_tail(&b->ring) == ct_ring_head(&b->ring));
+}
+
+/* The watermark (issue 35): an event stamped before another thread's but
+ * published after it (B inside a hook since its time t0 + 500, A's event
+ * at t0 + 1000 published meanwhile) still comes first: the writer holds
+ * A's while B is inside a hook, for at most CT_WRITER_ORDER_WAIT_NS. */
+static void test_time_order_across_threads(void **state)
+{
+    (void)state;
+    static const ct_mapped_fn fn = {.id = 1, .hooked = 1, .name = "Demo.Run",
+                                    .display = "Demo.Run"};
+    const uint64_t key = (uint64_t)(uintptr_t)&fn;
+    int fd = start(0);
+    ct_writer_define(&fn);
+    ct_tbuf *a = ct_tbuf_acquire(TID_A, 0), *b = ct_tbuf_acquire(TID_B, 0);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t t0 = ct_now_ns();
+    put_event(b, CT_REC_ENTER, t0, key, NULL, 0, 0, 0);
+    ct_writer_kick();
+    wait_taken(b);
+    atomic_store(&b->making, 1);            /* B: inside a hook, its time t0 + 500 */
+    put_event(a, CT_REC_ENTER, t0 + 1000, key, NULL, 0, 0, 0);
+    ct_writer_kick();
+    nanosleep(&(struct timespec){0, 20000000}, NULL); /* rounds meanwhile */
+    /* Held, not taken, while B is inside its hook (well within the wait). */
+    assert_true(ct_ring_tail(&a->ring) != ct_ring_head(&a->ring));
+    put_event(b, CT_REC_LEAVE, t0 + 500, key, NULL, 0, 0, 0);
+    atomic_store(&b->making, 0);
+    ct_writer_kick();
+    wait_taken(a);
+    ct_tbuf_orphan(a);
+    ct_tbuf_orphan(b);
+    ct_writer_stop(1, 1, 1);
+    seen recs[MAX_SEEN];
+    uint64_t mapped = 0, traced = 0;
+    size_t n = read_trace(fd, recs, MAX_SEEN, &mapped, &traced), nev = 0;
+    const uint64_t times[] = {t0, t0 + 500, t0 + 1000};
+    for (size_t i = 0; i < n; i++)
+        if (ct_rec_is_event(recs[i].type)) {
+            assert_true(nev < 3);
+            assert_true(recs[i].time == times[nev]);
+            nev++;
+        }
+    assert_int_equal(nev, 3);
+    assert_int_equal(ct_writer_reset(), 0);
+    close(fd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_merged_by_time, setup),
         cmocka_unit_test_setup(test_again_compressed, setup),
+        cmocka_unit_test_setup(test_time_order_across_threads, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

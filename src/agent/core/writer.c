@@ -654,6 +654,7 @@ typedef struct cursor {
     uint64_t pos, end;
     uint64_t time;
     int orphaned;
+    int making;   /* its thread was inside a hook when the round began */
 } cursor;
 
 static cursor *g_cur;
@@ -684,8 +685,10 @@ static size_t drain(cursor *c, int bounded, uint64_t limit)
     uint64_t stored = c->pos, size;
     const uint8_t *p;
     while ((p = ct_ring_peek(r, &c->pos, c->end, &size))) {
-        if (bounded && ct_event_time(p) > limit)
+        uint64_t t = ct_event_time(p);
+        if (bounded && t > limit)
             break;
+        c->b->merge_last = t;
         process_event(c->b, p, (size_t)size);
         n++;
         c->pos += size;
@@ -739,11 +742,28 @@ static size_t heap_pop(size_t *heap, size_t *n)
     return top;
 }
 
-/* One round: what every buffer holds now, merged by time. Returns the
- * records handled. */
-static size_t round_once(void)
+/* Set by a round that left events for the next (the watermark), and when
+ * holding began. */
+static int g_held;
+static uint64_t g_held_since;
+
+/* The earliest time cursor c's thread may still publish an event at, once
+ * its events of this round are taken: inside a hook, no earlier than its
+ * last; outside, no earlier than the round's start, less the slack. */
+static uint64_t may_still_publish(const cursor *c, uint64_t start)
+{
+    if (c->making)
+        return c->b->merge_last;
+    return start > CT_WRITER_ORDER_SLACK_NS ? start - CT_WRITER_ORDER_SLACK_NS : 0;
+}
+
+/* One round: what every buffer holds now, merged by time, up to the
+ * watermark (writer.h) unless `all`. Returns the records handled; g_held
+ * says whether some were left for the next round. */
+static size_t round_once(int all)
 {
     size_t n = 0;
+    uint64_t start = ct_now_ns();
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next) {
         int st = atomic_load_explicit(&b->state, memory_order_acquire);
         if (st != CT_TBUF_IN_USE && st != CT_TBUF_ORPHANED)
@@ -763,13 +783,22 @@ static size_t round_once(void)
         cursor *c = &g_cur[n++];
         c->b = b;
         c->orphaned = st == CT_TBUF_ORPHANED;
+        /* Before its head: an event it publishes after this is made after
+         * this load (or begun before it, and no earlier than its last). */
+        c->making = atomic_load_explicit(&b->making, memory_order_seq_cst);
         c->end = ct_ring_head(&b->ring);
         c->pos = ct_ring_tail(&b->ring);
     }
+    /* Held back too long (a thread held inside a hook): all that is here. */
+    if (g_held && start - g_held_since > CT_WRITER_ORDER_WAIT_NS)
+        all = 1;
     /* After the snapshot: every function an event names was queued before
      * the event was published. */
     size_t handled = drain_functions();
     size_t nheap = 0;
+    /* The watermark: no event later than what a thread with nothing left
+     * in this round may still publish. */
+    uint64_t floor = UINT64_MAX;
     for (size_t i = 0; i < n; i++) {
         cursor *c = &g_cur[i];
         ct_tbuf *b = c->b;
@@ -785,19 +814,29 @@ static size_t round_once(void)
         }
         if (peek(c))
             heap_push(g_heap, &nheap, i);
+        else if (!all && may_still_publish(c, start) < floor)
+            floor = may_still_publish(c, start);
     }
-    if (nheap == 1) {
-        handled += drain(&g_cur[g_heap[0]], 0, 0);
-        nheap = 0;
-    }
+    int held = 0;
     while (nheap) {
         size_t i = heap_pop(g_heap, &nheap);
         cursor *c = &g_cur[i];
-        /* This thread's events up to the next event of another thread. */
-        handled += nheap ? drain(c, 1, g_cur[g_heap[0]].time) : drain(c, 0, 0);
+        if (c->time > floor) {
+            held = 1;
+            break;
+        }
+        /* This thread's events up to the next event of another thread, and
+         * the watermark. */
+        uint64_t limit = nheap && g_cur[g_heap[0]].time < floor ? g_cur[g_heap[0]].time : floor;
+        handled += limit == UINT64_MAX ? drain(c, 0, 0) : drain(c, 1, limit);
         if (peek(c))
             heap_push(g_heap, &nheap, i);
+        else if (!all && may_still_publish(c, start) < floor)
+            floor = may_still_publish(c, start);
     }
+    if (held && !g_held)
+        g_held_since = start;
+    g_held = held;
     for (size_t i = 0; i < n; i++) {
         cursor *c = &g_cur[i];
         ct_ring_rearm(&c->b->ring);
@@ -880,7 +919,7 @@ static void *writer_main(void *arg)
     uint64_t last_flush = ct_mono_raw_ns();
     for (;;) {
         int stopping = atomic_load_explicit(&g_stopping, memory_order_acquire);
-        size_t n = round_once();
+        size_t n = round_once(stopping);
         if (n)
             atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
         pending_step(CT_WRITER_ZSTD_PIECE);
@@ -909,6 +948,9 @@ static void *writer_main(void *arg)
             idle = CT_WRITER_IDLE_NS;
             continue;
         }
+        /* Events left for the next round: it comes soon. */
+        if (g_held)
+            idle = CT_WRITER_IDLE_NS;
         if (atomic_exchange_explicit(&g_kick, 0, memory_order_relaxed))
             continue;
         struct timespec ts = {0, idle};

@@ -32,6 +32,16 @@
  * it at once. */
 #define CT_WRITER_IDLE_NS 1000000L
 #define CT_WRITER_IDLE_MAX_NS 16000000L
+/* The merge writes the threads' events in time order (a watermark): a
+ * round writes an event only once no thread can still publish an earlier
+ * one. A thread inside a hook (ct_tbuf.making) may publish one no earlier
+ * than the last it published; a thread outside one, none earlier than the
+ * round's start less CT_WRITER_ORDER_SLACK_NS (the time its flag takes to
+ * be seen). The rest waits for the next round, but never longer than
+ * CT_WRITER_ORDER_WAIT_NS (a thread held inside a hook): then a round
+ * writes what it has, as it comes. */
+#define CT_WRITER_ORDER_SLACK_NS 50000ull
+#define CT_WRITER_ORDER_WAIT_NS 100000000ull
 /* The binary trace is written in blocks of this size. */
 #define CT_WRITER_FILE_BUFFER (1u << 20)
 /* A full block is compressed this many bytes at a time, one piece per turn

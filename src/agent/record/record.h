@@ -126,7 +126,6 @@ typedef struct ct_rec_exc {
 } ct_rec_exc;
 
 typedef struct ct_rec_thread {
-    _Atomic int busy;             /* inside a hook (re-entry is dropped) */
     uint32_t depth;               /* open frames (the shadow stack) */
     uint32_t gate;                /* open frames of trigger functions */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
@@ -410,8 +409,13 @@ static inline int ct_rec_gate_open(const ct_tbuf *b, const ct_mapped_fn *f)
 
 static inline void ct_rec_busy(ct_tbuf *b, int busy)
 {
-    atomic_store_explicit(&ct_rec_of(b)->busy, busy,
-                          busy ? memory_order_relaxed : memory_order_release);
+    atomic_store_explicit(&b->making, busy, busy ? memory_order_relaxed : memory_order_release);
+}
+
+/* Whether this thread is inside a hook already. */
+static inline int ct_rec_is_busy(ct_tbuf *b)
+{
+    return atomic_load_explicit(&b->making, memory_order_relaxed);
 }
 
 /* ------------------------------------------------ the shadow stack */
@@ -743,7 +747,7 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
                                 ct_rec_args_fn *args, const void *ctx, int naive)
 {
     ct_rec_thread *t = ct_rec_of(b);
-    if (atomic_load_explicit(&t->busy, memory_order_relaxed)) {
+    if (ct_rec_is_busy(b)) {
         /* Re-entered (the runtime ran managed code inside our hook). */
         ct_tbuf_count_drop(b, 1);
         return;
@@ -830,7 +834,7 @@ static inline ct_tbuf *ct_rec_close_begin(void)
         return NULL;
     if (g_rec.attached && !ct_rec_of(b)->depth)
         return NULL; /* entered before the trace began */
-    if (atomic_load_explicit(&ct_rec_of(b)->busy, memory_order_relaxed)) {
+    if (ct_rec_is_busy(b)) {
         ct_tbuf_count_drop(b, 1);
         return NULL;
     }

@@ -377,7 +377,7 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
 {
     ct_rec_thread *t = ct_rec_of(b);
     if (depth == CT_EH_NONE || t->depth <= depth || !ct_rec_recording() ||
-        atomic_load_explicit(&t->busy, memory_order_relaxed))
+        ct_rec_is_busy(b))
         return;
     ct_rec_busy(b, 1);
     uint64_t deep_key = 0;

@@ -9,6 +9,8 @@
 //                      5 ms until the file FLAG exists (for `clrtrace -p`:
 //                      every type is loaded before the attach); prints the
 //                      results of the last round
+//   Fields threads N   8 threads call Calls.Last N times each, at once;
+//                      prints the sum of what they returned (8 * N * 14)
 using System.Diagnostics;
 using System.IO;
 using System.Threading;
@@ -106,6 +108,31 @@ namespace Shop
                     Thread.Sleep(5);
                 }
                 Console.Write(last);
+                return 7;
+            }
+            if (args.Length == 2 && args[0] == "threads")
+            {
+                int n = int.Parse(args[1], CultureInfo.InvariantCulture);
+                long sum = 0;
+                var go = new ManualResetEventSlim();
+                var workers = new Thread[8];
+                for (int w = 0; w < workers.Length; w++)
+                {
+                    workers[w] = new Thread(() =>
+                    {
+                        var t = new Tail { Name = "t", Wrapped = 14 };
+                        long mine = 0;
+                        go.Wait();
+                        for (int i = 0; i < n; i++)
+                            mine += Calls.Last(t);
+                        Interlocked.Add(ref sum, mine);
+                    });
+                    workers[w].Start();
+                }
+                go.Set();
+                foreach (var t in workers)
+                    t.Join();
+                Console.WriteLine(sum);
                 return 7;
             }
             Console.Write(Round());
