@@ -189,7 +189,10 @@ ct_summary_calls() {
 # ct_tree FILE [TID]: the call text of one thread (default: the main thread,
 # whose TID is the pid) as indentation + text, durations and times dropped,
 # object addresses written @ADDR and pointers 0xADDR; for comparing with a
-# tree written by hand.
+# tree written by hand. A call written as an opening line and its end (the
+# log keeps lines of all threads in time order: another thread's line came
+# between them) reads as one line, as a call with nothing inside it is
+# written when no other thread's line comes between.
 ct_tree() {
     local tid=${2:-$(ct_pid "$1")}
     ct_calls "$1" | awk -v want="$tid" '
@@ -198,7 +201,16 @@ ct_tree() {
           if (h[2] != want) next
           t = substr($0, RLENGTH + 13)
           gsub(/@0x[0-9a-f]+/, "@ADDR", t); gsub(/=0x[0-9a-f]+/, "=0xADDR", t)
-          print t }'
+          if (held != "") {
+              hi = match(held, /[^ ]/); ci = match(t, /[^ ]/)
+              if (hi == ci && substr(t, ci, 1) == "}") {
+                  print substr(held, 1, length(held) - 2) substr(t, ci + 1); held = ""; next
+              }
+              print held; held = ""
+          }
+          if (t ~ / \{$/) { held = t; next }
+          print t }
+        END { if (held != "") print held }'
 }
 
 # ct_subtree TREE-TEXT FIRST-LINE-FIXED-STRING: from the first line containing

@@ -69,8 +69,7 @@ check "depth 2: the header says so" grep -q '^# clrtrace: .*, filter: my code (f
 check "depth 2: balanced per thread" ct_balance "$work/depth.txt"
 
 launch depth1 --depth=1
-# (A call without children is written when it returns: Main's line comes
-# last, so the lines are compared sorted.)
+# (Each thread's calls, compared sorted: the threads' order varies.)
 check_eq "depth 1 (--depth=1): only each thread's outermost calls" \
     "Filt.Gate.Helper()|Filt.Gate.Helper()|Filt.Program.Main(string[] args=string[0] {}) -> int 51|Filt.Program.Second()" \
     "$(every_thread "$work/depth1.txt" | grep -v '^\[' | LC_ALL=C sort | paste -sd '|')"
