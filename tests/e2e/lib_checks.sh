@@ -204,7 +204,9 @@ ct_tree() {
           if (held != "") {
               hi = match(held, /[^ ]/); ci = match(t, /[^ ]/)
               if (hi == ci && substr(t, ci, 1) == "}") {
-                  print substr(held, 1, length(held) - 2) substr(t, ci + 1); held = ""; next
+                  # "} exception X" reads "-> exception X", as one line says it
+                  end = substr(t, ci + 1); if (end ~ /^ exception/) end = " ->" end
+                  print substr(held, 1, length(held) - 2) end; held = ""; next
               }
               print held; held = ""
           }

@@ -82,6 +82,15 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
 }
 
 static int g_unhandled;
+/* An async body's end by its task's exception (record/unwind.c). */
+void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x)
+{
+    (void)b;
+    (void)now;
+    (void)key;
+    (void)x;
+}
+
 /* A condition's path that could not be read (model/when.c counts them). */
 void ct_when_unreadable(uint32_t index, uint32_t path)
 {
@@ -588,12 +597,22 @@ static void test_watched_function(void **state)
     fake_fn ff;
     fake_fn_init(&ff, NULL, 0, NULL);
     ff.f.hooked = 0;
+    ff.f.watched = CT_WATCH_UNHANDLED;
     g_unhandled = 0;
     ct_recorder_watch_unhandled(&ff.f);
     assert_int_equal(ct_rec_watched((uintptr_t)&ff.f, 1), 1);
     assert_int_equal(ct_rec_watched((uintptr_t)&ff.f, 0), 1);
     assert_int_equal(g_unhandled, 1);
-    assert_int_equal(ct_rec_watched((uintptr_t)&ff.f + 8, 1), 0);
+    /* Another function, not watched; one watched for an async fault: not
+     * the unhandled path's. */
+    fake_fn other, fault;
+    fake_fn_init(&other, NULL, 0, NULL);
+    fake_fn_init(&fault, NULL, 0, NULL);
+    fault.f.hooked = 0;
+    fault.f.watched = CT_WATCH_ASYNC_FAULT;
+    assert_int_equal(ct_rec_watched((uintptr_t)&other.f, 1), 0);
+    assert_int_equal(ct_rec_watched((uintptr_t)&fault.f, 1), 1);
+    assert_int_equal(g_unhandled, 1);
     ct_recorder_watch_unhandled(NULL);
 }
 

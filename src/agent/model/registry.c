@@ -25,6 +25,39 @@
  * AppDomain.UnhandledException through it). */
 #define WATCH_UNHANDLED "System.AppContext.OnUnhandledException"
 
+/* The CoreLib methods an async method's state machine calls with the
+ * exception that faults (or cancels) its task: each builder's
+ * SetException(Exception), and for async iterators their promise's. */
+static const char *const k_async_fault[] = {
+    "System.Runtime.CompilerServices.AsyncTaskMethodBuilder.SetException",
+    "System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1.SetException",
+    "System.Runtime.CompilerServices.AsyncValueTaskMethodBuilder.SetException",
+    "System.Runtime.CompilerServices.AsyncValueTaskMethodBuilder`1.SetException",
+    "System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder.SetException",
+    "System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder`1.SetException",
+    "System.Runtime.CompilerServices.AsyncVoidMethodBuilder.SetException",
+    "System.Threading.Tasks.Sources.ManualResetValueTaskSourceCore`1.SetException",
+};
+
+/* Whether name (a CoreLib method's) is an async builder's SetException. */
+static int is_async_fault(const char *name)
+{
+    for (size_t i = 0; i < sizeof k_async_fault / sizeof *k_async_fault; i++)
+        if (!strcmp(name, k_async_fault[i]))
+            return 1;
+    return 0;
+}
+
+/* Whether type (a CoreLib type's name followed by a dot) declares one. */
+static int declares_async_fault(const char *type)
+{
+    size_t n = strlen(type);
+    for (size_t i = 0; i < sizeof k_async_fault / sizeof *k_async_fault; i++)
+        if (!strncmp(k_async_fault[i], type, n) && !strchr(k_async_fault[i] + n, '.'))
+            return 1;
+    return 0;
+}
+
 /* FunctionID -> record (base/table.h). Every access holds
  * g_lock; the hooks never touch the map: they get the record address as
  * their client id. */
@@ -134,7 +167,7 @@ static int type_may_trace(const ct_module *m, mdTypeDef td)
     type[n] = '.';
     type[n + 1] = '\0';
     /* The watched method's type (WATCH_UNHANDLED). */
-    if (m->corelib && !strcmp(type, "System.AppContext."))
+    if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_fault(type)))
         return 1;
     return type_passes(m, type);
 }
@@ -262,10 +295,17 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     f->hooked = !(impl & MI_ASYNC) && traces_name(m, name);
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
-    f->watched = m->corelib && !strcmp(name, WATCH_UNHANDLED);
+    f->watched = !m->corelib                       ? CT_WATCH_NONE
+                 : !strcmp(name, WATCH_UNHANDLED)  ? CT_WATCH_UNHANDLED
+                 : !g_ct.cfg.no_args && is_async_fault(name) && sig_len >= 3 &&
+                         (sig[0] & 0x20) /* HASTHIS */ && sig[1] == 1 /* one parameter */
+                     ? CT_WATCH_ASYNC_FAULT
+                     : CT_WATCH_NONE;
     f->trigger = f->hooked && g_ct.cfg.tree.trigger &&
                  ct_glob_list_match(g_ct.cfg.tree.trigger, name);
-    if (!f->hooked)
+    /* A SetException watched is planned (its exception is read where a
+     * traced call's argument is), not traced. */
+    if (!f->hooked && f->watched != CT_WATCH_ASYNC_FAULT)
         return;
 
     ClassID cargs[CT_MAX_TYPE_ARGS];
@@ -345,7 +385,7 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
         pthread_mutex_unlock(&g_lock);
         if (fresh && f->hooked)
             tell_defined(f);
-        if (fresh && f->watched && g_events.on_watched)
+        if (fresh && f->watched == CT_WATCH_UNHANDLED && g_events.on_watched)
             g_events.on_watched(f);
         if (!f) {
             /* The table could not grow: this function goes unhooked. The
@@ -369,7 +409,7 @@ static ct_mapped_fn *publish(ct_key key, ct_mapped_fn *mine)
     if (fresh)
         f = mine;
     pthread_mutex_unlock(&g_lock);
-    if (fresh)
+    if (fresh && f->hooked)
         tell_defined(f);
     return f;
 }
@@ -395,7 +435,7 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
     int nm = m ? ct_generic_param_count(m, tok) : 0;
     describe(mine, 0, mod, tok, margs, (ULONG32)(nm < CT_MAX_TYPE_ARGS ? nm : CT_MAX_TYPE_ARGS),
              0);
-    return mine->hooked ? publish(key, mine) : NULL;
+    return mine->hooked || mine->watched == CT_WATCH_ASYNC_FAULT ? publish(key, mine) : NULL;
 }
 
 /* An instantiation's key: its definition and a hash of its type handles. */

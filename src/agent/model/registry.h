@@ -42,13 +42,22 @@ typedef enum ct_late_state {
     CT_LATE_BOUND = 2
 } ct_late_state;
 
+/* Why a function is hooked for the profiler's own use (ct_mapped_fn.watched). */
+enum {
+    CT_WATCH_NONE = 0,
+    CT_WATCH_UNHANDLED = 1,  /* AppContext.OnUnhandledException: the runtime's
+                                unhandled-exception path */
+    CT_WATCH_ASYNC_FAULT = 2 /* an async method builder's SetException(Exception):
+                                the async body calling it ends by that exception */
+};
+
 /* A function the runtime mapped (one per FunctionID), as the profiler
  * knows it. (The CLI's ct_function, src/views/symbols.h, is what a
  * trace's FUNCTION record says; this is its source.) */
 typedef struct ct_mapped_fn {
     FunctionID id;
     int hooked;                 /* passes the filter: traced */
-    int watched;                /* hooked for the profiler's own use (hooks.h) */
+    int watched;                /* CT_WATCH_*: hooked for the profiler's own use (hooks.h) */
     int trigger;                /* matches CLRTRACE_TRIGGER: values are captured only
                                    while such a frame is open on the thread (hooks.c) */
     atomic_uint arginfo_size;   /* bytes GetFunctionEnter3Info needs; 0 until learned */

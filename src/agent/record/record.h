@@ -70,6 +70,13 @@
 #define CT_EXC_INNER_MESSAGE_CHARS 256
 _Static_assert(CT_EXC_CHAIN_MAX <= CT_UNWIND_CHAIN_MAX, "a reader takes the whole chain");
 _Static_assert(CT_EXC_CHAIN_DEPTH <= CT_EXC_NODE_DEPTH_MASK, "the node word holds the depth");
+/* An async method's body (a state machine's MoveNext) that ends with its
+ * task faulted or cancelled: the builder's SetException marks the frame
+ * (ct_rec_async_fault), which then ends by that exception (an UNWIND
+ * record with its values) instead of returning. At most this many frames
+ * of one thread marked at once (continuations run inside SetException,
+ * each its own); a deeper one ends as it returns. */
+#define CT_ASYNC_FAULTS 4
 /* Bytes of each thread's state kept for the engine in use (ct_rec_engine:
  * the ELT engine's argmap snapshot, the IL engine's instantiation cache). */
 #define CT_REC_ENGINE_BYTES 4096
@@ -160,6 +167,11 @@ typedef struct ct_rec_thread {
     /* The latest exceptions thrown on this thread (ct_ex_thrown), at
      * serial % CT_EXC_SLOTS. */
     ct_rec_exc exc[CT_EXC_SLOTS];
+    /* Async bodies whose task SetException faulted, innermost last: the
+     * frame's depth (1: the outermost frame) and the exception. */
+    uint32_t nfaults;
+    uint32_t fault_depth[CT_ASYNC_FAULTS];
+    ct_rec_exc fault_exc[CT_ASYNC_FAULTS];
     uint32_t sampled;              /* calls of sampled functions seen (budget.c) */
     /* The Activity current on the thread (activity.c): the word that
      * holds its managed Thread object (act_handle: the runtime's handle to
@@ -320,6 +332,19 @@ void ct_recorder_reset_threads(void);
  * found an exception unhandled (registry.c). */
 void ct_recorder_watch_unhandled(const ct_mapped_fn *f);
 
+/* The builder of an async method's task got exception object exc
+ * (SetException, ct_mapped_fn.watched CT_WATCH_ASYNC_FAULT): when this
+ * thread's innermost open frame is an async method's body, it is marked
+ * to end by that exception (its type, message and inner exceptions read
+ * now). The engines call it from the enter of SetException. */
+void ct_rec_async_fault(ct_tbuf *b, uint64_t exc);
+/* The exception that marked the frame being closed, at depth (1: the
+ * outermost), or NULL; forgets marks of frames closed otherwise. */
+static inline const ct_rec_exc *ct_rec_fault_at(ct_tbuf *b, uint32_t depth);
+/* The UNWIND event of the frame of function key, with exception x's values
+ * (NULL: without). */
+void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x);
+
 /* Called (once, from the thread that dies) when an unhandled exception is
  * about to end the process: the runtime then aborts with no Shutdown and
  * SIGABRT reset to its default action. The profiler finishes the trace. */
@@ -373,12 +398,23 @@ static inline int ct_rec_recording(void)
  * Its enter hook does what it is watched for. */
 static inline int ct_rec_watched(uintptr_t id, int enter)
 {
-    if (__builtin_expect(id != atomic_load_explicit(&g_rec.watch_unhandled,
-                                                    memory_order_relaxed), 1))
+    const ct_mapped_fn *f = (const ct_mapped_fn *)id;
+    if (__builtin_expect(!f->watched, 1))
         return 0;
-    if (enter)
+    if (enter && id == atomic_load_explicit(&g_rec.watch_unhandled, memory_order_relaxed))
         ct_rec_on_unhandled();
-    return !((const ct_mapped_fn *)id)->hooked;
+    return !f->hooked;
+}
+
+static inline const ct_rec_exc *ct_rec_fault_at(ct_tbuf *b, uint32_t depth)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    while (t->nfaults && t->fault_depth[t->nfaults - 1] > depth)
+        t->nfaults--; /* a frame closed another way (an exception, a tail call) */
+    if (!t->nfaults || t->fault_depth[t->nfaults - 1] != depth)
+        return NULL;
+    t->nfaults--;
+    return &t->fault_exc[t->nfaults];
 }
 
 /* This thread's buffer made (or reused) at its first traced call (thread.c).
@@ -862,6 +898,19 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
     uint64_t m0 = 0, h0 = 0;
     int measured = ct_rec_measure_begin(b, &m0, &h0);
     uint64_t key = (uint64_t)(uintptr_t)f;
+    /* An async body whose task faulted (SetException): it ends by the
+     * exception, as a throw would end it. */
+    const ct_rec_exc *fault = __builtin_expect(ct_rec_of(b)->nfaults != 0, 0)
+                                  ? ct_rec_fault_at(b, ct_rec_of(b)->depth + 1)
+                                  : NULL;
+    if (fault) {
+        ct_rec_end_verdict(b, f, CT_REC_UNWIND, NULL, NULL, fault, now, naive);
+        ct_rec_unwind_event(b, now, key, fault);
+        if (measured)
+            ct_rec_measure_end(b, 0, m0, h0);
+        ct_rec_busy(b, 0);
+        return;
+    }
     ct_rec_end_verdict(b, f, type, has_ret ? ret : NULL, ctx, NULL, now, naive);
     /* With -A, no out values (the chosen values stand for the arguments). */
     uint64_t outs = f->chosen_args ? 0 : f->out_mask;

@@ -4,6 +4,7 @@
  * object and message when they are still kept. */
 #include "record.h"
 
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -191,6 +192,18 @@ static int exception_kind(ClassID cls)
 }
 
 /* The object reference at offset off of object obj (0 when off is none). */
+/* The class of object obj: GetClassFromObject, which answers only inside a
+ * runtime callback; in an IL probe (an async builder's SetException) the
+ * object's first word, its method table, which is its ClassID
+ * (vm/object.inl), as the class cache takes it (values.c). */
+static HRESULT class_of_object(uint64_t obj, ClassID *cls)
+{
+    if (SUCCEEDED(g_ct.info->lpVtbl->GetClassFromObject(g_ct.info, (ObjectID)obj, cls)))
+        return S_OK;
+    memcpy(cls, (const void *)(uintptr_t)obj, sizeof *cls);
+    return *cls ? S_OK : E_FAIL;
+}
+
 static uint64_t ref_at(uint64_t obj, uint32_t off)
 {
     uint64_t ref = 0;
@@ -210,7 +223,7 @@ static int is_ref_array(uint64_t obj)
     ClassID cls = 0, elem = 0;
     CorElementType et = 0;
     ULONG rank = 0;
-    return obj && SUCCEEDED(info->lpVtbl->GetClassFromObject(info, (ObjectID)obj, &cls)) &&
+    return obj && SUCCEEDED(class_of_object(obj, &cls)) &&
            info->lpVtbl->IsArrayClass(info, cls, &et, &elem, &rank) == S_OK && rank == 1 &&
            (et == EXC_ET_CLASS || et == EXC_ET_OBJECT);
 }
@@ -221,7 +234,7 @@ static uint32_t aggregate_items(uint64_t obj, uint64_t *items)
 {
     uint64_t list = ref_at(obj, atomic_load(&g_agg_list_offset));
     ClassID cls = 0;
-    if (!list || FAILED(g_ct.info->lpVtbl->GetClassFromObject(g_ct.info, (ObjectID)list, &cls)))
+    if (!list || FAILED(class_of_object(list, &cls)))
         return 0;
     if (!is_ref_array(list)) {
         /* A ReadOnlyCollection<Exception>: its IList, an Exception[]. */
@@ -298,7 +311,7 @@ static void exc_node(ct_rec_exc *x, uint64_t obj, ClassID cls, int kind, uint32_
         ClassID icls = 0;
         int ikind = EXC_NOT;
         if (!inner ||
-            FAILED(g_ct.info->lpVtbl->GetClassFromObject(g_ct.info, (ObjectID)inner, &icls)) ||
+            FAILED(class_of_object(inner, &icls)) ||
             (ikind = exception_kind(icls)) == EXC_NOT)
             return;
         (*left)--;
@@ -312,13 +325,11 @@ static void exc_node(ct_rec_exc *x, uint64_t obj, ClassID cls, int kind, uint32_
  * now: the object may move before its frames unwind; then its node word
  * and its inner exceptions. Only runtime calls that do not trigger a GC;
  * nothing managed runs. */
-static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
+static void exc_capture_into(ct_rec_exc *x, uint32_t serial, ObjectID obj)
 {
-    ct_rec_exc *x = &ct_rec_of(b)->exc[serial % CT_EXC_SLOTS];
     x->serial = 0;
     ClassID cls = 0;
-    ICorProfilerInfo *info = g_ct.info;
-    if (!serial || !obj || FAILED(info->lpVtbl->GetClassFromObject(info, obj, &cls)) || !cls)
+    if (!serial || !obj || FAILED(class_of_object(obj, &cls)) || !cls)
         return;
     uint64_t v[2] = {(uint64_t)obj, (uint64_t)cls};
     x->len = 0;
@@ -333,17 +344,62 @@ static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
     x->serial = serial;
 }
 
+static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
+{
+    exc_capture_into(&ct_rec_of(b)->exc[serial % CT_EXC_SLOTS], serial, obj);
+}
+
+/* Whether f is an async method's body (not an iterator's): its display
+ * name says so ("async Demo.Net.Fetch"; an async iterator's "async
+ * iterator ..." is one too: its promise's SetException faults it). */
+static int is_async_body(const ct_mapped_fn *f)
+{
+    return f && f->sm_offsets && f->display && !strncmp(f->display, "async ", 6);
+}
+
+void ct_rec_async_fault(ct_tbuf *b, uint64_t exc)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    if (!exc || !t->depth || t->depth > CT_DROP_TRACK_FRAMES || !ct_rec_recording() ||
+        ct_rec_is_busy(b))
+        return;
+    const ct_mapped_fn *top = (const ct_mapped_fn *)(uintptr_t)t->frame_keys[t->depth - 1];
+    if (!is_async_body(top))
+        return;
+    /* Marks of frames closed since are stale; the same frame again (the
+     * builder's overloads): the newest exception. */
+    while (t->nfaults && t->fault_depth[t->nfaults - 1] > t->depth)
+        t->nfaults--;
+    uint32_t k = t->nfaults && t->fault_depth[t->nfaults - 1] == t->depth ? t->nfaults - 1
+                                                                           : t->nfaults;
+    if (k >= CT_ASYNC_FAULTS)
+        return;
+    ct_rec_busy(b, 1);
+    /* Any non-zero serial: the frame's own slot is read by its depth. */
+    exc_capture_into(&t->fault_exc[k], 1, (ObjectID)exc);
+    ct_rec_busy(b, 0);
+    if (!t->fault_exc[k].serial)
+        return;
+    t->fault_depth[k] = t->depth;
+    t->nfaults = k + 1;
+}
+
 /* An UNWIND event of the frame of function `key`, left by exception
  * `serial`: with its values when they are still kept, else without. */
 static void unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial)
 {
     const ct_rec_exc *x = &ct_rec_of(b)->exc[serial % CT_EXC_SLOTS];
+    ct_rec_unwind_event(b, now, key, serial && x->serial == serial ? x : NULL);
+}
+
+void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x)
+{
     /* Built here (the fast path's buffers have no scratch): the header, the
      * values, padding. */
     uint8_t rec[CT_EVENT_BASE_BYTES + sizeof x->values + 8];
     ct_wbuf w;
     ct_event_mark m;
-    if (!serial || x->serial != serial) {
+    if (!x) {
         ct_rec_plain_as(b, CT_REC_UNWIND, now, key, g_rec.naive);
         return;
     }
@@ -560,3 +616,4 @@ void ct_rec_field_offsets(ClassID cls, const char *const *names, uint32_t *offse
                 offsets[k] = fo[i].ulOffset;
     }
 }
+

@@ -137,7 +137,19 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
 {
     uint32_t nargs = t_probe_nargs, ntargs = t_probe_ntargs;
     t_probe_nargs = t_probe_ntargs = 0;
-    if (!ct_rec_recording() || ct_rec_watched(client_id, 1))
+    if (!ct_rec_recording())
+        return;
+    /* An async builder's SetException: its exception, the argument after
+     * `this` (cooperative mode: the object stays where it is). */
+    if (__builtin_expect(((const ct_mapped_fn *)client_id)->watched == CT_WATCH_ASYNC_FAULT, 0) &&
+        nargs == 2 && t_probe_args[1]) {
+        ct_tbuf *b = ct_rec_thread_self();
+        uint64_t exc;
+        memcpy(&exc, (const void *)t_probe_args[1], 8);
+        if (b)
+            ct_rec_async_fault(b, exc);
+    }
+    if (ct_rec_watched(client_id, 1))
         return;
     const ct_mapped_fn *f = (const ct_mapped_fn *)client_id;
     ct_tbuf *b = ct_rec_thread_self();

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# End-to-end test: async methods that fail (issue 35), tests/targets/Failures.
+# An async method's body (its state machine's MoveNext, shown as `async
+# NAME(...)`) whose task its builder faults or cancels (SetException) ends by
+# that exception, as a throw would end it: type, message, on the body's own
+# line; each awaiting body that rethrows it ends by it too; one that catches
+# it does not. The expected ends are written by hand from the target's
+# source (Program.cs).
+#
+# Usage: tests/e2e/run_failures.sh [path/to/libclrtrace.so]
+#
+# Checks (CLRTRACE_ENGINE picks the engine: e2e.failures and
+# e2e.il.failures):
+#   1. traced and untraced runs print the same and exit with the same code
+#      (9); nothing on stderr;
+#   2. every async body that ends by an exception, with it: a chain three
+#      deep (Checkout > Charge > Authorize, thrown after an await), the same
+#      caught in the middle (SafeCheckout ends normally), a throw before the
+#      first await (Validate), a ValueTask<T> (Stock), a cancellation (Wait:
+#      TaskCanceledException); no other body ends by one;
+#   3. report's EXCEPTIONS column counts them; replay --failed shows them.
+# Ends with "run_failures.sh: N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+ct_setup failures "${1:-}" cli
+
+echo "== building tests/targets/Failures"
+app=$(ct_dotnet_build "$root/tests/targets/Failures" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Failures failed" >&2; exit 2; }
+
+echo "== untraced and traced runs"
+run_plain plain
+check_eq "untraced run exits with 9" 9 "$(cat "$work/plain.rc")"
+ct_run "$work" traced timeout -k 5 300 "$ct" record -o "$work/rec" --text "$work/traced.txt" \
+    -F 'Shop.*' -- dotnet "$app"
+ct_same_as_plain traced
+check "traced run writes nothing to stderr" ct_empty "$work/traced.err"
+
+# ends FILE: "CALL => END" for each async body of every thread (a call
+# written as an opening line and its closing line, or as one line).
+ends() {
+    local tid
+    for tid in $(ct_calls "$1" | awk 'match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /) { split(substr($0, 1, RLENGTH), h, " "); if (!seen[h[2]]++) print h[2] }'); do
+        ct_tree "$1" "$tid"
+        echo "@@"
+    done | awk '
+        $0 == "@@" { n = 0; next }
+        { i = match($0, /[^ ]/); t = substr($0, i) }
+        t ~ /^}/ { if (n) { c = open[n--]; e = substr(t, 2); sub(/^ (-> )?/, "", e); if (c ~ /^async /) print c " => " e } next }
+        t ~ / \{$/ { open[++n] = substr(t, 1, length(t) - 2); next }
+        t ~ /^async / {
+            k = index(t, " -> ")
+            if (k) print substr(t, 1, k - 1) " => " substr(t, k + 4); else print t " => "
+        }' | LC_ALL=C sort
+}
+ends "$work/traced.txt" >"$work/ends.txt"
+check_eq "the async bodies ended by an exception, each with it (Program.cs)" \
+"async Shop.Orders.Authorize(int amount=300, <>1__state=0) => exception Shop.PaymentException: \"declined: 300\"
+async Shop.Orders.Authorize(int amount=500, <>1__state=0) => exception Shop.PaymentException: \"declined: 500\"
+async Shop.Orders.Charge(int amount=300, <>1__state=0) => exception Shop.PaymentException: \"declined: 300\"
+async Shop.Orders.Charge(int amount=500, <>1__state=0) => exception Shop.PaymentException: \"declined: 500\"
+async Shop.Orders.Checkout(int amount=500, <>1__state=0) => exception Shop.PaymentException: \"declined: 500\"
+async Shop.Orders.Stock(int id=7, <>1__state=0) => exception System.InvalidOperationException: \"no stock for 7\"
+async Shop.Orders.Validate(string sku=\"\", <>1__state=-1) => exception System.ArgumentException: \"empty sku\"
+async Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=true}, <>1__state=0) => exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"" \
+    "$(grep ' => exception ' "$work/ends.txt")"
+check_eq "the body that catches (SafeCheckout resumed) ends normally, as does every Main body" \
+    "1 0" "$(grep -c '^async Shop\.Orders\.SafeCheckout(int amount=300, <>1__state=0) => $' "$work/ends.txt") $(grep -c '^async Shop\.Program\.Main(.* => exception' "$work/ends.txt")"
+
+echo "== report and --failed"
+"$ct" report "$work/rec" >"$work/report.txt" 2>&1
+# EXCEPTIONS by function: Authorize and Charge failed twice (500, 300),
+# Checkout, Validate, Stock and Wait once; SafeCheckout and Main never.
+check_eq "report: the EXCEPTIONS column" \
+"2 async Shop.Orders.Authorize
+2 async Shop.Orders.Charge
+1 async Shop.Orders.Checkout
+0 async Shop.Orders.SafeCheckout
+1 async Shop.Orders.Stock
+1 async Shop.Orders.Validate
+1 async Shop.Orders.Wait
+0 async Shop.Program.Main" \
+    "$(awk '$7 == "async" { print $6, $7, $8 }' "$work/report.txt" | LC_ALL=C sort -k3)"
+"$ct" replay --failed "$work/rec" >"$work/failed.txt" 2>&1
+check_eq "replay --failed: the 8 bodies ended by an exception" 8 \
+    "$(ends "$work/failed.txt" | grep -c ' => exception ')"
+ct_end run_failures.sh
