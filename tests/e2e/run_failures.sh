@@ -16,8 +16,10 @@
 #   2. every async body that ends by an exception, with it: a chain three
 #      deep (Checkout > Charge > Authorize, thrown after an await), the same
 #      caught in the middle (SafeCheckout ends normally), a throw before the
-#      first await (Validate), a ValueTask<T> (Stock), a cancellation (Wait:
-#      TaskCanceledException); no other body ends by one;
+#      first await (Validate), a ValueTask<T> (Stock), Task.WhenAll of two
+#      failures (each Fail, and Both by the first), an IAsyncEnumerable
+#      throwing after its first item (the iterator, and Sum awaiting it), a
+#      cancellation (Wait: TaskCanceledException); no other body ends by one;
 #   3. report's EXCEPTIONS column counts them; replay --failed shows them.
 # Ends with "run_failures.sh: N passed, M failed".
 set -uo pipefail
@@ -34,8 +36,11 @@ app=$(ct_dotnet_build "$root/tests/targets/Failures" "$work") && [[ -n "$app" ]]
 echo "== untraced and traced runs"
 run_plain plain
 check_eq "untraced run exits with 9" 9 "$(cat "$work/plain.rc")"
+# (-N '*Open*': Program.Open, the helper that starts each chain and awaits
+# it, rethrows what the chain throws; left out, each body above is an
+# untraced frame's: not taken for it.)
 ct_run "$work" traced timeout -k 5 300 "$ct" record -o "$work/rec" --text "$work/traced.txt" \
-    -F 'Shop.*' -- dotnet "$app"
+    -F 'Shop.*' -N '*Open*' -- dotnet "$app"
 ct_same_as_plain traced
 check "traced run writes nothing to stderr" ct_empty "$work/traced.err"
 
@@ -57,15 +62,24 @@ ends() {
         }' | LC_ALL=C sort
 }
 ends "$work/traced.txt" >"$work/ends.txt"
+# (Awaits are numbered from 0 by the compiler: a body resumed after its
+# first await has <>1__state=0; Both's await of WhenAll rethrows the first
+# of the two; Sum's await of the iterator's MoveNextAsync rethrows its
+# exception.)
 check_eq "the async bodies ended by an exception, each with it (Program.cs)" \
 "async Shop.Orders.Authorize(int amount=300, <>1__state=0) => exception Shop.PaymentException: \"declined: 300\"
 async Shop.Orders.Authorize(int amount=500, <>1__state=0) => exception Shop.PaymentException: \"declined: 500\"
+async Shop.Orders.Both(<>1__state=0) => exception System.InvalidOperationException: \"first\"
 async Shop.Orders.Charge(int amount=300, <>1__state=0) => exception Shop.PaymentException: \"declined: 300\"
 async Shop.Orders.Charge(int amount=500, <>1__state=0) => exception Shop.PaymentException: \"declined: 500\"
 async Shop.Orders.Checkout(int amount=500, <>1__state=0) => exception Shop.PaymentException: \"declined: 500\"
+async Shop.Orders.Fail(string what=\"first\", <>1__state=0) => exception System.InvalidOperationException: \"first\"
+async Shop.Orders.Fail(string what=\"second\", <>1__state=0) => exception System.InvalidOperationException: \"second\"
 async Shop.Orders.Stock(int id=7, <>1__state=0) => exception System.InvalidOperationException: \"no stock for 7\"
+async Shop.Orders.Sum(<>1__state=0) => exception System.FormatException: \"mid-stream\"
 async Shop.Orders.Validate(string sku=\"\", <>1__state=-1) => exception System.ArgumentException: \"empty sku\"
-async Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=true}, <>1__state=0) => exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"" \
+async Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=true}, <>1__state=0) => exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"
+async iterator Shop.Orders.Numbers(<>1__state=0) => exception System.FormatException: \"mid-stream\"" \
     "$(grep ' => exception ' "$work/ends.txt")"
 check_eq "the body that catches (SafeCheckout resumed) ends normally, as does every Main body" \
     "1 0" "$(grep -c '^async Shop\.Orders\.SafeCheckout(int amount=300, <>1__state=0) => $' "$work/ends.txt") $(grep -c '^async Shop\.Program\.Main(.* => exception' "$work/ends.txt")"
@@ -73,18 +87,26 @@ check_eq "the body that catches (SafeCheckout resumed) ends normally, as does ev
 echo "== report and --failed"
 "$ct" report "$work/rec" >"$work/report.txt" 2>&1
 # EXCEPTIONS by function: Authorize and Charge failed twice (500, 300),
-# Checkout, Validate, Stock and Wait once; SafeCheckout and Main never.
+# Fail twice (first, second), Checkout, Both, Sum, Validate, Stock, Wait and
+# the iterator Numbers once; SafeCheckout and Main never.
 check_eq "report: the EXCEPTIONS column" \
 "2 async Shop.Orders.Authorize
+1 async Shop.Orders.Both
 2 async Shop.Orders.Charge
 1 async Shop.Orders.Checkout
+2 async Shop.Orders.Fail
 0 async Shop.Orders.SafeCheckout
 1 async Shop.Orders.Stock
+1 async Shop.Orders.Sum
 1 async Shop.Orders.Validate
 1 async Shop.Orders.Wait
-0 async Shop.Program.Main" \
+0 async Shop.Program.Main
+1 async iterator" \
     "$(awk '$7 == "async" { print $6, $7, $8 }' "$work/report.txt" | LC_ALL=C sort -k3)"
 "$ct" replay --failed "$work/rec" >"$work/failed.txt" 2>&1
-check_eq "replay --failed: the 8 bodies ended by an exception" 8 \
-    "$(ends "$work/failed.txt" | grep -c ' => exception ')"
+# The 13 bodies, and the one synchronous call of ours that throws: the
+# iterator's IValueTaskSource<bool>.GetResult, which Sum's await calls and
+# which rethrows the iterator's exception.
+check_eq "replay --failed: the calls that ended by an exception (13 bodies, GetResult)" 14 \
+    "$(grep -cE '(-> |\} )exception ' "$work/failed.txt")"
 ct_end run_failures.sh

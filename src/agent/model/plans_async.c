@@ -266,6 +266,11 @@ int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
     f->args = args;
     f->nargs = n;
     f->sm_offsets = offsets;
+    /* (An async iterator has a builder too, but faults its promise.) */
+    fd = sm_field(sp, "<>v__promiseOfValueOrEnd");
+    if (!fd)
+        fd = sm_field(sp, "<>t__builder");
+    f->sm_fault_at = fd ? fd->offset : CT_SM_NO_FIELD;
     f->has_ret = 0;
     sm_own_result(c, f, mi);
     f->values = 1;

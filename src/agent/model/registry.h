@@ -90,6 +90,10 @@ typedef struct ct_mapped_fn {
      * from argument ranges; CT_SM_NO_FIELD: a parameter with no field. NULL
      * for every other function. */
     const uint32_t *sm_offsets;
+    /* With sm_offsets: where in the state machine the field is whose
+     * SetException faults its task (an async method's <>t__builder, an
+     * async iterator's <>v__promiseOfValueOrEnd); CT_SM_NO_FIELD: none. */
+    uint32_t sm_fault_at;
 
     /* Out, ref and in parameters whose target is read again at return (bit
      * i: argument i, of the first 64; known plans only, fixed at map time):

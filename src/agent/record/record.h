@@ -77,6 +77,11 @@ _Static_assert(CT_EXC_CHAIN_DEPTH <= CT_EXC_NODE_DEPTH_MASK, "the node word hold
  * of one thread marked at once (continuations run inside SetException,
  * each its own); a deeper one ends as it returns. */
 #define CT_ASYNC_FAULTS 4
+/* The state machines of a thread's open async bodies, innermost last, kept
+ * to tell which body a SetException is of (its builder is a field of the
+ * body's state machine): at most this many at once (deeper ones are not
+ * marked). */
+#define CT_ASYNC_BODIES 16
 /* Bytes of each thread's state kept for the engine in use (ct_rec_engine:
  * the ELT engine's argmap snapshot, the IL engine's instantiation cache). */
 #define CT_REC_ENGINE_BYTES 4096
@@ -172,6 +177,14 @@ typedef struct ct_rec_thread {
     uint32_t nfaults;
     uint32_t fault_depth[CT_ASYNC_FAULTS];
     ct_rec_exc fault_exc[CT_ASYNC_FAULTS];
+    /* State machines of async bodies being entered or open (their depth,
+     * 1 the outermost; their record; their address as `this` gave it). */
+    uint32_t nbodies;
+    struct {
+        uint32_t depth;
+        uint64_t key;
+        uintptr_t base;
+    } bodies[CT_ASYNC_BODIES];
     uint32_t sampled;              /* calls of sampled functions seen (budget.c) */
     /* The Activity current on the thread (activity.c): the word that
      * holds its managed Thread object (act_handle: the runtime's handle to
@@ -332,12 +345,13 @@ void ct_recorder_reset_threads(void);
  * found an exception unhandled (registry.c). */
 void ct_recorder_watch_unhandled(const ct_mapped_fn *f);
 
-/* The builder of an async method's task got exception object exc
- * (SetException, ct_mapped_fn.watched CT_WATCH_ASYNC_FAULT): when this
- * thread's innermost open frame is an async method's body, it is marked
- * to end by that exception (its type, message and inner exceptions read
- * now). The engines call it from the enter of SetException. */
-void ct_rec_async_fault(ct_tbuf *b, uint64_t exc);
+/* The builder at address `builder` (its SetException's `this`) of an async
+ * method's task got exception object exc (ct_mapped_fn.watched
+ * CT_WATCH_ASYNC_FAULT): when this thread's innermost open frame is the
+ * async body whose state machine holds that builder, it is marked to end
+ * by that exception (its type, message and inner exceptions read now). The
+ * engines call it from the enter of SetException. */
+void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc);
 /* The exception that marked the frame being closed, at depth (1: the
  * outermost), or NULL; forgets marks of frames closed otherwise. */
 static inline const ct_rec_exc *ct_rec_fault_at(ct_tbuf *b, uint32_t depth);

@@ -357,14 +357,24 @@ static int is_async_body(const ct_mapped_fn *f)
     return f && f->sm_offsets && f->display && !strncmp(f->display, "async ", 6);
 }
 
-void ct_rec_async_fault(ct_tbuf *b, uint64_t exc)
+void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
 {
     ct_rec_thread *t = ct_rec_of(b);
-    if (!exc || !t->depth || t->depth > CT_DROP_TRACK_FRAMES || !ct_rec_recording() ||
-        ct_rec_is_busy(b))
+    if (!exc || !builder || !t->depth || t->depth > CT_DROP_TRACK_FRAMES ||
+        !ct_rec_recording() || ct_rec_is_busy(b))
         return;
     const ct_mapped_fn *top = (const ct_mapped_fn *)(uintptr_t)t->frame_keys[t->depth - 1];
-    if (!is_async_body(top))
+    if (!is_async_body(top) || top->sm_fault_at == CT_SM_NO_FIELD)
+        return;
+    /* The innermost open frame's own builder, not one of a state machine
+     * run by untraced code above it (an untraced async method awaiting a
+     * traced one): the builder is a field of the frame's state machine. A
+     * box the GC moved since the body began is not found: no mark. */
+    while (t->nbodies && t->bodies[t->nbodies - 1].depth > t->depth)
+        t->nbodies--;
+    if (!t->nbodies || t->bodies[t->nbodies - 1].depth != t->depth ||
+        t->bodies[t->nbodies - 1].key != (uint64_t)(uintptr_t)top ||
+        t->bodies[t->nbodies - 1].base + top->sm_fault_at != builder)
         return;
     /* Marks of frames closed since are stale; the same frame again (the
      * builder's overloads): the newest exception. */

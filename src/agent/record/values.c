@@ -277,6 +277,20 @@ void ct_rec_state_machine(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_slot
 {
     uint64_t base;
     memcpy(&base, (const void *)this_slot, 8);
+    /* Where the body's state machine is, for its builder's SetException
+     * (unwind.c): the frame being entered is at the current depth. */
+    ct_rec_thread *t = ct_rec_of(b);
+    if (f->sm_fault_at != CT_SM_NO_FIELD && !t->collect) {
+        uint32_t d = t->depth + 1;
+        while (t->nbodies && t->bodies[t->nbodies - 1].depth >= d)
+            t->nbodies--; /* bodies closed since */
+        if (t->nbodies < CT_ASYNC_BODIES) {
+            t->bodies[t->nbodies].depth = d;
+            t->bodies[t->nbodies].key = (uint64_t)(uintptr_t)f;
+            t->bodies[t->nbodies].base = (uintptr_t)base;
+            t->nbodies++;
+        }
+    }
     for (uint32_t i = 0; i < f->nargs; i++) {
         const ct_plan *p = ct_arg_plan(f, i);
         uint32_t off = f->sm_offsets[i];

@@ -2,6 +2,11 @@
 // issue 35). Each async method's end is written by hand from this source:
 // which ones end by which exception, which catch it. The program prints what
 // each chain gave and exits with code 9.
+//
+// Which body (the first, or one resumed after an await) throws must not
+// depend on timing: the methods that fail after an await wait for Gate, a
+// task Main completes only once the whole chain has suspended; its
+// continuations then run at once, in order (Open).
 using System;
 using System.Collections.Generic;
 using System.Runtime.CompilerServices;
@@ -17,12 +22,15 @@ namespace Shop
 
     public static class Orders
     {
+        // Completed by Main (Open) once the chain it started has suspended.
+        public static TaskCompletionSource Gate = new TaskCompletionSource();
+
         // Three deep: Checkout awaits Charge, which awaits Authorize, which
-        // throws after an await (a Task.Yield: the rest runs resumed).
+        // throws after an await (of the gate: the rest runs resumed).
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static async Task<int> Authorize(int amount)
         {
-            await Task.Yield();
+            await Gate.Task;
             if (amount > 100)
                 throw new PaymentException("declined: " + amount);
             return amount;
@@ -61,8 +69,42 @@ namespace Shop
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static async ValueTask<int> Stock(int id)
         {
-            await Task.Yield();
+            await Gate.Task;
             throw new InvalidOperationException("no stock for " + id);
+        }
+
+        // Two failures awaited at once: each body ends by its own; the
+        // await of WhenAll rethrows the first (the tasks' order).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task<int> Fail(string what)
+        {
+            await Gate.Task;
+            throw new InvalidOperationException(what);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task<int> Both()
+        {
+            int[] r = await Task.WhenAll(Fail("first"), Fail("second"));
+            return r.Length;
+        }
+
+        // An async iterator that throws after its first item.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async IAsyncEnumerable<int> Numbers()
+        {
+            yield return 1;
+            await Gate.Task;
+            throw new FormatException("mid-stream");
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task<int> Sum()
+        {
+            int sum = 0;
+            await foreach (int n in Numbers())
+                sum += n;
+            return sum;
         }
 
         // Cancelled: ends by OperationCanceledException (the task Canceled).
@@ -75,16 +117,30 @@ namespace Shop
 
     public static class Program
     {
+        // Starts a chain, lets it run on once it has suspended: the failures
+        // after an await happen in resumed bodies, every time.
+        static async Task<T> Open<T>(Func<Task<T>> start)
+        {
+            Orders.Gate = new TaskCompletionSource();
+            Task<T> chain = start();
+            Orders.Gate.SetResult();
+            return await chain;
+        }
+
         public static async Task<int> Main()
         {
-            try { Console.WriteLine(await Orders.Checkout(500)); }
+            try { Console.WriteLine(await Open(() => Orders.Checkout(500))); }
             catch (PaymentException e) { Console.WriteLine("checkout: " + e.Message); }
-            Console.WriteLine(await Orders.Checkout(20));
-            Console.WriteLine(await Orders.SafeCheckout(300));
+            Console.WriteLine(await Open(() => Orders.Checkout(20)));
+            Console.WriteLine(await Open(() => Orders.SafeCheckout(300)));
             try { await Orders.Validate(""); }
             catch (ArgumentException e) { Console.WriteLine("validate: " + e.Message); }
-            try { Console.WriteLine(await Orders.Stock(7)); }
+            try { Console.WriteLine(await Open(() => Orders.Stock(7).AsTask())); }
             catch (InvalidOperationException e) { Console.WriteLine("stock: " + e.Message); }
+            try { Console.WriteLine(await Open(() => Orders.Both())); }
+            catch (InvalidOperationException e) { Console.WriteLine("both: " + e.Message); }
+            try { Console.WriteLine(await Open(() => Orders.Sum())); }
+            catch (FormatException e) { Console.WriteLine("sum: " + e.Message); }
             using (var cts = new CancellationTokenSource())
             {
                 Task w = Orders.Wait(cts.Token);

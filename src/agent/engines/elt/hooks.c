@@ -202,8 +202,9 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
 
 /* ------------------------------------------------------ the slow path */
 
-/* An async builder's SetException (CT_WATCH_ASYNC_FAULT): its exception,
- * the argument after `this`, read where the runtime says it is. The
+/* An async builder's SetException (CT_WATCH_ASYNC_FAULT): `this` (the
+ * builder's address) and its exception, the argument after it, read where
+ * the runtime says they are. The
  * argument info's room, in ranges. */
 #define CT_ASYNC_FAULT_RANGES 16
 static void async_fault(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
@@ -218,11 +219,13 @@ static void async_fault(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
     COR_PRF_FUNCTION_ARGUMENT_INFO *args = (COR_PRF_FUNCTION_ARGUMENT_INFO *)(void *)buf;
     ULONG size = sizeof buf;
     if (!b || FAILED(info->lpVtbl->GetFunctionEnter3Info(info, f->id, elt, &frame, &size, args)) ||
-        args->numRanges != 2 || args->ranges[1].length != 8 || !args->ranges[1].startAddress)
+        args->numRanges != 2 || args->ranges[0].length != 8 || !args->ranges[0].startAddress ||
+        args->ranges[1].length != 8 || !args->ranges[1].startAddress)
         return;
-    uint64_t exc;
+    uint64_t builder, exc;
+    memcpy(&builder, (const void *)(uintptr_t)args->ranges[0].startAddress, 8);
     memcpy(&exc, (const void *)(uintptr_t)args->ranges[1].startAddress, 8);
-    ct_rec_async_fault(b, exc);
+    ct_rec_async_fault(b, (uintptr_t)builder, exc);
 }
 
 CT_REC_INLINE void elt_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt, int naive)

@@ -139,15 +139,16 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
     t_probe_nargs = t_probe_ntargs = 0;
     if (!ct_rec_recording())
         return;
-    /* An async builder's SetException: its exception, the argument after
-     * `this` (cooperative mode: the object stays where it is). */
+    /* An async builder's SetException: `this` (the builder's address) and
+     * its exception, the argument after it (cooperative mode: nothing moves). */
     if (__builtin_expect(((const ct_mapped_fn *)client_id)->watched == CT_WATCH_ASYNC_FAULT, 0) &&
-        nargs == 2 && t_probe_args[1]) {
+        nargs == 2 && t_probe_args[0] && t_probe_args[1]) {
         ct_tbuf *b = ct_rec_thread_self();
-        uint64_t exc;
+        uint64_t builder, exc;
+        memcpy(&builder, (const void *)t_probe_args[0], 8);
         memcpy(&exc, (const void *)t_probe_args[1], 8);
         if (b)
-            ct_rec_async_fault(b, exc);
+            ct_rec_async_fault(b, (uintptr_t)builder, exc);
     }
     if (ct_rec_watched(client_id, 1))
         return;
