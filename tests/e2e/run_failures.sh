@@ -20,7 +20,9 @@
 #      failures (each Fail, and Both by the first), an IAsyncEnumerable
 #      throwing after its first item (the iterator, and Sum awaiting it), a
 #      cancellation (Wait: TaskCanceledException); no other body ends by one;
-#   3. report's EXCEPTIONS column counts them; replay --failed shows them.
+#   3. report's EXCEPTIONS column counts them; replay --failed shows them;
+#      --when '...: exception == "T"' chooses them; dump --chrome carries
+#      each exception.
 # Ends with "run_failures.sh: N passed, M failed".
 set -uo pipefail
 
@@ -109,4 +111,16 @@ check_eq "report: the EXCEPTIONS column" \
 # which rethrows the iterator's exception.
 check_eq "replay --failed: the calls that ended by an exception (13 bodies, GetResult)" 14 \
     "$(grep -cE '(-> |\} )exception ' "$work/failed.txt")"
+"$ct" dump --chrome "$work/rec" >"$work/trace.json" 2>/dev/null
+check_eq "dump --chrome: the 13 failed bodies carry their exception" 13 \
+    "$(grep -oE '"name":"async [^"]*"[^}]*"exception":' "$work/trace.json" | wc -l)"
+# --when on how a body ended: Charge's bodies that end by a PaymentException
+# are the two resumed ones (500, 300); the filters see the state machine's
+# metadata name.
+ct_run "$work" when timeout -k 5 300 "$ct" run -o "$work/when.txt" -F 'Shop.*' -N '*Open*' \
+    --when '*<Charge>*.MoveNext: exception == "PaymentException"' -- dotnet "$app"
+check_eq "--when '...: exception == \"PaymentException\"': Charge's two failed bodies" \
+"async Shop.Orders.Charge(int amount=300, <>1__state=0)
+async Shop.Orders.Charge(int amount=500, <>1__state=0)" \
+    "$(grep -oE 'async Shop\.Orders\.Charge\([^)]*\)' "$work/when.txt" | LC_ALL=C sort)"
 ct_end run_failures.sh
