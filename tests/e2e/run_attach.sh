@@ -138,8 +138,10 @@ start svc -- run 24 16
 check "the service is ready" test -n "$spid"
 ct_run "$work" rec "$ct" record -p "$spid" -d 3s -o "$work/rec" &
 rec_job=$!
-sleep 1.5
-# A second clrtrace meanwhile: refused, the first one goes on.
+# Once the first says it attached (not after a fixed time: a loaded machine
+# or the sanitizers' profiler may take longer to attach), a second clrtrace
+# meanwhile: refused, the first one goes on.
+for ((i = 0; i < 600; i++)); do grep -q "attached to pid" "$work/rec.err" 2>/dev/null && break; sleep 0.05; done
 ct_run "$work" second "$ct" run -p "$spid" -d 1s
 check_eq "a second clrtrace at once: exit code 1" 1 "$(cat "$work/second.rc")"
 check "a second clrtrace at once: says another one is tracing" grep -qE \
@@ -168,7 +170,13 @@ check_eq "run -p again: the methods with no call since the attach named (Program
 # profiler sees the connection go), and the next attach works.
 "$ct" run -p "$spid" -o "$work/int.txt" 2>"$work/int.err" &
 cli=$!
-sleep 1.5
+# attached_then FILE: once FILE says the attach is done (at most 30 s), a
+# moment of tracing.
+attached_then() {
+    for ((i = 0; i < 600; i++)); do grep -q "attached to pid" "$1" 2>/dev/null && break; sleep 0.05; done
+    sleep 0.5
+}
+attached_then "$work/int.err"
 kill -INT "$cli"
 wait "$cli"
 check_eq "run -p, Ctrl-C: exit code 0" 0 "$?"
@@ -178,7 +186,7 @@ check "run -p, Ctrl-C: the log is finished" grep -qE '^# clrtrace: detached, ' "
 ( "$ct" run -p "$spid" -o "$work/killed.txt" 2>"$work/killed.err" & echo $! >"$work/killed.pid"
   wait ) 2>/dev/null &
 sub=$!
-sleep 1.5
+attached_then "$work/killed.err"
 kill -KILL "$(cat "$work/killed.pid")"
 wait "$sub"
 for ((i = 0; i < 100; i++)); do

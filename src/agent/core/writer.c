@@ -745,7 +745,7 @@ static size_t heap_pop(size_t *heap, size_t *n)
 /* Set by a round that left events for the next (the watermark), and when
  * holding began. */
 static int g_held;
-static uint64_t g_held_since;
+static uint64_t g_held_since, g_held_floor;
 
 /* The earliest time cursor c's thread may still publish an event at, once
  * its events of this round are taken: inside a hook, no earlier than its
@@ -834,8 +834,11 @@ static size_t round_once(int all)
         else if (!all && may_still_publish(c, start) < floor)
             floor = may_still_publish(c, start);
     }
-    if (held && !g_held)
+    /* The wait is bounded from the watermark's last move: threads that
+     * wait for room while the writer drains them one by one keep it moving. */
+    if (held && (!g_held || floor > g_held_floor))
         g_held_since = start;
+    g_held_floor = floor;
     g_held = held;
     for (size_t i = 0; i < n; i++) {
         cursor *c = &g_cur[i];

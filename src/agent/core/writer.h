@@ -37,8 +37,9 @@
  * one. A thread inside a hook (ct_tbuf.making) may publish one no earlier
  * than the last it published; a thread outside one, none earlier than the
  * round's start less CT_WRITER_ORDER_SLACK_NS (the time its flag takes to
- * be seen). The rest waits for the next round, but never longer than
- * CT_WRITER_ORDER_WAIT_NS (a thread held inside a hook): then a round
+ * be seen; a hook marks its thread before it reads the time). The rest
+ * waits for the next round, but never longer than CT_WRITER_ORDER_WAIT_NS
+ * without the watermark moving (a thread held inside a hook): then a round
  * writes what it has, as it comes. */
 #define CT_WRITER_ORDER_SLACK_NS 50000ull
 #define CT_WRITER_ORDER_WAIT_NS 100000000ull

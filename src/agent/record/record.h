@@ -909,6 +909,11 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
     ct_tbuf *b = ct_rec_close_begin();
     if (!b)
         return;
+    /* The end's time read again once the thread is marked inside a hook
+     * (ct_tbuf.making, the writer's watermark): a thread preempted between
+     * the engine's read and the mark would publish an end earlier than
+     * events the writer has passed already. */
+    now = ct_now_ns();
     uint64_t m0 = 0, h0 = 0;
     int measured = ct_rec_measure_begin(b, &m0, &h0);
     uint64_t key = (uint64_t)(uintptr_t)f;
@@ -964,10 +969,13 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
 {
     if (g_rec.mode != CT_HOOKS_FAST || !ct_rec_recording() || ct_rec_watched(id, type == CT_REC_ENTER))
         return;
-    uint64_t now = ct_now_ns();
     ct_tbuf *b = ct_rec_thread_self();
     if (!b)
         return;
+    /* Marked inside a hook before the time is read: the writer's watermark
+     * (ct_tbuf.making). */
+    ct_rec_busy(b, 1);
+    uint64_t now = ct_now_ns();
     if (type == CT_REC_ENTER) {
         if (ct_rec_budget(b, (const ct_mapped_fn *)id) == CT_BUDGET_SKIP) {
             ct_rec_frame_open_as(b, (uint64_t)id, CT_FRAME_SKIPPED, 0);
@@ -975,16 +983,19 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
             ct_rec_activity(b);
             ct_rec_frame_open(b, (uint64_t)id, !ct_rec_plain(b, type, now, (uint64_t)id), 0);
         }
+        ct_rec_busy(b, 0);
         return;
     }
-    if (g_rec.attached && !ct_rec_of(b)->depth)
+    if (g_rec.attached && !ct_rec_of(b)->depth) {
+        ct_rec_busy(b, 0);
         return; /* entered before the trace began */
-    int how = ct_rec_frame_close(b);
-    if (how) {
-        ct_rec_count_unrecorded(b, how);
-        return;
     }
-    ct_rec_plain(b, type, now, (uint64_t)id);
+    int how = ct_rec_frame_close(b);
+    if (how)
+        ct_rec_count_unrecorded(b, how);
+    else
+        ct_rec_plain(b, type, now, (uint64_t)id);
+    ct_rec_busy(b, 0);
 }
 
 /* The offsets in an object of class cls of its own fields named

@@ -446,6 +446,11 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
         ct_rec_is_busy(b))
         return;
     ct_rec_busy(b, 1);
+    /* The time read once the thread is marked (the writer's watermark, not
+     * earlier than what it may still publish): a moment after `now`. */
+    uint64_t marked = ct_now_ns();
+    if (marked > now)
+        now = marked;
     uint64_t deep_key = 0;
     if (t->depth > CT_DROP_TRACK_FRAMES)
         deep_key = (uint64_t)(uintptr_t)traced_function(fid);
