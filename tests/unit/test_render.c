@@ -327,12 +327,18 @@ static void test_report(void **state)
 /* Two threads interleaved, each with its own depth; an exception, a tail
  * call, a return with no entry, a call with no values, dropped events, and
  * a trace cut before its END record. */
-static void threads_trace(void)
+/* A trace begun, with functions A() (1) and int B(int n) (2). */
+static void begin_a_b(void)
 {
     begin_trace();
     function(1, "A", CT_FN_STATIC, 0, NULL, NULL, NULL);
     ct_fn_param b_p[] = { { "int n=", 0, &p_i4 } };
     function(2, "B", CT_FN_STATIC, 1, b_p, "int ", &p_i4);
+}
+
+static void threads_trace(void)
+{
+    begin_a_b();
     val v[1];
     event(CT_REC_ENTER, 1000, 10, 1, 0, NULL);
     end_block();
@@ -393,10 +399,7 @@ static void test_threads_and_endings(void **state)
 static void test_time_order_across_threads(void **state)
 {
     (void)state;
-    begin_trace();
-    function(1, "A", CT_FN_STATIC, 0, NULL, NULL, NULL);
-    ct_fn_param b_p[] = { { "int n=", 0, &p_i4 } };
-    function(2, "B", CT_FN_STATIC, 1, b_p, "int ", &p_i4);
+    begin_a_b();
     val v[1];
     event(CT_REC_ENTER, 1000, 10, 1, 0, NULL);
     v[0] = v_i4(1);
