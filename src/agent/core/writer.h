@@ -42,7 +42,7 @@
  * without the watermark moving (a thread held inside a hook): then a round
  * writes what it has, as it comes. */
 #define CT_WRITER_ORDER_SLACK_NS 50000ull
-#define CT_WRITER_ORDER_WAIT_NS 100000000ull
+#define CT_WRITER_ORDER_WAIT_NS 500000000ull
 /* The binary trace is written in blocks of this size. */
 #define CT_WRITER_FILE_BUFFER (1u << 20)
 /* A full block is compressed this many bytes at a time, one piece per turn
