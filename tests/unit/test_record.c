@@ -500,7 +500,7 @@ static void test_enter_and_close_skeletons(void **state)
 
     ct_rec_enter(b, &ff.f, 1, 0, fake_args, &arg, 0);
     assert_int_equal(ct_rec_of(b)->depth, 1);
-    assert_int_equal(atomic_load(&b->making), 0);
+    assert_int_equal(atomic_load(&ct_rec_of(b)->busy), 0);
     ct_rec_close(CT_REC_LEAVE, &ff.f, 1, ct_now_ns(), fake_ret, &ret, 0);
     assert_int_equal(ct_rec_of(b)->depth, 0);
     /* An engine that finds no values: the ENTER has none. */
@@ -526,10 +526,10 @@ static void test_enter_and_close_skeletons(void **state)
     assert_int_equal(got, 9);
 
     /* A re-entered hook records nothing and counts a drop. */
-    atomic_store(&b->making, 1);
+    atomic_store(&ct_rec_of(b)->busy, 1);
     ct_rec_enter(b, &ff.f, 1, 0, fake_args, &arg, 0);
     assert_int_equal(atomic_load(&b->dropped), 1);
-    atomic_store(&b->making, 0);
+    atomic_store(&ct_rec_of(b)->busy, 0);
     assert_int_equal(ct_rec_of(b)->depth, 0);
 
     /* Tail calls: an entering function whose caller SP is at or above an

@@ -321,14 +321,14 @@ static void test_time_order_across_threads(void **state)
     put_event(b, CT_REC_ENTER, t0, key, NULL, 0, 0, 0);
     ct_writer_kick();
     wait_taken(b);
-    atomic_store(&b->making, 1);            /* B: inside a hook, its time t0 + 500 */
+    atomic_store(&b->ring.making, 1);            /* B: inside a hook, its time t0 + 500 */
     put_event(a, CT_REC_ENTER, t0 + 1000, key, NULL, 0, 0, 0);
     ct_writer_kick();
     nanosleep(&(struct timespec){0, 20000000}, NULL); /* rounds meanwhile */
     /* Held, not taken, while B is inside its hook (well within the wait). */
     assert_true(ct_ring_tail(&a->ring) != ct_ring_head(&a->ring));
     put_event(b, CT_REC_LEAVE, t0 + 500, key, NULL, 0, 0, 0);
-    atomic_store(&b->making, 0);
+    atomic_store(&b->ring.making, 0);
     ct_writer_kick();
     wait_taken(a);
     ct_tbuf_orphan(a);

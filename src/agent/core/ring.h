@@ -55,6 +55,11 @@ typedef struct ct_ring {
 
     /* Shared, each on its own cache line. */
     _Alignas(64) _Atomic uint64_t head; /* bytes the consumer may read */
+    /* Set by the producer while it is making a record (inside a hook, from
+     * before it reads the record's time): the consumer's merge takes no
+     * other ring's record later than this ring's last while it is set
+     * (writer.h). Beside head: the line the consumer reads each round. */
+    _Atomic int making;
     _Alignas(64) _Atomic uint64_t tail; /* bytes the consumer has released */
     _Atomic int kicked;           /* the consumer was woken for this ring */
 } ct_ring;

@@ -44,10 +44,6 @@ typedef struct ct_tbuf {
     _Atomic int state;            /* CT_TBUF_*, changes when a thread takes or leaves it */
     uint64_t dropped_reported;    /* the writer's: drops written as DROPPED records */
     uint64_t merge_last;          /* the writer's: the time of the last event it took */
-    /* Set by the owner while it is inside a hook, making an event (its
-     * recorder's re-entry guard too): the writer's merge takes no other
-     * thread's event later than this thread's last while it is set. */
-    _Atomic int making;
     uint64_t held_reported;       /* the writer's: ring.held written as HELD records */
     _Alignas(64) _Atomic uint64_t dropped; /* events dropped on this thread */
     /* Calls left out by the budget or the limits, per function key (0: the

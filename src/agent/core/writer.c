@@ -785,7 +785,7 @@ static size_t round_once(int all)
         c->orphaned = st == CT_TBUF_ORPHANED;
         /* Before its head: an event it publishes after this is made after
          * this load (or begun before it, and no earlier than its last). */
-        c->making = atomic_load_explicit(&b->making, memory_order_seq_cst);
+        c->making = atomic_load_explicit(&b->ring.making, memory_order_seq_cst);
         c->end = ct_ring_head(&b->ring);
         c->pos = ct_ring_tail(&b->ring);
     }

@@ -34,7 +34,7 @@
 #define CT_WRITER_IDLE_MAX_NS 16000000L
 /* The merge writes the threads' events in time order (a watermark): a
  * round writes an event only once no thread can still publish an earlier
- * one. A thread inside a hook (ct_tbuf.making) may publish one no earlier
+ * one. A thread inside a hook (ct_ring.making) may publish one no earlier
  * than the last it published; a thread outside one, none earlier than the
  * round's start less CT_WRITER_ORDER_SLACK_NS (the time its flag takes to
  * be seen; a hook marks its thread before it reads the time). The rest

@@ -138,7 +138,9 @@ typedef struct ct_rec_exc {
 } ct_rec_exc;
 
 typedef struct ct_rec_thread {
+    _Atomic int busy;             /* inside a hook (re-entry is dropped) */
     uint32_t depth;               /* open frames (the shadow stack) */
+    uint32_t nfaults;             /* async bodies marked (fault_depth), read at each close */
     uint32_t gate;                /* open frames of trigger functions */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
     /* Of the dropped frames, those a condition (--when) left out: their
@@ -172,19 +174,6 @@ typedef struct ct_rec_thread {
     /* The latest exceptions thrown on this thread (ct_ex_thrown), at
      * serial % CT_EXC_SLOTS. */
     ct_rec_exc exc[CT_EXC_SLOTS];
-    /* Async bodies whose task SetException faulted, innermost last: the
-     * frame's depth (1: the outermost frame) and the exception. */
-    uint32_t nfaults;
-    uint32_t fault_depth[CT_ASYNC_FAULTS];
-    ct_rec_exc fault_exc[CT_ASYNC_FAULTS];
-    /* State machines of async bodies being entered or open (their depth,
-     * 1 the outermost; their record; their address as `this` gave it). */
-    uint32_t nbodies;
-    struct {
-        uint32_t depth;
-        uint64_t key;
-        uintptr_t base;
-    } bodies[CT_ASYNC_BODIES];
     uint32_t sampled;              /* calls of sampled functions seen (budget.c) */
     /* The Activity current on the thread (activity.c): the word that
      * holds its managed Thread object (act_handle: the runtime's handle to
@@ -199,6 +188,19 @@ typedef struct ct_rec_thread {
     uint8_t act_ids[CT_ACTIVITY_ID_BYTES];
     /* The engine's own (ct_rec_engine). */
     _Alignas(16) unsigned char engine[CT_REC_ENGINE_BYTES];
+    /* Last, away from what every call touches: async bodies whose task
+     * SetException faulted, innermost last (nfaults of them): the frame's
+     * depth (1: the outermost frame) and the exception; the state machines
+     * of async bodies being entered or open (their depth, 1 the outermost;
+     * their record; their address as `this` gave it). */
+    uint32_t fault_depth[CT_ASYNC_FAULTS];
+    ct_rec_exc fault_exc[CT_ASYNC_FAULTS];
+    uint32_t nbodies;
+    struct {
+        uint32_t depth;
+        uint64_t key;
+        uintptr_t base;
+    } bodies[CT_ASYNC_BODIES];
 } ct_rec_thread;
 
 static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
@@ -457,15 +459,39 @@ static inline int ct_rec_gate_open(const ct_tbuf *b, const ct_mapped_fn *f)
     return !g_rec.gated || ct_rec_of(b)->gate || f->trigger;
 }
 
+/* Inside a hook (busy) or out of it: the re-entry guard, and the writer's
+ * mark (ct_ring.making: the thread may publish an event no earlier than
+ * its last, writer.h). */
 static inline void ct_rec_busy(ct_tbuf *b, int busy)
 {
-    atomic_store_explicit(&b->making, busy, busy ? memory_order_relaxed : memory_order_release);
+    memory_order mo = busy ? memory_order_relaxed : memory_order_release;
+    atomic_store_explicit(&ct_rec_of(b)->busy, busy, mo);
+    atomic_store_explicit(&b->ring.making, busy, mo);
 }
 
 /* Whether this thread is inside a hook already. */
 static inline int ct_rec_is_busy(ct_tbuf *b)
 {
-    return atomic_load_explicit(&b->making, memory_order_relaxed);
+    return atomic_load_explicit(&ct_rec_of(b)->busy, memory_order_relaxed);
+}
+
+/* A hook that reads its time before it enters the recorder (a leave: its
+ * time is the call's end) marks its thread for the writer first, so that
+ * the time it reads is never earlier than what the writer may still take
+ * (writer.h); unmarked when the hook records nothing. Not inside another
+ * hook (that one's mark stays). */
+static inline void ct_rec_mark_self(void)
+{
+    ct_tbuf *b = ct_rec_self;
+    if (b && !ct_rec_is_busy(b))
+        atomic_store_explicit(&b->ring.making, 1, memory_order_relaxed);
+}
+
+static inline void ct_rec_unmark_self(void)
+{
+    ct_tbuf *b = ct_rec_self;
+    if (b && !ct_rec_is_busy(b))
+        atomic_store_explicit(&b->ring.making, 0, memory_order_release);
 }
 
 /* ------------------------------------------------ the shadow stack */
@@ -898,7 +924,7 @@ static inline ct_tbuf *ct_rec_close_begin(void)
 }
 
 /* The end of a call of f (type LEAVE or TAILCALL) that began at clock
- * time now, after the engine's checks: its frame closed and a record
+ * time now (read after ct_rec_mark_self), after the engine's checks: its frame closed and a record
  * published, a LEAVE with values when f has values to show (has_ret: the
  * engine has its return value; or out arguments): the return value ret
  * finds (f->has_ret), then the out arguments. Else a record without
@@ -907,13 +933,10 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
                                 uint64_t now, ct_rec_ret_fn *ret, const void *ctx, int naive)
 {
     ct_tbuf *b = ct_rec_close_begin();
-    if (!b)
+    if (!b) {
+        ct_rec_unmark_self(); /* the engine marked it (ct_rec_mark_self) */
         return;
-    /* The end's time read again once the thread is marked inside a hook
-     * (ct_tbuf.making, the writer's watermark): a thread preempted between
-     * the engine's read and the mark would publish an end earlier than
-     * events the writer has passed already. */
-    now = ct_now_ns();
+    }
     uint64_t m0 = 0, h0 = 0;
     int measured = ct_rec_measure_begin(b, &m0, &h0);
     uint64_t key = (uint64_t)(uintptr_t)f;
@@ -973,7 +996,7 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
     if (!b)
         return;
     /* Marked inside a hook before the time is read: the writer's watermark
-     * (ct_tbuf.making). */
+     * (ct_ring.making). */
     ct_rec_busy(b, 1);
     uint64_t now = ct_now_ns();
     if (type == CT_REC_ENTER) {

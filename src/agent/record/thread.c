@@ -61,7 +61,7 @@ void ct_recorder_close(void)
      * something this thread holds) is left alone. */
     uint64_t start = ct_mono_raw_ns();
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
-        while (atomic_load_explicit(&b->making, memory_order_acquire) &&
+        while (atomic_load_explicit(&ct_rec_of(b)->busy, memory_order_acquire) &&
                ct_mono_raw_ns() - start < CT_QUIESCE_WAIT_NS)
             nanosleep(&(struct timespec){0, CT_QUIESCE_POLL_NS}, NULL);
 }

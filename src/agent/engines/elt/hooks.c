@@ -247,10 +247,13 @@ CT_REC_INLINE void elt_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt, int 
 
 CT_REC_INLINE void elt_leave(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt, int naive)
 {
+    ct_rec_mark_self();
     uint64_t now = ct_now_ns();
     const ct_mapped_fn *f = (const ct_mapped_fn *)id.clientID;
-    if (ct_rec_watched(id.clientID, 0))
+    if (ct_rec_watched(id.clientID, 0)) {
+        ct_rec_unmark_self();
         return;
+    }
     CT_EH_LOG_EVENT("leave", f->name);
     ct_rec_close(CT_REC_LEAVE, f, f->has_ret, now, capture_ret, (const void *)(uintptr_t)elt, naive);
 }

@@ -170,9 +170,12 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
 CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t ret_addr,
                                int naive)
 {
+    ct_rec_mark_self();
     uint64_t now = ct_now_ns();
-    if (ct_rec_watched(id, 0))
+    if (ct_rec_watched(id, 0)) {
+        ct_rec_unmark_self();
         return;
+    }
     /* Generic code: the frame's record is the instantiation its entry
      * found. */
     const ct_mapped_fn *def = (const ct_mapped_fn *)id;
