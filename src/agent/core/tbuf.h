@@ -43,8 +43,11 @@ typedef struct ct_tbuf {
     uint64_t tid;                 /* OS thread id of the owner */
     _Atomic int state;            /* CT_TBUF_*, changes when a thread takes or leaves it */
     uint64_t dropped_reported;    /* the writer's: drops written as DROPPED records */
-    uint64_t merge_last;          /* the writer's: the time of the last event it took */
     uint64_t held_reported;       /* the writer's: ring.held written as HELD records */
+    /* The writer's: the time of the last event it took (written each run
+     * of events it takes: on a line of its own, not the owner's, which
+     * reads tid at every event). */
+    _Alignas(64) uint64_t merge_last;
     _Alignas(64) _Atomic uint64_t dropped; /* events dropped on this thread */
     /* Calls left out by the budget or the limits, per function key (0: the
      * others), counted by the owner (relaxed stores), read by the writer;

@@ -684,11 +684,12 @@ static size_t drain(cursor *c, int bounded, uint64_t limit)
     size_t n = 0;
     uint64_t stored = c->pos, size;
     const uint8_t *p;
+    uint64_t last = 0;
     while ((p = ct_ring_peek(r, &c->pos, c->end, &size))) {
         uint64_t t = ct_event_time(p);
         if (bounded && t > limit)
             break;
-        c->b->merge_last = t;
+        last = t;
         process_event(c->b, p, (size_t)size);
         n++;
         c->pos += size;
@@ -698,6 +699,8 @@ static size_t drain(cursor *c, int bounded, uint64_t limit)
         }
     }
     ct_ring_release(r, c->pos);
+    if (n)
+        c->b->merge_last = last;
     return n;
 }
 
