@@ -632,6 +632,13 @@ static int is_value_class(ClassID cls)
     return !strcmp(full, "System.ValueType") || !strcmp(full, "System.Enum");
 }
 
+/* Whether t (stripped) is a class, or a value type, possibly generic. */
+static int is_token_kind(const clrsig_type *t, uint8_t kind)
+{
+    return t->kind == kind ||
+           (t->kind == CLRSIG_ET_GENERICINST && t->u.inst.generic->kind == kind);
+}
+
 /* A planning context for the fields of (m, td) instantiated with args. */
 static pctx *fields_ctx(const pctx *outer, const ct_module *m, mdTypeDef td, const ClassID *args,
                         uint32_t nargs)
@@ -710,15 +717,10 @@ static void prime_class(pctx *outer, ClassID cls, unsigned depth)
                     CLRSIG_OK &&
                 !ct_pl_prim_plan(clrsig_strip(s.field)->kind)) {
                 const clrsig_type *t = clrsig_strip(s.field);
-                int is_struct = t->kind == CLRSIG_ET_VALUETYPE ||
-                                (t->kind == CLRSIG_ET_GENERICINST &&
-                                 t->u.inst.generic->kind == CLRSIG_ET_VALUETYPE);
-                int is_class = t->kind == CLRSIG_ET_CLASS ||
-                               (t->kind == CLRSIG_ET_GENERICINST &&
-                                t->u.inst.generic->kind == CLRSIG_ET_CLASS);
-                if (is_struct)
+                if (is_token_kind(t, CLRSIG_ET_VALUETYPE))
                     (void)ct_pl_plan_type(fc, t, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
-                else if (is_class && depth > 1 && class_of_type(fc, t, &fcls) == CLS_OK)
+                else if (is_token_kind(t, CLRSIG_ET_CLASS) && depth > 1 &&
+                         class_of_type(fc, t, &fcls) == CLS_OK)
                     prime_class(outer, fcls, depth - 1);
             }
             fc->arena->used = mark;
@@ -732,9 +734,7 @@ void ct_pl_prime(pctx *c, const clrsig_type *t)
 {
     ClassID cls = 0;
     t = clrsig_strip(t);
-    if (c->allow_load && g_ct.cfg.object_depth &&
-        (t->kind == CLRSIG_ET_CLASS ||
-         (t->kind == CLRSIG_ET_GENERICINST && t->u.inst.generic->kind == CLRSIG_ET_CLASS)) &&
+    if (c->allow_load && g_ct.cfg.object_depth && is_token_kind(t, CLRSIG_ET_CLASS) &&
         class_of_type(c, t, &cls) == CLS_OK)
         prime_class(c, cls, g_ct.cfg.object_depth);
 }

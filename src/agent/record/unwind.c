@@ -349,22 +349,16 @@ static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
     exc_capture_into(&ct_rec_of(b)->exc[serial % CT_EXC_SLOTS], serial, obj);
 }
 
-/* Whether f is an async method's body (not an iterator's): its display
- * name says so ("async Demo.Net.Fetch"; an async iterator's "async
- * iterator ..." is one too: its promise's SetException faults it). */
-static int is_async_body(const ct_mapped_fn *f)
-{
-    return f && f->sm_offsets && f->display && !strncmp(f->display, "async ", 6);
-}
-
 void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
 {
     ct_rec_thread *t = ct_rec_of(b);
     if (!exc || !builder || !t->depth || t->depth > CT_DROP_TRACK_FRAMES ||
         !ct_rec_recording() || ct_rec_is_busy(b))
         return;
+    /* An async body: a state machine with a builder (or, an async
+     * iterator, a promise) to fault; an iterator's has none. */
     const ct_mapped_fn *top = (const ct_mapped_fn *)(uintptr_t)t->frame_keys[t->depth - 1];
-    if (!is_async_body(top) || top->sm_fault_at == CT_SM_NO_FIELD)
+    if (!top || !top->sm_offsets || top->sm_fault_at == CT_SM_NO_FIELD)
         return;
     /* The innermost open frame's own builder, not one of a state machine
      * run by untraced code above it (an untraced async method awaiting a
