@@ -46,8 +46,12 @@
  * blocks a zigzag varint difference (head bit 3). Durations leave the held
  * time out (ct_rec_prog_ns); in traces before 2.7 the times are the threads'
  * program times and held_ns is 0. */
+/* 2.9: an async method's logical call: a FUNCTION record flag
+ * (CT_FN_ASYNC), the async call's id as the last value of its LEAVE when
+ * its task was not complete, and ASYNC_RETURN / ASYNC_FAULT records when
+ * that task completes. */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 8
+#define CT_TRACE_VERSION_MINOR 9
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
 
@@ -95,6 +99,11 @@ typedef enum ct_rec_type {
     CT_REC_ACTIVITY = 15,/* (2.8) the Activity current on a thread changed: its
                             W3C trace id and span id (all zero: none) apply to
                             the thread's calls entered after it */
+    CT_REC_ASYNC_RETURN = 16, /* (2.9) the task of an async call (key: its id,
+                            the last value of the call's LEAVE) ran to
+                            completion: the task's class id, then its result */
+    CT_REC_ASYNC_FAULT = 17, /* (2.9) that task faulted or was cancelled: the
+                            exception, as an UNWIND carries it */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -216,7 +225,18 @@ enum {
     CT_FN_HAS_THIS = 1,
     CT_FN_STATIC = 2,
     CT_FN_NO_VALUES = 4,      /* values are not captured: calls read "Name(...)" */
+    CT_FN_ASYNC = 8,          /* (2.9) an async method (its task is followed): a
+                                 LEAVE that carries one value more than its return
+                                 value and out values ends with the async call's id
+                                 (a U8 value): the call goes on until an
+                                 ASYNC_RETURN or ASYNC_FAULT record of that id */
 };
+
+/* ASYNC_RETURN or ASYNC_FAULT: the end of an async call (docs/trace-format.md). */
+static inline int ct_rec_is_async_end(ct_rec_type type)
+{
+    return type == CT_REC_ASYNC_RETURN || type == CT_REC_ASYNC_FAULT;
+}
 
 /* Each value of an ENTER/LEAVE record is a u32 word, then the bytes: the low
  * 28 bits are the length, the high 4 bits say what the bytes are. */
@@ -276,7 +296,7 @@ typedef struct ct_exc_node {
                                        of depth + 1 that follow it) */
 } ct_exc_node;
 
-/* The exceptions an UNWIND record carries, into nodes[0..*n) (cap at
+/* The exceptions an UNWIND (or ASYNC_FAULT) record carries, into nodes[0..*n) (cap at
  * least 1; CT_UNWIND_CHAIN_MAX + 1 takes any chain a reader accepts):
  * returns 1 with the thrown exception at nodes[0] and its inner
  * exceptions in preorder after it (none in traces before 2.6); 0 when the

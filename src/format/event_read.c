@@ -323,7 +323,7 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
     memset(rec, 0, sizeof *rec);
     rec->type = (ct_rec_type)h[0];
     rec->offset = offset;
-    int is_event = ct_rec_is_event(rec->type);
+    int is_event = ct_rec_is_event(rec->type) || ct_rec_is_async_end(rec->type);
     int bad_pad = h[1] != 0 || (!is_event && (h[2] || h[3]));
     for (size_t i = REC_HEADER + plen; i < total; i++)
         bad_pad |= h[i] != 0;
@@ -388,7 +388,8 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
                 c.bad = 1;
         }
         break;
-    case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
+    case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND:
+    case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT: {
         rec->nvalues = (uint32_t)h[2] | (uint32_t)h[3] << 8;
         rec->time_ns = ct_take_u(&c, 8);
         rec->tid = ct_take_u(&c, 8);
@@ -762,7 +763,8 @@ int ct_unwind_chain(const ct_rec *r, ct_exc_node *nodes, uint32_t cap, uint32_t 
     uint32_t len;
     ct_value_status st;
     *n = 0;
-    if (!cap || r->type != CT_REC_UNWIND || ct_next_value(r, &pos, &v, &len, &st) != 1)
+    if (!cap || (r->type != CT_REC_UNWIND && r->type != CT_REC_ASYNC_FAULT) ||
+        ct_next_value(r, &pos, &v, &len, &st) != 1)
         return 0;
     ct_exc_node *top = &nodes[0];
     memset(top, 0, sizeof *top);

@@ -61,10 +61,31 @@ typedef struct fn {
  * out (the others are counted in budget_other). */
 #define RENDER_BUDGET_FNS 64
 
+/* An async call that returned its task before the task completed
+ * (CT_FN_ASYNC, its id in the LEAVE): what its end's line needs. */
+typedef struct acall {
+    fn *f;
+    uint64_t enter_ns;
+    size_t len;
+    char call[];            /* its call text, len bytes */
+} acall;
+/* An async call's end that came before its return (its task completed on
+ * another thread first): kept for that return. */
+typedef struct aend {
+    ct_rec_type type;
+    uint64_t tid, time_ns;
+    size_t len;
+    char text[];            /* the end's text */
+} aend;
+
 typedef struct frame {
     ct_stack_frame h;       /* the function's key */
     fn *f;
     uint64_t start, child;
+    uint64_t enter_ns;      /* the enter's time (an async call's) */
+    char *call;             /* an async method's call text ("Name(args)"),
+                               kept for the line of its end; NULL */
+    size_t call_len;
     int nested;             /* a call of the same function is open below it on
                                the thread (recursion): its time is already in
                                that call's total */
@@ -138,6 +159,10 @@ struct ct_render {
     char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
     char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
+    /* Async calls by id % CT_RENDER_ASYNC_MAX (the profiler follows at most
+     * that many at once, each in its own slot): the call whose task goes
+     * on, or the end that came first; allocated at the first. */
+    struct aslot { uint64_t id; acall *a; aend *e; } *async;
     field time_field, dur_field; /* the prefix's (prefix) */
 };
 
@@ -203,6 +228,11 @@ void ct_render_free(ct_render *r)
     for (size_t i = 0; i < r->fns.cap; i++)
         free(r->fns.slots[i].value);
     ct_table_free(&r->fns);
+    for (size_t i = 0; r->async && i < CT_RENDER_ASYNC_MAX; i++) {
+        free(r->async[i].a);
+        free(r->async[i].e);
+    }
+    free(r->async);
     free(r->held);
     ct_symbols_free(r->sym);
     free(r);
@@ -414,6 +444,9 @@ static void thread_freed(void *ctx, ct_walk_thread *wt)
         clear_pending(r, t);
     ct_table_free(&t->open);
     free(t->pend);
+    /* The async call texts of calls still open. */
+    for (uint32_t i = 0; i < wt->stack.kept; i++)
+        free(((frame *)ct_stack_at(&wt->stack, i))->call);
 }
 
 /* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into t. */
@@ -690,6 +723,12 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     frame *fr = fp;
     if (fr) {
         fr->f = f;
+        fr->enter_ns = rec->time_ns;
+        if ((f->def->flags & CT_FN_ASYNC) && r->opts.lines && th->pend_len &&
+            (fr->call = malloc(th->pend_len)) != NULL) {
+            memcpy(fr->call, th->pend + PREFIX_MAX, th->pend_len);
+            fr->call_len = th->pend_len;
+        }
         fr->start = ct_rec_prog_ns(rec); /* durations leave the held time out */
         fr->nested = open_count(th, f) > 0;
         open_change(th, f, 1);
@@ -698,23 +737,21 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
 }
 
 /* A kept frame leaves: its function is open once less on the thread. */
-static void forget(thread *th, const frame *fr)
+static void forget(thread *th, frame *fr)
 {
     if (fr->f)
         open_change(th, fr->f, -1);
+    free(fr->call);
+    fr->call = NULL;
 }
 
-/* The summary counts of fr's call, ended at program time now: its
- * duration. */
-static uint64_t time_call(ct_walk_thread *t, frame *fr, uint64_t now)
+/* Counts one call of f that took total ns (self: less its callees'). */
+static void count_call(fn *f, uint64_t total, uint64_t self, int nested)
 {
-    fn *f = fr->f;
-    uint64_t total = now > fr->start ? now - fr->start : 0;
-    uint64_t self = total > fr->child ? total - fr->child : 0;
     f->calls++;
     /* A function's total counts each call once: its outermost calls on
      * each thread (a recursive call's time is in its caller's). */
-    if (!fr->nested)
+    if (!nested)
         f->total += total;
     f->sum += total;
     if (f->calls == 1 || total < f->min)
@@ -722,6 +759,18 @@ static uint64_t time_call(ct_walk_thread *t, frame *fr, uint64_t now)
     if (total > f->max)
         f->max = total;
     f->self += self;
+}
+
+/* The summary counts of fr's call, ended at program time now (counted: 0
+ * for an async call whose task goes on: it is counted at its end); its
+ * duration, added to its caller's callees' time. */
+static uint64_t time_call(ct_walk_thread *t, frame *fr, uint64_t now, int counted)
+{
+    fn *f = fr->f;
+    uint64_t total = now > fr->start ? now - fr->start : 0;
+    uint64_t self = total > fr->child ? total - fr->child : 0;
+    if (counted)
+        count_call(f, total, self, fr->nested);
     frame *caller = ct_walk_caller(t);
     if (caller)
         caller->child += total;
@@ -797,6 +846,158 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
     emit(r, line - pre, pre + n);
 }
 
+/* The T of "Task<T> " or "ValueTask<T> " (an async call's return label):
+ * the label its result is shown with ("int "); "" for a Task without one. */
+static size_t result_label(const ct_function *def, char *out, size_t cap)
+{
+    const char *l = def->ret_label;
+    size_t n = def->ret_label_len;
+    const char *lt = l ? memchr(l, '<', n) : NULL;
+    if (!lt || n < 3 || l[n - 1] != ' ' || l[n - 2] != '>')
+        return 0;
+    size_t len = (size_t)(l + n - 2 - (lt + 1));
+    if (len + 2 > cap)
+        return 0;
+    memcpy(out, lt + 1, len);
+    out[len++] = ' ';
+    return len;
+}
+
+/* The line and the counts of the end of async call a (its task completed:
+ * an ASYNC_RETURN or ASYNC_FAULT of type `type` at time_ns on thread t,
+ * its text end[0..end_len)). */
+static void async_line(ct_render *r, const acall *a, ct_rec_type type, ct_walk_thread *t,
+                       uint64_t time_ns, const char *end, size_t end_len)
+{
+    uint64_t dur = time_ns > a->enter_ns ? time_ns - a->enter_ns : 0;
+    count_call(a->f, dur, dur, 0);
+    if (type == CT_REC_ASYNC_FAULT)
+        a->f->exceptions++;
+    thread *th = t->user;
+    flush_pending(r, th);
+    if (!r->opts.lines)
+        return;
+    char *line = r->line + PREFIX_MAX;
+    size_t pre = prefix(r, line, time_ns, th, &dur, t->stack.depth);
+    size_t n = 0;
+    put(line, &n, a->call, a->len);
+    if (type == CT_REC_ASYNC_FAULT) {
+        put(line, &n, " -> exception", 13);
+        if (end_len)
+            put(line, &n, " ", 1);
+    } else if (end_len) {
+        put(line, &n, " -> ", 4);
+    }
+    put(line, &n, end, end_len);
+    static const char note[] = "  (async: task ended)";
+    put(line, &n, note, sizeof note - 1);
+    line[n++] = '\n';
+    emit(r, line - pre, pre + n);
+}
+
+/* The text of an async call's end record into r->ret (the result, with the
+ * label of the call's T when def says it; the exception): its length. */
+static size_t async_end_text(ct_render *r, const ct_function *def, const ct_rec *rec)
+{
+    ct_text t;
+    ct_text_init(&t, r->ret, sizeof r->ret);
+    if (rec->type == CT_REC_ASYNC_FAULT) {
+        ct_symbols_exception_text(r->sym, rec, &t);
+    } else {
+        char label[256];
+        size_t ln = def ? result_label(def, label, sizeof label) : 0;
+        size_t at = t.len;
+        ct_text_putn(&t, label, ln);
+        if (!ct_symbols_async_result_text(r->sym, rec, &t))
+            t.len = at; /* no result: a Task's */
+    }
+    return ct_text_end(&t);
+}
+
+/* The slot of async call id (allocated at the first), or NULL. */
+static struct aslot *async_slot(ct_render *r, uint64_t id)
+{
+    if (!r->async && !(r->async = calloc(CT_RENDER_ASYNC_MAX, sizeof *r->async)))
+        return NULL;
+    return &r->async[id % CT_RENDER_ASYNC_MAX];
+}
+
+/* Empties a slot (what it held is forgotten: a damaged trace's, or one
+ * whose other half never came). */
+static void async_clear(struct aslot *sl)
+{
+    free(sl->a);
+    free(sl->e);
+    sl->a = NULL;
+    sl->e = NULL;
+    sl->id = 0;
+}
+
+/* Async call `id` returned its task (fr: its frame, ending): kept until an
+ * end record of that id; when that came first, its line now. */
+static void async_begin(ct_render *r, frame *fr, uint64_t id)
+{
+    size_t len = fr->call ? fr->call_len : 0;
+    acall *a = malloc(sizeof *a + len);
+    if (!a)
+        return;
+    a->f = fr->f;
+    a->enter_ns = fr->enter_ns;
+    a->len = len;
+    if (len)
+        memcpy(a->call, fr->call, len);
+    struct aslot *sl = async_slot(r, id);
+    if (!sl) {
+        free(a);
+        return;
+    }
+    if (sl->e && sl->id == id) {
+        ct_walk_thread *t = ct_walk_thread_of(&r->walk, sl->e->tid);
+        if (t)
+            async_line(r, a, sl->e->type, t, sl->e->time_ns, sl->e->text, sl->e->len);
+        async_clear(sl);
+        free(a);
+        return;
+    }
+    async_clear(sl);
+    sl->id = id;
+    sl->a = a;
+}
+
+/* An ASYNC_RETURN or ASYNC_FAULT record: the end of the async call of its
+ * id, or kept for that call's return when it has not come yet. */
+static int async_end(ct_render *r, const ct_rec *rec)
+{
+    ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
+    if (!t)
+        return -1;
+    thread *th = t->user;
+    while (r->phead && r->phead != th && r->phead->pend_time < rec->time_ns)
+        flush_pending(r, r->phead);
+    struct aslot *sl = async_slot(r, rec->key);
+    if (!sl)
+        return -1;
+    acall *a = sl->a && sl->id == rec->key ? sl->a : NULL;
+    size_t n = async_end_text(r, a ? a->f->def : NULL, rec);
+    if (a) {
+        async_line(r, a, rec->type, t, rec->time_ns, r->ret, n);
+        async_clear(sl);
+        return 0;
+    }
+    aend *e = malloc(sizeof *e + n);
+    if (!e)
+        return -1;
+    e->type = rec->type;
+    e->tid = rec->tid;
+    e->time_ns = rec->time_ns;
+    e->len = n;
+    memcpy(e->text, r->ret, n);
+    async_clear(sl);
+    sl->id = rec->key;
+    sl->e = e;
+    return 0;
+}
+
 /* The walk closed a call. One whose end was missed (a dropped event, an
  * unwinding the runtime did not report) goes, uncounted, as a dropped
  * event, its enter line (when held back) with it. */
@@ -820,11 +1021,21 @@ static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
         end_line(r, th, rec->time_ns, how, 0, 0, depth);
         return 0;
     }
-    uint64_t dur = time_call(t, fr, ct_rec_prog_ns(rec));
+    uint64_t id = how == CT_WALK_RETURN ? ct_symbols_async_id(fr->f->def, rec) : 0;
+    uint64_t dur = time_call(t, fr, ct_rec_prog_ns(rec), !id);
     if (how == CT_WALK_EXCEPTION)
         fr->f->exceptions++;
-    forget(th, fr);
+    if (id && r->opts.lines) {
+        static const char note[] = "  (async: goes on)";
+        if (r->ev.outs_len + sizeof note <= sizeof r->outs) {
+            memcpy(r->outs + r->ev.outs_len, note, sizeof note - 1);
+            r->ev.outs_len += sizeof note - 1;
+        }
+    }
     end_line(r, th, rec->time_ns, how, 1, dur, depth);
+    if (id)
+        async_begin(r, fr, id);
+    forget(th, fr);
     return 0;
 }
 
@@ -1006,6 +1217,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         return budget_record(r, rec);
     case CT_REC_ACTIVITY:
         return ct_walk_record(&r->walk, rec);
+    case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT:
+        return async_end(r, rec);
     case CT_REC_END:
         r->have_end = 1;
         r->mapped = rec->mapped;

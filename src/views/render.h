@@ -50,6 +50,12 @@
 #define CT_RENDER_LINE_MAX (32 * 1024)
 /* Longest return value text; longer text is cut and ends in "...". */
 #define CT_RENDER_RET_MAX (16 * 1024)
+/* Async calls whose task goes on after their return, kept for the line of
+ * their end, and ends that came before their call's return, kept for it:
+ * by id modulo this (the profiler follows at most CT_ASYNC_CALLS, as many,
+ * at once, each id in a slot of its own). A call whose end never comes is
+ * counted nowhere but its returning line. */
+#define CT_RENDER_ASYNC_MAX 65536
 
 /* Receives the text, whole lines at a time. */
 typedef void (*ct_render_sink)(void *ctx, const char *text, size_t len);

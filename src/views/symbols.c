@@ -369,6 +369,47 @@ int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *l
     return 1;
 }
 
+uint64_t ct_symbols_async_id(const ct_function *fn, const ct_rec *leave)
+{
+    if (!(fn->flags & CT_FN_ASYNC) || (fn->flags & CT_FN_NO_VALUES) || !fn->ret ||
+        leave->type != CT_REC_LEAVE)
+        return 0;
+    uint32_t want = 2 + (uint32_t)__builtin_popcountll(fn->out_mask);
+    if (leave->nvalues != want)
+        return 0;
+    size_t pos = 0;
+    const uint8_t *v = NULL;
+    uint32_t len = 0;
+    ct_value_status st = CT_VALUE_PLAN;
+    for (uint32_t i = 0; i < want; i++)
+        if (ct_next_value(leave, &pos, &v, &len, &st) != 1)
+            return 0;
+    uint64_t id = 0;
+    if (st != CT_VALUE_PLAN || len != 8)
+        return 0;
+    memcpy(&id, v, 8);
+    return id;
+}
+
+int ct_symbols_async_result_text(ct_symbols *s, const ct_rec *ret, ct_text *out)
+{
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    uint64_t cls = 0;
+    if (ret->nvalues != 2 || ct_next_value(ret, &pos, &v, &len, &st) != 1 ||
+        st != CT_VALUE_PLAN || len != 8)
+        return 0;
+    memcpy(&cls, v, 8);
+    const ct_plan *c = ct_table_get(&s->contents, cls);
+    if (!c || c->kind != CT_V_CLASS || c->shape != CT_FORM_TASK || c->count != 2 ||
+        ct_next_value(ret, &pos, &v, &len, &st) != 1)
+        return 0;
+    ct_symbols_value_text(s, c->fields[1].plan, v, len, st, out);
+    return 1;
+}
+
 /* The parameter's name in its label: "out int value=" -> "value". */
 static void put_param_name(ct_text *out, const char *label)
 {

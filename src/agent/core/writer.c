@@ -391,6 +391,8 @@ void ct_writer_define(const ct_mapped_fn *f)
         flags |= CT_FN_NO_VALUES;
     if (n && !ca && ct_fn_has_this(f))
         flags |= CT_FN_HAS_THIS;
+    if (f->values && f->async_stub && !cr)
+        flags |= CT_FN_ASYNC;
     for (uint32_t i = 0; i < n; i++)
         params[i] = ca ? (ct_fn_param){ca->labels[i], 0, ca->plans[i]}
                        : (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};
@@ -555,6 +557,52 @@ static void on_class(void *ctx, uint64_t cls)
         free(buf);
 }
 
+/* The end of an async call (ASYNC_RETURN, ASYNC_FAULT; record/asynccall.c):
+ * a record of its own, after the CLASS records its values name (the
+ * task's class, with its content, whose plan reads the result). Its key is
+ * the call's id, not a function. */
+static void async_end_event(const uint8_t *p, size_t len)
+{
+    static const ct_classes classes = {NULL, known_content, NULL};
+    if (p[CT_EVENT_MARK_AT])
+        ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
+    ct_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.type = ct_event_type(p);
+    rec.nvalues = ct_event_nvalues(p);
+    rec.values = p + CT_EVENT_BASE_BYTES;
+    rec.values_len = ct_event_payload_len(p) + 8 - CT_EVENT_BASE_BYTES;
+    rec.key = ct_event_key(p);
+    rec.time_ns = ct_event_time(p);
+    rec.held_ns = ct_event_held(p);
+    rec.tid = ct_event_tid(p);
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t vl;
+    ct_value_status vs;
+    const ct_plan *result = NULL;
+    for (uint32_t i = 0; ct_next_value(&rec, &pos, &v, &vl, &vs) == 1; i++) {
+        if (vs != CT_VALUE_PLAN)
+            continue;
+        if (rec.type == CT_REC_ASYNC_FAULT) {
+            const ct_plan *plan = ct_unwind_plan(i);
+            if (!plan)
+                break;
+            ct_value_classes(plan, v, vl, &classes, on_class, NULL);
+        } else if (i == 0 && vl == 8) {
+            uint64_t cls;
+            memcpy(&cls, v, 8);
+            on_class(NULL, cls);
+            const ct_plan *c = ct_plan_content_known((ClassID)cls);
+            if (c && c->kind == CT_V_CLASS && c->shape == CT_FORM_TASK && c->count == 2)
+                result = c->fields[1].plan;
+        } else if (i == 1 && result) {
+            ct_value_classes(result, v, vl, &classes, on_class, NULL);
+        }
+    }
+    output(p, len, &rec);
+}
+
 /* One event record (len: its size with padding): CLASS records for new
  * classes first, then the event. Without a text log, an event without
  * values is only copied. */
@@ -573,6 +621,10 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
                               p + CT_EVENT_BASE_BYTES + CT_TRACE_ID_BYTES) == CT_TRACE_OK &&
             ct_read_record(w.p, w.len, 0, &none, &rec, &st) > 0)
             output(w.p, w.len, &rec);
+        return;
+    }
+    if (len >= CT_EVENT_BASE_BYTES && ct_rec_is_async_end(ct_event_type(p))) {
+        async_end_event(p, len);
         return;
     }
     if (len >= CT_EVENT_BASE_BYTES && ct_event_type(p) == (ct_rec_type)CT_RING_REJECT) {

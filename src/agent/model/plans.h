@@ -83,6 +83,10 @@ typedef struct ct_method_info {
  * signature cannot be read (f->values stays 0). Called from the mapper
  * (preemptive mode: may load types). */
 int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi);
+/* Sets f->async_stub when f is an async method (AsyncStateMachineAttribute)
+ * whose return value (plan ret) is a Task, Task<T>, ValueTask or
+ * ValueTask<T>, with where the task's reference is in it. */
+void ct_pl_async_stub(ct_mapped_fn *f, const ct_method_info *mi, const ct_plan *ret);
 
 /* When f is the MoveNext of a compiler-generated state machine (an async
  * method, an iterator, an async iterator: a type "<Name>d__N" nested in the

@@ -281,3 +281,40 @@ done:
     return rc;
 }
 
+
+/* ------------------------------------------------------ async calls */
+
+/* Whether type name `name` is `base` or an instantiation of it ("Task",
+ * "Task<int>": plans name CoreLib's task types by their short names). */
+static int names_type(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    return name && !strncmp(name, base, n) && (name[n] == '\0' || name[n] == '<');
+}
+
+void ct_pl_async_stub(ct_mapped_fn *f, const ct_method_info *mi, const ct_plan *ret)
+{
+    f->async_stub = 0;
+    if (!ret || !mi->module || !mi->module->mdi)
+        return;
+    uint32_t at = UINT32_MAX;
+    if (ret->kind == CT_V_OBJECT && (names_type(ret->type_name, "Task")))
+        at = 0;
+    else if (ret->kind == CT_V_STRUCT &&
+             names_type(ret->type_name, "ValueTask"))
+        for (uint32_t i = 0; i < ret->count; i++)
+            if (!strcmp(ret->fields[i].name, "_obj") && ret->fields[i].plan->kind == CT_V_OBJECT)
+                at = ret->fields[i].offset;
+    if (at == UINT32_MAX || at + 8 > (ret->kind == CT_V_OBJECT ? 8 : ret->size))
+        return;
+    /* Its body is a state machine the compiler made, with a builder. */
+    IMetaDataImport *mdi = mi->module->mdi;
+    WCHAR wattr[128];
+    const void *data = NULL;
+    ULONG len = 0;
+    if (ct_utf8_to_utf16(k_state_machines[0].attribute, wattr, 128) < 0 ||
+        mdi->lpVtbl->GetCustomAttributeByName(mdi, mi->token, wattr, &data, &len) != S_OK)
+        return;
+    f->async_task_at = at;
+    f->async_stub = 1;
+}

@@ -313,6 +313,7 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
         f->has_ret = 1;
         if (!f->ret)
             late = 1;
+        ct_pl_async_stub(f, mi, plan);
     }
     if (late) {
         ct_late *l = ct_perm_alloc(sizeof *l);

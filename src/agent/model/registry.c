@@ -39,23 +39,48 @@ static const char *const k_async_fault[] = {
     "System.Threading.Tasks.Sources.ManualResetValueTaskSourceCore`1.SetException",
 };
 
-/* Whether name (a CoreLib method's) is an async builder's SetException. */
-static int is_async_fault(const char *name)
+/* The CoreLib methods that complete an async method's task with its
+ * result (record/asynccall.c: each builder's m_task is its first field). */
+static const char *const k_async_result[] = {
+    "System.Runtime.CompilerServices.AsyncTaskMethodBuilder.SetResult",
+    "System.Runtime.CompilerServices.AsyncTaskMethodBuilder`1.SetResult",
+    "System.Runtime.CompilerServices.AsyncValueTaskMethodBuilder.SetResult",
+    "System.Runtime.CompilerServices.AsyncValueTaskMethodBuilder`1.SetResult",
+};
+
+#define COUNT(a) (sizeof a / sizeof *a)
+
+/* Whether name is one of names[0..n). */
+static int is_one_of(const char *name, const char *const *names, size_t n)
 {
-    for (size_t i = 0; i < sizeof k_async_fault / sizeof *k_async_fault; i++)
-        if (!strcmp(name, k_async_fault[i]))
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, names[i]))
             return 1;
     return 0;
 }
 
-/* Whether type (a CoreLib type's name followed by a dot) declares one. */
-static int declares_async_fault(const char *type)
+/* Whether type (a CoreLib type's name followed by a dot) declares one of
+ * names[0..n). */
+static int declares_one_of(const char *type, const char *const *names, size_t n)
 {
-    size_t n = strlen(type);
-    for (size_t i = 0; i < sizeof k_async_fault / sizeof *k_async_fault; i++)
-        if (!strncmp(k_async_fault[i], type, n) && !strchr(k_async_fault[i] + n, '.'))
+    size_t len = strlen(type);
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(names[i], type, len) && !strchr(names[i] + len, '.'))
             return 1;
     return 0;
+}
+
+/* Whether type declares a watched async builder method. */
+static int declares_async_watch(const char *type)
+{
+    return declares_one_of(type, k_async_fault, COUNT(k_async_fault)) ||
+           declares_one_of(type, k_async_result, COUNT(k_async_result));
+}
+
+/* Whether f is watched for an async builder (planned as traced functions are). */
+static int async_watch(const ct_mapped_fn *f)
+{
+    return f->watched == CT_WATCH_ASYNC_FAULT || f->watched == CT_WATCH_ASYNC_RESULT;
 }
 
 /* FunctionID -> record (base/table.h). Every access holds
@@ -167,7 +192,7 @@ static int type_may_trace(const ct_module *m, mdTypeDef td)
     type[n] = '.';
     type[n + 1] = '\0';
     /* The watched method's type (WATCH_UNHANDLED). */
-    if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_fault(type)))
+    if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_watch(type)))
         return 1;
     return type_passes(m, type);
 }
@@ -297,15 +322,19 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
      * aborts the process (hooks.c follows it). */
     f->watched = !m->corelib                       ? CT_WATCH_NONE
                  : !strcmp(name, WATCH_UNHANDLED)  ? CT_WATCH_UNHANDLED
-                 : !g_ct.cfg.no_args && is_async_fault(name) && sig_len >= 3 &&
-                         (sig[0] & 0x20) /* HASTHIS */ && sig[1] == 1 /* one parameter */
+                 : !g_ct.cfg.no_args && is_one_of(name, k_async_fault, COUNT(k_async_fault)) &&
+                         sig_len >= 3 && (sig[0] & 0x20) /* HASTHIS */ &&
+                         sig[1] == 1 /* one parameter */
                      ? CT_WATCH_ASYNC_FAULT
+                 : !g_ct.cfg.no_args && is_one_of(name, k_async_result, COUNT(k_async_result)) &&
+                         sig_len >= 3 && (sig[0] & 0x20) && sig[1] <= 1
+                     ? CT_WATCH_ASYNC_RESULT
                      : CT_WATCH_NONE;
     f->trigger = f->hooked && g_ct.cfg.tree.trigger &&
                  ct_glob_list_match(g_ct.cfg.tree.trigger, name);
     /* A SetException watched is planned (its exception is read where a
      * traced call's argument is), not traced. */
-    if (!f->hooked && f->watched != CT_WATCH_ASYNC_FAULT)
+    if (!f->hooked && !async_watch(f))
         return;
 
     ClassID cargs[CT_MAX_TYPE_ARGS];
@@ -435,7 +464,7 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
     int nm = m ? ct_generic_param_count(m, tok) : 0;
     describe(mine, 0, mod, tok, margs, (ULONG32)(nm < CT_MAX_TYPE_ARGS ? nm : CT_MAX_TYPE_ARGS),
              0);
-    return mine->hooked || mine->watched == CT_WATCH_ASYNC_FAULT ? publish(key, mine) : NULL;
+    return mine->hooked || async_watch(mine) ? publish(key, mine) : NULL;
 }
 
 /* An instantiation's key: its definition and a hash of its type handles. */

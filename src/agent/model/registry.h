@@ -47,8 +47,10 @@ enum {
     CT_WATCH_NONE = 0,
     CT_WATCH_UNHANDLED = 1,  /* AppContext.OnUnhandledException: the runtime's
                                 unhandled-exception path */
-    CT_WATCH_ASYNC_FAULT = 2 /* an async method builder's SetException(Exception):
+    CT_WATCH_ASYNC_FAULT = 2,/* an async method builder's SetException(Exception):
                                 the async body calling it ends by that exception */
+    CT_WATCH_ASYNC_RESULT = 3 /* an async method builder's SetResult: the async
+                                call whose task it completes ends with its result */
 };
 
 /* A function the runtime mapped (one per FunctionID), as the profiler
@@ -94,6 +96,12 @@ typedef struct ct_mapped_fn {
      * SetException faults its task (an async method's <>t__builder, an
      * async iterator's <>v__promiseOfValueOrEnd); CT_SM_NO_FIELD: none. */
     uint32_t sm_fault_at;
+    /* An async method (AsyncStateMachineAttribute) returning a Task,
+     * Task<T>, ValueTask or ValueTask<T>: its call goes on until its task
+     * completes (record/asynccall.c); the task's reference is at
+     * async_task_at in the return value (a ValueTask's _obj). */
+    int async_stub;
+    uint32_t async_task_at;
 
     /* Out, ref and in parameters whose target is read again at return (bit
      * i: argument i, of the first 64; known plans only, fixed at map time):

@@ -82,6 +82,16 @@ _Static_assert(CT_EXC_CHAIN_DEPTH <= CT_EXC_NODE_DEPTH_MASK, "the node word hold
  * body's state machine): at most this many at once (deeper ones are not
  * marked). */
 #define CT_ASYNC_BODIES 16
+/* Async calls followed at once (record/asynccall.c: the calls whose task
+ * was not complete when they returned, until it completes; a power of two,
+ * each 24 bytes): past it, or when the task's object header is in use (a
+ * hash code, a lock), a call ends when it returns, counted in the closing
+ * line. */
+#define CT_ASYNC_CALLS 65536
+_Static_assert((CT_ASYNC_CALLS & (CT_ASYNC_CALLS - 1)) == 0, "a power of two");
+/* A task completed before its call's return was recorded is kept this long
+ * for that return (longer: its call was not traced). */
+#define CT_ASYNC_EARLY_NS 1000000000ull
 /* Bytes of each thread's state kept for the engine in use (ct_rec_engine:
  * the ELT engine's argmap snapshot, the IL engine's instantiation cache). */
 #define CT_REC_ENGINE_BYTES 4096
@@ -201,6 +211,9 @@ typedef struct ct_rec_thread {
         uint64_t key;
         uintptr_t base;
     } bodies[CT_ASYNC_BODIES];
+    /* Where the engine found the return value of the LEAVE being built
+     * (an async method's: its task), or 0. */
+    uintptr_t ret_at;
 } ct_rec_thread;
 
 static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
@@ -354,12 +367,37 @@ void ct_recorder_watch_unhandled(const ct_mapped_fn *f);
  * by that exception (its type, message and inner exceptions read now). The
  * engines call it from the enter of SetException. */
 void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc);
+/* Whether this thread's innermost open frame is the async body whose state
+ * machine holds the builder at address `builder`. */
+int ct_rec_async_body_owns(ct_tbuf *b, uintptr_t builder);
+/* The async call whose LEAVE is being built (f->async_stub; the engine
+ * set ret_at): when its task is not complete, the task is followed and the
+ * LEAVE gets the call's id as its last value (record/asynccall.c). */
+void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m,
+                       uint64_t now);
+/* The builder at `builder` (its SetResult's `this`) completes its task
+ * with the result at `result` (len bytes, 0: its plan's size; result 0:
+ * none, a Task's): when the
+ * innermost open frame is the async body holding it and its call is
+ * followed, an ASYNC_RETURN record ends that call (CT_WATCH_ASYNC_RESULT). */
+void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t result_len,
+                         int naive);
+/* The same for a task faulted with exception x (from ct_rec_async_fault):
+ * an ASYNC_FAULT record. */
+void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x);
+/* Async calls that ended at their return though their task was not
+ * complete (the table full, the task's header in use). */
+uint64_t ct_rec_async_unfollowed(void);
 /* The exception that marked the frame being closed, at depth (1: the
  * outermost), or NULL; forgets marks of frames closed otherwise. */
 static inline const ct_rec_exc *ct_rec_fault_at(ct_tbuf *b, uint32_t depth);
 /* The UNWIND event of the frame of function key, with exception x's values
  * (NULL: without). */
 void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x);
+/* The same with exception x's values for an event of another type
+ * (ASYNC_FAULT: key is the async call's id). */
+void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
+                      const ct_rec_exc *x);
 
 /* Called (once, from the thread that dies) when an unhandled exception is
  * about to end the process: the runtime then aborts with no Shutdown and
@@ -971,10 +1009,14 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
             t->collect = 0;
             ct_rec_chosen_values(b, f, f->chosen_ret, &ev.w, &ev.m);
         } else if (f->has_ret) {
+            ct_rec_of(b)->ret_at = 0;
             ret(b, f, ctx, &ev.w, &ev.m);
         }
         if (outs)
             ct_rec_leave_outs(b, f, &ev.w, &ev.m, now);
+        /* An async method's call: its id when its task goes on. */
+        if (__builtin_expect(f->async_stub, 0) && f->has_ret && !f->chosen_ret)
+            ct_rec_async_call(b, f, &ev.w, &ev.m, now);
         if (naive)
             ct_rec_publish_naive(b, &ev);
         else

@@ -349,26 +349,31 @@ static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
     exc_capture_into(&ct_rec_of(b)->exc[serial % CT_EXC_SLOTS], serial, obj);
 }
 
-void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
+int ct_rec_async_body_owns(ct_tbuf *b, uintptr_t builder)
 {
     ct_rec_thread *t = ct_rec_of(b);
-    if (!exc || !builder || !t->depth || t->depth > CT_DROP_TRACK_FRAMES ||
-        !ct_rec_recording() || ct_rec_is_busy(b))
-        return;
+    if (!builder || !t->depth || t->depth > CT_DROP_TRACK_FRAMES || !ct_rec_recording())
+        return 0;
     /* An async body: a state machine with a builder (or, an async
-     * iterator, a promise) to fault; an iterator's has none. */
+     * iterator, a promise) to complete; an iterator's has none. */
     const ct_mapped_fn *top = (const ct_mapped_fn *)(uintptr_t)t->frame_keys[t->depth - 1];
     if (!top || !top->sm_offsets || top->sm_fault_at == CT_SM_NO_FIELD)
-        return;
+        return 0;
     /* The innermost open frame's own builder, not one of a state machine
      * run by untraced code above it (an untraced async method awaiting a
      * traced one): the builder is a field of the frame's state machine. A
-     * box the GC moved since the body began is not found: no mark. */
+     * box the GC moved since the body began is not found. */
     while (t->nbodies && t->bodies[t->nbodies - 1].depth > t->depth)
         t->nbodies--;
-    if (!t->nbodies || t->bodies[t->nbodies - 1].depth != t->depth ||
-        t->bodies[t->nbodies - 1].key != (uint64_t)(uintptr_t)top ||
-        t->bodies[t->nbodies - 1].base + top->sm_fault_at != builder)
+    return t->nbodies && t->bodies[t->nbodies - 1].depth == t->depth &&
+           t->bodies[t->nbodies - 1].key == (uint64_t)(uintptr_t)top &&
+           t->bodies[t->nbodies - 1].base + top->sm_fault_at == builder;
+}
+
+void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    if (!exc || ct_rec_is_busy(b) || !ct_rec_async_body_owns(b, builder))
         return;
     /* Marks of frames closed since are stale; the same frame again (the
      * builder's overloads): the newest exception. */
@@ -381,6 +386,9 @@ void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
     ct_rec_busy(b, 1);
     /* Any non-zero serial: the frame's own slot is read by its depth. */
     exc_capture_into(&t->fault_exc[k], 1, (ObjectID)exc);
+    /* The async call (its stub) ends by it too, when it is followed. */
+    if (t->fault_exc[k].serial)
+        ct_rec_async_faulted(b, builder, &t->fault_exc[k]);
     ct_rec_busy(b, 0);
     if (!t->fault_exc[k].serial)
         return;
@@ -398,17 +406,23 @@ static void unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial
 
 void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x)
 {
+    ct_rec_exc_event(b, CT_REC_UNWIND, now, key, x);
+}
+
+void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
+                      const ct_rec_exc *x)
+{
     /* Built here (the fast path's buffers have no scratch): the header, the
      * values, padding. */
     uint8_t rec[CT_EVENT_BASE_BYTES + sizeof x->values + 8];
     ct_wbuf w;
     ct_event_mark m;
     if (!x) {
-        ct_rec_plain_as(b, CT_REC_UNWIND, now, key, g_rec.naive);
+        ct_rec_plain_as(b, type, now, key, g_rec.naive);
         return;
     }
     ct_wbuf_init(&w, rec, sizeof rec);
-    ct_event_begin(&w, CT_REC_UNWIND, now, ct_rec_held(b), b->tid, key, &m);
+    ct_event_begin(&w, type, now, ct_rec_held(b), b->tid, key, &m);
     for (size_t pos = 0, i = 0; i < x->nvalues && pos + 4 <= x->len; i++) {
         uint32_t word, n;
         memcpy(&word, x->values + pos, 4);
@@ -420,7 +434,7 @@ void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_ex
         pos += 4 + n;
     }
     if (ct_event_end(&w, &m) != CT_TRACE_OK) {
-        ct_rec_plain_as(b, CT_REC_UNWIND, now, key, g_rec.naive);
+        ct_rec_plain_as(b, type, now, key, g_rec.naive);
         return;
     }
     if (g_rec.naive)

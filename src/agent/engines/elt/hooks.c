@@ -182,6 +182,7 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
     COR_PRF_ELT_INFO elt = (COR_PRF_ELT_INFO)(uintptr_t)ctx;
     COR_PRF_FUNCTION_ARGUMENT_RANGE range = {0, 0};
     if (ct_argmap_leave(f, elt, &range)) {
+        ct_rec_of(b)->ret_at = (uintptr_t)range.startAddress;
         ct_rec_value(b, w, m, ct_arg_plan(f, f->nargs), range.startAddress, range.length,
                      g_ct.cfg.object_depth);
         return;
@@ -192,6 +193,7 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
     if (SUCCEEDED(info->lpVtbl->GetFunctionLeave3Info(info, f->id, elt, &frame, &range))) {
         if (snap)
             ct_argmap_learn_leave(f, snap, &range);
+        ct_rec_of(b)->ret_at = (uintptr_t)range.startAddress;
         ct_rec_value(b, w, m, ct_arg_plan(f, f->nargs), range.startAddress, range.length,
                      g_ct.cfg.object_depth);
     } else if (f->out_mask) {
@@ -228,12 +230,39 @@ static void async_fault(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
     ct_rec_async_fault(b, (uintptr_t)builder, exc);
 }
 
+/* An async builder's SetResult (CT_WATCH_ASYNC_RESULT): `this` (the
+ * builder's address) and, when the task has one, its result. */
+static void async_result(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
+{
+    ct_tbuf *b = ct_rec_thread_self();
+    ICorProfilerInfo *info = g_ct.info;
+    COR_PRF_FRAME_INFO frame = 0;
+    _Alignas(16) unsigned char buf[sizeof(COR_PRF_FUNCTION_ARGUMENT_INFO) +
+                                   CT_ASYNC_FAULT_RANGES * sizeof(COR_PRF_FUNCTION_ARGUMENT_RANGE)];
+    COR_PRF_FUNCTION_ARGUMENT_INFO *args = (COR_PRF_FUNCTION_ARGUMENT_INFO *)(void *)buf;
+    ULONG size = sizeof buf;
+    if (!b || FAILED(info->lpVtbl->GetFunctionEnter3Info(info, f->id, elt, &frame, &size, args)) ||
+        args->numRanges < 1 || args->numRanges > 2 || args->ranges[0].length != 8 ||
+        !args->ranges[0].startAddress)
+        return;
+    uint64_t builder;
+    memcpy(&builder, (const void *)(uintptr_t)args->ranges[0].startAddress, 8);
+    if (args->numRanges == 2)
+        ct_rec_async_result(b, (uintptr_t)builder, (uintptr_t)args->ranges[1].startAddress,
+                            args->ranges[1].length, g_rec.naive);
+    else
+        ct_rec_async_result(b, (uintptr_t)builder, 0, 0, g_rec.naive);
+}
+
 CT_REC_INLINE void elt_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt, int naive)
 {
     if (!ct_rec_recording())
         return;
     if (__builtin_expect(((const ct_mapped_fn *)id.clientID)->watched == CT_WATCH_ASYNC_FAULT, 0))
         async_fault((const ct_mapped_fn *)id.clientID, elt);
+    else if (__builtin_expect(((const ct_mapped_fn *)id.clientID)->watched ==
+                                  CT_WATCH_ASYNC_RESULT, 0))
+        async_result((const ct_mapped_fn *)id.clientID, elt);
     if (ct_rec_watched(id.clientID, 1))
         return;
     const ct_mapped_fn *f = (const ct_mapped_fn *)id.clientID;

@@ -130,6 +130,7 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_w
 {
     uintptr_t ret_addr = (uintptr_t)ctx;
     const ct_plan *p = ct_arg_plan(f, f->nargs);
+    ct_rec_of(b)->ret_at = ret_addr;
     ct_rec_value(b, w, m, p, p ? ret_addr : 0, p ? ct_rec_slot_len(p) : 0, g_ct.cfg.object_depth);
 }
 
@@ -149,6 +150,16 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
         memcpy(&exc, (const void *)t_probe_args[1], 8);
         if (b)
             ct_rec_async_fault(b, (uintptr_t)builder, exc);
+    } else if (__builtin_expect(((const ct_mapped_fn *)client_id)->watched ==
+                                    CT_WATCH_ASYNC_RESULT, 0) &&
+               (nargs == 1 || nargs == 2) && t_probe_args[0]) {
+        /* SetResult: `this` (the builder's address), and the result. */
+        ct_tbuf *b = ct_rec_thread_self();
+        uint64_t builder;
+        memcpy(&builder, (const void *)t_probe_args[0], 8);
+        if (b)
+            ct_rec_async_result(b, (uintptr_t)builder, nargs == 2 ? t_probe_args[1] : 0, 0,
+                                naive);
     }
     if (ct_rec_watched(client_id, 1))
         return;
