@@ -20,7 +20,10 @@
 #      failures (each Fail, and Both by the first), an IAsyncEnumerable
 #      throwing after its first item (the iterator, and Sum awaiting it), a
 #      cancellation (Wait: TaskCanceledException); no other body ends by one;
-#   3. report's EXCEPTIONS column counts them; replay --failed shows them;
+#   3. each async call (the method's stub, with its arguments) ends when
+#      its task does: its result or its exception, on a line of its own;
+#      report counts it once;
+#   4. report's EXCEPTIONS column counts them; replay --failed shows them;
 #      --when '...: exception == "T"' chooses them; dump --chrome carries
 #      each exception.
 # Ends with "run_failures.sh: N passed, M failed".
@@ -86,6 +89,35 @@ async iterator Shop.Orders.Numbers(<>1__state=0) => exception System.FormatExcep
 check_eq "the body that catches (SafeCheckout resumed) ends normally, as does every Main body" \
     "1 0" "$(grep -c '^async Shop\.Orders\.SafeCheckout(int amount=300, <>1__state=0) => $' "$work/ends.txt") $(grep -c '^async Shop\.Program\.Main(.* => exception' "$work/ends.txt")"
 
+# The async calls (each method's stub, the frame with its arguments) end
+# when their task completes, with the result or the exception, on the line
+# "NAME(ARGS) -> END  (async: task ended)": values from Program.cs
+# (Authorize returns the amount, Charge one more, Checkout twice that:
+# Checkout(20) is 42; Main returns 9). Validate's task is faulted before it
+# returns: it ends as it returns (its faulted task), with no such line.
+check_eq "the async calls end when their task does, with its result or exception" \
+"Shop.Orders.Authorize(int amount=20) -> int 20
+Shop.Orders.Authorize(int amount=300) -> exception Shop.PaymentException: \"declined: 300\"
+Shop.Orders.Authorize(int amount=500) -> exception Shop.PaymentException: \"declined: 500\"
+Shop.Orders.Both() -> exception System.InvalidOperationException: \"first\"
+Shop.Orders.Charge(int amount=20) -> int 21
+Shop.Orders.Charge(int amount=300) -> exception Shop.PaymentException: \"declined: 300\"
+Shop.Orders.Charge(int amount=500) -> exception Shop.PaymentException: \"declined: 500\"
+Shop.Orders.Checkout(int amount=20) -> int 42
+Shop.Orders.Checkout(int amount=500) -> exception Shop.PaymentException: \"declined: 500\"
+Shop.Orders.Fail(string what=\"first\") -> exception System.InvalidOperationException: \"first\"
+Shop.Orders.Fail(string what=\"second\") -> exception System.InvalidOperationException: \"second\"
+Shop.Orders.SafeCheckout(int amount=300) -> string \"refused (declined: 300)\"
+Shop.Orders.Stock(int id=7) -> exception System.InvalidOperationException: \"no stock for 7\"
+Shop.Orders.Sum() -> exception System.FormatException: \"mid-stream\"
+Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=false}) -> exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"
+Shop.Program.Main() -> int 9" \
+    "$(sed -n 's/^ *[0-9.]* *[0-9]* *[0-9.]* [mun]*s *\(.*\)  (async: task ended)$/\1/p' "$work/traced.txt" | LC_ALL=C sort)"
+# Every such call's return says that it goes on (one per line above), its
+# task (Stock's in its ValueTask) waiting.
+check_eq "each of those calls' returns says it goes on" 16 \
+    "$(grep -c '{Status=WaitingForActivation}}*  (async: goes on)$' "$work/traced.txt")"
+
 echo "== report and --failed"
 "$ct" report "$work/rec" >"$work/report.txt" 2>&1
 # EXCEPTIONS by function: Authorize and Charge failed twice (500, 300),
@@ -105,6 +137,14 @@ check_eq "report: the EXCEPTIONS column" \
 0 async Shop.Program.Main
 1 async iterator" \
     "$(awk '$7 == "async" { print $6, $7, $8 }' "$work/report.txt" | LC_ALL=C sort -k3)"
+# The calls counted once each, at their task's end: Checkout twice (one
+# failed), Charge and Authorize three times (two failed), Main once.
+check_eq "report: async calls counted once, their failures in EXCEPTIONS" \
+"3 2 Shop.Orders.Authorize
+3 2 Shop.Orders.Charge
+2 1 Shop.Orders.Checkout
+1 0 Shop.Program.Main" \
+    "$(awk '$7 ~ /^Shop\.(Orders\.(Authorize|Charge|Checkout)|Program\.Main)$/ { print $1, $6, $7 }' "$work/report.txt" | LC_ALL=C sort -k3)"
 "$ct" replay --failed "$work/rec" >"$work/failed.txt" 2>&1
 # The 13 bodies, and the one synchronous call of ours that throws: the
 # iterator's IValueTaskSource<bool>.GetResult, which Sum's await calls and
