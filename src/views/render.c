@@ -65,7 +65,7 @@ typedef struct fn {
  * (CT_FN_ASYNC, its id in the LEAVE): what its end's line needs. */
 typedef struct acall {
     fn *f;
-    uint64_t enter_ns;
+    uint64_t enter_ns, return_ns;
     size_t len;
     char call[];            /* its call text, len bytes */
 } acall;
@@ -865,11 +865,14 @@ static size_t result_label(const ct_function *def, char *out, size_t cap)
 
 /* The line and the counts of the end of async call a (its task completed:
  * an ASYNC_RETURN or ASYNC_FAULT of type `type` at time_ns on thread t,
- * its text end[0..end_len)). */
+ * its text end[0..end_len)): its duration from its enter to the later of
+ * that end and its return. */
 static void async_line(ct_render *r, const acall *a, ct_rec_type type, ct_walk_thread *t,
                        uint64_t time_ns, const char *end, size_t end_len)
 {
-    uint64_t dur = time_ns > a->enter_ns ? time_ns - a->enter_ns : 0;
+    /* The call ends when its task has ended and it has returned. */
+    uint64_t last = time_ns > a->return_ns ? time_ns : a->return_ns;
+    uint64_t dur = last > a->enter_ns ? last - a->enter_ns : 0;
     count_call(a->f, dur, dur, 0);
     if (type == CT_REC_ASYNC_FAULT)
         a->f->exceptions++;
@@ -933,9 +936,16 @@ static void async_clear(struct aslot *sl)
     sl->id = 0;
 }
 
+/* Whether the end of async call id came before its return. */
+static int async_ended_first(ct_render *r, uint64_t id)
+{
+    const struct aslot *sl = r->async ? &r->async[id % CT_RENDER_ASYNC_MAX] : NULL;
+    return sl && sl->e && sl->id == id;
+}
+
 /* Async call `id` returned its task (fr: its frame, ending): kept until an
  * end record of that id; when that came first, its line now. */
-static void async_begin(ct_render *r, frame *fr, uint64_t id)
+static void async_begin(ct_render *r, frame *fr, uint64_t id, uint64_t return_ns)
 {
     size_t len = fr->call ? fr->call_len : 0;
     acall *a = malloc(sizeof *a + len);
@@ -943,6 +953,7 @@ static void async_begin(ct_render *r, frame *fr, uint64_t id)
         return;
     a->f = fr->f;
     a->enter_ns = fr->enter_ns;
+    a->return_ns = return_ns;
     a->len = len;
     if (len)
         memcpy(a->call, fr->call, len);
@@ -1025,7 +1036,8 @@ static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     uint64_t dur = time_call(t, fr, ct_rec_prog_ns(rec), !id);
     if (how == CT_WALK_EXCEPTION)
         fr->f->exceptions++;
-    if (id && r->opts.lines) {
+    /* (An end that came first is told right after this line.) */
+    if (id && r->opts.lines && !async_ended_first(r, id)) {
         static const char note[] = "  (async: goes on)";
         if (r->ev.outs_len + sizeof note <= sizeof r->outs) {
             memcpy(r->outs + r->ev.outs_len, note, sizeof note - 1);
@@ -1034,7 +1046,7 @@ static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     }
     end_line(r, th, rec->time_ns, how, 1, dur, depth);
     if (id)
-        async_begin(r, fr, id);
+        async_begin(r, fr, id, rec->time_ns);
     forget(th, fr);
     return 0;
 }

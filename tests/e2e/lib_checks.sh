@@ -159,10 +159,12 @@ ct_balance() {
         }'
 }
 
-# ct_count FILE NAME-PREFIX: calls (opening or folded lines) whose text starts
+# ct_count FILE NAME-PREFIX: calls (opening or folded lines; not an async
+# call's end, "(async: task ended)") whose text starts
 # with NAME-PREFIX, a fixed string such as "Hard.Threads.Work(".
 ct_count() {
     ct_calls "$1" | awk -v p="$2" '
+        /  \(async: task ended\)$/ { next }
         { if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) next
           t = substr($0, RLENGTH + 13); sub(/^ +/, "", t)
           if (index(t, p) == 1) n++ }

@@ -93,8 +93,9 @@ check_eq "the body that catches (SafeCheckout resumed) ends normally, as does ev
 # when their task completes, with the result or the exception, on the line
 # "NAME(ARGS) -> END  (async: task ended)": values from Program.cs
 # (Authorize returns the amount, Charge one more, Checkout twice that:
-# Checkout(20) is 42; Main returns 9). Validate's task is faulted before it
-# returns: it ends as it returns (its faulted task), with no such line.
+# Checkout(20) is 42; Main returns 9). Validate's task faults before it
+# returns (its first body throws before an await): its end is recorded
+# then, and told right after its return line.
 check_eq "the async calls end when their task does, with its result or exception" \
 "Shop.Orders.Authorize(int amount=20) -> int 20
 Shop.Orders.Authorize(int amount=300) -> exception Shop.PaymentException: \"declined: 300\"
@@ -110,13 +111,14 @@ Shop.Orders.Fail(string what=\"second\") -> exception System.InvalidOperationExc
 Shop.Orders.SafeCheckout(int amount=300) -> string \"refused (declined: 300)\"
 Shop.Orders.Stock(int id=7) -> exception System.InvalidOperationException: \"no stock for 7\"
 Shop.Orders.Sum() -> exception System.FormatException: \"mid-stream\"
+Shop.Orders.Validate(string sku=\"\") -> exception System.ArgumentException: \"empty sku\"
 Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=false}) -> exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"
 Shop.Program.Main() -> int 9" \
     "$(sed -n 's/^ *[0-9.]* *[0-9]* *[0-9.]* [mun]*s *\(.*\)  (async: task ended)$/\1/p' "$work/traced.txt" | LC_ALL=C sort)"
-# Every such call's return says that it goes on (one per line above), its
-# task (Stock's in its ValueTask) waiting.
-check_eq "each of those calls' returns says it goes on" 16 \
-    "$(grep -c '{Status=WaitingForActivation}}*  (async: goes on)$' "$work/traced.txt")"
+# Every such call's return but Validate's says that it goes on (one per
+# line above), its task (Stock's in its ValueTask) waiting.
+check_eq "each of those calls' returns says it goes on" "16 16" \
+    "$(grep -c '{Status=WaitingForActivation}}*  (async: goes on)$' "$work/traced.txt") $(grep -c '(async: goes on)$' "$work/traced.txt")"
 
 echo "== report and --failed"
 "$ct" report "$work/rec" >"$work/report.txt" 2>&1
@@ -148,12 +150,40 @@ check_eq "report: async calls counted once, their failures in EXCEPTIONS" \
 "$ct" replay --failed "$work/rec" >"$work/failed.txt" 2>&1
 # The 13 bodies, and the one synchronous call of ours that throws: the
 # iterator's IValueTaskSource<bool>.GetResult, which Sum's await calls and
-# which rethrows the iterator's exception.
-check_eq "replay --failed: the calls that ended by an exception (13 bodies, GetResult)" 14 \
+# which rethrows the iterator's exception; and Validate's call, shown as
+# the caller of its failed first body, whose end (its task faulted before
+# it returned) comes with it. (The other async calls' ends come when their
+# task does, after a return --failed does not show.)
+check_eq "replay --failed: the calls that ended by an exception (13 bodies, GetResult, Validate)" 15 \
     "$(grep -cE '(-> |\} )exception ' "$work/failed.txt")"
 "$ct" dump --chrome "$work/rec" >"$work/trace.json" 2>/dev/null
 check_eq "dump --chrome: the 13 failed bodies carry their exception" 13 \
     "$(grep '"name":"async ' "$work/trace.json" | grep -c '"exception":')"
+# Each async call is a pair of async events, from its enter to its task's
+# end, which carries its result or exception: 17 calls, 12 of them failed.
+check_eq "dump --chrome: each async call's span ends at its task's end (17, 12 failed)" "17 17 12" \
+    "$(grep -c '"cat":"async","ph":"b"' "$work/trace.json") $(grep -c '"cat":"async","ph":"e"' "$work/trace.json") $(grep '"cat":"async","ph":"e"' "$work/trace.json" | grep -c '"exception":')"
+check_eq "dump --chrome: Checkout(20)'s span returns 42" 1 \
+    "$(grep -c '"name":"Shop.Orders.Checkout","cat":"async","ph":"e".*"args":{"return":"42"}' "$work/trace.json")"
+# The OTLP export (decoded by protoc with opentelemetry-proto's messages):
+# each async call's span ends at its task's end, status ERROR with the
+# exception event when it failed; valid as the other spans are.
+if command -v protoc >/dev/null && command -v python3 >/dev/null; then
+    "$ct" dump --otlp "$work/rec" >"$work/otlp.bin" 2>/dev/null
+    protoc -I "$root/tests/otlp" --decode=opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest \
+        "$root/tests/otlp/opentelemetry/proto/collector/trace/v1/trace_service.proto" \
+        <"$work/otlp.bin" >"$work/otlp.txt" 2>&1
+    check "dump --otlp: the spans are valid (async calls' spans end after their caller)" \
+        python3 "$here/check_otlp.py" validate "$work/otlp.txt"
+    check_eq "dump --otlp: Checkout(500)'s span ends by its task's exception" \
+"status=STATUS_CODE_ERROR|Shop.PaymentException: \"declined: 500\"
+type=Shop.PaymentException
+message=declined: 500
+at_end=0" \
+        "$(python3 "$here/check_otlp.py" exception "$work/otlp.txt" Shop.Orders.Checkout)"
+else
+    echo "skip dump --otlp checks: no protoc or python3"
+fi
 # --when on how a body ended: Charge's bodies that end by a PaymentException
 # are the two resumed ones (500, 300); the filters see the state machine's
 # metadata name.

@@ -129,8 +129,10 @@ want_tree() {
       } exception System.ApplicationException: "outer" <- System.InvalidOperationException: "inner 5"
       Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}) {
         async Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}, <>1__state=-1)
-      } -> Task<int> System.Runtime.CompilerServices.AsyncTaskMethodBuilder<int>.AsyncStateMachineBox<Pub.Work.<SumAsync>d__N>{Status=WaitingForActivation}
-      async Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=RanToCompletion, Result=1}, <>1__state=0)
+      } -> Task<int> System.Runtime.CompilerServices.AsyncTaskMethodBuilder<int>.AsyncStateMachineBox<Pub.Work.<SumAsync>d__N>{Status=WaitingForActivation}  (async: goes on)
+      async Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=RanToCompletion, Result=1}, <>1__state=0) {
+        Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}) -> int 42  (async: task ended)
+      }
       Pub.Work.Done(Task<int> task=System.Runtime.CompilerServices.AsyncTaskMethodBuilder<int>.AsyncStateMachineBox<Pub.Work.<SumAsync>d__N>{Status=RanToCompletion, Result=42}) -> int 42
       Pub.Work.WriteRead(string path="$work/clrtrace-published-$1", string text="hello") -> int 5
     } -> int 3
@@ -139,9 +141,10 @@ EOF
 
 # want_tree_async PID: want_tree where SumAsync is a runtime-async method:
 # never hooked (docs/tracer.md, "Runtime versions and published apps"), so
-# none of its lines; the task Done reads is the runtime's own class (TASK).
+# none of its lines (its resumed body's closing "}" either); the task Done
+# reads is the runtime's own class (TASK).
 want_tree_async() {
-    want_tree "$1" | grep -v 'SumAsync(\|^  } -> Task<int>' |
+    want_tree "$1" | grep -v 'SumAsync(\|^  } -> Task<int>\|^  }$' |
         sed -E 's/task=[A-Za-z.]+<int>[A-Za-z.<>_]*\{/task=TASK{/'
 }
 
@@ -155,14 +158,15 @@ not_mine() {
 }
 
 # summary_agrees FILE: the summary's rows are the tree's functions, each
-# with as many calls as the tree has lines for it (opening or folded);
+# with as many calls as the tree has lines for it (opening or folded; an
+# async call's end, "(async: task ended)", is not another call);
 # overloads, which the summary tells apart by their parameters, counted
 # under their name.
 summary_agrees() {
     local tree rows
     tree=$(ct_calls "$1" | awk '{ if (!match($0, /^ *[0-9]+\.[0-9]+ +[0-9]+ /)) next
         t = substr($0, RLENGTH + 13); sub(/^ +/, "", t)
-        if (t ~ /^\}/) next
+        if (t ~ /^\}/ || t ~ /  \(async: task ended\)$/) next
         sub(/\(.*/, "", t); n[t]++ }
         END { for (f in n) print n[f], f }' | sort)
     rows=$(awk '/^#  CALLS/ { on = 1; next } /^# (tracer|jit|clrtrace)/ { on = 0 }

@@ -266,8 +266,10 @@ static void stop_tracing(int runtime_alive)
 
 static void stop_at_exit(void)
 {
-    if (!atomic_load(&g_stopped))
+    if (!atomic_load(&g_stopped)) {
         ct_when_tell_unreadable();
+        ct_rec_async_tell();
+    }
     stop_tracing(0);
 }
 
@@ -697,8 +699,10 @@ void ct_profiler_session_stop(void)
 static HRESULT cb_Shutdown(CB_SELF)
 {
     (void)self;
-    if (!atomic_load(&g_stopped))
+    if (!atomic_load(&g_stopped)) {
         ct_when_tell_unreadable();
+        ct_rec_async_tell();
+    }
     stop_tracing(1);
     return S_OK;
 }

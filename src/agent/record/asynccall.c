@@ -22,12 +22,12 @@
  * return finds it and gives its LEAVE that id. A reader takes the two in
  * either order.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "record.h"
 #include "agent/model/plans.h"
+#include "agent/runtime/notes.h"
 
 /* Header bits (the runtime's syncblk.h; the word at 4 bytes before the
  * object's method table on 64-bit targets). */
@@ -38,35 +38,45 @@
 /* Ids fit a debug runtime's 25 bits of hash as well. */
 #define ID_LIMIT (1u << 25)
 
-enum { SLOT_FREE = 0, SLOT_PENDING = 1, SLOT_EARLY = 2 };
+/* A slot's word: its id << 8 | its state; 0: free. A thread takes a slot
+ * with one compare-and-swap of the word (no lock: the hooks take none),
+ * RESERVED while it writes cls and at, then publishes PENDING or EARLY. */
+enum { SLOT_PENDING = 1, SLOT_EARLY = 2, SLOT_RESERVED = 3 };
+#define WORD(id, state) ((uint64_t)(id) << 8 | (state))
 
 typedef struct slot {
-    uint32_t id;
-    uint32_t state;
-    uint64_t cls;    /* the task's class (its method table) */
+    _Atomic uint64_t word;
+    uint64_t cls;    /* the task's class (its method table; 0: no task) */
     uint64_t at;     /* SLOT_EARLY: when it completed */
 } slot;
 
 /* Slot of id: id % CT_ASYNC_CALLS (a power of two). */
 static slot g_slots[CT_ASYNC_CALLS];
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t g_next = 1;
+static _Atomic uint32_t g_next = 1;
 static _Atomic uint64_t g_unfollowed;
 
-uint64_t ct_rec_async_unfollowed(void)
+static ct_notes g_notes = CT_NOTES_INIT;
+
+void ct_rec_async_tell(void)
 {
-    return atomic_load_explicit(&g_unfollowed, memory_order_relaxed);
+    uint64_t n = atomic_exchange(&g_unfollowed, 0);
+    if (n)
+        ct_notes_say(&g_notes,
+                     "%llu async call%s ended as %s returned though %s task went on (more than "
+                     "%u followed at once, or the task's object header in use)",
+                     (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "it" : "they",
+                     n == 1 ? "its" : "their", (unsigned)CT_ASYNC_CALLS);
 }
 
-static uint32_t header_of(uintptr_t obj)
+static slot *slot_at(uint32_t id)
 {
-    return __atomic_load_n((const uint32_t *)(obj - 4), __ATOMIC_ACQUIRE);
+    return &g_slots[id & (CT_ASYNC_CALLS - 1)];
 }
 
 /* The id obj's header holds as its hash code, or 0. */
 static uint32_t mark_of(uintptr_t obj)
 {
-    uint32_t h = header_of(obj);
+    uint32_t h = __atomic_load_n((const uint32_t *)(obj - 4), __ATOMIC_ACQUIRE);
     uint32_t id = h & HDR_LOW_BITS;
     return (h & (HDR_HASH_OR_INDEX | HDR_IS_HASHCODE)) == (HDR_HASH_OR_INDEX | HDR_IS_HASHCODE) &&
                    id < ID_LIMIT
@@ -86,27 +96,65 @@ static int mark(uintptr_t obj, uint32_t id)
     return 0;
 }
 
-/* A free slot's id (g_lock held), or 0 when none is found nearby. A slot
- * completed early that no return claimed for a second is free again (its
- * call was not traced, or not followed). */
-static uint32_t new_id(uint64_t now)
+/* A new id, its slot taken in `state` for a task of class cls (at: now);
+ * 0 when no free slot is found nearby. A slot completed early that no
+ * return claimed for CT_ASYNC_EARLY_NS is free again (its call was not
+ * traced, or not followed). */
+static uint32_t take_new(uint32_t state, uint64_t cls, uint64_t now)
 {
     for (int tries = 0; tries < 64; tries++) {
-        uint32_t id = g_next++;
-        if (g_next >= ID_LIMIT)
-            g_next = 1;
-        slot *s = &g_slots[id & (CT_ASYNC_CALLS - 1)];
-        if (s->state == SLOT_FREE ||
-            (s->state == SLOT_EARLY && now - s->at > CT_ASYNC_EARLY_NS))
-            return id;
+        uint32_t id = atomic_fetch_add_explicit(&g_next, 1, memory_order_relaxed) % ID_LIMIT;
+        if (!id)
+            continue;
+        slot *s = slot_at(id);
+        uint64_t w = atomic_load_explicit(&s->word, memory_order_acquire);
+        if (w && !((w & 0xFF) == SLOT_EARLY && now - s->at > CT_ASYNC_EARLY_NS))
+            continue;
+        if (!atomic_compare_exchange_strong(&s->word, &w, WORD(id, SLOT_RESERVED)))
+            continue;
+        s->cls = cls;
+        s->at = now;
+        atomic_store_explicit(&s->word, WORD(id, state), memory_order_release);
+        return id;
     }
     return 0;
 }
 
-static slot *slot_of(uint32_t id, uint64_t cls)
+/* Frees id's slot when it holds id in `state` for class cls: 1, else 0. */
+static int take(uint32_t id, uint32_t state, uint64_t cls)
 {
-    slot *s = &g_slots[id & (CT_ASYNC_CALLS - 1)];
-    return id && s->id == id && s->state != SLOT_FREE && s->cls == cls ? s : NULL;
+    slot *s = slot_at(id);
+    uint64_t w = WORD(id, state);
+    if (atomic_load_explicit(&s->word, memory_order_acquire) != w || s->cls != cls)
+        return 0;
+    return atomic_compare_exchange_strong(&s->word, &w, 0);
+}
+
+static void release(uint32_t id)
+{
+    atomic_store_explicit(&slot_at(id)->word, 0, memory_order_release);
+}
+
+/* The id of the async call of task object `task` (class cls), when it is
+ * followed. The side that comes first (mine: SLOT_PENDING, the call's
+ * return; SLOT_EARLY, the task's end) marks the task with a new id; the
+ * other finds the mark and takes the id. Either may lose the race to mark
+ * it: it lets its own slot go and takes the winner's. 0: not followed (the
+ * task's header in use, no slot free). */
+static uint32_t meet(uintptr_t task, uint64_t cls, uint32_t mine, uint64_t now)
+{
+    uint32_t other = mine == SLOT_PENDING ? SLOT_EARLY : SLOT_PENDING;
+    uint32_t had = mark_of(task);
+    if (!had) {
+        uint32_t id = take_new(mine, cls, now);
+        if (!id)
+            return 0;
+        if (mark(task, id))
+            return id;
+        release(id);
+        had = mark_of(task);
+    }
+    return had && take(had, other, cls) ? had : 0;
 }
 
 /* Task's private state bits (Task.cs): complete, one way or another. */
@@ -124,46 +172,9 @@ static int task_done(uintptr_t obj, ClassID cls)
     return (flags & TASK_COMPLETED_MASK) != 0;
 }
 
-void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m,
-                       uint64_t now)
+/* Appends async call id to the LEAVE being built. */
+static void put_id(ct_wbuf *w, ct_event_mark *m, uint32_t id)
 {
-    ct_rec_thread *t = ct_rec_of(b);
-    uintptr_t at = t->ret_at;
-    t->ret_at = 0;
-    if (!at)
-        return;
-    uint64_t task;
-    memcpy(&task, (const void *)(at + f->async_task_at), 8);
-    if (!task)
-        return; /* a ValueTask completed at once: no task */
-    uint64_t cls;
-    memcpy(&cls, (const void *)(uintptr_t)task, 8);
-    uint32_t id = 0;
-    pthread_mutex_lock(&g_lock);
-    uint32_t had = mark_of((uintptr_t)task);
-    slot *s = had ? slot_of(had, cls) : NULL;
-    if (s && s->state == SLOT_EARLY) {
-        /* Its task completed before this return was recorded. */
-        s->state = SLOT_FREE;
-        s->id = 0;
-        id = had;
-    } else if (!had && task_done((uintptr_t)task, (ClassID)cls) == 0) {
-        id = new_id(now);
-        if (id && mark((uintptr_t)task, id)) {
-            s = &g_slots[id & (CT_ASYNC_CALLS - 1)];
-            s->id = id;
-            s->state = SLOT_PENDING;
-            s->cls = cls;
-        } else {
-            id = 0;
-            atomic_fetch_add_explicit(&g_unfollowed, 1, memory_order_relaxed);
-        }
-    } else if (had) {
-        atomic_fetch_add_explicit(&g_unfollowed, 1, memory_order_relaxed);
-    }
-    pthread_mutex_unlock(&g_lock);
-    if (!id)
-        return;
     uint64_t v = id;
     uint8_t *p = ct_event_value_reserve(w, 8);
     if (!p)
@@ -172,39 +183,83 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
     ct_event_value_commit_status(w, m, 8, CT_VALUE_PLAN);
 }
 
+void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m,
+                       uint64_t now)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    uintptr_t at = t->ret_at;
+    t->ret_at = 0;
+    if (g_rec.attached)
+        return; /* the builders are not rewritten: no end would come */
+    if (t->sync_id && t->sync_depth == t->depth + 1) {
+        /* Its task faulted before it returned (its first body threw
+         * before an await): that end was recorded then. */
+        uint32_t id = t->sync_id;
+        t->sync_id = 0;
+        if (take(id, SLOT_EARLY, 0))
+            put_id(w, m, id);
+        return;
+    }
+    if (!at)
+        return;
+    uint64_t task;
+    memcpy(&task, (const void *)(at + f->async_task_at), 8);
+    if (!task)
+        return; /* a ValueTask completed at once: no task */
+    uint64_t cls;
+    memcpy(&cls, (const void *)(uintptr_t)task, 8);
+    /* A task complete and not marked: its end was not seen (its body not
+     * traced, or a GC moved its state machine during the body): the call
+     * ends here, its task's state in its value. */
+    if (!mark_of((uintptr_t)task) && task_done((uintptr_t)task, (ClassID)cls) != 0)
+        return;
+    uint32_t id = meet((uintptr_t)task, cls, SLOT_PENDING, now);
+    if (id)
+        put_id(w, m, id);
+    else
+        atomic_fetch_add_explicit(&g_unfollowed, 1, memory_order_relaxed);
+}
+
+/* Whether the frame below this thread's innermost (an async body) is the
+ * call of that body's method: its stub, which started it. */
+static int stub_below(const ct_rec_thread *t)
+{
+    if (t->depth < 2 || t->depth > CT_DROP_TRACK_FRAMES)
+        return 0;
+    const ct_mapped_fn *body = (const ct_mapped_fn *)(uintptr_t)t->frame_keys[t->depth - 1];
+    const ct_mapped_fn *stub = (const ct_mapped_fn *)(uintptr_t)t->frame_keys[t->depth - 2];
+    static const char word[] = "async ";
+    return body && stub && stub->async_stub && body->display && stub->display &&
+           !strncmp(body->display, word, sizeof word - 1) &&
+           !strcmp(body->display + sizeof word - 1, stub->display);
+}
+
 /* The id of the async call whose task builder `builder` completes (its
- * first field, m_task, in every builder followed), or 0: a task marked by
- * a return (claimed), or not marked yet (marked now, kept as completed
- * early). *cls: the task's class. */
-static uint32_t completing(uintptr_t builder, uint64_t now, uint64_t *cls)
+ * first field, m_task, in every builder followed), or 0: the task met as
+ * above; no task yet and `faulted`: the call below, when it is the body's
+ * stub (its return takes the id: sync_id). *cls: the task's class. */
+static uint32_t completing(ct_tbuf *b, uintptr_t builder, uint64_t now, uint64_t *cls,
+                           int faulted)
 {
     uint64_t task;
     memcpy(&task, (const void *)builder, 8);
-    if (!task)
-        return 0; /* completed before it needed a task: its call returned it */
-    memcpy(cls, (const void *)(uintptr_t)task, 8);
-    uint32_t id = 0;
-    pthread_mutex_lock(&g_lock);
-    uint32_t had = mark_of((uintptr_t)task);
-    slot *s = had ? slot_of(had, *cls) : NULL;
-    if (s && s->state == SLOT_PENDING) {
-        s->state = SLOT_FREE;
-        s->id = 0;
-        id = had;
-    } else if (!had) {
-        id = new_id(now);
-        if (id && mark((uintptr_t)task, id)) {
-            s = &g_slots[id & (CT_ASYNC_CALLS - 1)];
-            s->id = id;
-            s->state = SLOT_EARLY;
-            s->cls = *cls;
-            s->at = now;
-        } else {
-            id = 0;
+    if (!task) {
+        /* Completed before it needed a task: its call returns it, a result
+         * shown there; a fault is not (a task's exception is not read), so
+         * the call's end is recorded now, under an id its return takes. */
+        ct_rec_thread *t = ct_rec_of(b);
+        if (!faulted || !stub_below(t))
+            return 0;
+        uint32_t id = take_new(SLOT_EARLY, 0, now);
+        if (id) {
+            t->sync_id = id;
+            t->sync_depth = t->depth - 1;
         }
+        *cls = 0;
+        return id;
     }
-    pthread_mutex_unlock(&g_lock);
-    return id;
+    memcpy(cls, (const void *)(uintptr_t)task, 8);
+    return meet((uintptr_t)task, *cls, SLOT_EARLY, now);
 }
 
 void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t result_len,
@@ -214,7 +269,7 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
         return;
     ct_rec_busy(b, 1);
     uint64_t now = ct_now_ns(), cls = 0;
-    uint32_t id = completing(builder, now, &cls);
+    uint32_t id = completing(b, builder, now, &cls, 0);
     if (id) {
         ct_rec_event ev;
         ct_rec_begin(b, &ev, CT_REC_ASYNC_RETURN, now, ct_rec_held(b), id, naive);
@@ -240,7 +295,7 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
 void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x)
 {
     uint64_t now = ct_now_ns(), cls = 0;
-    uint32_t id = completing(builder, now, &cls);
+    uint32_t id = completing(b, builder, now, &cls, 1);
     if (id)
         ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
 }

@@ -214,6 +214,10 @@ typedef struct ct_rec_thread {
     /* Where the engine found the return value of the LEAVE being built
      * (an async method's: its task), or 0. */
     uintptr_t ret_at;
+    /* An async call whose task faulted before it returned (its first body
+     * threw before an await; asynccall.c): its id, for the return of the
+     * frame at sync_depth (1: the outermost); 0: none. */
+    uint32_t sync_id, sync_depth;
 } ct_rec_thread;
 
 static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
@@ -385,9 +389,10 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
 /* The same for a task faulted with exception x (from ct_rec_async_fault):
  * an ASYNC_FAULT record. */
 void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x);
-/* Async calls that ended at their return though their task was not
- * complete (the table full, the task's header in use). */
-uint64_t ct_rec_async_unfollowed(void);
+/* Says (a note on stderr) how many async calls ended at their return
+ * though their task was not complete (the table full, the task's header in
+ * use), when any. */
+void ct_rec_async_tell(void);
 /* The exception that marked the frame being closed, at depth (1: the
  * outermost), or NULL; forgets marks of frames closed otherwise. */
 static inline const ct_rec_exc *ct_rec_fault_at(ct_tbuf *b, uint32_t depth);

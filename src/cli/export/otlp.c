@@ -116,6 +116,7 @@ struct cli_otlp {
     /* The argument keys of the call being entered, each ending in NUL. */
     cli_keys keys;
     pb *cur;                   /* the thread buffer arguments go to */
+    struct async_call *async;  /* async calls between return and end (on_leave) */
     char val[CHROME_ARGS_MAX + 1];
     char key[CHROME_ARGS_MAX + 8];
 };
@@ -402,6 +403,108 @@ static void exception_event(cli_otlp *x, pb *b, uint64_t when, const char *text,
     pb_close(b, st);
 }
 
+/* How a span ends (span_out). */
+enum { END_RETURN, END_EXCEPTION, END_TAILCALL, END_UNFINISHED };
+
+/* One span into the batch: me's ids, name, start and end (ns since the
+ * trace started), its argument attributes attrs[0..alen), thread.id, then
+ * by `end_kind`: "return" (text, when not NULL) and "at_return" (outs),
+ * the exception event (text: the text log's, or NULL), or the flag of a
+ * tail call or an unfinished call; "clrtrace.async" for an async call's
+ * span, which ends when its task does. */
+static int span_out(cli_otlp *x, const pending *me, const char *name, uint64_t start,
+                    uint64_t end, uint64_t tid, const uint8_t *attrs, size_t alen, int end_kind,
+                    const char *text, size_t len, const char *outs, size_t outs_len, int async)
+{
+    if (!x->in_batch)
+        batch_open(x);
+    pb *b = &x->batch;
+    size_t sp = pb_open(b, F_SS_SPANS);
+    pb_bytes(b, F_SPAN_TRACE_ID, me->trace_id, 16);
+    pb_bytes(b, F_SPAN_SPAN_ID, me->span_id, 8);
+    if (!is_zero(me->parent, 8))
+        pb_bytes(b, F_SPAN_PARENT_SPAN_ID, me->parent, 8);
+    pb_string(b, F_SPAN_NAME, name, strlen(name));
+    pb_uint(b, F_SPAN_KIND, SPAN_KIND_INTERNAL);
+    pb_fixed64(b, F_SPAN_START, x->start_ns + start);
+    pb_fixed64(b, F_SPAN_END, x->start_ns + end);
+    pb_raw(b, attrs, alen);
+    kv_int(b, F_SPAN_ATTRIBUTES, "thread.id", (int64_t)tid);
+    if (async)
+        kv_string(b, F_SPAN_ATTRIBUTES, "clrtrace.async", 14, NULL, 0);
+    if (end_kind == END_RETURN) {
+        if (text)
+            kv_string(b, F_SPAN_ATTRIBUTES, "return", 6, text, len);
+        if (outs)
+            kv_string(b, F_SPAN_ATTRIBUTES, "at_return", 9, outs, outs_len);
+    } else if (end_kind == END_EXCEPTION) {
+        exception_event(x, b, x->start_ns + end, text, len);
+    } else {
+        kv_string(b, F_SPAN_ATTRIBUTES,
+                  end_kind == END_TAILCALL ? "clrtrace.tailcall" : "clrtrace.unfinished",
+                  end_kind == END_TAILCALL ? 17 : 19, NULL, 0);
+    }
+    pb_close(b, sp);
+    if (b->oom)
+        return x->oom = -1;
+    x->spans++;
+    if (++x->in_batch >= x->max_spans)
+        return batch_send(x);
+    return 0;
+}
+
+/* An async call (trace format 2.9) between its return and its task's end,
+ * or its end when that came first: by id % CT_RENDER_ASYNC_MAX (allocated
+ * at the first). Its span is written at the later of the two. */
+typedef struct async_call {
+    uint64_t id;
+    int state;              /* 0 free, 1 returned, 2 ended first */
+    pending me;
+    const char *name;       /* the symbol table's */
+    uint64_t start, tid, end;   /* end: its return's */
+    uint64_t end_at;        /* state 2: its task's end */
+    uint8_t *attrs;         /* its argument attributes (malloc'd) */
+    size_t alen;
+    int faulted;            /* state 2 */
+    char *text;             /* state 2: the end's text (malloc'd) */
+    size_t len;
+} async_call;
+
+static async_call *async_at(cli_otlp *x, uint64_t id)
+{
+    if (!x->async && !(x->async = calloc(CT_RENDER_ASYNC_MAX, sizeof *x->async)))
+        return NULL;
+    async_call *a = &x->async[id % CT_RENDER_ASYNC_MAX];
+    if (a->id != id) {
+        free(a->attrs);
+        free(a->text);
+        memset(a, 0, sizeof *a);
+        a->id = id;
+    }
+    return a;
+}
+
+static void async_free(async_call *a)
+{
+    free(a->attrs);
+    free(a->text);
+    memset(a, 0, sizeof *a);
+}
+
+/* The span of async call a, ended by its result or exception at `end`, or
+ * at its return when that came later. */
+static int async_out(cli_otlp *x, async_call *a, uint64_t end, int faulted, const char *text,
+                     size_t len)
+{
+    if (a->end > end)
+        end = a->end; /* it ends once it has returned too */
+    int rc = span_out(x, &a->me, a->name, a->start, end, a->tid, a->attrs, a->alen,
+                      faulted ? END_EXCEPTION : END_RETURN, faulted || len ? text : NULL, len,
+                      NULL, 0, 1);
+    async_free(a);
+    return rc;
+}
+
 static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,
                     const ct_rec *rec)
 {
@@ -414,48 +517,85 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         tb->len = f->aux;
         return 0;
     }
-    if (!x->in_batch)
-        batch_open(x);
-    pb *b = &x->batch;
-    size_t sp = pb_open(b, F_SS_SPANS);
-    pb_bytes(b, F_SPAN_TRACE_ID, me.trace_id, 16);
-    pb_bytes(b, F_SPAN_SPAN_ID, me.span_id, 8);
-    if (!is_zero(me.parent, 8))
-        pb_bytes(b, F_SPAN_PARENT_SPAN_ID, me.parent, 8);
-    pb_string(b, F_SPAN_NAME, f->fn->name, strlen(f->fn->name));
-    pb_uint(b, F_SPAN_KIND, SPAN_KIND_INTERNAL);
-    pb_fixed64(b, F_SPAN_START, x->start_ns + f->start);
-    pb_fixed64(b, F_SPAN_END, x->start_ns + end);
-    pb_raw(b, tb->p + f->aux + sizeof me, tb->len - f->aux - sizeof me);
-    tb->len = f->aux;
-    kv_int(b, F_SPAN_ATTRIBUTES, "thread.id", (int64_t)t->tid);
+    const uint8_t *attrs = tb->p + f->aux + sizeof me;
+    size_t alen = tb->len - f->aux - sizeof me;
+    uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
+    if (id) {
+        /* The call goes on until its task ends: its span then. */
+        async_call *a = async_at(x, id);
+        if (!a || (alen && !(a->attrs = malloc(alen))))
+            return x->oom = -1;
+        if (alen)
+            memcpy(a->attrs, attrs, alen);
+        a->alen = alen;
+        a->me = me;
+        a->name = f->fn->name;
+        a->start = f->start;
+        a->tid = t->tid;
+        a->end = end;
+        tb->len = f->aux;
+        if (a->state == 2)
+            return async_out(x, a, a->end_at, a->faulted, a->text, a->len);
+        a->state = 1;
+        return 0;
+    }
     ct_text text;
+    int rc;
     if (how == CLI_END_RETURN) {
+        char *outs = x->key;
+        size_t rl = 0, ol = 0;
         ct_text_init(&text, x->val, CT_RENDER_RET_MAX);
-        if (ct_symbols_return_text(w->sym, f->fn, rec, &text))
-            kv_string(b, F_SPAN_ATTRIBUTES, "return", 6, x->val, ct_text_end(&text));
-        ct_text_init(&text, x->val, CT_RENDER_RET_MAX);
-        if (ct_symbols_out_text(w->sym, f->fn, rec, &text)) {
-            size_t len = ct_text_end(&text);
-            kv_string(b, F_SPAN_ATTRIBUTES, "at_return", 9, x->val + 2, len > 2 ? len - 2 : 0);
-        }
+        int has_ret = ct_symbols_return_text(w->sym, f->fn, rec, &text);
+        rl = ct_text_end(&text);
+        ct_text_init(&text, outs, sizeof x->key);
+        int has_outs = ct_symbols_out_text(w->sym, f->fn, rec, &text);
+        ol = ct_text_end(&text);
+        rc = span_out(x, &me, f->fn->name, f->start, end, t->tid, attrs, alen, END_RETURN,
+                      has_ret ? x->val : NULL, rl, has_outs ? outs + 2 : NULL,
+                      ol > 2 ? ol - 2 : 0, 0);
     } else if (how == CLI_END_EXCEPTION) {
         ct_text_init(&text, x->val, CT_RENDER_RET_MAX);
-        if (rec && rec->nvalues && ct_symbols_exception_text(w->sym, rec, &text))
-            exception_event(x, b, x->start_ns + end, x->val, ct_text_end(&text));
-        else
-            exception_event(x, b, x->start_ns + end, NULL, 0);
+        int has = rec && rec->nvalues && ct_symbols_exception_text(w->sym, rec, &text);
+        size_t len = ct_text_end(&text);
+        rc = span_out(x, &me, f->fn->name, f->start, end, t->tid, attrs, alen, END_EXCEPTION,
+                      has ? x->val : NULL, has ? len : 0, NULL, 0, 0);
     } else {
-        kv_string(b, F_SPAN_ATTRIBUTES,
-                  how == CLI_END_TAILCALL ? "clrtrace.tailcall" : "clrtrace.unfinished",
-                  how == CLI_END_TAILCALL ? 17 : 19, NULL, 0);
+        rc = span_out(x, &me, f->fn->name, f->start, end, t->tid, attrs, alen,
+                      how == CLI_END_TAILCALL ? END_TAILCALL : END_UNFINISHED, NULL, 0, NULL, 0,
+                      0);
     }
-    pb_close(b, sp);
-    if (b->oom)
+    tb->len = f->aux;
+    return rc;
+}
+
+/* An ASYNC_RETURN or ASYNC_FAULT record: the span of its call, or kept for
+ * that call's return when it has not come yet. */
+static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
+{
+    cli_otlp *x = ctx;
+    if (!ct_rec_is_async_end(rec->type) || x->stopped)
+        return 0;
+    async_call *a = async_at(x, rec->key);
+    if (!a)
         return x->oom = -1;
-    x->spans++;
-    if (++x->in_batch >= x->max_spans)
-        return batch_send(x);
+    int faulted = rec->type == CT_REC_ASYNC_FAULT;
+    ct_text text;
+    ct_text_init(&text, x->val, CT_RENDER_RET_MAX);
+    if (faulted)
+        ct_symbols_exception_text(w->sym, rec, &text);
+    else
+        ct_symbols_async_result_text(w->sym, rec, &text);
+    size_t len = ct_text_end(&text);
+    if (a->state == 1)
+        return async_out(x, a, rec->time_ns, faulted, x->val, len);
+    free(a->text);
+    if (!(a->text = malloc(len ? len : 1)))
+        return x->oom = -1;
+    memcpy(a->text, x->val, len);
+    a->len = len;
+    a->faulted = faulted;
+    a->end_at = rec->time_ns;
+    a->state = 2;
     return 0;
 }
 
@@ -463,7 +603,8 @@ cli_otlp *cli_otlp_new(const ct_trace_header *h, uint32_t max_spans, cli_otlp_si
                        void *sink_ctx, const cli_otlp_source *ids)
 {
     cli_otlp *x = calloc(1, sizeof *x);
-    cli_calls_ops ops = { .thread = on_thread, .enter = on_enter, .leave = on_leave };
+    cli_calls_ops ops = { .thread = on_thread, .enter = on_enter, .leave = on_leave,
+                          .other = on_other };
     if (!x || !(x->w = cli_calls_new(&ops, x))) {
         free(x);
         return NULL;
@@ -509,6 +650,18 @@ int cli_otlp_end(cli_otlp *x, uint64_t *spans, uint64_t *batches)
     int rc = x->oom;
     if (!rc && !x->stopped && cli_calls_finish(w) != 0)
         rc = -1;
+    /* Async calls whose task had not ended when the trace did: their span
+     * to their return, unfinished. */
+    for (size_t i = 0; x->async && i < CT_RENDER_ASYNC_MAX; i++) {
+        async_call *a = &x->async[i];
+        if (!rc && !x->stopped && a->state == 1 &&
+            span_out(x, &a->me, a->name, a->start, a->end, a->tid, a->attrs, a->alen,
+                     END_UNFINISHED, NULL, 0, NULL, 0, 1) != 0)
+            rc = -1;
+        async_free(a);
+    }
+    free(x->async);
+    x->async = NULL;
     if (!rc && !x->stopped && x->in_batch && batch_send(x) == -1)
         rc = -1;
     if (w->too_deep)
