@@ -982,15 +982,16 @@ static int async_end(ct_render *r, const ct_rec *rec)
     ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
     if (!t)
         return -1;
-    thread *th = t->user;
-    while (r->phead && r->phead != th && r->phead->pend_time < rec->time_ns)
-        flush_pending(r, r->phead);
     struct aslot *sl = async_slot(r, rec->key);
     if (!sl)
         return -1;
     acall *a = sl->a && sl->id == rec->key ? sl->a : NULL;
     size_t n = async_end_text(r, a ? a->f->def : NULL, rec);
     if (a) {
+        /* A line of this time: the enters held back from before it first. */
+        thread *th = t->user;
+        while (r->phead && r->phead != th && r->phead->pend_time < rec->time_ns)
+            flush_pending(r, r->phead);
         async_line(r, a, rec->type, t, rec->time_ns, r->ret, n);
         async_clear(sl);
         return 0;

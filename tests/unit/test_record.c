@@ -62,6 +62,21 @@ ct_vkind ct_plan_boxed_kind(ClassID cls)
     return CT_V_VOID;
 }
 
+/* A Task<int>'s content (the TASK form: m_stateFlags, m_result), the one
+ * class the async tests' tasks have. */
+#define TASK_CLASS 0x7100
+static const ct_plan k_i4_task = {.kind = CT_V_I4, .size = 4, .type_name = "int"};
+static const ct_field k_task_fields[] = {{"m_stateFlags", 8, &k_i4_task},
+                                         {"m_result", 12, &k_i4_task}};
+static const ct_plan k_task_content = {.kind = CT_V_CLASS, .size = 16, .type_name = "Task<int>",
+                                       .shape = CT_FORM_TASK, .count = 2,
+                                       .fields = k_task_fields};
+
+const ct_plan *ct_plan_content_known(ClassID cls)
+{
+    return cls == TASK_CLASS ? &k_task_content : NULL;
+}
+
 const ct_plan *ct_plan_content(ClassID cls, const void *obj, int *again)
 {
     (void)cls, (void)obj;
@@ -91,12 +106,20 @@ void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_ex
     (void)x;
 }
 
-/* An async method's call followed past its return (record/asynccall.c):
- * no function of this test is one. */
-void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_mark *m,
-                       uint64_t now)
+/* An async body owning the builder SetResult/SetException is called on
+ * (record/unwind.c): as the test says. */
+static int g_body_owns;
+int ct_rec_async_body_owns(ct_tbuf *b, uintptr_t builder)
 {
-    (void)b, (void)f, (void)w, (void)m, (void)now;
+    (void)b, (void)builder;
+    return g_body_owns;
+}
+
+/* An async call's end by an exception (record/unwind.c): not used here. */
+void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
+                      const ct_rec_exc *x)
+{
+    (void)b, (void)type, (void)now, (void)key, (void)x;
 }
 
 /* A condition's path that could not be read (model/when.c counts them). */
@@ -496,6 +519,141 @@ static void fake_ret(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf
     ct_rec_value(b, w, m, ct_arg_plan(f, f->nargs), (uintptr_t)ctx, 4, 0);
 }
 
+/* ------------------------------------------------------- async calls */
+
+/* A task object as the runtime lays one out (64-bit): the header word 4
+ * bytes before the method table, then m_stateFlags (at 8) and m_result. */
+typedef struct fake_task {
+    uint32_t pad, header;
+    uint64_t mt;
+    uint32_t flags;
+    int32_t result;
+} fake_task;
+
+static uintptr_t task_obj(fake_task *t)
+{
+    return (uintptr_t)&t->mt;
+}
+
+/* The stub's return value: the task reference at ctx (the engines set
+ * ret_at where they found it). */
+static void task_ret(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                     ct_event_mark *m)
+{
+    ct_rec_of(b)->ret_at = (uintptr_t)ctx;
+    ct_rec_value(b, w, m, ct_arg_plan(f, f->nargs), (uintptr_t)ctx, 8, 0);
+}
+
+/* A call of async method f returning task t: its LEAVE's id (0: none). */
+static uint64_t async_call(ct_tbuf *b, const ct_mapped_fn *f, fake_task *t)
+{
+    uintptr_t ref = task_obj(t);
+    int32_t arg = 1;
+    ct_rec_enter(b, f, 1, 0, fake_args, &arg, 0);
+    ct_rec_close(CT_REC_LEAVE, f, 1, ct_now_ns(), task_ret, &ref, 0);
+    ct_rec recs[4];
+    assert_int_equal(published(b, recs, 4), 2);
+    assert_int_equal(recs[1].type, CT_REC_LEAVE);
+    if (recs[1].nvalues == 1)
+        return 0;
+    assert_int_equal(recs[1].nvalues, 2);
+    uint32_t len;
+    ct_value_status st;
+    uint64_t id;
+    memcpy(&id, value_at(&recs[1], 1, &len, &st), 8);
+    assert_int_equal(len, 8);
+    return id;
+}
+
+/* SetResult(result) of the builder holding task t, in a traced body: the
+ * id of the ASYNC_RETURN it publishes (0: none) and its result. */
+static uint64_t async_result(ct_tbuf *b, fake_task *t, int32_t result, int32_t *got)
+{
+    uintptr_t builder_field = task_obj(t); /* the builder's m_task */
+    g_body_owns = 1;
+    ct_rec_async_result(b, (uintptr_t)&builder_field, (uintptr_t)&result, 4, 0);
+    g_body_owns = 0;
+    ct_rec recs[2];
+    if (published(b, recs, 2) == 0)
+        return 0;
+    assert_int_equal(recs[0].type, CT_REC_ASYNC_RETURN);
+    assert_int_equal(recs[0].nvalues, 2);
+    uint32_t len;
+    ct_value_status st;
+    uint64_t cls;
+    memcpy(&cls, value_at(&recs[0], 0, &len, &st), 8);
+    assert_true(cls == TASK_CLASS);
+    memcpy(got, value_at(&recs[0], 1, &len, &st), 4);
+    return recs[0].key;
+}
+
+/* An async method's call (record/asynccall.c): its LEAVE carries an id
+ * when its task goes on, the task's header holding that id as its hash
+ * code; the builder's SetResult ends it (ASYNC_RETURN of that id, with the
+ * result); a task complete at the return, or whose header is in use, is
+ * not followed; an end before the return gives the return its id. At most
+ * CT_ASYNC_CALLS followed at once: the one past them is not. */
+static void test_async_calls(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    static const ct_plan *const plans[1] = {&k_int};
+    fake_fn ff;
+    fake_fn_init(&ff, plans, 1, &k_object);
+    ff.f.async_stub = 1;
+    ff.f.async_task_at = 0;
+    int32_t got = 0;
+
+    fake_task t = {.mt = TASK_CLASS, .flags = 0x2000000 /* WaitingForActivation */};
+    uint64_t id = async_call(b, &ff.f, &t);
+    assert_true(id != 0);
+    /* The hash code bits (syncblk.h) and the id. */
+    assert_int_equal(t.header, 0x0C000000u | (uint32_t)id);
+    assert_true(async_result(b, &t, 42, &got) == id);
+    assert_int_equal(got, 42);
+
+    /* Complete at its return: not followed. */
+    fake_task done = {.mt = TASK_CLASS, .flags = 0x1000000};
+    assert_true(async_call(b, &ff.f, &done) == 0);
+    assert_int_equal(done.header, 0);
+    /* A header in use (a thin lock's thread id): not followed, counted. */
+    fake_task locked = {.mt = TASK_CLASS, .header = 3, .flags = 0x2000000};
+    assert_true(async_call(b, &ff.f, &locked) == 0);
+    assert_int_equal(locked.header, 3);
+
+    /* The end first (its continuation ran on another thread before the
+     * return was recorded): the return takes its id. */
+    fake_task early = {.mt = TASK_CLASS, .flags = 0x2000000};
+    uint64_t eid = async_result(b, &early, 7, &got);
+    assert_true(eid != 0 && eid != id);
+    assert_true(async_call(b, &ff.f, &early) == eid);
+    /* A body that does not own the builder ends nothing. */
+    fake_task other = {.mt = TASK_CLASS, .flags = 0x2000000};
+    uintptr_t field = task_obj(&other);
+    int32_t r = 1;
+    ct_rec_async_result(b, (uintptr_t)&field, (uintptr_t)&r, 4, 0);
+    assert_int_equal(published(b, NULL, 4), 0);
+    assert_int_equal(other.header, 0);
+
+    /* CT_ASYNC_CALLS followed at once (the early one's slot was taken
+     * back; no other is open): all followed; the next is not. */
+    fake_task *many = calloc(CT_ASYNC_CALLS + 1, sizeof *many);
+    assert_non_null(many);
+    for (uint32_t i = 0; i <= CT_ASYNC_CALLS; i++) {
+        many[i].mt = TASK_CLASS;
+        many[i].flags = 0x2000000;
+        uint64_t k = async_call(b, &ff.f, &many[i]);
+        if (i < CT_ASYNC_CALLS)
+            assert_true(k != 0);
+        else
+            assert_true(k == 0);
+    }
+    /* Each ends its own call, in any order. */
+    for (uint32_t i = CT_ASYNC_CALLS; i-- > 0;)
+        assert_true(async_result(b, &many[i], (int32_t)i, &got) == (many[i].header & 0x03FFFFFFu));
+    free(many);
+}
+
 static void test_enter_and_close_skeletons(void **state)
 {
     (void)state;
@@ -635,6 +793,7 @@ int main(void)
         cmocka_unit_test(test_enter_and_close_skeletons),
         cmocka_unit_test(test_dropped_when_the_lossy_ring_is_full),
         cmocka_unit_test(test_watched_function),
+        cmocka_unit_test(test_async_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,7 +145,11 @@ static void event_held(ct_rec_type type, uint64_t t, uint64_t held, uint64_t tid
 {
     static uint8_t one[4096];
     ct_wbuf *out = &w, single;
-    if (blocks) {
+    /* An async call's end is a record of its own, never in a block. */
+    int in_block = blocks && !ct_rec_is_async_end(type);
+    if (blocks && !in_block)
+        end_block();
+    if (in_block) {
         ct_wbuf_init(&single, one, sizeof one);
         out = &single;
     }
@@ -158,7 +162,7 @@ static void event_held(ct_rec_type type, uint64_t t, uint64_t held, uint64_t tid
         ct_event_value_commit_status(out, &m, vals[i].n, vals[i].st);
     }
     assert_int_equal(ct_event_end(out, &m), CT_TRACE_OK);
-    if (!blocks)
+    if (!in_block)
         return;
     if (block.open && block.tid != tid)
         end_block();
@@ -490,6 +494,105 @@ static void test_exceptions(void **state)
     exceptions_trace();
     blocks = 0;
     assert_string_equal(render(1, 1, NULL), single);
+}
+
+/* ------------------------------------------------ async calls (2.9) */
+
+/* A Task<int>'s content as the profiler plans it: the TASK form's
+ * m_stateFlags and m_result (offsets within the object). */
+static const ct_field task_fields[] = { { "m_stateFlags", 8, &p_i4 }, { "m_result", 12, &p_i4 } };
+static const ct_plan p_task_content = { .kind = CT_V_CLASS, .size = 16, .type_name = "Box",
+                                        .shape = CT_FORM_TASK, .count = 2,
+                                        .fields = task_fields };
+static const ct_plan p_task = { .kind = CT_V_OBJECT, .size = 8, .type_name = "Task<int>" };
+
+/* Checkout(20) returns its task on thread 4242, which completes with 42 on
+ * thread 4343; Checkout(500)'s task faults on 4343 before (in the stream)
+ * its call returns on 4242 (the end came first). */
+static void async_trace(int ended_first)
+{
+    begin_trace();
+    ct_fn_param p[] = { { "int amount=", 0, &p_i4 } };
+    function(1, "Shop.Checkout", CT_FN_STATIC | CT_FN_ASYNC, 1, p, "Task<int> ", &p_task);
+    end_block();
+    assert_int_equal(ct_write_class_content(&w, 0x80, "Box", &p_task_content), CT_TRACE_OK);
+    assert_int_equal(ct_write_class(&w, 0x90, "Shop.PaymentException"), CT_TRACE_OK);
+    val v[2];
+    uint64_t id = 5, cls = 0x80;
+    v[0] = v_i4(20);
+    event(CT_REC_ENTER, 1000, 4242, 1, 1, v);
+    v[0] = v_obj(0x7f0000005000, 0x80);
+    v[1] = v_status(CT_VALUE_PLAN, &id, 8);
+    event(CT_REC_LEAVE, 2000, 4242, 1, 2, v);
+    v[0] = v_status(CT_VALUE_PLAN, &cls, 8);
+    v[1] = v_i4(42);
+    event(CT_REC_ASYNC_RETURN, 5000, 4343, id, 2, v);
+    /* Checkout(500): id 6. */
+    ct_test_values x = { .len = 0 };
+    ct_test_exception(&x, 0x90, "declined", -1, ct_test_node_word(0, 0, 0));
+    id = 6;
+    v[0] = v_i4(500);
+    event(CT_REC_ENTER, 6000, 4242, 1, 1, v);
+    v[0] = v_obj(0x7f0000006000, 0x80);
+    v[1] = v_status(CT_VALUE_PLAN, &id, 8);
+    ct_event_mark m;
+    if (!ended_first)
+        event(CT_REC_LEAVE, 7000, 4242, 1, 2, v);
+    end_block();
+    assert_int_equal(ct_event_begin(&w, CT_REC_ASYNC_FAULT, 9000, 0, 4343, id, &m), CT_TRACE_OK);
+    for (size_t pos = 0; pos < x.len;) {
+        uint32_t word;
+        memcpy(&word, x.b + pos, 4);
+        uint32_t n = word & CT_VALUE_LEN_MASK;
+        uint8_t *q = ct_event_value_reserve(&w, n);
+        assert_non_null(q);
+        memcpy(q, x.b + pos + 4, n);
+        ct_event_value_commit_status(&w, &m, n, (ct_value_status)(word >> CT_VALUE_STATUS_SHIFT));
+        pos += 4 + n;
+    }
+    assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+    if (ended_first)
+        event(CT_REC_LEAVE, 10000, 4242, 1, 2, v);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 20000, 8, 10, 1), CT_TRACE_OK);
+}
+
+/* An async call (its LEAVE carries its id) goes on past its return: the
+ * line of its end, on the thread and at the time its task ended, its
+ * duration from its enter to the later of that end and its return, its
+ * result by the task class's content plan (labelled with the T of its
+ * Task<T>), or its exception; the summary counts it once, at that end. An
+ * end that comes before its call's return is told right after that
+ * return. */
+static void test_async_calls(void **state)
+{
+    (void)state;
+    async_trace(0);
+    assert_string_equal(render(1, 1, NULL),
+        "# clrtrace: dotnet Demo.dll, pid 4242, 2025-11-22T03:14:15Z, filter: my code\n"
+        "# CoreCLR 10.0.12, ICorProfilerInfo15\n"
+        "#  TIME(s)    TID   DURATION  CALL\n"
+        "  0.000001   4242     1.0 us  Shop.Checkout(int amount=20) -> Task<int> Box@0x7f0000005000  (async: goes on)\n"
+        "  0.000005   4343     4.0 us  Shop.Checkout(int amount=20) -> int 42  (async: task ended)\n"
+        "  0.000006   4242     1.0 us  Shop.Checkout(int amount=500) -> Task<int> Box@0x7f0000006000  (async: goes on)\n"
+        "  0.000009   4343     3.0 us  Shop.Checkout(int amount=500) -> exception Shop.PaymentException: \"declined\"  (async: task ended)\n"
+        "\n"
+        "# summary: 2 calls, 1 function, 2 threads, 0 events dropped\n"
+        "#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION\n"
+        "       2     7.0 us     7.0 us           1  Shop.Checkout\n"
+        "# clrtrace: shutdown, 10 functions JIT-compiled, 1 traced\n");
+    async_trace(1);
+    const char *text = render(1, 1, NULL);
+    assert_non_null(strstr(text,
+        "  0.000006   4242     4.0 us  Shop.Checkout(int amount=500) -> Task<int> Box@0x7f0000006000\n"
+        "  0.000009   4343     4.0 us  Shop.Checkout(int amount=500) -> exception Shop.PaymentException: \"declined\"  (async: task ended)\n"));
+    assert_non_null(strstr(text, "       2     8.0 us     8.0 us           1  Shop.Checkout\n"));
+    /* In EVENTS blocks (the async ends are records of their own). */
+    blocks = 1;
+    async_trace(0);
+    blocks = 0;
+    assert_non_null(strstr(render(1, 0, NULL),
+        "  0.000005   4343     4.0 us  Shop.Checkout(int amount=20) -> int 42  (async: task ended)\n"));
 }
 
 /* ------------------------------------------------ inner exceptions */
@@ -901,6 +1004,7 @@ int main(void)
         cmocka_unit_test(test_threads_and_endings),
         cmocka_unit_test(test_time_order_across_threads),
         cmocka_unit_test(test_exceptions),
+        cmocka_unit_test(test_async_calls),
         cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_value_statuses),
         cmocka_unit_test(test_redefined_function),
