@@ -79,9 +79,9 @@ const ct_plan *ct_plan_content_known(ClassID cls)
 
 const ct_plan *ct_plan_content(ClassID cls, const void *obj, int *again)
 {
-    (void)cls, (void)obj;
+    (void)obj;
     *again = 0;
-    return NULL;
+    return ct_plan_content_known(cls);
 }
 
 int ct_plan_is_flat(const ct_plan *p, unsigned depth)
@@ -113,6 +113,22 @@ int ct_rec_async_body_owns(ct_tbuf *b, uintptr_t builder)
 {
     (void)b, (void)builder;
     return g_body_owns;
+}
+
+/* Field offsets and exceptions read (record/unwind.c): none here (the
+ * attached body's end of a faulted task is not tested here). */
+void ct_rec_field_offsets(ClassID cls, const char *const *names, uint32_t *offsets, int n,
+                          uint32_t size)
+{
+    (void)cls, (void)names, (void)size;
+    for (int k = 0; k < n; k++)
+        offsets[k] = CT_REC_NO_FIELD;
+}
+
+const ct_rec_exc *ct_rec_mark_fault(ct_tbuf *b, uint64_t exc)
+{
+    (void)b, (void)exc;
+    return NULL;
 }
 
 /* An async call's end by an exception (record/unwind.c): not used here. */

@@ -158,14 +158,26 @@ static uint32_t meet(uintptr_t task, uint64_t cls, uint32_t mine, uint64_t now)
 }
 
 /* Task's private state bits (Task.cs): complete, one way or another. */
-#define TASK_COMPLETED_MASK (0x200000u | 0x400000u | 0x1000000u)
+#define TASK_FAULTED 0x200000u
+#define TASK_CANCELED 0x400000u
+#define TASK_COMPLETED_MASK (TASK_FAULTED | TASK_CANCELED | 0x1000000u)
+
+/* The content plan of task object obj (class cls) when it is the Task
+ * form's (m_stateFlags, then a Task<T>'s m_result), made at the first
+ * object of its class (no type loaded); else NULL. */
+static const ct_plan *task_form(uintptr_t obj, ClassID cls)
+{
+    int again = 0;
+    const ct_plan *c = ct_plan_content(cls, (const void *)obj, &again);
+    return c && c->kind == CT_V_CLASS && c->shape == CT_FORM_TASK && c->count ? c : NULL;
+}
 
 /* Whether task object obj (of class cls) is complete: its m_stateFlags,
  * where its content plan (the Task form) reads them. -1 when not known. */
 static int task_done(uintptr_t obj, ClassID cls)
 {
-    const ct_plan *c = ct_plan_content_known(cls);
-    if (!c || c->kind != CT_V_CLASS || c->shape != CT_FORM_TASK || !c->count)
+    const ct_plan *c = task_form(obj, cls);
+    if (!c)
         return -1;
     uint32_t flags;
     memcpy(&flags, (const void *)(obj + c->fields[0].offset), 4);
@@ -189,8 +201,6 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
     ct_rec_thread *t = ct_rec_of(b);
     uintptr_t at = t->ret_at;
     t->ret_at = 0;
-    if (g_rec.attached)
-        return; /* the builders are not rewritten: no end would come */
     if (t->sync_id && t->sync_depth == t->depth + 1) {
         /* Its task faulted before it returned (its first body threw
          * before an await): that end was recorded then. */
@@ -279,11 +289,185 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
             ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
         }
         /* The result, by the plan of the Task<T>'s m_result. */
-        const ct_plan *c = ct_plan_content_known((ClassID)cls);
-        if (result && c && c->kind == CT_V_CLASS && c->shape == CT_FORM_TASK && c->count == 2)
+        uint64_t task;
+        memcpy(&task, (const void *)builder, 8);
+        const ct_plan *c = task ? task_form((uintptr_t)task, (ClassID)cls) : NULL;
+        if (result && c && c->count == 2)
             ct_rec_value(b, &ev.w, &ev.m, c->fields[1].plan, result,
                          result_len ? result_len : ct_rec_slot_len(c->fields[1].plan),
                          g_ct.cfg.object_depth);
+        if (naive)
+            ct_rec_publish_naive(b, &ev);
+        else
+            ct_rec_publish(b, &ev);
+    }
+    ct_rec_busy(b, 0);
+}
+
+/* ------------------------------------------ a task's exception (attach) */
+
+/* Where a faulted or cancelled task keeps its exception (Task.cs,
+ * TaskExceptionHolder.cs, ExceptionDispatchInfo.cs): the Task's
+ * m_contingentProperties, its m_exceptionsHolder, then the first of its
+ * m_faultExceptions (a List<ExceptionDispatchInfo>: _items[0]) or its
+ * m_cancellationException, and that ExceptionDispatchInfo's _exception.
+ * Each offset learned at the first object of its class, in one go per
+ * class (classes other than the first ones met: looked up each time). */
+typedef struct learned_ref {
+    _Atomic uint64_t cls;
+    _Atomic uint32_t off[2];
+} learned_ref;
+
+static learned_ref g_cp, g_holder, g_list, g_edi;
+static _Atomic uint32_t g_task_cp = CT_REC_NO_FIELD - 1; /* unknown */
+
+/* The offsets of names[0..n) in class cls (its own reference fields),
+ * through l's cache. */
+static void offsets_of(learned_ref *l, ClassID cls, const char *const *names, int n,
+                       uint32_t *off)
+{
+    if (atomic_load(&l->cls) == (uint64_t)cls) {
+        for (int k = 0; k < n; k++)
+            off[k] = atomic_load(&l->off[k]);
+        return;
+    }
+    ct_rec_field_offsets(cls, names, off, n, 8);
+    for (int k = 0; k < n; k++)
+        atomic_store(&l->off[k], off[k]);
+    atomic_store(&l->cls, (uint64_t)cls);
+}
+
+static uint64_t ref_in(uint64_t obj, uint32_t off)
+{
+    uint64_t v = 0;
+    if (obj && off != CT_REC_NO_FIELD)
+        memcpy(&v, (const void *)(uintptr_t)(obj + off), 8);
+    return v;
+}
+
+static ClassID class_of(uint64_t obj)
+{
+    ClassID c = 0;
+    if (obj)
+        memcpy(&c, (const void *)(uintptr_t)obj, 8);
+    return c;
+}
+
+/* Task's m_contingentProperties, searched from cls up through its bases
+ * (a task's class derives from Task; the offset is Task's for them all). */
+static uint32_t contingent_offset(ClassID cls)
+{
+    uint32_t off = atomic_load(&g_task_cp);
+    if (off != CT_REC_NO_FIELD - 1)
+        return off;
+    static const char *const name[] = {"m_contingentProperties"};
+    for (int depth = 0; cls && depth < 8; depth++) {
+        ct_rec_field_offsets(cls, name, &off, 1, 8);
+        if (off != CT_REC_NO_FIELD) {
+            atomic_store(&g_task_cp, off);
+            return off;
+        }
+        ClassID parent = 0;
+        if (FAILED(g_ct.info->lpVtbl->GetClassIDInfo2(g_ct.info, cls, NULL, NULL, &parent, 0,
+                                                      NULL, NULL)))
+            break;
+        cls = parent;
+    }
+    return CT_REC_NO_FIELD;
+}
+
+/* The exception object task (class cls, faulted or cancelled) holds, or 0. */
+static uint64_t task_exception(uint64_t task, ClassID cls, int canceled)
+{
+    static const char *const cp_names[] = {"m_exceptionsHolder"};
+    static const char *const holder_names[] = {"m_faultExceptions", "m_cancellationException"};
+    static const char *const list_names[] = {"_items"};
+    static const char *const edi_names[] = {"_exception"};
+    uint32_t off[2];
+    uint64_t cp = ref_in(task, contingent_offset(cls));
+    if (!cp)
+        return 0;
+    offsets_of(&g_cp, class_of(cp), cp_names, 1, off);
+    uint64_t holder = ref_in(cp, off[0]);
+    if (!holder)
+        return 0;
+    offsets_of(&g_holder, class_of(holder), holder_names, 2, off);
+    uint64_t edi = 0;
+    if (!canceled) {
+        uint32_t items_off[1];
+        uint64_t list = ref_in(holder, off[0]);
+        if (list)
+            offsets_of(&g_list, class_of(list), list_names, 1, items_off);
+        uint64_t items = list ? ref_in(list, items_off[0]) : 0;
+        uint32_t length = 0;
+        if (items)
+            memcpy(&length, (const void *)(uintptr_t)(items + g_rec.layout.array_length_offset),
+                   4);
+        edi = length ? ref_in(items + g_rec.layout.array_data_offset, 0) : 0;
+    } else {
+        edi = ref_in(holder, off[1]);
+    }
+    if (!edi)
+        return 0;
+    offsets_of(&g_edi, class_of(edi), edi_names, 1, off);
+    return ref_in(edi, off[0]);
+}
+
+void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_addr, int naive)
+{
+    if (f->sm_fault_at == CT_SM_NO_FIELD || ct_rec_is_busy(b))
+        return;
+    uint64_t base, task;
+    memcpy(&base, (const void *)this_addr, 8);
+    if (!base)
+        return;
+    memcpy(&task, (const void *)(uintptr_t)(base + f->sm_fault_at), 8); /* the builder's m_task */
+    if (!task)
+        return;
+    ClassID cls = class_of(task);
+    const ct_plan *c = task_form((uintptr_t)task, cls);
+    if (!c)
+        return;
+    uint32_t flags;
+    memcpy(&flags, (const void *)(uintptr_t)(task + c->fields[0].offset), 4);
+    if (!(flags & TASK_COMPLETED_MASK))
+        return; /* awaiting again */
+    int faulted = (flags & (TASK_FAULTED | TASK_CANCELED)) != 0;
+    ct_rec_busy(b, 1);
+    uint64_t now = ct_now_ns();
+    /* This body completed its task: a fault ends it too, as SetException's
+     * mark does at start-up. */
+    const ct_rec_exc *x = NULL;
+    if (faulted) {
+        uint64_t exc = task_exception(task, cls, !(flags & TASK_FAULTED));
+        x = exc ? ct_rec_mark_fault(b, exc) : NULL;
+    }
+    uint32_t id = mark_of((uintptr_t)task);
+    if (id && !take(id, SLOT_PENDING, (uint64_t)cls)) {
+        id = 0; /* not this session's, or ended already */
+    } else if (!id && faulted && stub_below(ct_rec_of(b))) {
+        /* Faulted before its call returned: that return takes the id. */
+        ct_rec_thread *t = ct_rec_of(b);
+        if ((id = take_new(SLOT_EARLY, 0, now)) != 0) {
+            t->sync_id = id;
+            t->sync_depth = t->depth - 1;
+        }
+    }
+    if (id && faulted) {
+        ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
+    } else if (id) {
+        ct_rec_event ev;
+        ct_rec_begin(b, &ev, CT_REC_ASYNC_RETURN, now, ct_rec_held(b), id, naive);
+        uint8_t *p = ct_event_value_reserve(&ev.w, 8);
+        if (p) {
+            uint64_t v = (uint64_t)cls;
+            memcpy(p, &v, 8);
+            ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
+        }
+        if (c->count == 2)
+            ct_rec_value(b, &ev.w, &ev.m, c->fields[1].plan,
+                         (uintptr_t)(task + c->fields[1].offset),
+                         ct_rec_slot_len(c->fields[1].plan), g_ct.cfg.object_depth);
         if (naive)
             ct_rec_publish_naive(b, &ev);
         else

@@ -386,6 +386,16 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
  * followed, an ASYNC_RETURN record ends that call (CT_WATCH_ASYNC_RESULT). */
 void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t result_len,
                          int naive);
+/* Under attach (the builders not rewritten), an async body f about to
+ * return, its `this` at this_addr (as the enter probe gets it; its frame
+ * still open): when its builder's task completed and its call is
+ * followed, an ASYNC_RETURN (the result read from the task) or an
+ * ASYNC_FAULT (the exception the task holds) ends that call. */
+void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_addr, int naive);
+/* Marks this thread's innermost open frame (an async body) to end by
+ * exception object exc, read now (class, message, inner exceptions): the
+ * exception kept, or NULL (CT_ASYNC_FAULTS marked already, or not read). */
+const ct_rec_exc *ct_rec_mark_fault(ct_tbuf *b, uint64_t exc);
 /* The same for a task faulted with exception x (from ct_rec_async_fault):
  * an ASYNC_FAULT record. */
 void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x);

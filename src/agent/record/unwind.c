@@ -344,6 +344,11 @@ static void exc_capture_into(ct_rec_exc *x, uint32_t serial, ObjectID obj)
     x->serial = serial;
 }
 
+void ct_rec_exc_capture(ct_rec_exc *x, uint64_t obj)
+{
+    exc_capture_into(x, 1, (ObjectID)obj);
+}
+
 static void exc_capture(ct_tbuf *b, uint32_t serial, ObjectID obj)
 {
     exc_capture_into(&ct_rec_of(b)->exc[serial % CT_EXC_SLOTS], serial, obj);
@@ -370,11 +375,9 @@ int ct_rec_async_body_owns(ct_tbuf *b, uintptr_t builder)
            t->bodies[t->nbodies - 1].base + top->sm_fault_at == builder;
 }
 
-void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
+const ct_rec_exc *ct_rec_mark_fault(ct_tbuf *b, uint64_t exc)
 {
     ct_rec_thread *t = ct_rec_of(b);
-    if (!exc || ct_rec_is_busy(b) || !ct_rec_async_body_owns(b, builder))
-        return;
     /* Marks of frames closed since are stale; the same frame again (the
      * builder's overloads): the newest exception. */
     while (t->nfaults && t->fault_depth[t->nfaults - 1] > t->depth)
@@ -382,18 +385,26 @@ void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
     uint32_t k = t->nfaults && t->fault_depth[t->nfaults - 1] == t->depth ? t->nfaults - 1
                                                                            : t->nfaults;
     if (k >= CT_ASYNC_FAULTS)
-        return;
-    ct_rec_busy(b, 1);
+        return NULL;
     /* Any non-zero serial: the frame's own slot is read by its depth. */
     exc_capture_into(&t->fault_exc[k], 1, (ObjectID)exc);
-    /* The async call (its stub) ends by it too, when it is followed. */
-    if (t->fault_exc[k].serial)
-        ct_rec_async_faulted(b, builder, &t->fault_exc[k]);
-    ct_rec_busy(b, 0);
     if (!t->fault_exc[k].serial)
-        return;
+        return NULL;
     t->fault_depth[k] = t->depth;
     t->nfaults = k + 1;
+    return &t->fault_exc[k];
+}
+
+void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
+{
+    if (!exc || ct_rec_is_busy(b) || !ct_rec_async_body_owns(b, builder))
+        return;
+    ct_rec_busy(b, 1);
+    const ct_rec_exc *x = ct_rec_mark_fault(b, exc);
+    /* The async call (its stub) ends by it too, when it is followed. */
+    if (x)
+        ct_rec_async_faulted(b, builder, x);
+    ct_rec_busy(b, 0);
 }
 
 /* An UNWIND event of the frame of function `key`, left by exception

@@ -127,27 +127,50 @@ namespace Shop
             return await chain;
         }
 
-        public static async Task<int> Main()
+        // The chains, once; what each gave written to `output` (TextWriter.Null
+        // when serving).
+        static async Task RunOnce(System.IO.TextWriter output)
         {
-            try { Console.WriteLine(await Open(() => Orders.Checkout(500))); }
-            catch (PaymentException e) { Console.WriteLine("checkout: " + e.Message); }
-            Console.WriteLine(await Open(() => Orders.Checkout(20)));
-            Console.WriteLine(await Open(() => Orders.SafeCheckout(300)));
+            try { output.WriteLine(await Open(() => Orders.Checkout(500))); }
+            catch (PaymentException e) { output.WriteLine("checkout: " + e.Message); }
+            output.WriteLine(await Open(() => Orders.Checkout(20)));
+            output.WriteLine(await Open(() => Orders.SafeCheckout(300)));
             try { await Orders.Validate(""); }
-            catch (ArgumentException e) { Console.WriteLine("validate: " + e.Message); }
-            try { Console.WriteLine(await Open(() => Orders.Stock(7).AsTask())); }
-            catch (InvalidOperationException e) { Console.WriteLine("stock: " + e.Message); }
-            try { Console.WriteLine(await Open(() => Orders.Both())); }
-            catch (InvalidOperationException e) { Console.WriteLine("both: " + e.Message); }
-            try { Console.WriteLine(await Open(() => Orders.Sum())); }
-            catch (FormatException e) { Console.WriteLine("sum: " + e.Message); }
+            catch (ArgumentException e) { output.WriteLine("validate: " + e.Message); }
+            try { output.WriteLine(await Open(() => Orders.Stock(7).AsTask())); }
+            catch (InvalidOperationException e) { output.WriteLine("stock: " + e.Message); }
+            try { output.WriteLine(await Open(() => Orders.Both())); }
+            catch (InvalidOperationException e) { output.WriteLine("both: " + e.Message); }
+            try { output.WriteLine(await Open(() => Orders.Sum())); }
+            catch (FormatException e) { output.WriteLine("sum: " + e.Message); }
             using (var cts = new CancellationTokenSource())
             {
                 Task w = Orders.Wait(cts.Token);
                 cts.Cancel();
                 try { await w; }
-                catch (OperationCanceledException) { Console.WriteLine("wait: canceled"); }
+                catch (OperationCanceledException) { output.WriteLine("wait: canceled"); }
             }
+        }
+
+        // `serve SECONDS`: the chains again and again (every 20 ms) for that
+        // long, for an attach (run_failures.sh); prints "ready PID" first and
+        // "served" last, and exits with 0.
+        public static async Task<int> Main()
+        {
+            string[] args = Environment.GetCommandLineArgs();
+            if (args.Length == 3 && args[1] == "serve")
+            {
+                Console.WriteLine("ready " + Environment.ProcessId);
+                var until = DateTime.UtcNow.AddSeconds(int.Parse(args[2]));
+                while (DateTime.UtcNow < until)
+                {
+                    await RunOnce(System.IO.TextWriter.Null);
+                    await Task.Delay(20);
+                }
+                Console.WriteLine("served");
+                return 0;
+            }
+            await RunOnce(Console.Out);
             // This continuation ran inside Wait's SetException: a last await
             // lets Wait's body end (and its end be traced) before the
             // program does.

@@ -463,11 +463,24 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
 }
 
 /* The code before a ret: the leave probe, given the return value's address
- * when local (its home) is not -1. Returns its length. */
+ * when local (its home) is not -1; an async body's under attach (self: the
+ * home of its `this`, a copy of a class's, or -1: the argument itself, a
+ * value type's managed pointer), the address of its `this`, as the enter
+ * probe takes it. Returns its length. */
 #define LEAVE_MAX 9
 static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_probes *pr,
-                           int64_t local, probe_sigs s)
+                           int64_t local, int body, int64_t self, probe_sigs s)
 {
+    if (body && pr->leave_this) {
+        /* ldloca T | ldarga 0; conv.u; ldc.i8 f; conv.i; ldc.i8 probe;
+         * conv.i; calli two */
+        memset(code, 0, 2 * sizeof *code);
+        code[0].op = self >= 0 ? CLRIL_LDLOCA : CLRIL_LDARGA;
+        code[0].value = self >= 0 ? self : 0;
+        code[1].op = CLRIL_CONV_U;
+        probe_code(code + 2, f, (void (*)(uintptr_t))(uintptr_t)pr->leave_this, s.two);
+        return 2 + PROBE_LEN;
+    }
     if (local < 0) {
         probe_code(code, f, pr->leave, s.one);
         return PROBE_LEN;
@@ -647,6 +660,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     added_locals locals = add_locals(m, mod, tok, &b,
                                      with_values && f->has_ret && (f->ret || nh >= 0), nargs > 0);
     int64_t local = locals.ret;
+    /* Under attach the builders are not rewritten: an async body's leave
+     * looks at its task itself (probes.h, leave_this). */
+    int async_body = g_ct.attached && with_values && f->sm_offsets &&
+                     f->sm_fault_at != CT_SM_NO_FIELD && !f->has_ret;
     clril_insn code[LEAVE_MAX];
     /* From the end, so that the indexes ahead stay valid: before each ret
      * (taking its label: every path to it runs the probe), and before the
@@ -661,7 +678,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
             probe_code(code, f, pr->tailcall, sig.one);
             at = i - 2;
         } else {
-            n = leave_code(code, f, pr, local, sig);
+            n = leave_code(code, f, pr, local, async_body, locals.self, sig);
         }
         int next = cur == 1 ? 2 : 1;
         clril_arena_reset(&a[next]);

@@ -199,6 +199,18 @@ CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uint
                  naive);
 }
 
+/* An async body about to return (under attach, probes.h leave_this): its
+ * task, when complete, ends its async call. Its own frame, the innermost
+ * open one, is still open. */
+static void probe_body_end(uintptr_t this_addr, uintptr_t client_id, int naive)
+{
+    if (!ct_rec_recording() || !this_addr)
+        return;
+    ct_tbuf *b = ct_rec_thread_self();
+    if (b && ct_rec_of(b)->depth && ct_rec_top_key(b) == (uint64_t)client_id)
+        ct_rec_async_body_end(b, (const ct_mapped_fn *)client_id, this_addr, naive);
+}
+
 /* The enter probe with k argument addresses in its own call (probes.h,
  * enter_with): the last k of the method's, after those ct_probe_arg took. */
 #define A(i) uintptr_t a##i
@@ -259,8 +271,13 @@ _Static_assert(CT_PROBE_ENTER_ADDRS == 6, "one enter probe per number of address
     {                                                                    \
         probe_close(CT_REC_TAILCALL, client_id, 0, 0, naive);            \
     }                                                                    \
+    static void name##_leave_this(uintptr_t this_addr, uintptr_t client_id) \
+    {                                                                    \
+        probe_body_end(this_addr, client_id, naive);                     \
+        probe_close(CT_REC_LEAVE, client_id, 0, 0, naive);               \
+    }                                                                    \
     static const ct_il_probes name = {name##_enter, name##_leave, name##_return, name##_tailcall, \
-                                      IL_ENTER_WITH_LIST(name)};
+                                      name##_leave_this, IL_ENTER_WITH_LIST(name)};
 
 IL_VALUE_PROBES(probes_ring, 0)
 IL_VALUE_PROBES(probes_naive, 1)
@@ -284,6 +301,6 @@ static void probe_tailcall_plain(uintptr_t client_id)
 const ct_il_probes *ct_il_probes_for(int values)
 {
     static const ct_il_probes plain = {probe_enter_plain, probe_leave_plain, NULL,
-                                       probe_tailcall_plain, {0}};
+                                       probe_tailcall_plain, NULL, {0}};
     return !values ? &plain : g_ct.cfg.bench_naive ? &probes_naive : &probes_ring;
 }

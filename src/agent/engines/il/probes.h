@@ -36,6 +36,11 @@ typedef struct ct_il_probes {
     void (*leave)(uintptr_t client_id);
     void (*ret)(uintptr_t ret_addr, uintptr_t client_id); /* with values only */
     void (*tailcall)(uintptr_t client_id);
+    /* With values, under attach, an async body's (a MoveNext whose state
+     * machine has a builder) in place of leave: the address of its `this`
+     * (as the enter probe gets it): the builder's task, when it completed,
+     * ends its async call (record.h, ct_rec_async_body_end). */
+    void (*leave_this)(uintptr_t this_addr, uintptr_t client_id);
     /* With values: enter_with[k] (k from 1 to CT_PROBE_ENTER_ADDRS) is the
      * enter probe taking k argument addresses, then client_id: void
      * (uintptr_t addr..., uintptr_t client_id). */
