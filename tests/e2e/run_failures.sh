@@ -200,7 +200,9 @@ async Shop.Orders.Charge(int amount=500, <>1__state=0)" \
 # task does, with its result or the exception its task holds.
 if [[ "${CLRTRACE_ENGINE:-}" == il ]]; then
     echo "== attached"
-    dotnet "$app" serve 8 >"$work/serve.out" 2>"$work/serve.err" &
+    # (CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
+    # the profiler it will load needs; lib_checks.sh, ct_serve_shop.)
+    env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve 5 >"$work/serve.out" 2>"$work/serve.err" &
     spid=$!
     ct_at_exit ct_kill_quiet "$spid"
     if ct_ready_pid "$work/serve.out"; then
