@@ -48,6 +48,10 @@
 # each call (the default) and without (CLRTRACE_IDS=0), the fast path, and
 # the IL engine with values and with --no-args, each both ways, in turn.
 #
+# Async calls (issue 35, BENCH_ONLY=async): Workload async (each call an
+# async method that suspends once), values to a binary trace by each engine,
+# with BASELINE_LIB beside.
+#
 # The goals of issue 29 (BENCH_ONLY=goals; also at the end of a full run):
 # whole programs by wall time, runs interleaved, medians of BENCH_REPEATS +
 # 2 rounds: the C# compiler untraced, with every method JIT-compiled
@@ -352,6 +356,30 @@ if [[ "${BENCH_ONLY:-}" == goals ]]; then
     bench_goals
     exit 0
 fi
+# Async calls (issue 35, BENCH_ONLY=async; also in a full run): Workload
+# async, each call an async method that suspends once (Task.Yield) and is
+# followed until its task completes; values to a binary trace, by each
+# engine, with BASELINE_LIB beside (which does not follow them).
+bench_async() {
+    workload_mode=async
+    local n=$((full_calls / 50)) e
+    measure async_untraced "$n"
+    traced async_elt "$n" "CLRTRACE_TRACE=$tmp/async_elt.clrt"
+    traced async_il "$n" CLRTRACE_ENGINE=il "CLRTRACE_TRACE=$tmp/async_il.clrt"
+    workload_mode=calls
+    echo
+    echo "== async calls followed to their task's end (Workload async), ns/call, best of $repeats"
+    for e in elt il; do
+        awk -v e="$e" -v u="${ns[async_untraced]}" -v a="${ns[async_$e]}" -v b="${ns[async_${e}_base]:-}" 'BEGIN {
+            printf "  %s: untraced %.0f, traced %.0f (%.2fx)", e, u, a, a / u
+            if (b != "") printf "; before (not followed) %.0f (%.2fx): %+.0f ns per async call", b, b / u, a - b
+            printf "\n" }'
+    done
+}
+if [[ "${BENCH_ONLY:-}" == async ]]; then
+    bench_async
+    exit 0
+fi
 measure untraced "$calls"
 traced floor "$calls" CLRTRACE_NULL=1
 traced fast_empty "$calls" CLRTRACE_NULL=fast
@@ -405,6 +433,7 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
 }'
 
 bench_when
+bench_async
 
 echo
 echo "== values: objects and collections (Workload objects), ns/call, best of $repeats"

@@ -22,6 +22,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Bench
 {
@@ -166,6 +167,21 @@ namespace Bench
             return Down(n - 1) + 1;
         }
 
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static async Task<int> AsyncLeaf(int i)
+        {
+            await Task.Yield();
+            return i + 1;
+        }
+
+        private static async Task<long> AsyncLoop(long calls)
+        {
+            long sum = 0;
+            for (long i = 0; i < calls; i++)
+                sum += await AsyncLeaf((int)(i & 0xFFFF));
+            return sum;
+        }
+
         private static long VmHwmKib()
         {
             foreach (string line in System.IO.File.ReadAllLines("/proc/self/status"))
@@ -225,6 +241,21 @@ namespace Bench
                 sw.Stop();
                 Console.WriteLine("calls={0} ns_per_call={1:F2} sum={2}", steps * 3,
                                   sw.Elapsed.TotalMilliseconds * 1e6 / (steps * 3), sum);
+                return 0;
+            }
+            if (mode == "async")
+            {
+                // "async N": N calls of an async method that suspends (an
+                // await of Task.Yield: resumed on the thread pool) and
+                // returns its result: each a call clrtrace follows until its
+                // task completes.
+                long calls = args.Length > 1 ? long.Parse(args[1]) : 100_000;
+                long sum = AsyncLoop(Math.Min(calls, 2_000)).GetAwaiter().GetResult(); // warm-up
+                var sw = Stopwatch.StartNew();
+                sum += AsyncLoop(calls).GetAwaiter().GetResult();
+                sw.Stop();
+                Console.WriteLine("calls={0} ns_per_call={1:F2} sum={2}", calls,
+                                  sw.Elapsed.TotalMilliseconds * 1e6 / calls, sum);
                 return 0;
             }
             if (mode == "when")

@@ -211,8 +211,9 @@ typedef struct ct_rec_thread {
         uint64_t key;
         uintptr_t base;
     } bodies[CT_ASYNC_BODIES];
-    /* Where the engine found the return value of the LEAVE being built
-     * (an async method's: its task), or 0. */
+    /* Where the engine found the return value of the LEAVE being built, an
+     * async method's (f->async_stub: its task; set for those only, this
+     * line being cold), or 0. */
     uintptr_t ret_at;
     /* An async call whose task faulted before it returned (its first body
      * threw before an await; asynccall.c): its id, for the return of the
@@ -1024,7 +1025,8 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
             t->collect = 0;
             ct_rec_chosen_values(b, f, f->chosen_ret, &ev.w, &ev.m);
         } else if (f->has_ret) {
-            ct_rec_of(b)->ret_at = 0;
+            if (__builtin_expect(f->async_stub, 0))
+                ct_rec_of(b)->ret_at = 0; /* the engine's ret sets it */
             ret(b, f, ctx, &ev.w, &ev.m);
         }
         if (outs)

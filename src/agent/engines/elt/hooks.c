@@ -182,7 +182,8 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
     COR_PRF_ELT_INFO elt = (COR_PRF_ELT_INFO)(uintptr_t)ctx;
     COR_PRF_FUNCTION_ARGUMENT_RANGE range = {0, 0};
     if (ct_argmap_leave(f, elt, &range)) {
-        ct_rec_of(b)->ret_at = (uintptr_t)range.startAddress;
+        if (__builtin_expect(f->async_stub, 0))
+            ct_rec_of(b)->ret_at = (uintptr_t)range.startAddress;
         ct_rec_value(b, w, m, ct_arg_plan(f, f->nargs), range.startAddress, range.length,
                      g_ct.cfg.object_depth);
         return;
@@ -193,7 +194,8 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
     if (SUCCEEDED(info->lpVtbl->GetFunctionLeave3Info(info, f->id, elt, &frame, &range))) {
         if (snap)
             ct_argmap_learn_leave(f, snap, &range);
-        ct_rec_of(b)->ret_at = (uintptr_t)range.startAddress;
+        if (__builtin_expect(f->async_stub, 0))
+            ct_rec_of(b)->ret_at = (uintptr_t)range.startAddress;
         ct_rec_value(b, w, m, ct_arg_plan(f, f->nargs), range.startAddress, range.length,
                      g_ct.cfg.object_depth);
     } else if (f->out_mask) {

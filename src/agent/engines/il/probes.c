@@ -130,7 +130,8 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_w
 {
     uintptr_t ret_addr = (uintptr_t)ctx;
     const ct_plan *p = ct_arg_plan(f, f->nargs);
-    ct_rec_of(b)->ret_at = ret_addr;
+    if (__builtin_expect(f->async_stub, 0))
+        ct_rec_of(b)->ret_at = ret_addr;
     ct_rec_value(b, w, m, p, p ? ret_addr : 0, p ? ct_rec_slot_len(p) : 0, g_ct.cfg.object_depth);
 }
 
