@@ -183,7 +183,8 @@ static void put_fields(ct_wbuf *w, const ct_plan *p, unsigned depth)
     put_u32(w, p->count);
     for (uint32_t i = 0; i < p->count; i++) {
         put_str(w, p->fields[i].name);
-        put_u32(w, p->fields[i].offset);
+        /* (A field the capture finds, not at an offset: written as 0.) */
+        put_u32(w, p->fields[i].offset == CT_FIELD_FOUND ? 0 : p->fields[i].offset);
         put_plan(w, p->fields[i].plan, depth + 1);
     }
 }

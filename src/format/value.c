@@ -4,6 +4,7 @@
 #include "value.h"
 
 #include <stddef.h>
+#include <string.h>
 
 uint32_t ct_vkind_size(ct_vkind k)
 {
@@ -57,4 +58,22 @@ int ct_array_items_captured(const ct_plan *e)
     default:
         return 1;
     }
+}
+
+uint32_t ct_task_exception_at(const ct_plan *c)
+{
+    if (!c || c->shape != CT_FORM_TASK || c->count < 2 || !c->fields)
+        return UINT32_MAX;
+    const ct_field *f = &c->fields[c->count - 1];
+    return f->name && !strcmp(f->name, CT_TASK_EXCEPTION_FIELD) && f->plan &&
+                   f->plan->kind == CT_V_OBJECT
+               ? c->count - 1
+               : UINT32_MAX;
+}
+
+uint32_t ct_task_result_at(const ct_plan *c)
+{
+    if (!c || c->shape != CT_FORM_TASK || c->count < 2 || !c->fields)
+        return UINT32_MAX;
+    return ct_task_exception_at(c) == 1 ? UINT32_MAX : 1;
 }

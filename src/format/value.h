@@ -175,7 +175,9 @@ typedef enum ct_form {
                              typeof(Name), the handle named as a class id */
     CT_FORM_TASK = 5,     /* a Task's int m_stateFlags, then a Task<T>'s
                              m_result (or nothing): Status, and Result when it
-                             ran to completion */
+                             ran to completion; (2.9) last, an OBJECT field
+                             named Exception (CT_TASK_EXCEPTION_FIELD): the
+                             exception a faulted or cancelled task holds */
     CT_FORM_CANCEL = 6,   /* a CancellationTokenSource's int _state:
                              IsCancellationRequested (not 0) */
     CT_FORM_TOKEN = 7,    /* a CancellationToken (STRUCT): its source object:
@@ -327,9 +329,15 @@ typedef struct ct_plan ct_plan;
 
 typedef struct ct_field {
     const char *name;
-    uint32_t offset;      /* within the struct's bytes */
+    uint32_t offset;      /* within the struct's bytes; CT_FIELD_FOUND: not a
+                             field at an offset (a Task form's Exception: the
+                             capture finds the value) */
     const ct_plan *plan;
 } ct_field;
+
+/* The Task form's last field (2.9), its exception, and its offset. */
+#define CT_TASK_EXCEPTION_FIELD "Exception"
+#define CT_FIELD_FOUND UINT32_MAX
 
 typedef struct ct_enum_item {
     const char *name;
@@ -359,6 +367,12 @@ struct ct_plan {
     const ct_plan *key;   /* SEQ (DICT): the key's plan */
     const ct_seq *seq;    /* SEQ: where the elements are (capture only) */
 };
+
+/* A Task form's fields (CT_FORM_TASK): the index of its Exception (2.9:
+ * the last, an OBJECT named CT_TASK_EXCEPTION_FIELD) and of its Result (the
+ * second, when it is not that one); UINT32_MAX: none. */
+uint32_t ct_task_exception_at(const ct_plan *content);
+uint32_t ct_task_result_at(const ct_plan *content);
 
 /* Where the runtime keeps string and array contents (from
  * ICorProfilerInfo3::GetStringLayout2 and the SZARRAY layout). */

@@ -403,7 +403,7 @@ int ct_symbols_async_result_text(ct_symbols *s, const ct_rec *ret, ct_text *out)
         return 0;
     memcpy(&cls, v, 8);
     const ct_plan *c = ct_table_get(&s->contents, cls);
-    if (!c || c->kind != CT_V_CLASS || c->shape != CT_FORM_TASK || c->count != 2 ||
+    if (!c || c->kind != CT_V_CLASS || ct_task_result_at(c) != 1 ||
         ct_next_value(ret, &pos, &v, &len, &st) != 1)
         return 0;
     ct_symbols_value_text(s, c->fields[1].plan, v, len, st, out);

@@ -662,7 +662,9 @@ static int form_fits(const ct_plan *c)
         return c->kind == CT_V_CLASS && n == 1 && fl[0].plan->size == 8 &&
                (fl[0].plan->kind == CT_V_I || fl[0].plan->kind == CT_V_U);
     case CT_FORM_TASK:
-        return c->kind == CT_V_CLASS && n <= 2 && is_int4(fl[0].plan);
+        /* (2.9: its exception last, an object.) */
+        return c->kind == CT_V_CLASS && n <= 3 && is_int4(fl[0].plan) &&
+               (n < 3 || ct_task_exception_at(c) == 2);
     case CT_FORM_CANCEL:
     case CT_FORM_ENCODING:
         return c->kind == CT_V_CLASS && n == 1 && is_int4(fl[0].plan);
@@ -804,7 +806,8 @@ static void form_method(ct_cursor *r, fctx *f)
         ct_text_put(f->out, "?");
 }
 
-/* A Task: {Status=...}, and Result=... when it ran to completion. */
+/* A Task: {Status=...}, and Result=... when it ran to completion, or
+ * Exception=... when it faulted or was cancelled (2.9). */
 static void form_task(ct_cursor *r, const ct_plan *c, fctx *f, unsigned depth)
 {
     uint32_t flags = (uint32_t)ct_take_u(r, 4);
@@ -812,12 +815,14 @@ static void form_task(ct_cursor *r, const ct_plan *c, fctx *f, unsigned depth)
         return;
     ct_text_put(f->out, "{Status=");
     ct_text_put(f->out, ct_wellknown_task_status(flags));
-    if (c->count == 2) {
-        if (ct_wellknown_task_done(flags)) {
-            ct_text_put(f->out, ", Result=");
-            format(r, c->fields[1].plan, f, depth + 1);
+    uint32_t exc = ct_task_exception_at(c);
+    for (uint32_t i = 1; i < c->count && !r->bad; i++) {
+        int shown = i == exc ? ct_wellknown_task_failed(flags) : ct_wellknown_task_done(flags);
+        if (shown) {
+            ct_text_put(f->out, i == exc ? ", Exception=" : ", Result=");
+            format(r, c->fields[i].plan, f, depth + 1);
         } else {
-            skip_value(r, c->fields[1].plan, f, depth);
+            skip_value(r, c->fields[i].plan, f, depth);
         }
     }
     ct_text_put(f->out, "}");

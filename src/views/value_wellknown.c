@@ -377,6 +377,11 @@ int ct_wellknown_task_done(uint32_t f)
     return !(f & (TASK_FAULTED | TASK_CANCELED)) && (f & TASK_RAN_TO_COMPLETION);
 }
 
+int ct_wellknown_task_failed(uint32_t f)
+{
+    return (f & (TASK_FAULTED | TASK_CANCELED)) != 0;
+}
+
 void ct_wellknown_codepage(int32_t cp, ct_text *t)
 {
     static const struct {

@@ -24,6 +24,8 @@ void ct_wellknown_ipv6(const uint16_t w[8], uint32_t scope, ct_text *t);
 const char *ct_wellknown_task_status(uint32_t flags);
 /* Whether a Task of these flags ran to completion (its result is set). */
 int ct_wellknown_task_done(uint32_t flags);
+/* Whether a Task's m_stateFlags say it faulted or was cancelled. */
+int ct_wellknown_task_failed(uint32_t flags);
 /* An Encoding's name from its code page (Encoding._codePage), as
  * Encoding.WebName has it for the common ones ("utf-8", "utf-16",
  * "us-ascii", ...); others "codepage 437". */

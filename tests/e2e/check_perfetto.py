@@ -12,7 +12,9 @@ prints for a `clrtrace dump --perfetto` trace (run_perfetto.sh).
       event name and each annotation name interned once, under one iid,
       before (or in) the first packet that uses it; every iid used is
       interned. Prints "begins=B ends=E threads=T names=N annotation_names=A
-      unfinished=U".
+      unfinished=U", then " async=N" when there are async calls' tracks: each
+      a track under the process's, named, with one slice (an async call's,
+      from its enter to its task's end).
   check_perfetto.py calls TEXT
       One line per slice, "TID NAME ARGS" in order of begin on each thread
       (threads in order of their first slice): ARGS is the JSON object of
@@ -22,6 +24,9 @@ prints for a `clrtrace dump --perfetto` trace (run_perfetto.sh).
   check_perfetto.py event TEXT NAME START
       "TS DUR" of the first slice of NAME: begin minus START (ns), end minus
       begin.
+  check_perfetto.py async TEXT
+      One line per async call's slice, "NAME ARGS" (ARGS as for calls),
+      sorted.
   check_perfetto.py process TEXT
       "PID NAME" of the process track, then "PID TID NAME" per thread track.
 """
@@ -82,6 +87,8 @@ class Trace:
         self.event_names, self.annotation_names = {}, {}
         self.process = None
         self.threads = {}  # uuid -> (pid, tid, name)
+        self.async_tracks = {}  # uuid -> name
+        self.async_slices = []  # [name, begin, end, args]
         self.slices = []   # (tid, name, begin, end, args) in order of begin per track
         self.begins = self.ends = self.unfinished = 0
         self.walk()
@@ -138,6 +145,14 @@ class Trace:
                         self.bad("thread track %s without pid, tid or name" % get(td, "uuid"))
                     self.threads[get(td, "uuid")] = (get(th, "pid"), get(th, "tid"),
                                                      get(th, "thread_name"))
+                else:
+                    if self.process is None or get(td, "parent_uuid") != self.process[0] \
+                            or get(td, "name") is None:
+                        self.bad("async track %s not under the process's, or unnamed"
+                                 % get(td, "uuid"))
+                    if get(td, "uuid") in self.async_tracks or get(td, "uuid") in self.threads:
+                        self.bad("track %s described twice" % get(td, "uuid"))
+                    self.async_tracks[get(td, "uuid")] = get(td, "name")
                 continue
             ev = get(p, "track_event")
             if ev is None:
@@ -146,6 +161,25 @@ class Trace:
             if flags != 2:
                 self.bad("packet %d: a track event without SEQ_NEEDS_INCREMENTAL_STATE" % n)
             uuid, ts = get(ev, "track_uuid"), get(p, "timestamp")
+            if uuid in self.async_tracks:
+                # One slice: its begin, then its end (no earlier).
+                stack = open_.setdefault(uuid, [])
+                if get(ev, "type") == "TYPE_SLICE_BEGIN" and not stack and uuid not in last:
+                    iid = get(ev, "name_iid")
+                    if self.event_names.get(iid) != self.async_tracks[uuid]:
+                        self.bad("packet %d: an async slice not named as its track" % n)
+                    s = [self.async_tracks[uuid], ts, None, {}]
+                    self.annotations(ev, s[3])
+                    stack.append(s)
+                    self.async_slices.append(s)
+                elif get(ev, "type") == "TYPE_SLICE_END" and stack and ts >= stack[-1][1]:
+                    s = stack.pop()
+                    s[2] = ts
+                    self.annotations(ev, s[3])
+                else:
+                    self.bad("packet %d: not the one slice of async track %s" % (n, uuid))
+                last[uuid] = ts
+                continue
             if uuid not in self.threads:
                 self.bad("packet %d: event on an unknown track %s" % (n, uuid))
                 continue
@@ -189,9 +223,17 @@ def main(argv):
         if t.problems:
             print("\n".join(t.problems))
             return 1
-        print("begins=%d ends=%d threads=%d names=%d annotation_names=%d unfinished=%d"
+        print("begins=%d ends=%d threads=%d names=%d annotation_names=%d unfinished=%d%s"
               % (t.begins, t.ends, len(t.threads), len(t.event_names),
-                 len(t.annotation_names), t.unfinished))
+                 len(t.annotation_names), t.unfinished,
+                 " async=%d" % len(t.async_slices) if t.async_slices else ""))
+        return 0
+    if argv[1] == "async":
+        lines = []
+        for s in t.async_slices:
+            args = {k: masked(v) if isinstance(v, str) else v for k, v in s[3].items()}
+            lines.append("%s %s" % (s[0], json.dumps(args, sort_keys=True, ensure_ascii=False)))
+        print("\n".join(sorted(lines)))
         return 0
     if argv[1] == "calls":
         first = {}

@@ -116,6 +116,11 @@ Shop.Orders.Validate(string sku=\"\") -> exception System.ArgumentException: \"e
 Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=false}) -> exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"
 Shop.Program.Main() -> int 9" \
     "$(sed -n 's/^ *[0-9.]* *[0-9]* *[0-9.]* [mun]*s *\(.*\)  (async: task ended)$/\1/p' "$work/traced.txt" | LC_ALL=C sort)"
+# A faulted task shows its exception as a value (2.9): Validate's, which
+# its call returns already faulted.
+check "a returned faulted task shows its exception" grep -q \
+    '} -> Task System\.Threading\.Tasks\.Task<System\.Threading\.Tasks\.VoidTaskResult>{Status=Faulted, Exception=System\.ArgumentException{Message="empty sku"}}$' \
+    "$work/traced.txt"
 # Every such call's return but Validate's says that it goes on (one per
 # line above), its task (Stock's in its ValueTask) waiting.
 check_eq "each of those calls' returns says it goes on" "16 16" \
@@ -166,6 +171,20 @@ check_eq "dump --chrome: each async call's span ends at its task's end (17, 12 f
     "$(grep -c '"cat":"async","ph":"b"' "$work/trace.json") $(grep -c '"cat":"async","ph":"e"' "$work/trace.json") $(grep '"cat":"async","ph":"e"' "$work/trace.json" | grep -c '"exception":')"
 check_eq "dump --chrome: Checkout(20)'s span returns 42" 1 \
     "$(grep -c '"name":"Shop.Orders.Checkout","cat":"async","ph":"e".*"args":{"return":"42"}' "$work/trace.json")"
+# The Perfetto export: each async call a slice of its own track, to its
+# task's end, with its result or exception (decoded by protoc with the
+# subset of Perfetto's messages, tests/e2e/perfetto_subset.proto).
+if command -v protoc >/dev/null && command -v python3 >/dev/null; then
+    "$ct" dump --perfetto "$work/rec" >"$work/trace.pftrace" 2>/dev/null
+    protoc -I "$here" --decode=perfetto.protos.Trace "$here/perfetto_subset.proto" \
+        <"$work/trace.pftrace" >"$work/pftrace.txt" 2>&1
+    check "dump --perfetto: valid, with the async calls' tracks" \
+        grep -q ' async=17$' <(python3 "$here/check_perfetto.py" validate "$work/pftrace.txt")
+    check_eq "dump --perfetto: Checkout's two calls' slices end with 42 and with the exception" \
+"Shop.Orders.Checkout {\"exception\": \"Shop.PaymentException: \\\"declined: 500\\\"\"}
+Shop.Orders.Checkout {\"return\": \"42\"}" \
+        "$(python3 "$here/check_perfetto.py" async "$work/pftrace.txt" | grep '^Shop\.Orders\.Checkout ')"
+fi
 # The OTLP export (decoded by protoc with opentelemetry-proto's messages):
 # each async call's span ends at its task's end, status ERROR with the
 # exception event when it failed; valid as the other spans are.

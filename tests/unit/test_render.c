@@ -595,6 +595,46 @@ static void test_async_calls(void **state)
         "  0.000005   4343     4.0 us  Shop.Checkout(int amount=20) -> int 42  (async: task ended)\n"));
 }
 
+/* A Task's value (trace format 2.9): its Exception, the TASK form's last
+ * field, shown when the task faulted, its Result when it ran to
+ * completion, neither while it waits. */
+static void test_task_exception_value(void **state)
+{
+    (void)state;
+    static const ct_plan p_exc = { .kind = CT_V_OBJECT, .size = 8, .type_name = "Exception" };
+    static const ct_field fields[] = { { "m_stateFlags", 8, &p_i4 }, { "m_result", 12, &p_i4 },
+                                       { CT_TASK_EXCEPTION_FIELD, CT_FIELD_FOUND, &p_exc } };
+    static const ct_plan content = { .kind = CT_V_CLASS, .size = 16, .type_name = "Box",
+                                     .shape = CT_FORM_TASK, .count = 3, .fields = fields };
+    begin_trace();
+    ct_fn_param p[] = { { "Task<int> t=", 0, &p_task } };
+    function(1, "Shop.Done", CT_FN_STATIC, 1, p, NULL, NULL);
+    assert_int_equal(ct_write_class_content(&w, 0x80, "Box", &content), CT_TRACE_OK);
+    assert_int_equal(ct_write_class(&w, 0x90, "Shop.PaymentException"), CT_TRACE_OK);
+    uint32_t flags[3] = { 0x200000 /* Faulted */, 0x1000000 /* RanToCompletion */,
+                          0x2000000 /* WaitingForActivation */ };
+    for (int i = 0; i < 3; i++) {
+        val v = { 0 };
+        uint64_t addr = 0x7f0000005000, cls = 0x80 | CT_CLASS_CONTENT, eaddr = 0x7f0000007000,
+                 ecls = 0x90, none = 0;
+        int32_t result = 5;
+        vput(&v, &addr, 8);
+        vput(&v, &cls, 8);
+        vput(&v, &flags[i], 4);
+        vput(&v, &result, 4);
+        vput(&v, i == 0 ? &eaddr : &none, 8); /* an OBJECT: address, class (0, 0: null) */
+        vput(&v, i == 0 ? &ecls : &none, 8);
+        event(CT_REC_ENTER, 1000 + 10 * (uint64_t)i, 4242, 1, 1, &v);
+        event(CT_REC_LEAVE, 1005 + 10 * (uint64_t)i, 4242, 1, 0, NULL);
+    }
+    end_block();
+    assert_int_equal(ct_write_end(&w, 2000, 6, 10, 1), CT_TRACE_OK);
+    const char *text = render(1, 0, NULL);
+    assert_non_null(strstr(text, "Shop.Done(Task<int> t=Box{Status=Faulted, Exception=Shop.PaymentException@0x7f0000007000})\n"));
+    assert_non_null(strstr(text, "Shop.Done(Task<int> t=Box{Status=RanToCompletion, Result=5})\n"));
+    assert_non_null(strstr(text, "Shop.Done(Task<int> t=Box{Status=WaitingForActivation})\n"));
+}
+
 /* ------------------------------------------------ inner exceptions */
 
 /* An UNWIND record's values built by hand (records.h); an exception of
@@ -1005,6 +1045,7 @@ int main(void)
         cmocka_unit_test(test_time_order_across_threads),
         cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_async_calls),
+        cmocka_unit_test(test_task_exception_value),
         cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_value_statuses),
         cmocka_unit_test(test_redefined_function),

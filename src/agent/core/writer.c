@@ -594,7 +594,7 @@ static void async_end_event(const uint8_t *p, size_t len)
             memcpy(&cls, v, 8);
             on_class(NULL, cls);
             const ct_plan *c = ct_plan_content_known((ClassID)cls);
-            if (c && c->kind == CT_V_CLASS && c->shape == CT_FORM_TASK && c->count == 2)
+            if (c && c->kind == CT_V_CLASS && ct_task_result_at(c) == 1)
                 result = c->fields[1].plan;
         } else if (i == 1 && result) {
             ct_value_classes(result, v, vl, &classes, on_class, NULL);

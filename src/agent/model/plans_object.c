@@ -921,8 +921,15 @@ static const ct_plan *plan_form(pctx *c, const level *chain, uint32_t top, const
         }
     }
     free(f);
+    /* A Task's exception, last: found by the capture (values.c), when it
+     * faulted or was cancelled (value.h, CT_TASK_EXCEPTION_FIELD). */
+    static const ct_plan exception_plan = {.kind = CT_V_OBJECT, .size = 8,
+                                           .type_name = "Exception"};
+    if (k->form == CT_FORM_TASK && n < FORM_MAX_FIELDS)
+        got[n++] = (ct_field){.name = CT_TASK_EXCEPTION_FIELD, .offset = CT_FIELD_FOUND,
+                              .plan = &exception_plan};
     for (uint32_t i = 0; i < n; i++)
-        if (got[i].offset + got[i].plan->size > end)
+        if (got[i].offset != CT_FIELD_FOUND && got[i].offset + got[i].plan->size > end)
             end = got[i].offset + got[i].plan->size;
     ct_field *fields = ct_perm_alloc(n * sizeof *fields);
     if (!fields)

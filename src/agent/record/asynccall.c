@@ -292,7 +292,7 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
         uint64_t task;
         memcpy(&task, (const void *)builder, 8);
         const ct_plan *c = task ? task_form((uintptr_t)task, (ClassID)cls) : NULL;
-        if (result && c && c->count == 2)
+        if (result && c && ct_task_result_at(c) == 1)
             ct_rec_value(b, &ev.w, &ev.m, c->fields[1].plan, result,
                          result_len ? result_len : ct_rec_slot_len(c->fields[1].plan),
                          g_ct.cfg.object_depth);
@@ -413,6 +413,17 @@ static uint64_t task_exception(uint64_t task, ClassID cls, int canceled)
     return ref_in(edi, off[0]);
 }
 
+uint64_t ct_rec_task_exception(uintptr_t task, const ct_plan *content)
+{
+    uint32_t flags;
+    if (!task || !content || !content->count)
+        return 0;
+    memcpy(&flags, (const void *)(task + content->fields[0].offset), 4);
+    if (!(flags & (TASK_FAULTED | TASK_CANCELED)))
+        return 0;
+    return task_exception(task, class_of(task), !(flags & TASK_FAULTED));
+}
+
 void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_addr, int naive)
 {
     if (f->sm_fault_at == CT_SM_NO_FIELD || ct_rec_is_busy(b))
@@ -464,7 +475,7 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
             memcpy(p, &v, 8);
             ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
         }
-        if (c->count == 2)
+        if (ct_task_result_at(c) == 1)
             ct_rec_value(b, &ev.w, &ev.m, c->fields[1].plan,
                          (uintptr_t)(task + c->fields[1].offset),
                          ct_rec_slot_len(c->fields[1].plan), g_ct.cfg.object_depth);

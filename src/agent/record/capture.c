@@ -585,7 +585,10 @@ static void capture_object(cap_ctx *c, uint64_t obj, unsigned depth)
     else if (content->kind == CT_V_CLASS)
         for (uint32_t i = 0; i < content->count && !c->overflow; i++)
             capture(c, content->fields[i].plan,
-                    (const uint8_t *)(uintptr_t)obj + content->fields[i].offset, depth + 1);
+                    content->fields[i].offset == CT_FIELD_FOUND
+                        ? (const uint8_t *)&ci.found /* the class_of callback found it */
+                        : (const uint8_t *)(uintptr_t)obj + content->fields[i].offset,
+                    depth + 1);
     else
         c->overflow = 1;
     c->objects--;

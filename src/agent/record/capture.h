@@ -18,6 +18,9 @@ typedef struct ct_class_info {
     const ct_plan *content;  /* CLASS or SEQ plan of its content, or NULL */
     int szarray;             /* a one-dimensional zero-based array (T[]) */
     int string;              /* System.String */
+    uint64_t found;          /* what the content's field at CT_FIELD_FOUND reads
+                                (a Task form's Exception: the exception object a
+                                faulted or cancelled task holds; 0: null) */
 } ct_class_info;
 
 /* Describes the object at an address (the profiler calls GetClassFromObject

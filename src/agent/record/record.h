@@ -151,6 +151,11 @@ typedef struct ct_rec_thread {
     _Atomic int busy;             /* inside a hook (re-entry is dropped) */
     uint32_t depth;               /* open frames (the shadow stack) */
     uint32_t nfaults;             /* async bodies marked (fault_depth), read at each close */
+    /* An async call whose task faulted before it returned (its first body
+     * threw before an await; asynccall.c): its id, for the return of the
+     * frame at sync_depth (1: the outermost), forgotten once a frame below
+     * it closes (read at each close, beside nfaults); 0: none. */
+    uint32_t sync_id, sync_depth;
     uint32_t gate;                /* open frames of trigger functions */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
     /* Of the dropped frames, those a condition (--when) left out: their
@@ -161,6 +166,8 @@ typedef struct ct_rec_thread {
      * is set (a function with a condition, before its capture), values
      * are collected instead of captured, and out arguments not tracked. */
     uint32_t collect, nslots;
+    uint64_t when_found;          /* a condition's path through a field the
+                                     capture finds (a Task's Exception) */
     uintptr_t slot[CT_WHEN_MAX_ARGS];
     uint32_t slot_len[CT_WHEN_MAX_ARGS];
     const ct_plan *slot_plan[CT_WHEN_MAX_ARGS];
@@ -215,10 +222,6 @@ typedef struct ct_rec_thread {
      * async method's (f->async_stub: its task; set for those only, this
      * line being cold), or 0. */
     uintptr_t ret_at;
-    /* An async call whose task faulted before it returned (its first body
-     * threw before an await; asynccall.c): its id, for the return of the
-     * frame at sync_depth (1: the outermost); 0: none. */
-    uint32_t sync_id, sync_depth;
 } ct_rec_thread;
 
 static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
@@ -393,6 +396,9 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
  * followed, an ASYNC_RETURN (the result read from the task) or an
  * ASYNC_FAULT (the exception the task holds) ends that call. */
 void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_addr, int naive);
+/* The exception object task `task` holds when its m_stateFlags (its
+ * content plan's first field) say it faulted or was cancelled; else 0. */
+uint64_t ct_rec_task_exception(uintptr_t task, const ct_plan *content);
 /* Marks this thread's innermost open frame (an async body) to end by
  * exception object exc, read now (class, message, inner exceptions): the
  * exception kept, or NULL (CT_ASYNC_FAULTS marked already, or not read). */
@@ -1041,6 +1047,11 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
     }
     if (measured)
         ct_rec_measure_end(b, 0, m0, h0);
+    /* A faulted async call whose return was recorded otherwise (without
+     * values): its id is not given to another. */
+    if (__builtin_expect(ct_rec_of(b)->sync_id != 0, 0) &&
+        ct_rec_of(b)->sync_depth > ct_rec_of(b)->depth)
+        ct_rec_of(b)->sync_id = 0;
     ct_rec_busy(b, 0);
 }
 

@@ -85,6 +85,10 @@ static void class_of(void *ctx, uint64_t object, int named, ct_class_info *out)
     out->content = e->content;
     out->szarray = e->szarray;
     out->string = e->string;
+    /* A Task's exception (the Task form's last field): when it failed. */
+    if (e->content && e->content->shape == CT_FORM_TASK &&
+        ct_task_exception_at(e->content) != UINT32_MAX)
+        out->found = ct_rec_task_exception((uintptr_t)object, e->content);
 }
 
 void ct_rec_class_info(ct_tbuf *b, uint64_t object, ct_class_info *out)

@@ -285,7 +285,11 @@ static int walk_from(ct_tbuf *b, const ct_expr *e, uint32_t pi, ct_when_path *wp
             const ct_field *fd = field_named(c, ci.id, wp, seg, name);
             if (!fd || !fd->plan)
                 return WALK_UNKNOWN;
-            addr = (uintptr_t)obj + fd->offset;
+            /* A field the class_of callback found (a Task's Exception): read
+             * from the thread's state, where it lasts past this walk. */
+            ct_rec_of(b)->when_found = ci.found;
+            addr = fd->offset == CT_FIELD_FOUND ? (uintptr_t)&ct_rec_of(b)->when_found
+                                                : (uintptr_t)obj + fd->offset;
             p = fd->plan;
             continue;
         }

@@ -22,6 +22,10 @@
  *     annotations with the text --chrome's args have (cli_call_args).
  *     Function and annotation names are interned (InternedData event_names
  *     and debug_annotation_names), each in the packet that first uses it.
+ *   per async call (trace format 2.9) that went on past its return, at its
+ *     task's end: a TrackDescriptor{uuid, parent_uuid = the process's, name
+ *     = the function}, and on that track a slice from the call's enter to
+ *     the task's end with its result ("return") or its exception.
  * The timestamp is the header's start (Unix ns) plus the event's time since
  * the trace started (--chrome's ts, in ns), in the default trace clock.
  *
@@ -60,6 +64,7 @@ enum {
     F_TRACK_PROCESS = 3,
     F_TRACK_THREAD = 4,
     F_TRACK_PARENT_UUID = 5,
+    F_TRACK_NAME = 2,
 
     F_PROCESS_PID = 1,              /* ProcessDescriptor */
     F_PROCESS_NAME = 6,
@@ -179,6 +184,19 @@ typedef struct perfetto {
      * in NUL (cli_call_args's taken). */
     cli_keys keys;
     int oom;
+    /* Async calls (trace format 2.9) between their return and their task's
+     * end, or their end when it came first, by id % CT_RENDER_ASYNC_MAX
+     * (allocated at the first); and the async tracks made so far. */
+    struct async_slot {
+        uint64_t id;
+        int state;            /* 0 free, 1 returned, 2 ended first */
+        const char *name;     /* the symbol table's */
+        uint64_t start, ret, end;
+        int faulted;
+        char *text;           /* state 2: the end's text (malloc'd) */
+        size_t len;
+    } *async;
+    uint64_t async_tracks;
     char val[CHROME_ARGS_MAX + 1];
 } perfetto;
 
@@ -313,13 +331,96 @@ static int on_thread(void *ctx, cli_calls *w, cli_thread *t)
     return p->oom;
 }
 
+/* An async call's track uuid: odd multiples of 2^40 are no process's or
+ * thread's (2 * pid + 2, 2 * tid + 1 stay far below). */
+static uint64_t async_uuid(uint64_t n)
+{
+    return (2 * n + 1) << 40;
+}
+
+/* An async call's slice, from its enter to its task's end (or its return,
+ * when that came later), on a track of its own under the process's, named
+ * after its function: its result ("return") or exception. */
+static int async_slice(perfetto *p, const struct async_slot *a, uint64_t end, int faulted,
+                       const char *text, size_t len)
+{
+    if (a->ret > end)
+        end = a->ret;
+    uint64_t track = async_uuid(++p->async_tracks);
+    pb *b = &p->pkt;
+    packet_begin(p);
+    size_t d = pb_open(b, F_PACKET_TRACK_DESCRIPTOR);
+    pb_uint(b, F_TRACK_UUID, track);
+    pb_uint(b, F_TRACK_PARENT_UUID, p->process_uuid);
+    pb_string(b, F_TRACK_NAME, a->name, strlen(a->name));
+    pb_close(b, d);
+    if (packet_end(p))
+        return -1;
+    packet_begin(p);
+    event_begin(p, a->start, track, TYPE_SLICE_BEGIN);
+    uint64_t iid = name_iid(p, F_INTERNED_EVENT_NAMES, a->name, strlen(a->name));
+    if (!iid)
+        return p->oom = -1;
+    pb_uint(b, F_EVENT_NAME_IID, iid);
+    event_end(p);
+    if (packet_end(p))
+        return -1;
+    packet_begin(p);
+    event_begin(p, end, track, TYPE_SLICE_END);
+    if (faulted ? annotation(p, "exception", 9, len ? text : NULL, len)
+                : len ? annotation(p, "return", 6, text, len) : 0)
+        return -1;
+    event_end(p);
+    return packet_end(p);
+}
+
+static struct async_slot *async_at(perfetto *p, uint64_t id)
+{
+    if (!p->async && !(p->async = calloc(CT_RENDER_ASYNC_MAX, sizeof *p->async)))
+        return NULL;
+    struct async_slot *a = &p->async[id % CT_RENDER_ASYNC_MAX];
+    if (a->id != id) {
+        free(a->text);
+        memset(a, 0, sizeof *a);
+        a->id = id;
+    }
+    return a;
+}
+
 static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
 {
     perfetto *p = ctx;
     /* A thread named after its first event: the descriptor again, named. */
     if (rec->type == CT_REC_THREAD && ct_walk_find(&w->walk, rec->tid))
         thread_track(p, rec->tid, ct_symbols_thread_name(w->sym, rec->tid));
-    return p->oom;
+    if (!ct_rec_is_async_end(rec->type) || p->oom)
+        return p->oom;
+    struct async_slot *a = async_at(p, rec->key);
+    if (!a)
+        return p->oom = -1;
+    int faulted = rec->type == CT_REC_ASYNC_FAULT;
+    ct_text text;
+    ct_text_init(&text, p->val, CT_RENDER_RET_MAX);
+    if (faulted)
+        ct_symbols_exception_text(w->sym, rec, &text);
+    else
+        ct_symbols_async_result_text(w->sym, rec, &text);
+    size_t len = ct_text_end(&text);
+    if (a->state == 1) {
+        int rc = async_slice(p, a, rec->time_ns, faulted, p->val, len);
+        memset(a, 0, sizeof *a);
+        return rc;
+    }
+    /* Its call has not returned yet: kept for that return. */
+    free(a->text);
+    if (!(a->text = malloc(len ? len : 1)))
+        return p->oom = -1;
+    memcpy(a->text, p->val, len);
+    a->len = len;
+    a->end = rec->time_ns;
+    a->faulted = faulted;
+    a->state = 2;
+    return 0;
 }
 
 static int key_taken(void *ctx, const char *key)
@@ -390,7 +491,26 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     if (rc)
         return p->oom = -1;
     event_end(p);
-    return packet_end(p);
+    if (packet_end(p))
+        return -1;
+    /* An async call: its own slice too, to its task's end. */
+    uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
+    struct async_slot *a = id ? async_at(p, id) : NULL;
+    if (id && !a)
+        return p->oom = -1;
+    if (a) {
+        a->name = f->fn->name;
+        a->start = f->start;
+        a->ret = end;
+        if (a->state == 2) {
+            rc = async_slice(p, a, a->end, a->faulted, a->text, a->len);
+            free(a->text);
+            memset(a, 0, sizeof *a);
+            return rc;
+        }
+        a->state = 1;
+    }
+    return 0;
 }
 
 struct cli_perfetto {
@@ -447,6 +567,9 @@ int cli_perfetto_end(cli_perfetto *x)
                         "trace (their time is in their caller at that depth)\n",
                 w->too_deep, w->too_deep == 1 ? "call" : "calls", CLI_CALLS_MAX_DEPTH);
     cli_calls_free(w);
+    for (size_t i = 0; p->async && i < CT_RENDER_ASYNC_MAX; i++)
+        free(p->async[i].text);
+    free(p->async);
     intern_free(&p->event_names);
     intern_free(&p->annotation_names);
     free(p->pkt.p);
