@@ -26,6 +26,8 @@ static const struct {
     {"System.Runtime.CompilerServices.IteratorStateMachineAttribute", "iterator "},
     {"System.Runtime.CompilerServices.AsyncIteratorStateMachineAttribute", "async iterator "},
 };
+static int corelib_builder(const ct_plan *p);
+
 /* Methods of one name looked at in the declaring type (overloads). */
 #define SM_OVERLOADS_MAX 32
 /* The state machine's field holding the state (C# compilers). */
@@ -271,6 +273,7 @@ int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
     if (!fd)
         fd = sm_field(sp, "<>t__builder");
     f->sm_fault_at = fd ? fd->offset : CT_SM_NO_FIELD;
+    f->sm_task_first = fd && !strcmp(fd->name, "<>t__builder") && corelib_builder(fd->plan);
     f->has_ret = 0;
     sm_own_result(c, f, mi);
     f->values = 1;
@@ -283,6 +286,29 @@ done:
 
 
 /* ------------------------------------------------------ async calls */
+
+/* Whether plan p (a state machine's builder field) is one of CoreLib's
+ * async method builders, whose first word is a reference (the task, or an
+ * async void method's synchronization context). */
+static int corelib_builder(const ct_plan *p)
+{
+    static const char *const names[] = {"AsyncTaskMethodBuilder", "AsyncValueTaskMethodBuilder",
+                                        "PoolingAsyncValueTaskMethodBuilder",
+                                        "AsyncVoidMethodBuilder"};
+    if (!p || p->kind != CT_V_STRUCT || !p->type_name)
+        return 0;
+    const char *end = strchr(p->type_name, '<');
+    size_t len = end ? (size_t)(end - p->type_name) : strlen(p->type_name);
+    const char *start = p->type_name;
+    for (const char *q = p->type_name; q < p->type_name + len; q++)
+        if (*q == '.')
+            start = q + 1;
+    len -= (size_t)(start - p->type_name);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == len && !strncmp(start, names[i], len))
+            return 1;
+    return 0;
+}
 
 /* Whether type name `name` is `base` or an instantiation of it ("Task",
  * "Task<int>": plans name CoreLib's task types by their short names). */

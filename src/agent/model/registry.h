@@ -96,6 +96,10 @@ typedef struct ct_mapped_fn {
      * SetException faults its task (an async method's <>t__builder, an
      * async iterator's <>v__promiseOfValueOrEnd); CT_SM_NO_FIELD: none. */
     uint32_t sm_fault_at;
+    /* With sm_fault_at: the field is CoreLib's async method builder, whose
+     * first word is a reference (its task): an attached body's end reads
+     * it (record/asynccall.c). */
+    int sm_task_first;
     /* An async method (AsyncStateMachineAttribute) returning a Task,
      * Task<T>, ValueTask or ValueTask<T>: its call goes on until its task
      * completes (record/asynccall.c); the task's reference is at

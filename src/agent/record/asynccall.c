@@ -426,7 +426,7 @@ uint64_t ct_rec_task_exception(uintptr_t task, const ct_plan *content)
 
 void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_addr, int naive)
 {
-    if (f->sm_fault_at == CT_SM_NO_FIELD || ct_rec_is_busy(b))
+    if (f->sm_fault_at == CT_SM_NO_FIELD || !f->sm_task_first || ct_rec_is_busy(b))
         return;
     uint64_t base, task;
     memcpy(&base, (const void *)this_addr, 8);
