@@ -97,8 +97,7 @@ check_eq "the body that catches (SafeCheckout resumed) ends normally, as does ev
 # Checkout(20) is 42; Main returns 9). Validate's task faults before it
 # returns (its first body throws before an await): its end is recorded
 # then, and told right after its return line.
-check_eq "the async calls end when their task does, with its result or exception" \
-"Shop.Orders.Authorize(int amount=20) -> int 20
+want_ends="Shop.Orders.Authorize(int amount=20) -> int 20
 Shop.Orders.Authorize(int amount=300) -> exception Shop.PaymentException: \"declined: 300\"
 Shop.Orders.Authorize(int amount=500) -> exception Shop.PaymentException: \"declined: 500\"
 Shop.Orders.Both() -> exception System.InvalidOperationException: \"first\"
@@ -114,7 +113,9 @@ Shop.Orders.Stock(int id=7) -> exception System.InvalidOperationException: \"no 
 Shop.Orders.Sum() -> exception System.FormatException: \"mid-stream\"
 Shop.Orders.Validate(string sku=\"\") -> exception System.ArgumentException: \"empty sku\"
 Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=false}) -> exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"
-Shop.Program.Main() -> int 9" \
+Shop.Program.Main() -> int 9"
+check_eq "the async calls end when their task does, with its result or exception" \
+    "$want_ends" \
     "$(sed -n 's/^ *[0-9.]* *[0-9]* *[0-9.]* [mun]*s *\(.*\)  (async: task ended)$/\1/p' "$work/traced.txt" | LC_ALL=C sort)"
 # A faulted task shows its exception as a value (2.9): Validate's, which
 # its call returns already faulted.
@@ -229,23 +230,9 @@ if [[ "${CLRTRACE_ENGINE:-}" == il ]]; then
             -F 'Shop.*' -N '*Open*' -N '*RunOnce*'
         check_eq "attach: record -p exits with 0" 0 "$(cat "$work/att.rc")"
         "$ct" replay "$work/att" >"$work/att.txt" 2>&1
+        # (The same calls, but Main, whose task ends after the detach.)
         check_eq "attach: the async calls end when their task does, with its result or exception" \
-"Shop.Orders.Authorize(int amount=20) -> int 20
-Shop.Orders.Authorize(int amount=300) -> exception Shop.PaymentException: \"declined: 300\"
-Shop.Orders.Authorize(int amount=500) -> exception Shop.PaymentException: \"declined: 500\"
-Shop.Orders.Both() -> exception System.InvalidOperationException: \"first\"
-Shop.Orders.Charge(int amount=20) -> int 21
-Shop.Orders.Charge(int amount=300) -> exception Shop.PaymentException: \"declined: 300\"
-Shop.Orders.Charge(int amount=500) -> exception Shop.PaymentException: \"declined: 500\"
-Shop.Orders.Checkout(int amount=20) -> int 42
-Shop.Orders.Checkout(int amount=500) -> exception Shop.PaymentException: \"declined: 500\"
-Shop.Orders.Fail(string what=\"first\") -> exception System.InvalidOperationException: \"first\"
-Shop.Orders.Fail(string what=\"second\") -> exception System.InvalidOperationException: \"second\"
-Shop.Orders.SafeCheckout(int amount=300) -> string \"refused (declined: 300)\"
-Shop.Orders.Stock(int id=7) -> exception System.InvalidOperationException: \"no stock for 7\"
-Shop.Orders.Sum() -> exception System.FormatException: \"mid-stream\"
-Shop.Orders.Validate(string sku=\"\") -> exception System.ArgumentException: \"empty sku\"
-Shop.Orders.Wait(CancellationToken token={IsCancellationRequested=false}) -> exception System.Threading.Tasks.TaskCanceledException: \"A task was canceled.\"" \
+            "$(grep -v '^Shop\.Program\.Main(' <<<"$want_ends")" \
             "$(sed -n 's/^ *[0-9.]* *[0-9]* *[0-9.]* [mun]*s *\(.*\)  (async: task ended)$/\1/p' "$work/att.txt" | LC_ALL=C sort -u)"
         # The bodies that completed their task faulted end by its exception
         # too, as at start-up (the same as above, but the async iterator's:

@@ -557,6 +557,21 @@ static void on_class(void *ctx, uint64_t cls)
         free(buf);
 }
 
+/* An event record's fields in rec (our own bytes, built by the hooks: not
+ * checked again, as a file's records are); the renderer, the filter and
+ * ct_next_value read no other field of an event. */
+static void event_fields(const uint8_t *p, ct_rec *rec)
+{
+    rec->type = ct_event_type(p);
+    rec->nvalues = ct_event_nvalues(p);
+    rec->values = p + CT_EVENT_BASE_BYTES;
+    rec->values_len = ct_event_payload_len(p) + 8 - CT_EVENT_BASE_BYTES;
+    rec->key = ct_event_key(p);
+    rec->time_ns = ct_event_time(p);
+    rec->held_ns = ct_event_held(p);
+    rec->tid = ct_event_tid(p);
+}
+
 /* The end of an async call (ASYNC_RETURN, ASYNC_FAULT; record/asynccall.c):
  * a record of its own, after the CLASS records its values name (the
  * task's class, with its content, whose plan reads the result). Its key is
@@ -568,14 +583,7 @@ static void async_end_event(const uint8_t *p, size_t len)
         ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
     ct_rec rec;
     memset(&rec, 0, sizeof rec);
-    rec.type = ct_event_type(p);
-    rec.nvalues = ct_event_nvalues(p);
-    rec.values = p + CT_EVENT_BASE_BYTES;
-    rec.values_len = ct_event_payload_len(p) + 8 - CT_EVENT_BASE_BYTES;
-    rec.key = ct_event_key(p);
-    rec.time_ns = ct_event_time(p);
-    rec.held_ns = ct_event_held(p);
-    rec.tid = ct_event_tid(p);
+    event_fields(p, &rec);
     size_t pos = 0;
     const uint8_t *v;
     uint32_t vl;
@@ -653,20 +661,11 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
         block_event(p);
         return;
     }
-    /* The event's fields (our own bytes, built by the hooks: not checked
-     * again, as a file's records are); no memset of the whole record: this
-     * runs for every event. The renderer, the filter and ct_next_value read
-     * no other field of an event. */
+    /* The event's fields; no memset of the whole record: this runs for
+     * every event. */
     ct_rec rec;
-    rec.type = type;
     rec.offset = 0;
-    rec.nvalues = nvalues;
-    rec.values = p + CT_EVENT_BASE_BYTES;
-    rec.values_len = ct_event_payload_len(p) + 8 - CT_EVENT_BASE_BYTES;
-    rec.key = ct_event_key(p);
-    rec.time_ns = ct_event_time(p);
-    rec.held_ns = ct_event_held(p);
-    rec.tid = ct_event_tid(p);
+    event_fields(p, &rec);
     if (valued && new_classes) {
         static const ct_classes classes = {NULL, known_content, NULL};
         const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)rec.key;

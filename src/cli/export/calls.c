@@ -164,3 +164,66 @@ int cli_keys_add(cli_keys *k, const char *key, size_t n)
     k->len += n + 1;
     return 0;
 }
+
+/* ------------------------------------------------------------ async calls */
+
+cli_async *cli_async_at(cli_async **table, uint64_t id)
+{
+    if (!*table && !(*table = calloc(CT_RENDER_ASYNC_MAX, sizeof **table)))
+        return NULL;
+    cli_async *a = &(*table)[id % CT_RENDER_ASYNC_MAX];
+    if (a->id != id) {
+        cli_async_clear(a);
+        a->id = id;
+    }
+    return a;
+}
+
+void cli_async_clear(cli_async *a)
+{
+    free(a->text);
+    free(a->extra);
+    memset(a, 0, sizeof *a);
+}
+
+void cli_async_free(cli_async *table)
+{
+    for (size_t i = 0; table && i < CT_RENDER_ASYNC_MAX; i++)
+        cli_async_clear(&table[i]);
+    free(table);
+}
+
+size_t cli_async_end_text(ct_symbols *sym, const ct_rec *rec, char *buf, size_t cap,
+                          int *faulted)
+{
+    ct_text text;
+    ct_text_init(&text, buf, cap);
+    *faulted = rec->type == CT_REC_ASYNC_FAULT;
+    if (*faulted)
+        ct_symbols_exception_text(sym, rec, &text);
+    else
+        ct_symbols_async_result_text(sym, rec, &text);
+    return ct_text_end(&text);
+}
+
+int cli_async_keep_end(cli_async *a, const ct_rec *rec, int faulted, const char *text,
+                       size_t len)
+{
+    free(a->text);
+    if (!(a->text = malloc(len ? len : 1)))
+        return -1;
+    memcpy(a->text, text, len);
+    a->len = len;
+    a->end = rec->time_ns;
+    a->faulted = faulted;
+    a->state = CLI_ASYNC_ENDED;
+    return 0;
+}
+
+void cli_async_returned(cli_async *a, const cli_frame *f, uint64_t ret, uint64_t tid)
+{
+    a->name = f->fn->name;
+    a->start = f->start;
+    a->ret = ret;
+    a->tid = tid;
+}

@@ -51,26 +51,11 @@ typedef struct thread_args {
     size_t len, cap;
 } thread_args;
 
-/* An async call (trace format 2.9) between its return and its task's end,
- * or its end when that came first: by id % CT_RENDER_ASYNC_MAX, allocated
- * at the first. */
-typedef struct async_slot {
-    uint64_t id;
-    int state;              /* 0 free, 1 returned (its call's), 2 ended first */
-    uint64_t start, tid;    /* the call's enter and thread */
-    uint64_t ret;           /* its return (state 1) */
-    const char *name;       /* its function's name (the symbol table's) */
-    uint64_t end;           /* state 2: its end's time */
-    int faulted;
-    char *text;             /* state 2: the end's text (malloc'd) */
-    size_t text_len;
-} async_slot;
-
 typedef struct chrome {
     FILE *out;
     uint32_t pid;
     uint64_t events;
-    async_slot *async;
+    cli_async *async;         /* async calls between return and end (export.h) */
     char val[CHROME_ARGS_MAX + 1];
 } chrome;
 
@@ -109,14 +94,13 @@ static int on_thread(void *ctx, cli_calls *w, cli_thread *t)
 }
 
 /* An async call's span: a pair of async events ("b", "e") of its id, from
- * its enter on its thread to its task's end, with its result or exception
- * (the text log's): it ends when its task has ended and it has returned. */
-static void async_span(chrome *c, const async_slot *a, uint64_t end, int faulted,
+ * its enter on its thread to its task's end (or its return, when later),
+ * with its result or exception (the text log's). */
+static void async_span(chrome *c, const cli_async *a, uint64_t end, int faulted,
                        const char *text, size_t len)
 {
     FILE *out = c->out;
-    if (a->ret > end)
-        end = a->ret; /* it ends once it has returned too */
+    end = cli_async_last(a, end);
     for (int e = 0; e < 2; e++) {
         event_start(c);
         fputs("\"name\":", out);
@@ -137,19 +121,6 @@ static void async_span(chrome *c, const async_slot *a, uint64_t end, int faulted
     }
 }
 
-static async_slot *async_at(chrome *c, uint64_t id)
-{
-    if (!c->async && !(c->async = calloc(CT_RENDER_ASYNC_MAX, sizeof *c->async)))
-        return NULL;
-    async_slot *a = &c->async[id % CT_RENDER_ASYNC_MAX];
-    if (a->id != id) {
-        free(a->text);
-        memset(a, 0, sizeof *a);
-        a->id = id;
-    }
-    return a;
-}
-
 static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
 {
     chrome *c = ctx;
@@ -158,32 +129,15 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
         thread_name_event(ctx, rec->tid, ct_symbols_thread_name(w->sym, rec->tid));
     if (!ct_rec_is_async_end(rec->type))
         return 0;
-    async_slot *a = async_at(c, rec->key);
+    cli_async *a = cli_async_at(&c->async, rec->key);
     if (!a)
         return -1;
-    int faulted = rec->type == CT_REC_ASYNC_FAULT;
-    ct_text text;
-    ct_text_init(&text, c->val, CT_RENDER_RET_MAX);
-    if (faulted)
-        ct_symbols_exception_text(w->sym, rec, &text);
-    else
-        ct_symbols_async_result_text(w->sym, rec, &text);
-    size_t len = ct_text_end(&text);
-    if (a->state == 1) {
-        async_span(c, a, rec->time_ns, faulted, c->val, len);
-        a->state = 0;
-        a->id = 0;
-        return 0;
-    }
-    /* Its call has not returned yet: kept for that return. */
-    free(a->text);
-    if (!(a->text = malloc(len ? len : 1)))
-        return -1;
-    memcpy(a->text, c->val, len);
-    a->text_len = len;
-    a->state = 2;
-    a->end = rec->time_ns;
-    a->faulted = faulted;
+    int faulted;
+    size_t len = cli_async_end_text(w->sym, rec, c->val, CT_RENDER_RET_MAX, &faulted);
+    if (a->state != CLI_ASYNC_RETURNED) /* its call has not returned yet */
+        return cli_async_keep_end(a, rec, faulted, c->val, len);
+    async_span(c, a, rec->time_ns, faulted, c->val, len);
+    cli_async_clear(a);
     return 0;
 }
 
@@ -399,20 +353,16 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     }
     fputs("}}", out);
     uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
-    async_slot *as = id ? async_at(c, id) : NULL;
+    cli_async *as = id ? cli_async_at(&c->async, id) : NULL;
     if (id && !as)
         return -1;
     if (as) {
-        as->ret = end;
-        as->start = f->start;
-        as->tid = t->tid;
-        as->name = f->fn->name;
-        if (as->state == 2) {
-            async_span(c, as, as->end, as->faulted, as->text, as->text_len);
-            free(as->text);
-            memset(as, 0, sizeof *as);
+        cli_async_returned(as, f, end, t->tid);
+        if (as->state == CLI_ASYNC_ENDED) {
+            async_span(c, as, as->end, as->faulted, as->text, as->len);
+            cli_async_clear(as);
         } else {
-            as->state = 1;
+            as->state = CLI_ASYNC_RETURNED;
         }
     }
     return 0;
@@ -487,9 +437,7 @@ int cli_chrome_end(cli_chrome *x, int complete)
         free(a);
     }
     cli_calls_free(w);
-    for (size_t i = 0; x->c.async && i < CT_RENDER_ASYNC_MAX; i++)
-        free(x->c.async[i].text);
-    free(x->c.async);
+    cli_async_free(x->c.async);
     free(x);
     return rc;
 }

@@ -112,6 +112,53 @@ int cli_calls_record(void *walker, const ct_rec *rec);
 int cli_calls_finish(cli_calls *w);
 void cli_calls_free(cli_calls *w);
 
+/* ------------------------------------------------- async calls (calls.c)
+ * The exporters that give an async call (trace format 2.9) a span from its
+ * enter to its task's end (--chrome, --perfetto, --otlp) keep each such
+ * call between its return and its end, or its end when that came first,
+ * by id % CT_RENDER_ASYNC_MAX (the profiler follows at most that many at
+ * once, each in a slot of its own). */
+typedef struct cli_async {
+    uint64_t id;
+    int state;               /* CLI_ASYNC_FREE, _RETURNED or _ENDED (first) */
+    const char *name;        /* the function's (the symbol table's) */
+    uint64_t start, tid;     /* its enter's time and thread */
+    uint64_t ret;            /* its return's time */
+    uint64_t end;            /* _ENDED: its task's end */
+    int faulted;             /* _ENDED: ended by an exception */
+    char *text;              /* _ENDED: the end's text (malloc'd) */
+    size_t len;
+    void *extra;             /* the exporter's (malloc'd; freed with the slot) */
+    size_t extra_len;
+} cli_async;
+
+enum { CLI_ASYNC_FREE, CLI_ASYNC_RETURNED, CLI_ASYNC_ENDED };
+
+/* The slot of call id in *table (allocated at the first), emptied when it
+ * held another id; NULL when out of memory. */
+cli_async *cli_async_at(cli_async **table, uint64_t id);
+/* Empties a slot (what it held freed). */
+void cli_async_clear(cli_async *a);
+/* Frees a table and what its slots hold. */
+void cli_async_free(cli_async *table);
+/* The text of an async call's end record into buf[0..cap): an ASYNC_FAULT's
+ * exception or an ASYNC_RETURN's result, as the text log shows them (""
+ * for a Task's); its length, and *faulted. */
+size_t cli_async_end_text(ct_symbols *sym, const ct_rec *rec, char *buf, size_t cap,
+                          int *faulted);
+/* An async call's end record met before its call's return: kept in a,
+ * text[0..len) copied. 0, or -1 when out of memory. */
+int cli_async_keep_end(cli_async *a, const ct_rec *rec, int faulted, const char *text,
+                       size_t len);
+/* The call of slot a returned (its frame f, at `ret`, on thread tid). */
+void cli_async_returned(cli_async *a, const cli_frame *f, uint64_t ret, uint64_t tid);
+/* When an async call's span ends: its task's end, or its return when
+ * that came later. */
+static inline uint64_t cli_async_last(const cli_async *a, uint64_t end)
+{
+    return a->ret > end ? a->ret : end;
+}
+
 /* ------------------------------------------------- dump formats */
 
 /* Folded stacks (folded.c): the call tree of a trace aggregated by stack,

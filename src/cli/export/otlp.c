@@ -116,7 +116,7 @@ struct cli_otlp {
     /* The argument keys of the call being entered, each ending in NUL. */
     cli_keys keys;
     pb *cur;                   /* the thread buffer arguments go to */
-    struct async_call *async;  /* async calls between return and end (on_leave) */
+    cli_async *async;          /* async calls between return and end (export.h) */
     char val[CHROME_ARGS_MAX + 1];
     char key[CHROME_ARGS_MAX + 8];
 };
@@ -453,55 +453,18 @@ static int span_out(cli_otlp *x, const pending *me, const char *name, uint64_t s
     return 0;
 }
 
-/* An async call (trace format 2.9) between its return and its task's end,
- * or its end when that came first: by id % CT_RENDER_ASYNC_MAX (allocated
- * at the first). Its span is written at the later of the two. */
-typedef struct async_call {
-    uint64_t id;
-    int state;              /* 0 free, 1 returned, 2 ended first */
-    pending me;
-    const char *name;       /* the symbol table's */
-    uint64_t start, tid, end;   /* end: its return's */
-    uint64_t end_at;        /* state 2: its task's end */
-    uint8_t *attrs;         /* its argument attributes (malloc'd) */
-    size_t alen;
-    int faulted;            /* state 2 */
-    char *text;             /* state 2: the end's text (malloc'd) */
-    size_t len;
-} async_call;
-
-static async_call *async_at(cli_otlp *x, uint64_t id)
-{
-    if (!x->async && !(x->async = calloc(CT_RENDER_ASYNC_MAX, sizeof *x->async)))
-        return NULL;
-    async_call *a = &x->async[id % CT_RENDER_ASYNC_MAX];
-    if (a->id != id) {
-        free(a->attrs);
-        free(a->text);
-        memset(a, 0, sizeof *a);
-        a->id = id;
-    }
-    return a;
-}
-
-static void async_free(async_call *a)
-{
-    free(a->attrs);
-    free(a->text);
-    memset(a, 0, sizeof *a);
-}
-
-/* The span of async call a, ended by its result or exception at `end`, or
- * at its return when that came later. */
-static int async_out(cli_otlp *x, async_call *a, uint64_t end, int faulted, const char *text,
+/* The span of async call a (its extra: its pending ids, then its argument
+ * attributes), ended by its result or exception at `end`, or at its return
+ * when that came later. */
+static int async_out(cli_otlp *x, cli_async *a, uint64_t end, int faulted, const char *text,
                      size_t len)
 {
-    if (a->end > end)
-        end = a->end; /* it ends once it has returned too */
-    int rc = span_out(x, &a->me, a->name, a->start, end, a->tid, a->attrs, a->alen,
+    const pending *me = a->extra;
+    int rc = span_out(x, me, a->name, a->start, cli_async_last(a, end), a->tid,
+                      (const uint8_t *)a->extra + sizeof *me, a->extra_len - sizeof *me,
                       faulted ? END_EXCEPTION : END_RETURN, faulted || len ? text : NULL, len,
                       NULL, 0, 1);
-    async_free(a);
+    cli_async_clear(a);
     return rc;
 }
 
@@ -522,21 +485,18 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
     if (id) {
         /* The call goes on until its task ends: its span then. */
-        async_call *a = async_at(x, id);
-        if (!a || (alen && !(a->attrs = malloc(alen))))
+        cli_async *a = cli_async_at(&x->async, id);
+        if (!a || !(a->extra = malloc(sizeof me + alen)))
             return x->oom = -1;
+        memcpy(a->extra, &me, sizeof me);
         if (alen)
-            memcpy(a->attrs, attrs, alen);
-        a->alen = alen;
-        a->me = me;
-        a->name = f->fn->name;
-        a->start = f->start;
-        a->tid = t->tid;
-        a->end = end;
+            memcpy((uint8_t *)a->extra + sizeof me, attrs, alen);
+        a->extra_len = sizeof me + alen;
+        cli_async_returned(a, f, end, t->tid);
         tb->len = f->aux;
-        if (a->state == 2)
-            return async_out(x, a, a->end_at, a->faulted, a->text, a->len);
-        a->state = 1;
+        if (a->state == CLI_ASYNC_ENDED)
+            return async_out(x, a, a->end, a->faulted, a->text, a->len);
+        a->state = CLI_ASYNC_RETURNED;
         return 0;
     }
     ct_text text;
@@ -575,28 +535,14 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
     cli_otlp *x = ctx;
     if (!ct_rec_is_async_end(rec->type) || x->stopped)
         return 0;
-    async_call *a = async_at(x, rec->key);
+    cli_async *a = cli_async_at(&x->async, rec->key);
     if (!a)
         return x->oom = -1;
-    int faulted = rec->type == CT_REC_ASYNC_FAULT;
-    ct_text text;
-    ct_text_init(&text, x->val, CT_RENDER_RET_MAX);
-    if (faulted)
-        ct_symbols_exception_text(w->sym, rec, &text);
-    else
-        ct_symbols_async_result_text(w->sym, rec, &text);
-    size_t len = ct_text_end(&text);
-    if (a->state == 1)
+    int faulted;
+    size_t len = cli_async_end_text(w->sym, rec, x->val, CT_RENDER_RET_MAX, &faulted);
+    if (a->state == CLI_ASYNC_RETURNED)
         return async_out(x, a, rec->time_ns, faulted, x->val, len);
-    free(a->text);
-    if (!(a->text = malloc(len ? len : 1)))
-        return x->oom = -1;
-    memcpy(a->text, x->val, len);
-    a->len = len;
-    a->faulted = faulted;
-    a->end_at = rec->time_ns;
-    a->state = 2;
-    return 0;
+    return cli_async_keep_end(a, rec, faulted, x->val, len) ? (x->oom = -1) : 0;
 }
 
 cli_otlp *cli_otlp_new(const ct_trace_header *h, uint32_t max_spans, cli_otlp_sink sink,
@@ -653,14 +599,15 @@ int cli_otlp_end(cli_otlp *x, uint64_t *spans, uint64_t *batches)
     /* Async calls whose task had not ended when the trace did: their span
      * to their return, unfinished. */
     for (size_t i = 0; x->async && i < CT_RENDER_ASYNC_MAX; i++) {
-        async_call *a = &x->async[i];
-        if (!rc && !x->stopped && a->state == 1 &&
-            span_out(x, &a->me, a->name, a->start, a->end, a->tid, a->attrs, a->alen,
+        cli_async *a = &x->async[i];
+        const pending *me = a->extra;
+        if (!rc && !x->stopped && a->state == CLI_ASYNC_RETURNED &&
+            span_out(x, me, a->name, a->start, a->ret, a->tid,
+                     (const uint8_t *)a->extra + sizeof *me, a->extra_len - sizeof *me,
                      END_UNFINISHED, NULL, 0, NULL, 0, 1) != 0)
             rc = -1;
-        async_free(a);
     }
-    free(x->async);
+    cli_async_free(x->async);
     x->async = NULL;
     if (!rc && !x->stopped && x->in_batch && batch_send(x) == -1)
         rc = -1;

@@ -184,18 +184,9 @@ typedef struct perfetto {
      * in NUL (cli_call_args's taken). */
     cli_keys keys;
     int oom;
-    /* Async calls (trace format 2.9) between their return and their task's
-     * end, or their end when it came first, by id % CT_RENDER_ASYNC_MAX
-     * (allocated at the first); and the async tracks made so far. */
-    struct async_slot {
-        uint64_t id;
-        int state;            /* 0 free, 1 returned, 2 ended first */
-        const char *name;     /* the symbol table's */
-        uint64_t start, ret, end;
-        int faulted;
-        char *text;           /* state 2: the end's text (malloc'd) */
-        size_t len;
-    } *async;
+    /* Async calls between their return and their task's end (export.h),
+     * and the async tracks made so far. */
+    cli_async *async;
     uint64_t async_tracks;
     char val[CHROME_ARGS_MAX + 1];
 } perfetto;
@@ -341,11 +332,10 @@ static uint64_t async_uuid(uint64_t n)
 /* An async call's slice, from its enter to its task's end (or its return,
  * when that came later), on a track of its own under the process's, named
  * after its function: its result ("return") or exception. */
-static int async_slice(perfetto *p, const struct async_slot *a, uint64_t end, int faulted,
+static int async_slice(perfetto *p, const cli_async *a, uint64_t end, int faulted,
                        const char *text, size_t len)
 {
-    if (a->ret > end)
-        end = a->ret;
+    end = cli_async_last(a, end);
     uint64_t track = async_uuid(++p->async_tracks);
     pb *b = &p->pkt;
     packet_begin(p);
@@ -374,19 +364,6 @@ static int async_slice(perfetto *p, const struct async_slot *a, uint64_t end, in
     return packet_end(p);
 }
 
-static struct async_slot *async_at(perfetto *p, uint64_t id)
-{
-    if (!p->async && !(p->async = calloc(CT_RENDER_ASYNC_MAX, sizeof *p->async)))
-        return NULL;
-    struct async_slot *a = &p->async[id % CT_RENDER_ASYNC_MAX];
-    if (a->id != id) {
-        free(a->text);
-        memset(a, 0, sizeof *a);
-        a->id = id;
-    }
-    return a;
-}
-
 static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
 {
     perfetto *p = ctx;
@@ -395,32 +372,16 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
         thread_track(p, rec->tid, ct_symbols_thread_name(w->sym, rec->tid));
     if (!ct_rec_is_async_end(rec->type) || p->oom)
         return p->oom;
-    struct async_slot *a = async_at(p, rec->key);
+    cli_async *a = cli_async_at(&p->async, rec->key);
     if (!a)
         return p->oom = -1;
-    int faulted = rec->type == CT_REC_ASYNC_FAULT;
-    ct_text text;
-    ct_text_init(&text, p->val, CT_RENDER_RET_MAX);
-    if (faulted)
-        ct_symbols_exception_text(w->sym, rec, &text);
-    else
-        ct_symbols_async_result_text(w->sym, rec, &text);
-    size_t len = ct_text_end(&text);
-    if (a->state == 1) {
-        int rc = async_slice(p, a, rec->time_ns, faulted, p->val, len);
-        memset(a, 0, sizeof *a);
-        return rc;
-    }
-    /* Its call has not returned yet: kept for that return. */
-    free(a->text);
-    if (!(a->text = malloc(len ? len : 1)))
-        return p->oom = -1;
-    memcpy(a->text, p->val, len);
-    a->len = len;
-    a->end = rec->time_ns;
-    a->faulted = faulted;
-    a->state = 2;
-    return 0;
+    int faulted;
+    size_t len = cli_async_end_text(w->sym, rec, p->val, CT_RENDER_RET_MAX, &faulted);
+    if (a->state != CLI_ASYNC_RETURNED) /* its call has not returned yet */
+        return cli_async_keep_end(a, rec, faulted, p->val, len) ? (p->oom = -1) : 0;
+    int rc = async_slice(p, a, rec->time_ns, faulted, p->val, len);
+    cli_async_clear(a);
+    return rc;
 }
 
 static int key_taken(void *ctx, const char *key)
@@ -495,20 +456,17 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         return -1;
     /* An async call: its own slice too, to its task's end. */
     uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
-    struct async_slot *a = id ? async_at(p, id) : NULL;
+    cli_async *a = id ? cli_async_at(&p->async, id) : NULL;
     if (id && !a)
         return p->oom = -1;
     if (a) {
-        a->name = f->fn->name;
-        a->start = f->start;
-        a->ret = end;
-        if (a->state == 2) {
+        cli_async_returned(a, f, end, t->tid);
+        if (a->state == CLI_ASYNC_ENDED) {
             rc = async_slice(p, a, a->end, a->faulted, a->text, a->len);
-            free(a->text);
-            memset(a, 0, sizeof *a);
+            cli_async_clear(a);
             return rc;
         }
-        a->state = 1;
+        a->state = CLI_ASYNC_RETURNED;
     }
     return 0;
 }
@@ -567,9 +525,7 @@ int cli_perfetto_end(cli_perfetto *x)
                         "trace (their time is in their caller at that depth)\n",
                 w->too_deep, w->too_deep == 1 ? "call" : "calls", CLI_CALLS_MAX_DEPTH);
     cli_calls_free(w);
-    for (size_t i = 0; p->async && i < CT_RENDER_ASYNC_MAX; i++)
-        free(p->async[i].text);
-    free(p->async);
+    cli_async_free(p->async);
     intern_free(&p->event_names);
     intern_free(&p->annotation_names);
     free(p->pkt.p);

@@ -206,41 +206,20 @@ static void capture_ret(ct_tbuf *b, const ct_mapped_fn *cf, const void *ctx, ct_
 
 /* ------------------------------------------------------ the slow path */
 
-/* An async builder's SetException (CT_WATCH_ASYNC_FAULT): `this` (the
- * builder's address) and its exception, the argument after it, read where
- * the runtime says they are. The
- * argument info's room, in ranges. */
-#define CT_ASYNC_FAULT_RANGES 16
-static void async_fault(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
+/* An async builder's SetException (CT_WATCH_ASYNC_FAULT) or SetResult
+ * (CT_WATCH_ASYNC_RESULT): `this` (the builder's address) and the argument
+ * after it (the exception; the result, when the task has one), read where
+ * the runtime says they are. The argument info's room, in ranges. */
+#define CT_ASYNC_WATCH_RANGES 16
+static void async_watch(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
 {
     ct_tbuf *b = ct_rec_thread_self();
     ICorProfilerInfo *info = g_ct.info;
     COR_PRF_FRAME_INFO frame = 0;
     /* (The runtime asks for room beyond the ranges it fills: 136 bytes
-     * for these two on .NET 10; a smaller buffer is refused.) */
+     * for SetException's two on .NET 10; a smaller buffer is refused.) */
     _Alignas(16) unsigned char buf[sizeof(COR_PRF_FUNCTION_ARGUMENT_INFO) +
-                                   CT_ASYNC_FAULT_RANGES * sizeof(COR_PRF_FUNCTION_ARGUMENT_RANGE)];
-    COR_PRF_FUNCTION_ARGUMENT_INFO *args = (COR_PRF_FUNCTION_ARGUMENT_INFO *)(void *)buf;
-    ULONG size = sizeof buf;
-    if (!b || FAILED(info->lpVtbl->GetFunctionEnter3Info(info, f->id, elt, &frame, &size, args)) ||
-        args->numRanges != 2 || args->ranges[0].length != 8 || !args->ranges[0].startAddress ||
-        args->ranges[1].length != 8 || !args->ranges[1].startAddress)
-        return;
-    uint64_t builder, exc;
-    memcpy(&builder, (const void *)(uintptr_t)args->ranges[0].startAddress, 8);
-    memcpy(&exc, (const void *)(uintptr_t)args->ranges[1].startAddress, 8);
-    ct_rec_async_fault(b, (uintptr_t)builder, exc);
-}
-
-/* An async builder's SetResult (CT_WATCH_ASYNC_RESULT): `this` (the
- * builder's address) and, when the task has one, its result. */
-static void async_result(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
-{
-    ct_tbuf *b = ct_rec_thread_self();
-    ICorProfilerInfo *info = g_ct.info;
-    COR_PRF_FRAME_INFO frame = 0;
-    _Alignas(16) unsigned char buf[sizeof(COR_PRF_FUNCTION_ARGUMENT_INFO) +
-                                   CT_ASYNC_FAULT_RANGES * sizeof(COR_PRF_FUNCTION_ARGUMENT_RANGE)];
+                                   CT_ASYNC_WATCH_RANGES * sizeof(COR_PRF_FUNCTION_ARGUMENT_RANGE)];
     COR_PRF_FUNCTION_ARGUMENT_INFO *args = (COR_PRF_FUNCTION_ARGUMENT_INFO *)(void *)buf;
     ULONG size = sizeof buf;
     if (!b || FAILED(info->lpVtbl->GetFunctionEnter3Info(info, f->id, elt, &frame, &size, args)) ||
@@ -249,22 +228,24 @@ static void async_result(const ct_mapped_fn *f, COR_PRF_ELT_INFO elt)
         return;
     uint64_t builder;
     memcpy(&builder, (const void *)(uintptr_t)args->ranges[0].startAddress, 8);
-    if (args->numRanges == 2)
-        ct_rec_async_result(b, (uintptr_t)builder, (uintptr_t)args->ranges[1].startAddress,
-                            args->ranges[1].length, g_rec.naive);
-    else
-        ct_rec_async_result(b, (uintptr_t)builder, 0, 0, g_rec.naive);
+    const COR_PRF_FUNCTION_ARGUMENT_RANGE *arg = args->numRanges == 2 ? &args->ranges[1] : NULL;
+    if (f->watched == CT_WATCH_ASYNC_RESULT) {
+        ct_rec_async_result(b, (uintptr_t)builder, arg ? (uintptr_t)arg->startAddress : 0,
+                            arg ? arg->length : 0, g_rec.naive);
+    } else if (arg && arg->length == 8 && arg->startAddress) {
+        uint64_t exc;
+        memcpy(&exc, (const void *)(uintptr_t)arg->startAddress, 8);
+        ct_rec_async_fault(b, (uintptr_t)builder, exc);
+    }
 }
 
 CT_REC_INLINE void elt_enter(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt, int naive)
 {
     if (!ct_rec_recording())
         return;
-    if (__builtin_expect(((const ct_mapped_fn *)id.clientID)->watched == CT_WATCH_ASYNC_FAULT, 0))
-        async_fault((const ct_mapped_fn *)id.clientID, elt);
-    else if (__builtin_expect(((const ct_mapped_fn *)id.clientID)->watched ==
-                                  CT_WATCH_ASYNC_RESULT, 0))
-        async_result((const ct_mapped_fn *)id.clientID, elt);
+    int watched = ((const ct_mapped_fn *)id.clientID)->watched;
+    if (__builtin_expect(watched == CT_WATCH_ASYNC_FAULT || watched == CT_WATCH_ASYNC_RESULT, 0))
+        async_watch((const ct_mapped_fn *)id.clientID, elt);
     if (ct_rec_watched(id.clientID, 1))
         return;
     const ct_mapped_fn *f = (const ct_mapped_fn *)id.clientID;
