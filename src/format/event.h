@@ -49,7 +49,7 @@
 /* 2.9: an async method's logical call: a FUNCTION record flag
  * (CT_FN_ASYNC), the async call's id as the last value of its LEAVE when
  * its task was not complete, and ASYNC_RETURN / ASYNC_FAULT records when
- * that task completes. */
+ * that task completes; the TASK form's Exception field (value.h). */
 #define CT_TRACE_VERSION_MAJOR 2
 #define CT_TRACE_VERSION_MINOR 9
 /* The first minor whose events carry the held time. */
