@@ -483,6 +483,14 @@ ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
  * event-shaped record of this type with the call's key and no values; the
  * profiler's writer hides the call (ct_filter_reject). */
 #define CT_RING_REJECT 0x40u
+/* In a thread's ring only: the thread's next end, a LEAVE of function key
+ * (an async method's call, its condition at the end deciding on its task's
+ * result: --when return or exception), carries the async call's id as its
+ * last value, and is decided later: CT_RING_ASYNC_KEEP or _DROP (key: that
+ * id), from the thread that ends the call, before its ASYNC end record. */
+#define CT_RING_DEFER 0x41u
+#define CT_RING_ASYNC_KEEP 0x42u
+#define CT_RING_ASYNC_DROP 0x43u
 
 /* The header of an event record with no values (yet) at p: type, mark 0,
  * no values, payload length CT_EVENT_BASE_BYTES - 8, time, thread, key,

@@ -964,8 +964,17 @@ static void async_begin(ct_render *r, frame *fr, uint64_t id, uint64_t return_ns
     }
     if (sl->e && sl->id == id) {
         ct_walk_thread *t = ct_walk_thread_of(&r->walk, sl->e->tid);
-        if (t)
-            async_line(r, a, sl->e->type, t, sl->e->time_ns, sl->e->text, sl->e->len);
+        if (t) {
+            /* Its text was made without the call's label: now with it. */
+            char label[256];
+            size_t ln = sl->e->type == CT_REC_ASYNC_RETURN && sl->e->len
+                            ? result_label(a->f->def, label, sizeof label) : 0;
+            if (ln + sl->e->len <= sizeof r->ret) {
+                memcpy(r->ret, label, ln);
+                memcpy(r->ret + ln, sl->e->text, sl->e->len);
+                async_line(r, a, sl->e->type, t, sl->e->time_ns, r->ret, ln + sl->e->len);
+            }
+        }
         async_clear(sl);
         free(a);
         return;

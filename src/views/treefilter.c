@@ -55,6 +55,15 @@ typedef struct thread {
     uint32_t qlen, qcap;
     uint8_t reject;      /* the next end is of a call rejected (reject_key) */
     uint64_t reject_key;
+    uint8_t defer;       /* the next end is of an async call decided later (defer_key) */
+    uint64_t defer_key;
+    /* Async calls ended, waiting for their verdict (each counted in vopen):
+     * their id, their enter's and end's places in the queue. */
+    struct deferred {
+        uint64_t id;
+        uint32_t enter_q, end_q;
+    } deferred[CT_FILTER_ASYNC_DEFERRED];
+    uint32_t ndeferred;
 } thread;
 
 static frame *frame_at(const ct_walk_thread *wt, uint32_t i)
@@ -207,6 +216,7 @@ static void give_up_verdicts(ct_filter *f, ct_walk_thread *wt)
     for (uint32_t k = 0; k < wt->stack.kept; k++)
         frame_at(wt, k)->verdict = 0;
     t->vopen = 0;
+    t->ndeferred = 0;
     flush_queue(f, t);
 }
 
@@ -427,7 +437,25 @@ static void rejected(ct_filter *f, thread *t, frame *fr, uint32_t idx)
 }
 
 static int ended(ct_filter *f, ct_walk_thread *wt, thread *t, frame *fr, uint32_t idx,
-                 ct_walk_end how, const ct_rec *rec);
+                 ct_walk_end how, const ct_rec *rec, uint32_t *end_q);
+
+/* The async call id a LEAVE carries as its last value (a u64), or 0. */
+static uint64_t leave_async_id(const ct_rec *rec)
+{
+    size_t pos = 0;
+    const uint8_t *v = NULL;
+    uint32_t len = 0;
+    ct_value_status st = CT_VALUE_MISSING;
+    uint64_t id = 0;
+    if (rec->type != CT_REC_LEAVE || rec->nvalues < 2)
+        return 0;
+    for (uint32_t i = 0; i < rec->nvalues; i++)
+        if (ct_next_value(rec, &pos, &v, &len, &st) != 1)
+            return 0;
+    if (st == CT_VALUE_PLAN && len == 8)
+        memcpy(&id, v, 8);
+    return id;
+}
 
 /* The walk closed a call: its end passes when the call is shown. */
 static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
@@ -438,11 +466,13 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     thread *t = wt->user;
     if (how == CT_WALK_OPEN) /* the filter never closes the walk */
         return 0;
-    int reject = 0;
+    int reject = 0, defer = 0;
     if (how != CT_WALK_MISSED) {
-        /* The reject told before an end is that end's. */
+        /* The reject (defer) told before an end is that end's. */
         reject = t->reject && t->reject_key == rec->key;
+        defer = how == CT_WALK_RETURN && t->defer && t->defer_key == rec->key;
         t->reject = 0;
+        t->defer = 0;
     }
     if (!fp) {
         /* Not followed. */
@@ -455,21 +485,79 @@ static int call_ended(void *ctx, ct_walk_thread *wt, void *fp, uint32_t depth,
     uint32_t idx = wt->stack.kept - 1;
     frame fr;
     take_frame(wt, fp, &fr);
+    uint32_t end_q = NO_Q;
     if (!fr.verdict)
-        return ended(f, wt, t, &fr, idx, how, rec);
+        return ended(f, wt, t, &fr, idx, how, rec, &end_q);
     int rc = 0;
-    if (reject && fr.verdict)
+    if (reject) {
         rejected(f, t, &fr, idx);
-    else
-        rc = ended(f, wt, t, &fr, idx, how, rec);
-    if (fr.verdict && t->vopen && !--t->vopen)
+    } else {
+        rc = ended(f, wt, t, &fr, idx, how, rec, &end_q);
+        uint64_t id = defer ? leave_async_id(rec) : 0;
+        if (id && t->ndeferred < CT_FILTER_ASYNC_DEFERRED) {
+            /* Its verdict comes with its task's end: the queue holds on. */
+            t->deferred[t->ndeferred++] = (struct deferred){id, fr.enter_q, end_q};
+            return rc;
+        }
+    }
+    if (t->vopen && !--t->vopen)
         flush_queue(f, t);
     return rc;
 }
 
-/* A call closed (not rejected): its end passes when it is shown. */
+/* Frees queued event i of t (left out). */
+static void drop_queued(ct_filter *f, thread *t, uint32_t i)
+{
+    if (i == NO_Q || i >= t->qlen || !t->q[i].h)
+        return;
+    held *h = t->q[i].h;
+    if (h->rec.type == CT_REC_ENTER)
+        f->hidden++;
+    t->held_bytes -= h->len;
+    held_free(h);
+    t->q[i].h = NULL;
+}
+
+void ct_filter_defer(ct_filter *f, uint64_t tid, uint64_t key)
+{
+    if (f->finished)
+        return;
+    ct_walk_thread *wt = ct_walk_thread_of(&f->walk, tid);
+    if (!wt)
+        return;
+    thread *t = wt->user;
+    t->defer = 1;
+    t->defer_key = key;
+}
+
+int ct_filter_async_verdict(ct_filter *f, uint64_t id, int keep)
+{
+    for (ct_walk_thread *wt = f->walk.first; wt && id; wt = wt->next) {
+        thread *t = wt->user;
+        for (uint32_t i = 0; i < t->ndeferred; i++) {
+            if (t->deferred[i].id != id)
+                continue;
+            struct deferred d = t->deferred[i];
+            t->deferred[i] = t->deferred[--t->ndeferred];
+            /* Hidden: its enter and end (an enter held back for --min-time
+             * is not in the queue: then it is shown). */
+            int hide = !keep && d.enter_q != NO_Q;
+            if (hide) {
+                drop_queued(f, t, d.enter_q);
+                drop_queued(f, t, d.end_q);
+            }
+            if (t->vopen && !--t->vopen)
+                flush_queue(f, t);
+            return hide ? 2 : 1;
+        }
+    }
+    return 0;
+}
+
+/* A call closed (not rejected): its end passes when it is shown (*end_q:
+ * its place in the queue, or NO_Q). */
 static int ended(ct_filter *f, ct_walk_thread *wt, thread *t, frame *frp, uint32_t idx,
-                 ct_walk_end how, const ct_rec *rec)
+                 ct_walk_end how, const ct_rec *rec, uint32_t *end_q)
 {
     frame fr = *frp;
     if (how == CT_WALK_MISSED) {
@@ -498,7 +586,7 @@ static int ended(ct_filter *f, ct_walk_thread *wt, thread *t, frame *frp, uint32
     let_out_all(f, wt);
     if (fr.pending)
         let_out_frame(f, wt, &fr, idx);
-    pass_event(f, wt, idx, rec);
+    *end_q = pass_event(f, wt, idx, rec);
     return 0;
 }
 
@@ -507,6 +595,7 @@ static int call_unmatched(void *ctx, ct_walk_thread *wt, uint32_t depth, const c
 {
     (void)depth;
     ((thread *)wt->user)->reject = 0;
+    ((thread *)wt->user)->defer = 0;
     pass_event(ctx, wt, DEEP, rec);
     return 0;
 }

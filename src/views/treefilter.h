@@ -58,6 +58,8 @@
 
 /* Bytes of held-back enter events per thread (min_time, failed). */
 #define CT_FILTER_MAX_HELD_BYTES (16u * 1024 * 1024)
+/* Async calls per thread whose verdict waits for their task's end. */
+#define CT_FILTER_ASYNC_DEFERRED 64
 
 typedef struct ct_filter_opts {
     uint32_t depth;        /* 0: any depth */
@@ -99,6 +101,17 @@ int ct_filter_record(ct_filter *f, const ct_rec *rec, const uint8_t *raw, size_t
 /* The next end event of thread tid (of function key) ends a call whose
  * condition at the end did not hold (opts.at_end): the call is hidden. */
 void ct_filter_reject(ct_filter *f, uint64_t tid, uint64_t key);
+
+/* The next end of thread tid, a LEAVE of function key carrying an async
+ * call's id (its last value), ends a call decided at its end whose verdict
+ * comes later (ct_filter_async_verdict): its events, and the thread's after
+ * them, stay held back until then (at most CT_FILTER_ASYNC_DEFERRED such
+ * calls per thread; past them one is shown). */
+void ct_filter_defer(ct_filter *f, uint64_t tid, uint64_t key);
+/* The verdict of the async call of that id: kept (keep) or hidden (its
+ * enter and end). Returns 2 when it was hidden, 1 when kept, 0 when no
+ * call waited for it (its end record then goes as it is). */
+int ct_filter_async_verdict(ct_filter *f, uint64_t id, int keep);
 
 /* Lets out every held-back enter event (the trace ended without an END). */
 void ct_filter_finish(ct_filter *f);

@@ -214,6 +214,29 @@ check_eq "--when '...: exception == \"PaymentException\"': Charge's two failed b
 "async Shop.Orders.Charge(int amount=300, <>1__state=0)
 async Shop.Orders.Charge(int amount=500, <>1__state=0)" \
     "$(grep -oE 'async Shop\.Orders\.Charge\([^)]*\)' "$work/when.txt" | LC_ALL=C sort)"
+# --when at an async call's end decides on its task's outcome (the writer
+# holds the thread's events until then): return > 40 keeps Checkout(20)
+# (42) alone of the two calls of Checkout; exception == "PaymentException"
+# keeps Checkout(500) alone. (Their bodies have no condition: shown.)
+ct_run "$work" wret timeout -k 5 300 "$ct" run -o "$work/wret.txt" -F 'Shop.*' -N '*Open*' \
+    -N '*RunOnce*' --when 'Shop.Orders.Checkout: return > 40' -- dotnet "$app"
+ct_run "$work" wexc timeout -k 5 300 "$ct" run -o "$work/wexc.txt" -F 'Shop.*' -N '*Open*' \
+    -N '*RunOnce*' --when 'Shop.Orders.Checkout: exception == "PaymentException"' -- dotnet "$app"
+# checkouts FILE: the Checkout calls' opening lines and their ends.
+checkouts() {
+    sed -n 's/^ *[0-9.]* *[0-9]* *\([0-9.]* [mun]*s\)\{0,1\} *\(Shop\.Orders\.Checkout(.*\)$/\2/p' "$1" |
+        sed 's/ {$//; s/  (async: task ended)$/ (end)/' | LC_ALL=C sort
+}
+check_eq "--when '...Checkout: return > 40': Checkout(20)'s call alone, ended with 42" \
+"Shop.Orders.Checkout(int amount=20)
+Shop.Orders.Checkout(int amount=20) -> int 42 (end)" "$(checkouts "$work/wret.txt")"
+check_eq "--when '...Checkout: exception == \"PaymentException\"': Checkout(500)'s call alone" \
+"Shop.Orders.Checkout(int amount=500)
+Shop.Orders.Checkout(int amount=500) -> exception Shop.PaymentException: \"declined: 500\" (end)" \
+    "$(checkouts "$work/wexc.txt")"
+ct_same_as_plain wret
+ct_same_as_plain wexc
+
 # Under attach (the IL engine's only way; run with it, e2e.il.failures): the
 # builders are not rewritten after an attach, so an async body's own return
 # looks at its task: a call that returned during the session ends when its

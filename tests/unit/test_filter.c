@@ -321,6 +321,56 @@ static void test_at_end_rejected(void **state)
     ct_filter_free(f);
 }
 
+/* An async call decided when its task ends (CT_RING_DEFER): its LEAVE
+ * carries the call's id (last value); its events and the thread's after
+ * them are held until the verdict: hidden (its enter and end) or kept. */
+static void deferred_leave(ct_filter *f, uint64_t t, uint64_t id)
+{
+    /* Two values: 2 bytes (the first byte the key, as collect checks), then
+     * the id. */
+    uint8_t values[4 + 2 + 4 + 8] = {2, 0, 0, 0, 0, 0, 8, 0, 0, 0};
+    memcpy(values + 10, &id, 8);
+    ct_rec r = {.type = CT_REC_LEAVE, .tid = 7, .key = 2, .time_ns = t, .values = values,
+                .values_len = sizeof values, .nvalues = 2};
+    ct_filter_defer(f, 7, 2);
+    assert_int_equal(ct_filter_record(f, &r, NULL, 0), 0);
+}
+
+static void test_at_end_async_verdict(void **state)
+{
+    (void)state;
+    static out o;
+    for (int keep = 0; keep < 2; keep++) {
+        memset(&o, 0, sizeof o);
+        ct_filter_opts opts = {.at_end = key_is_2};
+        ct_filter *f = ct_filter_new(&opts, collect, &o);
+        ev(f, CT_REC_ENTER, 7, 1, 0);
+        ev(f, CT_REC_ENTER, 7, 2, 10);
+        ev(f, CT_REC_ENTER, 7, 3, 20);
+        ev(f, CT_REC_LEAVE, 7, 3, 25);
+        deferred_leave(f, 50, 9);
+        ev(f, CT_REC_ENTER, 7, 4, 55);
+        ev(f, CT_REC_LEAVE, 7, 4, 56);
+        assert_string_equal(o.text, "E1@0");             /* held until the verdict */
+        assert_int_equal(ct_filter_async_verdict(f, 8, 0), 0); /* no call waits for 8 */
+        assert_int_equal(ct_filter_async_verdict(f, 9, keep), keep ? 1 : 2);
+        ev(f, CT_REC_LEAVE, 7, 1, 70);
+        assert_string_equal(o.text, keep ? "E1@0 E2@10 E3@20 L3@25 L2@50 E4@55 L4@56 L1@70"
+                                         : "E1@0 E3@20 L3@25 E4@55 L4@56 L1@70");
+        assert_int_equal(ct_filter_hidden(f), keep ? 0 : 1);
+        ct_filter_free(f);
+    }
+    /* A verdict that never comes: the END lets everything out. */
+    memset(&o, 0, sizeof o);
+    ct_filter_opts opts = {.at_end = key_is_2};
+    ct_filter *f = ct_filter_new(&opts, collect, &o);
+    ev(f, CT_REC_ENTER, 7, 2, 10);
+    deferred_leave(f, 50, 9);
+    end(f, 60);
+    assert_string_equal(o.text, "E2@10 L2@50 X0@60");
+    ct_filter_free(f);
+}
+
 /* A reject told for another function (a lost end) hides nothing. */
 static void test_at_end_reject_other_key(void **state)
 {
@@ -584,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_secret_names),
         cmocka_unit_test(test_opts_active),
         cmocka_unit_test(test_at_end_kept_in_order),
+        cmocka_unit_test(test_at_end_async_verdict),
         cmocka_unit_test(test_at_end_rejected),
         cmocka_unit_test(test_at_end_reject_other_key),
         cmocka_unit_test(test_at_end_nested_and_trigger),

@@ -131,6 +131,12 @@ const ct_rec_exc *ct_rec_mark_fault(ct_tbuf *b, uint64_t exc)
     return NULL;
 }
 
+void ct_rec_exc_capture(ct_rec_exc *x, uint64_t obj)
+{
+    (void)obj;
+    x->serial = 0;
+}
+
 /* An async call's end by an exception (record/unwind.c): not used here. */
 void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
                       const ct_rec_exc *x)

@@ -576,9 +576,19 @@ static void event_fields(const uint8_t *p, ct_rec *rec)
  * a record of its own, after the CLASS records its values name (the
  * task's class, with its content, whose plan reads the result). Its key is
  * the call's id, not a function. */
+/* The ids of the async calls the filter hid lately (ct_filter_async_verdict):
+ * their end records, which follow, are left out too. */
+static uint64_t g_async_hidden[CT_FILTER_ASYNC_DEFERRED];
+static uint32_t g_async_hidden_next;
+
 static void async_end_event(const uint8_t *p, size_t len)
 {
     static const ct_classes classes = {NULL, known_content, NULL};
+    for (uint32_t i = 0; i < CT_FILTER_ASYNC_DEFERRED; i++)
+        if (g_async_hidden[i] && g_async_hidden[i] == ct_event_key(p)) {
+            g_async_hidden[i] = 0;
+            return;
+        }
     if (p[CT_EVENT_MARK_AT])
         ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
     ct_rec rec;
@@ -640,6 +650,21 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
          * rejected (record.h, ct_rec_reject): the filter hides it. */
         if (g_filter)
             ct_filter_reject(g_filter, ct_event_tid(p), ct_event_key(p));
+        return;
+    }
+    if (len >= CT_EVENT_BASE_BYTES && ct_event_type(p) == (ct_rec_type)CT_RING_DEFER) {
+        /* An async call decided when its task ends (record/asynccall.c). */
+        if (g_filter)
+            ct_filter_defer(g_filter, ct_event_tid(p), ct_event_key(p));
+        return;
+    }
+    if (len >= CT_EVENT_BASE_BYTES && (ct_event_type(p) == (ct_rec_type)CT_RING_ASYNC_KEEP ||
+                                       ct_event_type(p) == (ct_rec_type)CT_RING_ASYNC_DROP)) {
+        /* Its verdict: hidden, its end record is left out too. */
+        if (g_filter && ct_filter_async_verdict(g_filter, ct_event_key(p),
+                                                ct_event_type(p) ==
+                                                    (ct_rec_type)CT_RING_ASYNC_KEEP) == 2)
+            g_async_hidden[g_async_hidden_next++ % CT_FILTER_ASYNC_DEFERRED] = ct_event_key(p);
         return;
     }
     g_events++;

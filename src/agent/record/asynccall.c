@@ -48,6 +48,7 @@ typedef struct slot {
     _Atomic uint64_t word;
     uint64_t cls;    /* the task's class (its method table; 0: no task) */
     uint64_t at;     /* SLOT_EARLY: when it completed */
+    const ct_mapped_fn *fn; /* SLOT_PENDING: the call's function */
 } slot;
 
 /* Slot of id: id % CT_ASYNC_CALLS (a power of two). */
@@ -100,7 +101,7 @@ static int mark(uintptr_t obj, uint32_t id)
  * 0 when no free slot is found nearby. A slot completed early that no
  * return claimed for CT_ASYNC_EARLY_NS is free again (its call was not
  * traced, or not followed). */
-static uint32_t take_new(uint32_t state, uint64_t cls, uint64_t now)
+static uint32_t take_new(uint32_t state, uint64_t cls, uint64_t now, const ct_mapped_fn *fn)
 {
     for (int tries = 0; tries < 64; tries++) {
         uint32_t id = atomic_fetch_add_explicit(&g_next, 1, memory_order_relaxed) % ID_LIMIT;
@@ -114,20 +115,27 @@ static uint32_t take_new(uint32_t state, uint64_t cls, uint64_t now)
             continue;
         s->cls = cls;
         s->at = now;
+        s->fn = fn;
         atomic_store_explicit(&s->word, WORD(id, state), memory_order_release);
         return id;
     }
     return 0;
 }
 
-/* Frees id's slot when it holds id in `state` for class cls: 1, else 0. */
-static int take(uint32_t id, uint32_t state, uint64_t cls)
+/* Frees id's slot when it holds id in `state` for class cls: 1 (*fn, when
+ * not NULL: the slot's function), else 0. */
+static int take(uint32_t id, uint32_t state, uint64_t cls, const ct_mapped_fn **fn)
 {
     slot *s = slot_at(id);
     uint64_t w = WORD(id, state);
     if (atomic_load_explicit(&s->word, memory_order_acquire) != w || s->cls != cls)
         return 0;
-    return atomic_compare_exchange_strong(&s->word, &w, 0);
+    const ct_mapped_fn *mine = s->fn;
+    if (!atomic_compare_exchange_strong(&s->word, &w, 0))
+        return 0;
+    if (fn)
+        *fn = mine;
+    return 1;
 }
 
 static void release(uint32_t id)
@@ -137,16 +145,21 @@ static void release(uint32_t id)
 
 /* The id of the async call of task object `task` (class cls), when it is
  * followed. The side that comes first (mine: SLOT_PENDING, the call's
- * return; SLOT_EARLY, the task's end) marks the task with a new id; the
- * other finds the mark and takes the id. Either may lose the race to mark
- * it: it lets its own slot go and takes the winner's. 0: not followed (the
- * task's header in use, no slot free). */
-static uint32_t meet(uintptr_t task, uint64_t cls, uint32_t mine, uint64_t now)
+ * return, of function fn; SLOT_EARLY, the task's end) marks the task with a
+ * new id; the other finds the mark and takes the id (*other_fn: the
+ * function the return left, NULL when the end came first). Either may lose
+ * the race to mark it: it lets its own slot go and takes the winner's. 0:
+ * not followed (the task's header in use, no slot free). */
+static uint32_t meet(uintptr_t task, uint64_t cls, uint32_t mine, uint64_t now,
+                     const ct_mapped_fn *fn, const ct_mapped_fn **other_fn, int *took)
 {
     uint32_t other = mine == SLOT_PENDING ? SLOT_EARLY : SLOT_PENDING;
     uint32_t had = mark_of(task);
+    *took = 0;
+    if (other_fn)
+        *other_fn = NULL;
     if (!had) {
-        uint32_t id = take_new(mine, cls, now);
+        uint32_t id = take_new(mine, cls, now, fn);
         if (!id)
             return 0;
         if (mark(task, id))
@@ -154,7 +167,10 @@ static uint32_t meet(uintptr_t task, uint64_t cls, uint32_t mine, uint64_t now)
         release(id);
         had = mark_of(task);
     }
-    return had && take(had, other, cls) ? had : 0;
+    if (!had || !take(had, other, cls, other_fn))
+        return 0;
+    *took = 1;
+    return had;
 }
 
 /* Task's private state bits (Task.cs): complete, one way or another. */
@@ -200,13 +216,15 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
 {
     ct_rec_thread *t = ct_rec_of(b);
     uintptr_t at = t->ret_at;
+    int later = t->async_later;
     t->ret_at = 0;
+    t->async_later = 0;
     if (t->sync_id && t->sync_depth == t->depth + 1) {
         /* Its task faulted before it returned (its first body threw
          * before an await): that end was recorded then. */
         uint32_t id = t->sync_id;
         t->sync_id = 0;
-        if (take(id, SLOT_EARLY, 0))
+        if (take(id, SLOT_EARLY, 0, NULL))
             put_id(w, m, id);
         return;
     }
@@ -223,11 +241,21 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
      * ends here, its task's state in its value. */
     if (!mark_of((uintptr_t)task) && task_done((uintptr_t)task, (ClassID)cls) != 0)
         return;
-    uint32_t id = meet((uintptr_t)task, cls, SLOT_PENDING, now);
-    if (id)
+    int took = 0;
+    uint32_t id = meet((uintptr_t)task, cls, SLOT_PENDING, now, f, NULL, &took);
+    if (id) {
         put_id(w, m, id);
-    else
+        /* Told deferred, but its task ended first: no verdict came with
+         * that end (its call was not known then); it is told after this
+         * LEAVE. */
+        if (later && took) {
+            t->late_id = id;
+            t->late_task = (uintptr_t)task;
+            t->late_fn = f;
+        }
+    } else {
         atomic_fetch_add_explicit(&g_unfollowed, 1, memory_order_relaxed);
+    }
 }
 
 /* Whether the frame below this thread's innermost (an async body) is the
@@ -249,8 +277,9 @@ static int stub_below(const ct_rec_thread *t)
  * above; no task yet and `faulted`: the call below, when it is the body's
  * stub (its return takes the id: sync_id). *cls: the task's class. */
 static uint32_t completing(ct_tbuf *b, uintptr_t builder, uint64_t now, uint64_t *cls,
-                           int faulted)
+                           int faulted, const ct_mapped_fn **fn)
 {
+    *fn = NULL;
     uint64_t task;
     memcpy(&task, (const void *)builder, 8);
     if (!task) {
@@ -260,7 +289,7 @@ static uint32_t completing(ct_tbuf *b, uintptr_t builder, uint64_t now, uint64_t
         ct_rec_thread *t = ct_rec_of(b);
         if (!faulted || !stub_below(t))
             return 0;
-        uint32_t id = take_new(SLOT_EARLY, 0, now);
+        uint32_t id = take_new(SLOT_EARLY, 0, now, NULL);
         if (id) {
             t->sync_id = id;
             t->sync_depth = t->depth - 1;
@@ -269,7 +298,22 @@ static uint32_t completing(ct_tbuf *b, uintptr_t builder, uint64_t now, uint64_t
         return id;
     }
     memcpy(cls, (const void *)(uintptr_t)task, 8);
-    return meet((uintptr_t)task, *cls, SLOT_EARLY, now);
+    int took = 0;
+    return meet((uintptr_t)task, *cls, SLOT_EARLY, now, NULL, fn, &took);
+}
+
+/* The verdict of async call id (of function fn, when it has conditions
+ * deciding at its end) on its outcome, told the writer before its end
+ * record: how LEAVE with its result (plan p at addr, len bytes; p NULL:
+ * none) or UNWIND with its exception (x; NULL: not read). */
+static void verdict(ct_tbuf *b, const ct_mapped_fn *fn, uint32_t id, ct_rec_type how,
+                    const ct_plan *p, uintptr_t addr, uint32_t len, const ct_rec_exc *x,
+                    uint64_t now, int naive)
+{
+    if (!fn || !fn->when_end)
+        return;
+    int keep = ct_rec_when_outcome_holds(b, fn, how, p, addr, len, x);
+    ct_rec_marker(b, keep ? CT_RING_ASYNC_KEEP : CT_RING_ASYNC_DROP, now, id, naive);
 }
 
 void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t result_len,
@@ -279,8 +323,15 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
         return;
     ct_rec_busy(b, 1);
     uint64_t now = ct_now_ns(), cls = 0;
-    uint32_t id = completing(b, builder, now, &cls, 0);
+    const ct_mapped_fn *fn;
+    uint32_t id = completing(b, builder, now, &cls, 0, &fn);
     if (id) {
+        uint64_t task;
+        memcpy(&task, (const void *)builder, 8);
+        const ct_plan *c = task ? task_form((uintptr_t)task, (ClassID)cls) : NULL;
+        const ct_plan *rp = c && ct_task_result_at(c) == 1 && result ? c->fields[1].plan : NULL;
+        uint32_t rlen = rp ? (uint32_t)(result_len ? result_len : ct_rec_slot_len(rp)) : 0;
+        verdict(b, fn, id, CT_REC_LEAVE, rp, result, rlen, NULL, now, naive);
         ct_rec_event ev;
         ct_rec_begin(b, &ev, CT_REC_ASYNC_RETURN, now, ct_rec_held(b), id, naive);
         uint8_t *p = ct_event_value_reserve(&ev.w, 8);
@@ -289,13 +340,8 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
             ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
         }
         /* The result, by the plan of the Task<T>'s m_result. */
-        uint64_t task;
-        memcpy(&task, (const void *)builder, 8);
-        const ct_plan *c = task ? task_form((uintptr_t)task, (ClassID)cls) : NULL;
-        if (result && c && ct_task_result_at(c) == 1)
-            ct_rec_value(b, &ev.w, &ev.m, c->fields[1].plan, result,
-                         result_len ? result_len : ct_rec_slot_len(c->fields[1].plan),
-                         g_ct.cfg.object_depth);
+        if (rp)
+            ct_rec_value(b, &ev.w, &ev.m, rp, result, rlen, g_ct.cfg.object_depth);
         if (naive)
             ct_rec_publish_naive(b, &ev);
         else
@@ -424,6 +470,79 @@ uint64_t ct_rec_task_exception(uintptr_t task, const ct_plan *content)
     return task_exception(task, class_of(task), !(flags & TASK_FAULTED));
 }
 
+/* What a task object (class cls) says of its end: complete or not, its
+ * result's slot (the Task form's m_result) or its exception object. */
+typedef struct outcome {
+    int complete, faulted;
+    const ct_plan *p;          /* the result's plan (NULL: none, a Task's) */
+    uintptr_t addr;
+    uint32_t len;
+    uint64_t exc;              /* faulted: the exception (0: not found) */
+} outcome;
+
+/* 0 with *o filled, or -1 when the task's form is not known. */
+static int task_outcome(uint64_t task, ClassID cls, outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    const ct_plan *c = task_form((uintptr_t)task, cls);
+    if (!c)
+        return -1;
+    uint32_t flags;
+    memcpy(&flags, (const void *)(uintptr_t)(task + c->fields[0].offset), 4);
+    o->complete = (flags & TASK_COMPLETED_MASK) != 0;
+    o->faulted = (flags & (TASK_FAULTED | TASK_CANCELED)) != 0;
+    if (o->faulted) {
+        o->exc = task_exception(task, cls, !(flags & TASK_FAULTED));
+    } else if (o->complete && ct_task_result_at(c) == 1) {
+        o->p = c->fields[1].plan;
+        o->addr = (uintptr_t)(task + c->fields[1].offset);
+        o->len = ct_rec_slot_len(o->p);
+    }
+    return 0;
+}
+
+/* Whether f's conditions at the end hold for a complete task's outcome o
+ * (its exception read into the caller's x when it has one). */
+static int outcome_holds(ct_tbuf *b, const ct_mapped_fn *f, const outcome *o, ct_rec_exc *x)
+{
+    if (!o->faulted)
+        return ct_rec_when_outcome_holds(b, f, CT_REC_LEAVE, o->p, o->addr, o->len, NULL);
+    x->serial = 0;
+    if (o->exc)
+        ct_rec_exc_capture(x, o->exc);
+    return ct_rec_when_outcome_holds(b, f, CT_REC_UNWIND, NULL, 0, 0, x->serial ? x : NULL);
+}
+
+int ct_rec_async_return_holds(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t ret_addr)
+{
+    uint64_t task;
+    memcpy(&task, (const void *)(ret_addr + f->async_task_at), 8);
+    outcome o;
+    if (!task || task_outcome(task, class_of(task), &o) != 0)
+        return -1;
+    if (!o.complete) {
+        ct_rec_of(b)->async_later = 1;
+        return CT_WHEN_LATER;
+    }
+    ct_rec_exc x;
+    return outcome_holds(b, f, &o, &x);
+}
+
+void ct_rec_async_late_verdict(ct_tbuf *b, int naive)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    uint32_t id = t->late_id;
+    uint64_t task = t->late_task;
+    const ct_mapped_fn *f = t->late_fn;
+    t->late_id = 0;
+    outcome o;
+    if (!f || !task || task_outcome(task, class_of(task), &o) != 0 || !o.complete)
+        return;
+    ct_rec_exc x;
+    int keep = outcome_holds(b, f, &o, &x);
+    ct_rec_marker(b, keep ? CT_RING_ASYNC_KEEP : CT_RING_ASYNC_DROP, ct_now_ns(), id, naive);
+}
+
 void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_addr, int naive)
 {
     if (f->sm_fault_at == CT_SM_NO_FIELD || !f->sm_task_first || ct_rec_is_busy(b))
@@ -433,38 +552,31 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
     if (!base)
         return;
     memcpy(&task, (const void *)(uintptr_t)(base + f->sm_fault_at), 8); /* the builder's m_task */
-    if (!task)
-        return;
-    ClassID cls = class_of(task);
-    const ct_plan *c = task_form((uintptr_t)task, cls);
-    if (!c)
-        return;
-    uint32_t flags;
-    memcpy(&flags, (const void *)(uintptr_t)(task + c->fields[0].offset), 4);
-    if (!(flags & TASK_COMPLETED_MASK))
+    ClassID cls = task ? class_of(task) : 0;
+    outcome o;
+    if (!task || task_outcome(task, cls, &o) != 0 || !o.complete)
         return; /* awaiting again */
-    int faulted = (flags & (TASK_FAULTED | TASK_CANCELED)) != 0;
     ct_rec_busy(b, 1);
     uint64_t now = ct_now_ns();
     /* This body completed its task: a fault ends it too, as SetException's
      * mark does at start-up. */
-    const ct_rec_exc *x = NULL;
-    if (faulted) {
-        uint64_t exc = task_exception(task, cls, !(flags & TASK_FAULTED));
-        x = exc ? ct_rec_mark_fault(b, exc) : NULL;
-    }
+    const ct_rec_exc *x = o.faulted && o.exc ? ct_rec_mark_fault(b, o.exc) : NULL;
+    const ct_mapped_fn *fn = NULL;
     uint32_t id = mark_of((uintptr_t)task);
-    if (id && !take(id, SLOT_PENDING, (uint64_t)cls)) {
+    if (id && !take(id, SLOT_PENDING, (uint64_t)cls, &fn)) {
         id = 0; /* not this session's, or ended already */
-    } else if (!id && faulted && stub_below(ct_rec_of(b))) {
+    } else if (!id && o.faulted && stub_below(ct_rec_of(b))) {
         /* Faulted before its call returned: that return takes the id. */
         ct_rec_thread *t = ct_rec_of(b);
-        if ((id = take_new(SLOT_EARLY, 0, now)) != 0) {
+        if ((id = take_new(SLOT_EARLY, 0, now, NULL)) != 0) {
             t->sync_id = id;
             t->sync_depth = t->depth - 1;
         }
     }
-    if (id && faulted) {
+    if (id)
+        verdict(b, fn, id, o.faulted ? CT_REC_UNWIND : CT_REC_LEAVE, o.p, o.addr, o.len, x, now,
+                naive);
+    if (id && o.faulted) {
         ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
     } else if (id) {
         ct_rec_event ev;
@@ -475,10 +587,8 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
             memcpy(p, &v, 8);
             ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
         }
-        if (ct_task_result_at(c) == 1)
-            ct_rec_value(b, &ev.w, &ev.m, c->fields[1].plan,
-                         (uintptr_t)(task + c->fields[1].offset),
-                         ct_rec_slot_len(c->fields[1].plan), g_ct.cfg.object_depth);
+        if (o.p)
+            ct_rec_value(b, &ev.w, &ev.m, o.p, o.addr, o.len, g_ct.cfg.object_depth);
         if (naive)
             ct_rec_publish_naive(b, &ev);
         else
@@ -490,7 +600,10 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
 void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x)
 {
     uint64_t now = ct_now_ns(), cls = 0;
-    uint32_t id = completing(b, builder, now, &cls, 1);
-    if (id)
-        ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
+    const ct_mapped_fn *fn;
+    uint32_t id = completing(b, builder, now, &cls, 1, &fn);
+    if (!id)
+        return;
+    verdict(b, fn, id, CT_REC_UNWIND, NULL, 0, 0, x, now, g_rec.naive);
+    ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
 }

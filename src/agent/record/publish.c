@@ -79,8 +79,13 @@ int ct_rec_plain_naive(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
 
 void ct_rec_reject(ct_tbuf *b, uint64_t now, uint64_t key, int naive)
 {
+    ct_rec_marker(b, CT_RING_REJECT, now, key, naive);
+}
+
+void ct_rec_marker(ct_tbuf *b, uint32_t type, uint64_t now, uint64_t key, int naive)
+{
     uint8_t rec[CT_EVENT_BASE_BYTES];
-    ct_event_put_header(rec, (ct_rec_type)CT_RING_REJECT, now, ct_rec_held(b), b->tid, key);
+    ct_event_put_header(rec, (ct_rec_type)type, now, ct_rec_held(b), b->tid, key);
     if (naive)
         ct_writer_naive_event(rec, sizeof rec);
     else

@@ -156,6 +156,13 @@ typedef struct ct_rec_thread {
      * frame at sync_depth (1: the outermost), forgotten once a frame below
      * it closes (read at each close, beside nfaults); 0: none. */
     uint32_t sync_id, sync_depth;
+    /* An async call decided when its task ends (CT_RING_DEFER told) whose
+     * task ended before its return took the id (asynccall.c): its verdict,
+     * told after its LEAVE (late_id; 0: none); async_later: the LEAVE being
+     * built was told deferred. */
+    uint32_t late_id, async_later;
+    uintptr_t late_task;
+    const struct ct_mapped_fn *late_fn;
     uint32_t gate;                /* open frames of trigger functions */
     uint64_t dropped_frames[CT_DROP_TRACK_FRAMES / 64];
     /* Of the dropped frames, those a condition (--when) left out: their
@@ -399,6 +406,9 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
 /* The exception object task `task` holds when its m_stateFlags (its
  * content plan's first field) say it faulted or was cancelled; else 0. */
 uint64_t ct_rec_task_exception(uintptr_t task, const ct_plan *content);
+/* Reads exception object obj into x (x->serial 0: not read): its class,
+ * message and inner exceptions, as an UNWIND carries them. */
+void ct_rec_exc_capture(ct_rec_exc *x, uint64_t obj);
 /* Marks this thread's innermost open frame (an async body) to end by
  * exception object exc, read now (class, message, inner exceptions): the
  * exception kept, or NULL (CT_ASYNC_FAULTS marked already, or not read). */
@@ -406,6 +416,10 @@ const ct_rec_exc *ct_rec_mark_fault(ct_tbuf *b, uint64_t exc);
 /* The same for a task faulted with exception x (from ct_rec_async_fault):
  * an ASYNC_FAULT record. */
 void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x);
+/* The verdict of the async call whose task ended before its return took
+ * its id (late_id, late_task, late_fn), told the writer after its LEAVE
+ * (CT_RING_ASYNC_KEEP or _DROP). */
+void ct_rec_async_late_verdict(ct_tbuf *b, int naive);
 /* Says (a note on stderr) how many async calls ended at their return
  * though their task was not complete (the table full, the task's header in
  * use), when any. */
@@ -857,11 +871,27 @@ typedef void ct_rec_ret_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, c
  * them is known); 0 when one does not or cannot be read (when.c). */
 int ct_rec_when_end_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
                           ct_rec_ret_fn *ret, const void *ctx, const ct_rec_exc *x);
+/* ct_rec_when_end_holds's answer for an async method's call whose task goes
+ * on (f->async_stub): decided when the task ends (CT_RING_DEFER). */
+#define CT_WHEN_LATER 2
+/* The same conditions over an async call's outcome: its result (how
+ * LEAVE: the value at addr, len bytes, of plan p; none: p NULL) or its
+ * exception (how UNWIND: x, NULL when not read): 1 when they hold. */
+int ct_rec_when_outcome_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
+                              const ct_plan *p, uintptr_t addr, uint32_t len,
+                              const ct_rec_exc *x);
+/* An async method's call at its return (f->async_stub), its return value
+ * (its task) at ret_addr: CT_WHEN_LATER when its task goes on, else 1 or 0
+ * as its conditions hold for the task's outcome; -1: no task (decided on
+ * the returned value itself). record/asynccall.c. */
+int ct_rec_async_return_holds(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t ret_addr);
 
 /* Tells the writer that the end event about to be published on b's thread
  * (function key) ends a call whose condition at the end did not hold
  * (CT_RING_REJECT; publish.c). */
 void ct_rec_reject(ct_tbuf *b, uint64_t now, uint64_t key, int naive);
+/* A ring-only marker of type (CT_RING_*) with key, for the writer. */
+void ct_rec_marker(ct_tbuf *b, uint32_t type, uint64_t now, uint64_t key, int naive);
 
 /* Evaluates f's conditions at the end (if any) and tells the writer when
  * they do not hold. */
@@ -869,9 +899,13 @@ static inline void ct_rec_end_verdict(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_
                                       ct_rec_ret_fn *ret, const void *ctx,
                                       const ct_rec_exc *x, uint64_t now, int naive)
 {
-    if (__builtin_expect(f && f->when_end != NULL, 0) &&
-        !ct_rec_when_end_holds(b, f, how, ret, ctx, x))
-        ct_rec_reject(b, now, (uint64_t)(uintptr_t)f, naive);
+    if (__builtin_expect(f && f->when_end != NULL, 0)) {
+        int holds = ct_rec_when_end_holds(b, f, how, ret, ctx, x);
+        if (!holds)
+            ct_rec_reject(b, now, (uint64_t)(uintptr_t)f, naive);
+        else if (holds == CT_WHEN_LATER)
+            ct_rec_marker(b, CT_RING_DEFER, now, (uint64_t)(uintptr_t)f, naive);
+    }
 }
 
 /* The enter of a call of f on b's thread, after the engine's checks
@@ -1047,6 +1081,10 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
     }
     if (measured)
         ct_rec_measure_end(b, 0, m0, h0);
+    /* An async call decided at its end whose task ended first: its
+     * verdict now, after its LEAVE. */
+    if (__builtin_expect(ct_rec_of(b)->late_id != 0, 0))
+        ct_rec_async_late_verdict(b, naive);
     /* A faulted async call whose return was recorded otherwise (without
      * values): its id is not given to another. */
     if (__builtin_expect(ct_rec_of(b)->sync_id != 0, 0) &&

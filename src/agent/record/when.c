@@ -462,6 +462,18 @@ static void resolve_end(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
     walked(c->b, how, p, addr, out);
 }
 
+/* Whether every condition of c's function deciding at the end holds. */
+static int holds_all(end_ctx *c)
+{
+    const ct_when_fn *w = c->f->when_end;
+    for (uint32_t i = 0; w && i < w->n; i++) {
+        c->c = (ct_when_bound *)&w->c[i];
+        if (!ct_expr_holds(w->c[i].expr, resolve_end, c))
+            return 0;
+    }
+    return 1;
+}
+
 int ct_rec_when_end_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
                           ct_rec_ret_fn *ret, const void *ctx, const ct_rec_exc *x)
 {
@@ -482,13 +494,23 @@ int ct_rec_when_end_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
             c.ret_len = t->slot_len[0];
         }
     }
-    const ct_when_fn *w = f->when_end;
-    for (uint32_t i = 0; i < w->n; i++) {
-        c.c = (ct_when_bound *)&w->c[i];
-        if (!ct_expr_holds(w->c[i].expr, resolve_end, &c))
-            return 0;
+    /* An async method's call: on its task's outcome, now or when it ends. */
+    if (__builtin_expect(f->async_stub, 0) && how == CT_REC_LEAVE && c.ret_addr) {
+        int r = ct_rec_async_return_holds(b, f, c.ret_addr);
+        if (r >= 0)
+            return r;
     }
-    return 1;
+    return holds_all(&c);
+}
+
+int ct_rec_when_outcome_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
+                              const ct_plan *p, uintptr_t addr, uint32_t len,
+                              const ct_rec_exc *x)
+{
+    end_ctx c = {.b = b, .f = f, .how = how, .x = x, .ret_plan = p, .ret_addr = addr,
+                 .ret_len = len};
+    c.type[0] = '\0';
+    return holds_all(&c);
 }
 
 /* ------------------------------------------------------- chosen values */
