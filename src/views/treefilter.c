@@ -518,16 +518,20 @@ static void drop_queued(ct_filter *f, thread *t, uint32_t i)
     t->q[i].h = NULL;
 }
 
+/* Thread tid's part of the filter, to be told of its next end; NULL. */
+static thread *told(ct_filter *f, uint64_t tid)
+{
+    ct_walk_thread *wt = f->finished ? NULL : ct_walk_thread_of(&f->walk, tid);
+    return wt ? wt->user : NULL;
+}
+
 void ct_filter_defer(ct_filter *f, uint64_t tid, uint64_t key)
 {
-    if (f->finished)
-        return;
-    ct_walk_thread *wt = ct_walk_thread_of(&f->walk, tid);
-    if (!wt)
-        return;
-    thread *t = wt->user;
-    t->defer = 1;
-    t->defer_key = key;
+    thread *t = told(f, tid);
+    if (t) {
+        t->defer = 1;
+        t->defer_key = key;
+    }
 }
 
 int ct_filter_async_verdict(ct_filter *f, uint64_t id, int keep)
@@ -602,14 +606,11 @@ static int call_unmatched(void *ctx, ct_walk_thread *wt, uint32_t depth, const c
 
 void ct_filter_reject(ct_filter *f, uint64_t tid, uint64_t key)
 {
-    if (f->finished)
-        return;
-    ct_walk_thread *wt = ct_walk_thread_of(&f->walk, tid);
-    if (!wt)
-        return;
-    thread *t = wt->user;
-    t->reject = 1;
-    t->reject_key = key;
+    thread *t = told(f, tid);
+    if (t) {
+        t->reject = 1;
+        t->reject_key = key;
+    }
 }
 
 void ct_filter_finish(ct_filter *f)
