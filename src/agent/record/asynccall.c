@@ -517,6 +517,14 @@ int ct_rec_async_return_holds(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t ret_a
 {
     uint64_t task;
     memcpy(&task, (const void *)(ret_addr + f->async_task_at), 8);
+    const ct_plan *rp = f->ret;
+    if (!task && rp && rp->kind == CT_V_STRUCT && rp->shape == CT_FORM_VALUETASK &&
+        rp->count == 2) {
+        /* A ValueTask<T> that completed at once: its _result. */
+        const ct_field *r = &rp->fields[1];
+        return ct_rec_when_outcome_holds(b, f, CT_REC_LEAVE, r->plan, ret_addr + r->offset,
+                                         ct_rec_slot_len(r->plan), NULL);
+    }
     outcome o;
     if (!task || task_outcome(task, class_of(task), &o) != 0)
         return -1;
