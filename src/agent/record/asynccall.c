@@ -188,16 +188,20 @@ static const ct_plan *task_form(uintptr_t obj, ClassID cls)
     return c && c->kind == CT_V_CLASS && c->shape == CT_FORM_TASK && c->count ? c : NULL;
 }
 
-/* Whether task object obj (of class cls) is complete: its m_stateFlags,
- * where its content plan (the Task form) reads them. -1 when not known. */
+/* Task object obj's m_stateFlags, where its Task form content plan c reads
+ * them. */
+static uint32_t task_flags(uintptr_t obj, const ct_plan *c)
+{
+    uint32_t flags;
+    memcpy(&flags, (const void *)(obj + c->fields[0].offset), 4);
+    return flags;
+}
+
+/* Whether task object obj (of class cls) is complete. -1 when not known. */
 static int task_done(uintptr_t obj, ClassID cls)
 {
     const ct_plan *c = task_form(obj, cls);
-    if (!c)
-        return -1;
-    uint32_t flags;
-    memcpy(&flags, (const void *)(obj + c->fields[0].offset), 4);
-    return (flags & TASK_COMPLETED_MASK) != 0;
+    return c ? (task_flags(obj, c) & TASK_COMPLETED_MASK) != 0 : -1;
 }
 
 /* Appends async call id to the LEAVE being built. */
@@ -272,6 +276,20 @@ static int stub_below(const ct_rec_thread *t)
            !strcmp(body->display + sizeof word - 1, stub->display);
 }
 
+/* A task faulted before its call returned (its first body threw before an
+ * await; the call, its stub, is the frame below): an id its return takes
+ * (sync_id), or 0 when the frame below is not that call. */
+static uint32_t sync_fault_id(ct_tbuf *b, uint64_t now)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    uint32_t id = stub_below(t) ? take_new(SLOT_EARLY, 0, now, NULL) : 0;
+    if (id) {
+        t->sync_id = id;
+        t->sync_depth = t->depth - 1;
+    }
+    return id;
+}
+
 /* The id of the async call whose task builder `builder` completes (its
  * first field, m_task, in every builder followed), or 0: the task met as
  * above; no task yet and `faulted`: the call below, when it is the body's
@@ -286,16 +304,8 @@ static uint32_t completing(ct_tbuf *b, uintptr_t builder, uint64_t now, uint64_t
         /* Completed before it needed a task: its call returns it, a result
          * shown there; a fault is not (a task's exception is not read), so
          * the call's end is recorded now, under an id its return takes. */
-        ct_rec_thread *t = ct_rec_of(b);
-        if (!faulted || !stub_below(t))
-            return 0;
-        uint32_t id = take_new(SLOT_EARLY, 0, now, NULL);
-        if (id) {
-            t->sync_id = id;
-            t->sync_depth = t->depth - 1;
-        }
         *cls = 0;
-        return id;
+        return faulted ? sync_fault_id(b, now) : 0;
     }
     memcpy(cls, (const void *)(uintptr_t)task, 8);
     int took = 0;
@@ -316,6 +326,26 @@ static void verdict(ct_tbuf *b, const ct_mapped_fn *fn, uint32_t id, ct_rec_type
     ct_rec_marker(b, keep ? CT_RING_ASYNC_KEEP : CT_RING_ASYNC_DROP, now, id, naive);
 }
 
+/* The ASYNC_RETURN record of async call id: its task's class cls, then its
+ * result (plan p at addr, len bytes; p NULL: none, a Task's). */
+static void return_event(ct_tbuf *b, uint32_t id, uint64_t cls, const ct_plan *p,
+                         uintptr_t addr, uint32_t len, uint64_t now, int naive)
+{
+    ct_rec_event ev;
+    ct_rec_begin(b, &ev, CT_REC_ASYNC_RETURN, now, ct_rec_held(b), id, naive);
+    uint8_t *v = ct_event_value_reserve(&ev.w, 8);
+    if (v) {
+        memcpy(v, &cls, 8);
+        ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
+    }
+    if (p)
+        ct_rec_value(b, &ev.w, &ev.m, p, addr, len, g_ct.cfg.object_depth);
+    if (naive)
+        ct_rec_publish_naive(b, &ev);
+    else
+        ct_rec_publish(b, &ev);
+}
+
 void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t result_len,
                          int naive)
 {
@@ -332,20 +362,7 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
         const ct_plan *rp = c && ct_task_result_at(c) == 1 && result ? c->fields[1].plan : NULL;
         uint32_t rlen = rp ? (uint32_t)(result_len ? result_len : ct_rec_slot_len(rp)) : 0;
         verdict(b, fn, id, CT_REC_LEAVE, rp, result, rlen, NULL, now, naive);
-        ct_rec_event ev;
-        ct_rec_begin(b, &ev, CT_REC_ASYNC_RETURN, now, ct_rec_held(b), id, naive);
-        uint8_t *p = ct_event_value_reserve(&ev.w, 8);
-        if (p) {
-            memcpy(p, &cls, 8);
-            ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
-        }
-        /* The result, by the plan of the Task<T>'s m_result. */
-        if (rp)
-            ct_rec_value(b, &ev.w, &ev.m, rp, result, rlen, g_ct.cfg.object_depth);
-        if (naive)
-            ct_rec_publish_naive(b, &ev);
-        else
-            ct_rec_publish(b, &ev);
+        return_event(b, id, cls, rp, result, rlen, now, naive);
     }
     ct_rec_busy(b, 0);
 }
@@ -381,14 +398,6 @@ static void offsets_of(learned_ref *l, ClassID cls, const char *const *names, in
     for (int k = 0; k < n; k++)
         atomic_store(&l->off[k], off[k]);
     atomic_store(&l->cls, (uint64_t)cls);
-}
-
-static uint64_t ref_in(uint64_t obj, uint32_t off)
-{
-    uint64_t v = 0;
-    if (obj && off != CT_REC_NO_FIELD)
-        memcpy(&v, (const void *)(uintptr_t)(obj + off), 8);
-    return v;
 }
 
 static ClassID class_of(uint64_t obj)
@@ -430,41 +439,40 @@ static uint64_t task_exception(uint64_t task, ClassID cls, int canceled)
     static const char *const list_names[] = {"_items"};
     static const char *const edi_names[] = {"_exception"};
     uint32_t off[2];
-    uint64_t cp = ref_in(task, contingent_offset(cls));
+    uint64_t cp = ct_rec_ref_at(task, contingent_offset(cls));
     if (!cp)
         return 0;
     offsets_of(&g_cp, class_of(cp), cp_names, 1, off);
-    uint64_t holder = ref_in(cp, off[0]);
+    uint64_t holder = ct_rec_ref_at(cp, off[0]);
     if (!holder)
         return 0;
     offsets_of(&g_holder, class_of(holder), holder_names, 2, off);
     uint64_t edi = 0;
     if (!canceled) {
         uint32_t items_off[1];
-        uint64_t list = ref_in(holder, off[0]);
+        uint64_t list = ct_rec_ref_at(holder, off[0]);
         if (list)
             offsets_of(&g_list, class_of(list), list_names, 1, items_off);
-        uint64_t items = list ? ref_in(list, items_off[0]) : 0;
+        uint64_t items = list ? ct_rec_ref_at(list, items_off[0]) : 0;
         uint32_t length = 0;
         if (items)
             memcpy(&length, (const void *)(uintptr_t)(items + g_rec.layout.array_length_offset),
                    4);
-        edi = length ? ref_in(items + g_rec.layout.array_data_offset, 0) : 0;
+        edi = length ? ct_rec_ref_at(items + g_rec.layout.array_data_offset, 0) : 0;
     } else {
-        edi = ref_in(holder, off[1]);
+        edi = ct_rec_ref_at(holder, off[1]);
     }
     if (!edi)
         return 0;
     offsets_of(&g_edi, class_of(edi), edi_names, 1, off);
-    return ref_in(edi, off[0]);
+    return ct_rec_ref_at(edi, off[0]);
 }
 
 uint64_t ct_rec_task_exception(uintptr_t task, const ct_plan *content)
 {
-    uint32_t flags;
     if (!task || !content || !content->count)
         return 0;
-    memcpy(&flags, (const void *)(task + content->fields[0].offset), 4);
+    uint32_t flags = task_flags(task, content);
     if (!(flags & (TASK_FAULTED | TASK_CANCELED)))
         return 0;
     return task_exception(task, class_of(task), !(flags & TASK_FAULTED));
@@ -487,8 +495,7 @@ static int task_outcome(uint64_t task, ClassID cls, outcome *o)
     const ct_plan *c = task_form((uintptr_t)task, cls);
     if (!c)
         return -1;
-    uint32_t flags;
-    memcpy(&flags, (const void *)(uintptr_t)(task + c->fields[0].offset), 4);
+    uint32_t flags = task_flags((uintptr_t)task, c);
     o->complete = (flags & TASK_COMPLETED_MASK) != 0;
     o->faulted = (flags & (TASK_FAULTED | TASK_CANCELED)) != 0;
     if (o->faulted) {
@@ -573,13 +580,8 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
     uint32_t id = mark_of((uintptr_t)task);
     if (id && !take(id, SLOT_PENDING, (uint64_t)cls, &fn)) {
         id = 0; /* not this session's, or ended already */
-    } else if (!id && o.faulted && stub_below(ct_rec_of(b))) {
-        /* Faulted before its call returned: that return takes the id. */
-        ct_rec_thread *t = ct_rec_of(b);
-        if ((id = take_new(SLOT_EARLY, 0, now, NULL)) != 0) {
-            t->sync_id = id;
-            t->sync_depth = t->depth - 1;
-        }
+    } else if (!id && o.faulted) {
+        id = sync_fault_id(b, now); /* faulted before its call returned */
     }
     if (id)
         verdict(b, fn, id, o.faulted ? CT_REC_UNWIND : CT_REC_LEAVE, o.p, o.addr, o.len, x, now,
@@ -587,20 +589,7 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
     if (id && o.faulted) {
         ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
     } else if (id) {
-        ct_rec_event ev;
-        ct_rec_begin(b, &ev, CT_REC_ASYNC_RETURN, now, ct_rec_held(b), id, naive);
-        uint8_t *p = ct_event_value_reserve(&ev.w, 8);
-        if (p) {
-            uint64_t v = (uint64_t)cls;
-            memcpy(p, &v, 8);
-            ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
-        }
-        if (o.p)
-            ct_rec_value(b, &ev.w, &ev.m, o.p, o.addr, o.len, g_ct.cfg.object_depth);
-        if (naive)
-            ct_rec_publish_naive(b, &ev);
-        else
-            ct_rec_publish(b, &ev);
+        return_event(b, id, (uint64_t)cls, o.p, o.addr, o.len, now, naive);
     }
     ct_rec_busy(b, 0);
 }

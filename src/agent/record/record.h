@@ -1135,6 +1135,16 @@ CT_REC_INLINE void ct_rec_plain_call(ct_rec_type type, uintptr_t id)
  * named by its module's metadata (its first CT_REC_MAX_FIELDS fields). Off
  * the event path (a class met the first time; unwind.c). */
 #define CT_REC_NO_FIELD UINT32_MAX
+
+/* The object reference at offset off of object obj (0 when obj is null or
+ * off is CT_REC_NO_FIELD). */
+static inline uint64_t ct_rec_ref_at(uint64_t obj, uint32_t off)
+{
+    uint64_t ref = 0;
+    if (obj && off != CT_REC_NO_FIELD)
+        memcpy(&ref, (const void *)(uintptr_t)(obj + off), 8);
+    return ref;
+}
 #define CT_REC_MAX_FIELDS 64
 void ct_rec_field_offsets(ClassID cls, const char *const *names, uint32_t *offsets, int n,
                           uint32_t size);

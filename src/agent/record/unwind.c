@@ -191,7 +191,6 @@ static int exception_kind(ClassID cls)
     return EXC_NOT;
 }
 
-/* The object reference at offset off of object obj (0 when off is none). */
 /* The class of object obj: GetClassFromObject, which answers only inside a
  * runtime callback; in an IL probe (an async builder's SetException) the
  * object's first word, its method table, which is its ClassID
@@ -204,13 +203,6 @@ static HRESULT class_of_object(uint64_t obj, ClassID *cls)
     return *cls ? S_OK : E_FAIL;
 }
 
-static uint64_t ref_at(uint64_t obj, uint32_t off)
-{
-    uint64_t ref = 0;
-    if (obj && off != EXC_NO_FIELD)
-        memcpy(&ref, (const void *)(uintptr_t)(obj + off), 8);
-    return ref;
-}
 
 /* ECMA-335 II.23.1.16: the element types of an array of references. */
 #define EXC_ET_CLASS 0x12
@@ -232,7 +224,7 @@ static int is_ref_array(uint64_t obj)
  * them (*items: its first element), its length; 0 when not known. */
 static uint32_t aggregate_items(uint64_t obj, uint64_t *items)
 {
-    uint64_t list = ref_at(obj, atomic_load(&g_agg_list_offset));
+    uint64_t list = ct_rec_ref_at(obj, atomic_load(&g_agg_list_offset));
     ClassID cls = 0;
     if (!list || FAILED(class_of_object(list, &cls)))
         return 0;
@@ -245,7 +237,7 @@ static uint32_t aggregate_items(uint64_t obj, uint64_t *items)
             atomic_store(&g_roc_list_offset, off);
             atomic_store(&g_roc_class, (uint64_t)cls);
         }
-        list = ref_at(list, atomic_load(&g_roc_list_offset));
+        list = ct_rec_ref_at(list, atomic_load(&g_roc_list_offset));
         if (!is_ref_array(list))
             return 0;
     }
@@ -263,7 +255,7 @@ static void exc_message(ct_rec_exc *x, uint64_t obj, uint32_t max_chars)
     uint32_t off = atomic_load(&g_exc_message_offset);
     size_t n = 0;
     if (off != EXC_NO_FIELD) {
-        uint64_t ref = ref_at(obj, off);
+        uint64_t ref = ct_rec_ref_at(obj, off);
         uint32_t chars = g_ct.cfg.string_chars;
         ct_limits lim = {.string_chars = chars < max_chars ? chars : max_chars};
         n = ct_capture(ct_unwind_plan(1), &ref, &g_rec.layout, &lim, NULL, NULL, p + 4,
@@ -298,7 +290,7 @@ static void exc_node(ct_rec_exc *x, uint64_t obj, ClassID cls, int kind, uint32_
         exc_value(x, v, 16);
         exc_message(x, obj, CT_EXC_INNER_MESSAGE_CHARS);
     }
-    uint64_t items = 0, one = ref_at(obj, atomic_load(&g_exc_inner_offset));
+    uint64_t items = 0, one = ct_rec_ref_at(obj, atomic_load(&g_exc_inner_offset));
     uint32_t count = kind == EXC_AGGREGATE ? aggregate_items(obj, &items) : one != 0;
     uint32_t word = depth | (kind == EXC_AGGREGATE ? CT_EXC_NODE_AGGREGATE : 0) |
                     (count < CT_EXC_NODE_INNER_MAX ? count : CT_EXC_NODE_INNER_MAX)
@@ -307,7 +299,7 @@ static void exc_node(ct_rec_exc *x, uint64_t obj, ClassID cls, int kind, uint32_
     if (depth == CT_EXC_CHAIN_DEPTH)
         return;
     for (uint32_t i = 0; i < count && i < CT_EXC_NODE_INNER_MAX && *left; i++) {
-        uint64_t inner = kind == EXC_AGGREGATE ? ref_at(items + 8ull * i, 0) : one;
+        uint64_t inner = kind == EXC_AGGREGATE ? ct_rec_ref_at(items + 8ull * i, 0) : one;
         ClassID icls = 0;
         int ikind = EXC_NOT;
         if (!inner ||
