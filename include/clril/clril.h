@@ -104,7 +104,7 @@ typedef enum clril_status {
     CLRIL_E_LIMIT,       /* a count or size above its CLRIL_MAX_* */
     CLRIL_E_NOMEM,       /* the caller's arena is full */
     CLRIL_E_SPACE,       /* the output buffer is too small (the size is given) */
-    CLRIL_E_ARG,         /* a bad argument: an index past the end, inserted code that branches */
+    CLRIL_E_ARG,         /* a bad argument: an index past the end, inserted code that branches out of itself or back */
     CLRIL_E_LOCALS,      /* a local signature that is not one (0x07, count) */
 } clril_status;
 
@@ -142,7 +142,8 @@ enum {
     CLRIL_LDARG_S = 0x0E, CLRIL_LDARGA_S = 0x0F, CLRIL_LDLOC_S = 0x11, CLRIL_LDLOCA_S = 0x12,
     CLRIL_STLOC_S = 0x13, CLRIL_LDNULL = 0x14, CLRIL_LDC_I4_S = 0x1F, CLRIL_LDC_I4 = 0x20,
     CLRIL_LDC_I8 = 0x21, CLRIL_DUP = 0x25, CLRIL_POP = 0x26, CLRIL_CALL = 0x28,
-    CLRIL_CALLI = 0x29, CLRIL_RET = 0x2A, CLRIL_BR_S = 0x2B, CLRIL_BR = 0x38,
+    CLRIL_CALLI = 0x29, CLRIL_RET = 0x2A, CLRIL_BR_S = 0x2B, CLRIL_BRFALSE_S = 0x2C,
+    CLRIL_BRTRUE_S = 0x2D, CLRIL_BR = 0x38, CLRIL_LDC_I4_0 = 0x16, CLRIL_CONV_I = 0xD3,
     CLRIL_SWITCH = 0x45, CLRIL_CALLVIRT = 0x6F, CLRIL_NEWOBJ = 0x73, CLRIL_LEAVE = 0xDD,
     CLRIL_LEAVE_S = 0xDE, CLRIL_CONV_U = 0xE0,
     CLRIL_LDARG = 0xFE09, CLRIL_LDARGA = 0xFE0A, CLRIL_LDLOC = 0xFE0C, CLRIL_LDLOCA = 0xFE0D,
@@ -247,8 +248,11 @@ typedef enum clril_label {
                           every path to `at` (code before a ret) */
 } clril_label;
 
-/* Inserts code[0..n) (straight-line: no branch, switch, ret or leave)
- * before instruction at (0..ninsns). Instruction indexes in the body are
+/* Inserts code[0..n) before instruction at (0..ninsns). The code has no
+ * switch, ret or leave, and its branches go forward inside it: a branch's
+ * target is an index into code, after the branch, or n for instruction at
+ * (so `brtrue.s` over a few instructions of a probe is possible; the body's
+ * own code is never a target).  Instruction indexes in the body are
  * renumbered; the body's arrays (instructions, switch targets, clauses,
  * sections) are all rebuilt in the arena a, so the memory they were in may
  * be reused once this returns (two arenas used in turn bound the memory of

@@ -12,8 +12,12 @@ clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code,
         return il_fail(err, CLRIL_E_LIMIT, at);
     for (uint32_t i = 0; i < n; i++) {
         int k = clril_operand_of(code[i].op);
-        if (k < 0 || k == CLRIL_OPERAND_BR8 || k == CLRIL_OPERAND_BR32 ||
-            k == CLRIL_OPERAND_SWITCH || code[i].op == CLRIL_RET)
+        int br = k == CLRIL_OPERAND_BR8 || k == CLRIL_OPERAND_BR32;
+        /* A branch of the new code stays inside it: forward, to one of its
+         * own instructions after it or to `at` (index n). */
+        if (k < 0 || k == CLRIL_OPERAND_SWITCH || code[i].op == CLRIL_RET ||
+            code[i].op == CLRIL_LEAVE || code[i].op == CLRIL_LEAVE_S ||
+            (br && (code[i].target <= i || code[i].target > n)))
             return il_fail(err, CLRIL_E_ARG, at);
     }
     uint64_t total = (uint64_t)old + n;
@@ -51,7 +55,8 @@ clril_status clril_insert(clril_body *body, uint32_t at, const clril_insn *code,
         clril_insn in = code[i];
         in.operand = (uint8_t)clril_operand_of(in.op);
         in.offset = CLRIL_NEW;
-        in.target = 0;
+        in.target = in.operand == CLRIL_OPERAND_BR8 || in.operand == CLRIL_OPERAND_BR32
+                        ? at + code[i].target : 0;
         in.ntargets = 0;
         in.targets = NULL;
         insns[at + i] = in;

@@ -439,6 +439,43 @@ static void test_clause_promotion(void **state)
     assert_int_equal(r.insns[301].target, 304);
 }
 
+/* Inserted code may branch forward inside itself, or to the instruction it
+ * is put before (index n): `ldarg.0; brtrue.s +2; nop; nop; br.s at`. */
+static void test_insert_branches(void **state)
+{
+    (void)state;
+    static const uint8_t b[] = { 0x12, 0x02, 0x03, 0x58, 0x2A };
+    clril_insn code[] = {
+        { .op = CLRIL_LDARG_0 }, { .op = CLRIL_BRTRUE_S, .target = 3 }, { .op = CLRIL_NOP },
+        { .op = CLRIL_NOP }, { .op = CLRIL_BR_S, .target = 5 },
+    };
+    clril_body body;
+    clril_error e;
+    size_t n;
+    assert_int_equal(dec(b, sizeof b, &body, &e), CLRIL_OK);
+    assert_int_equal(clril_insert(&body, 0, code, 5, CLRIL_KEEP_LABEL, &g_a, &e), CLRIL_OK);
+    assert_int_equal(clril_encode(&body, g_out, sizeof g_out, &n, &e), CLRIL_OK);
+    static const uint8_t want[] = { 0x2E, 0x02, 0x2D, 0x01, 0x00, 0x00, 0x2B, 0x00,
+                                    0x02, 0x03, 0x58, 0x2A };
+    assert_int_equal(n, sizeof want);
+    assert_memory_equal(g_out, want, sizeof want);
+    /* Before the ret, taking its label: the br.s still reaches the ret. */
+    assert_int_equal(dec(b, sizeof b, &body, &e), CLRIL_OK);
+    assert_int_equal(clril_insert(&body, 3, code, 5, CLRIL_TAKE_LABEL, &g_a, &e), CLRIL_OK);
+    assert_int_equal(body.insns[4].target, 6);
+    assert_int_equal(body.insns[7].target, 8);
+    assert_int_equal(body.insns[8].op, CLRIL_RET);
+    /* Out of the code, back, onto itself, or a leave: refused. */
+    for (uint32_t bad = 0; bad < 4; bad++) {
+        clril_insn c[] = { { .op = CLRIL_NOP }, { .op = CLRIL_BR_S, .target = 2 } };
+        c[1].target = bad == 0 ? 3 : bad == 1 ? 0 : 1;
+        if (bad == 3)
+            c[1] = (clril_insn){ .op = CLRIL_LEAVE_S, .target = 2 };
+        assert_int_equal(dec(b, sizeof b, &body, &e), CLRIL_OK);
+        assert_int_equal(clril_insert(&body, 0, c, 2, CLRIL_KEEP_LABEL, &g_a, &e), CLRIL_E_ARG);
+    }
+}
+
 static void test_insert_errors(void **state)
 {
     (void)state;
@@ -578,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_insert_labels),
         cmocka_unit_test(test_promotion),
         cmocka_unit_test(test_clause_promotion),
+        cmocka_unit_test(test_insert_branches),
         cmocka_unit_test(test_insert_errors),
         cmocka_unit_test(test_locals),
     };

@@ -43,6 +43,16 @@ namespace Demo
         public TValue Value() => _value;
     }
 
+    // An instance method of a generic class that never touches `this`:
+    // Program.cs calls Maybe<string>.Answer through a delegate closed over
+    // null, as IL `call` may (C# itself never calls an instance method on
+    // null). Untraced it returns x + 1.
+    public class Maybe<T>
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Answer(int x) => x + 1;
+    }
+
     public struct Wrapper<T>
     {
         public T Value;

@@ -138,6 +138,9 @@ namespace Demo
             strBox.Set("there");
             var circleBox = new Box<Circle>(new Circle { R = 1 });
             Show("box circle", circleBox.Get().R);
+            var onNull = (Func<int, int>)Delegate.CreateDelegate(typeof(Func<int, int>), null,
+                typeof(Maybe<string>).GetMethod("Answer")!);
+            Show("null this", onNull(41));
             var pair = new Pair<int, string>(3, "three");
             Show("pair key", pair.Key());
             Show("pair value", pair.Value());

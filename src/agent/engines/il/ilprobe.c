@@ -516,6 +516,8 @@ static int tail_call_at(const clril_body *b, uint32_t i)
  * arguments (`ldtoken !!j`), each `call RuntimeTypeHandle::ToIntPtr`, then
  * ct_probe_targ. Into code[0..): the number of instructions, or -1. */
 #define MAX_HANDLES (CT_MAX_TYPE_ARGS + 1)
+/* The instructions that keep a null `this` from being asked for its class. */
+#define NULL_GUARD_LEN 5
 static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sigs sig,
                         clril_insn *code)
 {
@@ -565,8 +567,27 @@ static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sig
     emit->lpVtbl->Release(emit);
     if (!ok)
         return -1;
-    for (uint32_t k = 0; k < nm + 1; k++) {
-        clril_insn *c = code + k * PROBE_LEN;
+    /* An instance method of a generic class finds its class through `this`
+     * (the generic context of code shared by reference types), which IL
+     * `call` or a delegate closed over null may make null: then the class
+     * is not asked for, and 0 goes to the probe (the call is its
+     * definition's): ldarg.0; brtrue.s L; ldc.i4.0; conv.i; br.s M;
+     * L: ldtoken; call ToIntPtr; M: the probe call. */
+    uint32_t at = 0;
+    int guard = nc && msig && sig_len && (msig[0] & CLRSIG_CC_HASTHIS) && ct_typedef_kind(m, td) == CT_TYPE_CLASS;
+    if (guard) {
+        memset(code, 0, NULL_GUARD_LEN * sizeof *code);
+        code[0].op = CLRIL_LDARG_0;
+        code[1].op = CLRIL_BRTRUE_S;
+        code[1].target = NULL_GUARD_LEN;
+        code[2].op = CLRIL_LDC_I4_0;
+        code[3].op = CLRIL_CONV_I;
+        code[4].op = CLRIL_BR_S;
+        code[4].target = NULL_GUARD_LEN + 2;
+        at = NULL_GUARD_LEN;
+    }
+    for (uint32_t k = 0; k < nm + 1; k++, at += PROBE_LEN) {
+        clril_insn *c = code + at;
         memset(c, 0, 2 * sizeof *c);
         c[0].op = 0xD0; /* ldtoken */
         c[0].value = toks[k];
@@ -574,7 +595,7 @@ static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sig
         c[1].value = sig.tointptr;
         probe_call(c, ct_probe_targ, sig.one);
     }
-    return (int)((nm + 1) * PROBE_LEN);
+    return (int)at;
 }
 
 /* The rewrite's working memory, kept per thread between compilations (a
@@ -630,7 +651,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * bytes of IL each), clauses and sections (12 bytes of IL each at
      * least). */
     size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 +
-                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + SELF_COPY_LEN) *
+                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN) *
                      sizeof(clril_insn) + IL_ARENA_MIN;
     uint8_t *mem = scratch(3 * per);
     if (!mem)
@@ -651,7 +672,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     const ct_il_probes *pr = ct_il_probes_for(values);
     /* Generic code: the entry first hands over the type handles that name
      * the instantiation running (its plans are the instantiation's). */
-    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + SELF_COPY_LEN];
+    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN];
     int nh = values && f->definition && f->nargs <= CT_PROBE_MAX_ARGS && !f->sm_offsets
                  ? handles_code(m, mod, tok, sig, entry) : -1;
     int with_values = nh >= 0 || probe_values(f);

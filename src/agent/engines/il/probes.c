@@ -59,10 +59,12 @@ void ct_probe_arg(uintptr_t addr)
     t_probe_nargs = n + 1;
 }
 
-/* The instantiation of definition def that the handles name, or def. */
+/* The instantiation of definition def that the handles name, or def (also
+ * when the class is not known: 0, a method of a generic class called on a
+ * null `this`). */
 static const ct_mapped_fn *probe_instance(ct_tbuf *b, const ct_mapped_fn *def, uint32_t n)
 {
-    if (n > PROBE_MAX_HANDLES)
+    if (n > PROBE_MAX_HANDLES || !t_probe_targs[0])
         return def;
     uintptr_t hash = (uintptr_t)def >> 4;
     for (uint32_t i = 0; i < n; i++)
