@@ -68,8 +68,28 @@ echo "== arguments read through the probes (Values: Kinds.cs; GcStress.cs)"
 values=$(ct_dotnet_build "$root/tests/targets/Values" "$work") && [[ -n "$values" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Values failed" >&2; exit 2; }
 ct_run "$work" plain-values dotnet "$values"
-ct_run "$work" il-values "$ct" run --engine=il -o "$work/il-values.txt" --profiler "$lib" -- dotnet "$values"
+DOTNET_JitStdOutFile=$work/il-values.jit DOTNET_JitDisasmSummary=1 \
+    ct_run "$work" il-values "$ct" run --engine=il -o "$work/il-values.txt" --profiler "$lib" -- dotnet "$values"
 check "Values: the program runs as untraced" ct_same_run "$work" plain-values il-values
+# Kinds.cs: Tally.Sum (a struct's) and Tallier.Sum (a class's), a loop of
+# 100000: with `this` handed to the probe by the address of a copy, not its
+# own (which the JIT's OSR cannot handle), each is compiled at tier 0 and
+# replaced on the stack (OSR), not "switched to FullOpts" at once.
+check_eq "Values: Tally.Sum and Tallier.Sum (1 + 4999950000, 2 + ...)" "tally=4999950001 4999950002" \
+    "$(grep '^tally=' "$work/il-values.out")"
+for cls in Tally Tallier; do
+    check "Values: $cls.Sum, a loop, compiled at tier 0 then on-stack replaced (JIT summary)" \
+        grep -qE "JIT compiled Demo\.$cls:Sum\(int\).* \[Tier1-OSR" "$work/il-values.jit"
+    check "Values: $cls.Sum not switched to full optimization at once" \
+        bash -c '! grep -E "JIT compiled Demo\.$1:Sum\(.*switched to FullOpts" "$0"' \
+        "$work/il-values.jit" "$cls"
+done
+check "Values: Tally.Sum's this (a struct, by address) and result" \
+    grep -qE '^.* Demo\.Tally\.Sum\(this=0x[0-9a-f]+ -> \{Start=1\}, int n=100000\) -> long 4999950001$' \
+    "$work/il-values.txt"
+check "Values: Tallier.Sum's this and result" \
+    grep -qE '^.* Demo\.Tallier\.Sum\(this=Demo\.Tallier@0x[0-9a-f]+, int n=100000\) -> long 4999950002$' \
+    "$work/il-values.txt"
 check "Values: the header says IL probes with arguments" \
     grep -qE '^# CoreCLR .*, IL probes, strings 64 chars' "$work/il-values.txt"
 # The arguments as Kinds.cs passes them (run_values.sh checks the same text

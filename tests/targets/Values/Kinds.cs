@@ -41,6 +41,38 @@ namespace Demo
         public double Length() => Math.Sqrt(X * X + Y * Y);
     }
 
+    // Instance methods with a loop, of a struct and of a class: the JIT
+    // compiles each at tier 0 with on-stack replacement (OSR) into optimized
+    // code; traced with values they must stay so (run_ilengine.sh reads the
+    // JIT's summary). Sum(n) = Start + 0 + 1 + ... + (n - 1).
+    public struct Tally
+    {
+        public long Start;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public long Sum(int n)
+        {
+            long s = Start;
+            for (int i = 0; i < n; i++)
+                s += i;
+            return s;
+        }
+    }
+
+    public class Tallier
+    {
+        public long Start;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public long Sum(int n)
+        {
+            long s = Start;
+            for (int i = 0; i < n; i++)
+                s += i;
+            return s;
+        }
+    }
+
     public abstract class Shape
     {
         public abstract double Area();

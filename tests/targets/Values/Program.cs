@@ -124,6 +124,7 @@ namespace Demo
             Show("add", new Counter().Add(5));
             var v = new Vec { X = 3, Y = 4 };
             Show("length", v.Length());
+            Show("tally", new Tally { Start = 1 }.Sum(100000) + " " + new Tallier { Start = 2 }.Sum(100000));
             Shape shape = new Circle { R = 2 };
             Show("area", shape.Area());
             IGreeter greeter = new English();

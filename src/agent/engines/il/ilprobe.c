@@ -387,6 +387,32 @@ static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *
     return 0;
 }
 
+/* The type of TypeDef td over its own type parameters, into out (room for
+ * 8 + 2 * CT_MAX_TYPE_ARGS bytes): CLASS or VALUETYPE td, or GENERICINST
+ * (CLASS | VALUETYPE) td nc VAR 0 .. VAR nc-1 (ECMA-335 II.23.2.12). Its
+ * length, or 0 (more type parameters than CT_MAX_TYPE_ARGS). */
+static uint32_t declaring_type_sig(const ct_module *m, mdTypeDef td, uint8_t *out)
+{
+    uint32_t nc = (uint32_t)ct_generic_param_count(m, td), n = 0, at = 0;
+    if (nc > CT_MAX_TYPE_ARGS)
+        return 0;
+    if (nc)
+        out[at++] = 0x15;
+    out[at++] = ct_typedef_kind(m, td) == CT_TYPE_CLASS ? 0x12 : 0x11;
+    if (clrsig_write_u((td & 0xFFFFFFu) << 2, out + at, 5, &n) != CLRSIG_OK)
+        return 0;
+    at += n;
+    if (nc) {
+        out[at++] = (uint8_t)nc;
+        for (uint32_t i = 0; i < nc; i++) {
+            out[at++] = 0x13;
+            out[at++] = (uint8_t)i;
+        }
+    }
+    return at;
+}
+#define TYPE_SIG_MAX (8 + 2 * CT_MAX_TYPE_ARGS)
+
 /* The instructions copying `this` at the entry (add_locals). */
 #define SELF_COPY_LEN 2
 
@@ -398,16 +424,15 @@ typedef struct added_locals {
 
 /* Adds to b's locals, in one new local signature, a home for the return
  * value of method tok (its type from the method's signature) when want_ret,
- * and one for a copy of its `this` (an object reference) when want_self and
- * the method has one of a reference type. Why the copy: a method whose
- * `this` has its address taken cannot be compiled at tier 0 with on-stack
- * replacement (the JIT's "OSR can't handle modifiable this"), so one with a
- * loop is compiled optimized at once, which took the C# compiler's JIT
- * twice as long as the probes without values. A value type's `this` (a
- * managed pointer) keeps its ldarga: a copy of it as a native int would not
- * be updated by a GC that moved the object holding the value between the
- * copy and the probe, and a local holding a managed pointer cannot have its
- * address taken. */
+ * and one for a copy of its `this` when want_self and the method has one:
+ * an object reference for a class, a managed pointer (`ref S`, which a GC
+ * updates as it does the argument) for a value type. Why the copy: a
+ * method whose `this` has its address taken cannot be compiled at tier 0
+ * with on-stack replacement (the JIT's "OSR can't handle modifiable this"),
+ * so one with a loop is compiled optimized at once, which took the C#
+ * compiler's JIT twice as long as the probes without values, and compiled
+ * every struct method with a loop (a release build's async state machine's
+ * MoveNext among them) optimized at once. */
 static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, clril_body *b,
                                int want_ret, int want_self)
 {
@@ -425,15 +450,26 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
         !sig || !sig_len)
         return out;
     want_ret = want_ret && return_type(sig, sig_len, &off, &n) == 0;
-    /* HASTHIS without EXPLICITTHIS (ECMA-335 II.15.3) */
-    want_self = want_self && (sig[0] & 0x60) == 0x20 && (td & 0xFFFFFF) &&
-                ct_typedef_kind(m, td) == CT_TYPE_CLASS;
+    /* HASTHIS without EXPLICITTHIS (ECMA-335 II.15.3): object, or BYREF
+     * and the value type. */
+    uint8_t self_sig[1 + TYPE_SIG_MAX];
+    uint32_t self_len = 0;
+    if (want_self && (sig[0] & 0x60) == 0x20 && (td & 0xFFFFFF)) {
+        self_sig[0] = 0x1C;
+        self_len = 1;
+        if (ct_typedef_kind(m, td) != CT_TYPE_CLASS) {
+            self_sig[0] = 0x10;
+            uint32_t t = declaring_type_sig(m, td, self_sig + 1);
+            self_len = t ? 1 + t : 0;
+        }
+    }
+    want_self = self_len > 0;
     if (!want_ret && !want_self)
         return out;
     if (b->local_sig &&
         (FAILED(mdi->lpVtbl->GetSigFromToken(mdi, b->local_sig, &old, &old_len)) || !old))
         return out;
-    uint32_t ntypes = (uint32_t)(want_ret ? n : 0) + (want_self ? 1 : 0);
+    uint32_t ntypes = (uint32_t)(want_ret ? n : 0) + self_len;
     size_t cap = (size_t)old_len + ntypes + 8, len = 0;
     uint8_t *types = malloc(ntypes);
     uint8_t *blob = types ? malloc(cap) : NULL;
@@ -445,7 +481,7 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
         if (want_ret)
             memcpy(types, sig + off, n);
         if (want_self)
-            types[want_ret ? n : 0] = 0x1C; /* object */
+            memcpy(types + (want_ret ? n : 0), self_sig, self_len);
         k = (uint32_t)want_ret + (uint32_t)want_self;
         if (clril_locals_append(old, old_len, types, ntypes, k, blob, cap, &len, &first, &err) ==
                 CLRIL_OK &&
@@ -464,9 +500,8 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
 
 /* The code before a ret: the leave probe, given the return value's address
  * when local (its home) is not -1; an async body's under attach (self: the
- * home of its `this`, a copy of a class's, or -1: the argument itself, a
- * value type's managed pointer), the address of its `this`, as the enter
- * probe takes it. Returns its length. */
+ * home of the copy of its `this`, or -1: the argument itself), the address
+ * of its `this`, as the enter probe takes it. Returns its length. */
 #define LEAVE_MAX 9
 static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_probes *pr,
                            int64_t local, int body, int64_t self, probe_sigs s)
@@ -542,22 +577,12 @@ static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sig
         return -1;
     mdToken toks[MAX_HANDLES];
     int ok = 1;
-    uint8_t blob[16 + 2 * CT_MAX_TYPE_ARGS];
-    uint32_t n = 0;
+    uint8_t blob[TYPE_SIG_MAX];
     if (!nc) {
         toks[0] = td;
     } else {
-        /* GENERICINST (CLASS | VALUETYPE) TypeDef nc VAR 0 .. VAR nc-1 */
-        blob[0] = 0x15;
-        blob[1] = ct_typedef_kind(m, td) == CT_TYPE_CLASS ? 0x12 : 0x11;
-        ok = clrsig_write_u((td & 0xFFFFFFu) << 2, blob + 2, 5, &n) == CLRSIG_OK;
-        uint32_t at = 2 + n;
-        blob[at++] = (uint8_t)nc;
-        for (uint32_t i = 0; i < nc; i++) {
-            blob[at++] = 0x13;
-            blob[at++] = (uint8_t)i;
-        }
-        ok = ok && SUCCEEDED(emit->lpVtbl->GetTokenFromTypeSpec(emit, blob, at, &toks[0]));
+        uint32_t len = declaring_type_sig(m, td, blob);
+        ok = len && SUCCEEDED(emit->lpVtbl->GetTokenFromTypeSpec(emit, blob, len, &toks[0]));
     }
     for (uint32_t j = 0; ok && j < nm; j++) {
         blob[0] = 0x1E; /* MVAR */
