@@ -219,6 +219,11 @@ static void describe(const info_trace *it)
            s->ended ? "" : " (to the last event kept)");
     if (h->settings_len)
         printf("%-14s%.*s\n", "settings", (int)h->settings_len, h->settings);
+    const char *engine = ct_header_engine(h);
+    if (engine)
+        printf("%-14s%s\n", "engine",
+               !strcmp(engine, "il") ? "il (IL probes in the traced methods)"
+                                     : "elt (the runtime's enter/leave hooks)");
     if (h->filter_len)
         printf("%-14s%.*s\n", "filter", (int)h->filter_len, h->filter);
     else

@@ -143,6 +143,11 @@ typedef struct ct_trace_header {
 /* Whether h is such a trace. */
 int ct_header_attached(const ct_trace_header *h);
 
+/* The engine that recorded the trace, from its settings: "il" (", engine
+ * il", or "IL probes" before 2.9's writers), "elt" (", engine elt", or any
+ * other settings text), NULL without settings. */
+const char *ct_header_engine(const ct_trace_header *h);
+
 /* ----------------------------------------------------------- the records */
 
 /* The W3C ids an ACTIVITY record carries (docs/trace-format.md). */

@@ -16,6 +16,26 @@ int ct_header_attached(const ct_trace_header *h)
            !memcmp(h->settings + h->settings_len - n, CT_SETTINGS_ATTACHED, n);
 }
 
+/* Whether settings[0..len) holds word. */
+static int settings_has(const char *settings, size_t len, const char *word)
+{
+    size_t n = strlen(word);
+    for (size_t i = 0; i + n <= len; i++)
+        if (!memcmp(settings + i, word, n))
+            return 1;
+    return 0;
+}
+
+const char *ct_header_engine(const ct_trace_header *h)
+{
+    if (!h->settings || !h->settings_len)
+        return NULL;
+    return settings_has(h->settings, h->settings_len, ", engine il") ||
+                   settings_has(h->settings, h->settings_len, ", IL probes")
+               ? "il"
+               : "elt";
+}
+
 const char *ct_trace_strerror(ct_trace_status st)
 {
     switch (st) {

@@ -122,10 +122,11 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
     [CT_SET_NO_ARGS] = {"CLRTRACE_NO_ARGS", NULL, "--no-args", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0,
                         1, 0, "1", NULL, "fast path: calls, times and the call tree, no values"},
     [CT_SET_ENGINE] = {"CLRTRACE_ENGINE", NULL, "--engine", CT_KIND_ENGINE, CT_GROUP_MODE, 0, 0,
-                       1, 0, NULL, "NAME",
-                       "elt (default): the runtime's enter/leave hooks; il (experimental): "
-                       "the IL of the traced methods calls the tracer, every other "
-                       "method keeps its precompiled code"},
+                       CT_ENGINE_AUTO, CT_ENGINE_AUTO, NULL, "NAME",
+                       "il: the IL of the traced methods calls the tracer, every "
+                       "other method keeps its precompiled code; elt: the runtime's "
+                       "enter/leave hooks (every method compiled by the JIT); auto "
+                       "(default): il, but elt with -a"},
     [CT_SET_LOSSY] = {"CLRTRACE_LOSSY", NULL, "--lossy", CT_KIND_FLAG, CT_GROUP_MODE, 0, 0, 1, 0,
                       "1", NULL,
                       "drop events (counted) rather than wait when a thread's "
@@ -316,11 +317,13 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
     case CT_KIND_CHOSEN:
         return parse_lines(id, text, want, want_cap);
     case CT_KIND_ENGINE:
-        if (!strcasecmp(text, "elt") || !strcasecmp(text, "il")) {
-            *num = !strcasecmp(text, "il");
+        if (!strcasecmp(text, "elt") || !strcasecmp(text, "il") || !strcasecmp(text, "auto")) {
+            *num = !strcasecmp(text, "il")    ? CT_ENGINE_IL
+                   : !strcasecmp(text, "elt") ? CT_ENGINE_ELT
+                                              : CT_ENGINE_AUTO;
             return 0;
         }
-        snprintf(want, want_cap, "elt or il");
+        snprintf(want, want_cap, "il, elt or auto");
         return -1;
     }
     snprintf(want, want_cap, "a value");

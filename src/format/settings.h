@@ -90,7 +90,7 @@ typedef enum ct_setting_kind {
     CT_KIND_DURATION, /* a number and ns, us, ms or s (ct_parse_duration) */
     CT_KIND_PATH,     /* a file name */
     CT_KIND_NULL,     /* 0/off, 1/slow, fast (ct_null_mode) */
-    CT_KIND_ENGINE,   /* elt (0) or il (1) */
+    CT_KIND_ENGINE,   /* elt (CT_ENGINE_ELT), il (CT_ENGINE_IL) or auto (CT_ENGINE_AUTO) */
     CT_KIND_WHEN,     /* conditions 'GLOB: EXPR' (src/format/expr.h), one a
                          line: at most CT_WHEN_MAX, each at most
                          CT_EXPR_MAX_TEXT bytes */
@@ -115,6 +115,12 @@ enum {
     CT_SETTING_OFF_WORD = 4, /* NUMBER: the word "off" is 0 (the option's too) */
     CT_SETTING_PER_SECOND = 8, /* NUMBER: may end in "/s" (a rate) */
 };
+
+/* CT_SET_ENGINE's values. auto, the default: the IL engine, except with
+ * CT_SET_ALL (every method: the ELT engine, faster there) and the empty
+ * hooks of CT_SET_NULL (the ELT engine's own); docs/tracer.md, "Which engine
+ * is the default". */
+enum { CT_ENGINE_ELT = 0, CT_ENGINE_IL = 1, CT_ENGINE_AUTO = 2 };
 
 typedef struct ct_setting {
     const char *env;       /* "CLRTRACE_STRING_CHARS" */

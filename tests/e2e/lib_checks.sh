@@ -474,6 +474,10 @@ signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:
 ct_setup() {
     local name=$1 want=${2:-} cli=${3:-}
     export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+    # The engine, named: il (the default's choice but for -a) unless the
+    # caller says elt (run_eltsuite.sh, ctest e2e.elt.*); the scripts check
+    # each engine's own form where they differ by design.
+    export CLRTRACE_ENGINE=${CLRTRACE_ENGINE:-il}
     work=$(mktemp -d "${TMPDIR:-/tmp}/clrtrace-$name.XXXXXX") ||
         { echo "ERROR: cannot create a temporary directory" >&2; exit 2; }
     ct_exit_commands=()

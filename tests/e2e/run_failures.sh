@@ -10,7 +10,7 @@
 # Usage: tests/e2e/run_failures.sh [path/to/libclrtrace.so]
 #
 # Checks (CLRTRACE_ENGINE picks the engine: e2e.failures and
-# e2e.il.failures):
+# e2e.elt.failures):
 #   1. traced and untraced runs print the same and exit with the same code
 #      (9); nothing on stderr;
 #   2. every async body that ends by an exception, with it: a chain three
@@ -237,11 +237,11 @@ Shop.Orders.Checkout(int amount=500) -> exception Shop.PaymentException: \"decli
 ct_same_as_plain wret
 ct_same_as_plain wexc
 
-# Under attach (the IL engine's only way; run with it, e2e.il.failures): the
+# Under attach (the IL engine's only way; run with it, e2e.failures): the
 # builders are not rewritten after an attach, so an async body's own return
 # looks at its task: a call that returned during the session ends when its
 # task does, with its result or the exception its task holds.
-if [[ "${CLRTRACE_ENGINE:-}" == il ]]; then
+if [[ "${CLRTRACE_ENGINE:-il}" == il ]]; then
     echo "== attached"
     # (CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
     # the profiler it will load needs; lib_checks.sh, ct_serve_shop.)

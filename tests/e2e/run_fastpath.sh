@@ -23,6 +23,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 ct_setup fastpath "${1:-}" cli
+# The ELT engine's own stubs: never the IL engine, whatever the suite runs.
+export CLRTRACE_ENGINE=elt
 
 echo "== building tests/targets/FastPath"
 app=$(ct_dotnet_build "$root/tests/targets/FastPath" "$work") && [[ -n "$app" ]] ||

@@ -13,7 +13,7 @@
 #   1. traced and untraced runs print the same and exit with the same code
 #      (7); the traced run writes nothing to stderr;
 #   2. the decoded calls, at start-up (CLRTRACE_ENGINE picks the engine:
-#      e2e.fields and e2e.il.fields);
+#      e2e.fields and e2e.elt.fields);
 #   3. attached (`record -p`) to the target making the same calls in a loop,
 #      every type loaded before the attach: the same values;
 #   3b. the methods with no call since the attach: each named after the

@@ -19,7 +19,7 @@ app=$(ct_dotnet_build "$root/examples/Demo" "$work") && [[ -n "$app" ]] ||
 "$ct" record --profiler "$lib" -o "$work/rec" -- dotnet "$app" > /dev/null
 # First<T> is called with a string: the IL engine names shared generic code
 # by the instantiation that runs (docs/tracer.md, "Where the engines differ").
-first=$([[ ${CLRTRACE_ENGINE:-elt} == il ]] && echo 'First<string>' || echo 'First<T>')
+first=$([[ ${CLRTRACE_ENGINE:-il} == il ]] && echo 'First<string>' || echo 'First<T>')
 cat > "$work/want.txt" <<WANT
 Demo.Program.Main 1
 Demo.Program.Main;Demo.Shapes..ctor 1

@@ -444,7 +444,7 @@ if want tailcalls; then
     # caller's frame, the runtime calls Many through its tail-call helper,
     # and Wide's frame stays (OnStack: 1); docs/tracer.md, "The IL-probe
     # engine".
-    if [[ ${CLRTRACE_ENGINE:-elt} == il ]]; then
+    if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
         expected=${expected/'      Emitted.Tails.Wide(int n=5) {
         Emitted.Tails.Many('/'      Emitted.Tails.Wide(int n=5) -> tailcall
       Emitted.Tails.Many('}
@@ -473,7 +473,7 @@ if want tailcalls; then
         check_same tcll tc.plain
         # The IL engine's entry probe is inside the JIT's loop: every call.
         check_eq "tail calls through clrtrace run --tail-call-loops: the JIT's loop leaves one Countdown call (IL engine: 6)" \
-            "$([[ ${CLRTRACE_ENGINE:-elt} == il ]] && echo 6 || echo 1)" \
+            "$([[ ${CLRTRACE_ENGINE:-il} == il ]] && echo 6 || echo 1)" \
             "$(ct_count "$work/tcll.txt" "Emitted.Tails.Countdown(")"
     else
         echo "skip the launcher (no clrtrace beside $lib)"
@@ -513,7 +513,7 @@ if want tailcalls; then
     # (docs/tracer.md, "Tail calls"). The IL engine's entry probe is inside
     # the JIT's loop: every call.
     check_eq "tail calls (default JIT, no launcher): the JIT's loop leaves one Countdown call (IL engine: 6)" \
-        "$([[ ${CLRTRACE_ENGINE:-elt} == il ]] && echo 6 || echo 1)" \
+        "$([[ ${CLRTRACE_ENGINE:-il} == il ]] && echo 6 || echo 1)" \
         "$(ct_count "$work/tcd.txt" "Emitted.Tails.Countdown(")"
 fi
 
@@ -571,7 +571,7 @@ if want interop; then
       Hard.Echoer.Echo<long>(this=Hard.Echoer@ADDR, long x=8) -> long 8
       Hard.Echoer.Echo<T>(this=Hard.Echoer@ADDR, T x="eight") -> T "eight"
     } -> string "7 seven 1,2 8 eight"'
-    if [[ ${CLRTRACE_ENGINE:-elt} == il ]]; then
+    if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
         # The IL engine names shared code's calls by the instantiation that
         # runs (the entry's type handles): string, not T.
         expected=${expected//'Pass<T>(this=Hard.Ident@ADDR, T x="seven") -> T "seven"'/'Pass<string>(this=Hard.Ident@ADDR, string x="seven") -> string "seven"'}
@@ -586,7 +586,7 @@ if want interop; then
         ct_diff_tree "$expected" "$(ct_subtree "$tree" "Hard.Interop.CallDynamic(")"
     # (the IL engine names the shared code's by its instantiation: string)
     check_eq "static constructors: Config..cctor once, PerType<int>..cctor once, PerType<T>..cctor (string) once" \
-        "1 1 1" "$(ct_count "$t" "Hard.Config..cctor()") $(ct_count "$t" "Hard.PerType<int>..cctor()") $(ct_count "$t" "Hard.PerType<$([[ ${CLRTRACE_ENGINE:-elt} == il ]] && echo string || echo T)>..cctor()")"
+        "1 1 1" "$(ct_count "$t" "Hard.Config..cctor()") $(ct_count "$t" "Hard.PerType<int>..cctor()") $(ct_count "$t" "Hard.PerType<$([[ ${CLRTRACE_ENGINE:-il} == il ]] && echo string || echo T)>..cctor()")"
     check_eq "static constructors: the cctor's own call (Seed) nested in it" \
         "$(printf '%s\n' "Hard.Config..cctor() {" "  Hard.Config.Seed(int x=41) -> int 42" "}")" \
         "$(ct_subtree "$tree" "Hard.Config..cctor()" | ct_dedent)"

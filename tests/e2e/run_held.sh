@@ -132,7 +132,7 @@ run_self() {
 # out, and what Run's first Console.WriteLine costs the runtime without it
 # (type loading, fixups: 10 to 40 ms on a busy machine) is the program's own
 # time; the check is the ELT engine's.
-if [[ ${CLRTRACE_ENGINE:-} == il ]]; then
+if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
     echo "skip Run's self time against JIT (the IL engine: the console is not JIT-compiled)"
 else
     self=$(run_self "$work/jit.report")

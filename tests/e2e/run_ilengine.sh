@@ -24,7 +24,9 @@
 #      the calls inlined into untraced precompiled code are seen;
 #   7. a method whose body is `jmp` (not rewritten): it runs as it was, and
 #      the trace counts it;
-#   8. a bad --engine value: usage error 2, nothing run.
+#   8. the default engine (no --engine, no CLRTRACE_ENGINE): il, but elt with
+#      -a, named by the header and `clrtrace info`; a bad --engine value:
+#      usage error 2, nothing run.
 # Ends with "run_ilengine.sh: N passed, M failed".
 set -uo pipefail
 
@@ -48,12 +50,12 @@ for mode in recursion exceptions ranking; do
     ct_run "$work" "plain-$mode" dotnet "$app" "${args[@]}"
     ct_run "$work" "il-$mode" "$ct" run --engine=il --no-args -o "$work/il-$mode.txt" --profiler "$lib" -- \
         dotnet "$app" "${args[@]}"
-    ct_run "$work" "elt-$mode" "$ct" run --no-args -o "$work/elt-$mode.txt" --profiler "$lib" -- \
+    ct_run "$work" "elt-$mode" "$ct" run --engine=elt --no-args -o "$work/elt-$mode.txt" --profiler "$lib" -- \
         dotnet "$app" "${args[@]}"
     check "$mode: the program runs as untraced" ct_same_run "$work" "plain-$mode" "il-$mode"
     check "$mode: the trace is balanced" ct_balance "$work/il-$mode.txt"
-    check "$mode: the header says IL probes, no arguments" \
-        grep -qE '^# CoreCLR .*, IL probes, no arguments$' "$work/il-$mode.txt"
+    check "$mode: the header names the IL engine, no arguments" \
+        grep -qE '^# CoreCLR .*, engine il, no arguments$' "$work/il-$mode.txt"
     tree "$work/il-$mode.txt" >"$work/il-$mode.tree"
     tree "$work/elt-$mode.txt" >"$work/elt-$mode.tree"
     check "$mode: the same call tree as the ELT engine ($(wc -l <"$work/il-$mode.tree") lines)" \
@@ -90,8 +92,8 @@ check "Values: Tally.Sum's this (a struct, by address) and result" \
 check "Values: Tallier.Sum's this and result" \
     grep -qE '^.* Demo\.Tallier\.Sum\(this=Demo\.Tallier@0x[0-9a-f]+, int n=100000\) -> long 4999950002$' \
     "$work/il-values.txt"
-check "Values: the header says IL probes with arguments" \
-    grep -qE '^# CoreCLR .*, IL probes, strings 64 chars' "$work/il-values.txt"
+check "Values: the header names the IL engine, with arguments" \
+    grep -qE '^# CoreCLR .*, engine il, strings 64 chars' "$work/il-values.txt"
 # The arguments as Kinds.cs passes them (run_values.sh checks the same text
 # from the ELT engine).
 for want in \
@@ -197,9 +199,24 @@ check "csc: calls inlined into untraced precompiled code are seen (SegmentedArra
     awk '$NF ~ /^Microsoft\.CodeAnalysis\.Collections\.SegmentedArray<StringTable\.Entry>\.get_Item$/ && $1 > 10000 { ok = 1 } END { exit !ok }' \
     "$work/crec.report"
 
+echo "== the default engine: il, but elt with -a"
+# No CLRTRACE_ENGINE: the launcher's and the profiler's own default (auto).
+for m in "default::il" "all:-a:elt" "elt:--engine=elt:elt" "il-all:--engine=il -a:il" "auto-all:--engine=auto -a:elt"; do
+    name=${m%%:*} rest=${m#*:} opts=${rest%%:*} want=${m##*:}
+    # shellcheck disable=SC2086
+    env -u CLRTRACE_ENGINE "$ct" record $opts --no-args -o "$work/dflt-$name" --profiler "$lib" -- \
+        dotnet "$app" ranking >"$work/dflt-$name.out" 2>&1
+    check "default engine, ${opts:-no option}: the header says engine $want" \
+        grep -qE "^settings +CoreCLR .*, engine $want, " <("$ct" info "$work/dflt-$name")
+    check "default engine, ${opts:-no option}: clrtrace info names it" \
+        grep -qE "^engine +$want \(" <("$ct" info "$work/dflt-$name")
+done
+check_eq "default engine: the same calls as --engine=elt (ranking)" \
+    "$(ct_calls <("$ct" replay "$work/dflt-default") | wc -l)" "$(ct_calls <("$ct" replay "$work/dflt-elt") | wc -l)"
+
 echo "== usage"
 "$ct" run --engine=jit -- true >"$work/bad.out" 2>"$work/bad.err"
 check_eq "--engine=jit: usage error 2" 2 "$?"
-check "--engine=jit: one line naming the values" grep -q "elt or il" "$work/bad.err"
+check "--engine=jit: one line naming the values" grep -q "il, elt or auto" "$work/bad.err"
 
 ct_end run_ilengine.sh

@@ -17,7 +17,7 @@
 # The runtime packs' versions are the SDK's choice: none is named here.
 #
 # Usage: tests/e2e/run_published.sh [path/to/libclrtrace.so]
-#   (clrtrace beside it; CLRTRACE_ENGINE=il for the IL engine: ilsuite.list)
+#   (clrtrace beside it; CLRTRACE_ENGINE=elt for the ELT engine: eltsuite.list)
 #
 # Checks, for each variant:
 #   1. the traced run prints what the untraced one printed (the line the C#
@@ -53,7 +53,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 ct_setup published "${1:-}" cli
-engine=${CLRTRACE_ENGINE:-elt}
+engine=${CLRTRACE_ENGINE:-il}
 src="$root/tests/targets/Published"
 # Under tests/e2e/sanitized.sh: what preloads the sanitizers into a program
 # started without `dotnet`.
@@ -254,8 +254,8 @@ check_attach() {
     check_eq "attach $v: the service ends on its own (exit 0)" 0 "$(cat "$work/serve-$v.rc" 2>/dev/null)"
     check_eq "attach $v: the service printed only its ready line" "ready $spid" "$(cat "$work/serve-$v.out")"
     ver=$(runtime_of "${exe[$v]}" "$major")
-    check "attach $v: header: CoreCLR $ver, ICorProfilerInfo$info, IL probes, attached" \
-        grep -qE "^# CoreCLR ${ver//./\\.}, ICorProfilerInfo$info, IL probes, .*, attached$" "$t"
+    check "attach $v: header: CoreCLR $ver, ICorProfilerInfo$info, engine il, attached" \
+        grep -qE "^# CoreCLR ${ver//./\\.}, ICorProfilerInfo$info, engine il, .*, attached$" "$t"
     # Program.Serve calls Work.Tick(n) with n = 0..999 in turn: each returns 2n.
     check "attach $v: Tick calls traced, each -> int 2n" \
         awk '/Pub\.Work\.Tick\(int n=[0-9]+\) -> int [0-9]+$/ {
@@ -265,7 +265,7 @@ check_attach() {
     check "attach $v: only the program's own code is traced" not_mine "$t"
 }
 
-if [[ $engine != il ]]; then
+if [[ $engine == il ]]; then
     check_attach net8 8 14
     check_attach net9 9 15
     check_attach net10 10 15
@@ -273,7 +273,7 @@ if [[ $engine != il ]]; then
 fi
 
 # ------------------------------------------------------ framework tokens
-if [[ $engine != il ]]; then
+if [[ $engine == il ]]; then
     echo "== public key tokens of the framework's assemblies (System.Reflection.AssemblyName)"
     dirs=()
     while read -r d; do dirs+=("$d"); done < <(dotnet --list-runtimes |

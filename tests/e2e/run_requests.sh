@@ -29,8 +29,9 @@
 #      untraced, while two more requests arrive: checks 2, 3, 5 and the
 #      OTLP spans for them; the request served before the attach is not in
 #      the trace; the app answers and exits as untraced.
-# With CLRTRACE_ENGINE=il (ilsuite.list, ctest e2e.il.requests) checks 1-6
-# run on the IL engine (7 uses it anyway, and runs in the ELT run only).
+# With CLRTRACE_ENGINE=elt (eltsuite.list, ctest e2e.elt.requests) checks 1-6
+# run on the ELT engine (7 attaches, with the IL engine always, and runs in
+# the IL run only).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -221,8 +222,8 @@ fi
 # requests arrive with known traceparents, Ctrl-C detaches. Each request's
 # calls are found by its trace id as at start-up; the request served before
 # the attach is not in the trace; the service answers and exits as it would
-# untraced. Run once, in the ELT run: the IL suite's run would repeat it.
-if [[ "${CLRTRACE_ENGINE:-}" != il ]]; then
+# untraced. Run once, in the IL run: the ELT suite's run would repeat it.
+if [[ "${CLRTRACE_ENGINE:-il}" == il ]]; then
     echo "== attached (record -p) while serving two requests"
     att_ids=(44 55)
     att_traces=(5be1a0c1d2e3f405162738495a6b7c8d 9e8d7c6b5a4f30211203f4e5d6c7b8a9)

@@ -131,7 +131,7 @@ ct_has_re "$trace" 1 '^.* Demo\.English\.Greet\(this=Demo\.English@0x[0-9a-f]+, 
 # engines record it under its definition (the IL engine cannot ask a null
 # `this` for its class).
 ct_has "$trace" 1 'Demo.Maybe<T>.Answer(this=null, int x=41) -> int 42'
-if [[ ${CLRTRACE_ENGINE:-elt} == il ]]; then
+if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
 # The IL engine: the entry of generic code hands its probes the type handles
 # of the instantiation that runs, so shared code (reference types) shows
 # the actual types too (docs/tracer.md, "The IL-probe engine"); the values
@@ -330,7 +330,7 @@ shows=$(wc -l <"$work/plain.out")
 ct_has_re "$trace" 1 "^ +$shows +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Program\.Show\$"
 # Box<T>.Get: the shared code's two calls (string, Circle); the IL engine
 # tells them apart (Box<string>.Get once).
-if [[ ${CLRTRACE_ENGINE:-elt} == il ]]; then
+if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
     ct_has_re "$trace" 1 '^ +1 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Box<string>\.Get$'
 else
     ct_has_re "$trace" 1 '^ +2 +[0-9.]+ [mu]?s +[0-9.]+ [mu]?s +0  Demo\.Box<T>\.Get$'

@@ -107,7 +107,7 @@ check_eq "an opportunistic tail call under the launcher: an ordinary call, Fix i
 # frame ends as Fix enters, Fix runs at Outer's depth.
 # The IL engine's leave probe stands between the call and the ret: the JIT
 # makes no tail call of it, Fix runs inside Outer (docs/tracer.md).
-if [[ ${CLRTRACE_ENGINE:-elt} == il ]]; then
+if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
     fast_tail=$(printf 'Vectors.Vec.Outer(\n  Vectors.Vec.Fix(')
 else
     fast_tail=$(printf 'Vectors.Vec.Outer( -> tailcall\nVectors.Vec.Fix(')

@@ -193,7 +193,7 @@ only_main_open() {
 }
 check "no call but the async Main's last step is open at the end" only_main_open "$t"
 
-if [[ ${CLRTRACE_ENGINE:-elt} != il ]]; then
+if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
     echo "== attached to the app serving requests"
     # http_get PORT PATH: the body of GET PATH (HTTP/1.0 over /dev/tcp, 10 s at most).
     http_get() {

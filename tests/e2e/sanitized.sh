@@ -16,7 +16,7 @@
 # Usage: tests/e2e/sanitized.sh BUILD-ASAN-DIR [SCRIPT...]
 #   default: the e2e tests of BUILD-ASAN-DIR's ctest (every tests/e2e/run_*.sh
 #   with that build's profiler) but e2e.valgrind_cli and the IL suite's
-#   e2e.il.*, run by `ctest -j2` as in the gcc build (the tests that measure
+#   e2e.elt.*, run by `ctest -j2` as in the gcc build (the tests that measure
 #   time alone: tests/e2e/CMakeLists.txt); with SCRIPTs, those, one by one.
 #   The stress section runs small (HARD_STRESS_CALLS, default 200000 here).
 set -uo pipefail
@@ -56,10 +56,11 @@ export HARD_STRESS_CALLS=${HARD_STRESS_CALLS:-200000}
 failed=0
 if (($# == 0)); then
     # All but e2e.valgrind_cli: valgrind cannot run ASan-built programs; and
-    # not the IL suite, which runs the others again with the IL engine: its
-    # engine's code runs under the sanitizers in run_ilengine.sh.
-    ran=$(cd "$build" && ctest -N -L e2e -E '^e2e\.(il\..*|valgrind_cli)$' | sed -n 's/^Total Tests: //p')
-    (cd "$build" && ctest --output-on-failure -j2 -L e2e -E '^e2e\.(il\..*|valgrind_cli)$') || failed=1
+    # not the ELT suite, which runs the others again with the ELT engine: its
+    # engine's code runs under the sanitizers in run_fastpath.sh and
+    # run_ilengine.sh (both engines).
+    ran=$(cd "$build" && ctest -N -L e2e -E '^e2e\.(elt\..*|valgrind_cli)$' | sed -n 's/^Total Tests: //p')
+    (cd "$build" && ctest --output-on-failure -j2 -L e2e -E '^e2e\.(elt\..*|valgrind_cli)$') || failed=1
     what="$ran tests, ctest $( ((failed)) && echo failed || echo passed)"
 else
     for s in "$@"; do

@@ -519,21 +519,21 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
     runtime_version(version, sizeof version);
     int n;
     if (il && fast)
-        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes, no arguments",
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, engine il, no arguments",
                      version, g_ct.info_version);
     else if (il)
-        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, IL probes, strings %u "
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, engine il, strings %u "
                      "chars, arrays %u items, structs %u levels, objects %u levels, %u fields, "
                      "%u bytes", version, g_ct.info_version, cfg->string_chars, cfg->array_items, cfg->struct_depth,
                      cfg->object_depth, cfg->object_fields, cfg->value_bytes);
     else if (fast)
-        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, no arguments "
-                     "(fast path)", version, g_ct.info_version,
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, engine elt, inlining %s, "
+                     "no arguments (fast path)", version, g_ct.info_version,
                      cfg->allow_inlining ? "allowed" : "disabled");
     else
-        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, inlining %s, strings %u "
-                     "chars, arrays %u items, structs %u levels, objects %u levels, %u fields, "
-                     "%u bytes", version, g_ct.info_version,
+        n = snprintf(settings, sizeof settings, "%s, ICorProfilerInfo%d, engine elt, inlining %s, "
+                     "strings %u chars, arrays %u items, structs %u levels, objects %u levels, "
+                     "%u fields, %u bytes", version, g_ct.info_version,
                      cfg->allow_inlining ? "allowed" : "disabled", cfg->string_chars,
                      cfg->array_items, cfg->struct_depth, cfg->object_depth, cfg->object_fields,
                      cfg->value_bytes);

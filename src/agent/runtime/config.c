@@ -61,7 +61,9 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->signatures = (int)v[CT_SET_SIGNATURES];
     c->summary = (int)v[CT_SET_SUMMARY];
     c->follow = (int)v[CT_SET_FOLLOW];
-    c->il_engine = (int)v[CT_SET_ENGINE];
+    c->il_engine = v[CT_SET_ENGINE] == CT_ENGINE_AUTO
+                       ? !v[CT_SET_ALL] && v[CT_SET_NULL] == CT_NULL_OFF && !v[CT_SET_BENCH_NAIVE]
+                       : v[CT_SET_ENGINE] == CT_ENGINE_IL;
     c->compress = (int)v[CT_SET_COMPRESS];
     c->ids = (int)v[CT_SET_IDS];
     c->launcher_pid = (uint32_t)v[CT_SET_LAUNCHER_PID];

@@ -31,7 +31,8 @@ typedef struct ct_config {
     const char *index_path;  /* CLRTRACE_INDEX (set by the launcher): each traced
                                 process adds one line there (outputs.h) */
     int no_args;             /* CLRTRACE_NO_ARGS=1: fast path, calls and times only */
-    int il_engine;           /* CLRTRACE_ENGINE=il: the IL-probe engine (src/agent/engines/il) */
+    int il_engine;           /* the IL-probe engine (src/agent/engines/il): CLRTRACE_ENGINE=il,
+                                or auto (the default) without -a (settings.h) */
     ct_null_mode null_mode;  /* CLRTRACE_NULL */
     int bench_naive;         /* CLRTRACE_BENCH_NAIVE=1 (bench only): render and write
                                 each event in the hook, unbuffered */
