@@ -49,9 +49,10 @@
 /* 2.9: an async method's logical call: a FUNCTION record flag
  * (CT_FN_ASYNC), the async call's id as the last value of its LEAVE when
  * its task was not complete, and ASYNC_RETURN / ASYNC_FAULT records when
- * that task completes; the TASK form's Exception field (value.h). */
+ * that task completes; the TASK form's Exception field (value.h). 2.10: a
+ * runtime-async method's call followed the same way (CT_FN_RT_ASYNC). */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 9
+#define CT_TRACE_VERSION_MINOR 10
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
 
@@ -235,6 +236,13 @@ enum {
                                  value and out values ends with the async call's id
                                  (a U8 value): the call goes on until an
                                  ASYNC_RETURN or ASYNC_FAULT record of that id */
+    CT_FN_RT_ASYNC = 16,      /* (2.10) with CT_FN_ASYNC: a runtime-async method
+                                 (.NET 11): its return value is its task's T (none
+                                 for a Task or ValueTask); a LEAVE with its async
+                                 call's id has no return value (a missing value in
+                                 its place), and its call's ASYNC_RETURN has 0 for
+                                 the task's class, then the result by the
+                                 function's return plan */
 };
 
 /* ASYNC_RETURN or ASYNC_FAULT: the end of an async call (docs/trace-format.md). */
@@ -496,6 +504,12 @@ ct_trace_status ct_events_end(ct_wbuf *w, ct_events_mark *m);
 #define CT_RING_DEFER 0x41u
 #define CT_RING_ASYNC_KEEP 0x42u
 #define CT_RING_ASYNC_DROP 0x43u
+/* In a thread's ring only: the end of a runtime-async call in a part of it
+ * the runtime resumed (record/rtasync.c): key the async call's id, values
+ * the function's record (a u64, the profiler's own) and the result by its
+ * return plan; the writer turns it into an ASYNC_RETURN whose first value
+ * (the task's class) is 0. */
+#define CT_RING_RT_RETURN 0x44u
 
 /* The header of an event record with no values (yet) at p: type, mark 0,
  * no values, payload length CT_EVENT_BASE_BYTES - 8, time, thread, key,

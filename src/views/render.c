@@ -852,6 +852,13 @@ static size_t result_label(const ct_function *def, char *out, size_t cap)
 {
     const char *l = def->ret_label;
     size_t n = def->ret_label_len;
+    /* A runtime-async method's return value is its task's T already. */
+    if (def->flags & CT_FN_RT_ASYNC) {
+        if (!l || !def->ret || n + 1 > cap)
+            return 0;
+        memcpy(out, l, n);
+        return n;
+    }
     const char *lt = l ? memchr(l, '<', n) : NULL;
     if (!lt || n < 3 || l[n - 1] != ' ' || l[n - 2] != '>')
         return 0;
@@ -911,7 +918,7 @@ static size_t async_end_text(ct_render *r, const ct_function *def, const ct_rec 
         size_t ln = def ? result_label(def, label, sizeof label) : 0;
         size_t at = t.len;
         ct_text_putn(&t, label, ln);
-        if (!ct_symbols_async_result_text(r->sym, rec, &t))
+        if (!ct_symbols_async_result_text(r->sym, def, rec, &t))
             t.len = at; /* no result: a Task's */
     }
     return ct_text_end(&t);
@@ -1081,9 +1088,10 @@ static void leave_text(ct_render *r, const ct_function *def, const ct_rec *rec)
         ct_text t;
         ct_text_init(&t, r->ret, sizeof r->ret);
         ct_text_putn(&t, def->ret_label, def->ret_label_len);
-        ct_symbols_return_text(r->sym, def, rec, &t);
-        r->ev.text_len = ct_text_end(&t);
-        r->ev.text = r->ret;
+        /* (Nothing, label included, for a runtime-async call that goes on.) */
+        int shown = ct_symbols_return_text(r->sym, def, rec, &t);
+        r->ev.text_len = shown ? ct_text_end(&t) : 0;
+        r->ev.text = shown ? r->ret : NULL;
     }
     if (r->opts.lines && def->out_mask) {
         ct_text t;

@@ -362,19 +362,24 @@ int ct_symbols_return_text(ct_symbols *s, const ct_function *fn, const ct_rec *l
     const uint8_t *v;
     uint32_t len;
     ct_value_status st;
-    if (leave->nvalues >= 1 && ct_next_value(leave, &pos, &v, &len, &st) == 1)
+    if (leave->nvalues >= 1 && ct_next_value(leave, &pos, &v, &len, &st) == 1) {
+        /* A runtime-async call that suspended: no value yet (it comes with
+         * its end). */
+        if (st == CT_VALUE_MISSING && (fn->flags & CT_FN_RT_ASYNC))
+            return 0;
         ct_symbols_value_text(s, fn->ret, v, len, st, out);
-    else
+    } else {
         ct_text_put(out, "?");
+    }
     return 1;
 }
 
 uint64_t ct_symbols_async_id(const ct_function *fn, const ct_rec *leave)
 {
-    if (!(fn->flags & CT_FN_ASYNC) || (fn->flags & CT_FN_NO_VALUES) || !fn->ret ||
-        leave->type != CT_REC_LEAVE)
+    if (!(fn->flags & CT_FN_ASYNC) || (fn->flags & CT_FN_NO_VALUES) ||
+        (!fn->ret && !(fn->flags & CT_FN_RT_ASYNC)) || leave->type != CT_REC_LEAVE)
         return 0;
-    uint32_t want = 2 + (uint32_t)__builtin_popcountll(fn->out_mask);
+    uint32_t want = (fn->ret ? 2 : 1) + (uint32_t)__builtin_popcountll(fn->out_mask);
     if (leave->nvalues != want)
         return 0;
     size_t pos = 0;
@@ -391,7 +396,8 @@ uint64_t ct_symbols_async_id(const ct_function *fn, const ct_rec *leave)
     return id;
 }
 
-int ct_symbols_async_result_text(ct_symbols *s, const ct_rec *ret, ct_text *out)
+int ct_symbols_async_result_text(ct_symbols *s, const ct_function *fn, const ct_rec *ret,
+                                 ct_text *out)
 {
     size_t pos = 0;
     const uint8_t *v;
@@ -402,6 +408,14 @@ int ct_symbols_async_result_text(ct_symbols *s, const ct_rec *ret, ct_text *out)
         st != CT_VALUE_PLAN || len != 8)
         return 0;
     memcpy(&cls, v, 8);
+    if (!cls) {
+        /* A runtime-async call's result, by its function's return plan. */
+        if (!fn || !(fn->flags & CT_FN_RT_ASYNC) || !fn->ret ||
+            ct_next_value(ret, &pos, &v, &len, &st) != 1)
+            return 0;
+        ct_symbols_value_text(s, fn->ret, v, len, st, out);
+        return 1;
+    }
     const ct_plan *c = ct_table_get(&s->contents, cls);
     if (!c || c->kind != CT_V_CLASS || ct_task_result_at(c) != 1 ||
         ct_next_value(ret, &pos, &v, &len, &st) != 1)

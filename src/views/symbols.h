@@ -108,13 +108,16 @@ int ct_symbols_out_text(ct_symbols *s, const ct_function *fn, const ct_rec *leav
 int ct_symbols_exception_text(ct_symbols *s, const ct_rec *unwind, ct_text *out);
 
 /* The id of the async call a LEAVE of fn carries (CT_FN_ASYNC: its last
- * value, one more than its return value and out values), or 0: the call
- * ended as it returned. */
+ * value, one more than its return value and out values; a runtime-async
+ * method returning a Task has no return value), or 0: the call ended as it
+ * returned. */
 uint64_t ct_symbols_async_id(const ct_function *fn, const ct_rec *leave);
 /* Appends the result an ASYNC_RETURN record carries (its task's class's
- * content plan reads it: the Task form's Result) and returns 1; returns 0
- * and appends nothing when it carries none (a Task without a result, or a
- * class whose content was not recorded). */
-int ct_symbols_async_result_text(ct_symbols *s, const ct_rec *ret, ct_text *out);
+ * content plan reads it: the Task form's Result; a runtime-async call's,
+ * class 0, by the return plan of its function fn, when known) and returns
+ * 1; returns 0 and appends nothing when it carries none (a Task without a
+ * result, a class whose content was not recorded, fn not known). */
+int ct_symbols_async_result_text(ct_symbols *s, const ct_function *fn, const ct_rec *ret,
+                                 ct_text *out);
 
 #endif

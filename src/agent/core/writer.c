@@ -391,8 +391,10 @@ void ct_writer_define(const ct_mapped_fn *f)
         flags |= CT_FN_NO_VALUES;
     if (n && !ca && ct_fn_has_this(f))
         flags |= CT_FN_HAS_THIS;
-    if (f->values && f->async_stub && !cr)
+    if (f->values && (f->async_stub || f->rt_async) && !cr)
         flags |= CT_FN_ASYNC;
+    if (f->values && f->rt_async && !cr)
+        flags |= CT_FN_RT_ASYNC;
     for (uint32_t i = 0; i < n; i++)
         params[i] = ca ? (ct_fn_param){ca->labels[i], 0, ca->plans[i]}
                        : (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};
@@ -581,7 +583,7 @@ static void event_fields(const uint8_t *p, ct_rec *rec)
 static uint64_t g_async_hidden[CT_FILTER_ASYNC_DEFERRED];
 static uint32_t g_async_hidden_next;
 
-static void async_end_event(const uint8_t *p, size_t len)
+static void async_end_event(const uint8_t *p, size_t len, int rt)
 {
     static const ct_classes classes = {NULL, known_content, NULL};
     for (uint32_t i = 0; i < CT_FILTER_ASYNC_DEFERRED; i++)
@@ -607,6 +609,15 @@ static void async_end_event(const uint8_t *p, size_t len)
             if (!plan)
                 break;
             ct_value_classes(plan, v, vl, &classes, on_class, NULL);
+        } else if (i == 0 && vl == 8 && rt) {
+            /* A runtime-async call's (record/rtasync.c): its function's
+             * record in place of a task's class, which is 0 in the trace;
+             * the result by the plan of the function's return value. */
+            uint64_t fn;
+            memcpy(&fn, v, 8);
+            memset((uint8_t *)(uintptr_t)v, 0, 8);
+            const ct_mapped_fn *f = (const ct_mapped_fn *)(uintptr_t)fn;
+            result = f && f->has_ret ? ct_arg_plan(f, f->nargs) : NULL;
         } else if (i == 0 && vl == 8) {
             uint64_t cls;
             memcpy(&cls, v, 8);
@@ -642,7 +653,13 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
         return;
     }
     if (len >= CT_EVENT_BASE_BYTES && ct_rec_is_async_end(ct_event_type(p))) {
-        async_end_event(p, len);
+        async_end_event(p, len, 0);
+        return;
+    }
+    if (len >= CT_EVENT_BASE_BYTES && ct_event_type(p) == (ct_rec_type)CT_RING_RT_RETURN) {
+        /* A runtime-async call's end (record/rtasync.c): an ASYNC_RETURN. */
+        ((uint8_t *)(uintptr_t)p)[0] = (uint8_t)CT_REC_ASYNC_RETURN;
+        async_end_event(p, len, 1);
         return;
     }
     if (len >= CT_EVENT_BASE_BYTES && ct_event_type(p) == (ct_rec_type)CT_RING_REJECT) {

@@ -240,6 +240,10 @@ void ct_pl_close(session *s, pctx *c)
     free(s->mem);
 }
 
+/* What a runtime-async method returning a Task or ValueTask returns from
+ * its IL. */
+static const clrsig_type k_void_type = {.kind = CLRSIG_ET_VOID};
+
 int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
 {
     char display[DISPLAY_MAX];
@@ -294,17 +298,27 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
         if (!args[a].plan)
             late = 1;
     }
-    const clrsig_type *ret = clrsig_strip(meth->ret);
+    const clrsig_type *rtype = meth->ret;
+    const clrsig_type *ret = clrsig_strip(rtype);
+    /* A runtime-async method's IL returns what its task gives: the T of a
+     * Task<T> or ValueTask<T>, nothing for a Task or ValueTask. */
+    if (f->rt_async) {
+        if (ret->kind == CLRSIG_ET_GENERICINST && ret->u.inst.argc == 1)
+            ret = clrsig_strip(rtype = ret->u.inst.args[0]);
+        else
+            ret = clrsig_strip(rtype = &k_void_type);
+    }
     if (ret->kind != CLRSIG_ET_VOID) {
         char text[TYPE_TEXT_MAX], label[TYPE_TEXT_MAX + 2];
         const ct_plan *plan =
-            ct_pl_plan_type(c, meth->ret, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
-        /* The return value's names are on Param row 0. */
+            ct_pl_plan_type(c, rtype, g_ct.cfg.struct_depth, CT_MAX_VALUE_DEPTH);
+        /* The return value's names are on Param row 0 (a runtime-async
+         * method's name its task's type arguments: not read). */
         mdParamDef rpd = 0;
         IMetaDataImport *mdi = mi->module->mdi;
-        if (mdi->lpVtbl->GetParamForMethodIndex(mdi, mi->token, 0, &rpd) != S_OK ||
-            ct_pl_tuple_names(c, rpd, meth->ret, text, sizeof text, &plan) != 0)
-            ct_pl_type_text(c, meth->ret, text, sizeof text);
+        if (f->rt_async || mdi->lpVtbl->GetParamForMethodIndex(mdi, mi->token, 0, &rpd) != S_OK ||
+            ct_pl_tuple_names(c, rpd, rtype, text, sizeof text, &plan) != 0)
+            ct_pl_type_text(c, rtype, text, sizeof text);
         snprintf(label, sizeof label, "%s ", text);
         f->ret_label = ct_pl_perm_text(label);
         /* A property's getter returns the property's value. */

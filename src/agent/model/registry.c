@@ -48,6 +48,17 @@ static const char *const k_async_result[] = {
     "System.Runtime.CompilerServices.AsyncValueTaskMethodBuilder`1.SetResult",
 };
 
+/* The CoreLib method each runtime-async chain calls on the thread it ran
+ * on when it has suspended (after the Task-returning entry's call, and
+ * after a resumed chain suspends again): AsyncHelpers.cs. */
+#define WATCH_RT_SUSPEND "System.Runtime.CompilerServices.AsyncHelpers.RuntimeAsyncTask`1.HandleSuspended"
+
+/* The CoreLib method that faults a runtime-async chain's task when no call
+ * of it handled the exception (RuntimeAsyncTask<T>.DispatchContinuations). */
+#define WATCH_RT_FAULT "System.Threading.Tasks.Task.TrySetException"
+
+static const char *const k_rt_watches[] = {WATCH_RT_SUSPEND, WATCH_RT_FAULT};
+
 #define COUNT(a) (sizeof a / sizeof *a)
 
 /* Whether name is one of names[0..n). */
@@ -191,8 +202,10 @@ static int type_may_trace(const ct_module *m, mdTypeDef td)
     size_t n = strlen(type);
     type[n] = '.';
     type[n + 1] = '\0';
-    /* The watched method's type (WATCH_UNHANDLED). */
-    if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_watch(type)))
+    /* The watched methods' types (WATCH_UNHANDLED, the async builders,
+     * WATCH_RT_SUSPEND). */
+    if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_watch(type) ||
+                       declares_one_of(type, k_rt_watches, COUNT(k_rt_watches))))
         return 1;
     return type_passes(m, type);
 }
@@ -249,10 +262,19 @@ static int method_props(const ct_module *m, mdMethodDef tok, char *method, char 
 /* [cor] CorMethodImpl miAsync (.NET 11): a runtime-async method, compiled
  * without a state machine. Its IL returns the awaited value where the
  * signature says Task<T>, and the runtime enters it again on each resume
- * without its arguments: neither engine reads it right yet (an object
- * read from an int crashed the IL engine), so it is never hooked
- * (docs/tracer.md, "Runtime versions and published apps"). */
+ * (at its start, skipping to the resume point: the IL at its entry runs
+ * once) without its arguments. The IL engine, with values, follows it as
+ * one logical call (record/rtasync.c); the ELT engine, whose enter hook
+ * runs on each resume, and the plain probes (--no-args) do not hook it
+ * (docs/tracer.md, "Async methods and iterators"). */
 #define MI_ASYNC 0x2000u
+
+
+/* Whether a runtime-async method can be hooked in this process. */
+static int rt_async_hooked(void)
+{
+    return g_ct.cfg.il_engine && !g_ct.cfg.no_args && g_ct.cfg.null_mode == CT_NULL_OFF;
+}
 
 int ct_registry_traces(const ct_module *m, mdMethodDef tok)
 {
@@ -262,7 +284,7 @@ int ct_registry_traces(const ct_module *m, mdMethodDef tok)
     ULONG sig_len = 0;
     DWORD impl = 0;
     return method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) == 0 &&
-           !(impl & MI_ASYNC) && traces_name(m, full);
+           (!(impl & MI_ASYNC) || rt_async_hooked()) && traces_name(m, full);
 }
 
 /* Everything the record needs, from metadata and the runtime. Called
@@ -317,11 +339,14 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
         return;
     f->name = name;
     f->display = name;
-    f->hooked = !(impl & MI_ASYNC) && traces_name(m, name);
+    f->rt_async = (impl & MI_ASYNC) != 0;
+    f->hooked = (!f->rt_async || rt_async_hooked()) && traces_name(m, name);
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
     f->watched = !m->corelib                       ? CT_WATCH_NONE
                  : !strcmp(name, WATCH_UNHANDLED)  ? CT_WATCH_UNHANDLED
+                 : rt_async_hooked() && !strcmp(name, WATCH_RT_SUSPEND) ? CT_WATCH_RT_SUSPEND
+                 : rt_async_hooked() && !strcmp(name, WATCH_RT_FAULT)   ? CT_WATCH_RT_FAULT
                  : !g_ct.cfg.no_args && is_one_of(name, k_async_fault, COUNT(k_async_fault)) &&
                          sig_len >= 3 && (sig[0] & 0x20) /* HASTHIS */ &&
                          sig[1] == 1 /* one parameter */
@@ -464,7 +489,8 @@ ct_mapped_fn *ct_registry_definition(FunctionID id, ModuleID mod, mdToken tok)
     int nm = m ? ct_generic_param_count(m, tok) : 0;
     describe(mine, 0, mod, tok, margs, (ULONG32)(nm < CT_MAX_TYPE_ARGS ? nm : CT_MAX_TYPE_ARGS),
              0);
-    return mine->hooked || async_watch(mine) ? publish(key, mine) : NULL;
+    return mine->hooked || async_watch(mine) || mine->watched == CT_WATCH_RT_SUSPEND
+               ? publish(key, mine) : NULL;
 }
 
 /* An instantiation's key: its definition and a hash of its type handles. */

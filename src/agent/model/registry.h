@@ -49,8 +49,12 @@ enum {
                                 unhandled-exception path */
     CT_WATCH_ASYNC_FAULT = 2,/* an async method builder's SetException(Exception):
                                 the async body calling it ends by that exception */
-    CT_WATCH_ASYNC_RESULT = 3 /* an async method builder's SetResult: the async
+    CT_WATCH_ASYNC_RESULT = 3,/* an async method builder's SetResult: the async
                                 call whose task it completes ends with its result */
+    CT_WATCH_RT_SUSPEND = 4, /* RuntimeAsyncTask<T>.HandleSuspended (.NET 11): the
+                                runtime-async frames this thread ran have suspended */
+    CT_WATCH_RT_FAULT = 5    /* Task.TrySetException: a runtime-async chain's task
+                                faults with the exception no call of it handled */
 };
 
 /* A function the runtime mapped (one per FunctionID), as the profiler
@@ -106,6 +110,12 @@ typedef struct ct_mapped_fn {
      * async_task_at in the return value (a ValueTask's _obj). */
     int async_stub;
     uint32_t async_task_at;
+    /* A runtime-async method (.NET 11, CorMethodImpl miAsync: no state
+     * machine; the runtime suspends and resumes its frame): its IL returns
+     * the awaited value, so its return plan is the T of its Task<T> or
+     * ValueTask<T> (none for Task, ValueTask); the IL engine follows its
+     * call past a suspension to its end (record/rtasync.c). */
+    int rt_async;
 
     /* Out, ref and in parameters whose target is read again at return (bit
      * i: argument i, of the first 64; known plans only, fixed at map time):

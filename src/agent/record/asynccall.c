@@ -69,6 +69,15 @@ void ct_rec_async_tell(void)
                      n == 1 ? "its" : "their", (unsigned)CT_ASYNC_CALLS);
 }
 
+uint32_t ct_rec_async_new_id(void)
+{
+    for (;;) {
+        uint32_t id = atomic_fetch_add_explicit(&g_next, 1, memory_order_relaxed) % ID_LIMIT;
+        if (id)
+            return id;
+    }
+}
+
 static slot *slot_at(uint32_t id)
 {
     return &g_slots[id & (CT_ASYNC_CALLS - 1)];

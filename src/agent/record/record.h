@@ -92,6 +92,15 @@ _Static_assert((CT_ASYNC_CALLS & (CT_ASYNC_CALLS - 1)) == 0, "a power of two");
 /* A task completed before its call's return was recorded is kept this long
  * for that return (longer: its call was not traced). */
 #define CT_ASYNC_EARLY_NS 1000000000ull
+/* A marked runtime-async frame (ct_rec_thread.rt) is a resumed part (not
+ * recorded: hidden), or the outermost of its chain (root: not called by an
+ * await of the frame below it: when it suspends, so has every frame above
+ * it, and none below). */
+enum { CT_RT_HIDDEN = 1, CT_RT_ROOT = 2 };
+/* Runtime-async frames (record/rtasync.c) marked on one thread at once:
+ * a deeper one's call is not followed (it ends as it suspends, without its
+ * end). */
+#define CT_RT_FRAMES 64
 /* Bytes of each thread's state kept for the engine in use (ct_rec_engine:
  * the ELT engine's argmap snapshot, the IL engine's instantiation cache). */
 #define CT_REC_ENGINE_BYTES 4096
@@ -229,6 +238,23 @@ typedef struct ct_rec_thread {
      * async method's (f->async_stub: its task; set for those only, this
      * line being cold), or 0. */
     uintptr_t ret_at;
+    /* The open frames of runtime-async calls (rtasync.c), innermost last
+     * (nrt of them): the frame's depth (1: the outermost), the call's id,
+     * its home (the method's local holding the id, in the frame), and
+     * CT_RT_* flags. rt_awaiting: the depth of a runtime-async frame about
+     * to make an awaited call (its callee, entered right above it, is
+     * called directly: the same chain), else 0. */
+    uint32_t nrt, rt_awaiting;
+    /* After a resumed part ended by exception rt_fault_serial: the call
+     * that awaited it (the runtime hands that exception to the first of the
+     * calls awaiting in turn that has a handler, on this thread; those
+     * without end by it), else 0. */
+    uint32_t rt_fault_next, rt_fault_serial;
+    struct {
+        uint32_t depth, id;
+        uintptr_t home;
+        uint32_t flags;
+    } rt[CT_RT_FRAMES];
 } ct_rec_thread;
 
 static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
@@ -420,6 +446,55 @@ void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x);
  * its id (late_id, late_task, late_fn), told the writer after its LEAVE
  * (CT_RING_ASYNC_KEEP or _DROP). */
 void ct_rec_async_late_verdict(ct_tbuf *b, int naive);
+/* A new async call id (the numbers the task marks use too). */
+uint32_t ct_rec_async_new_id(void);
+
+/* Runtime-async calls (record/rtasync.c; the IL engine's probes, home: the
+ * address of the method's local that holds the call's id, sp: the probe's
+ * own frame). After the ENTER of def's call (its frame the innermost): the
+ * call followed, its id written to home (0 there when not). */
+void ct_rec_rt_begin(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home);
+/* After an await of the call whose home it is: a resumed part opens (a
+ * frame not recorded) when the call's frame is not this thread's
+ * innermost. */
+void ct_rec_rt_resumed(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home, uintptr_t sp);
+/* At its return (its value at ret_addr, 0: none): 1 when it ends in its
+ * first part (the engine records the LEAVE, the frame being the
+ * innermost); 0 when done here (an ASYNC_RETURN told, the resumed part's
+ * frame closed). */
+int ct_rec_rt_return(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home, uintptr_t ret_addr,
+                     uintptr_t sp, int naive);
+/* Before an awaited call of the call whose home it is (the callee,
+ * runtime-async, is then of the same chain). */
+void ct_rec_rt_awaiting(ct_tbuf *b, uintptr_t home);
+/* A runtime-async chain this thread ran has suspended (HandleSuspended):
+ * its marked frames, innermost first down to its root, closed as below. */
+void ct_rec_rt_suspended(ct_tbuf *b, int naive);
+/* The marked frames gone from the stack (suspended), innermost first, seen
+ * from a probe whose frame is at sp, closed: a LEAVE with the call's id
+ * each ("goes on"); a resumed part's, silently. */
+void ct_rec_rt_settle_slow(ct_tbuf *b, uintptr_t sp, int naive);
+static inline void ct_rec_rt_settle(ct_tbuf *b, uintptr_t sp, int naive)
+{
+    if (__builtin_expect(ct_rec_of(b)->nrt != 0, 0))
+        ct_rec_rt_settle_slow(b, sp, naive);
+}
+/* The innermost frame, closing by an exception: when it is a resumed part
+ * of a runtime-async call, that call's id (its end is an ASYNC_FAULT), else
+ * 0; its mark is forgotten either way. */
+uint32_t ct_rec_rt_unwinding(ct_tbuf *b, uint32_t serial);
+/* Where the exception a resumed part ended by (rt_fault_next) goes next:
+ * a frame of runtime-async method f not open on this thread, resumed by the
+ * runtime with it (it comes out at the await), that it leaves (caught 0)
+ * or that catches it (caught 1); or, f NULL, the task of the chain's root
+ * (Task.TrySetException, watched: no call had a handler). The calls
+ * awaiting in turn up to f (and f, when it leaves it; every one up to the
+ * root for the task) end by it: an ASYNC_FAULT each, with exception x. */
+void ct_rec_rt_fault_goes(ct_tbuf *b, const ct_mapped_fn *f, int caught, const ct_rec_exc *x);
+/* Task.TrySetException (watched) on this thread: the task of a chain whose
+ * resumed part ended by an exception no call handled (unwind.c). */
+void ct_rec_rt_task_faults(ct_tbuf *b);
+
 /* Says (a note on stderr) how many async calls ended at their return
  * though their task was not complete (the table full, the task's header in
  * use), when any. */

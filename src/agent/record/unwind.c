@@ -58,12 +58,12 @@ static const ct_mapped_fn *traced_function(FunctionID id)
     return f && f->hooked ? f : NULL;
 }
 
-/* The shadow depth that puts the frame of traced function f on top: its
- * innermost open frame (normally the top one), or the depth itself when it
- * is not among the frames whose keys are kept. A frame of the same method
- * under another record counts (the IL engine's generic code: its
- * definition's or instantiation's). */
-static uint32_t frame_depth_of(const ct_tbuf *b, const ct_mapped_fn *f)
+/* The depth of the innermost open frame of traced function f on b's
+ * thread (1: the outermost; normally the top one), or 0 when none is (past
+ * the kept keys: the depth). A frame of the same method under another
+ * record counts (the IL engine's generic code: its definition's or
+ * instantiation's). */
+static uint32_t frame_found_at(const ct_tbuf *b, const ct_mapped_fn *f)
 {
     uint32_t d = ct_rec_of(b)->depth;
     if (d > CT_DROP_TRACK_FRAMES)
@@ -73,7 +73,33 @@ static uint32_t frame_depth_of(const ct_tbuf *b, const ct_mapped_fn *f)
         if (k == f || (k && f->token && k->token == f->token && k->module == f->module))
             return i + 1;
     }
-    return d;
+    return 0;
+}
+
+/* The exception that ended a runtime-async call's resumed part goes on
+ * (rtasync.c): leaving (caught 0) or caught by (caught 1) a resumed frame
+ * of f not open on this thread; f NULL: its chain's task faults. */
+static void rt_fault_goes(ct_tbuf *b, const ct_mapped_fn *f, int caught)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    if (!t->rt_fault_next || !ct_rec_recording())
+        return;
+    const ct_rec_exc *x = &t->exc[t->rt_fault_serial % CT_EXC_SLOTS];
+    ct_rec_rt_fault_goes(b, f, caught,
+                         t->rt_fault_serial && x->serial == t->rt_fault_serial ? x : NULL);
+}
+
+void ct_rec_rt_task_faults(ct_tbuf *b)
+{
+    rt_fault_goes(b, NULL, 0);
+}
+
+/* The shadow depth that puts the frame of f on top: frame_found_at's, or
+ * the depth itself when none is found. */
+static uint32_t frame_depth_of(const ct_tbuf *b, const ct_mapped_fn *f)
+{
+    uint32_t d = frame_found_at(b, f);
+    return d ? d : ct_rec_of(b)->depth;
 }
 
 /* System.Exception's ClassID and the offsets of its _message and
@@ -468,8 +494,15 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
     while (t->depth > depth) {
         uint32_t d = t->depth - 1;
         uint64_t key = d < CT_DROP_TRACK_FRAMES ? t->frame_keys[d] : deep_key;
+        /* A resumed part of a runtime-async call (rtasync.c): the call ends
+         * by the exception. */
+        uint32_t rt_id = __builtin_expect(t->nrt != 0, 0) ? ct_rec_rt_unwinding(b, serial) : 0;
         int how = ct_rec_frame_close(b);
-        if (how)
+        if (rt_id) {
+            const ct_rec_exc *x = &t->exc[serial % CT_EXC_SLOTS];
+            ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, rt_id,
+                             serial && x->serial == serial ? x : NULL);
+        } else if (how)
             ct_rec_count_unrecorded(b, how);
         else if (!key)
             ct_tbuf_count_drop(b, 1);
@@ -498,6 +531,8 @@ void ct_ex_thrown(ObjectID thrown)
     ct_eh_thrown(&t_eh);
     /* A thread without a buffer has no frames this exception can leave. */
     ct_tbuf *b = ct_rec_self;
+    if (b)
+        ct_rec_of(b)->rt_fault_next = 0; /* another exception */
     if (b && ct_rec_recording())
         exc_capture(b, ct_eh_serial(&t_eh), thrown);
 }
@@ -544,6 +579,13 @@ void ct_ex_unwind_function_enter(FunctionID id)
     uint64_t now = ct_now_ns();
     ct_tbuf *b = ct_rec_self;
     const ct_mapped_fn *f = b ? traced_function(id) : NULL;
+    /* A runtime-async method's frame the runtime resumed and the probes did
+     * not see resume (an exception its awaited callee threw comes out at
+     * the resume point, before its code): not this thread's to close. */
+    if (f && f->rt_async && !frame_found_at(b, f)) {
+        rt_fault_goes(b, f, 0);
+        f = NULL;
+    }
     uint32_t depth = !b ? 0 : f ? frame_depth_of(b, f) : ct_rec_of(b)->depth;
     if (!ct_eh_unwind_enter(&t_eh, id, f != NULL, depth))
         return;
@@ -585,6 +627,12 @@ void ct_ex_finally_leave(void)
 void ct_ex_catcher_enter(FunctionID id)
 {
     CT_EH_LOG_EVENT("catch", eh_name(id));
+    ct_tbuf *b = ct_rec_self;
+    if (b && __builtin_expect(ct_rec_of(b)->rt_fault_next != 0, 0)) {
+        const ct_mapped_fn *f = traced_function(id);
+        if (f && f->rt_async && !frame_found_at(b, f))
+            rt_fault_goes(b, f, 1);
+    }
     uint64_t now = ct_now_ns();
     uint32_t serial = ct_eh_serial(&t_eh);
     uint32_t depth = ct_eh_catcher_enter(&t_eh, id);

@@ -661,7 +661,9 @@ typedef struct IMetaDataImportVtbl {
                               ULONG cchMethod, ULONG *pchMethod, DWORD *pdwAttr,
                               PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob,
                               ULONG *pulCodeRVA, DWORD *pdwImplFlags);                /* 30 */
-    void *GetMemberRefProps;                                                          /* 31 */
+    HRESULT (*GetMemberRefProps)(MI, mdToken mr, mdToken *ptk, WCHAR *szMember,
+                                 ULONG cchMember, ULONG *pchMember,
+                                 PCCOR_SIGNATURE *ppvSigBlob, ULONG *pbSig);          /* 31 */
     void *EnumProperties;                                                             /* 32 */
     void *EnumEvents;                                                                 /* 33 */
     void *GetEventProps;                                                              /* 34 */
@@ -713,7 +715,8 @@ typedef struct IMetaDataImportVtbl {
     HRESULT (*GetGenericParamProps)(MI, mdGenericParam gp, ULONG *pulParamSeq,
                                     DWORD *pdwParamFlags, mdToken *ptOwner, DWORD *reserved,
                                     WCHAR *wzname, ULONG cchName, ULONG *pchName);    /* 66 */
-    void *GetMethodSpecProps;                                                         /* 67 */
+    HRESULT (*GetMethodSpecProps)(MI, mdToken mi, mdToken *tkParent,
+                                  PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob);    /* 67 */
     void *EnumGenericParamConstraints;                                                /* 68 */
     void *GetGenericParamConstraintProps;                                             /* 69 */
     void *GetPEKind;                                                                  /* 70 */
@@ -923,6 +926,7 @@ _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetTypeRefProps) == 14, "IMetaDataIm
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumFields) == 20, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumMethodsWithName) == 19, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetMethodProps) == 30, "IMetaDataImport");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, GetMemberRefProps) == 31, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetSigFromToken) == 41, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumTypeDefs) == 6, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumMethods) == 18, "IMetaDataImport");
@@ -936,6 +940,7 @@ _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetNestedClassProps) == 62, "IMetaDa
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, IsGlobal) == 64, "IMetaDataImport");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumGenericParams) == 65, "IMetaDataImport2");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, GetGenericParamProps) == 66, "IMetaDataImport2");
+_Static_assert(CT_SLOT(IMetaDataImportVtbl, GetMethodSpecProps) == 67, "IMetaDataImport2");
 _Static_assert(CT_SLOT(IMetaDataImportVtbl, EnumMethodSpecs) == 72, "IMetaDataImport2");
 
 #endif

@@ -193,8 +193,8 @@ void cli_async_free(cli_async *table)
     free(table);
 }
 
-size_t cli_async_end_text(ct_symbols *sym, const ct_rec *rec, char *buf, size_t cap,
-                          int *faulted)
+size_t cli_async_end_text(ct_symbols *sym, const cli_async *a, const ct_rec *rec, char *buf,
+                          size_t cap, int *faulted)
 {
     ct_text text;
     ct_text_init(&text, buf, cap);
@@ -202,7 +202,8 @@ size_t cli_async_end_text(ct_symbols *sym, const ct_rec *rec, char *buf, size_t 
     if (*faulted)
         ct_symbols_exception_text(sym, rec, &text);
     else
-        ct_symbols_async_result_text(sym, rec, &text);
+        ct_symbols_async_result_text(sym, a && a->state == CLI_ASYNC_RETURNED ? a->fn : NULL,
+                                     rec, &text);
     return ct_text_end(&text);
 }
 
@@ -223,6 +224,7 @@ int cli_async_keep_end(cli_async *a, const ct_rec *rec, int faulted, const char 
 void cli_async_returned(cli_async *a, const cli_frame *f, uint64_t ret, uint64_t tid)
 {
     a->name = f->fn->name;
+    a->fn = f->fn;
     a->start = f->start;
     a->ret = ret;
     a->tid = tid;

@@ -133,7 +133,7 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
     if (!a)
         return -1;
     int faulted;
-    size_t len = cli_async_end_text(w->sym, rec, c->val, CT_RENDER_RET_MAX, &faulted);
+    size_t len = cli_async_end_text(w->sym, a, rec, c->val, CT_RENDER_RET_MAX, &faulted);
     if (a->state != CLI_ASYNC_RETURNED) /* its call has not returned yet */
         return cli_async_keep_end(a, rec, faulted, c->val, len);
     async_span(c, a, rec->time_ns, faulted, c->val, len);

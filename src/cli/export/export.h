@@ -122,6 +122,8 @@ typedef struct cli_async {
     uint64_t id;
     int state;               /* CLI_ASYNC_FREE, _RETURNED or _ENDED (first) */
     const char *name;        /* the function's (the symbol table's) */
+    const ct_function *fn;   /* _RETURNED: the function (its return plan reads a
+                                runtime-async call's result) */
     uint64_t start, tid;     /* its enter's time and thread */
     uint64_t ret;            /* its return's time */
     uint64_t end;            /* _ENDED: its task's end */
@@ -143,9 +145,10 @@ void cli_async_clear(cli_async *a);
 void cli_async_free(cli_async *table);
 /* The text of an async call's end record into buf[0..cap): an ASYNC_FAULT's
  * exception or an ASYNC_RETURN's result, as the text log shows them (""
- * for a Task's); its length, and *faulted. */
-size_t cli_async_end_text(ct_symbols *sym, const ct_rec *rec, char *buf, size_t cap,
-                          int *faulted);
+ * for a Task's; a runtime-async call's needs its function, a's when its
+ * call has returned); its length, and *faulted. */
+size_t cli_async_end_text(ct_symbols *sym, const cli_async *a, const ct_rec *rec, char *buf,
+                          size_t cap, int *faulted);
 /* An async call's end record met before its call's return: kept in a,
  * text[0..len) copied. 0, or -1 when out of memory. */
 int cli_async_keep_end(cli_async *a, const ct_rec *rec, int faulted, const char *text,

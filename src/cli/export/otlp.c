@@ -539,7 +539,7 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
     if (!a)
         return x->oom = -1;
     int faulted;
-    size_t len = cli_async_end_text(w->sym, rec, x->val, CT_RENDER_RET_MAX, &faulted);
+    size_t len = cli_async_end_text(w->sym, a, rec, x->val, CT_RENDER_RET_MAX, &faulted);
     if (a->state == CLI_ASYNC_RETURNED)
         return async_out(x, a, rec->time_ns, faulted, x->val, len);
     return cli_async_keep_end(a, rec, faulted, x->val, len) ? (x->oom = -1) : 0;

@@ -376,7 +376,7 @@ static int on_other(void *ctx, cli_calls *w, const ct_rec *rec)
     if (!a)
         return p->oom = -1;
     int faulted;
-    size_t len = cli_async_end_text(w->sym, rec, p->val, CT_RENDER_RET_MAX, &faulted);
+    size_t len = cli_async_end_text(w->sym, a, rec, p->val, CT_RENDER_RET_MAX, &faulted);
     if (a->state != CLI_ASYNC_RETURNED) /* its call has not returned yet */
         return cli_async_keep_end(a, rec, faulted, p->val, len) ? (p->oom = -1) : 0;
     int rc = async_slice(p, a, rec->time_ns, faulted, p->val, len);

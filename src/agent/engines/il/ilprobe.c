@@ -16,6 +16,7 @@
 #include "base/table.h"
 #include "agent/model/modules.h"
 #include "agent/model/registry.h"
+#include "agent/model/utf16.h"
 #include "agent/runtime/state.h"
 #include "agent/core/writer.h"
 #include "probes.h"
@@ -361,8 +362,10 @@ static int probe_values(const ct_mapped_fn *f)
 }
 
 /* The blob of f's return type in its signature sig[0..len): *off, *n; 0,
- * or -1 for void (or a signature not read). */
-static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *n)
+ * or -1 for void (or a signature not read). rt (a runtime-async method,
+ * whose IL returns what its task gives): the T of its Task<T> or
+ * ValueTask<T>; -1 for a Task or ValueTask. */
+static int return_type(const uint8_t *sig, size_t len, int rt, uint32_t *off, uint32_t *n)
 {
     uint32_t at = 1, v = 0, used = 0;
     if (len < 2)
@@ -382,6 +385,15 @@ static int return_type(const uint8_t *sig, size_t len, uint32_t *off, uint32_t *
     t = clrsig_strip(t);
     if (t->kind == CLRSIG_ET_VOID || t->kind == CLRSIG_ET_TYPEDBYREF)
         return -1;
+    if (rt) {
+        /* GENERICINST (CLASS | VALUETYPE) Task`1 1 T: T, last. */
+        if (t->kind != CLRSIG_ET_GENERICINST || t->u.inst.argc != 1 ||
+            t->u.inst.args[0]->offset >= used)
+            return -1;
+        *off = at + t->u.inst.args[0]->offset;
+        *n = used - t->u.inst.args[0]->offset;
+        return 0;
+    }
     *off = at;
     *n = used;
     return 0;
@@ -420,6 +432,7 @@ static uint32_t declaring_type_sig(const ct_module *m, mdTypeDef td, uint8_t *ou
 typedef struct added_locals {
     int64_t ret;  /* the return value's home (its address goes to the leave probe) */
     int64_t self; /* a copy of `this` (its address goes to the enter probe) */
+    int64_t home; /* a runtime-async call's id (an int64; record/rtasync.c) */
 } added_locals;
 
 /* Adds to b's locals, in one new local signature, a home for the return
@@ -434,9 +447,9 @@ typedef struct added_locals {
  * every struct method with a loop (a release build's async state machine's
  * MoveNext among them) optimized at once. */
 static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, clril_body *b,
-                               int want_ret, int want_self)
+                               int want_ret, int want_self, int want_home)
 {
-    added_locals out = {-1, -1};
+    added_locals out = {-1, -1, -1};
     IMetaDataImport *mdi = m->mdi;
     mdTypeDef td = 0;
     DWORD attr = 0, impl = 0;
@@ -449,7 +462,7 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
                                            &rva, &impl)) ||
         !sig || !sig_len)
         return out;
-    want_ret = want_ret && return_type(sig, sig_len, &off, &n) == 0;
+    want_ret = want_ret && return_type(sig, sig_len, want_home, &off, &n) == 0;
     /* HASTHIS without EXPLICITTHIS (ECMA-335 II.15.3): object, or BYREF
      * and the value type. */
     uint8_t self_sig[1 + TYPE_SIG_MAX];
@@ -464,12 +477,12 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
         }
     }
     want_self = self_len > 0;
-    if (!want_ret && !want_self)
+    if (!want_ret && !want_self && !want_home)
         return out;
     if (b->local_sig &&
         (FAILED(mdi->lpVtbl->GetSigFromToken(mdi, b->local_sig, &old, &old_len)) || !old))
         return out;
-    uint32_t ntypes = (uint32_t)(want_ret ? n : 0) + self_len;
+    uint32_t ntypes = (uint32_t)(want_ret ? n : 0) + self_len + (want_home ? 1 : 0);
     size_t cap = (size_t)old_len + ntypes + 8, len = 0;
     uint8_t *types = malloc(ntypes);
     uint8_t *blob = types ? malloc(cap) : NULL;
@@ -482,7 +495,9 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
             memcpy(types, sig + off, n);
         if (want_self)
             memcpy(types + (want_ret ? n : 0), self_sig, self_len);
-        k = (uint32_t)want_ret + (uint32_t)want_self;
+        if (want_home)
+            types[(want_ret ? n : 0) + self_len] = 0x0A; /* int64 */
+        k = (uint32_t)want_ret + (uint32_t)want_self + (uint32_t)want_home;
         if (clril_locals_append(old, old_len, types, ntypes, k, blob, cap, &len, &first, &err) ==
                 CLRIL_OK &&
             SUCCEEDED(emit->lpVtbl->GetTokenFromSig(emit, blob, (ULONG)len, &local_sig)) &&
@@ -490,6 +505,7 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
             b->local_sig = local_sig;
             out.ret = want_ret ? (int64_t)first : -1;
             out.self = want_self ? (int64_t)first + (want_ret ? 1 : 0) : -1;
+            out.home = want_home ? (int64_t)first + (want_ret ? 1 : 0) + (want_self ? 1 : 0) : -1;
         }
         emit->lpVtbl->Release(emit);
     }
@@ -502,7 +518,49 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
  * when local (its home) is not -1; an async body's under attach (self: the
  * home of the copy of its `this`, or -1: the argument itself), the address
  * of its `this`, as the enter probe takes it. Returns its length. */
-#define LEAVE_MAX 9
+#define LEAVE_MAX 11
+/* A runtime-async method's (record/rtasync.c; home: the local of its call's
+ * id): before each ret, ct_probe_rt_return with the return value's home
+ * (local; -1: none, ct_probe_rt_leave); after each await (and at the
+ * entry, after the enter probe), `probe` with the address of home. */
+static uint32_t rt_leave_code(clril_insn *code, const ct_mapped_fn *f, int64_t local,
+                              int64_t home, probe_sigs s)
+{
+    uint32_t n = 0;
+    memset(code, 0, LEAVE_MAX * sizeof *code);
+    if (local >= 0) {
+        code[n].op = CLRIL_STLOC;
+        code[n++].value = local;
+        code[n].op = CLRIL_LDLOCA;
+        code[n++].value = local;
+        code[n++].op = CLRIL_CONV_U;
+    }
+    code[n].op = CLRIL_LDLOCA;
+    code[n++].value = home;
+    code[n++].op = CLRIL_CONV_U;
+    probe_code(code + n, f,
+               local >= 0 ? (void (*)(uintptr_t))(uintptr_t)ct_probe_rt_return
+                          : (void (*)(uintptr_t))(uintptr_t)ct_probe_rt_leave,
+               local >= 0 ? s.with[2] : s.two);
+    n += PROBE_LEN;
+    if (local >= 0) {
+        code[n].op = CLRIL_LDLOC;
+        code[n++].value = local;
+    }
+    return n;
+}
+
+#define RT_MARK_LEN (2 + PROBE_LEN)
+static void rt_mark_code(clril_insn *code, const ct_mapped_fn *f, int64_t home,
+                         void (*probe)(uintptr_t, uintptr_t), probe_sigs s)
+{
+    memset(code, 0, 2 * sizeof *code);
+    code[0].op = CLRIL_LDLOCA;
+    code[0].value = home;
+    code[1].op = CLRIL_CONV_U;
+    probe_code(code + 2, f, (void (*)(uintptr_t))(uintptr_t)probe, s.two);
+}
+
 static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_probes *pr,
                            int64_t local, int body, int64_t self, probe_sigs s)
 {
@@ -534,6 +592,52 @@ static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_
     code[5].value = (int64_t)(uintptr_t)pr->ret;
     code[7].value = s.two;
     return LEAVE_MAX;
+}
+
+/* Whether method token tok of m (a MethodDef, MemberRef or MethodSpec of
+ * one) is one of System.Runtime.CompilerServices.AsyncHelpers' awaits
+ * (Await, AwaitAwaiter, UnsafeAwaitAwaiter): where a runtime-async method
+ * suspends, and resumes after. */
+static int is_await_method(const ct_module *m, mdToken tok)
+{
+    static const char type[] = "System.Runtime.CompilerServices.AsyncHelpers";
+    IMetaDataImport *mdi = m->mdi;
+    WCHAR w[CT_NAME_MAX];
+    char name[CT_NAME_MAX * 3], owner[CT_NAME_MAX * 3];
+    ULONG len = 0, sig_len = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    mdToken parent = 0;
+    if ((tok >> 24) == 0x2B) { /* MethodSpec */
+        if (!m->mdi2 ||
+            FAILED(m->mdi2->lpVtbl->GetMethodSpecProps(m->mdi2, tok, &parent, &sig, &sig_len)))
+            return 0;
+        tok = parent;
+    }
+    if ((tok >> 24) == 0x0A) { /* MemberRef: its parent a TypeRef (or TypeDef) */
+        if (FAILED(mdi->lpVtbl->GetMemberRefProps(mdi, tok, &parent, w, CT_NAME_MAX, &len, &sig,
+                                                  &sig_len)))
+            return 0;
+    } else if ((tok >> 24) == 0x06) {
+        DWORD attr = 0, impl = 0;
+        ULONG rva = 0;
+        if (FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &parent, w, CT_NAME_MAX, &len, &attr,
+                                               &sig, &sig_len, &rva, &impl)))
+            return 0;
+    } else {
+        return 0;
+    }
+    ct_utf16_to_utf8(w, len, name, sizeof name);
+    if (strcmp(name, "Await") && strcmp(name, "AwaitAwaiter") && strcmp(name, "UnsafeAwaitAwaiter"))
+        return 0;
+    if ((parent >> 24) == 0x01) {
+        mdToken scope = 0;
+        if (FAILED(mdi->lpVtbl->GetTypeRefProps(mdi, parent, &scope, w, CT_NAME_MAX, &len)))
+            return 0;
+        ct_utf16_to_utf8(w, len, owner, sizeof owner);
+    } else if ((parent >> 24) != 0x02 || ct_typedef_name(m, parent, 1, owner, sizeof owner) != 0) {
+        return 0;
+    }
+    return !strcmp(owner, type);
 }
 
 /* 1 when instruction i of b is a call prefixed by tail. */
@@ -697,14 +801,22 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     const ct_il_probes *pr = ct_il_probes_for(values);
     /* Generic code: the entry first hands over the type handles that name
      * the instantiation running (its plans are the instantiation's). */
-    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN];
+    clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN +
+                      RT_MARK_LEN];
     int nh = values && f->definition && f->nargs <= CT_PROBE_MAX_ARGS && !f->sm_offsets
                  ? handles_code(m, mod, tok, sig, entry) : -1;
     int with_values = nh >= 0 || probe_values(f);
     /* The return value's home, and a copy of `this` (add_locals). */
     uint32_t nargs = !with_values ? 0 : f->sm_offsets ? 1 : f->nargs;
+    /* A runtime-async method: its call's id in a local of its own
+     * (record/rtasync.c); without it, the method is not rewritten (its
+     * suspensions would leave its frame open). */
+    int rt = f->rt_async;
     added_locals locals = add_locals(m, mod, tok, &b,
-                                     with_values && f->has_ret && (f->ret || nh >= 0), nargs > 0);
+                                     with_values && f->has_ret && (f->ret || nh >= 0), nargs > 0,
+                                     rt);
+    if (rt && locals.home < 0)
+        goto out;
     int64_t local = locals.ret;
     /* Under attach the builders are not rewritten: an async body's leave
      * looks at its task itself (probes.h, leave_this). */
@@ -718,8 +830,28 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * to it does not enter again. */
     for (uint32_t i = b.ninsns; i-- > 0;) {
         uint32_t at = i, n = PROBE_LEN;
-        if (b.insns[i].op != CLRIL_RET) {
+        clril_label label = CLRIL_TAKE_LABEL;
+        if (rt && b.insns[i].op == CLRIL_CALL && is_await_method(m, (mdToken)b.insns[i].value)) {
+            /* After an await, where the runtime resumes the method: the
+             * code that falls out of the call (branches to the next
+             * instruction do not come from it). */
+            rt_mark_code(code, f, locals.home, ct_probe_rt_resumed, sig);
+            at = i + 1;
+            n = RT_MARK_LEN;
+            label = CLRIL_KEEP_LABEL;
+        } else if (rt && i + 1 < b.ninsns &&
+                   (b.insns[i].op == CLRIL_CALL || b.insns[i].op == CLRIL_CALLVIRT) &&
+                   b.insns[i + 1].op == CLRIL_CALL && b.insns[i + 1].offset != CLRIL_NEW &&
+                   is_await_method(m, (mdToken)b.insns[i + 1].value)) {
+            /* An awaited call: its callee, runtime-async, is of this
+             * method's chain (it suspends when the callee does). */
+            rt_mark_code(code, f, locals.home, ct_probe_rt_awaiting, sig);
+            n = RT_MARK_LEN;
+            label = CLRIL_KEEP_LABEL;
+        } else if (b.insns[i].op != CLRIL_RET) {
             continue;
+        } else if (rt) {
+            n = rt_leave_code(code, f, local, locals.home, sig);
         } else if (i >= 2 && tail_call_at(&b, i - 1)) {
             probe_code(code, f, pr->tailcall, sig.one);
             at = i - 2;
@@ -728,7 +860,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         }
         int next = cur == 1 ? 2 : 1;
         clril_arena_reset(&a[next]);
-        if (clril_insert(&b, at, code, n, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+        if (clril_insert(&b, at, code, n, label, &a[next], &err) != CLRIL_OK)
             goto out;
         cur = next;
     }
@@ -770,6 +902,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         probe_code(entry + ne, f, pr->enter, sig.one);
     }
     ne += PROBE_LEN;
+    if (rt) {
+        rt_mark_code(entry + ne, f, locals.home, ct_probe_rt_begin, sig);
+        ne += RT_MARK_LEN;
+    }
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
     if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)

@@ -164,12 +164,26 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
             ct_rec_async_result(b, (uintptr_t)builder, nargs == 2 ? t_probe_args[1] : 0, 0,
                                 naive);
     }
+    /* RuntimeAsyncTask<T>.HandleSuspended: the runtime-async frames this
+     * thread ran have suspended (record/rtasync.c). */
+    if (__builtin_expect(((const ct_mapped_fn *)client_id)->watched == CT_WATCH_RT_SUSPEND, 0)) {
+        ct_tbuf *b = ct_rec_self;
+        if (b)
+            ct_rec_rt_suspended(b, naive);
+    } else if (__builtin_expect(((const ct_mapped_fn *)client_id)->watched ==
+                                    CT_WATCH_RT_FAULT, 0)) {
+        /* Task.TrySetException: a chain's task faults. */
+        ct_tbuf *b = ct_rec_self;
+        if (b && ct_rec_of(b)->rt_fault_next)
+            ct_rec_rt_task_faults(b);
+    }
     if (ct_rec_watched(client_id, 1))
         return;
     const ct_mapped_fn *f = (const ct_mapped_fn *)client_id;
     ct_tbuf *b = ct_rec_thread_self();
     if (!b)
         return;
+    ct_rec_rt_settle(b, (uintptr_t)__builtin_frame_address(0), naive);
     /* (Past the frames whose keys are kept, the leave could not find the
      * instantiation again: the frame is its definition's.) */
     if (ntargs && f->definition && ct_rec_of(b)->depth < CT_DROP_TRACK_FRAMES)
@@ -184,6 +198,8 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
 CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t ret_addr,
                                int naive)
 {
+    if (__builtin_expect(ct_rec_self != NULL, 1))
+        ct_rec_rt_settle(ct_rec_self, (uintptr_t)__builtin_frame_address(0), naive);
     ct_rec_mark_self();
     uint64_t now = ct_now_ns();
     if (ct_rec_watched(id, 0)) {
@@ -200,6 +216,55 @@ CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uint
     }
     ct_rec_close(type, (const ct_mapped_fn *)id, has_ret, now, capture_ret, (const void *)ret_addr,
                  naive);
+}
+
+/* A runtime-async call (record/rtasync.c; home: the address of the
+ * method's local that holds the call's id). After its entry: */
+void ct_probe_rt_begin(uintptr_t home, uintptr_t client_id)
+{
+    ct_tbuf *b = ct_rec_recording() ? ct_rec_self : NULL;
+    if (b)
+        ct_rec_rt_begin(b, (const ct_mapped_fn *)client_id, home);
+    else
+        memset((void *)home, 0, 8);
+}
+
+/* Before each awaited call (one an await follows): */
+void ct_probe_rt_awaiting(uintptr_t home, uintptr_t client_id)
+{
+    (void)client_id;
+    ct_tbuf *b = ct_rec_recording() ? ct_rec_self : NULL;
+    if (b)
+        ct_rec_rt_awaiting(b, home);
+}
+
+/* After each await: */
+void ct_probe_rt_resumed(uintptr_t home, uintptr_t client_id)
+{
+    ct_tbuf *b = ct_rec_recording() ? ct_rec_thread_self() : NULL;
+    if (b)
+        ct_rec_rt_resumed(b, (const ct_mapped_fn *)client_id, home,
+                          (uintptr_t)__builtin_frame_address(0));
+}
+
+/* Before each ret, its value at ret_addr (0: none, a Task's): */
+static void probe_rt_end(uintptr_t ret_addr, uintptr_t home, uintptr_t client_id)
+{
+    ct_tbuf *b = ct_rec_recording() ? ct_rec_thread_self() : NULL;
+    if (b && !ct_rec_rt_return(b, (const ct_mapped_fn *)client_id, home, ret_addr,
+                               (uintptr_t)__builtin_frame_address(0), 0))
+        return;
+    probe_close(CT_REC_LEAVE, client_id, ret_addr != 0, ret_addr, 0);
+}
+
+void ct_probe_rt_return(uintptr_t ret_addr, uintptr_t home, uintptr_t client_id)
+{
+    probe_rt_end(ret_addr, home, client_id);
+}
+
+void ct_probe_rt_leave(uintptr_t home, uintptr_t client_id)
+{
+    probe_rt_end(0, home, client_id);
 }
 
 /* An async body about to return (under attach, probes.h leave_this): its

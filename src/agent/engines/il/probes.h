@@ -28,6 +28,19 @@ void ct_probe_arg(uintptr_t addr);
  * that name the instantiation running (registry.h, ct_registry_instance). */
 void ct_probe_targ(uintptr_t handle);
 
+/* A runtime-async method's (record/rtasync.c), with values: home is the
+ * address of the local the rewrite adds for the call's id; after the enter
+ * probe, ct_probe_rt_begin; before each awaited call (a call an await
+ * follows), ct_probe_rt_awaiting; after each await, ct_probe_rt_resumed;
+ * before each ret, ct_probe_rt_return with the return value's home (its
+ * task's T) or ct_probe_rt_leave (a Task or ValueTask). The leave probes
+ * record the LEAVE when the call ends in its first part. */
+void ct_probe_rt_begin(uintptr_t home, uintptr_t client_id);
+void ct_probe_rt_awaiting(uintptr_t home, uintptr_t client_id);
+void ct_probe_rt_resumed(uintptr_t home, uintptr_t client_id);
+void ct_probe_rt_return(uintptr_t ret_addr, uintptr_t home, uintptr_t client_id);
+void ct_probe_rt_leave(uintptr_t home, uintptr_t client_id);
+
 /* The probes that record a call's enter and end, as the rewritten code
  * calls them (client_id: the function's record, generic code's its
  * definition's). */
