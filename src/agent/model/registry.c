@@ -263,17 +263,22 @@ static int method_props(const ct_module *m, mdMethodDef tok, char *method, char 
  * without a state machine. Its IL returns the awaited value where the
  * signature says Task<T>, and the runtime enters it again on each resume
  * (at its start, skipping to the resume point: the IL at its entry runs
- * once) without its arguments. The IL engine, with values, follows it as
- * one logical call (record/rtasync.c); the ELT engine, whose enter hook
- * runs on each resume, and the plain probes (--no-args) do not hook it
- * (docs/tracer.md, "Async methods and iterators"). */
+ * once) without its arguments. The IL engine, with values, at start-up,
+ * follows it as one logical call (record/rtasync.c); the ELT engine (whose
+ * enter hook runs on each resume, with no leave at a suspension), the plain
+ * probes (--no-args) and an attach do not hook it (docs/tracer.md, "Async
+ * methods and iterators"). */
 #define MI_ASYNC 0x2000u
 
 
-/* Whether a runtime-async method can be hooked in this process. */
+/* Whether a runtime-async method can be hooked in this process: by the IL
+ * engine with values, at start-up (after an attach the CoreLib methods that
+ * tell its suspensions and its chain's faults, generic or not rewritten
+ * then, are not watched). */
 static int rt_async_hooked(void)
 {
-    return g_ct.cfg.il_engine && !g_ct.cfg.no_args && g_ct.cfg.null_mode == CT_NULL_OFF;
+    return g_ct.cfg.il_engine && !g_ct.cfg.no_args && g_ct.cfg.null_mode == CT_NULL_OFF &&
+           !g_ct.attached;
 }
 
 int ct_registry_traces(const ct_module *m, mdMethodDef tok)

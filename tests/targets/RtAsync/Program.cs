@@ -3,6 +3,8 @@
 // tests/e2e/run_rtasync.sh). Each async method below is called once by Main,
 // which is not async; a gate (a TaskCompletionSource) keeps a method
 // suspended until Main completes it. Prints one line and exits 5.
+// `RtAsync impl` (not traced) prints each Work method's name and whether
+// its MethodImplAttributes carry Async (0x2000: compiled runtime-async).
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading.Tasks;
@@ -126,6 +128,13 @@ namespace Rt
     {
         public static int Main(string[] args)
         {
+            if (args.Length == 1 && args[0] == "impl")
+            {
+                foreach (var m in typeof(Work).GetMethods(System.Reflection.BindingFlags.Public | System.Reflection.BindingFlags.Static | System.Reflection.BindingFlags.DeclaredOnly))
+                    Console.WriteLine(m.Name + " " + (((int)m.MethodImplementationFlags & 0x2000) != 0 ? "async" : "plain"));
+                return 0;
+            }
+
             int quick = Work.Quick(1).Result;
 
             var g1 = new TaskCompletionSource<int>();
