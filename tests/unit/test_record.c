@@ -158,6 +158,7 @@ void ct_rec_on_unhandled(void)
 
 /* Trace ids (record/activity.c) stay off in this test: g_act.on is 0. */
 ct_activity_state g_act;
+atomic_int ct_activity_assembly_seen;
 void ct_rec_activity_read(ct_tbuf *b)
 {
     (void)b;

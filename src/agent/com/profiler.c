@@ -380,9 +380,26 @@ static void connect_rooms(void)
     ct_tbuf_consumer(ct_writer_kick, ct_writer_stopped);
 }
 
+/* Bench only (bench/run_trace.sh, the start-up floor): CLRTRACE_BENCH_FLOOR=
+ * MASK loads the profiler, sets event mask MASK (a number, as corprof.idl
+ * has the COR_PRF_MONITOR values; CLRTRACE_BENCH_FLOOR_HIGH: the high mask)
+ * and does nothing else: every callback returns at once. What the runtime
+ * itself spends on a profiler and those events. */
+static int g_floor;
+
 static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
 {
     (void)self;
+    const char *floor_mask = getenv("CLRTRACE_BENCH_FLOOR");
+    if (floor_mask && *floor_mask) {
+        g_floor = 1;
+        pick_info(unk);
+        const char *high = getenv("CLRTRACE_BENCH_FLOOR_HIGH");
+        return g_ct.info ? g_ct.info->lpVtbl->SetEventMask2(
+                               g_ct.info, (DWORD)strtoul(floor_mask, NULL, 0),
+                               high ? (DWORD)strtoul(high, NULL, 0) : 0)
+                         : E_NOINTERFACE;
+    }
     connect_rooms();
     char why[PATH_MAX + 256];
     ct_config *cfg = &g_ct.cfg;
@@ -699,6 +716,8 @@ void ct_profiler_session_stop(void)
 static HRESULT cb_Shutdown(CB_SELF)
 {
     (void)self;
+    if (g_floor)
+        return S_OK;
     if (!atomic_load(&g_stopped)) {
         ct_when_tell_unreadable();
         ct_rec_async_tell();
@@ -774,7 +793,7 @@ STUB(ClassLoadStarted, ClassID id)
 static HRESULT cb_ClassLoadFinished(CB_SELF, ClassID id, HRESULT hr)
 {
     (void)self;
-    if (SUCCEEDED(hr))
+    if (SUCCEEDED(hr) && !g_floor)
         ct_loaded_class(id);
     return S_OK;
 }
@@ -786,6 +805,8 @@ static HRESULT cb_JITCompilationStarted(CB_SELF, FunctionID id, BOOL safe)
     (void)self;
     (void)id;
     (void)safe;
+    if (g_floor)
+        return S_OK;
     ct_jit_started();
     if (g_ct.cfg.il_engine)
         ct_il_jit_started(id);
@@ -797,7 +818,8 @@ static HRESULT cb_JITCompilationFinished(CB_SELF, FunctionID id, HRESULT hr, BOO
     (void)self;
     (void)hr;
     (void)safe;
-    ct_jit_finished(id);
+    if (!g_floor)
+        ct_jit_finished(id);
     return S_OK;
 }
 static HRESULT cb_JITCachedFunctionSearchStarted(CB_SELF, FunctionID id, BOOL *use)

@@ -78,6 +78,8 @@ static int identity_is_framework(IMetaDataImport *mdi, const char *name)
     return rc;
 }
 
+atomic_int ct_activity_assembly_seen;
+
 const ct_module *ct_module_get(ModuleID id)
 {
     if (!id)
@@ -141,6 +143,8 @@ const ct_module *ct_module_get(ModuleID id)
         }
     }
     mine->framework = mine->corelib || fw > 0;
+    if (mine->assembly && !strcmp(mine->assembly, CT_ACTIVITY_ASSEMBLY))
+        atomic_store_explicit(&ct_activity_assembly_seen, 1, memory_order_release);
 
     pthread_mutex_lock(&g_lock);
     m = ct_table_get_key(&g_modules, key);
@@ -223,6 +227,40 @@ static int find_typedef(const ct_module *m, const char *name, mdToken enclosing,
 int ct_corelib_typedef(const char *full_name, mdTypeDef *td)
 {
     return find_typedef(ct_corelib(1), full_name, 0, td);
+}
+
+int ct_typedef_field(const ct_module *m, mdTypeDef td, const char *name, mdFieldDef *fd)
+{
+    if (!m || !m->mdi)
+        return -1;
+    IMetaDataImport *mdi = m->mdi;
+    HCORENUM e = NULL;
+    mdFieldDef fields[64];
+    ULONG got = 0;
+    int found = -1;
+    while (found < 0 && mdi->lpVtbl->EnumFields(mdi, &e, td, fields, 64, &got) == S_OK && got) {
+        for (ULONG i = 0; i < got && found < 0; i++) {
+            WCHAR w[CT_NAME_MAX];
+            char utf8[CT_NAME_MAX * 3];
+            ULONG len = 0;
+            DWORD attr = 0, flags = 0;
+            PCCOR_SIGNATURE sig = NULL;
+            ULONG sig_len = 0, vlen = 0;
+            const void *value = NULL;
+            mdTypeDef owner = 0;
+            if (FAILED(mdi->lpVtbl->GetFieldProps(mdi, fields[i], &owner, w, CT_NAME_MAX, &len,
+                                                  &attr, &sig, &sig_len, &flags, &value, &vlen)))
+                continue;
+            ct_utf16_to_utf8(w, len && !w[len - 1] ? len - 1 : len, utf8, sizeof utf8);
+            if (!strcmp(utf8, name)) {
+                *fd = fields[i];
+                found = 0;
+            }
+        }
+    }
+    if (e)
+        mdi->lpVtbl->CloseEnum(mdi, e);
+    return found;
 }
 
 typedef struct find_ctx {

@@ -9,6 +9,7 @@
 #ifndef CLRTRACE_MODULES_H
 #define CLRTRACE_MODULES_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -31,6 +32,13 @@ typedef struct ct_module {
 /* The module's record, or NULL when it cannot be described. */
 const ct_module *ct_module_get(ModuleID id);
 
+/* The assembly of System.Diagnostics.Activity: until a module of it is
+ * described (ct_module_get: every module is, at its load under the IL
+ * engine, at its first method's under the ELT engine, at an attach), no
+ * Activity can exist, and the recorder reads none (record/activity.c). */
+#define CT_ACTIVITY_ASSEMBLY "System.Diagnostics.DiagnosticSource"
+extern atomic_int ct_activity_assembly_seen;
+
 /* System.Private.CoreLib, or NULL while it is not known. scan: may look
  * through all loaded modules (ICorProfilerInfo3::EnumModules) to find it. */
 const ct_module *ct_corelib(int scan);
@@ -44,6 +52,11 @@ int ct_resolve_type(const ct_module *m, mdToken tok, int scan, const ct_module *
 
 /* A top-level CoreLib TypeDef by full name ("System.Int32"). */
 int ct_corelib_typedef(const char *full_name, mdTypeDef *td);
+
+/* The field of TypeDef td of m named name (its own, not a base type's),
+ * found among td's fields (IMetaDataImport::FindField searches the whole
+ * module: 3 ms in CoreLib). 0, or -1 when it has none. */
+int ct_typedef_field(const ct_module *m, mdTypeDef td, const char *name, mdFieldDef *fd);
 
 /* One part of a TypeDef's name (ct_typedef_walk): the metadata name, in
  * UTF-8, of td or of a type that encloses it; index 0 is the outermost, the

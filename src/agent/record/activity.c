@@ -562,8 +562,7 @@ static void learn_class(void)
     ClassID cls = 0;
     if (ct_utf8_to_utf16("System.Threading.Thread", w, 64) < 0 ||
         m->mdi->lpVtbl->FindTypeDefByName(m->mdi, w, 0, &td) != S_OK ||
-        ct_utf8_to_utf16("t_currentThread", w, 64) < 0 ||
-        FAILED(m->mdi->lpVtbl->FindField(m->mdi, td, w, NULL, 0, &fd)) ||
+        ct_typedef_field(m, td, "t_currentThread", &fd) != 0 ||
         FAILED(info->lpVtbl->GetClassFromToken(info, m->id, td, &cls)) || !cls) {
         atomic_store(&g_act.learned, -1);
         return;

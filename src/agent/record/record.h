@@ -26,6 +26,7 @@
 #include "capture.h"
 #include "agent/core/clock.h"
 #include "agent/core/tbuf.h"
+#include "agent/model/modules.h"
 #include "agent/model/plans.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/corprof_decls.h"
@@ -358,7 +359,7 @@ static inline void ct_activity_wanted(void)
  * addresses and a compare. */
 CT_REC_INLINE void ct_rec_activity(ct_tbuf *b)
 {
-    if (!g_act.on)
+    if (!g_act.on || !atomic_load_explicit(&ct_activity_assembly_seen, memory_order_relaxed))
         return;
     const ct_rec_thread *t = ct_rec_of(b);
     uint32_t e = atomic_load_explicit(&g_act.epoch, memory_order_relaxed) + 1;
