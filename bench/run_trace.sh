@@ -52,6 +52,11 @@
 # async method that suspends once), values to a binary trace by each engine,
 # with BASELINE_LIB beside.
 #
+# The default engine (issue 36, BENCH_ONLY=default; also at the end of a
+# full run): whole programs, the default engine against each and against the
+# floor of a profiler loaded with the IL engine's events (bench_default,
+# below, lists them).
+#
 # The goals of issue 29 (BENCH_ONLY=goals; also at the end of a full run):
 # whole programs by wall time, runs interleaved, medians of BENCH_REPEATS +
 # 2 rounds: the C# compiler untraced, with every method JIT-compiled
@@ -355,6 +360,102 @@ traced() {
     measure "$name" "$n" "${profiled[@]}" "$@"
     [[ -z "$base" ]] || measure "${name}_base" "$n" "${baseline[@]}" "${@//$name/${name}_base}"
 }
+# The default engine (issue 36, BENCH_ONLY=default; also in a full run):
+# whole programs by wall time, runs interleaved, medians of BENCH_REPEATS +
+# 2 rounds, each against its untraced run of the same rounds: `Workload
+# hello` (the my-code filter, values) untraced, with the floor (the
+# profiler loaded with the IL engine's events, nothing done), by the
+# default engine (no --engine), by each engine, and with -a (every method:
+# each engine, values and --no-args: what makes -a the ELT engine's); the
+# C# compiler with -F CSharpCompilation.* (values) by the default engine
+# and each; the compiler with values on Microsoft.CodeAnalysis* by
+# assembly (--assembly, the IL engine) against by name (-F
+# 'Microsoft.CodeAnalysis.*'); tests/targets/Web's time to a first response
+# (`Web first`: start, one request, stop) by the default engine and by the
+# ELT engine.
+dwall() { # dwall MODE: one run, its wall ms on stdout
+    local mode=$1 t0 t1 f='Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*'
+    local -a pr=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib"
+                 "CLRTRACE_TRACE=$tmp/dwall.clrt")
+    local -a rec=("$build/clrtrace" record --profiler "$lib" -o "$tmp/dwall")
+    rm -rf "$tmp/dwall" "$tmp/dwall.clrt"
+    t0=$(date +%s%N)
+    case $mode in
+        hello) dotnet "$app" hello >/dev/null ;;
+        hello_floor) env "${pr[@]}" CLRTRACE_BENCH_FLOOR=0x20266 CLRTRACE_BENCH_FLOOR_HIGH=0x10 dotnet "$app" hello >/dev/null ;;
+        hello_default) env "${pr[@]}" dotnet "$app" hello >/dev/null ;;
+        hello_il) env "${pr[@]}" CLRTRACE_ENGINE=il dotnet "$app" hello >/dev/null ;;
+        hello_elt) env "${pr[@]}" CLRTRACE_ENGINE=elt dotnet "$app" hello >/dev/null ;;
+        all_il) env "${pr[@]}" CLRTRACE_ENGINE=il CLRTRACE_ALL=1 dotnet "$app" hello >/dev/null ;;
+        all_elt) env "${pr[@]}" CLRTRACE_ENGINE=elt CLRTRACE_ALL=1 dotnet "$app" hello >/dev/null ;;
+        allcalls_il) env "${pr[@]}" CLRTRACE_ENGINE=il CLRTRACE_ALL=1 CLRTRACE_NO_ARGS=1 dotnet "$app" hello >/dev/null ;;
+        allcalls_elt) env "${pr[@]}" CLRTRACE_ENGINE=elt CLRTRACE_ALL=1 CLRTRACE_NO_ARGS=1 dotnet "$app" hello >/dev/null ;;
+        csc) "${csc[@]}" >/dev/null 2>&1 ;;
+        csc_default) "${rec[@]}" -F "$f" -- "${csc[@]}" >/dev/null 2>&1 ;;
+        csc_il) "${rec[@]}" --engine=il -F "$f" -- "${csc[@]}" >/dev/null 2>&1 ;;
+        csc_elt) "${rec[@]}" --engine=elt -F "$f" -- "${csc[@]}" >/dev/null 2>&1 ;;
+        csc_byname) "${rec[@]}" --engine=il -F 'Microsoft.CodeAnalysis.*' -- "${csc[@]}" >/dev/null 2>&1 ;;
+        csc_byasm) "${rec[@]}" --engine=il --assembly 'Microsoft.CodeAnalysis*' -- "${csc[@]}" >/dev/null 2>&1 ;;
+        web) dotnet "$webapp" first >/dev/null ;;
+        web_default) "${rec[@]}" -- dotnet "$webapp" first >/dev/null 2>&1 ;;
+        web_elt) "${rec[@]}" --engine=elt -- dotnet "$webapp" first >/dev/null 2>&1 ;;
+    esac
+    t1=$(date +%s%N)
+    echo $(((t1 - t0) / 1000000))
+}
+declare -A druns
+drow() { # drow LABEL MODE UNTRACED-MODE [GOAL]
+    local m u
+    m=$(median_of "${druns[$2]}")
+    u=$(median_of "${druns[$3]}")
+    awk -v l="$1" -v m="$m" -v u="$u" -v g="${4:-}" 'BEGIN {
+        printf "  %-62s %7.0f ms  %5.2fx", l, m, m / u
+        if (g != "") printf "   goal <= %sx: %s", g, (m / u <= g) ? "met" : "NOT met"
+        printf "\n" }'
+}
+bench_default() {
+    local i m
+    webapp=$(find "$tmp/web" -name Web.dll -path '*/bin/*' 2>/dev/null | head -n 1)
+    if [[ -z "$webapp" ]]; then
+        dotnet build "$root/tests/targets/Web" -c Release --artifacts-path "$tmp/web" -v quiet -nologo >/dev/null &&
+            webapp=$(find "$tmp/web" -name Web.dll -path '*/bin/*' | head -n 1)
+    fi
+    local -a modes=(hello hello_floor hello_default hello_il hello_elt all_il all_elt allcalls_il allcalls_elt)
+    csc_setup && modes+=(csc csc_default csc_il csc_elt csc_byname csc_byasm)
+    [[ -n "$webapp" ]] && modes+=(web web_default web_elt)
+    for ((i = 0; i < repeats + 2; i++)); do
+        for m in "${modes[@]}"; do
+            druns[$m]+="$(dwall "$m") "
+        done
+    done
+    echo
+    echo "== issue 36: the default engine, wall ms, median of $((repeats + 2)) interleaved rounds (x: against untraced)"
+    drow "Workload hello: the floor (profiler loaded, IL engine's events)" hello_floor hello
+    drow "Workload hello, my-code filter, values: default engine" hello_default hello 1.10
+    drow "Workload hello: IL engine" hello_il hello
+    drow "Workload hello: ELT engine" hello_elt hello
+    drow "Workload hello, -a, values: IL engine" all_il hello
+    drow "Workload hello, -a, values: ELT engine" all_elt hello
+    drow "Workload hello, -a, --no-args: IL engine" allcalls_il hello
+    drow "Workload hello, -a, --no-args: ELT engine" allcalls_elt hello
+    if [[ -n "${druns[csc]:-}" ]]; then
+        drow "C# compiler, -F CSharpCompilation.*: default engine" csc_default csc 1.15
+        drow "C# compiler, -F CSharpCompilation.*: IL engine" csc_il csc
+        drow "C# compiler, -F CSharpCompilation.*: ELT engine" csc_elt csc
+        drow "C# compiler, values, -F 'Microsoft.CodeAnalysis.*' (IL)" csc_byname csc
+        drow "C# compiler, values, --assembly 'Microsoft.CodeAnalysis*' (IL)" csc_byasm csc
+        awk -v a="$(median_of "${druns[csc_byasm]}")" -v n="$(median_of "${druns[csc_byname]}")" 'BEGIN {
+            printf "  --assembly against -F: %.2fx (goal <= 1.20x): %s\n", a / n, (a / n <= 1.2) ? "met" : "NOT met" }'
+    fi
+    if [[ -n "${druns[web]:-}" ]]; then
+        drow "Web: time to a first response, default engine" web_default web 1.15
+        drow "Web: time to a first response, ELT engine" web_elt web
+    fi
+}
+if [[ "${BENCH_ONLY:-}" == default ]]; then
+    bench_default
+    exit 0
+fi
 if [[ "${BENCH_ONLY:-}" == goals ]]; then
     bench_goals
     exit 0
@@ -542,3 +643,4 @@ awk -v p="$r_plain" -v f="$r_full" -v q="$r_fast" 'BEGIN {
 }'
 
 bench_goals
+bench_default

@@ -5,6 +5,10 @@
 //                             20 ms apart), prints each answer, writes each
 //                             request's time as "ROUTE i MICROSECONDS" to
 //                             TIMES-FILE, stops; exit code 3
+//   Web first                 serves, requests /order/1 once itself, prints
+//                             the answer, stops; exit code 3 (its whole run
+//                             is the time to a first response:
+//                             bench/run_trace.sh)
 //   Web serve PORT-FILE       serves until GET /quit, SIGTERM or Ctrl-C (at
 //                             most 300 s), after writing its port to
 //                             PORT-FILE; exit code 0
@@ -71,6 +75,14 @@ namespace Web
                 // Until GET /quit, SIGTERM or Ctrl-C, at most 300 s.
                 await app.WaitForShutdownAsync(quit.Token);
                 return 0;
+            }
+
+            if (mode == "first")
+            {
+                using var first = new HttpClient { BaseAddress = new Uri(url), Timeout = TimeSpan.FromSeconds(60) };
+                Console.WriteLine("order 1: " + await first.GetStringAsync("/order/1"));
+                await app.StopAsync();
+                return 3;
             }
 
             int n = int.Parse(args[1]);
