@@ -21,7 +21,7 @@
 #      (Twice), an exception coming out of an awaited call (ChainFail), and
 #      caught there (Catcher), a chain resumed on the thread pool (HopTwice >
 #      Hop, their callees on the pool's threads); report counts each call
-#      once;
+#      once; a call left out by --when leaves the rest of the tree as it is;
 #   3. the ELT engine and the IL engine's --no-args: the runtime-async
 #      methods are not traced (docs/tracer.md), the program is unchanged,
 #      the rest traced.
@@ -125,6 +125,14 @@ check "report: Rt.Work.FailLate counted three times, three exceptions" \
     grep -qE '^ +3 .* 3  Rt\.Work\.FailLate$' "$work/ilrec.report"
 "$ct" replay "$work/ilrec" >"$work/ilrec.txt" 2>&1
 check "replay: the same main thread" ct_diff_tree "$(want_main)" "$(ct_tree "$work/ilrec.txt")"
+
+# A call left out by its condition (--when on Sum's arguments: a = 20) is
+# followed all the same, untold: its suspension closes its frame, and the
+# rest of the tree is as above without Sum's two lines.
+ct_run "$work" ilwhen "$ct" run --when 'Rt.Work.Sum: a > 100' -o "$work/ilwhen.txt" -- "$exe"
+check "IL, Sum left out by --when: the program runs as untraced" ct_same_run "$work" plain ilwhen
+check "IL, Sum left out by --when: the main thread's other calls as above" \
+    ct_diff_tree "$(want_main | grep -v 'Rt\.Work\.Sum(')" "$(ct_tree "$work/ilwhen.txt")"
 
 # ------------------------------------------------------------------ 3
 for mode in "elt:--engine=elt" "il-noargs:--no-args"; do

@@ -55,7 +55,14 @@ static uint64_t canary(uint32_t id)
     return (uint64_t)salt() << 32 | id;
 }
 
-/* The call id a home holds, or 0 (not followed). */
+/* A call whose ENTER was not recorded (left out by a condition, the budget
+ * or a limit; dropped) is followed all the same, so that its frames close
+ * as they suspend, but nothing of it is told: its id carries QUIET (ids are
+ * below 2^25). */
+#define QUIET 0x80000000u
+#define TOLD(id) ((id) && !((id) & QUIET))
+
+/* The call id a home holds (QUIET included), or 0 (not followed). */
 static uint32_t home_id(uintptr_t home)
 {
     uint64_t v;
@@ -125,7 +132,7 @@ static void close_suspended(ct_tbuf *b, uint32_t k, uint64_t now, int naive)
     int how = ct_rec_frame_close(b);
     if (hidden)
         return;
-    if (how || !key) {
+    if (how || !key || !TOLD(id)) {
         ct_rec_count_unrecorded(b, how);
         return;
     }
@@ -202,11 +209,13 @@ void ct_rec_rt_begin(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home)
     const ct_mapped_fn *k = (const ct_mapped_fn *)(uintptr_t)t->frame_keys[d];
     /* Its frame, recorded (the enter probe's; generic code: an
      * instantiation of def). */
-    if (!k || (k != def && k->def != def) || (t->dropped_frames[d / 64] >> (d % 64) & 1))
+    if (!k || (k != def && k->def != def))
         return;
     uint32_t id = ct_rec_async_new_id();
     if (!id)
         return;
+    if (t->dropped_frames[d / 64] >> (d % 64) & 1)
+        id |= QUIET;
     forget_closed(t);
     /* Called by an await of the frame below (rt_awaiting): of its chain;
      * else the root of a chain of its own (called through the method's
@@ -265,6 +274,8 @@ int ct_rec_rt_return(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home, uintpt
             return 1; /* it ends in its first part: a LEAVE as any call's */
         ct_rec_frame_close(b);
     }
+    if (!TOLD(id))
+        return 0;
     /* Its end, in a part resumed: the result, by the function's plan. */
     ct_rec_busy(b, 1);
     uint64_t now = ct_now_ns();
@@ -301,7 +312,7 @@ uint32_t ct_rec_rt_unwinding(ct_tbuf *b, uint32_t serial)
     const ct_mapped_fn *fn;
     t->rt_fault_next = call_of(t->rt[k].id, &parent, &fn) ? parent : 0;
     t->rt_fault_serial = serial;
-    return t->rt[k].id;
+    return TOLD(t->rt[k].id) ? t->rt[k].id : 0;
 }
 
 void ct_rec_rt_fault_goes(ct_tbuf *b, const ct_mapped_fn *f, int caught, const ct_rec_exc *x)
@@ -322,7 +333,8 @@ void ct_rec_rt_fault_goes(ct_tbuf *b, const ct_mapped_fn *f, int caught, const c
         int here = f && (fn == f || (fn->token == f->token && fn->module == f->module));
         if (here && caught)
             break;
-        ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
+        if (TOLD(id))
+            ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
         if (here)
             break;
         id = parent;
