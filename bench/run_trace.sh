@@ -386,6 +386,8 @@ dwall() { # dwall MODE: one run, its wall ms on stdout
         hello_default) env "${pr[@]}" dotnet "$app" hello >/dev/null ;;
         hello_il) env "${pr[@]}" CLRTRACE_ENGINE=il dotnet "$app" hello >/dev/null ;;
         hello_elt) env "${pr[@]}" CLRTRACE_ENGINE=elt dotnet "$app" hello >/dev/null ;;
+        calls_il) env "${pr[@]}" CLRTRACE_ENGINE=il CLRTRACE_NO_ARGS=1 dotnet "$app" hello >/dev/null ;;
+        calls_elt) env "${pr[@]}" CLRTRACE_ENGINE=elt CLRTRACE_NO_ARGS=1 dotnet "$app" hello >/dev/null ;;
         all_il) env "${pr[@]}" CLRTRACE_ENGINE=il CLRTRACE_ALL=1 dotnet "$app" hello >/dev/null ;;
         all_elt) env "${pr[@]}" CLRTRACE_ENGINE=elt CLRTRACE_ALL=1 dotnet "$app" hello >/dev/null ;;
         allcalls_il) env "${pr[@]}" CLRTRACE_ENGINE=il CLRTRACE_ALL=1 CLRTRACE_NO_ARGS=1 dotnet "$app" hello >/dev/null ;;
@@ -415,12 +417,12 @@ drow() { # drow LABEL MODE UNTRACED-MODE [GOAL]
 }
 bench_default() {
     local i m
-    webapp=$(find "$tmp/web" -name Web.dll -path '*/bin/*' 2>/dev/null | head -n 1)
-    if [[ -z "$webapp" ]]; then
-        dotnet build "$root/tests/targets/Web" -c Release --artifacts-path "$tmp/web" -v quiet -nologo >/dev/null &&
-            webapp=$(find "$tmp/web" -name Web.dll -path '*/bin/*' | head -n 1)
+    webapp=
+    if dotnet build "$root/tests/targets/Web" -c Release --artifacts-path "$tmp/web" -v quiet -nologo >/dev/null; then
+        webapp=$(find "$tmp/web" -name Web.dll -path '*/bin/*' | head -n 1)
     fi
-    local -a modes=(hello hello_floor hello_default hello_il hello_elt all_il all_elt allcalls_il allcalls_elt)
+    local -a modes=(hello hello_floor hello_default hello_il hello_elt calls_il calls_elt all_il all_elt
+                    allcalls_il allcalls_elt)
     csc_setup && modes+=(csc csc_default csc_il csc_elt csc_byname csc_byasm)
     [[ -n "$webapp" ]] && modes+=(web web_default web_elt)
     for ((i = 0; i < repeats + 2; i++)); do
@@ -434,6 +436,8 @@ bench_default() {
     drow "Workload hello, my-code filter, values: default engine" hello_default hello 1.10
     drow "Workload hello: IL engine" hello_il hello
     drow "Workload hello: ELT engine" hello_elt hello
+    drow "Workload hello, --no-args: IL engine" calls_il hello
+    drow "Workload hello, --no-args: ELT engine" calls_elt hello
     drow "Workload hello, -a, values: IL engine" all_il hello
     drow "Workload hello, -a, values: ELT engine" all_elt hello
     drow "Workload hello, -a, --no-args: IL engine" allcalls_il hello
