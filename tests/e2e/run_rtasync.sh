@@ -33,6 +33,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 ct_setup rtasync "${1:-}" cli
+# Under tests/e2e/sanitized.sh: what preloads the sanitizers into a program
+# started without `dotnet`.
+sanit=(${CLRTRACE_SANITIZE_RUN:+"$CLRTRACE_SANITIZE_RUN"})
 
 echo "== publishing tests/targets/RtAsync (net11, runtime-async)"
 exe=$(CT_PUBLISH_QUIET=1 ct_dotnet_publish "$root/tests/targets/RtAsync" net11async "$work" -f net10.0 \
@@ -98,7 +101,7 @@ others() {
 
 echo "== the IL engine"
 t=$work/il.txt
-ct_run "$work" il "$ct" run -o "$t" -- "$exe"
+ct_run "$work" il "$ct" run -o "$t" -- "${sanit[@]}" "$exe"
 check "IL: the program runs as untraced" ct_same_run "$work" plain il
 check "IL: the header names the engine" grep -qE '^# CoreCLR 11\.0\.[0-9]+, ICorProfilerInfo[0-9]+, engine il, ' "$t"
 check "IL: the main thread's calls, as Program.cs makes them" ct_diff_tree "$(want_main)" "$(ct_tree "$t")"
@@ -114,7 +117,7 @@ done
 check_eq "IL: nothing else on other threads" 5 "$(wc -l <"$work/il.others")"
 check "IL: balanced frames" ct_balance "$t"
 
-ct_run "$work" ilrec "$ct" record -o "$work/ilrec" -- "$exe"
+ct_run "$work" ilrec "$ct" record -o "$work/ilrec" -- "${sanit[@]}" "$exe"
 check "IL record: the program runs as untraced" ct_same_run "$work" plain ilrec
 "$ct" report "$work/ilrec" >"$work/ilrec.report" 2>&1
 # One call each (FailLate three), however many times it suspended.
@@ -129,7 +132,7 @@ check "replay: the same main thread" ct_diff_tree "$(want_main)" "$(ct_tree "$wo
 # A call left out by its condition (--when on Sum's arguments: a = 20) is
 # followed all the same, untold: its suspension closes its frame, and the
 # rest of the tree is as above without Sum's two lines.
-ct_run "$work" ilwhen "$ct" run --when 'Rt.Work.Sum: a > 100' -o "$work/ilwhen.txt" -- "$exe"
+ct_run "$work" ilwhen "$ct" run --when 'Rt.Work.Sum: a > 100' -o "$work/ilwhen.txt" -- "${sanit[@]}" "$exe"
 check "IL, Sum left out by --when: the program runs as untraced" ct_same_run "$work" plain ilwhen
 check "IL, Sum left out by --when: the main thread's other calls as above" \
     ct_diff_tree "$(want_main | grep -v 'Rt\.Work\.Sum(')" "$(ct_tree "$work/ilwhen.txt")"
@@ -139,7 +142,7 @@ for mode in "elt:--engine=elt" "il-noargs:--no-args"; do
     name=${mode%%:*} opt=${mode#*:}
     echo "== $name: runtime-async methods not traced"
     t=$work/$name.txt
-    ct_run "$work" "$name" "$ct" run "$opt" -o "$t" -- "$exe"
+    ct_run "$work" "$name" "$ct" run "$opt" -o "$t" -- "${sanit[@]}" "$exe"
     check "$name: the program runs as untraced" ct_same_run "$work" plain "$name"
     check "$name: no runtime-async method traced" bash -c '! grep -qE "Rt\.Work\.(Quick|Sum|Inner|Outer|FailLate|FailEarly|Pause|Twice|ChainFail|Catcher|Hop|HopTwice)\(" "$0"' "$t"
     check "$name: Plain traced (3 calls)" test "$(grep -c 'Rt\.Work\.Plain(' "$t")" -eq 3
