@@ -595,6 +595,52 @@ static void test_async_calls(void **state)
         "  0.000005   4343     4.0 us  Shop.Checkout(int amount=20) -> int 42  (async: task ended)\n"));
 }
 
+/* A runtime-async call (trace format 2.10, CT_FN_RT_ASYNC): its return
+ * value is its task's T; Sum(20) suspends (its LEAVE: a missing value, then
+ * its id) and ends on thread 4343 with 42 (its ASYNC_RETURN: class 0, then
+ * the result by the function's return plan); Quick(1) ends in its first
+ * part, a LEAVE as any call's; Pause (a Task: no return value) suspends and
+ * ends. */
+static void test_runtime_async_calls(void **state)
+{
+    (void)state;
+    begin_trace();
+    ct_fn_param p[] = { { "int a=", 0, &p_i4 } };
+    function(1, "Rt.Work.Sum", CT_FN_STATIC | CT_FN_ASYNC | CT_FN_RT_ASYNC, 1, p, "int ", &p_i4);
+    function(2, "Rt.Work.Quick", CT_FN_STATIC | CT_FN_ASYNC | CT_FN_RT_ASYNC, 1, p, "int ", &p_i4);
+    function(3, "Rt.Work.Pause", CT_FN_STATIC | CT_FN_ASYNC | CT_FN_RT_ASYNC, 0, NULL, NULL, NULL);
+    end_block();
+    val v[2];
+    uint64_t id = 7, zero = 0;
+    v[0] = v_i4(20);
+    event(CT_REC_ENTER, 1000, 4242, 1, 1, v);
+    v[0] = v_status(CT_VALUE_MISSING, NULL, 0);
+    v[1] = v_status(CT_VALUE_PLAN, &id, 8);
+    event(CT_REC_LEAVE, 2000, 4242, 1, 2, v);
+    v[0] = v_i4(1);
+    event(CT_REC_ENTER, 3000, 4242, 2, 1, v);
+    v[0] = v_i4(2);
+    event(CT_REC_LEAVE, 3500, 4242, 2, 1, v);
+    v[0] = v_status(CT_VALUE_PLAN, &zero, 8);
+    v[1] = v_i4(42);
+    event(CT_REC_ASYNC_RETURN, 5000, 4343, id, 2, v);
+    uint64_t id2 = 8;
+    event(CT_REC_ENTER, 6000, 4242, 3, 0, v);
+    v[0] = v_status(CT_VALUE_PLAN, &id2, 8);
+    event(CT_REC_LEAVE, 6500, 4242, 3, 1, v);
+    v[0] = v_status(CT_VALUE_PLAN, &zero, 8);
+    event(CT_REC_ASYNC_RETURN, 8000, 4343, id2, 1, v);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 20000, 8, 10, 3), CT_TRACE_OK);
+    const char *text = render(1, 0, NULL);
+    assert_non_null(strstr(text,
+        "  0.000001   4242     1.0 us  Rt.Work.Sum(int a=20)  (async: goes on)\n"
+        "  0.000003   4242     0.5 us  Rt.Work.Quick(int a=1) -> int 2\n"
+        "  0.000005   4343     4.0 us  Rt.Work.Sum(int a=20) -> int 42  (async: task ended)\n"
+        "  0.000006   4242     0.5 us  Rt.Work.Pause()  (async: goes on)\n"
+        "  0.000008   4343     2.0 us  Rt.Work.Pause()  (async: task ended)\n"));
+}
+
 /* A Task's value (trace format 2.9): its Exception, the TASK form's last
  * field, shown when the task faulted, its Result when it ran to
  * completion, neither while it waits. */
@@ -1045,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_time_order_across_threads),
         cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_async_calls),
+        cmocka_unit_test(test_runtime_async_calls),
         cmocka_unit_test(test_task_exception_value),
         cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_value_statuses),
