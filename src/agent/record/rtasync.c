@@ -153,7 +153,12 @@ static void close_suspended(ct_tbuf *b, uint32_t k, uint64_t now, int naive)
         ct_rec_publish(b, &ev);
 }
 
-void ct_rec_rt_settle_slow(ct_tbuf *b, uintptr_t sp, int naive)
+/* Closes the marked frames at the top of this thread's stack, innermost
+ * first: those gone from the stack as a probe whose frame is at sp sees it
+ * (to_root 0), or a suspended chain's down to its root (to_root 1). A frame
+ * open above a marked one (not marked) is running: so is everything under
+ * it. */
+static void close_chain(ct_tbuf *b, uintptr_t sp, int to_root, int naive)
 {
     ct_rec_thread *t = ct_rec_of(b);
     if (ct_rec_is_busy(b))
@@ -161,15 +166,23 @@ void ct_rec_rt_settle_slow(ct_tbuf *b, uintptr_t sp, int naive)
     ct_rec_busy(b, 1);
     uint64_t now = 0;
     forget_closed(t);
-    /* Innermost first; a frame open above a marked one (not marked) is
-     * running: so is everything under it. */
-    while (t->nrt && t->rt[t->nrt - 1].depth == t->depth && gone(t, t->nrt - 1, sp)) {
+    if (to_root)
+        t->rt_awaiting = 0;
+    while (t->nrt && t->rt[t->nrt - 1].depth == t->depth && (to_root || gone(t, t->nrt - 1, sp))) {
+        int root = (t->rt[t->nrt - 1].flags & CT_RT_ROOT) != 0;
         if (!now)
             now = ct_now_ns();
         close_suspended(b, t->nrt - 1, now, naive);
         forget_closed(t);
+        if (to_root && root)
+            break;
     }
     ct_rec_busy(b, 0);
+}
+
+void ct_rec_rt_settle_slow(ct_tbuf *b, uintptr_t sp, int naive)
+{
+    close_chain(b, sp, 0, naive);
 }
 
 void ct_rec_rt_awaiting(ct_tbuf *b, uintptr_t home)
@@ -181,21 +194,7 @@ void ct_rec_rt_awaiting(ct_tbuf *b, uintptr_t home)
 
 void ct_rec_rt_suspended(ct_tbuf *b, int naive)
 {
-    ct_rec_thread *t = ct_rec_of(b);
-    if (ct_rec_is_busy(b))
-        return;
-    ct_rec_busy(b, 1);
-    uint64_t now = ct_now_ns();
-    forget_closed(t);
-    t->rt_awaiting = 0;
-    while (t->nrt && t->rt[t->nrt - 1].depth == t->depth) {
-        int root = (t->rt[t->nrt - 1].flags & CT_RT_ROOT) != 0;
-        close_suspended(b, t->nrt - 1, now, naive);
-        forget_closed(t);
-        if (root)
-            break;
-    }
-    ct_rec_busy(b, 0);
+    close_chain(b, 0, 1, naive);
 }
 
 void ct_rec_rt_begin(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home)
