@@ -137,6 +137,13 @@ static void pick_info(IUnknown *unk)
         if (SUCCEEDED(unk->lpVtbl->QueryInterface(unk, k_info_versions[i].iid, &p)) && p) {
             g_ct.info = p;
             g_ct.info_version = k_info_versions[i].version;
+            USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+            int type = 0;
+            ULONG len = 0;
+            WCHAR w[64];
+            if (SUCCEEDED(g_ct.info->lpVtbl->GetRuntimeInformation(
+                    g_ct.info, &instance, &type, &major, &minor, &build, &qfe, 64, &len, w)))
+                g_ct.runtime_major = major;
             return;
         }
     }

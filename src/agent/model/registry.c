@@ -274,11 +274,12 @@ static int method_props(const ct_module *m, mdMethodDef tok, char *method, char 
 /* Whether a runtime-async method can be hooked in this process: by the IL
  * engine with values, at start-up (after an attach the CoreLib methods that
  * tell its suspensions and its chain's faults, generic or not rewritten
- * then, are not watched). */
+ * then, are not watched), on .NET 11 or later (whose CoreLib those methods
+ * are; .NET 10's preview of runtime-async has others). */
 static int rt_async_hooked(void)
 {
     return g_ct.cfg.il_engine && !g_ct.cfg.no_args && g_ct.cfg.null_mode == CT_NULL_OFF &&
-           !g_ct.attached;
+           !g_ct.attached && g_ct.runtime_major >= 11;
 }
 
 int ct_registry_traces(const ct_module *m, mdMethodDef tok)

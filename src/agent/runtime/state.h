@@ -8,6 +8,7 @@
 typedef struct ct_state {
     ICorProfilerInfo *info; /* the newest ICorProfilerInfo the runtime gave us */
     int info_version;       /* 3..15: which interface info really is */
+    int runtime_major;      /* the runtime's major version (8 for .NET 8); 0: not known */
     ct_config cfg;
     int attached;           /* loaded by InitializeForAttach: classes loaded before it are unknown */
 } ct_state;
