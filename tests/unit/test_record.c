@@ -215,6 +215,9 @@ static uint8_t g_marks[16];
 
 /* The records published in b's ring since the last call, decoded into
  * recs[0..max) (their values point into the ring: read them first). */
+/* The type byte each record published() read had in the ring. */
+static uint8_t g_ring_types[64];
+
 static size_t published(ct_tbuf *b, ct_rec *recs, size_t max)
 {
     static uint8_t arena_mem[4096];
@@ -228,6 +231,11 @@ static size_t published(ct_tbuf *b, ct_rec *recs, size_t max)
         if (n < sizeof g_marks)
             g_marks[n] = p[CT_EVENT_MARK_AT];
         ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
+        /* A runtime-async call's end, as the writer reads it. */
+        if (n < sizeof g_ring_types / sizeof *g_ring_types)
+            g_ring_types[n] = p[0];
+        if (p[0] == CT_RING_RT_RETURN)
+            ((uint8_t *)(uintptr_t)p)[0] = (uint8_t)CT_REC_ASYNC_RETURN;
         if (recs) /* NULL: skipped */
             assert_true(ct_read_record(p, (size_t)size, 0, &arena, &recs[n], &st) > 0);
         n++;
@@ -677,6 +685,96 @@ static void test_async_calls(void **state)
     free(many);
 }
 
+/* A runtime-async call (record/rtasync.c) on one thread: Main (not
+ * runtime-async) calls Sum, which awaits Inner: after the entries, the
+ * chain suspends (HandleSuspended): Inner's and Sum's frames close by a
+ * LEAVE with no value and each call's id (the id the method's home holds);
+ * each resumes (a frame not recorded) and ends by the ring's RT_RETURN,
+ * its result by its plan; a call that ends in its first part is the
+ * engine's LEAVE; one called through a Task-returning entry by a
+ * runtime-async frame (no await: a root) suspends alone. */
+static void test_runtime_async_calls(void **state)
+{
+    (void)state;
+    ct_tbuf *b = setup(512);
+    static const ct_plan *const plans[1] = {&k_int};
+    fake_fn main_fn, sum, inner;
+    fake_fn_init(&main_fn, plans, 1, &k_int);
+    fake_fn_init(&sum, plans, 1, &k_int);
+    fake_fn_init(&inner, plans, 1, &k_int);
+    sum.f.rt_async = inner.f.rt_async = 1;
+    int32_t arg = 20, result = 10;
+    uint64_t home_sum = 0, home_inner = 0, home_root = 0;
+    ct_rec recs[8];
+    uint32_t len;
+    ct_value_status st;
+    uint64_t id, fn;
+    int32_t got;
+
+    ct_rec_enter(b, &main_fn.f, 1, 0, fake_args, &arg, 0);
+    ct_rec_enter(b, &sum.f, 1, 0, fake_args, &arg, 0);
+    ct_rec_rt_begin(b, &sum.f, (uintptr_t)&home_sum);
+    ct_rec_rt_awaiting(b, (uintptr_t)&home_sum);
+    ct_rec_enter(b, &inner.f, 1, 0, fake_args, &arg, 0);
+    ct_rec_rt_begin(b, &inner.f, (uintptr_t)&home_inner);
+    assert_true(home_sum != 0 && home_inner != 0 && home_sum != home_inner);
+    assert_true((uint32_t)(home_sum >> 32) == (uint32_t)(home_inner >> 32)); /* the salt */
+    ct_rec_rt_suspended(b, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 1);
+    assert_int_equal(published(b, recs, 8), 5);
+    const uint64_t ids[2] = {(uint32_t)home_inner, (uint32_t)home_sum};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(recs[3 + i].type, CT_REC_LEAVE);
+        assert_int_equal(recs[3 + i].nvalues, 2);
+        value_at(&recs[3 + i], 0, &len, &st);
+        assert_int_equal(st, CT_VALUE_MISSING);
+        memcpy(&id, value_at(&recs[3 + i], 1, &len, &st), 8);
+        assert_true(id == ids[i]);
+    }
+    /* Inner resumes (its home restored in another frame) and returns. */
+    uint64_t moved = home_inner;
+    ct_rec_rt_resumed(b, &inner.f, (uintptr_t)&moved, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 2);
+    assert_int_equal(ct_rec_rt_return(b, &inner.f, (uintptr_t)&moved, (uintptr_t)&result, 0, 0), 0);
+    assert_int_equal(ct_rec_of(b)->depth, 1);
+    assert_int_equal(published(b, recs, 8), 1);
+    assert_int_equal(g_ring_types[0], CT_RING_RT_RETURN);
+    assert_true(recs[0].key == ids[0]);
+    memcpy(&fn, value_at(&recs[0], 0, &len, &st), 8);
+    assert_true(fn == (uint64_t)(uintptr_t)&inner.f);
+    memcpy(&got, value_at(&recs[0], 1, &len, &st), 4);
+    assert_int_equal(got, 10);
+    /* Sum: resumed, it ends as well. */
+    ct_rec_rt_resumed(b, &sum.f, (uintptr_t)&home_sum, 0);
+    result = 41;
+    assert_int_equal(ct_rec_rt_return(b, &sum.f, (uintptr_t)&home_sum, (uintptr_t)&result, 0, 0), 0);
+    assert_int_equal(published(b, recs, 8), 1);
+    assert_true(recs[0].key == ids[1]);
+    assert_int_equal(ct_rec_of(b)->nrt, 0);
+
+    /* Ends in its first part: the engine's own LEAVE. */
+    ct_rec_enter(b, &sum.f, 1, 0, fake_args, &arg, 0);
+    ct_rec_rt_begin(b, &sum.f, (uintptr_t)&home_sum);
+    assert_int_equal(ct_rec_rt_return(b, &sum.f, (uintptr_t)&home_sum, (uintptr_t)&result, 0, 0), 1);
+    ct_rec_close(CT_REC_LEAVE, &sum.f, 1, ct_now_ns(), fake_ret, &result, 0);
+    assert_int_equal(published(b, recs, 8), 2);
+    assert_int_equal(recs[1].type, CT_REC_LEAVE);
+    assert_int_equal(recs[1].nvalues, 1);
+    assert_int_equal(ct_rec_of(b)->nrt, 0);
+
+    /* Sum calls Inner through its Task-returning entry (no await): Inner is
+     * a root; its chain's suspension closes it alone. */
+    ct_rec_enter(b, &sum.f, 1, 0, fake_args, &arg, 0);
+    ct_rec_rt_begin(b, &sum.f, (uintptr_t)&home_sum);
+    ct_rec_enter(b, &inner.f, 1, 0, fake_args, &arg, 0);
+    ct_rec_rt_begin(b, &inner.f, (uintptr_t)&home_root);
+    ct_rec_rt_suspended(b, 0);
+    assert_int_equal(ct_rec_of(b)->depth, 2);
+    assert_int_equal(published(b, recs, 8), 3);
+    assert_int_equal(recs[2].type, CT_REC_LEAVE);
+    assert_true(recs[2].key == (uint64_t)(uintptr_t)&inner.f);
+}
+
 static void test_enter_and_close_skeletons(void **state)
 {
     (void)state;
@@ -817,6 +915,7 @@ int main(void)
         cmocka_unit_test(test_dropped_when_the_lossy_ring_is_full),
         cmocka_unit_test(test_watched_function),
         cmocka_unit_test(test_async_calls),
+        cmocka_unit_test(test_runtime_async_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,6 +161,8 @@ typedef struct ct_rec_thread {
     _Atomic int busy;             /* inside a hook (re-entry is dropped) */
     uint32_t depth;               /* open frames (the shadow stack) */
     uint32_t nfaults;             /* async bodies marked (fault_depth), read at each close */
+    uint32_t nrt;                 /* runtime-async frames marked (rt, below), read at each
+                                     enter and close of the IL engine */
     /* An async call whose task faulted before it returned (its first body
      * threw before an await; asynccall.c): its id, for the return of the
      * frame at sync_depth (1: the outermost), forgotten once a frame below
@@ -240,12 +242,12 @@ typedef struct ct_rec_thread {
      * line being cold), or 0. */
     uintptr_t ret_at;
     /* The open frames of runtime-async calls (rtasync.c), innermost last
-     * (nrt of them): the frame's depth (1: the outermost), the call's id,
+     * (nrt of them, above): the frame's depth (1: the outermost), the call's id,
      * its home (the method's local holding the id, in the frame), and
      * CT_RT_* flags. rt_awaiting: the depth of a runtime-async frame about
      * to make an awaited call (its callee, entered right above it, is
      * called directly: the same chain), else 0. */
-    uint32_t nrt, rt_awaiting;
+    uint32_t rt_awaiting;
     /* After a resumed part ended by exception rt_fault_serial: the call
      * that awaited it (the runtime hands that exception to the first of the
      * calls awaiting in turn that has a handler, on this thread; those
@@ -1084,6 +1086,8 @@ static inline ct_tbuf *ct_rec_close_begin(void)
         ct_tbuf_count_drop(b, 1);
         return NULL;
     }
+    /* Runtime-async frames gone from the stack close first (rtasync.c). */
+    ct_rec_rt_settle(b, (uintptr_t)__builtin_frame_address(0), g_rec.naive);
     int how = ct_rec_frame_close(b);
     if (how) {
         ct_rec_count_unrecorded(b, how);

@@ -198,8 +198,6 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
 CT_REC_INLINE void probe_close(ct_rec_type type, uintptr_t id, int has_ret, uintptr_t ret_addr,
                                int naive)
 {
-    if (__builtin_expect(ct_rec_self != NULL, 1))
-        ct_rec_rt_settle(ct_rec_self, (uintptr_t)__builtin_frame_address(0), naive);
     ct_rec_mark_self();
     uint64_t now = ct_now_ns();
     if (ct_rec_watched(id, 0)) {
