@@ -261,4 +261,12 @@ static inline int ct_fn_has_this(const ct_mapped_fn *f)
     return f->nargs && f->args && !strcmp(f->args[0].label, "this=");
 }
 
+/* Whether records a and b are of the same method (the IL engine's generic
+ * code has a record for its definition and one per instantiation; b's
+ * token 0: not known, only b itself). */
+static inline int ct_fn_same_method(const ct_mapped_fn *a, const ct_mapped_fn *b)
+{
+    return a == b || (a && b && b->token && a->token == b->token && a->module == b->module);
+}
+
 #endif

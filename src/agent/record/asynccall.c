@@ -213,10 +213,8 @@ static int task_done(uintptr_t obj, ClassID cls)
     return c ? (task_flags(obj, c) & TASK_COMPLETED_MASK) != 0 : -1;
 }
 
-/* Appends async call id to the LEAVE being built. */
-static void put_id(ct_wbuf *w, ct_event_mark *m, uint32_t id)
+void ct_rec_put_u64(ct_wbuf *w, ct_event_mark *m, uint64_t v)
 {
-    uint64_t v = id;
     uint8_t *p = ct_event_value_reserve(w, 8);
     if (!p)
         return;
@@ -238,7 +236,7 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
         uint32_t id = t->sync_id;
         t->sync_id = 0;
         if (take(id, SLOT_EARLY, 0, NULL))
-            put_id(w, m, id);
+            ct_rec_put_u64(w, m, id);
         return;
     }
     if (!at)
@@ -257,7 +255,7 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
     int took = 0;
     uint32_t id = meet((uintptr_t)task, cls, SLOT_PENDING, now, f, NULL, &took);
     if (id) {
-        put_id(w, m, id);
+        ct_rec_put_u64(w, m, id);
         /* Told deferred, but its task ended first: no verdict came with
          * that end (its call was not known then); it is told after this
          * LEAVE. */
@@ -335,18 +333,13 @@ static void verdict(ct_tbuf *b, const ct_mapped_fn *fn, uint32_t id, ct_rec_type
     ct_rec_marker(b, keep ? CT_RING_ASYNC_KEEP : CT_RING_ASYNC_DROP, now, id, naive);
 }
 
-/* The ASYNC_RETURN record of async call id: its task's class cls, then its
- * result (plan p at addr, len bytes; p NULL: none, a Task's). */
-static void return_event(ct_tbuf *b, uint32_t id, uint64_t cls, const ct_plan *p,
-                         uintptr_t addr, uint32_t len, uint64_t now, int naive)
+void ct_rec_async_end_event(ct_tbuf *b, uint32_t type, uint32_t id, uint64_t first,
+                            const ct_plan *p, uintptr_t addr, uint32_t len, uint64_t now,
+                            int naive)
 {
     ct_rec_event ev;
-    ct_rec_begin(b, &ev, CT_REC_ASYNC_RETURN, now, ct_rec_held(b), id, naive);
-    uint8_t *v = ct_event_value_reserve(&ev.w, 8);
-    if (v) {
-        memcpy(v, &cls, 8);
-        ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
-    }
+    ct_rec_begin(b, &ev, (ct_rec_type)type, now, ct_rec_held(b), id, naive);
+    ct_rec_put_u64(&ev.w, &ev.m, first);
     if (p)
         ct_rec_value(b, &ev.w, &ev.m, p, addr, len, g_ct.cfg.object_depth);
     if (naive)
@@ -371,7 +364,7 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
         const ct_plan *rp = c && ct_task_result_at(c) == 1 && result ? c->fields[1].plan : NULL;
         uint32_t rlen = rp ? (uint32_t)(result_len ? result_len : ct_rec_slot_len(rp)) : 0;
         verdict(b, fn, id, CT_REC_LEAVE, rp, result, rlen, NULL, now, naive);
-        return_event(b, id, cls, rp, result, rlen, now, naive);
+        ct_rec_async_end_event(b, CT_REC_ASYNC_RETURN, id, cls, rp, result, rlen, now, naive);
     }
     ct_rec_busy(b, 0);
 }
@@ -598,7 +591,8 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
     if (id && o.faulted) {
         ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
     } else if (id) {
-        return_event(b, id, (uint64_t)cls, o.p, o.addr, o.len, now, naive);
+        ct_rec_async_end_event(b, CT_REC_ASYNC_RETURN, id, (uint64_t)cls, o.p, o.addr, o.len,
+                               now, naive);
     }
     ct_rec_busy(b, 0);
 }

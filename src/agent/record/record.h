@@ -451,6 +451,15 @@ void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x);
 void ct_rec_async_late_verdict(ct_tbuf *b, int naive);
 /* A new async call id (the numbers the task marks use too). */
 uint32_t ct_rec_async_new_id(void);
+/* Appends one u64 value (status PLAN: an async call's id, a class id) to
+ * the event being built. */
+void ct_rec_put_u64(ct_wbuf *w, ct_event_mark *m, uint64_t v);
+/* The end record (type: ASYNC_RETURN, or the ring's CT_RING_RT_RETURN) of
+ * async call id: first (its task's class; a runtime-async call's function
+ * record), then its result (plan p at addr, len bytes; p NULL: none). */
+void ct_rec_async_end_event(ct_tbuf *b, uint32_t type, uint32_t id, uint64_t first,
+                            const ct_plan *p, uintptr_t addr, uint32_t len, uint64_t now,
+                            int naive);
 
 /* Runtime-async calls (record/rtasync.c; the IL engine's probes, home: the
  * address of the method's local that holds the call's id, sp: the probe's

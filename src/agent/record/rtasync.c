@@ -141,12 +141,7 @@ static void close_suspended(ct_tbuf *b, uint32_t k, uint64_t now, int naive)
     ct_rec_begin(b, &ev, CT_REC_LEAVE, now, ct_rec_held(b), key, naive);
     if (f->has_ret)
         ct_event_value_commit_status(&ev.w, &ev.m, 0, CT_VALUE_MISSING);
-    uint64_t v = id;
-    uint8_t *p = ct_event_value_reserve(&ev.w, 8);
-    if (p) {
-        memcpy(p, &v, 8);
-        ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
-    }
+    ct_rec_put_u64(&ev.w, &ev.m, id);
     if (naive)
         ct_rec_publish_naive(b, &ev);
     else
@@ -277,22 +272,9 @@ int ct_rec_rt_return(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home, uintpt
         return 0;
     /* Its end, in a part resumed: the result, by the function's plan. */
     ct_rec_busy(b, 1);
-    uint64_t now = ct_now_ns();
-    ct_rec_event ev;
-    ct_rec_begin(b, &ev, (ct_rec_type)CT_RING_RT_RETURN, now, ct_rec_held(b), id, naive);
-    uint64_t fn = (uint64_t)(uintptr_t)def;
-    uint8_t *p = ct_event_value_reserve(&ev.w, 8);
-    if (p) {
-        memcpy(p, &fn, 8);
-        ct_event_value_commit_status(&ev.w, &ev.m, 8, CT_VALUE_PLAN);
-    }
-    const ct_plan *rp = def->has_ret ? ct_arg_plan(def, def->nargs) : NULL;
-    if (rp && ret_addr)
-        ct_rec_value(b, &ev.w, &ev.m, rp, ret_addr, ct_rec_slot_len(rp), g_ct.cfg.object_depth);
-    if (naive)
-        ct_rec_publish_naive(b, &ev);
-    else
-        ct_rec_publish(b, &ev);
+    const ct_plan *rp = def->has_ret && ret_addr ? ct_arg_plan(def, def->nargs) : NULL;
+    ct_rec_async_end_event(b, CT_RING_RT_RETURN, id, (uint64_t)(uintptr_t)def, rp, ret_addr,
+                           rp ? ct_rec_slot_len(rp) : 0, ct_now_ns(), naive);
     ct_rec_busy(b, 0);
     return 0;
 }
@@ -329,7 +311,7 @@ void ct_rec_rt_fault_goes(ct_tbuf *b, const ct_mapped_fn *f, int caught, const c
         const ct_mapped_fn *fn = NULL;
         if (!call_of(id, &parent, &fn) || !fn)
             break;
-        int here = f && (fn == f || (fn->token == f->token && fn->module == f->module));
+        int here = f && ct_fn_same_method(fn, f);
         if (here && caught)
             break;
         if (TOLD(id))

@@ -70,10 +70,18 @@ static uint32_t frame_found_at(const ct_tbuf *b, const ct_mapped_fn *f)
         return d;
     for (uint32_t i = d; i-- > 0;) {
         const ct_mapped_fn *k = (const ct_mapped_fn *)(uintptr_t)ct_rec_of(b)->frame_keys[i];
-        if (k == f || (k && f->token && k->token == f->token && k->module == f->module))
+        if (ct_fn_same_method(k, f))
             return i + 1;
     }
     return 0;
+}
+
+/* Exception `serial` of b's thread as its slot keeps it, or NULL when a
+ * later one took the slot (0: none). */
+static const ct_rec_exc *kept_exc(const ct_tbuf *b, uint32_t serial)
+{
+    const ct_rec_exc *x = &ct_rec_of(b)->exc[serial % CT_EXC_SLOTS];
+    return serial && x->serial == serial ? x : NULL;
 }
 
 /* The exception that ended a runtime-async call's resumed part goes on
@@ -84,9 +92,7 @@ static void rt_fault_goes(ct_tbuf *b, const ct_mapped_fn *f, int caught)
     ct_rec_thread *t = ct_rec_of(b);
     if (!t->rt_fault_next || !ct_rec_recording())
         return;
-    const ct_rec_exc *x = &t->exc[t->rt_fault_serial % CT_EXC_SLOTS];
-    ct_rec_rt_fault_goes(b, f, caught,
-                         t->rt_fault_serial && x->serial == t->rt_fault_serial ? x : NULL);
+    ct_rec_rt_fault_goes(b, f, caught, kept_exc(b, t->rt_fault_serial));
 }
 
 void ct_rec_rt_task_faults(ct_tbuf *b)
@@ -429,8 +435,7 @@ void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
  * `serial`: with its values when they are still kept, else without. */
 static void unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial)
 {
-    const ct_rec_exc *x = &ct_rec_of(b)->exc[serial % CT_EXC_SLOTS];
-    ct_rec_unwind_event(b, now, key, serial && x->serial == serial ? x : NULL);
+    ct_rec_unwind_event(b, now, key, kept_exc(b, serial));
 }
 
 void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x)
@@ -499,18 +504,14 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
         uint32_t rt_id = __builtin_expect(t->nrt != 0, 0) ? ct_rec_rt_unwinding(b, serial) : 0;
         int how = ct_rec_frame_close(b);
         if (rt_id) {
-            const ct_rec_exc *x = &t->exc[serial % CT_EXC_SLOTS];
-            ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, rt_id,
-                             serial && x->serial == serial ? x : NULL);
+            ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, rt_id, kept_exc(b, serial));
         } else if (how)
             ct_rec_count_unrecorded(b, how);
         else if (!key)
             ct_tbuf_count_drop(b, 1);
         else {
-            const ct_rec_exc *x = &t->exc[serial % CT_EXC_SLOTS];
             ct_rec_end_verdict(b, (const ct_mapped_fn *)(uintptr_t)key, CT_REC_UNWIND, NULL,
-                               NULL, serial && x->serial == serial ? x : NULL, now,
-                               g_rec.naive);
+                               NULL, kept_exc(b, serial), now, g_rec.naive);
             unwind_event(b, now, key, serial);
         }
     }

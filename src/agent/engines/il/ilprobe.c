@@ -514,84 +514,79 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
     return out;
 }
 
+/* Most instructions of the code before a ret (rt_leave_code's, with a value). */
+#define LEAVE_MAX 11
+
+/* `op index` (ldloca or ldarga: an address in the frame); conv.u; then the
+ * call of probe with it and f's record (its StandAloneSig sig: two native
+ * ints). Returns its length, ADDR_PROBE_LEN. */
+#define ADDR_PROBE_LEN (2 + PROBE_LEN)
+static uint32_t addr_probe_code(clril_insn *code, uint16_t op, int64_t index,
+                                const ct_mapped_fn *f, uintptr_t probe, mdToken sig)
+{
+    memset(code, 0, 2 * sizeof *code);
+    code[0].op = op;
+    code[0].value = index;
+    code[1].op = CLRIL_CONV_U;
+    probe_code(code + 2, f, (void (*)(uintptr_t))probe, sig);
+    return ADDR_PROBE_LEN;
+}
+
+/* A runtime-async method's (record/rtasync.c; home: the local of its call's
+ * id): before each ret, ct_probe_rt_return with the return value's home
+ * (local; -1: none: ct_probe_rt_leave) and home's address. Returns its
+ * length. */
+static uint32_t rt_leave_code(clril_insn *code, const ct_mapped_fn *f, int64_t local,
+                              int64_t home, probe_sigs s)
+{
+    if (local < 0)
+        return addr_probe_code(code, CLRIL_LDLOCA, home, f, (uintptr_t)ct_probe_rt_leave, s.two);
+    /* stloc R; ldloca R; conv.u; ldloca H; conv.u; the probe; ldloc R (the
+     * value back for the ret). */
+    memset(code, 0, 3 * sizeof *code);
+    code[0].op = CLRIL_STLOC;
+    code[0].value = local;
+    code[1].op = CLRIL_LDLOCA;
+    code[1].value = local;
+    code[2].op = CLRIL_CONV_U;
+    uint32_t n = 3 + addr_probe_code(code + 3, CLRIL_LDLOCA, home, f,
+                                     (uintptr_t)ct_probe_rt_return, s.with[2]);
+    memset(code + n, 0, sizeof *code);
+    code[n].op = CLRIL_LDLOC;
+    code[n++].value = local;
+    return n;
+}
+
 /* The code before a ret: the leave probe, given the return value's address
  * when local (its home) is not -1; an async body's under attach (self: the
  * home of the copy of its `this`, or -1: the argument itself), the address
  * of its `this`, as the enter probe takes it. Returns its length. */
-#define LEAVE_MAX 11
-/* A runtime-async method's (record/rtasync.c; home: the local of its call's
- * id): before each ret, ct_probe_rt_return with the return value's home
- * (local; -1: none, ct_probe_rt_leave); after each await (and at the
- * entry, after the enter probe), `probe` with the address of home. */
-static uint32_t rt_leave_code(clril_insn *code, const ct_mapped_fn *f, int64_t local,
-                              int64_t home, probe_sigs s)
-{
-    uint32_t n = 0;
-    memset(code, 0, LEAVE_MAX * sizeof *code);
-    if (local >= 0) {
-        code[n].op = CLRIL_STLOC;
-        code[n++].value = local;
-        code[n].op = CLRIL_LDLOCA;
-        code[n++].value = local;
-        code[n++].op = CLRIL_CONV_U;
-    }
-    code[n].op = CLRIL_LDLOCA;
-    code[n++].value = home;
-    code[n++].op = CLRIL_CONV_U;
-    probe_code(code + n, f,
-               local >= 0 ? (void (*)(uintptr_t))(uintptr_t)ct_probe_rt_return
-                          : (void (*)(uintptr_t))(uintptr_t)ct_probe_rt_leave,
-               local >= 0 ? s.with[2] : s.two);
-    n += PROBE_LEN;
-    if (local >= 0) {
-        code[n].op = CLRIL_LDLOC;
-        code[n++].value = local;
-    }
-    return n;
-}
-
-#define RT_MARK_LEN (2 + PROBE_LEN)
-static void rt_mark_code(clril_insn *code, const ct_mapped_fn *f, int64_t home,
-                         void (*probe)(uintptr_t, uintptr_t), probe_sigs s)
-{
-    memset(code, 0, 2 * sizeof *code);
-    code[0].op = CLRIL_LDLOCA;
-    code[0].value = home;
-    code[1].op = CLRIL_CONV_U;
-    probe_code(code + 2, f, (void (*)(uintptr_t))(uintptr_t)probe, s.two);
-}
-
 static uint32_t leave_code(clril_insn *code, const ct_mapped_fn *f, const ct_il_probes *pr,
                            int64_t local, int body, int64_t self, probe_sigs s)
 {
-    if (body && pr->leave_this) {
-        /* ldloca T | ldarga 0; conv.u; ldc.i8 f; conv.i; ldc.i8 probe;
-         * conv.i; calli two */
-        memset(code, 0, 2 * sizeof *code);
-        code[0].op = self >= 0 ? CLRIL_LDLOCA : CLRIL_LDARGA;
-        code[0].value = self >= 0 ? self : 0;
-        code[1].op = CLRIL_CONV_U;
-        probe_code(code + 2, f, (void (*)(uintptr_t))(uintptr_t)pr->leave_this, s.two);
-        return 2 + PROBE_LEN;
-    }
+    if (body && pr->leave_this)
+        return addr_probe_code(code, self >= 0 ? CLRIL_LDLOCA : CLRIL_LDARGA, self >= 0 ? self : 0,
+                               f, (uintptr_t)pr->leave_this, s.two);
     if (local < 0) {
         probe_code(code, f, pr->leave, s.one);
         return PROBE_LEN;
     }
     /* stloc R; ldloca R; conv.u; ldc.i8 f; conv.i; ldc.i8 probe; conv.i;
      * calli; ldloc R (the value back for the ret). */
-    static const uint16_t ops[LEAVE_MAX] = {
+    static const uint16_t ops[] = {
         CLRIL_STLOC, CLRIL_LDLOCA, CLRIL_CONV_U, CLRIL_LDC_I8, 0xD3, CLRIL_LDC_I8, 0xD3,
         CLRIL_CALLI, CLRIL_LDLOC,
     };
-    memset(code, 0, LEAVE_MAX * sizeof *code);
-    for (uint32_t i = 0; i < LEAVE_MAX; i++)
+    enum { N = sizeof ops / sizeof *ops };
+    _Static_assert(N <= LEAVE_MAX, "the code before a ret fits LEAVE_MAX");
+    memset(code, 0, N * sizeof *code);
+    for (uint32_t i = 0; i < N; i++)
         code[i].op = ops[i];
     code[0].value = code[1].value = code[8].value = local;
     code[3].value = (int64_t)(uintptr_t)f;
     code[5].value = (int64_t)(uintptr_t)pr->ret;
     code[7].value = s.two;
-    return LEAVE_MAX;
+    return N;
 }
 
 /* Whether method token tok of m (a MethodDef, MemberRef or MethodSpec of
@@ -802,7 +797,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     /* Generic code: the entry first hands over the type handles that name
      * the instantiation running (its plans are the instantiation's). */
     clril_insn entry[PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN +
-                      RT_MARK_LEN];
+                      ADDR_PROBE_LEN];
     int nh = values && f->definition && f->nargs <= CT_PROBE_MAX_ARGS && !f->sm_offsets
                  ? handles_code(m, mod, tok, sig, entry) : -1;
     int with_values = nh >= 0 || probe_values(f);
@@ -828,25 +823,29 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * tail. prefix of a tail call (which must stay right before its ret);
      * last, at the entry, keeping the first instruction's label: a loop back
      * to it does not enter again. */
+    /* (A runtime-async method's: whether the original instruction after
+     * the one looked at is an await, as the step before found.) */
+    int await_after = 0;
     for (uint32_t i = b.ninsns; i-- > 0;) {
         uint32_t at = i, n = PROBE_LEN;
         clril_label label = CLRIL_TAKE_LABEL;
-        if (rt && b.insns[i].op == CLRIL_CALL && is_await_method(m, (mdToken)b.insns[i].value)) {
+        int awaits = rt && b.insns[i].op == CLRIL_CALL &&
+                     is_await_method(m, (mdToken)b.insns[i].value);
+        int awaited = await_after && (b.insns[i].op == CLRIL_CALL || b.insns[i].op == CLRIL_CALLVIRT);
+        await_after = awaits;
+        if (awaits) {
             /* After an await, where the runtime resumes the method: the
              * code that falls out of the call (branches to the next
              * instruction do not come from it). */
-            rt_mark_code(code, f, locals.home, ct_probe_rt_resumed, sig);
+            n = addr_probe_code(code, CLRIL_LDLOCA, locals.home, f,
+                                (uintptr_t)ct_probe_rt_resumed, sig.two);
             at = i + 1;
-            n = RT_MARK_LEN;
             label = CLRIL_KEEP_LABEL;
-        } else if (rt && i + 1 < b.ninsns &&
-                   (b.insns[i].op == CLRIL_CALL || b.insns[i].op == CLRIL_CALLVIRT) &&
-                   b.insns[i + 1].op == CLRIL_CALL && b.insns[i + 1].offset != CLRIL_NEW &&
-                   is_await_method(m, (mdToken)b.insns[i + 1].value)) {
+        } else if (awaited) {
             /* An awaited call: its callee, runtime-async, is of this
              * method's chain (it suspends when the callee does). */
-            rt_mark_code(code, f, locals.home, ct_probe_rt_awaiting, sig);
-            n = RT_MARK_LEN;
+            n = addr_probe_code(code, CLRIL_LDLOCA, locals.home, f,
+                                (uintptr_t)ct_probe_rt_awaiting, sig.two);
             label = CLRIL_KEEP_LABEL;
         } else if (b.insns[i].op != CLRIL_RET) {
             continue;
@@ -903,8 +902,8 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     }
     ne += PROBE_LEN;
     if (rt) {
-        rt_mark_code(entry + ne, f, locals.home, ct_probe_rt_begin, sig);
-        ne += RT_MARK_LEN;
+        ne += addr_probe_code(entry + ne, CLRIL_LDLOCA, locals.home, f,
+                              (uintptr_t)ct_probe_rt_begin, sig.two);
     }
     int next = cur == 1 ? 2 : 1;
     clril_arena_reset(&a[next]);
