@@ -203,7 +203,7 @@ static int type_may_trace(const ct_module *m, mdTypeDef td)
     type[n] = '.';
     type[n + 1] = '\0';
     /* The watched methods' types (WATCH_UNHANDLED, the async builders,
-     * WATCH_RT_SUSPEND). */
+     * WATCH_RT_SUSPEND, WATCH_RT_FAULT). */
     if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_watch(type) ||
                        declares_one_of(type, k_rt_watches, COUNT(k_rt_watches))))
         return 1;
@@ -269,7 +269,6 @@ static int method_props(const ct_module *m, mdMethodDef tok, char *method, char 
  * probes (--no-args) and an attach do not hook it (docs/tracer.md, "Async
  * methods and iterators"). */
 #define MI_ASYNC 0x2000u
-
 
 /* Whether a runtime-async method can be hooked in this process: by the IL
  * engine with values, at start-up (after an attach the CoreLib methods that
