@@ -2,7 +2,7 @@
 # Installs the Debian packages the build and tests need, only when missing.
 set -euo pipefail
 need=()
-for pkg in cmake gcc clang-14 libcmocka-dev libzstd-dev protobuf-compiler libclang-rt-14-dev python3 \
+for pkg in cmake gcc clang-14 libcmocka-dev libzstd-dev zlib1g-dev protobuf-compiler libclang-rt-14-dev python3 \
            qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross valgrind \
            dpkg-dev man-db groff-base chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")

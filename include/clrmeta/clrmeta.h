@@ -129,7 +129,15 @@ typedef enum clrmeta_status {
                                   CLRMETA_MAX_NESTING */
     CLRMETA_E_NO_INDEX,        /* an [index] function called before clrmeta_build_index */
     CLRMETA_E_MEMORY,          /* the caller's index memory is too small */
-    CLRMETA_E_LIMIT,           /* the file is larger than CLRMETA_MAX_FILE_SIZE */
+    CLRMETA_E_LIMIT,           /* the file is larger than CLRMETA_MAX_FILE_SIZE (or a
+                                  PDB limit below is passed) */
+    CLRMETA_E_BAD_DEBUG,       /* the debug directory or one of its entries is cut or wrong */
+    CLRMETA_E_NO_PDB,          /* no Portable PDB: no CodeView entry of one, no embedded one,
+                                  or no file where the entry says */
+    CLRMETA_E_BAD_PDB,         /* a #Pdb stream, debug table or debug blob is wrong */
+    CLRMETA_E_INFLATE,         /* an embedded PDB does not inflate to its stated size */
+    CLRMETA_E_PDB_MISMATCH,    /* the PDB's id is not the one the assembly names */
+    CLRMETA_E_IO,              /* a file could not be read (clrmeta_pdb_load) */
     CLRMETA_STATUS_COUNT
 } clrmeta_status;
 
@@ -220,6 +228,7 @@ typedef struct clrmeta {
     uint32_t cli_flags;
     uint32_t entry_point;         /* token or RVA, as stored */
     uint32_t metadata_offset, metadata_size;
+    uint32_t debug_rva, debug_size; /* data directory 6 (Debug); 0 when absent */
 
     /* metadata root */
     uint16_t md_major, md_minor;
@@ -229,6 +238,7 @@ typedef struct clrmeta {
 
     /* streams */
     clrmeta_heap tables_stream, strings, us, blob, guid;
+    clrmeta_heap pdb;             /* #Pdb: only in a Portable PDB (clrmeta_pdb_open) */
     int uncompressed;             /* the table stream is #- */
     int minimal_delta;            /* a #JTD stream: every index is 4 bytes */
 
@@ -576,6 +586,250 @@ typedef struct clrmeta_sig_context {
  * ctx must outlive r; use one context per thread. */
 CLRMETA_API clrmeta_status clrmeta_resolver_init(clrsig_resolver *r, clrmeta_sig_context *ctx,
                                                  const clrmeta *md, clrmeta_error *err);
+
+/* ------------------------------------------------------------ Portable PDB */
+
+/* A Portable PDB (the debug information every .NET build writes: a .pdb file
+ * beside the assembly, or embedded in it, deflate-compressed) is metadata of
+ * its own: a metadata root with a #Pdb stream and eight debug tables
+ * (Document .. CustomDebugInformation, tables 0x30-0x37), whose references
+ * into the assembly's tables (MethodDef rids) are sized by the row counts the
+ * #Pdb stream copies. The format is specified in dotnet/runtime's
+ * docs/design/specs/PortablePdb-Metadata.md; docs/libclrmeta.md has the model.
+ *
+ *   clrmeta_debug_dir dd;                          // the assembly's debug directory
+ *   clrmeta_debug_directory(&md, &dd, &err);
+ *   // dd.has_embedded: clrmeta_pdb_inflate into dd.embedded_inflated bytes;
+ *   // else dd.pdb_path names the file; read it.
+ *   clrmeta_pdb pdb;
+ *   clrmeta_pdb_open(bytes, len, &pdb, &err);      // no allocation
+ *   if (!clrmeta_pdb_matches(&pdb, &dd)) ...       // not this build's PDB
+ *   clrmeta_sequence_point sp;
+ *   clrmeta_pdb_method_line(&pdb, method_rid, &sp, &err);  // sp.start_line
+ *
+ * clrmeta_pdb_load does all of that from an assembly's path (it reads files
+ * and allocates; clrmeta_pdb_free releases it). Everything else follows the
+ * rules above: bounded, checked, errors with the offset in the PDB's bytes. */
+
+/* The PDB id: the GUID of the CodeView entry, then its entry's time stamp. */
+#define CLRMETA_PDB_ID_SIZE 20
+/* Largest embedded PDB accepted (its stated inflated size): LIMIT above. */
+#define CLRMETA_MAX_EMBEDDED_PDB (512u * 1024 * 1024)
+/* Most debug directory entries read (28 bytes each); more: BAD_DEBUG. */
+#define CLRMETA_MAX_DEBUG_ENTRIES 64
+/* Longest document name (its parts joined, with the NUL); longer: LIMIT. */
+#define CLRMETA_MAX_DOCUMENT_NAME 4096
+/* Most parts in one document name blob; more: BAD_PDB. */
+#define CLRMETA_MAX_DOCUMENT_PARTS 1024
+/* Largest PDB file clrmeta_pdb_load reads. */
+#define CLRMETA_MAX_PDB_FILE (512u * 1024 * 1024)
+
+/* The debug tables of a Portable PDB. */
+typedef enum clrmeta_pdb_table {
+    CLRMETA_PDB_DOCUMENT = 0x30,
+    CLRMETA_PDB_METHODDEBUGINFORMATION = 0x31,
+    CLRMETA_PDB_LOCALSCOPE = 0x32,
+    CLRMETA_PDB_LOCALVARIABLE = 0x33,
+    CLRMETA_PDB_LOCALCONSTANT = 0x34,
+    CLRMETA_PDB_IMPORTSCOPE = 0x35,
+    CLRMETA_PDB_STATEMACHINEMETHOD = 0x36,
+    CLRMETA_PDB_CUSTOMDEBUGINFORMATION = 0x37
+} clrmeta_pdb_table;
+#define CLRMETA_PDB_FIRST_TABLE 0x30
+#define CLRMETA_PDB_TABLE_COUNT 8
+
+/* What an assembly's debug directory (PE data directory 6) says of its PDB. */
+typedef struct clrmeta_debug_dir {
+    int has_codeview;          /* a CodeView entry of a Portable PDB (minor version 0x504D) */
+    uint8_t pdb_id[CLRMETA_PDB_ID_SIZE]; /* its GUID and its entry's TimeDateStamp */
+    uint32_t age;
+    const char *pdb_path;      /* the path the compiler wrote, NUL-terminated in the file */
+    int has_embedded;          /* an EmbeddedPortablePdb entry (type 17) */
+    uint32_t embedded_offset;  /* file offset of its deflate data (after "MPDB" and the size) */
+    uint32_t embedded_size;    /* bytes of deflate data */
+    uint32_t embedded_inflated; /* the size it inflates to, as stated */
+    int deterministic;         /* a Reproducible entry (type 16) */
+} clrmeta_debug_dir;
+
+/* Reads md's debug directory. An assembly without one gives OK with nothing
+ * set. BAD_DEBUG for a directory or entry outside the file, a CodeView entry
+ * without "RSDS" or without a NUL-terminated path, an embedded entry without
+ * "MPDB"; LIMIT for an embedded PDB above CLRMETA_MAX_EMBEDDED_PDB. */
+CLRMETA_API clrmeta_status clrmeta_debug_directory(const clrmeta *md, clrmeta_debug_dir *out,
+                                                   clrmeta_error *err);
+
+/* Inflates the embedded PDB into out[0..cap) (cap >= dd->embedded_inflated):
+ * raw deflate (zlib) that must give exactly embedded_inflated bytes, else
+ * INFLATE (offset: the deflate data). MEMORY when cap is too small. */
+CLRMETA_API clrmeta_status clrmeta_pdb_inflate(const clrmeta *md, const clrmeta_debug_dir *dd,
+                                               uint8_t *out, size_t cap, clrmeta_error *err);
+
+/* An opened Portable PDB. Filled by clrmeta_pdb_open, read-only afterwards. */
+typedef struct clrmeta_pdb {
+    clrmeta md;                /* its metadata root and heaps (md.file: the PDB's bytes) */
+    uint8_t id[CLRMETA_PDB_ID_SIZE];
+    uint32_t entry_point;      /* MethodDef token or 0 */
+    uint64_t referenced;       /* bit t: the assembly's table t has a row count below */
+    uint32_t ts_rows[64];      /* the assembly's row counts, by table (0 if not referenced) */
+    clrmeta_table_info tables[CLRMETA_PDB_TABLE_COUNT]; /* [t - 0x30] */
+} clrmeta_pdb;
+
+/* Parses a Portable PDB's bytes: metadata root, streams, the #Pdb stream and
+ * the debug tables' layout. Allocates nothing; the bytes must outlive pdb.
+ * BAD_METADATA, BAD_STREAM, NO_TABLES, BAD_TABLES as clrmeta_open; BAD_PDB
+ * for a missing or short #Pdb stream or a table stream naming any table but
+ * the eight debug tables. */
+CLRMETA_API clrmeta_status clrmeta_pdb_open(const uint8_t *bytes, size_t len, clrmeta_pdb *pdb,
+                                            clrmeta_error *err);
+
+/* 1 when pdb is the one dd names (its id equals dd->pdb_id), else 0. */
+CLRMETA_API int clrmeta_pdb_matches(const clrmeta_pdb *pdb, const clrmeta_debug_dir *dd);
+
+/* Rows in debug table t (0 for any other). */
+CLRMETA_API uint32_t clrmeta_pdb_rows(const clrmeta_pdb *pdb, clrmeta_pdb_table t);
+
+typedef struct clrmeta_document_row {
+    clrmeta_blob name;                 /* the name blob (clrmeta_pdb_document_name) */
+    const uint8_t *hash_algorithm;     /* GUID (16 bytes) or NULL */
+    clrmeta_blob hash;
+    const uint8_t *language;           /* GUID or NULL */
+} clrmeta_document_row;
+
+CLRMETA_API clrmeta_status clrmeta_pdb_document(const clrmeta_pdb *pdb, uint32_t rid,
+                                                clrmeta_document_row *out, clrmeta_error *err);
+/* The document's path: its name blob's parts (each a #Blob of UTF-8) joined
+ * by its separator, NUL-terminated in out[0..cap). *len (may be NULL) gets
+ * the length without the NUL. LIMIT when longer than cap - 1 or
+ * CLRMETA_MAX_DOCUMENT_NAME - 1 bytes. */
+CLRMETA_API clrmeta_status clrmeta_pdb_document_name(const clrmeta_pdb *pdb, uint32_t rid,
+                                                     char *out, size_t cap, size_t *len,
+                                                     clrmeta_error *err);
+
+/* A sequence point: IL offset → source span. A hidden point (start_line
+ * 0xFEEFEE, columns 0) marks code that belongs to no line. */
+#define CLRMETA_HIDDEN_LINE 0xFEEFEEu
+typedef struct clrmeta_sequence_point {
+    uint32_t il_offset;
+    uint32_t start_line, end_line;
+    uint16_t start_column, end_column;
+    uint32_t document;                 /* Document rid */
+    int hidden;
+} clrmeta_sequence_point;
+
+/* A walk over one method's sequence points (MethodDebugInformation row =
+ * the MethodDef's rid). Fill with clrmeta_pdb_sequence_points, then call
+ * clrmeta_sp_next until it gives 0. */
+typedef struct clrmeta_sp_iter {
+    const clrmeta_pdb *pdb;
+    clrmeta_blob blob;
+    uint32_t blob_offset;              /* file offset of blob.p, for errors */
+    uint32_t pos, document, local_sig, count;
+    uint32_t prev_il, prev_line, prev_column;
+    int any_visible;
+} clrmeta_sp_iter;
+
+/* BAD_INDEX when method_rid is past MethodDebugInformation (a method
+ * without debug information has an empty blob: no points). */
+CLRMETA_API clrmeta_status clrmeta_pdb_sequence_points(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                                       clrmeta_sp_iter *it, clrmeta_error *err);
+/* 1: *sp is the next point; 0: no more; -1: the blob is wrong (err: BAD_PDB
+ * at its offset: a bad compressed number, a zero IL delta, a line or column
+ * out of range, a document rid past the table). */
+CLRMETA_API int clrmeta_sp_next(clrmeta_sp_iter *it, clrmeta_sequence_point *sp,
+                                clrmeta_error *err);
+
+/* The method's first visible sequence point (its line): *found 0 when it has
+ * none (no debug information, or only hidden points). */
+CLRMETA_API clrmeta_status clrmeta_pdb_method_line(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                                   clrmeta_sequence_point *sp, int *found,
+                                                   clrmeta_error *err);
+/* The visible point in force at il_offset: the last visible one whose IL
+ * offset is <= il_offset, when no hidden point comes between (*found 0
+ * otherwise). */
+CLRMETA_API clrmeta_status clrmeta_pdb_line_at(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                               uint32_t il_offset, clrmeta_sequence_point *sp,
+                                               int *found, clrmeta_error *err);
+
+typedef struct clrmeta_local_scope {
+    uint32_t method;                   /* MethodDef rid */
+    uint32_t import_scope;             /* ImportScope rid */
+    uint32_t start_offset, length;     /* the IL range [start, start + length) */
+    uint32_t first_variable, variable_count; /* LocalVariable rids */
+    uint32_t first_constant, constant_count; /* LocalConstant rids */
+} clrmeta_local_scope;
+
+/* The LocalScope rows of a method: [*first, *first + *count), found by a
+ * binary search of the table (sorted by method, as the format requires; in
+ * a table that is not, some scopes may be missed, never read out of range). */
+CLRMETA_API clrmeta_status clrmeta_pdb_local_scopes(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                                    uint32_t *first, uint32_t *count,
+                                                    clrmeta_error *err);
+/* One LocalScope row; its variables and constants run to the next row's list
+ * positions (or to the table's end), clamped to the table. */
+CLRMETA_API clrmeta_status clrmeta_pdb_local_scope(const clrmeta_pdb *pdb, uint32_t rid,
+                                                   clrmeta_local_scope *out, clrmeta_error *err);
+
+typedef struct clrmeta_local_variable_row {
+    uint16_t attributes;               /* 1: DebuggerHidden (a compiler temporary) */
+    uint16_t index;                    /* the slot in the method's locals */
+    const char *name;
+} clrmeta_local_variable_row;
+
+typedef struct clrmeta_local_constant_row {
+    const char *name;
+    clrmeta_blob signature;
+} clrmeta_local_constant_row;
+
+CLRMETA_API clrmeta_status clrmeta_pdb_local_variable(const clrmeta_pdb *pdb, uint32_t rid,
+                                                      clrmeta_local_variable_row *out,
+                                                      clrmeta_error *err);
+CLRMETA_API clrmeta_status clrmeta_pdb_local_constant(const clrmeta_pdb *pdb, uint32_t rid,
+                                                      clrmeta_local_constant_row *out,
+                                                      clrmeta_error *err);
+
+/* An async method's or iterator's MoveNext → the method written in the
+ * source (StateMachineMethod, sorted by MoveNext: a binary search).
+ * *kickoff_rid 0 when method_rid is none. */
+CLRMETA_API clrmeta_status clrmeta_pdb_kickoff(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                               uint32_t *kickoff_rid, clrmeta_error *err);
+
+/* The CustomDebugInformation value of kind `kind` (16-byte GUID) attached to
+ * parent (a token: 0x00000001 the module, a MethodDef, a Document
+ * (0x30000000 | rid), ...): *found 0 when none. Rows are sorted by parent;
+ * the first match in table order wins. */
+CLRMETA_API clrmeta_status clrmeta_pdb_custom_debug(const clrmeta_pdb *pdb, uint32_t parent,
+                                                    const uint8_t kind[16], clrmeta_blob *out,
+                                                    int *found, clrmeta_error *err);
+/* Kind of the module's Source Link map (a UTF-8 JSON document). */
+CLRMETA_API extern const uint8_t clrmeta_kind_source_link[16];
+
+/* ------------------------------------------------------- loading a PDB */
+
+/* A PDB found and opened for an assembly, with the memory holding it. */
+typedef struct clrmeta_pdb_file {
+    clrmeta_pdb pdb;
+    int embedded;                      /* 1: inflated from the assembly */
+    char path[4096];                   /* the file read (embedded: the assembly) */
+    uint8_t *bytes_;                   /* private: the PDB's bytes */
+    size_t len_;
+} clrmeta_pdb_file;
+
+/* Reads the assembly at `assembly` (a path as this process sees it), finds
+ * its Portable PDB and opens it:
+ *  - embedded: inflated from the assembly;
+ *  - else the CodeView entry's file: first beside the assembly (the entry's
+ *    file name in the assembly's directory), then the entry's path itself,
+ *    with `root` put before it when not NULL (e.g. "/proc/PID/root": the
+ *    path as another mount namespace sees it).
+ * The PDB must have the id the assembly names (PDB_MISMATCH otherwise).
+ * NO_PDB when there is none, IO when a file cannot be read; any error of
+ * the functions above (the offset then is in the file that was wrong, whose
+ * path *out gets even on failure when out_path is given). On success *out is
+ * malloc'd memory for clrmeta_pdb_free. */
+CLRMETA_API clrmeta_status clrmeta_pdb_load(const char *assembly, const char *root,
+                                            clrmeta_pdb_file **out, char *failed_path,
+                                            size_t failed_cap, clrmeta_error *err);
+CLRMETA_API void clrmeta_pdb_free(clrmeta_pdb_file *f);
 
 #ifdef __cplusplus
 }

@@ -108,6 +108,15 @@ static inline uint32_t meta_cell_offset(const clrmeta *md, unsigned t, const uin
     return (uint32_t)(row - md->file) + md->tables[t].col_offset[col];
 }
 
+/* The metadata root at md->metadata_offset (size md->metadata_size) and its
+ * stream headers, into md's heaps (open.c). */
+clrmeta_status meta_open_root(clrmeta *md, clrmeta_error *err);
+
+static inline int meta_fits(uint64_t off, uint64_t len, uint64_t size)
+{
+    return off <= size && len <= size - off;
+}
+
 /* Strings/blobs without the public wrappers' argument checks. */
 clrmeta_status meta_string(const clrmeta *md, uint32_t offset, const char **out);
 clrmeta_status meta_blob(const clrmeta_heap *h, uint32_t offset, clrmeta_blob *out);

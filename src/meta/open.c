@@ -12,6 +12,7 @@
 #define SECTION_HEADER_SIZE 40
 #define CLI_HEADER_SIZE 72
 #define CLI_DIRECTORY 14
+#define DEBUG_DIRECTORY 6
 #define METADATA_ROOT_MIN 20  /* signature .. version length, then flags and count */
 #define TABLES_HEADER_SIZE 24
 
@@ -89,6 +90,8 @@ static clrmeta_status open_pe(clrmeta *md, uint32_t *cli_rva, uint32_t *cli_size
                          "no CLI header: fewer than 15 data directories");
     *cli_rva = rd32(f + *dir_off);
     *cli_size = rd32(f + *dir_off + 4);
+    md->debug_rva = rd32(f + opt + dirs_at + DEBUG_DIRECTORY * 8);
+    md->debug_size = rd32(f + opt + dirs_at + DEBUG_DIRECTORY * 8 + 4);
     md->sections_offset = opt + opt_size;
     if (!fits(md->sections_offset, (uint64_t)md->nsections * SECTION_HEADER_SIZE, size))
         return meta_fail(err, CLRMETA_E_TRUNCATED, md->sections_offset, "section table");
@@ -121,8 +124,9 @@ static clrmeta_status open_cli(clrmeta *md, uint32_t cli_rva, uint32_t cli_size,
     return CLRMETA_OK;
 }
 
-/* Metadata root and stream headers (II.24.2.1, II.24.2.2). */
-static clrmeta_status open_root(clrmeta *md, clrmeta_error *err)
+/* Metadata root and stream headers (II.24.2.1, II.24.2.2); a Portable PDB's
+ * #Pdb stream too. */
+clrmeta_status meta_open_root(clrmeta *md, clrmeta_error *err)
 {
     const uint8_t *m = md->file + md->metadata_offset;
     uint32_t msize = md->metadata_size, moff = md->metadata_offset;
@@ -172,6 +176,8 @@ static clrmeta_status open_root(clrmeta *md, clrmeta_error *err)
             slot = &md->blob;
         } else if (!strcmp(name, "#GUID")) {
             slot = &md->guid;
+        } else if (!strcmp(name, "#Pdb")) {
+            slot = &md->pdb;
         } else if (!strcmp(name, "#JTD")) {
             md->minimal_delta = 1;
         }
@@ -246,7 +252,7 @@ clrmeta_status clrmeta_open(const uint8_t *file, size_t len, clrmeta *md, clrmet
     clrmeta_status st;
     if ((st = open_pe(md, &cli_rva, &cli_size, &dir_off, err)) != CLRMETA_OK ||
         (st = open_cli(md, cli_rva, cli_size, dir_off, err)) != CLRMETA_OK ||
-        (st = open_root(md, err)) != CLRMETA_OK ||
+        (st = meta_open_root(md, err)) != CLRMETA_OK ||
         (st = open_tables(md, err)) != CLRMETA_OK) {
         const uint8_t *keep = md->file;
         uint32_t keep_size = md->size;

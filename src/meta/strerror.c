@@ -23,7 +23,13 @@ static const char *const messages[CLRMETA_STATUS_COUNT] = {
     [CLRMETA_E_CYCLE] = "reference chain loops or is too long",
     [CLRMETA_E_NO_INDEX] = "index not built",
     [CLRMETA_E_MEMORY] = "index memory too small",
-    [CLRMETA_E_LIMIT] = "file too large",
+    [CLRMETA_E_LIMIT] = "file or size over a limit",
+    [CLRMETA_E_BAD_DEBUG] = "bad debug directory",
+    [CLRMETA_E_NO_PDB] = "no Portable PDB",
+    [CLRMETA_E_BAD_PDB] = "bad Portable PDB",
+    [CLRMETA_E_INFLATE] = "embedded PDB does not inflate",
+    [CLRMETA_E_PDB_MISMATCH] = "PDB does not match the assembly",
+    [CLRMETA_E_IO] = "cannot read the file",
 };
 
 const char *clrmeta_strerror(clrmeta_status code)
