@@ -793,6 +793,11 @@ CLRMETA_API clrmeta_status clrmeta_pdb_local_constant(const clrmeta_pdb *pdb, ui
 CLRMETA_API clrmeta_status clrmeta_pdb_kickoff(const clrmeta_pdb *pdb, uint32_t method_rid,
                                                uint32_t *kickoff_rid, clrmeta_error *err);
 
+/* The other way: the MoveNext of the state machine whose kick-off method is
+ * kickoff_rid (a linear search of StateMachineMethod); 0 when none. */
+CLRMETA_API clrmeta_status clrmeta_pdb_move_next(const clrmeta_pdb *pdb, uint32_t kickoff_rid,
+                                                 uint32_t *move_next_rid, clrmeta_error *err);
+
 /* The CustomDebugInformation value of kind `kind` (16-byte GUID) attached to
  * parent (a token: 0x00000001 the module, a MethodDef, a Document
  * (0x30000000 | rid), ...): *found 0 when none. Rows are sorted by parent;

@@ -442,8 +442,8 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
             o->tail_loops = 1;
         } else if (!strcmp(a, "--jit-tail-calls")) {
             o->jit_tail_calls = 1;
-        } else if (s && s->kind == CT_KIND_NULL) {
-            /* --null, --null=slow, --null=fast */
+        } else if (s && (s->kind == CT_KIND_NULL || s->kind == CT_KIND_SRCLINE)) {
+            /* --null, --null=slow, --null=fast; --srcline, --srcline=full */
             uint64_t v;
             if (inline_val && cli_setting_value(who, a, id, val, &v) != 0)
                 return -1;

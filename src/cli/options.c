@@ -252,7 +252,14 @@ static int replay_option(cli_offline *o, int argc, char **argv, int *i)
         o->render.jit = 1;
     else if (!strcmp(a, "--ids"))
         o->render.ids = 1;
-    else
+    else if (!strcmp(a, "--srcline"))
+        o->render.srcline = 1;
+    else if (!strcmp(a, "--srcline=full"))
+        o->render.srcline = 2;
+    else if (!strncmp(a, "--srcline=", 10)) {
+        fprintf(stderr, "clrtrace replay: --srcline takes =full or nothing, not '%s'\n", a + 10);
+        return -1;
+    } else
         return 0;
     return 1;
 }

@@ -52,7 +52,10 @@
  * that task completes; the TASK form's Exception field (value.h). 2.10: a
  * runtime-async method's call followed the same way (CT_FN_RT_ASYNC). */
 #define CT_TRACE_VERSION_MAJOR 2
-#define CT_TRACE_VERSION_MINOR 10
+/* 2.11: a FUNCTION record may end with its method's source location (the
+ * out mask written then even when 0): u32 line, u32 root length, the file
+ * (ct_fn_src); older readers ignore it. */
+#define CT_TRACE_VERSION_MINOR 11
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
 
@@ -188,6 +191,12 @@ typedef struct ct_rec {
                                  LEAVE records carry one value for each, in order,
                                  after the return value (a MISSING one when it was
                                  not read again) */
+    const char *src_file;     /* FUNCTION (2.11): the method's source file (a path as
+                                 its PDB names it), NULL when none */
+    uint32_t src_file_len;
+    uint32_t src_line;        /* its first line (its first visible sequence point) */
+    uint32_t src_root;        /* bytes of src_file that are its module's common source
+                                 folder, with its '/' (shown without them) */
     /* ENTER: the raw values, one per parameter; LEAVE: one (the return);
        UNWIND: the exception (ct_unwind_plan) */
     uint32_t nvalues;
@@ -341,6 +350,17 @@ ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *nam
                                        const char *sig, uint32_t flags, uint32_t nparams,
                                        const ct_fn_param *params, const ct_fn_param *ret,
                                        uint64_t out_mask);
+/* A FUNCTION record's source location (2.11): file NULL for none. */
+typedef struct ct_fn_src {
+    const char *file;
+    uint32_t line;
+    uint32_t root;      /* bytes of file that are the common source folder */
+} ct_fn_src;
+/* The same with the source location (src NULL or src->file NULL: none). */
+ct_trace_status ct_write_function_src(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
+                                      uint32_t flags, uint32_t nparams, const ct_fn_param *params,
+                                      const ct_fn_param *ret, uint64_t out_mask,
+                                      const ct_fn_src *src);
 ct_trace_status ct_write_thread(ct_wbuf *w, uint64_t tid, const char *name);
 ct_trace_status ct_write_class(ct_wbuf *w, uint64_t class_id, const char *name);
 /* The same with the plan of the class's content (NULL: none). */

@@ -391,6 +391,17 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
                 return -1;
             }
         }
+        /* 2.11: the source location; its root inside its file. */
+        rec->src_file = NULL;
+        if (!c.bad && c.n - c.pos >= 8) {
+            rec->src_line = (uint32_t)ct_take_u(&c, 4);
+            rec->src_root = (uint32_t)ct_take_u(&c, 4);
+            rec->src_file = get_str(&c, &rec->src_file_len);
+            if (c.bad || rec->src_root > rec->src_file_len) {
+                *error = CT_TRACE_E_RECORD;
+                return -1;
+            }
+        }
         break;
     }
     case CT_REC_THREAD:

@@ -209,6 +209,14 @@ ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *nam
                                        const ct_fn_param *params, const ct_fn_param *ret,
                                        uint64_t out_mask)
 {
+    return ct_write_function_src(w, key, name, sig, flags, nparams, params, ret, out_mask, NULL);
+}
+
+ct_trace_status ct_write_function_src(ct_wbuf *w, uint64_t key, const char *name, const char *sig,
+                                      uint32_t flags, uint32_t nparams, const ct_fn_param *params,
+                                      const ct_fn_param *ret, uint64_t out_mask,
+                                      const ct_fn_src *src)
+{
     static const ct_plan void_plan = { .kind = CT_V_VOID, .type_name = "void" };
     size_t undo = w->len, at = rec_begin(w, CT_REC_FUNCTION);
     if (nparams > CT_MAX_PARAMS + 1)
@@ -225,8 +233,17 @@ ct_trace_status ct_write_function_outs(ct_wbuf *w, uint64_t key, const char *nam
     put_str(w, ret ? ret->name : "");
     put_plan(w, ret && ret->plan ? ret->plan : &void_plan, 0);
     /* 2.2: the parameters re-read at return, when there are any. */
-    if (out_mask && (nparams >= 64 || (out_mask >> nparams) == 0))
+    if (out_mask && nparams < 64 && (out_mask >> nparams) != 0)
+        out_mask = 0;
+    int has_src = src && src->file;
+    if (out_mask || has_src)
         put_u64(w, out_mask);
+    /* 2.11: the source location, after the out mask. */
+    if (has_src) {
+        put_u32(w, src->line);
+        put_u32(w, src->root <= strlen(src->file) ? src->root : 0);
+        put_str(w, src->file);
+    }
     return rec_end(w, at, undo);
 }
 

@@ -154,6 +154,11 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                      "do not read the trace id and span id of the Activity current "
                      "at each call (by default they are read, and recorded when "
                      "they change)"},
+    [CT_SET_SRCLINE] = {"CLRTRACE_SRCLINE", NULL, "--srcline", CT_KIND_SRCLINE, CT_GROUP_MODE,
+                        0, 0, 2, 0, NULL, "[=full]",
+                        "record each function's source file and line from its "
+                        "Portable PDB and show them: ' at Orders.cs:42' (paths from "
+                        "the sources' common folder; full: whole paths)"},
     [CT_SET_NULL] = {"CLRTRACE_NULL", NULL, "--null", CT_KIND_NULL, CT_GROUP_MODE, 0, 0, 2, 0,
                      NULL, "[=fast]",
                      "hooks that return at once, nothing recorded (benchmarks: "
@@ -312,6 +317,17 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
             return 0;
         }
         snprintf(want, want_cap, "0, 1, slow or fast");
+        return -1;
+    case CT_KIND_SRCLINE:
+        if (word_in(text, no, 4) || word_in(text, yes, 4)) {
+            *num = word_in(text, yes, 4);
+            return 0;
+        }
+        if (!strcasecmp(text, "full")) {
+            *num = 2;
+            return 0;
+        }
+        snprintf(want, want_cap, "on, off or full");
         return -1;
     case CT_KIND_WHEN:
     case CT_KIND_CHOSEN:

@@ -73,6 +73,8 @@ typedef enum ct_setting_id {
     CT_SET_FOLLOW,
     CT_SET_COMPRESS,
     CT_SET_IDS,           /* CLRTRACE_IDS: 0 reads no trace ids (--no-ids) */
+    CT_SET_SRCLINE,       /* CLRTRACE_SRCLINE: each function's file:line from its
+                             Portable PDB (--srcline[=full]) */
     CT_SET_NULL,
     CT_SET_SUMMARY,
     CT_SET_SIGNATURES,
@@ -91,6 +93,8 @@ typedef enum ct_setting_kind {
     CT_KIND_PATH,     /* a file name */
     CT_KIND_NULL,     /* 0/off, 1/slow, fast (ct_null_mode) */
     CT_KIND_ENGINE,   /* elt (CT_ENGINE_ELT), il (CT_ENGINE_IL) or auto (CT_ENGINE_AUTO) */
+    CT_KIND_SRCLINE,  /* 0/off, 1/on (paths from the sources' common root), full
+                         (2: whole paths) */
     CT_KIND_WHEN,     /* conditions 'GLOB: EXPR' (src/format/expr.h), one a
                          line: at most CT_WHEN_MAX, each at most
                          CT_EXPR_MAX_TEXT bytes */

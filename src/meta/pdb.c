@@ -703,6 +703,23 @@ clrmeta_status clrmeta_pdb_kickoff(const clrmeta_pdb *pdb, uint32_t method_rid, 
     return meta_ok(err);
 }
 
+clrmeta_status clrmeta_pdb_move_next(const clrmeta_pdb *pdb, uint32_t kickoff_rid,
+                                     uint32_t *move_next_rid, clrmeta_error *err)
+{
+    if (!pdb || !move_next_rid)
+        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
+    *move_next_rid = 0;
+    for (uint32_t rid = 1; rid <= pdb->tables[SMM - DOC].rows && kickoff_rid; rid++) {
+        clrmeta_status st;
+        const uint8_t *r = pdb_row(pdb, SMM, rid, NULL, &st);
+        if (pdb_get(pdb, SMM, r, 1) == kickoff_rid) {
+            *move_next_rid = pdb_get(pdb, SMM, r, 0);
+            break;
+        }
+    }
+    return meta_ok(err);
+}
+
 /* A token as a HasCustomDebugInformation coded value (tag in the low bits);
  * 0 when its table is not one the coded index names. */
 static uint32_t hcdi_encode(uint32_t token)

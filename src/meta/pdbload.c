@@ -40,25 +40,28 @@ clrmeta_status clrmeta_pdb_inflate(const clrmeta *md, const clrmeta_debug_dir *d
     return meta_ok(err);
 }
 
-/* The whole file, malloc'd (at most `limit` bytes). 0, or an errno. */
+/* The whole file, read into malloc'd memory (at most `limit` bytes; an
+ * empty file is refused). Read, not mapped: a file cut by a rebuild while a
+ * traced program runs must not fault the process reading it. 0, or an
+ * errno. */
 static int read_file(const char *path, size_t limit, uint8_t **bytes, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > limit) {
-        int e = errno ? errno : EFBIG;
-        close(fd);
-        return e;
-    }
-    size_t n = (size_t)st.st_size, got = 0;
-    uint8_t *p = malloc(n ? n : 1);
-    if (!p) {
-        close(fd);
-        return ENOMEM;
-    }
-    while (got < n) {
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (!S_ISREG(st.st_mode) || st.st_size == 0)
+        e = EINVAL;
+    else if ((uint64_t)st.st_size > limit)
+        e = EFBIG;
+    size_t n = e ? 0 : (size_t)st.st_size, got = 0;
+    uint8_t *p = e ? NULL : malloc(n);
+    if (!e && !p)
+        e = ENOMEM;
+    while (!e && got < n) {
         ssize_t r = read(fd, p + got, n - got);
         if (r < 0 && errno == EINTR)
             continue;
@@ -67,9 +70,11 @@ static int read_file(const char *path, size_t limit, uint8_t **bytes, size_t *le
         got += (size_t)r;
     }
     close(fd);
-    if (got != n) {
+    if (!e && got != n)
+        e = EIO; /* the file shrank while it was read */
+    if (e) {
         free(p);
-        return EIO;
+        return e;
     }
     *bytes = p;
     *len = n;

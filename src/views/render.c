@@ -105,6 +105,7 @@ typedef struct thread {
     size_t tid_len;
     uint64_t pend_time;
     unsigned pend_depth;
+    const ct_function *pend_def; /* its function */
     size_t pend_len;        /* its call text's */
     size_t pend_cap;
     char *pend;             /* pend_cap bytes: PREFIX_MAX for the prefix, the call
@@ -156,7 +157,7 @@ struct ct_render {
     fn *budget[RENDER_BUDGET_FNS]; /* functions with calls left out (BUDGET records) */
     size_t nbudget;
     uint64_t budget_other;  /* left out of functions past them, or of no one function */
-    char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + 64];
+    char line[PREFIX_MAX + CT_RENDER_LINE_MAX + 2 * CT_RENDER_RET_MAX + CT_RENDER_SRC_MAX + 64];
     char ret[CT_RENDER_RET_MAX];
     char outs[CT_RENDER_RET_MAX]; /* "  v=12": out/ref parameters at return */
     /* Async calls by id % CT_RENDER_ASYNC_MAX (the profiler follows at most
@@ -636,7 +637,33 @@ static void clear_pending(ct_render *r, thread *th)
     th->pprev = th->pnext = NULL;
 }
 
-/* Writes the held-back enter line as an opening line: "... {". */
+/* " at Orders.cs:42": def's source location as opts.srcline asks, into
+ * out[CT_RENDER_SRC_MAX]; its length, 0 when not asked or not known. */
+static size_t src_suffix(const ct_render *r, const ct_function *def, char *out)
+{
+    if (!r->opts.srcline || !def || !def->src_file)
+        return 0;
+    const char *file = def->src_file + (r->opts.srcline == 1 ? def->src_root : 0);
+    char num[16];
+    int nl = snprintf(num, sizeof num, ":%u", def->src_line);
+    size_t len = strlen(file), room = CT_RENDER_SRC_MAX - 4 - (size_t)nl - 3;
+    size_t n = 0;
+    memcpy(out, " at ", 4);
+    n = 4;
+    if (len > room) {
+        memcpy(out + n, "...", 3);
+        n += 3;
+        file += len - room;
+        len = room;
+    }
+    memcpy(out + n, file, len);
+    n += len;
+    memcpy(out + n, num, (size_t)nl);
+    return n + (size_t)nl;
+}
+
+/* Writes the held-back enter line as an opening line: "... {", then its
+ * source location when asked. */
 static void flush_pending(ct_render *r, thread *th)
 {
     if (!th->pending)
@@ -644,10 +671,16 @@ static void flush_pending(ct_render *r, thread *th)
     clear_pending(r, th);
     if (!r->opts.lines)
         return;
+    char src[CT_RENDER_SRC_MAX];
+    size_t sn = src_suffix(r, th->pend_def, src);
+    if (sn && pend_room(th, PREFIX_MAX + th->pend_len + OPEN_END_LEN + sn) != 0)
+        sn = 0;
     char *text = th->pend + PREFIX_MAX;
     size_t n = prefix(r, text, th->pend_time, th, NULL, th->pend_depth);
-    memcpy(text + th->pend_len, OPEN_END, OPEN_END_LEN);
-    emit(r, text - n, n + th->pend_len + OPEN_END_LEN);
+    memcpy(text + th->pend_len, OPEN_END, OPEN_END_LEN - 1);
+    memcpy(text + th->pend_len + OPEN_END_LEN - 1, src, sn);
+    text[th->pend_len + OPEN_END_LEN - 1 + sn] = '\n';
+    emit(r, text - n, n + th->pend_len + OPEN_END_LEN + sn);
 }
 
 /* "# jit 1.23 ms" at the call's place in the tree (depth), above it. */
@@ -720,6 +753,7 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     th->pend_time = rec->time_ns;
     set_pending(r, th);
     th->pend_depth = depth;
+    th->pend_def = f->def;
     frame *fr = fp;
     if (fr) {
         fr->f = f;
@@ -793,9 +827,12 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
         clear_pending(r, th);
         if (!r->opts.lines)
             return;
+        char src[CT_RENDER_SRC_MAX];
+        size_t sn = src_suffix(r, th->pend_def, src);
         /* Folded onto the call text where it is, unless the end's text
          * does not fit and the buffer cannot grow. */
-        if (pend_room(th, PREFIX_MAX + th->pend_len + ret_len + r->ev.outs_len + FOLD_END_MAX) == 0) {
+        if (pend_room(th, PREFIX_MAX + th->pend_len + ret_len + r->ev.outs_len + FOLD_END_MAX +
+                              sn) == 0) {
             line = th->pend + PREFIX_MAX;
         } else {
             line = r->line + PREFIX_MAX;
@@ -816,6 +853,7 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
             put(line, &n, ret, ret_len);
         }
         put(line, &n, r->outs, r->ev.outs_len);
+        put(line, &n, src, sn);
     } else {
         flush_pending(r, th);
         if (!r->opts.lines)

@@ -50,6 +50,9 @@
 #define CT_RENDER_LINE_MAX (32 * 1024)
 /* Longest return value text; longer text is cut and ends in "...". */
 #define CT_RENDER_RET_MAX (16 * 1024)
+/* Longest source location a call line ends with (" at FILE:LINE"); a longer
+ * path keeps its end, after "...". */
+#define CT_RENDER_SRC_MAX 512
 /* Async calls whose task goes on after their return, kept for the line of
  * their end, and ends that came before their call's return, kept for it:
  * by id modulo this (the profiler follows at most CT_ASYNC_CALLS, as many,
@@ -87,6 +90,10 @@ typedef struct ct_render_opts {
                              lines, a "# jit TIME" line above the call during which
                              the compilation happened (the first call of the function
                              on the thread that compiled it) */
+    int srcline;          /* (lines) a call's opening or folded line ends with its
+                             function's source location, " at Orders.cs:42" (2.11
+                             traces recorded with --srcline): 1 its path from its
+                             sources' common folder, 2 the whole path */
     int ids;              /* (lines) each call line begins with the W3C trace id and
                              span id of the Activity current when it was entered:
                              "[TRACEID-SPANID] ", or "[-] " under none */

@@ -194,6 +194,9 @@ static int define_function(ct_symbols *s, const ct_rec *rec)
         if (ok)
             label_lens[i] = strlen(labels[i]);
     }
+    const char *src_file = NULL;
+    if (ok && rec->src_file)
+        ok = (src_file = pool_strndup(&s->mem, rec->src_file, rec->src_file_len)) != NULL;
     const ct_plan *ret = NULL;
     if (ok && rec->ret.plan && rec->ret.plan->kind != CT_V_VOID)
         ok = (ret = plan_clone(&s->mem, rec->ret.plan, 0)) != NULL;
@@ -220,6 +223,9 @@ static int define_function(ct_symbols *s, const ct_rec *rec)
     f->ret_label_len = strlen(ret_label);
     f->label_lens = label_lens;
     f->ret = ret;
+    f->src_file = src_file;
+    f->src_line = rec->src_line;
+    f->src_root = src_file && rec->src_root <= strlen(src_file) ? rec->src_root : 0;
     /* Only parameters whose target plan is known can be read. */
     f->out_mask = 0;
     for (uint32_t i = 0; i < rec->nparams && i < 64; i++)

@@ -49,6 +49,9 @@ typedef struct ct_function {
     const ct_plan *ret;       /* NULL: void */
     uint64_t out_mask;        /* parameters whose targets LEAVE records carry again
                                  after the return value (ct_rec.out_mask) */
+    const char *src_file;     /* (2.11) its source file, NULL when the trace has none */
+    uint32_t src_line;
+    uint32_t src_root;        /* bytes of src_file that are its sources' common folder */
 } ct_function;
 
 typedef struct ct_symbols ct_symbols;

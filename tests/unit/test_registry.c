@@ -124,8 +124,8 @@ static ICorProfilerInfo g_info = {&g_info_vtbl};
 static IMetaDataImportVtbl g_mdi_vtbl;
 static IMetaDataImport g_mdi = {&g_mdi_vtbl};
 
-static const ct_module k_demo = {MOD_DEMO, &g_mdi, NULL, 0, 0, "Demo"};
-static const ct_module k_corelib = {MOD_CORELIB, &g_mdi, NULL, 1, 1, "System.Private.CoreLib"};
+static const ct_module k_demo = {MOD_DEMO, &g_mdi, NULL, 0, 0, "Demo", NULL};
+static const ct_module k_corelib = {MOD_CORELIB, &g_mdi, NULL, 1, 1, "System.Private.CoreLib", NULL};
 
 /* ------------------------------------------ stubs of the model's others */
 

@@ -31,6 +31,7 @@
 #include "agent/core/writer.h"
 #include "agent/model/classnames.h"
 #include "agent/model/plans.h"
+#include "agent/model/srcline.h"
 #include "format/event.h"
 
 /* ------------------------------------------------ stubs of the model */
@@ -41,6 +42,19 @@
 static atomic_int g_named;       /* ct_classid_name calls */
 static sem_t g_in_name, g_go_on; /* the writer held inside the first one */
 static atomic_int g_hold_first;
+
+/* Source locations (--srcline): no module is known here. */
+const ct_module *ct_module_get(ModuleID id)
+{
+    (void)id;
+    return NULL;
+}
+
+int ct_srcline_method(const ct_module *m, mdToken method, ct_fn_src *out)
+{
+    (void)m, (void)method, (void)out;
+    return -1;
+}
 
 int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
 {

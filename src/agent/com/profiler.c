@@ -591,6 +591,7 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .binary_path = bin_path,
         .compress = cfg->compress,
         .summary = cfg->summary,
+        .srcline = cfg->srcline,
         .naive = cfg->bench_naive,
         .pid = (uint32_t)getpid(),
         .ppid = (uint32_t)getppid(),

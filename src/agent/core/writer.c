@@ -24,6 +24,7 @@
 #include "logstream.h"
 #include "outputs.h"
 #include "agent/model/plans.h"
+#include "agent/model/srcline.h"
 #include "tbuf.h"
 #include "views/value_text.h"
 
@@ -374,6 +375,9 @@ static void submit(fnq_node *node)
     enqueue(node);
 }
 
+/* FUNCTION records carry source locations (--srcline). */
+static int g_srcline;
+
 void ct_writer_define(const ct_mapped_fn *f)
 {
     if (!atomic_load(&g_started) || atomic_load(&g_stopping))
@@ -403,6 +407,9 @@ void ct_writer_define(const ct_mapped_fn *f)
         ret = (ct_fn_param){cr->labels[0], 0, cr->plans[0]};
     else if (f->values && f->has_ret)
         ret.plan = ct_arg_plan(f, f->nargs);
+    ct_fn_src src = {NULL, 0, 0};
+    if (g_srcline)
+        ct_srcline_method(ct_module_get(f->module), f->token, &src);
     fnq_node *node = NULL;
     for (size_t cap = FUNCTION_RECORD_FIRST; cap <= (size_t)CT_MAX_RECORD * 4; cap *= 4) {
         node = malloc(sizeof *node + cap);
@@ -410,9 +417,9 @@ void ct_writer_define(const ct_mapped_fn *f)
             break;
         ct_wbuf w;
         ct_wbuf_init(&w, node->rec, cap);
-        if (ct_write_function_outs(&w, (uint64_t)(uintptr_t)f, f->display, "", flags, n, params,
-                                   ret.plan ? &ret : NULL,
-                                   f->values && !ca ? f->out_mask : 0) == CT_TRACE_OK) {
+        if (ct_write_function_src(&w, (uint64_t)(uintptr_t)f, f->display, "", flags, n, params,
+                                  ret.plan ? &ret : NULL, f->values && !ca ? f->out_mask : 0,
+                                  &src) == CT_TRACE_OK) {
             node->next = NULL;
             node->len = w.len;
             break;
@@ -1072,6 +1079,7 @@ static void budget_emit(const uint8_t *rec, size_t len)
 int ct_writer_start(const ct_writer_config *c)
 {
     g_cfg = *c;
+    g_srcline = c->srcline;
     ct_notes_keep(&g_notes, c->attached);
     g_budget = c->budget;
     g_tick = c->tick;
@@ -1088,7 +1096,7 @@ int ct_writer_start(const ct_writer_config *c)
         !(g_filter = ct_filter_new(c->calls_filter, filter_emit, NULL)))
         return -1;
     if (c->text) {
-        ct_render_opts o = { .lines = 1, .summary = c->summary };
+        ct_render_opts o = { .lines = 1, .summary = c->summary, .srcline = c->srcline };
         if (!(g_render = ct_render_new(&o, text_sink, NULL)))
             return -1;
     }

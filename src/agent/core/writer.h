@@ -76,6 +76,8 @@ typedef struct ct_writer_config {
                                   under attach: the CLI opened it) */
     int compress;              /* its records in ZSTD records (event.h) */
     int summary;               /* the summary table at the end of the text */
+    int srcline;               /* FUNCTION records carry source locations (model/srcline.h);
+                                  the text shows them: 1 from their common folder, 2 whole */
     int naive;                 /* bench only: render in the hook, no thread */
     uint32_t pid, ppid;
     uint64_t start_unix_ns;

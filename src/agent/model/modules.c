@@ -104,6 +104,8 @@ const ct_module *ct_module_get(ModuleID id)
     path[0] = '\0';
     if (SUCCEEDED(info->lpVtbl->GetModuleInfo(info, id, &base, CT_NAME_MAX, &len, w, &assembly)))
         ct_utf16_to_utf8(w, len, path, sizeof path);
+    if (path[0] == '/')
+        mine->path = ct_perm_strdup(path);
     ModuleID manifest = 0;
     if (assembly) {
         WCHAR wa[CT_NAME_MAX];

@@ -27,6 +27,7 @@ typedef struct ct_module {
     int framework;         /* framework code by its assembly's identity (identity.h) */
     int corelib;           /* System.Private.CoreLib */
     const char *assembly;  /* the assembly's simple name ("Demo"), or NULL */
+    const char *path;      /* the file it was loaded from, or NULL (a bundle's) */
 } ct_module;
 
 /* The module's record, or NULL when it cannot be described. */

@@ -66,6 +66,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
                        : v[CT_SET_ENGINE] == CT_ENGINE_IL;
     c->compress = (int)v[CT_SET_COMPRESS];
     c->ids = (int)v[CT_SET_IDS];
+    c->srcline = (int)v[CT_SET_SRCLINE];
     c->launcher_pid = (uint32_t)v[CT_SET_LAUNCHER_PID];
     c->string_chars = (uint32_t)v[CT_SET_STRING_CHARS];
     c->array_items = (uint32_t)v[CT_SET_ARRAY_ITEMS];

@@ -24,6 +24,8 @@ typedef struct ct_config {
     int lossy;               /* CLRTRACE_LOSSY=1: drop events when a buffer is full */
     int follow;              /* CLRTRACE_FOLLOW=0: only the launcher's own child is traced */
     int ids;                 /* CLRTRACE_IDS=0: no trace ids read at calls */
+    int srcline;             /* CLRTRACE_SRCLINE: 1 functions' source locations (shown
+                                from their common folder), 2 the same with whole paths */
     int compress;            /* CLRTRACE_COMPRESS=0: the binary trace without ZSTD records */
     uint32_t launcher_pid;   /* CLRTRACE_LAUNCHER_PID (set by `clrtrace run/record`): the
                                 process whose parent it is is the root of the tree; 0:
