@@ -287,7 +287,10 @@ ct_profiler() {
 # tests/e2e-targets in the build tree of $lib (the profiler: its
 # directory/../..), else OUT-DIR (a build for this run alone).
 ct_dotnet_build() {
-    local dir=$1 out=$2 name key targets dest dll
+    local dir=$1 out=$2 variant=${3:-} name key targets dest dll extra
+    shift 2
+    [[ $# -gt 0 ]] && shift
+    extra=("$@")  # VARIANT BUILD-ARGS...: a build of its own, e.g. embedded -p:DebugType=embedded
     name=$(basename "$dir")
     targets=${CLRTRACE_TARGETS:-}
     if [[ -z "$targets" && -n "${lib:-}" && -f "$(dirname "$lib")/../../CMakeCache.txt" ]]; then
@@ -295,17 +298,17 @@ ct_dotnet_build() {
     fi
     [[ -n "$targets" ]] || targets=$out
     key=$(ct_sources_key "$dir") || return 1
-    dest=$targets/$name-$key
+    dest=$targets/$name${variant:+-$variant}-$key
     mkdir -p "$targets" || return 1
     (
         flock 9 || exit 1
         [[ -s "$dest/dll" && -f "$(cat "$dest/dll")" ]] && exit 0
         rm -rf "$dest" && mkdir -p "$dest" || exit 1
-        dotnet build "$dir/$name.csproj" -c Release --artifacts-path "$dest/artifacts" \
+        dotnet build "$dir/$name.csproj" -c Release --artifacts-path "$dest/artifacts" "${extra[@]}" \
             >"$dest/dotnet-build.log" 2>&1 || { cat "$dest/dotnet-build.log" >&2; exit 1; }
         find "$dest/artifacts/bin" -name "$name.dll" | head -n 1 >"$dest/dll.new" &&
             [[ -s "$dest/dll.new" ]] && mv "$dest/dll.new" "$dest/dll"
-    ) 9>"$targets/$name-$key.lock" || return 1
+    ) 9>"$dest.lock" || return 1
     dll=$(cat "$dest/dll")
     [[ -f "$dll" ]] && echo "$dll"
 }

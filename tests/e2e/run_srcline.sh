@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# End-to-end test of --srcline: each traced function's file:line from its
+# Portable PDB, in the live log, in a recorded trace and under attach.
+#
+# Usage: tests/e2e/run_srcline.sh [path/to/libclrtrace.so]
+#
+# The expected lines are read from the C# sources with grep (the line that
+# declares an expression-bodied method, the first statement of a block
+# method in a release build), never from clrtrace's output. Checks:
+#   1. tests/targets/Hello traced with --srcline under the IL engine and
+#      the ELT engine: the same stdout and exit code as untraced; each call
+#      line ends with " at Program.cs:LINE" (the sources' common folder left
+#      out); a block that opens says it after its "{";
+#   2. recorded with --srcline: replay --srcline shows the same, replay
+#      --srcline=full the whole path, replay without it nothing; a trace
+#      recorded without --srcline has no locations;
+#   3. the same program built with an embedded PDB (-p:DebugType=embedded):
+#      the same locations;
+#   4. an async method's stub (no lines of its own) gets its MoveNext's
+#      first line (tests/targets/Failures);
+#   5. under attach (-p) to tests/targets/Service: Handle's line;
+#   6. a bad --srcline value: one line, exit 2, nothing run.
+# Ends with "run_srcline.sh: N passed, M failed".
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib_checks.sh"
+ct_setup srcline "${1:-}" cli
+
+echo "== building tests/targets/Hello (standalone and embedded PDB) and Service"
+app=$(ct_dotnet_build "$root/tests/targets/Hello" "$work") && [[ -n "$app" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Hello failed" >&2; exit 2; }
+emb=$(ct_dotnet_build "$root/tests/targets/Hello" "$work" embedded -p:DebugType=embedded) &&
+    [[ -n "$emb" ]] || { echo "ERROR: the embedded-PDB build of Hello failed" >&2; exit 2; }
+svc=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$svc" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Service failed" >&2; exit 2; }
+
+src="$root/tests/targets/Hello/Program.cs"
+# line FILE REGEX: the number of the first line of FILE matching REGEX.
+line() { grep -nE "$2" "$1" | head -n 1 | cut -d: -f1; }
+add=$(line "$src" 'public static int Add\(int a, int b\) =>')
+fib=$(line "$src" 'public static int Fib\(int n\) =>')
+divide=$(line "$src" 'if \(b == 0\)')          # Divide's first statement
+main=$(sed -n '/static int Main(/,$p' "$src" | grep -nE '^ +[A-Za-z].*;' | head -n 1 | cut -d: -f1)
+main=$(( $(line "$src" 'static int Main\(') + main - 1 ))
+echo "Program.cs: Add $add, Fib $fib, Divide $divide, Main's first statement $main"
+
+# expect_lines LOG PREFIX: the calls of LOG end with their lines.
+expect_lines() {
+    local log=$1 p=$2
+    check "$p: Add(2, 3) folded, ' at Program.cs:$add'" grep -qE \
+        "Demo\.MathOps\.Add\(int a=2, int b=3\) -> int 5 at Program\.cs:$add\$" "$log"
+    check "$p: every Fib leaf call ends with ' at Program.cs:$fib'" awk -v l="$fib" '
+        /Demo\.MathOps\.Fib\(int n=[01]\) -> int [01]/ { n++; if ($0 !~ (" at Program\\.cs:" l "$")) bad++ }
+        END { exit !(n == 8 && !bad) }' "$log"
+    check "$p: an opening Fib line says it after '{'" grep -qE \
+        "Demo\.MathOps\.Fib\(int n=5\) \{ at Program\.cs:$fib\$" "$log"
+    check "$p: Divide (a block method) at its first statement, line $divide" grep -qE \
+        "Demo\.MathOps\.Divide\(int a=[0-9]+, int b=[1-9]\) -> int [0-9]+ at Program\.cs:$divide\$" "$log"
+    check "$p: Main opens with its first statement's line $main" grep -qE \
+        "Demo\.Program\.Main\(.*\) \{ at Program\.cs:$main\$" "$log"
+    check "$p: closing lines carry no location" bash -c "! grep -E '^ .* } .* at [A-Za-z]+\.cs:[0-9]+\$' '$log'"
+}
+
+echo "== 1. the live log, both engines"
+run_plain plain
+for engine in il elt; do
+    run_traced "$engine" CLRTRACE_SRCLINE=1 CLRTRACE_ENGINE="$engine" --
+    ct_same_as_plain "$engine"
+    expect_lines "$work/$engine.txt" "run --srcline --engine=$engine"
+done
+
+echo "== 2. a recorded trace"
+ct_run "$work" rec "$ct" record --srcline -o "$work/rec" -- dotnet "$app"
+check_eq "record --srcline: the program's exit code" 3 "$(cat "$work/rec.rc")"
+"$ct" replay --srcline "$work/rec" >"$work/replay.txt" 2>"$work/replay.err"
+expect_lines "$work/replay.txt" "replay --srcline"
+"$ct" replay --srcline=full "$work/rec" >"$work/full.txt" 2>&1
+check "replay --srcline=full: the whole path" grep -qF -e \
+    "-> int 5 at $src:$add" "$work/full.txt"
+"$ct" replay "$work/rec" >"$work/plainreplay.txt" 2>&1
+check "replay without --srcline: no locations" bash -c "! grep -qE ' at [A-Za-z/]+\.cs:[0-9]+\$' '$work/plainreplay.txt'"
+ct_run "$work" norec "$ct" record -o "$work/norec" -- dotnet "$app"
+"$ct" replay --srcline "$work/norec" >"$work/noreplay.txt" 2>&1
+check "a trace recorded without --srcline: replay --srcline shows no locations" \
+    bash -c "! grep -qE ' at [A-Za-z/]+\.cs:[0-9]+\$' '$work/noreplay.txt' && grep -q 'MathOps.Add' '$work/noreplay.txt'"
+
+echo "== 3. an embedded PDB"
+ct_run "$work" emb "$ct" run --srcline -o "$work/emb.txt" -- dotnet "$emb"
+check_eq "embedded: the program's exit code" 3 "$(cat "$work/emb.rc")"
+check "embedded: no .pdb file beside the assembly" bash -c "! ls '$(dirname "$emb")'/*.pdb"
+expect_lines "$work/emb.txt" "embedded PDB"
+
+echo "== 4. an async method"
+fapp=$(ct_dotnet_build "$root/tests/targets/Failures" "$work") && [[ -n "$fapp" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Failures failed" >&2; exit 2; }
+fsrc="$root/tests/targets/Failures/Program.cs"
+# The first async method declared, and its body's first statement's line.
+amethod=$(grep -oE 'async Task(<[a-z]+>)? [A-Za-z]+\(' "$fsrc" | head -n 1 | sed -E 's/.* ([A-Za-z]+)\($/\1/')
+adecl=$(line "$fsrc" "async Task(<[a-z]+>)? $amethod\\(")
+afirst=$(awk -v d="$adecl" 'NR > d && /^ +[A-Za-z_].*;/ { print NR; exit }' "$fsrc")
+ct_run "$work" async "$ct" run --srcline -F "*.$amethod" -o "$work/async.txt" -- dotnet "$fapp"
+check "async $amethod: its stub's call at its first statement, line $afirst" grep -qE \
+    "\\.$amethod\\(.* at Program\\.cs:$afirst\$" "$work/async.txt"
+
+echo "== 5. under attach"
+ssrc="$root/tests/targets/Service/Program.cs"
+# Handle's first statement (a release build has no sequence point on its "{").
+shandle=$(( $(line "$ssrc" 'public static long Handle\(') + 2 ))
+( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"
+  echo $? >"$work/svc.rc" ) 2>/dev/null &
+ct_ready_pid "$work/svc.out"
+if [[ -n "$spid" ]]; then
+    ct_run "$work" att "$ct" run -p "$spid" --srcline -F 'Svc.Handlers.Handle' -d 1s -o "$work/att.txt"
+    check_eq "run -p --srcline: exit code 0" 0 "$(cat "$work/att.rc")"
+    check "run -p --srcline: Handle's calls at Program.cs:$shandle" awk -v l="$shandle" '
+        /Svc\.Handlers\.Handle\(int worker=/ && / -> long / { n++; if ($0 !~ (" at Program\\.cs:" l "$")) { print; bad++ } }
+        END { exit !(n > 0 && !bad) }' "$work/att.txt"
+    for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
+    check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"
+else
+    ct_fail "the service did not start"
+fi
+
+echo "== 6. a bad value"
+ct_run "$work" bad "$ct" run --srcline=sideways -- dotnet "$app"
+check_eq "--srcline=sideways: exit 2" 2 "$(cat "$work/bad.rc")"
+check_eq "--srcline=sideways: one line" 1 "$(wc -l < "$work/bad.err")"
+check "--srcline=sideways: nothing ran" bash -c "! grep -q 'sum=5' '$work/bad.out'"
+
+ct_end run_srcline.sh
