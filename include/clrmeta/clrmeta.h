@@ -705,6 +705,14 @@ CLRMETA_API clrmeta_status clrmeta_pdb_document_name(const clrmeta_pdb *pdb, uin
                                                      char *out, size_t cap, size_t *len,
                                                      clrmeta_error *err);
 
+/* The folder all the PDB's documents are in: the longest common prefix of
+ * their absolute paths, cut after its last '/', into out[0..cap) with its
+ * length in *len (0 and "" when they share none). Generated documents (a
+ * path with an "/obj/" folder: AssemblyInfo.cs and the like) are left out
+ * unless there are no others. O(documents). */
+CLRMETA_API clrmeta_status clrmeta_pdb_source_root(const clrmeta_pdb *pdb, char *out, size_t cap,
+                                                   size_t *len, clrmeta_error *err);
+
 /* A sequence point: IL offset → source span. A hidden point (start_line
  * 0xFEEFEE, columns 0) marks code that belongs to no line. */
 #define CLRMETA_HIDDEN_LINE 0xFEEFEEu

@@ -42,6 +42,13 @@ static void usage(FILE *to)
         "  --members      also list MemberRefs (references to other members), after\n"
         "                 the methods\n"
         "  --tokens       start each line with the member's token (0x06000001)\n"
+        "  --lines        end each method's line with its source location from the\n"
+        "                 assembly's Portable PDB (beside it or embedded):\n"
+        "                 \" at Orders.cs:42\", the path from the sources' common\n"
+        "                 folder, the line of its first sequence point (an async\n"
+        "                 method's or iterator's: its state machine's)\n"
+        "  --source-link  with --lines: first print the PDB's Source Link map (the\n"
+        "                 JSON that maps its source folders to a repository's URLs)\n"
         "\n"
         "Exit status: 0 every line decoded, 1 the file is not a readable .NET assembly\n"
         "or some signatures failed (their lines start with \"# error\"), 2 usage error.\n");
@@ -174,6 +181,8 @@ typedef struct sigs {
     clrsig_arena arena, scratch;
     int csharp, tokens;
     const char *filter;
+    const clrmeta_pdb *pdb;   /* --lines: the assembly's PDB */
+    size_t root_len;          /* bytes of each document's path left out */
     unsigned long failures;
     outbuf out;
 
@@ -324,6 +333,28 @@ static void emit_row_error(sigs *s, uint32_t token, const clrmeta_error *me)
     emit_error(s, token, "?", msg, -1);
 }
 
+/* " at Orders.cs:42": the method's first line (or its state machine's),
+ * when the PDB has one. */
+static void emit_line(sigs *s, uint32_t token)
+{
+    uint32_t rid = CLRMETA_TOKEN_RID(token), mn = 0;
+    clrmeta_sequence_point sp;
+    int found = 0;
+    clrmeta_pdb_method_line(s->pdb, rid, &sp, &found, NULL);
+    if (!found && clrmeta_pdb_move_next(s->pdb, rid, &mn, NULL) == CLRMETA_OK && mn)
+        clrmeta_pdb_method_line(s->pdb, mn, &sp, &found, NULL);
+    char name[CLRMETA_MAX_DOCUMENT_NAME];
+    size_t len = 0;
+    if (!found || clrmeta_pdb_document_name(s->pdb, sp.document, name, sizeof name, &len, NULL) !=
+                      CLRMETA_OK)
+        return;
+    size_t skip = s->root_len && len > s->root_len ? s->root_len : 0;
+    char *d = out_reserve(&s->out, len + 32);
+    if (d)
+        out_commit(&s->out, (size_t)snprintf(d, len + 32, " at %s:%u", name + skip,
+                                             sp.start_line));
+}
+
 /* Formats a method signature straight into the output as one line (the
  * token first with --tokens). On a formatter error nothing is written and
  * the error is returned. Out of memory is reported by the output buffer. */
@@ -347,8 +378,13 @@ static clrsig_status emit_method(sigs *s, uint32_t token, const clrsig_method *m
         }
         if (st != CLRSIG_OK)
             return st;
-        d[prefix + need] = '\n';
-        out_commit(&s->out, prefix + need + 1);
+        out_commit(&s->out, prefix + need);
+        if (s->pdb)
+            emit_line(s, token);
+        if ((d = out_reserve(&s->out, 1)) != NULL) {
+            d[0] = '\n';
+            out_commit(&s->out, 1);
+        }
         return CLRSIG_OK;
     }
 }
@@ -568,12 +604,31 @@ static void sigs_free(sigs *s)
     free(s);
 }
 
+/* "# source link: {...}" on one line (line breaks as spaces), or that there
+ * is none. */
+static void print_source_link(const clrmeta_pdb *pdb)
+{
+    clrmeta_blob b;
+    int found = 0;
+    if (clrmeta_pdb_custom_debug(pdb, CLRMETA_TOKEN(CLRMETA_T_MODULE, 1), clrmeta_kind_source_link,
+                                 &b, &found, NULL) != CLRMETA_OK || !found) {
+        printf("# source link: none\n");
+        return;
+    }
+    printf("# source link: ");
+    for (uint32_t i = 0; i < b.len; i++) {
+        int c = b.p[i];
+        putchar(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+    }
+    putchar('\n');
+}
+
 /* ------------------------------------------------------------------- main */
 
 int cmd_sigs(int argc, char **argv)
 {
     const char *path = NULL;
-    int csharp = 1, members = 0, tokens = 0;
+    int csharp = 1, members = 0, tokens = 0, lines = 0, source_link = 0;
     const char *filter = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -596,6 +651,10 @@ int cmd_sigs(int argc, char **argv)
             members = 1;
         } else if (!strcmp(a, "--tokens")) {
             tokens = 1;
+        } else if (!strcmp(a, "--lines")) {
+            lines = 1;
+        } else if (!strcmp(a, "--source-link")) {
+            source_link = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "clrtrace sigs: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -609,6 +668,22 @@ int cmd_sigs(int argc, char **argv)
     if (!path) {
         usage(stderr);
         return 2;
+    }
+    if (source_link && !lines) {
+        fprintf(stderr, "clrtrace sigs: --source-link goes with --lines\n");
+        return 2;
+    }
+    clrmeta_pdb_file *pdb = NULL;
+    if (lines) {
+        clrmeta_error pe;
+        char where[1024];
+        if (clrmeta_pdb_load(path, NULL, &pdb, where, sizeof where, &pe) != CLRMETA_OK) {
+            char msg[CLRMETA_MAX_MESSAGE];
+            clrmeta_describe(&pe, msg, sizeof msg);
+            fprintf(stderr, "clrtrace sigs: %s: %s (--lines needs the assembly's Portable PDB)\n",
+                    where, msg);
+            return 1;
+        }
     }
 
     file_bytes fb;
@@ -637,6 +712,13 @@ int cmd_sigs(int argc, char **argv)
         fprintf(stderr, "clrtrace sigs: out of memory\n");
         goto done;
     }
+    if (pdb) {
+        char root[CLRMETA_MAX_DOCUMENT_NAME];
+        s->pdb = &pdb->pdb;
+        clrmeta_pdb_source_root(s->pdb, root, sizeof root, &s->root_len, NULL);
+        if (source_link)
+            print_source_link(s->pdb);
+    }
     uint32_t nmethods = clrmeta_rows(&md, CLRMETA_T_METHODDEF), total = nmethods;
     for (uint32_t rid = 1; rid <= nmethods; rid++)
         print_method(s, rid);
@@ -660,5 +742,6 @@ done:
     sigs_free(s);
     free(index);
     unload(&fb);
+    clrmeta_pdb_free(pdb);
     return rc;
 }

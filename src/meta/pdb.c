@@ -391,6 +391,45 @@ clrmeta_status clrmeta_pdb_document_name(const clrmeta_pdb *pdb, uint32_t rid, c
     return meta_ok(err);
 }
 
+clrmeta_status clrmeta_pdb_source_root(const clrmeta_pdb *pdb, char *out, size_t cap, size_t *len,
+                                       clrmeta_error *err)
+{
+    if (!pdb || !out || !cap || !len)
+        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
+    out[0] = '\0';
+    *len = 0;
+    char name[CLRMETA_MAX_DOCUMENT_NAME];
+    uint32_t ndocs = pdb->tables[DOC - DOC].rows;
+    for (int pass = 0; pass < 2; pass++) {
+        int any = 0;
+        size_t n = 0;
+        for (uint32_t d = 1; d <= ndocs; d++) {
+            size_t nl;
+            if (clrmeta_pdb_document_name(pdb, d, name, sizeof name, &nl, NULL) != CLRMETA_OK ||
+                name[0] != '/' || (pass == 0 && strstr(name, "/obj/")))
+                continue;
+            if (!any) {
+                any = 1;
+                n = nl < cap ? nl : cap - 1;
+                memcpy(out, name, n);
+                continue;
+            }
+            size_t i = 0;
+            while (i < n && out[i] == name[i])
+                i++;
+            n = i;
+        }
+        if (!any)
+            continue;
+        while (n > 0 && out[n - 1] != '/')
+            n--;
+        out[n] = '\0';
+        *len = n;
+        break;
+    }
+    return meta_ok(err);
+}
+
 /* ------------------------------------------------------ sequence points */
 
 clrmeta_status clrmeta_pdb_sequence_points(const clrmeta_pdb *pdb, uint32_t method_rid,

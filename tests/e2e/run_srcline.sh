@@ -19,7 +19,9 @@
 #   4. an async method's stub (no lines of its own) gets its MoveNext's
 #      first line (tests/targets/Failures);
 #   5. under attach (-p) to tests/targets/Service: Handle's line;
-#   6. a bad --srcline value: one line, exit 2, nothing run.
+#   6. clrtrace sigs --lines: the same lines, from either PDB; an assembly
+#      without one: one line, exit 1;
+#   7. a bad --srcline value: one line, exit 2, nothing run.
 # Ends with "run_srcline.sh: N passed, M failed".
 set -uo pipefail
 
@@ -123,7 +125,20 @@ else
     ct_fail "the service did not start"
 fi
 
-echo "== 6. a bad value"
+echo "== 6. clrtrace sigs --lines"
+"$ct" sigs --lines "$app" >"$work/sigs.txt" 2>&1
+check "sigs --lines: Add at Program.cs:$add, Divide at $divide" bash -c \
+    "grep -qxF 'static int Demo.MathOps.Add(int a, int b) at Program.cs:$add' '$work/sigs.txt' &&
+     grep -qxF 'static int Demo.MathOps.Divide(int a, int b) at Program.cs:$divide' '$work/sigs.txt'"
+"$ct" sigs --lines "$emb" >"$work/sigs-emb.txt" 2>&1
+check "sigs --lines: the same from the embedded PDB" cmp -s "$work/sigs.txt" "$work/sigs-emb.txt"
+fw=$(dirname "$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" { v = $2; d = substr($3, 2, length($3) - 2) } END { print d "/" v "/System.Linq.dll" }')")/System.Linq.dll
+ct_run "$work" nopdb "$ct" sigs --lines "$fw"
+check_eq "sigs --lines on an assembly without a PDB: exit 1" 1 "$(cat "$work/nopdb.rc")"
+check "sigs --lines without a PDB: one line saying so" bash -c \
+    "[ \$(wc -l < '$work/nopdb.err') = 1 ] && grep -q 'no Portable PDB' '$work/nopdb.err'"
+
+echo "== 7. a bad value"
 ct_run "$work" bad "$ct" run --srcline=sideways -- dotnet "$app"
 check_eq "--srcline=sideways: exit 2" 2 "$(cat "$work/bad.rc")"
 check_eq "--srcline=sideways: one line" 1 "$(wc -l < "$work/bad.err")"

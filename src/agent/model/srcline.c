@@ -13,7 +13,7 @@
 typedef struct srcmod {
     clrmeta_pdb_file *f;   /* NULL: the module has no PDB we can use */
     uint32_t root;         /* bytes of the common source folder, with its '/' */
-    const char *root_text; /* a name that starts with it */
+    const char *root_text; /* the folder */
     uint32_t ndocs;
     const char **docs;     /* [ndocs + 1]: document names, made on first use */
 } srcmod;
@@ -39,39 +39,6 @@ static const char *doc_name(srcmod *s, uint32_t rid)
     return s->docs[rid];
 }
 
-/* The folder every document is under, generated ones (in an obj/ folder:
- * AssemblyInfo.cs and the like) left out unless there are no others: its
- * length with its last '/', 0 when they share none; *text a name that starts
- * with it. */
-static uint32_t common_root(srcmod *s, const char **text)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        const char *first = NULL;
-        size_t len = 0;
-        for (uint32_t d = 1; d <= s->ndocs; d++) {
-            const char *n = doc_name(s, d);
-            if (!n || n[0] != '/' || (pass == 0 && strstr(n, "/obj/")))
-                continue;
-            if (!first) {
-                first = n;
-                len = strlen(n);
-                continue;
-            }
-            size_t i = 0;
-            while (i < len && first[i] == n[i])
-                i++;
-            len = i;
-        }
-        if (!first)
-            continue;
-        while (len > 0 && first[len - 1] != '/')
-            len--;
-        *text = first;
-        return (uint32_t)len;
-    }
-    return 0;
-}
-
 /* The module's PDB, read on first use. Under g_lock. */
 static srcmod *module_pdb(const ct_module *m)
 {
@@ -93,7 +60,11 @@ static srcmod *module_pdb(const ct_module *m)
             s->f = NULL;
         } else {
             memset(s->docs, 0, ((size_t)s->ndocs + 1) * sizeof *s->docs);
-            s->root = common_root(s, &s->root_text);
+            char root[CLRMETA_MAX_DOCUMENT_NAME];
+            size_t rl = 0;
+            if (clrmeta_pdb_source_root(&s->f->pdb, root, sizeof root, &rl, NULL) == CLRMETA_OK &&
+                rl && (s->root_text = ct_perm_strdup(root)))
+                s->root = (uint32_t)rl;
         }
     } else if (st != CLRMETA_E_NO_PDB) {
         /* A PDB there but unusable (another build's, damaged): said once. */
