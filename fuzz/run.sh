@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace|fuzz_meta|fuzz_il|fuzz_expr SECONDS}
+harness=${1:?usage: fuzz/run.sh fuzz_sig|fuzz_compressed|fuzz_trace|fuzz_meta|fuzz_il|fuzz_expr|fuzz_pdb SECONDS}
 seconds=${2:-30}
 build=${CLRTRACE_FUZZ_BUILD:-$root/build-fuzz}
 # ctest runs the harnesses side by side (-j2): one configures and builds the
@@ -23,6 +23,8 @@ if [ "$harness" = fuzz_trace ]; then
   seeds="$here/seeds-trace"   # small binary traces written by tests/unit/test_event.c's writer
 elif [ "$harness" = fuzz_expr ]; then
   seeds="$here/seeds-expr"    # conditions written by hand (tests/unit/test_expr.c's)
+elif [ "$harness" = fuzz_pdb ]; then
+  seeds="$root/tests/meta/pdb"  # Hello's PDB, its assembly and the embedded one's
 elif [ "$harness" = fuzz_il ]; then
   seeds="$here/seeds-il"      # method bodies made by hand (tests/unit/test_il.c's)
 elif [ "$harness" = fuzz_meta ]; then

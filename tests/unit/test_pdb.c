@@ -1,0 +1,244 @@
+/* libclrmeta's Portable PDB reader on the captured PDBs of tests/meta/pdb
+ * (tests/targets/Hello, standalone and embedded): documents, sequence points
+ * as written by hand from Program.cs, the common source folder, and damaged
+ * copies: a PDB of another build, a cut PDB at every length, a wrong
+ * embedded size, a document name one byte past the caller's room.
+ *
+ * Usage: test_pdb DIR (tests/meta/pdb) SOURCE (tests/targets/Hello/Program.cs) */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clrmeta/clrmeta.h"
+#include "pdb_walk.h"
+
+static const char *g_dir, *g_source;
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)n);
+    assert_non_null(p);
+    assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static void spill(const char *path, const uint8_t *p, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, len, f), len);
+    fclose(f);
+}
+
+static clrmeta_pdb_file *load(const char *name, clrmeta_status want)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    clrmeta_pdb_file *f = NULL;
+    clrmeta_error err;
+    char where[1024];
+    assert_int_equal(clrmeta_pdb_load(path, NULL, &f, where, sizeof where, &err), want);
+    return f;
+}
+
+/* Program.cs, line 17: "        public static int Add(int a, int b) => a + b;"
+ * (MathOps.Add, MethodDef 1): its one sequence point is "a + b", columns 48
+ * to 53; Fib (MethodDef 3) is line 23; Divide (4) starts at "if (b == 0)",
+ * line 30; Main (8) at its first statement, line 88. */
+static void check_hello(const clrmeta_pdb *pdb)
+{
+    char line[256] = "";
+    FILE *src = fopen(g_source, "r");
+    assert_non_null(src);
+    for (int i = 0; i < 17 && fgets(line, sizeof line, src); i++)
+        ;
+    fclose(src);
+    assert_string_equal(line + 47, "a + b;\n");
+
+    assert_int_equal(clrmeta_pdb_rows(pdb, CLRMETA_PDB_DOCUMENT), 3);
+    char name[CLRMETA_MAX_DOCUMENT_NAME];
+    size_t len = 0;
+    assert_int_equal(clrmeta_pdb_document_name(pdb, 1, name, sizeof name, &len, NULL), CLRMETA_OK);
+    assert_true(len > 30 && !strcmp(name + len - 30, "tests/targets/Hello/Program.cs"));
+    char root[CLRMETA_MAX_DOCUMENT_NAME];
+    size_t rl = 0;
+    assert_int_equal(clrmeta_pdb_source_root(pdb, root, sizeof root, &rl, NULL), CLRMETA_OK);
+    assert_int_equal(rl, len - strlen("Program.cs"));
+    assert_memory_equal(root, name, rl);
+
+    clrmeta_sequence_point sp;
+    int found = 0;
+    assert_int_equal(clrmeta_pdb_method_line(pdb, 1, &sp, &found, NULL), CLRMETA_OK);
+    assert_true(found);
+    assert_int_equal(sp.start_line, 17);
+    assert_int_equal(sp.end_line, 17);
+    assert_int_equal(sp.start_column, 48);
+    assert_int_equal(sp.end_column, 53);
+    assert_int_equal(sp.document, 1);
+    assert_int_equal(clrmeta_pdb_method_line(pdb, 3, &sp, &found, NULL), CLRMETA_OK);
+    assert_int_equal(sp.start_line, 23);
+    assert_int_equal(clrmeta_pdb_method_line(pdb, 4, &sp, &found, NULL), CLRMETA_OK);
+    assert_int_equal(sp.start_line, 30);
+    assert_int_equal(clrmeta_pdb_method_line(pdb, 8, &sp, &found, NULL), CLRMETA_OK);
+    assert_int_equal(sp.start_line, 88);
+    /* Divide's IL past its start is still line 30 until the next point. */
+    assert_int_equal(clrmeta_pdb_line_at(pdb, 4, 1, &sp, &found, NULL), CLRMETA_OK);
+    assert_true(found);
+    assert_int_equal(sp.start_line, 30);
+    /* A method past the table: an error, not a crash. */
+    assert_int_equal(clrmeta_pdb_method_line(pdb, 0x00FFFFFF, &sp, &found, NULL),
+                     CLRMETA_E_BAD_INDEX);
+    /* The name exactly fits, then one byte short. */
+    assert_int_equal(clrmeta_pdb_document_name(pdb, 1, name, len + 1, NULL, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_document_name(pdb, 1, name, len, NULL, NULL), CLRMETA_E_LIMIT);
+}
+
+static void test_standalone(void **state)
+{
+    (void)state;
+    clrmeta_pdb_file *f = load("Hello.dll", CLRMETA_OK);
+    assert_false(f->embedded);
+    check_hello(&f->pdb);
+    clrmeta_pdb_free(f);
+}
+
+static void test_embedded(void **state)
+{
+    (void)state;
+    clrmeta_pdb_file *f = load("HelloEmbedded.dll", CLRMETA_OK);
+    assert_true(f->embedded);
+    check_hello(&f->pdb);
+    clrmeta_pdb_free(f);
+}
+
+/* Another build's PDB beside the assembly: refused. */
+static void test_mismatch(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/test_pdb.XXXXXX", path[1024];
+    assert_non_null(mkdtemp(tmp));
+    size_t dl, pl;
+    snprintf(path, sizeof path, "%s/Hello.dll", g_dir);
+    uint8_t *dll = slurp(path, &dl);
+    snprintf(path, sizeof path, "%s/Hello.pdb", g_dir);
+    uint8_t *pdb = slurp(path, &pl);
+    snprintf(path, sizeof path, "%s/Hello.dll", tmp);
+    spill(path, dll, dl);
+    clrmeta_pdb open;
+    assert_int_equal(clrmeta_pdb_open(pdb, pl, &open, NULL), CLRMETA_OK);
+    size_t id_at = (size_t)(open.md.pdb.p - pdb);
+    pdb[id_at] ^= 1;
+    char pp[1024];
+    snprintf(pp, sizeof pp, "%s/Hello.pdb", tmp);
+    spill(pp, pdb, pl);
+    clrmeta_pdb_file *f = NULL;
+    clrmeta_error err;
+    assert_int_equal(clrmeta_pdb_load(path, NULL, &f, NULL, 0, &err), CLRMETA_E_PDB_MISMATCH);
+    assert_null(f);
+    unlink(pp);
+    /* No PDB at all (and none where the CodeView entry says). */
+    assert_int_equal(clrmeta_pdb_load(path, "/nonexistent-root", &f, NULL, 0, &err),
+                     CLRMETA_E_NO_PDB);
+    unlink(path);
+    rmdir(tmp);
+    free(dll);
+    free(pdb);
+}
+
+/* The PDB cut at every length, and each byte of its tables flipped: errors
+ * with offsets inside it, never a read outside (ASan run). */
+static void test_damaged(void **state)
+{
+    (void)state;
+    char path[1024];
+    size_t pl;
+    snprintf(path, sizeof path, "%s/Hello.pdb", g_dir);
+    uint8_t *pdb = slurp(path, &pl);
+    for (size_t n = 0; n < pl; n++) {
+        uint8_t *cut = malloc(n ? n : 1);
+        memcpy(cut, pdb, n);
+        clrmeta_pdb p;
+        clrmeta_error err;
+        if (clrmeta_pdb_open(cut, n, &p, &err) == CLRMETA_OK)
+            pdb_walk(&p);
+        else
+            assert_true(err.offset <= n);
+        free(cut);
+    }
+    uint8_t *copy = malloc(pl);
+    for (size_t i = 0; i < pl; i++) {
+        memcpy(copy, pdb, pl);
+        copy[i] ^= 0xA5;
+        clrmeta_pdb p;
+        if (clrmeta_pdb_open(copy, pl, &p, NULL) == CLRMETA_OK)
+            pdb_walk(&p);
+    }
+    free(copy);
+    free(pdb);
+}
+
+/* An embedded PDB whose stated size is one byte more than it inflates to,
+ * and its deflate data damaged: INFLATE. */
+static void test_inflate(void **state)
+{
+    (void)state;
+    char path[1024];
+    size_t dl;
+    snprintf(path, sizeof path, "%s/HelloEmbedded.dll", g_dir);
+    uint8_t *dll = slurp(path, &dl);
+    clrmeta md;
+    clrmeta_debug_dir dd;
+    assert_int_equal(clrmeta_open(dll, dl, &md, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_debug_directory(&md, &dd, NULL), CLRMETA_OK);
+    assert_true(dd.has_embedded && dd.has_codeview && dd.deterministic);
+    uint8_t *out = malloc(dd.embedded_inflated + 1);
+    assert_int_equal(clrmeta_pdb_inflate(&md, &dd, out, dd.embedded_inflated, NULL), CLRMETA_OK);
+    clrmeta_pdb p;
+    assert_int_equal(clrmeta_pdb_open(out, dd.embedded_inflated, &p, NULL), CLRMETA_OK);
+    assert_true(clrmeta_pdb_matches(&p, &dd));
+    assert_int_equal(clrmeta_pdb_inflate(&md, &dd, out, dd.embedded_inflated - 1, NULL),
+                     CLRMETA_E_MEMORY);
+    clrmeta_debug_dir more = dd;
+    more.embedded_inflated++;
+    clrmeta_error err;
+    assert_int_equal(clrmeta_pdb_inflate(&md, &more, out, more.embedded_inflated, &err),
+                     CLRMETA_E_INFLATE);
+    assert_int_equal(err.offset, dd.embedded_offset);
+    dll[dd.embedded_offset + dd.embedded_size / 2] ^= 0xFF;
+    dll[dd.embedded_offset] ^= 0xFF;
+    assert_int_not_equal(clrmeta_pdb_inflate(&md, &dd, out, dd.embedded_inflated, NULL),
+                         CLRMETA_OK);
+    free(out);
+    free(dll);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_pdb DIR SOURCE\n");
+        return 2;
+    }
+    g_dir = argv[1];
+    g_source = argv[2];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_standalone), cmocka_unit_test(test_embedded),
+        cmocka_unit_test(test_mismatch),   cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_inflate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
