@@ -813,8 +813,9 @@ CLRMETA_API clrmeta_status clrmeta_pdb_move_next(const clrmeta_pdb *pdb, uint32_
 CLRMETA_API clrmeta_status clrmeta_pdb_custom_debug(const clrmeta_pdb *pdb, uint32_t parent,
                                                     const uint8_t kind[16], clrmeta_blob *out,
                                                     int *found, clrmeta_error *err);
-/* Kind of the module's Source Link map (a UTF-8 JSON document). */
-CLRMETA_API extern const uint8_t clrmeta_kind_source_link[16];
+/* The kind (16-byte GUID) of the module's Source Link map (a UTF-8 JSON
+ * document). */
+CLRMETA_API const uint8_t *clrmeta_kind_source_link(void);
 
 /* ------------------------------------------------------- loading a PDB */
 

@@ -610,7 +610,7 @@ static void print_source_link(const clrmeta_pdb *pdb)
 {
     clrmeta_blob b;
     int found = 0;
-    if (clrmeta_pdb_custom_debug(pdb, CLRMETA_TOKEN(CLRMETA_T_MODULE, 1), clrmeta_kind_source_link,
+    if (clrmeta_pdb_custom_debug(pdb, CLRMETA_TOKEN(CLRMETA_T_MODULE, 1), clrmeta_kind_source_link(),
                                  &b, &found, NULL) != CLRMETA_OK || !found) {
         printf("# source link: none\n");
         return;

@@ -118,7 +118,7 @@ int main(int argc, char **argv)
     }
     clrmeta_blob sl;
     int found = 0;
-    if (!rc && clrmeta_pdb_custom_debug(pdb, 0x00000001, clrmeta_kind_source_link, &sl, &found,
+    if (!rc && clrmeta_pdb_custom_debug(pdb, 0x00000001, clrmeta_kind_source_link(), &sl, &found,
                                         &err) != CLRMETA_OK)
         rc = fail("source link", &err);
     if (!rc && found)
