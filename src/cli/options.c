@@ -242,6 +242,22 @@ static int pid_option(const char *who, const char *val, int allow_all, long *pid
 /* Each takes argv[*i] (and its value: *i advances) into o: 1; 0 when it is
  * not the command's own option; -1 after one usage-error line. */
 
+/* --srcline / --srcline=full (replay and report): the source locations a
+ * trace recorded with --srcline has. 1, 0 (not it) or -1 after one line. */
+static int srcline_option(cli_offline *o, const char *a, const char *who)
+{
+    if (!strcmp(a, "--srcline"))
+        o->render.srcline = 1;
+    else if (!strcmp(a, "--srcline=full"))
+        o->render.srcline = 2;
+    else if (!strncmp(a, "--srcline=", 10)) {
+        fprintf(stderr, "clrtrace %s: --srcline takes =full or nothing, not '%s'\n", who, a + 10);
+        return -1;
+    } else
+        return 0;
+    return 1;
+}
+
 static int replay_option(cli_offline *o, int argc, char **argv, int *i)
 {
     (void)argc;
@@ -252,14 +268,9 @@ static int replay_option(cli_offline *o, int argc, char **argv, int *i)
         o->render.jit = 1;
     else if (!strcmp(a, "--ids"))
         o->render.ids = 1;
-    else if (!strcmp(a, "--srcline"))
-        o->render.srcline = 1;
-    else if (!strcmp(a, "--srcline=full"))
-        o->render.srcline = 2;
-    else if (!strncmp(a, "--srcline=", 10)) {
-        fprintf(stderr, "clrtrace replay: --srcline takes =full or nothing, not '%s'\n", a + 10);
-        return -1;
-    } else
+    else if (!strncmp(a, "--srcline", 9))
+        return srcline_option(o, a, "replay");
+    else
         return 0;
     return 1;
 }
@@ -275,6 +286,8 @@ static int report_option(cli_offline *o, int argc, char **argv, int *i)
             o->table_option = k_table[k];
     if (!strcmp(a, "--by-trace")) {
         o->by_trace = 1;
+    } else if (!strncmp(a, "--srcline", 9)) {
+        return srcline_option(o, a, "report");
     } else if (!strcmp(a, "--percent")) {
         o->render.percent = 1;
     } else if (!strcmp(a, "--diff")) {

@@ -1523,6 +1523,35 @@ int ct_render_each_row(ct_render *r, void (*each)(void *ctx, const ct_render_row
     return 0;
 }
 
+/* A row's SOURCE cell, "Program.cs:17" (opts.srcline 2: the whole path), into
+ * out[cap]; its length, 0 when the function has no location. */
+static size_t source_cell(const ct_render *r, const ct_function *def, char *out, size_t cap)
+{
+    if (!def || !def->src_file)
+        return 0;
+    const char *file = def->src_file + (r->opts.srcline == 1 ? def->src_root : 0);
+    int n = snprintf(out, cap, "%s:%u", file, def->src_line);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* With opts.srcline: how many of the functions have no source location
+ * (their module has no PDB), or that the trace has none at all. */
+static void source_line(ct_render *r, const row *rows, size_t n)
+{
+    size_t without = 0;
+    for (size_t i = 0; i < n; i++)
+        without += !rows[i].def || !rows[i].def->src_file;
+    if (!n || !without)
+        return;
+    if (without == n)
+        emitf(r, "# source lines: none for these functions (recorded without --srcline, or "
+                 "their assemblies have no Portable PDB)\n");
+    else
+        emitf(r, "# source lines: %zu of %zu functions have none (code the compiler made "
+                 "without lines, or an assembly without a Portable PDB: framework code, "
+                 "stripped builds)\n", without, n);
+}
+
 static void summary(ct_render *r)
 {
     size_t n = 0;
@@ -1551,14 +1580,31 @@ static void summary(ct_render *r)
     /* The EXCEPTIONS column when any call ended by an exception; JIT when
      * asked for (opts.jit). */
     int exc_col = exceptions != 0, jit_col = r->opts.jit;
-    emitf(r, "%s%s%s%s  FUNCTION\n",
+    size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
+    /* The SOURCE column (opts.srcline), as wide as its widest cell (at most
+     * SOURCE_COL_MAX: wider cells push their line's name right). */
+    enum { SOURCE_COL_MAX = 60 };
+    int src_w = 0;
+    char src[CT_RENDER_SRC_MAX];
+    for (size_t i = 0; r->opts.srcline && i < shown; i++) {
+        int w = (int)source_cell(r, rows[i].def, src, sizeof src);
+        if (w > src_w)
+            src_w = w < SOURCE_COL_MAX ? w : SOURCE_COL_MAX;
+    }
+    if (src_w && src_w < 6)
+        src_w = 6;
+    emitf(r, "%s%s%s%s%s%-*s  FUNCTION\n",
           r->opts.percent ? "#  CALLS      TOTAL  TOTAL%       SELF   SELF%"
                           : "#  CALLS      TOTAL       SELF",
           r->opts.stats ? "        AVG        MIN        MAX" : "", jit_col ? "        JIT" : "",
-          exc_col ? "  EXCEPTIONS" : "");
-    size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
+          exc_col ? "  EXCEPTIONS" : "", src_w ? "  " : "", src_w, src_w ? "SOURCE" : "");
     for (size_t i = 0; i < shown; i++) {
         char total[32], self[32], exc[32] = "", stats[112] = "", jit[40] = "";
+        char cell[CT_RENDER_SRC_MAX + 2] = "";
+        if (src_w) {
+            size_t sl = source_cell(r, rows[i].def, src, sizeof src);
+            snprintf(cell, sizeof cell, "  %-*.*s", src_w, (int)sl, src);
+        }
         if (jit_col) {
             char d[32];
             ct_format_duration(rows[i].jit, d, sizeof d);
@@ -1577,14 +1623,16 @@ static void summary(ct_render *r)
         }
         if (r->opts.percent) {
             double d = traced_ns ? (double)traced_ns : 1.0;
-            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s%s%s  %s\n",
+            emitf(r, "%8llu %10s %6.1f%% %10s %6.1f%%%s%s%s%s  %s\n",
                   (unsigned long long)rows[i].calls, total, 100.0 * (double)rows[i].total / d, self,
-                  100.0 * (double)rows[i].self / d, stats, jit, exc, rows[i].name);
+                  100.0 * (double)rows[i].self / d, stats, jit, exc, cell, rows[i].name);
         } else {
-            emitf(r, "%8llu %10s %10s%s%s%s  %s\n", (unsigned long long)rows[i].calls, total,
-                  self, stats, jit, exc, rows[i].name);
+            emitf(r, "%8llu %10s %10s%s%s%s%s  %s\n", (unsigned long long)rows[i].calls, total,
+                  self, stats, jit, exc, cell, rows[i].name);
         }
     }
+    if (r->opts.srcline)
+        source_line(r, rows, n);
     free_rows(rows, n);
     held_line(r);
     budget_line(r);

@@ -13,7 +13,11 @@
 #      out); a block that opens says it after its "{";
 #   2. recorded with --srcline: replay --srcline shows the same, replay
 #      --srcline=full the whole path, replay without it nothing; a trace
-#      recorded without --srcline has no locations;
+#      recorded without --srcline has no locations; report --srcline's
+#      SOURCE column and its count of functions without a line; the
+#      exports' code.file.path and code.line.number (Chrome's args, OTLP's
+#      attributes read back with protoc --decode_raw, with
+#      code.function.name) and the flame graph's tooltips;
 #   3. the same program built with an embedded PDB (-p:DebugType=embedded):
 #      the same locations;
 #   4. an async method's stub (no lines of its own) gets its MoveNext's
@@ -44,6 +48,7 @@ line() { grep -nE "$2" "$1" | head -n 1 | cut -d: -f1; }
 add=$(line "$src" 'public static int Add\(int a, int b\) =>')
 fib=$(line "$src" 'public static int Fib\(int n\) =>')
 divide=$(line "$src" 'if \(b == 0\)')          # Divide's first statement
+trydivide=$(line "$src" 'return Divide\(a, b\)') # TryDivide's, inside its try
 main=$(sed -n '/static int Main(/,$p' "$src" | grep -nE '^ +[A-Za-z].*;' | head -n 1 | cut -d: -f1)
 main=$(( $(line "$src" 'static int Main\(') + main - 1 ))
 echo "Program.cs: Add $add, Fib $fib, Divide $divide, Main's first statement $main"
@@ -87,6 +92,34 @@ ct_run "$work" norec "$ct" record -o "$work/norec" -- dotnet "$app"
 "$ct" replay --srcline "$work/norec" >"$work/noreplay.txt" 2>&1
 check "a trace recorded without --srcline: replay --srcline shows no locations" \
     bash -c "! grep -qE ' at [A-Za-z/]+\.cs:[0-9]+\$' '$work/noreplay.txt' && grep -q 'MathOps.Add' '$work/noreplay.txt'"
+
+echo "== 2b. report and the exports"
+"$ct" report --srcline "$work/rec" >"$work/report.txt" 2>&1
+check "report --srcline: a SOURCE column: Add's row says Program.cs:$add" grep -qE \
+    "^ +1 +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +[0-9]+  Program\.cs:$add +Demo\.MathOps\.Add\$" "$work/report.txt"
+check "report --srcline: the functions without a line are counted (Counter's made constructor)" \
+    grep -qE '^# source lines: 1 of [0-9]+ functions have none' "$work/report.txt"
+"$ct" report "$work/rec" >"$work/report-plain.txt" 2>&1
+check "report without --srcline: no SOURCE column" bash -c "! grep -q SOURCE '$work/report-plain.txt'"
+"$ct" dump --chrome "$work/rec" >"$work/chrome.json" 2>&1
+check "dump --chrome: Add's args carry code.file.path and code.line.number" python3 -c "
+import json, sys
+ev = [e for e in json.load(open('$work/chrome.json'))['traceEvents'] if e.get('name') == 'Demo.MathOps.Add']
+a = ev[0]['args']
+sys.exit(not (a['code.file.path'] == '$src' and a['code.line.number'] == $add))"
+"$ct" dump --otlp "$work/rec" >"$work/otlp.pb" 2>&1
+protoc --decode_raw <"$work/otlp.pb" >"$work/otlp.txt" 2>&1
+check "dump --otlp: spans carry code.file.path, code.line.number, code.function.name" python3 -c "
+import re, sys
+t = open('$work/otlp.txt').read()
+# protoc --decode_raw: a KeyValue is 1: \"key\" 2 { 1: \"string\" } or 2 { 3: int }.
+ok = re.search(r'1: \"code\.file\.path\"\s*2 \{\s*1: \"' + re.escape('$src') + r'\"', t) and \
+     re.search(r'1: \"code\.line\.number\"\s*2 \{\s*3: $add\s*\}', t) and \
+     re.search(r'1: \"code\.function\.name\"\s*2 \{\s*1: \"Demo\.MathOps\.Add\"', t)
+sys.exit(not ok)"
+"$ct" dump --flame "$work/rec" >"$work/flame.svg" 2>&1
+check "dump --flame: a frame's tooltip says where its function is" grep -qF \
+    "<title>Demo.MathOps.TryDivide at Program.cs:$trydivide" "$work/flame.svg"
 
 echo "== 3. an embedded PDB"
 ct_run "$work" emb "$ct" run --srcline -o "$work/emb.txt" -- dotnet "$emb"

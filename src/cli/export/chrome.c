@@ -318,6 +318,11 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         ct_json_string(out, val, vlen);
     }
     a->len = f->aux;
+    if (f->fn->src_file) { /* recorded with --srcline: where the function is */
+        fputs(n++ ? ",\"code.file.path\":" : "\"code.file.path\":", out);
+        ct_json_string(out, f->fn->src_file, strlen(f->fn->src_file));
+        fprintf(out, ",\"code.line.number\":%u", f->fn->src_line);
+    }
     const char *sep = n ? "," : "";
     if (how == CLI_END_RETURN) {
         ct_text text;

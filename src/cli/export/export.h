@@ -173,6 +173,7 @@ static inline uint64_t cli_async_last(const cli_async *a, uint64_t end)
 
 typedef struct folded_node {
     const char *name;        /* the innermost function's full name ("" for the root) */
+    const ct_function *fn;   /* a function of that name (its source location); NULL: root */
     uint32_t parent;         /* the root's parent is itself */
     uint32_t first_child, next_sibling; /* 0: none (children in no particular order) */
     uint32_t depth;          /* the root is 0 */

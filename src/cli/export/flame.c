@@ -147,6 +147,13 @@ static void frame(const layout *l, uint32_t i, double x, double y, double w, uin
     colour(name, &r, &g, &b);
     fputs("<g><title>", stdout);
     ct_xml_text(stdout, name, strlen(name));
+    const ct_function *fn = i ? nd->fn : NULL;
+    if (fn && fn->src_file) { /* recorded with --srcline: " at Orders.cs:42" */
+        const char *file = fn->src_file + fn->src_root;
+        fputs(" at ", stdout);
+        ct_xml_text(stdout, file, strlen(file));
+        printf(":%u", fn->src_line);
+    }
     printf(" (%s, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" "
            "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
            value, pct, x, y, w, FLAME_FRAME_HEIGHT - 1, r, g, b);

@@ -44,8 +44,9 @@ static int index_insert(folded_tree *tr, uint32_t node)
 
 /* The child of parent named name, made when new; NO_NODE past the limit or
  * when out of memory (*oom then set). */
-static uint64_t child(folded_tree *tr, uint32_t parent, const char *name, int *oom)
+static uint64_t child(folded_tree *tr, uint32_t parent, const ct_function *fn, int *oom)
 {
+    const char *name = fn->name;
     if (tr->index_cap) {
         size_t j = name_hash(parent, name) & (tr->index_cap - 1);
         for (; tr->index[j]; j = (j + 1) & (tr->index_cap - 1)) {
@@ -77,7 +78,7 @@ static uint64_t child(folded_tree *tr, uint32_t parent, const char *name, int *o
     }
     uint32_t id = tr->n++;
     folded_node *p = &tr->nodes[parent];
-    tr->nodes[id] = (folded_node){ name, parent, 0, p->first_child, p->depth + 1, 0, 0 };
+    tr->nodes[id] = (folded_node){ name, fn, parent, 0, p->first_child, p->depth + 1, 0, 0 };
     p->first_child = id;
     index_insert(tr, id);
     return id;
@@ -89,7 +90,7 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     cli_frame *f = cli_top(t);
     uint64_t parent = cli_caller(t) ? cli_caller(t)->aux : 0;
     int oom = 0;
-    f->aux = parent == NO_NODE ? NO_NODE : child(tr, (uint32_t)parent, f->fn->name, &oom);
+    f->aux = parent == NO_NODE ? NO_NODE : child(tr, (uint32_t)parent, f->fn, &oom);
     return oom ? -1 : 0;
 }
 
@@ -136,7 +137,7 @@ int folded_collect(cli_trace *t, int by_calls, folded_tree *tr)
         folded_tree_free(tr);
         return 1;
     }
-    tr->nodes[0] = (folded_node){ "", 0, 0, 0, 0, 0, 0 };
+    tr->nodes[0] = (folded_node){ "", NULL, 0, 0, 0, 0, 0, 0 };
     tr->n = 1;
     int rc = cli_trace_each(t, "dump", cli_calls_record, w);
     if (cli_calls_finish(w) != 0 && rc == 0) {

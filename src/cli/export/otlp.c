@@ -19,6 +19,9 @@
  *   match the parameters), as string values; "return" (the return value's
  *   text), "at_return" (out/ref arguments as the call returned, "v=12");
  *   "thread.id" (the OS thread id, OTel's semantic convention);
+ *   "code.file.path", "code.line.number", "code.function.name" (OTel's
+ *   code attributes: the function's source file, whole, its line and its
+ *   full name) when the trace was recorded with --srcline;
  *   "clrtrace.tailcall" / "clrtrace.unfinished" = true for those ends;
  *   an exception: an event "exception" at the end time with
  *   exception.type (the class), exception.message (the message read, when
@@ -412,9 +415,10 @@ enum { END_RETURN, END_EXCEPTION, END_TAILCALL, END_UNFINISHED };
  * the exception event (text: the text log's, or NULL), or the flag of a
  * tail call or an unfinished call; "clrtrace.async" for an async call's
  * span, which ends when its task does. */
-static int span_out(cli_otlp *x, const pending *me, const char *name, uint64_t start,
-                    uint64_t end, uint64_t tid, const uint8_t *attrs, size_t alen, int end_kind,
-                    const char *text, size_t len, const char *outs, size_t outs_len, int async)
+static int span_out(cli_otlp *x, const pending *me, const ct_function *fn, const char *name,
+                    uint64_t start, uint64_t end, uint64_t tid, const uint8_t *attrs, size_t alen,
+                    int end_kind, const char *text, size_t len, const char *outs, size_t outs_len,
+                    int async)
 {
     if (!x->in_batch)
         batch_open(x);
@@ -430,6 +434,11 @@ static int span_out(cli_otlp *x, const pending *me, const char *name, uint64_t s
     pb_fixed64(b, F_SPAN_END, x->start_ns + end);
     pb_raw(b, attrs, alen);
     kv_int(b, F_SPAN_ATTRIBUTES, "thread.id", (int64_t)tid);
+    if (fn && fn->src_file) { /* recorded with --srcline: OTel's code.* attributes */
+        kv_string(b, F_SPAN_ATTRIBUTES, "code.file.path", 14, fn->src_file, strlen(fn->src_file));
+        kv_int(b, F_SPAN_ATTRIBUTES, "code.line.number", (int64_t)fn->src_line);
+        kv_string(b, F_SPAN_ATTRIBUTES, "code.function.name", 18, fn->name, strlen(fn->name));
+    }
     if (async)
         kv_string(b, F_SPAN_ATTRIBUTES, "clrtrace.async", 14, NULL, 0);
     if (end_kind == END_RETURN) {
@@ -460,7 +469,7 @@ static int async_out(cli_otlp *x, cli_async *a, uint64_t end, int faulted, const
                      size_t len)
 {
     const pending *me = a->extra;
-    int rc = span_out(x, me, a->name, a->start, cli_async_last(a, end), a->tid,
+    int rc = span_out(x, me, a->fn, a->name, a->start, cli_async_last(a, end), a->tid,
                       (const uint8_t *)a->extra + sizeof *me, a->extra_len - sizeof *me,
                       faulted ? END_EXCEPTION : END_RETURN, faulted || len ? text : NULL, len,
                       NULL, 0, 1);
@@ -510,17 +519,17 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         ct_text_init(&text, outs, sizeof x->key);
         int has_outs = ct_symbols_out_text(w->sym, f->fn, rec, &text);
         ol = ct_text_end(&text);
-        rc = span_out(x, &me, f->fn->name, f->start, end, t->tid, attrs, alen, END_RETURN,
+        rc = span_out(x, &me, f->fn, f->fn->name, f->start, end, t->tid, attrs, alen, END_RETURN,
                       has_ret ? x->val : NULL, rl, has_outs ? outs + 2 : NULL,
                       ol > 2 ? ol - 2 : 0, 0);
     } else if (how == CLI_END_EXCEPTION) {
         ct_text_init(&text, x->val, CT_RENDER_RET_MAX);
         int has = rec && rec->nvalues && ct_symbols_exception_text(w->sym, rec, &text);
         size_t len = ct_text_end(&text);
-        rc = span_out(x, &me, f->fn->name, f->start, end, t->tid, attrs, alen, END_EXCEPTION,
+        rc = span_out(x, &me, f->fn, f->fn->name, f->start, end, t->tid, attrs, alen, END_EXCEPTION,
                       has ? x->val : NULL, has ? len : 0, NULL, 0, 0);
     } else {
-        rc = span_out(x, &me, f->fn->name, f->start, end, t->tid, attrs, alen,
+        rc = span_out(x, &me, f->fn, f->fn->name, f->start, end, t->tid, attrs, alen,
                       how == CLI_END_TAILCALL ? END_TAILCALL : END_UNFINISHED, NULL, 0, NULL, 0,
                       0);
     }
@@ -602,7 +611,7 @@ int cli_otlp_end(cli_otlp *x, uint64_t *spans, uint64_t *batches)
         cli_async *a = &x->async[i];
         const pending *me = a->extra;
         if (!rc && !x->stopped && a->state == CLI_ASYNC_RETURNED &&
-            span_out(x, me, a->name, a->start, a->ret, a->tid,
+            span_out(x, me, a->fn, a->name, a->start, a->ret, a->tid,
                      (const uint8_t *)a->extra + sizeof *me, a->extra_len - sizeof *me,
                      END_UNFINISHED, NULL, 0, NULL, 0, 1) != 0)
             rc = -1;

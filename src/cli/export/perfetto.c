@@ -412,6 +412,13 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     if (cli_call_args(w->sym, f->fn, rec, p->val, key_taken, arg_annotation, p) != 0 ||
         cli_call_ids(t->ids, arg_annotation, p) != 0)
         return p->oom = -1;
+    if (f->fn->src_file) { /* recorded with --srcline: where the function is */
+        char line[16];
+        int ll = snprintf(line, sizeof line, "%u", f->fn->src_line);
+        if (annotation(p, "code.file.path", 14, f->fn->src_file, strlen(f->fn->src_file)) != 0 ||
+            annotation(p, "code.line.number", 16, line, (size_t)ll) != 0)
+            return p->oom = -1;
+    }
     event_end(p);
     return packet_end(p);
 }
