@@ -89,7 +89,7 @@ static void usage(FILE *to)
 
 static const char *const k_names[] = {
     "?", "FUNCTION", "THREAD", "ENTER", "LEAVE", "TAILCALL", "UNWIND", "DROPPED", "CLASS", "END",
-    "EVENTS", "HELD", "JIT", "ZSTD", "BUDGET", "ACTIVITY", "ASYNC_RETURN", "ASYNC_FAULT",
+    "EVENTS", "HELD", "JIT", "ZSTD", "BUDGET", "ACTIVITY", "ASYNC_RETURN", "ASYNC_FAULT", "LINE",
 };
 _Static_assert(sizeof k_names / sizeof *k_names == CT_REC_TYPE_COUNT, "a name per record type");
 
@@ -133,6 +133,10 @@ static int dump(void *ctx, const ct_rec *r)
                span);
         break;
     }
+    case CT_REC_LINE:
+        printf(" t=%" PRIu64 " tid=%" PRIu64 " key=0x%" PRIx64 " line=%u%s\n", r->time_ns, r->tid,
+               r->key, r->src_line, r->flags & CT_LINE_THROWN ? " thrown" : "");
+        break;
     case CT_REC_JIT:
         printf(" key=0x%" PRIx64 " count=%" PRIu64 " ns=%" PRIu64 " tid=%" PRIu64 "\n", r->key,
                r->count, r->time_ns, r->tid);

@@ -54,7 +54,9 @@
 #define CT_TRACE_VERSION_MAJOR 2
 /* 2.11: a FUNCTION record may end with its method's source location (the
  * out mask written then even when 0): u32 line, u32 root length, the file
- * (ct_fn_src); older readers ignore it. */
+ * (ct_fn_src); older readers ignore it. LINE records (--srcline): the line
+ * an exception left a frame at; a 2.10 reader reports the first as an
+ * unknown record. */
 #define CT_TRACE_VERSION_MINOR 11
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
@@ -108,6 +110,9 @@ typedef enum ct_rec_type {
                             completion: the task's class id, then its result */
     CT_REC_ASYNC_FAULT = 17, /* (2.9) that task faulted or was cancelled: the
                             exception, as an UNWIND carries it */
+    CT_REC_LINE = 18,    /* (2.11, --srcline) the source line a frame of function
+                            key was at when an exception left it: its thread's
+                            next UNWIND of that function is that frame's */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -378,6 +383,17 @@ enum {
     CT_BUDGET_REC_UNTRACED = 3,  /* not recorded */
     CT_BUDGET_REC_STEP_MAX = CT_BUDGET_REC_UNTRACED
 };
+/* A LINE record's flags. */
+#define CT_LINE_THROWN 1u /* the frame the exception came out of first (of those traced) */
+/* A LINE record: the frame of function key on thread tid was at source line
+ * `line` (of the function's file) when the exception of its next UNWIND
+ * left it. ct_rec: time_ns, tid, key, src_line, flags. */
+ct_trace_status ct_write_line(ct_wbuf *w, uint64_t time_ns, uint64_t tid, uint64_t key,
+                              uint32_t line, uint32_t flags);
+/* In a thread's ring, a LINE is an event-shaped record: the header (type
+ * CT_REC_LINE, the function's key, no values), then u32 line, u32 flags. */
+#define CT_LINE_RING_BYTES (CT_EVENT_BASE_BYTES + 8)
+
 /* An ACTIVITY record: from time_ns on, thread tid's calls are made under
  * the Activity whose ids are trace_id (16 bytes) and span_id (8 bytes);
  * both all zero: under none. */

@@ -471,6 +471,17 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
             return -1;
         }
         break;
+    case CT_REC_LINE:
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->tid = ct_take_u(&c, 8);
+        rec->key = ct_take_u(&c, 8);
+        rec->src_line = (uint32_t)ct_take_u(&c, 4);
+        rec->flags = (uint32_t)ct_take_u(&c, 4);
+        if (!c.bad && (rec->flags & ~CT_LINE_THROWN)) {
+            *error = CT_TRACE_E_RECORD;
+            return -1;
+        }
+        break;
     case CT_REC_ACTIVITY: {
         rec->time_ns = ct_take_u(&c, 8);
         rec->tid = ct_take_u(&c, 8);

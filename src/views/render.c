@@ -24,6 +24,9 @@
 /* Longest header or summary line (longer ones are cut, still ending in a
  * newline); call lines have their own limits (render.h). */
 #define TEXT_LINE_MAX 2048
+/* LINE records held per thread until the UNWIND they go with; past it the
+ * oldest is forgotten. */
+#define RENDER_LINES_HELD 8
 /* An opening line's end, after its call text in the held-back buffer. */
 #define OPEN_END " {\n"
 #define OPEN_END_LEN (sizeof OPEN_END - 1)
@@ -106,6 +109,10 @@ typedef struct thread {
     uint64_t pend_time;
     unsigned pend_depth;
     const ct_function *pend_def; /* its function */
+    /* LINE records (--srcline) not yet matched with their UNWIND: the
+     * oldest first (a tree filter may let them out before their UNWINDs). */
+    struct { uint64_t key; uint32_t line, flags; } lines[RENDER_LINES_HELD];
+    unsigned nlines;
     size_t pend_len;        /* its call text's */
     size_t pend_cap;
     char *pend;             /* pend_cap bytes: PREFIX_MAX for the prefix, the call
@@ -141,6 +148,7 @@ struct ct_render {
                                \"boom\""), or NULL */
         size_t text_len;
         size_t outs_len;    /* outs' text (out/ref parameters at return) */
+        int line;           /* the text ends with the line an exception left it at */
     } ev;
     uint64_t dropped, events;
     /* The threads holding an enter line back, oldest first (the events
@@ -828,7 +836,8 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
         if (!r->opts.lines)
             return;
         char src[CT_RENDER_SRC_MAX];
-        size_t sn = src_suffix(r, th->pend_def, src);
+        /* The call's location, unless the exception's line says more. */
+        size_t sn = r->ev.line ? 0 : src_suffix(r, th->pend_def, src);
         /* Folded onto the call text where it is, unless the end's text
          * does not fit and the buffer cannot grow. */
         if (pend_room(th, PREFIX_MAX + th->pend_len + ret_len + r->ev.outs_len + FOLD_END_MAX +
@@ -1141,15 +1150,66 @@ static void leave_text(ct_render *r, const ct_function *def, const ct_rec *rec)
 
 /* The end's text of an UNWIND record into r->ev: "} exception
  * System.InvalidOperationException: \"boom\"" when the record says which. */
-static void unwind_text(ct_render *r, const ct_rec *rec)
+/* A LINE record: held on its thread for the UNWIND it goes with. */
+static int line_record(ct_render *r, const ct_rec *rec)
 {
-    if (r->opts.lines && rec->nvalues) {
+    ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
+    if (!t)
+        return -1;
+    thread *th = t->user;
+    if (th->nlines == RENDER_LINES_HELD) {
+        memmove(th->lines, th->lines + 1, sizeof th->lines[0] * (RENDER_LINES_HELD - 1));
+        th->nlines--;
+    }
+    th->lines[th->nlines].key = rec->key;
+    th->lines[th->nlines].line = rec->src_line;
+    th->lines[th->nlines].flags = rec->flags;
+    th->nlines++;
+    return 0;
+}
+
+/* The line held for an UNWIND of function def on th (those before it are
+ * forgotten): 1 and *line, *flags, or 0. */
+static int take_line(thread *th, const ct_function *def, uint32_t *line, uint32_t *flags)
+{
+    for (unsigned i = 0; i < th->nlines; i++) {
+        if (th->lines[i].key != def->key)
+            continue;
+        *line = th->lines[i].line;
+        *flags = th->lines[i].flags;
+        memmove(th->lines, th->lines + i + 1, sizeof th->lines[0] * (th->nlines - i - 1));
+        th->nlines -= i + 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void unwind_text(ct_render *r, thread *th, const ct_function *def, const ct_rec *rec)
+{
+    if (!r->opts.lines)
+        return;
+    size_t n = 0;
+    if (rec->nvalues) {
         ct_text t;
         ct_text_init(&t, r->ret, sizeof r->ret);
-        if (ct_symbols_exception_text(r->sym, rec, &t)) {
-            r->ev.text_len = ct_text_end(&t);
-            r->ev.text = r->ret;
-        }
+        if (ct_symbols_exception_text(r->sym, rec, &t))
+            n = ct_text_end(&t);
+    }
+    /* --srcline: " thrown at Program.cs:12" (the frame it came out of
+     * first), " at Program.cs:20" (a frame it passed through). */
+    uint32_t line, flags;
+    if (r->opts.srcline && def->src_file && take_line(th, def, &line, &flags) &&
+        n + CT_RENDER_SRC_MAX + 8 < sizeof r->ret) {
+        const char *file = def->src_file + (r->opts.srcline == 1 ? def->src_root : 0);
+        int k = snprintf(r->ret + n, CT_RENDER_SRC_MAX + 8, "%s%sat %s:%u", n ? " " : "",
+                         flags & CT_LINE_THROWN ? "thrown " : "", file, line);
+        if (k > 0)
+            n += (size_t)k < CT_RENDER_SRC_MAX + 8 ? (size_t)k : CT_RENDER_SRC_MAX + 7;
+        r->ev.line = 1;
+    }
+    if (n) {
+        r->ev.text_len = n;
+        r->ev.text = r->ret;
     }
 }
 
@@ -1285,6 +1345,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         return budget_record(r, rec);
     case CT_REC_ACTIVITY:
         return ct_walk_record(&r->walk, rec);
+    case CT_REC_LINE:
+        return line_record(r, rec);
     case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT:
         return async_end(r, rec);
     case CT_REC_END:
@@ -1303,15 +1365,16 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         r->ev.f = f;
         r->ev.text = NULL;
         r->ev.text_len = r->ev.outs_len = 0;
+        r->ev.line = 0;
+        thread *th = t->user;
         if (rec->type == CT_REC_LEAVE)
             leave_text(r, f->def, rec);
         else if (rec->type == CT_REC_UNWIND)
-            unwind_text(r, rec);
+            unwind_text(r, th, f->def, rec);
         /* The lines this event writes are of its time, or of this thread's
          * held-back enter: the other threads' enters held back from before
          * that are written first, as "... {" (their calls end later, on
          * lines of their own). */
-        thread *th = t->user;
         uint64_t at = th->pending ? th->pend_time : rec->time_ns;
         if (th->pending || rec->type != CT_REC_ENTER) /* an enter alone writes nothing yet */
             while (r->phead && r->phead != th && r->phead->pend_time < at)

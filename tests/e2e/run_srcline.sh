@@ -22,7 +22,14 @@
 #      the same locations;
 #   4. an async method's stub (no lines of its own) gets its MoveNext's
 #      first line (tests/targets/Failures);
-#   5. under attach (-p) to tests/targets/Service: Handle's line;
+#   4b. tests/targets/Lines, both engines and replayed (also through a tree
+#      filter): the line an exception was thrown at and the line of each
+#      frame it left, equal to the runtime's own (the program prints its
+#      exceptions' StackTrace lines) and, for the throws, to the throw
+#      statements' lines by hand: a chain of calls, a null dereference, an
+#      async method's body;
+#   5. under attach (-p) to tests/targets/Service: Handle's line, and the
+#      line Validate's exceptions are thrown at;
 #   6. clrtrace sigs --lines: the same lines, from either PDB; an assembly
 #      without one: one line, exit 1;
 #   7. a bad --srcline value: one line, exit 2, nothing run.
@@ -139,6 +146,47 @@ ct_run "$work" async "$ct" run --srcline -F "*.$amethod" -o "$work/async.txt" --
 check "async $amethod: its stub's call at its first statement, line $afirst" grep -qE \
     "\\.$amethod\\(.* at Program\\.cs:$afirst\$" "$work/async.txt"
 
+echo "== 4b. where exceptions were thrown, and each frame's line (tests/targets/Lines)"
+lapp=$(ct_dotnet_build "$root/tests/targets/Lines" "$work") && [[ -n "$lapp" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Lines failed" >&2; exit 2; }
+lsrc="$root/tests/targets/Lines/Program.cs"
+ct_run "$work" lplain dotnet "$lapp"
+check_eq "Lines untraced: exit code 0" 0 "$(cat "$work/lplain.rc")"
+# The runtime's own lines (its StackTrace over the PDB), as the program printed them.
+rt() { awk -v c="$1:" -v m="$2" '$1 == c { on = 1; next } /^[a-z]+:/ { on = 0 } on && $1 == m { print $2; exit }' "$work/lplain.out"; }
+inner=$(rt chain Lines.Chain.Inner) middle=$(rt chain Lines.Chain.Middle) outer=$(rt chain Lines.Chain.Outer)
+deref=$(rt deref Lines.Chain.Deref) movenext=$(rt async 'Lines.Later+<FetchAsync>d__0.MoveNext')
+echo "the runtime's lines: Inner $inner, Middle $middle, Outer $outer, Deref $deref, MoveNext $movenext"
+check_eq "Inner's line is its throw statement's (by hand)" "$(line "$lsrc" 'throw new ArgumentOutOfRangeException')" "$inner"
+check_eq "the async method's line is its throw statement's (by hand)" "$(line "$lsrc" 'throw new InvalidOperationException')" "$movenext"
+expect_exc_lines() { # LOG PREFIX
+    local log=$1 p=$2
+    check "$p: Inner thrown at Program.cs:$inner" grep -qE \
+        "Lines\.Chain\.Inner\(int n=20\) -> exception System\.ArgumentOutOfRangeException: \"too big\" thrown at Program\.cs:$inner\$" "$log"
+    check "$p: Middle left at Program.cs:$middle, Outer at $outer (as the runtime says)" bash -c "
+        grep -E '} exception System\.ArgumentOutOfRangeException: \"too big\" at Program\.cs:[0-9]+\$' '$log' |
+            sed -E 's/.* at Program\.cs:([0-9]+)\$/\1/' | tr '\n' ' ' | grep -qx '$middle $outer '"
+    check "$p: a null dereference thrown at Program.cs:$deref" grep -qE \
+        "Lines\.Chain\.Deref\(string s=null\) -> exception System\.NullReferenceException: .* thrown at Program\.cs:$deref\$" "$log"
+    # The body's end: folded, or "} exception" when its task's end came first.
+    check "$p: the async method's body thrown at Program.cs:$movenext" grep -qE \
+        "(async Lines\.Later\.FetchAsync\(.*\) ->|^ +[0-9.]+ +[0-9]+ .*\}) exception System\.InvalidOperationException: \"no such id: -5\" thrown at Program\.cs:$movenext\$" "$log"
+}
+for engine in il elt; do
+    ct_run "$work" "lines-$engine" "$ct" run --srcline --engine="$engine" -o "$work/lines-$engine.txt" -- dotnet "$lapp"
+    check "Lines --engine=$engine: the program's output and exit code unchanged" \
+        bash -c "cmp -s '$work/lplain.out' '$work/lines-$engine.out' && [ \"\$(cat '$work/lines-$engine.rc')\" = 0 ]"
+    expect_exc_lines "$work/lines-$engine.txt" "run --srcline --engine=$engine"
+done
+ct_run "$work" lrec "$ct" record --srcline -o "$work/lrec" -- dotnet "$lapp"
+"$ct" replay --srcline "$work/lrec" >"$work/lreplay.txt" 2>&1
+expect_exc_lines "$work/lreplay.txt" "replay --srcline"
+"$ct" replay --srcline -t 1us "$work/lrec" >"$work/lfilter.txt" 2>&1
+check "replay --srcline -t 1us (a tree filter holding events back): Inner still thrown at $inner" grep -qE \
+    "Lines\.Chain\.Inner\(int n=20\) -> exception .* thrown at Program\.cs:$inner\$" "$work/lfilter.txt"
+"$ct" replay "$work/lrec" >"$work/lnosrc.txt" 2>&1
+check "replay without --srcline: no exception lines" bash -c "! grep -q ' at Program.cs' '$work/lnosrc.txt'"
+
 echo "== 5. under attach"
 ssrc="$root/tests/targets/Service/Program.cs"
 # Handle's first statement (a release build has no sequence point on its "{").
@@ -147,10 +195,14 @@ shandle=$(( $(line "$ssrc" 'public static long Handle\(') + 2 ))
   echo $? >"$work/svc.rc" ) 2>/dev/null &
 ct_ready_pid "$work/svc.out"
 if [[ -n "$spid" ]]; then
-    ct_run "$work" att "$ct" run -p "$spid" --srcline -F 'Svc.Handlers.Handle' -d 1s -o "$work/att.txt"
+    ct_run "$work" att "$ct" run -p "$spid" --srcline -F 'Svc.Handlers.Handle' -F 'Svc.Handlers.Validate' -d 2s -o "$work/att.txt"
     check_eq "run -p --srcline: exit code 0" 0 "$(cat "$work/att.rc")"
     check "run -p --srcline: Handle's calls at Program.cs:$shandle" awk -v l="$shandle" '
         /Svc\.Handlers\.Handle\(int worker=/ && / -> long / { n++; if ($0 !~ (" at Program\\.cs:" l "$")) { print; bad++ } }
+        END { exit !(n > 0 && !bad) }' "$work/att.txt"
+    sthrow=$(line "$ssrc" 'throw new InvalidOperationException\("n="')
+    check "run -p --srcline: Validate's exceptions thrown at Program.cs:$sthrow" awk -v l="$sthrow" '
+        /Svc\.Handlers\.Validate\(long n=[0-9]+\) -> exception/ { n++; if ($0 !~ (" thrown at Program\\.cs:" l "$")) { print; bad++ } }
         END { exit !(n > 0 && !bad) }' "$work/att.txt"
     for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
     check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"

@@ -467,6 +467,9 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     if (il)
         mask = (mask & ~(DWORD)COR_PRF_MONITOR_ENTERLEAVE) | COR_PRF_MONITOR_CACHE_SEARCHES |
                COR_PRF_MONITOR_MODULE_LOADS;
+    /* --srcline: the stack read where an exception is thrown (record/unwind.c). */
+    if (cfg->srcline && !fast && !null_mode)
+        mask |= COR_PRF_ENABLE_STACK_SNAPSHOT;
     /* Values: the classes the runtime loads are kept, so that an object's
      * struct fields, planned in the hooks, find their types (model/loaded.c). */
     if (!fast && !null_mode)
@@ -689,7 +692,8 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
      * their methods chosen too. */
     HRESULT hr = set_event_mask(COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_EXCEPTIONS |
                                 COR_PRF_MONITOR_THREADS | COR_PRF_MONITOR_MODULE_LOADS |
-                                (c->no_args ? 0 : COR_PRF_MONITOR_CLASS_LOADS));
+                                (c->no_args ? 0 : COR_PRF_MONITOR_CLASS_LOADS) |
+                                (c->srcline && !c->no_args ? COR_PRF_ENABLE_STACK_SNAPSHOT : 0));
     ct_activity_learn();
     if (FAILED(hr)) {
         snprintf(why, cap, "the runtime refused the event mask (HRESULT 0x%08X)", (unsigned)hr);

@@ -659,6 +659,22 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
             output(w.p, w.len, &rec);
         return;
     }
+    if (len >= CT_LINE_RING_BYTES && ct_event_type(p) == CT_REC_LINE) {
+        /* The line a frame was at as an exception left it (--srcline,
+         * record/unwind.c): a LINE record, in order before its UNWIND. */
+        uint8_t rec_buf[64];
+        ct_wbuf w;
+        ct_rec rec;
+        ct_trace_status st;
+        ct_rarena none = {NULL, 0, 0};
+        ct_wbuf_init(&w, rec_buf, sizeof rec_buf);
+        if (ct_write_line(&w, ct_event_time(p), ct_event_tid(p), ct_event_key(p),
+                          ct_get_le32(p + CT_EVENT_BASE_BYTES),
+                          ct_get_le32(p + CT_EVENT_BASE_BYTES + 4)) == CT_TRACE_OK &&
+            ct_read_record(w.p, w.len, 0, &none, &rec, &st) > 0)
+            output(w.p, w.len, &rec);
+        return;
+    }
     if (len >= CT_EVENT_BASE_BYTES && ct_rec_is_async_end(ct_event_type(p))) {
         async_end_event(p, len, 0);
         return;

@@ -107,6 +107,27 @@ int ct_srcline_method(const ct_module *m, mdToken method, ct_fn_src *out)
     return rc;
 }
 
+int ct_srcline_at(const ct_module *m, mdToken method, uint32_t il_offset, uint32_t *line)
+{
+    int rc = -1;
+    if (!m || !m->path || m->framework)
+        return -1;
+    pthread_mutex_lock(&g_lock);
+    srcmod *s = module_pdb(m);
+    if (s && s->f) {
+        clrmeta_sequence_point sp;
+        int found = 0;
+        if (clrmeta_pdb_line_at(&s->f->pdb, method & 0x00FFFFFFu, il_offset, &sp, &found, NULL) ==
+                CLRMETA_OK &&
+            found) {
+            *line = sp.start_line;
+            rc = 0;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
 void ct_srcline_counts(uint64_t *with, uint64_t *without)
 {
     *with = atomic_load_explicit(&g_with, memory_order_relaxed);

@@ -21,6 +21,10 @@
  * reads its PDB. */
 int ct_srcline_method(const ct_module *m, mdToken method, ct_fn_src *out);
 
+/* The source line of IL offset il_offset of the method (the visible
+ * sequence point in force there): 0 and *line, or -1. Thread-safe. */
+int ct_srcline_at(const ct_module *m, mdToken method, uint32_t il_offset, uint32_t *line);
+
 /* Functions given a location and not, so far. */
 void ct_srcline_counts(uint64_t *with, uint64_t *without);
 

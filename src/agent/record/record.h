@@ -157,6 +157,10 @@ typedef struct ct_rec_exc {
                                        (4 + 4))];
 } ct_rec_exc;
 
+/* Traced frames whose line is kept per exception (--srcline): the
+ * innermost ones; the UNWINDs of frames further out have no LINE. */
+#define CT_EXC_LINES 32
+
 typedef struct ct_rec_thread {
     _Atomic int busy;             /* inside a hook (re-entry is dropped) */
     uint32_t depth;               /* open frames (the shadow stack) */
@@ -258,6 +262,15 @@ typedef struct ct_rec_thread {
         uintptr_t home;
         uint32_t flags;
     } rt[CT_RT_FRAMES];
+    /* --srcline: the traced frames on the stack where exception
+     * exc_lines_serial was thrown, innermost first, with the line each was
+     * at (unwind.c); exc_lines_next: the first not yet matched with its
+     * UNWIND. */
+    struct {
+        uint64_t key;
+        uint32_t line, flags;
+    } exc_lines[CT_EXC_LINES];
+    uint32_t nexc_lines, exc_lines_next, exc_lines_serial;
 } ct_rec_thread;
 
 static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
@@ -290,6 +303,10 @@ typedef struct ct_recorder {
     int naive;
     /* A budget or a limit is set: each call asks ct_rec_budget. */
     int budgeted;
+    /* --srcline: each exception's stack is read where it is thrown, and the
+     * UNWIND of a traced frame it leaves is preceded by a LINE record (the
+     * line the frame was at; unwind.c). */
+    int srcline;
     /* The record of AppContext.OnUnhandledException once mapped: hooked but
      * not traced, its enter hook tells the exception model that the runtime
      * reports an unhandled exception. */
@@ -521,6 +538,12 @@ void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_ex
  * (ASYNC_FAULT: key is the async call's id). */
 void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
                       const ct_rec_exc *x);
+
+/* --srcline (exclines.c): where exception `serial` is thrown on b's thread,
+ * the lines its traced frames are at; before the UNWIND of such a frame of
+ * function key, its LINE record. */
+void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial);
+void ct_rec_line_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial);
 
 /* Called (once, from the thread that dies) when an unhandled exception is
  * about to end the process: the runtime then aborts with no Shutdown and
@@ -1130,6 +1153,8 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
                                   : NULL;
     if (fault) {
         ct_rec_end_verdict(b, f, CT_REC_UNWIND, NULL, NULL, fault, now, naive);
+        if (g_rec.srcline)
+            ct_rec_line_event(b, now, key, fault->serial);
         ct_rec_unwind_event(b, now, key, fault);
         if (measured)
             ct_rec_measure_end(b, 0, m0, h0);

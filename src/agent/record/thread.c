@@ -27,6 +27,7 @@ void ct_recorder_init(ct_hook_mode mode, uint32_t ring_kb, int lossy, int naive)
     g_rec.budgeted = g_ct.cfg.max_overhead || g_ct.cfg.limit || g_ct.cfg.rate;
     g_rec.mode = mode;
     g_rec.naive = naive;
+    g_rec.srcline = g_ct.cfg.srcline && mode != CT_HOOKS_FAST && !naive;
     ct_tbuf_setup(ring_kb, lossy, sizeof(ct_rec_thread));
     /* Once per process (an attached process starts a trace per session). */
     static int keyed;

@@ -512,6 +512,8 @@ static void unwind_to(ct_tbuf *b, uint32_t depth, FunctionID fid, uint64_t now, 
         else {
             ct_rec_end_verdict(b, (const ct_mapped_fn *)(uintptr_t)key, CT_REC_UNWIND, NULL,
                                NULL, kept_exc(b, serial), now, g_rec.naive);
+            if (g_rec.srcline)
+                ct_rec_line_event(b, now, key, serial);
             unwind_event(b, now, key, serial);
         }
     }
@@ -536,6 +538,9 @@ void ct_ex_thrown(ObjectID thrown)
         ct_rec_of(b)->rt_fault_next = 0; /* another exception */
     if (b && ct_rec_recording())
         exc_capture(b, ct_eh_serial(&t_eh), thrown);
+    /* --srcline: where it is thrown, when traced frames are open here. */
+    if (b && g_rec.srcline && ct_rec_of(b)->depth && ct_rec_recording())
+        ct_rec_exc_lines_read(b, ct_eh_serial(&t_eh));
 }
 
 void ct_ex_search_enter(FunctionID id)

@@ -69,6 +69,25 @@ typedef UINT_PTR ReJITID;
 typedef size_t SIZE_T;
 typedef UINT_PTR COR_PRF_ELT_INFO;
 typedef UINT_PTR COR_PRF_FRAME_INFO;
+/* [corprof] StackSnapshotCallback (DoStackSnapshot): one frame, innermost
+ * first; funcId 0 for a run of native frames. S_OK goes on, S_FALSE stops. */
+typedef HRESULT CtStackSnapshotCallback(FunctionID funcId, UINT_PTR ip,
+                                        COR_PRF_FRAME_INFO frameInfo, ULONG32 contextSize,
+                                        BYTE context[], void *clientData);
+/* [cordebuginfo] COR_DEBUG_IL_TO_NATIVE_MAP: native code [start, end) from
+ * IL offset ilOffset (or a CT_IL_MAP_* special value). */
+typedef struct COR_DEBUG_IL_TO_NATIVE_MAP {
+    ULONG32 ilOffset;
+    ULONG32 nativeStartOffset;
+    ULONG32 nativeEndOffset;
+} COR_DEBUG_IL_TO_NATIVE_MAP;
+/* [cordebuginfo] CorDebugIlToNativeMappingTypes */
+enum { CT_IL_MAP_NO_MAPPING = -1, CT_IL_MAP_PROLOG = -2, CT_IL_MAP_EPILOG = -3 };
+/* [corprof] COR_PRF_CODE_INFO: one range of a method's native code. */
+typedef struct COR_PRF_CODE_INFO {
+    UINT_PTR startAddress;
+    SIZE_T size;
+} COR_PRF_CODE_INFO;
 
 #define S_OK ((HRESULT)0)
 #define S_FALSE ((HRESULT)1)
@@ -163,6 +182,9 @@ enum {
 /* [idl] COR_PRF_ENABLE_REJIT (a startup-or-attach flag: once set, it stays,
  * and the runtime refuses RequestProfilerDetach) and COR_PRF_REJIT_FLAGS. */
 enum { COR_PRF_ENABLE_REJIT = 0x00040000 };
+/* [idl] COR_PRF_ENABLE_STACK_SNAPSHOT: DoStackSnapshot may be called (allowed
+ * after attach; it turns the ELT fast path off, so set only for --srcline). */
+enum { COR_PRF_ENABLE_STACK_SNAPSHOT = 0x10000000 };
 /* [idl] COR_PRF_HIGH_MONITOR: GarbageCollectionStarted/Finished alone */
 enum { COR_PRF_HIGH_BASIC_GC = 0x00000010 };
 enum { COR_PRF_REJIT_BLOCK_INLINING = 0x1 };
@@ -479,7 +501,9 @@ typedef struct ICorProfilerInfoVtbl {
     void *EndInprocDebugging;                                                         /* 34 */
     void *GetILToNativeMapping;                                                       /* 35 */
     /* ICorProfilerInfo2 */
-    void *DoStackSnapshot;                                                            /* 36 */
+    HRESULT (*DoStackSnapshot)(PI, ThreadID thread, CtStackSnapshotCallback *callback,
+                               ULONG32 infoFlags, void *clientData, BYTE context[],
+                               ULONG32 contextSize);                                  /* 36 */
     void *SetEnterLeaveFunctionHooks2;                                                /* 37 */
     HRESULT (*GetFunctionInfo2)(PI, FunctionID funcId, COR_PRF_FRAME_INFO frameInfo,
                                 ClassID *pClassId, ModuleID *pModuleId, mdToken *pToken,
@@ -565,13 +589,16 @@ typedef struct ICorProfilerInfoVtbl {
     void *ReadInMemorySymbols;                                                        /* 86 */
     /* ICorProfilerInfo8 */
     HRESULT (*IsFunctionDynamic)(PI, FunctionID id, BOOL *isDynamic);                 /* 87 */
-    void *GetFunctionFromIP3;                                                         /* 88 */
+    HRESULT (*GetFunctionFromIP3)(PI, const BYTE *ip, FunctionID *id,
+                                  ReJITID *rejit);                                    /* 88 */
     void *GetDynamicFunctionInfo;                                                     /* 89 */
     /* ICorProfilerInfo9 */
     HRESULT (*GetNativeCodeStartAddresses)(PI, FunctionID id, ReJITID rejit, ULONG32 cap,
                                            ULONG32 *n, UINT_PTR starts[]);              /* 90 */
-    void *GetILToNativeMapping3;                                                      /* 91 */
-    void *GetCodeInfo4;                                                               /* 92 */
+    HRESULT (*GetILToNativeMapping3)(PI, UINT_PTR start, ULONG32 cap, ULONG32 *n,
+                                     COR_DEBUG_IL_TO_NATIVE_MAP map[]);               /* 91 */
+    HRESULT (*GetCodeInfo4)(PI, UINT_PTR start, ULONG32 cap, ULONG32 *n,
+                            COR_PRF_CODE_INFO infos[]);                               /* 92 */
     /* ICorProfilerInfo10 */
     void *EnumerateObjectReferences;                                                  /* 93 */
     void *IsFrozenObject;                                                             /* 94 */
