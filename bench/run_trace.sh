@@ -213,11 +213,13 @@ wall_run() { # wall_run MODE: one run, its wall ms on stdout
     local mode=$1 l=$lib engine=il t0 t1 f='Microsoft.CodeAnalysis.CSharp.CSharpCompilation.*'
     [[ $mode == *_base ]] && l=$base
     [[ $mode == *elt* ]] && engine=elt
-    local -a what=(-F 'Microsoft.CodeAnalysis.*')
+    local -a what=(-F 'Microsoft.CodeAnalysis.*') src=()
     case $mode in
         *narrow*) what=(-F "$f") ;;
         *calls*) what+=(--no-args) ;;
     esac
+    # *_src: with --srcline (issue 37).
+    [[ $mode == *_src* ]] && what+=(--srcline) src=(CLRTRACE_SRCLINE=1)
     rm -rf "$tmp/wall"
     t0=$(date +%s%N)
     case $mode in
@@ -227,7 +229,8 @@ wall_run() { # wall_run MODE: one run, its wall ms on stdout
                    -- "${csc[@]}" >/dev/null 2>&1 ;;
         hello) dotnet "$app" hello >/dev/null ;;
         hello_*) env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$l" \
-                     CLRTRACE_ENGINE=$engine "CLRTRACE_TRACE=$tmp/wall.clrt" dotnet "$app" hello >/dev/null ;;
+                     CLRTRACE_ENGINE=$engine "CLRTRACE_TRACE=$tmp/wall.clrt" "${src[@]}" \
+                     dotnet "$app" hello >/dev/null ;;
     esac
     t1=$(date +%s%N)
     echo $(((t1 - t0) / 1000000))
@@ -464,6 +467,38 @@ if [[ "${BENCH_ONLY:-}" == goals ]]; then
     bench_goals
     exit 0
 fi
+# Source lines (issue 37, BENCH_ONLY=srcline; also in a full run): whole
+# programs by wall time, runs interleaved, medians of BENCH_REPEATS + 2
+# rounds, each traced run without and with --srcline in the same rounds: the
+# C# compiler with -F CSharpCompilation.* (the SDK ships no PDB: each of its
+# modules is looked at once and has none), and `Workload hello` with the
+# my-code filter (our own program: its PDB read, every traced method's line
+# looked up).
+bench_srcline() {
+    local u
+    echo
+    echo "== source lines (--srcline): whole programs, wall ms, median of $((repeats + 2)) interleaved rounds"
+    if csc_setup; then
+        wall_modes csc csc_il_narrow csc_il_narrow_src
+        u=$(median_of "${wruns[csc]}")
+        awk -v u="$u" -v a="$(median_of "${wruns[csc_il_narrow]}")" \
+            -v b="$(median_of "${wruns[csc_il_narrow_src]}")" 'BEGIN {
+            printf "  compiler -F CSharpCompilation.*: untraced %.0f ms, traced %.0f ms (%.2fx), with --srcline %.0f ms (%.2fx): %+.1f%% (goal <= 5%%)\n",
+                   u, a, a / u, b, b / u, 100 * (b - a) / a }'
+    else
+        echo "  (no C# compiler in the SDK: its row skipped)"
+    fi
+    wall_modes hello hello_il hello_il_src
+    u=$(median_of "${wruns[hello]}")
+    awk -v u="$u" -v a="$(median_of "${wruns[hello_il]}")" -v b="$(median_of "${wruns[hello_il_src]}")" \
+        -v n="$(basename "$app")" 'BEGIN {
+        printf "  %s hello, my code: untraced %.0f ms, traced %.0f ms (%.2fx), with --srcline %.0f ms (%.2fx): %+.1f%%\n",
+               n, u, a, a / u, b, b / u, 100 * (b - a) / a }'
+}
+if [[ "${BENCH_ONLY:-}" == srcline ]]; then
+    bench_srcline
+    exit 0
+fi
 # Async calls (issue 35, BENCH_ONLY=async; also in a full run): Workload
 # async, each call an async method that suspends once (Task.Yield) and is
 # followed until its task completes; values to a binary trace, by each
@@ -648,3 +683,4 @@ awk -v p="$r_plain" -v f="$r_full" -v q="$r_fast" 'BEGIN {
 
 bench_goals
 bench_default
+bench_srcline

@@ -112,6 +112,19 @@ static inline uint32_t meta_cell_offset(const clrmeta *md, unsigned t, const uin
  * stream headers, into md's heaps (open.c). */
 clrmeta_status meta_open_root(clrmeta *md, clrmeta_error *err);
 
+/* The table stream's header (into md) and the row counts of the tables it
+ * says it has, into tables[0..count): those numbered first..first+count-1
+ * (a Valid bit outside them: bad_valid, what bad_valid_what); *end the
+ * position after the counts (and the optional extra data). */
+clrmeta_status meta_table_header(clrmeta *md, unsigned first, unsigned count,
+                                 clrmeta_table_info *tables, clrmeta_status bad_valid,
+                                 const char *bad_valid_what, uint32_t *end, clrmeta_error *err);
+/* Places tables[0..count) (rows and row sizes known) one after the other
+ * from position pos of the table stream; BAD_TABLES (what: name(i)) when
+ * one runs past it. */
+clrmeta_status meta_place_tables(const clrmeta *md, clrmeta_table_info *tables, unsigned count,
+                                 uint32_t pos, const char *(*name)(unsigned i), clrmeta_error *err);
+
 static inline int meta_fits(uint64_t off, uint64_t len, uint64_t size)
 {
     return off <= size && len <= size - off;

@@ -194,8 +194,9 @@ clrmeta_status meta_open_root(clrmeta *md, clrmeta_error *err)
     return CLRMETA_OK;
 }
 
-/* Table stream header, row counts, schema, and the check that the tables fit. */
-static clrmeta_status open_tables(clrmeta *md, clrmeta_error *err)
+clrmeta_status meta_table_header(clrmeta *md, unsigned first, unsigned count,
+                                 clrmeta_table_info *tables, clrmeta_status bad_valid,
+                                 const char *bad_valid_what, uint32_t *end, clrmeta_error *err)
 {
     const clrmeta_heap *ts = &md->tables_stream;
     const uint8_t *t = ts->p;
@@ -206,18 +207,19 @@ static clrmeta_status open_tables(clrmeta *md, clrmeta_error *err)
     md->heap_sizes = t[6];
     md->valid = rd64(t + 8);
     md->sorted = rd64(t + 16);
-    if (md->valid >> CLRMETA_TABLE_COUNT)
-        return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + 8, "Valid (unknown table)");
+    uint64_t known = (count >= 64 ? ~0ull : ((1ull << count) - 1)) << first;
+    if (md->valid & ~known)
+        return meta_fail(err, bad_valid, ts->offset + 8, bad_valid_what);
     uint32_t pos = TABLES_HEADER_SIZE;
-    for (unsigned i = 0; i < CLRMETA_TABLE_COUNT; i++) {
-        if (!(md->valid >> i & 1))
+    for (unsigned i = 0; i < count; i++) {
+        if (!(md->valid >> (first + i) & 1))
             continue;
         if (!fits(pos, 4, ts->size))
             return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + pos, "row counts");
         uint32_t rows = rd32(t + pos);
         if (rows > CLRMETA_MAX_ROWS)
             return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + pos, "row count");
-        md->tables[i].rows = rows;
+        tables[i].rows = rows;
         pos += 4;
     }
     if (md->heap_sizes & 0x40) { /* an extra 4 bytes, honoured by CoreCLR and SRM */
@@ -225,18 +227,41 @@ static clrmeta_status open_tables(clrmeta *md, clrmeta_error *err)
             return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + pos, "extra data");
         pos += 4;
     }
-    meta_layout(md);
+    *end = pos;
+    return CLRMETA_OK;
+}
+
+clrmeta_status meta_place_tables(const clrmeta *md, clrmeta_table_info *tables, unsigned count,
+                                 uint32_t pos, const char *(*name)(unsigned i), clrmeta_error *err)
+{
+    const clrmeta_heap *ts = &md->tables_stream;
     uint64_t at = pos;
-    for (unsigned i = 0; i < CLRMETA_TABLE_COUNT; i++) {
-        clrmeta_table_info *ti = &md->tables[i];
+    for (unsigned i = 0; i < count; i++) {
+        clrmeta_table_info *ti = &tables[i];
         uint64_t bytes = (uint64_t)ti->rows * ti->row_size;
         if (!fits(at, bytes, ts->size))
-            return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + (uint32_t)at,
-                             meta_tables[i].name);
+            return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + (uint32_t)at, name(i));
         ti->offset = ts->offset + (uint32_t)at;
         at += bytes;
     }
     return CLRMETA_OK;
+}
+
+static const char *table_name(unsigned i)
+{
+    return meta_tables[i].name;
+}
+
+/* Table stream header, row counts, schema, and the check that the tables fit. */
+static clrmeta_status open_tables(clrmeta *md, clrmeta_error *err)
+{
+    uint32_t pos;
+    clrmeta_status st = meta_table_header(md, 0, CLRMETA_TABLE_COUNT, md->tables,
+                                          CLRMETA_E_BAD_TABLES, "Valid (unknown table)", &pos, err);
+    if (st != CLRMETA_OK)
+        return st;
+    meta_layout(md);
+    return meta_place_tables(md, md->tables, CLRMETA_TABLE_COUNT, pos, table_name, err);
 }
 
 clrmeta_status clrmeta_open(const uint8_t *file, size_t len, clrmeta *md, clrmeta_error *err)

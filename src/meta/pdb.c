@@ -13,7 +13,6 @@
 #define DEBUG_TYPE_EMBEDDED_PDB 17
 #define PORTABLE_PDB_MINOR 0x504D
 #define CODEVIEW_HEADER 24 /* "RSDS", GUID, age */
-#define TABLES_HEADER_SIZE 24
 #define PDB_STREAM_MIN 32  /* id, entry point, referenced tables */
 
 /* Table ids of the debug tables' columns. */
@@ -161,49 +160,22 @@ static void pdb_layout(clrmeta_pdb *pdb)
     }
 }
 
+static const char *pdb_table_name(unsigned i)
+{
+    return pdb_names[i];
+}
+
 static clrmeta_status pdb_tables(clrmeta_pdb *pdb, clrmeta_error *err)
 {
-    clrmeta *md = &pdb->md;
-    const clrmeta_heap *ts = &md->tables_stream;
-    const uint8_t *t = ts->p;
-    if (ts->size < TABLES_HEADER_SIZE)
-        return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset, "table stream header");
-    md->tables_major = t[4];
-    md->tables_minor = t[5];
-    md->heap_sizes = t[6];
-    md->valid = rd64(t + 8);
-    md->sorted = rd64(t + 16);
-    const uint64_t debug_mask = 0xFFull << CLRMETA_PDB_FIRST_TABLE;
-    if (md->valid & ~debug_mask)
-        return meta_fail(err, CLRMETA_E_BAD_PDB, ts->offset + 8, "Valid (not a debug table)");
-    uint32_t pos = TABLES_HEADER_SIZE;
-    for (unsigned i = 0; i < CLRMETA_PDB_TABLE_COUNT; i++) {
-        if (!(md->valid >> (CLRMETA_PDB_FIRST_TABLE + i) & 1))
-            continue;
-        if (!meta_fits(pos, 4, ts->size))
-            return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + pos, "row counts");
-        uint32_t rows = rd32(t + pos);
-        if (rows > CLRMETA_MAX_ROWS)
-            return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + pos, "row count");
-        pdb->tables[i].rows = rows;
-        pos += 4;
-    }
-    if (md->heap_sizes & 0x40) {
-        if (!meta_fits(pos, 4, ts->size))
-            return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + pos, "extra data");
-        pos += 4;
-    }
+    uint32_t pos;
+    clrmeta_status st = meta_table_header(&pdb->md, CLRMETA_PDB_FIRST_TABLE, CLRMETA_PDB_TABLE_COUNT,
+                                          pdb->tables, CLRMETA_E_BAD_PDB,
+                                          "Valid (not a debug table)", &pos, err);
+    if (st != CLRMETA_OK)
+        return st;
     pdb_layout(pdb);
-    uint64_t at = pos;
-    for (unsigned i = 0; i < CLRMETA_PDB_TABLE_COUNT; i++) {
-        clrmeta_table_info *ti = &pdb->tables[i];
-        uint64_t bytes = (uint64_t)ti->rows * ti->row_size;
-        if (!meta_fits(at, bytes, ts->size))
-            return meta_fail(err, CLRMETA_E_BAD_TABLES, ts->offset + (uint32_t)at, pdb_names[i]);
-        ti->offset = ts->offset + (uint32_t)at;
-        at += bytes;
-    }
-    return CLRMETA_OK;
+    return meta_place_tables(&pdb->md, pdb->tables, CLRMETA_PDB_TABLE_COUNT, pos, pdb_table_name,
+                             err);
 }
 
 static clrmeta_status pdb_stream(clrmeta_pdb *pdb, clrmeta_error *err)

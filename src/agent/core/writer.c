@@ -639,40 +639,40 @@ static void async_end_event(const uint8_t *p, size_t len, int rt)
     output(p, len, &rec);
 }
 
+/* A small record the writer made from a ring record (w: written, its
+ * status st), read back and written out in order with the thread's
+ * events. */
+static void output_made(const ct_wbuf *w, ct_trace_status st)
+{
+    ct_rec rec;
+    ct_rarena none = {NULL, 0, 0};
+    if (st == CT_TRACE_OK && ct_read_record(w->p, w->len, 0, &none, &rec, &st) > 0)
+        output(w->p, w->len, &rec);
+}
+
 /* One event record (len: its size with padding): CLASS records for new
  * classes first, then the event. Without a text log, an event without
  * values is only copied. */
 static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
 {
+    uint8_t made[64];
+    ct_wbuf w;
     if (len >= CT_ACTIVITY_RING_BYTES && ct_event_type(p) == CT_REC_ACTIVITY) {
         /* The thread's Activity changed (record/activity.c): an ACTIVITY
-         * record, in order with the thread's events. */
-        uint8_t rec_buf[64];
-        ct_wbuf w;
-        ct_rec rec;
-        ct_trace_status st;
-        ct_rarena none = {NULL, 0, 0};
-        ct_wbuf_init(&w, rec_buf, sizeof rec_buf);
-        if (ct_write_activity(&w, ct_event_time(p), ct_event_tid(p), p + CT_EVENT_BASE_BYTES,
-                              p + CT_EVENT_BASE_BYTES + CT_TRACE_ID_BYTES) == CT_TRACE_OK &&
-            ct_read_record(w.p, w.len, 0, &none, &rec, &st) > 0)
-            output(w.p, w.len, &rec);
+         * record. */
+        ct_wbuf_init(&w, made, sizeof made);
+        output_made(&w, ct_write_activity(&w, ct_event_time(p), ct_event_tid(p),
+                                          p + CT_EVENT_BASE_BYTES,
+                                          p + CT_EVENT_BASE_BYTES + CT_TRACE_ID_BYTES));
         return;
     }
     if (len >= CT_LINE_RING_BYTES && ct_event_type(p) == CT_REC_LINE) {
         /* The line a frame was at as an exception left it (--srcline,
-         * record/unwind.c): a LINE record, in order before its UNWIND. */
-        uint8_t rec_buf[64];
-        ct_wbuf w;
-        ct_rec rec;
-        ct_trace_status st;
-        ct_rarena none = {NULL, 0, 0};
-        ct_wbuf_init(&w, rec_buf, sizeof rec_buf);
-        if (ct_write_line(&w, ct_event_time(p), ct_event_tid(p), ct_event_key(p),
-                          ct_get_le32(p + CT_EVENT_BASE_BYTES),
-                          ct_get_le32(p + CT_EVENT_BASE_BYTES + 4)) == CT_TRACE_OK &&
-            ct_read_record(w.p, w.len, 0, &none, &rec, &st) > 0)
-            output(w.p, w.len, &rec);
+         * record/exclines.c): a LINE record, before its UNWIND. */
+        ct_wbuf_init(&w, made, sizeof made);
+        output_made(&w, ct_write_line(&w, ct_event_time(p), ct_event_tid(p), ct_event_key(p),
+                                      ct_get_le32(p + CT_EVENT_BASE_BYTES),
+                                      ct_get_le32(p + CT_EVENT_BASE_BYTES + 4)));
         return;
     }
     if (len >= CT_EVENT_BASE_BYTES && ct_rec_is_async_end(ct_event_type(p))) {

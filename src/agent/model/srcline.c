@@ -1,6 +1,5 @@
 /* Source locations of traced methods (srcline.h). */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "clrmeta/clrmeta.h"
@@ -21,7 +20,6 @@ typedef struct srcmod {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_table g_mods; /* {ModuleID, 0} -> srcmod */
 static size_t g_nmods;
-static _Atomic uint64_t g_with, g_without;
 static ct_notes g_notes = CT_NOTES_INIT;
 
 /* A document's name, kept once made. Under g_lock. */
@@ -103,7 +101,6 @@ int ct_srcline_method(const ct_module *m, mdToken method, ct_fn_src *out)
         }
         pthread_mutex_unlock(&g_lock);
     }
-    atomic_fetch_add_explicit(rc == 0 ? &g_with : &g_without, 1, memory_order_relaxed);
     return rc;
 }
 
@@ -128,8 +125,3 @@ int ct_srcline_at(const ct_module *m, mdToken method, uint32_t il_offset, uint32
     return rc;
 }
 
-void ct_srcline_counts(uint64_t *with, uint64_t *without)
-{
-    *with = atomic_load_explicit(&g_with, memory_order_relaxed);
-    *without = atomic_load_explicit(&g_without, memory_order_relaxed);
-}

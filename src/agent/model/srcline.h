@@ -3,7 +3,8 @@
  * method's first visible sequence point looked up at map time. An async
  * method's or iterator's stub has no lines of its own: its state machine's
  * MoveNext gives them. Modules of the framework are not looked at (they ship
- * no PDB); a module with none gives no locations, counted. */
+ * no PDB); a module with none gives no locations (readers count the
+ * functions without one). */
 #ifndef CLRTRACE_SRCLINE_H
 #define CLRTRACE_SRCLINE_H
 
@@ -24,8 +25,5 @@ int ct_srcline_method(const ct_module *m, mdToken method, ct_fn_src *out);
 /* The source line of IL offset il_offset of the method (the visible
  * sequence point in force there): 0 and *line, or -1. Thread-safe. */
 int ct_srcline_at(const ct_module *m, mdToken method, uint32_t il_offset, uint32_t *line);
-
-/* Functions given a location and not, so far. */
-void ct_srcline_counts(uint64_t *with, uint64_t *without);
 
 #endif
