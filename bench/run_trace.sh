@@ -228,6 +228,10 @@ wall_run() { # wall_run MODE: one run, its wall ms on stdout
         csc_*) "$build/clrtrace" record --profiler "$l" --engine=$engine -o "$tmp/wall" "${what[@]}" \
                    -- "${csc[@]}" >/dev/null 2>&1 ;;
         hello) dotnet "$app" hello >/dev/null ;;
+        many) dotnet "$many" >/dev/null ;;
+        many_*) env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$l" \
+                    CLRTRACE_ENGINE=$engine "CLRTRACE_TRACE=$tmp/wall.clrt" "${src[@]}" \
+                    dotnet "$many" >/dev/null ;;
         hello_*) env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$l" \
                      CLRTRACE_ENGINE=$engine "CLRTRACE_TRACE=$tmp/wall.clrt" "${src[@]}" \
                      dotnet "$app" hello >/dev/null ;;
@@ -473,7 +477,35 @@ fi
 # C# compiler with -F CSharpCompilation.* (the SDK ships no PDB: each of its
 # modules is looked at once and has none), and `Workload hello` with the
 # my-code filter (our own program: its PDB read, every traced method's line
-# looked up).
+# looked up), and a program made here of MANY_METHODS methods in 20 files,
+# each called once and throwing one exception through 5 of them (each
+# traced method's line looked up, one stack walk per exception).
+MANY_METHODS=200
+many_setup() { # the program, built into $tmp/many; its dll in $many
+    local d=$tmp/many i f
+    mkdir -p "$d"
+    printf '<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><OutputType>Exe</OutputType><TargetFramework>net10.0</TargetFramework><ImplicitUsings>disable</ImplicitUsings></PropertyGroup></Project>\n' >"$d/many.csproj"
+    for ((f = 0; f < 20; f++)); do
+        {
+            echo "namespace Many { public static class C$f {"
+            for ((i = 0; i < MANY_METHODS / 20; i++)); do
+                echo "  [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]"
+                echo "  public static int M$i(int x) { int y = x * $i; if (y < 0) throw new System.ArgumentException(\"neg\"); return y + 1; }"
+            done
+            echo "} }"
+        } >"$d/C$f.cs"
+    done
+    {
+        echo "namespace Many { public static class Program { public static int Main() { int s = 0;"
+        for ((f = 0; f < 20; f++)); do
+            for ((i = 0; i < MANY_METHODS / 20; i++)); do echo "s += C$f.M$i(1);"; done
+        done
+        echo "for (int k = 0; k < 5; k++) try { C0.M1(-1); } catch (System.ArgumentException) { s++; }"
+        echo "return s == 0 ? 1 : 0; } } }"
+    } >"$d/Program.cs"
+    dotnet build "$d/many.csproj" -c Release -o "$d/out" -v quiet -nologo >/dev/null 2>&1 &&
+        many=$d/out/many.dll && [[ -f $many ]]
+}
 bench_srcline() {
     local u
     echo
@@ -494,6 +526,23 @@ bench_srcline() {
         -v n="$(basename "$app")" 'BEGIN {
         printf "  %s hello, my code: untraced %.0f ms, traced %.0f ms (%.2fx), with --srcline %.0f ms (%.2fx): %+.1f%%\n",
                n, u, a, a / u, b, b / u, 100 * (b - a) / a }'
+    if many_setup; then
+        wall_modes many many_il many_il_src
+        u=$(median_of "${wruns[many]}")
+        awk -v u="$u" -v a="$(median_of "${wruns[many_il]}")" -v b="$(median_of "${wruns[many_il_src]}")" \
+            -v m="$MANY_METHODS" 'BEGIN {
+            printf "  %d methods of ours (PDB), my code: untraced %.0f ms, traced %.0f ms (%.2fx), with --srcline %.0f ms (%.2fx): %+.1f%% (goal <= 5%%)\n",
+                   m, u, a, a / u, b, b / u, 100 * (b - a) / a }'
+    else
+        echo "  (the program of $MANY_METHODS methods did not build: its row skipped)"
+    fi
+    # Without --srcline, against BASELINE_LIB (a build before it), same rounds.
+    local m
+    for m in csc_il_narrow hello_il many_il; do
+        [[ -n "$base" && -n "${wruns[${m}_base]:-}" ]] || continue
+        awk -v m="$m" -v a="$(median_of "${wruns[$m]}")" -v b="$(median_of "${wruns[${m}_base]}")" 'BEGIN {
+            printf "  %s without --srcline: %.0f ms, BASELINE_LIB %.0f ms: %+.1f%%\n", m, a, b, 100 * (a - b) / b }'
+    done
 }
 if [[ "${BENCH_ONLY:-}" == srcline ]]; then
     bench_srcline
