@@ -26,7 +26,9 @@
 #      detached; attached again (run -p); a second service in the same
 #      container attached with the placed library reused (the same file);
 #      every service ends with its own output and exit code;
-#   4. the time of the first attach into the container (printed).
+#   4. the time of the first attach into the container (printed);
+#   5. --srcline into a service whose files are in the container's own /tmp:
+#      its PDB is read there (Handle's line, from the source).
 # Needs root, unshare and nsenter: without them it says so and exits 77
 # (ctest: skipped).
 # Ends with "run_container.sh: N passed, M failed".
@@ -246,6 +248,25 @@ else
 fi
 wait "$second_job"
 check_eq "a second service: exit code 7, its own output" "7 $expected" "$? $(body second)"
+
+# --srcline: a service whose files (its PDB too) are in the container's own
+# /tmp, which the host does not see: the profiler reads the PDB there.
+nsenter --target "$svc_holder" --mount -- sh -c "mkdir -p /tmp/srcapp && cp -r '$appdir/.' /tmp/srcapp"
+nsenter --target "$svc_holder" --mount --pid --net -- env -u TMPDIR dotnet "/tmp/srcapp/$(basename "$app")" run 5 2 \
+    >"$work/srcsvc.out" 2>"$work/srcsvc.err" &
+src_job=$!
+if wait_for "$work/srcsvc.out" '^ready [0-9]+$' "$src_job"; then
+    srcsvc=$(pgrep -P "$src_job" -f dotnet || pgrep -P "$(pgrep -P "$src_job")" -f dotnet)
+    check "the container's /tmp/srcapp is not the host's" test ! -e /tmp/srcapp
+    handle_line=$(( $(grep -n 'public static long Handle(' "$root/tests/targets/Service/Program.cs" | cut -d: -f1) + 2 ))
+    ct_run "$work" srcline "$ct" run -p "$srcsvc" --srcline -F 'Svc.Handlers.Handle' -d 1s -o "$work/srcline.txt"
+    check_eq "--srcline into the container: exit code 0" 0 "$(cat "$work/srcline.rc")"
+    check "--srcline into the container: Handle's calls at Program.cs:$handle_line (its PDB read in the container)" \
+        grep -qE "Svc\.Handlers\.Handle\(.*\) -> long [0-9]+ at Program\.cs:$handle_line\$" "$work/srcline.txt"
+else
+    ct_fail "a service in the container's /tmp started" "$(head -n 3 "$work/srcsvc.err")"
+fi
+wait "$src_job"
 
 for name in nodiag rotmp other; do
     finish "$name"
