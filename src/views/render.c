@@ -24,9 +24,9 @@
 /* Longest header or summary line (longer ones are cut, still ending in a
  * newline); call lines have their own limits (render.h). */
 #define TEXT_LINE_MAX 2048
-/* LINE records held per thread until the UNWIND they go with; past it the
- * oldest is forgotten. */
-#define RENDER_LINES_HELD 8
+/* LINE records held until the UNWIND they go with (a tree filter may let
+ * them out before the thread's events); past it the oldest is forgotten. */
+#define RENDER_LINES_HELD 64
 /* An opening line's end, after its call text in the held-back buffer. */
 #define OPEN_END " {\n"
 #define OPEN_END_LEN (sizeof OPEN_END - 1)
@@ -109,10 +109,6 @@ typedef struct thread {
     uint64_t pend_time;
     unsigned pend_depth;
     const ct_function *pend_def; /* its function */
-    /* LINE records (--srcline) not yet matched with their UNWIND: the
-     * oldest first (a tree filter may let them out before their UNWINDs). */
-    struct { uint64_t key; uint32_t line, flags; } lines[RENDER_LINES_HELD];
-    unsigned nlines;
     size_t pend_len;        /* its call text's */
     size_t pend_cap;
     char *pend;             /* pend_cap bytes: PREFIX_MAX for the prefix, the call
@@ -150,6 +146,10 @@ struct ct_render {
         size_t outs_len;    /* outs' text (out/ref parameters at return) */
         int line;           /* the text ends with the line an exception left it at */
     } ev;
+    /* LINE records (--srcline) not yet matched with their UNWIND, oldest
+     * first. */
+    struct { uint64_t tid, key; uint32_t line, flags; } lines[RENDER_LINES_HELD];
+    unsigned nlines;
     uint64_t dropped, events;
     /* The threads holding an enter line back, oldest first (the events
      * come in time order): before a line of time T, those of them held
@@ -1150,41 +1150,43 @@ static void leave_text(ct_render *r, const ct_function *def, const ct_rec *rec)
 
 /* The end's text of an UNWIND record into r->ev: "} exception
  * System.InvalidOperationException: \"boom\"" when the record says which. */
-/* A LINE record: held on its thread for the UNWIND it goes with. */
+/* A LINE record: held for the UNWIND it goes with. */
 static int line_record(ct_render *r, const ct_rec *rec)
 {
-    ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
-    if (!t)
-        return -1;
-    thread *th = t->user;
-    if (th->nlines == RENDER_LINES_HELD) {
-        memmove(th->lines, th->lines + 1, sizeof th->lines[0] * (RENDER_LINES_HELD - 1));
-        th->nlines--;
+    if (r->nlines == RENDER_LINES_HELD) {
+        memmove(r->lines, r->lines + 1, sizeof r->lines[0] * (RENDER_LINES_HELD - 1));
+        r->nlines--;
     }
-    th->lines[th->nlines].key = rec->key;
-    th->lines[th->nlines].line = rec->src_line;
-    th->lines[th->nlines].flags = rec->flags;
-    th->nlines++;
+    r->lines[r->nlines].tid = rec->tid;
+    r->lines[r->nlines].key = rec->key;
+    r->lines[r->nlines].line = rec->src_line;
+    r->lines[r->nlines].flags = rec->flags;
+    r->nlines++;
     return 0;
 }
 
-/* The line held for an UNWIND of function def on th (those before it are
- * forgotten): 1 and *line, *flags, or 0. */
-static int take_line(thread *th, const ct_function *def, uint32_t *line, uint32_t *flags)
+/* The line held for an UNWIND of function def on thread tid (the oldest of
+ * that thread and function; those of the thread before it are forgotten): 1
+ * and *line, *flags, or 0. */
+static int take_line(ct_render *r, uint64_t tid, const ct_function *def, uint32_t *line,
+                     uint32_t *flags)
 {
-    for (unsigned i = 0; i < th->nlines; i++) {
-        if (th->lines[i].key != def->key)
-            continue;
-        *line = th->lines[i].line;
-        *flags = th->lines[i].flags;
-        memmove(th->lines, th->lines + i + 1, sizeof th->lines[0] * (th->nlines - i - 1));
-        th->nlines -= i + 1;
-        return 1;
-    }
-    return 0;
+    unsigned i, k = 0;
+    for (i = 0; i < r->nlines; i++)
+        if (r->lines[i].tid == tid && r->lines[i].key == def->key)
+            break;
+    if (i == r->nlines)
+        return 0;
+    *line = r->lines[i].line;
+    *flags = r->lines[i].flags;
+    for (unsigned j = 0; j < r->nlines; j++)
+        if (j > i || r->lines[j].tid != tid)
+            r->lines[k++] = r->lines[j];
+    r->nlines = k;
+    return 1;
 }
 
-static void unwind_text(ct_render *r, thread *th, const ct_function *def, const ct_rec *rec)
+static void unwind_text(ct_render *r, const ct_function *def, const ct_rec *rec)
 {
     if (!r->opts.lines)
         return;
@@ -1198,7 +1200,7 @@ static void unwind_text(ct_render *r, thread *th, const ct_function *def, const 
     /* --srcline: " thrown at Program.cs:12" (the frame it came out of
      * first), " at Program.cs:20" (a frame it passed through). */
     uint32_t line, flags;
-    if (r->opts.srcline && def->src_file && take_line(th, def, &line, &flags) &&
+    if (r->opts.srcline && def->src_file && take_line(r, rec->tid, def, &line, &flags) &&
         n + CT_RENDER_SRC_MAX + 8 < sizeof r->ret) {
         const char *file = def->src_file + (r->opts.srcline == 1 ? def->src_root : 0);
         int k = snprintf(r->ret + n, CT_RENDER_SRC_MAX + 8, "%s%sat %s:%u", n ? " " : "",
@@ -1370,7 +1372,7 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         if (rec->type == CT_REC_LEAVE)
             leave_text(r, f->def, rec);
         else if (rec->type == CT_REC_UNWIND)
-            unwind_text(r, th, f->def, rec);
+            unwind_text(r, f->def, rec);
         /* The lines this event writes are of its time, or of this thread's
          * held-back enter: the other threads' enters held back from before
          * that are written first, as "... {" (their calls end later, on

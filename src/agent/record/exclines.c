@@ -74,11 +74,15 @@ static int il_offset_at(FunctionID fid, UINT_PTR ip, uint32_t *il)
     return rc;
 }
 
-/* The stack walk's state: the thread's lines, and whether a traced frame
- * came yet. */
+/* The stack walk's state: the traced frames found, innermost first (their
+ * lines are looked up once the walk is over, outside the runtime's walk). */
 typedef struct walk {
-    ct_rec_thread *t;
-    int seen;
+    uint32_t n;
+    struct {
+        const ct_mapped_fn *f;
+        FunctionID fid;
+        UINT_PTR ip;
+    } frames[CT_EXC_LINES];
 } walk;
 
 static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO frame, ULONG32 context_size,
@@ -86,28 +90,13 @@ static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO frame, U
 {
     (void)frame, (void)context_size, (void)context;
     walk *w = data;
-    ct_rec_thread *t = w->t;
     const ct_mapped_fn *f = fid ? ct_registry_find(fid) : NULL;
     if (!f || !f->hooked)
         return S_OK;
-    uint32_t il, line;
-    int first = !w->seen;
-    w->seen = 1;
-    /* The method the frame runs (an async method's record may be planned
-     * from its stub, while its frame is its state machine's MoveNext). */
-    ClassID cls = 0;
-    ModuleID mod = 0;
-    mdToken tok = 0;
-    ICorProfilerInfo *info = g_ct.info;
-    if (FAILED(info->lpVtbl->GetFunctionInfo(info, fid, &cls, &mod, &tok)))
-        return S_OK;
-    if (il_offset_at(fid, ip, &il) == 0 && ct_srcline_at(ct_module_get(mod), tok, il, &line) == 0) {
-        t->exc_lines[t->nexc_lines].key = (uint64_t)(uintptr_t)f;
-        t->exc_lines[t->nexc_lines].line = line;
-        t->exc_lines[t->nexc_lines].flags = first ? CT_LINE_THROWN : 0;
-        t->nexc_lines++;
-    }
-    return t->nexc_lines < CT_EXC_LINES ? S_OK : S_FALSE;
+    w->frames[w->n].f = f;
+    w->frames[w->n].fid = fid;
+    w->frames[w->n].ip = ip;
+    return ++w->n < CT_EXC_LINES ? S_OK : S_FALSE;
 }
 
 void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial)
@@ -116,9 +105,27 @@ void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial)
     t->nexc_lines = 0;
     t->exc_lines_next = 0;
     t->exc_lines_serial = serial;
-    walk w = {t, 0};
+    walk w;
+    w.n = 0;
     ICorProfilerInfo *info = g_ct.info;
-    info->lpVtbl->DoStackSnapshot(info, 0, on_frame, 0, &w, NULL, 0);
+    if (FAILED(info->lpVtbl->DoStackSnapshot(info, 0, on_frame, 0, &w, NULL, 0)) && !w.n)
+        return;
+    for (uint32_t i = 0; i < w.n; i++) {
+        /* The method the frame runs (an async method's record may be
+         * planned from its stub, while its frame is its MoveNext). */
+        ClassID cls = 0;
+        ModuleID mod = 0;
+        mdToken tok = 0;
+        uint32_t il, line;
+        if (FAILED(info->lpVtbl->GetFunctionInfo(info, w.frames[i].fid, &cls, &mod, &tok)) ||
+            il_offset_at(w.frames[i].fid, w.frames[i].ip, &il) != 0 ||
+            ct_srcline_at(ct_module_get(mod), tok, il, &line) != 0)
+            continue;
+        t->exc_lines[t->nexc_lines].key = (uint64_t)(uintptr_t)w.frames[i].f;
+        t->exc_lines[t->nexc_lines].line = line;
+        t->exc_lines[t->nexc_lines].flags = i == 0 ? CT_LINE_THROWN : 0;
+        t->nexc_lines++;
+    }
 }
 
 void ct_rec_line_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial)
