@@ -27,7 +27,8 @@
 #      frame it left, equal to the runtime's own (the program prints its
 #      exceptions' StackTrace lines) and, for the throws, to the throw
 #      statements' lines by hand: a chain of calls, a null dereference, an
-#      async method's body;
+#      async method's body; 40 frames deep, the innermost CT_EXC_LINES (32)
+#      with a line and the 8 beyond without;
 #   5. under attach (-p) to tests/targets/Service: Handle's line, and the
 #      line Validate's exceptions are thrown at;
 #   6. clrtrace sigs --lines: the same lines, from either PDB; an assembly
@@ -158,7 +159,7 @@ inner=$(rt chain Lines.Chain.Inner) middle=$(rt chain Lines.Chain.Middle) outer=
 deref=$(rt deref Lines.Chain.Deref) movenext=$(rt async 'Lines.Later+<FetchAsync>d__0.MoveNext')
 echo "the runtime's lines: Inner $inner, Middle $middle, Outer $outer, Deref $deref, MoveNext $movenext"
 check_eq "Inner's line is its throw statement's (by hand)" "$(line "$lsrc" 'throw new ArgumentOutOfRangeException')" "$inner"
-check_eq "the async method's line is its throw statement's (by hand)" "$(line "$lsrc" 'throw new InvalidOperationException')" "$movenext"
+check_eq "the async method's line is its throw statement's (by hand)" "$(line "$lsrc" 'throw new InvalidOperationException\("no such id')" "$movenext"
 expect_exc_lines() { # LOG PREFIX
     local log=$1 p=$2
     check "$p: Inner thrown at Program.cs:$inner" grep -qE \
@@ -169,6 +170,15 @@ expect_exc_lines() { # LOG PREFIX
     check "$p: a null dereference thrown at Program.cs:$deref" grep -qE \
         "Lines\.Chain\.Deref\(string s=null\) -> exception System\.NullReferenceException: .* thrown at Program\.cs:$deref\$" "$log"
     # The body's end: folded, or "} exception" when its task's end came first.
+    local dthrow drec
+    dthrow=$(line "$lsrc" 'throw new InvalidOperationException\("deep"\)')
+    drec=$(line "$lsrc" 'return Deep\(n - 1\) \+ 1;')
+    check "$p: 40 frames deep: the innermost thrown at $dthrow, the next 31 at $drec, the 8 beyond CT_EXC_LINES (32) none" awk \
+        -v t="$dthrow" -v r="$drec" '
+        /Lines\.Chain\.Deep\(int n=0\) -> exception/ { if ($0 ~ (" thrown at Program\\.cs:" t "$")) thrown++; else bad++ }
+        /\} exception System\.InvalidOperationException: "deep"/ {
+            if ($0 ~ (" at Program\\.cs:" r "$")) at++; else if ($0 ~ /"deep"$/) none++; else bad++ }
+        END { if (thrown != 1 || at != 31 || none != 8 || bad) { print thrown + 0, at + 0, none + 0, bad + 0; exit 1 } }' "$log"
     check "$p: the async method's body thrown at Program.cs:$movenext" grep -qE \
         "(async Lines\.Later\.FetchAsync\(.*\) ->|^ +[0-9.]+ +[0-9]+ .*\}) exception System\.InvalidOperationException: \"no such id: -5\" thrown at Program\.cs:$movenext\$" "$log"
 }

@@ -227,6 +227,148 @@ static void test_inflate(void **state)
     free(dll);
 }
 
+/* ------------------------------------------------- a PDB made here */
+
+/* A Portable PDB of one Document whose name has `nparts` parts, each a blob
+ * of part_len bytes 'a' (one blob, named by every part): metadata root,
+ * #Pdb, #~ (Document: one row), #Blob, #GUID (empty). Returns its size. */
+static size_t make_pdb(uint8_t *out, size_t cap, uint32_t nparts, uint32_t part_len)
+{
+    uint8_t blob[16384];
+    size_t bl = 0;
+    blob[bl++] = 0;                         /* offset 0: the empty blob */
+    uint32_t part_at = (uint32_t)bl;        /* the part: length, then bytes */
+    if (part_len < 0x80) {
+        blob[bl++] = (uint8_t)part_len;
+    } else {
+        blob[bl++] = (uint8_t)(0x80 | part_len >> 8);
+        blob[bl++] = (uint8_t)part_len;
+    }
+    memset(blob + bl, 'a', part_len);
+    bl += part_len;
+    uint32_t name_at = (uint32_t)bl;        /* the name: '/', then a part index each */
+    uint32_t name_len = 1 + nparts * (part_at < 0x80 ? 1 : 2);
+    blob[bl++] = (uint8_t)(0x80 | name_len >> 8);
+    blob[bl++] = (uint8_t)name_len;
+    blob[bl++] = '/';
+    for (uint32_t i = 0; i < nparts; i++)
+        blob[bl++] = (uint8_t)part_at;
+    while (bl % 4)
+        blob[bl++] = 0;
+    assert_true(bl < sizeof blob && part_at < 0x80);
+
+    uint8_t tables[64];
+    size_t tl = 0;
+    memset(tables, 0, sizeof tables);
+    tables[4] = 2;                          /* MajorVersion */
+    tables[7] = 1;                          /* reserved */
+    uint64_t valid = 1ull << 0x30;
+    memcpy(tables + 8, &valid, 8);
+    tl = 24;
+    uint32_t rows = 1;
+    memcpy(tables + tl, &rows, 4);
+    tl += 4;
+    uint16_t name16 = (uint16_t)name_at;    /* Name, HashAlgorithm, Hash, Language */
+    memcpy(tables + tl, &name16, 2);
+    tl += 8;
+
+    uint8_t pdbs[32] = {1, 2, 3};           /* id, entry point 0, no type system tables */
+    static const char version[12] = "PDB v1.0";
+    const struct { const char *name; const uint8_t *p; size_t len; } streams[] = {
+        {"#Pdb", pdbs, sizeof pdbs}, {"#~", tables, tl}, {"#Blob", blob, bl}, {"#GUID", NULL, 0},
+    };
+    size_t head = 16 + sizeof version + 4, at;
+    for (size_t i = 0; i < 4; i++)
+        head += 8 + ((strlen(streams[i].name) + 4) & ~(size_t)3);
+    assert_true(head + sizeof pdbs + tl + bl <= cap);
+    memset(out, 0, head);
+    memcpy(out, "BSJB", 4);
+    out[4] = 1;
+    out[6] = 1;
+    uint32_t vlen = sizeof version;
+    memcpy(out + 12, &vlen, 4);
+    memcpy(out + 16, version, sizeof version);
+    at = 16 + sizeof version;
+    out[at + 2] = 4;                        /* streams */
+    at += 4;
+    size_t data = head;
+    for (size_t i = 0; i < 4; i++) {
+        uint32_t off = (uint32_t)data, size = (uint32_t)streams[i].len;
+        memcpy(out + at, &off, 4);
+        memcpy(out + at + 4, &size, 4);
+        strcpy((char *)out + at + 8, streams[i].name);
+        at += 8 + ((strlen(streams[i].name) + 4) & ~(size_t)3);
+        if (streams[i].len)
+            memcpy(out + data, streams[i].p, streams[i].len);
+        data += streams[i].len;
+    }
+    return data;
+}
+
+/* CLRMETA_MAX_DOCUMENT_NAME: a name of MAX - 1 bytes is read, one of MAX
+ * is LIMIT; CLRMETA_MAX_DOCUMENT_PARTS parts are read, one more is
+ * BAD_PDB. */
+static void test_name_limits(void **state)
+{
+    (void)state;
+    static uint8_t pdb_bytes[32768];
+    static char name[CLRMETA_MAX_DOCUMENT_NAME + 16];
+    clrmeta_pdb p;
+    clrmeta_error err;
+    size_t len;
+    size_t n = make_pdb(pdb_bytes, sizeof pdb_bytes, 1, CLRMETA_MAX_DOCUMENT_NAME - 1);
+    assert_int_equal(clrmeta_pdb_open(pdb_bytes, n, &p, &err), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_document_name(&p, 1, name, sizeof name, &len, &err), CLRMETA_OK);
+    assert_int_equal(len, CLRMETA_MAX_DOCUMENT_NAME - 1);
+    n = make_pdb(pdb_bytes, sizeof pdb_bytes, 1, CLRMETA_MAX_DOCUMENT_NAME);
+    assert_int_equal(clrmeta_pdb_open(pdb_bytes, n, &p, &err), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_document_name(&p, 1, name, sizeof name, &len, &err),
+                     CLRMETA_E_LIMIT);
+    n = make_pdb(pdb_bytes, sizeof pdb_bytes, CLRMETA_MAX_DOCUMENT_PARTS, 1);
+    assert_int_equal(clrmeta_pdb_open(pdb_bytes, n, &p, &err), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_document_name(&p, 1, name, sizeof name, &len, &err), CLRMETA_OK);
+    assert_int_equal(len, 2 * CLRMETA_MAX_DOCUMENT_PARTS - 1); /* "a/a/.../a" */
+    n = make_pdb(pdb_bytes, sizeof pdb_bytes, CLRMETA_MAX_DOCUMENT_PARTS + 1, 1);
+    assert_int_equal(clrmeta_pdb_open(pdb_bytes, n, &p, &err), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_document_name(&p, 1, name, sizeof name, &len, &err),
+                     CLRMETA_E_BAD_PDB);
+    assert_true(err.offset < n);
+}
+
+/* CLRMETA_MAX_DEBUG_ENTRIES debug directory entries are read, one more is
+ * BAD_DEBUG; an embedded PDB of CLRMETA_MAX_EMBEDDED_PDB bytes is accepted
+ * (as stated), one more byte is LIMIT. */
+static void test_debug_limits(void **state)
+{
+    (void)state;
+    char path[1024];
+    size_t dl;
+    snprintf(path, sizeof path, "%s/HelloEmbedded.dll", g_dir);
+    uint8_t *dll = slurp(path, &dl);
+    clrmeta md;
+    clrmeta_debug_dir dd;
+    clrmeta_error err;
+    assert_int_equal(clrmeta_open(dll, dl, &md, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_debug_directory(&md, &dd, NULL), CLRMETA_OK);
+    /* The stated size (MPDB, then u32) at the limit and one past it. */
+    uint32_t size_at = dd.embedded_offset - 4, v = CLRMETA_MAX_EMBEDDED_PDB;
+    memcpy(dll + size_at, &v, 4);
+    assert_int_equal(clrmeta_debug_directory(&md, &dd, &err), CLRMETA_OK);
+    assert_int_equal(dd.embedded_inflated, CLRMETA_MAX_EMBEDDED_PDB);
+    v++;
+    memcpy(dll + size_at, &v, 4);
+    assert_int_equal(clrmeta_debug_directory(&md, &dd, &err), CLRMETA_E_LIMIT);
+    assert_int_equal(err.offset, size_at);
+    /* The directory's size: 64 entries, then 65. */
+    md.debug_size = CLRMETA_MAX_DEBUG_ENTRIES * 28;
+    clrmeta_status st = clrmeta_debug_directory(&md, &dd, &err);
+    assert_true(st != CLRMETA_E_BAD_DEBUG || strcmp(err.what, "debug directory size") != 0);
+    md.debug_size = (CLRMETA_MAX_DEBUG_ENTRIES + 1) * 28;
+    assert_int_equal(clrmeta_debug_directory(&md, &dd, &err), CLRMETA_E_BAD_DEBUG);
+    assert_string_equal(err.what, "debug directory size");
+    free(dll);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -238,7 +380,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standalone), cmocka_unit_test(test_embedded),
         cmocka_unit_test(test_mismatch),   cmocka_unit_test(test_damaged),
-        cmocka_unit_test(test_inflate),
+        cmocka_unit_test(test_inflate),    cmocka_unit_test(test_name_limits),
+        cmocka_unit_test(test_debug_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -195,6 +195,8 @@ static void sink(void *ctx, const char *text, size_t len)
 }
 
 static uint8_t arena_mem[1 << 16];
+/* The renderer's opts.srcline for render(). */
+static int g_srcline;
 
 /* Reads the trace back and renders it; returns the text. */
 static const char *render(int lines, int summary, ct_render_totals *totals)
@@ -204,7 +206,7 @@ static const char *render(int lines, int summary, ct_render_totals *totals)
     ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
     ct_reader rd;
     assert_int_equal(ct_reader_open(&rd, file, w.len, &a), CT_TRACE_OK);
-    ct_render_opts o = { .lines = lines, .summary = summary };
+    ct_render_opts o = { .lines = lines, .summary = summary, .srcline = g_srcline };
     ct_render *r = ct_render_new(&o, sink, NULL);
     assert_non_null(r);
     ct_render_header(r, &rd.header);
@@ -639,6 +641,85 @@ static void test_runtime_async_calls(void **state)
         "  0.000005   4343     4.0 us  Rt.Work.Sum(int a=20) -> int 42  (async: task ended)\n"
         "  0.000006   4242     0.5 us  Rt.Work.Pause()  (async: goes on)\n"
         "  0.000008   4343     2.0 us  Rt.Work.Pause()  (async: task ended)\n"));
+}
+
+/* Source locations (trace format 2.11, --srcline): a FUNCTION record's file
+ * and line at the end of a folded or opening line, from the common folder or
+ * whole; a LINE record's line on the exception's end; the path at
+ * CT_RENDER_SRC_MAX and one byte past it; the SOURCE column. */
+static void test_source_locations(void **state)
+{
+    (void)state;
+    static char longpath[CT_RENDER_SRC_MAX + 8];
+    begin_trace();
+    ct_fn_param p[] = { { "int n=", 0, &p_i4 } };
+    ct_fn_param r = { "int ", 0, &p_i4 };
+    ct_fn_src src = { "/src/app/Orders.cs", 42, 9 };
+    assert_int_equal(ct_write_function_src(&w, 1, "Shop.Orders.Place", "", CT_FN_STATIC, 1, p, &r, 0,
+                                           &src), CT_TRACE_OK);
+    ct_fn_src src2 = { "/src/app/Orders.cs", 50, 9 };
+    assert_int_equal(ct_write_function_src(&w, 2, "Shop.Orders.Check", "", CT_FN_STATIC, 1, p, &r, 0,
+                                           &src2), CT_TRACE_OK);
+    /* " at " + path + ":7" is CT_RENDER_SRC_MAX bytes: shown whole; one
+     * byte more: its end after "...". */
+    size_t room = CT_RENDER_SRC_MAX - 4 - 2 - 3;
+    memset(longpath, 'p', room);
+    longpath[0] = '/';
+    longpath[room] = '\0';
+    ct_fn_src src3 = { longpath, 7, 0 };
+    assert_int_equal(ct_write_function_src(&w, 3, "Shop.Long", "", CT_FN_STATIC, 0, NULL, NULL, 0,
+                                           &src3), CT_TRACE_OK);
+    static char longer[CT_RENDER_SRC_MAX + 8];
+    memcpy(longer, longpath, room);
+    longer[room] = 'q';
+    longer[room + 1] = '\0';
+    ct_fn_src src4 = { longer, 7, 0 };
+    assert_int_equal(ct_write_function_src(&w, 4, "Shop.Longer", "", CT_FN_STATIC, 0, NULL, NULL, 0,
+                                           &src4), CT_TRACE_OK);
+    assert_int_equal(ct_write_function(&w, 5, "Shop.NoPdb", "", CT_FN_STATIC, 0, NULL, NULL),
+                     CT_TRACE_OK);
+    val v[1];
+    v[0] = v_i4(1);
+    event(CT_REC_ENTER, 1000, 4242, 1, 1, v);
+    event(CT_REC_ENTER, 1100, 4242, 2, 1, v);
+    v[0] = v_i4(2);
+    event(CT_REC_LEAVE, 1200, 4242, 2, 1, v);
+    event(CT_REC_ENTER, 1300, 4242, 2, 1, v);
+    end_block();
+    assert_int_equal(ct_write_line(&w, 1400, 4242, 2, 51, CT_LINE_THROWN), CT_TRACE_OK);
+    event(CT_REC_UNWIND, 1400, 4242, 2, 0, v);
+    end_block();
+    assert_int_equal(ct_write_line(&w, 1500, 4242, 1, 44, 0), CT_TRACE_OK);
+    event(CT_REC_UNWIND, 1500, 4242, 1, 0, v);
+    event(CT_REC_ENTER, 1600, 4242, 3, 0, v);
+    event(CT_REC_LEAVE, 1700, 4242, 3, 0, v);
+    event(CT_REC_ENTER, 1800, 4242, 4, 0, v);
+    event(CT_REC_LEAVE, 1900, 4242, 4, 0, v);
+    event(CT_REC_ENTER, 2000, 4242, 5, 0, v);
+    event(CT_REC_LEAVE, 2100, 4242, 5, 0, v);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 3000, 16, 5, 5), CT_TRACE_OK);
+    g_srcline = 1;
+    const char *text = render(1, 1, NULL);
+    assert_non_null(strstr(text, "Shop.Orders.Place(int n=1) { at Orders.cs:42\n"));
+    assert_non_null(strstr(text, "Shop.Orders.Check(int n=1) -> int 2 at Orders.cs:50\n"));
+    assert_non_null(strstr(text, "Shop.Orders.Check(int n=2) -> exception thrown at Orders.cs:51\n"));
+    assert_non_null(strstr(text, "} exception at Orders.cs:44\n"));
+    char want[CT_RENDER_SRC_MAX + 64];
+    snprintf(want, sizeof want, "Shop.Long() at %s:7\n", longpath);
+    assert_non_null(strstr(text, want));
+    snprintf(want, sizeof want, "Shop.Longer() at ...%s:7\n", longer + 1);
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "SOURCE"));
+    assert_non_null(strstr(text, "  Orders.cs:42"));
+    assert_non_null(strstr(text, "# source lines: 1 of 5 functions have none"));
+    g_srcline = 2;
+    text = render(1, 0, NULL);
+    assert_non_null(strstr(text, "Shop.Orders.Place(int n=1) { at /src/app/Orders.cs:42\n"));
+    g_srcline = 0;
+    text = render(1, 1, NULL);
+    assert_null(strstr(text, " at Orders.cs"));
+    assert_null(strstr(text, "SOURCE"));
 }
 
 /* A Task's value (trace format 2.9): its Exception, the TASK form's last
@@ -1092,6 +1173,7 @@ int main(void)
         cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_async_calls),
         cmocka_unit_test(test_runtime_async_calls),
+        cmocka_unit_test(test_source_locations),
         cmocka_unit_test(test_task_exception_value),
         cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_value_statuses),

@@ -37,6 +37,16 @@ namespace Lines
             return n;
         }
 
+        // 40 frames deep (n = 39 .. 0) when it throws: more than the 32
+        // innermost traced frames (CT_EXC_LINES) that get a line.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Deep(int n)
+        {
+            if (n == 0)
+                throw new InvalidOperationException("deep");
+            return Deep(n - 1) + 1;
+        }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Deref(string s)
         {
@@ -75,6 +85,7 @@ namespace Lines
         {
             try { Chain.Outer(10); } catch (Exception e) { Show("chain", e); }
             try { Chain.Deref(null); } catch (Exception e) { Show("deref", e); }
+            try { Chain.Deep(39); } catch (Exception e) { Console.WriteLine("deep: " + e.Message); }
             try { Later.FetchAsync(-5).GetAwaiter().GetResult(); } catch (Exception e) { Show("async", e); }
             return 0;
         }
