@@ -459,6 +459,81 @@ static void test_function_out_mask(void **state)
     }
 }
 
+/* FUNCTION records' source location (2.11): after the out mask (written 0
+ * when there is none), read back; a root past the file's end is a damaged
+ * record. LINE records (2.11): read back; a flag not defined is a damaged
+ * record. */
+static void test_function_source(void **state)
+{
+    (void)state;
+    static uint8_t buf[4096];
+    static const ct_plan p_int = { .kind = CT_V_I4, .size = 4, .type_name = "int" };
+    static const ct_plan p_ref = { .kind = CT_V_BYREF, .size = 8, .type_name = "ref int",
+                                   .elem = &p_int };
+    ct_fn_param params[] = { { "int a=", 0, &p_int }, { "out int v=", 0, &p_ref } };
+    for (int round = 0; round < 3; round++) {
+        ct_wbuf w;
+        ct_wbuf_init(&w, buf, sizeof buf);
+        ct_fn_src src = { "/src/app/Orders.cs", 0x12345678, 9 };
+        uint64_t mask = round == 1 ? 2 : 0;
+        assert_int_equal(ct_write_function_src(&w, 7, "F", "", 0, 2, params, NULL, mask, &src),
+                         CT_TRACE_OK);
+        if (round == 2) {
+            /* The root one byte past the file's 18 bytes. */
+            uint32_t line = 0x12345678, root = 19;
+            uint8_t *at = NULL;
+            for (size_t i = 0; i + 4 <= w.len && !at; i++)
+                if (!memcmp(buf + i, &line, 4))
+                    at = buf + i;
+            assert_non_null(at);
+            memcpy(at + 4, &root, 4);
+        }
+        ct_rec rec;
+        ct_trace_status st;
+        long n = read_one(buf, w.len, &rec, &st);
+        if (round == 2) {
+            assert_int_equal(n, -1);
+            assert_int_equal(st, CT_TRACE_E_RECORD);
+            continue;
+        }
+        assert_true(n > 0);
+        assert_true(rec.out_mask == mask);
+        assert_int_equal(rec.src_file_len, 18);
+        assert_memory_equal(rec.src_file, "/src/app/Orders.cs", 18);
+        assert_int_equal(rec.src_line, 0x12345678);
+        assert_int_equal(rec.src_root, 9);
+    }
+    /* Without a location: no out mask written, nothing after it. */
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    ct_fn_src none = { NULL, 0, 0 };
+    assert_int_equal(ct_write_function_src(&w, 7, "F", "", 0, 2, params, NULL, 0, &none),
+                     CT_TRACE_OK);
+    size_t plain = w.len;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_function(&w, 7, "F", "", 0, 2, params, NULL), CT_TRACE_OK);
+    assert_int_equal(w.len, plain);
+    ct_rec rec;
+    ct_trace_status st;
+    assert_true(read_one(buf, w.len, &rec, &st) > 0);
+    assert_null(rec.src_file);
+    for (uint32_t flags = 0; flags < 3; flags++) {
+        ct_wbuf_init(&w, buf, sizeof buf);
+        assert_int_equal(ct_write_line(&w, 1000, 4242, 7, 36, flags), CT_TRACE_OK);
+        long n = read_one(buf, w.len, &rec, &st);
+        if (flags > CT_LINE_THROWN) {
+            assert_int_equal(n, -1);
+            assert_int_equal(st, CT_TRACE_E_RECORD);
+        } else {
+            assert_true(n > 0);
+            assert_int_equal(rec.type, CT_REC_LINE);
+            assert_true(rec.time_ns == 1000 && rec.tid == 4242 && rec.key == 7);
+            assert_int_equal(rec.src_line, 36);
+            assert_int_equal(rec.flags, flags);
+        }
+    }
+}
+
 /* END (2.5): the count of traced functions left as they were, when not 0;
  * a record without it (2.4) reads as 0; a sixth word is a damaged record. */
 static void test_end_unrewritten(void **state)
@@ -1252,6 +1327,7 @@ int main(void)
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_header_bytes),
         cmocka_unit_test(test_function_out_mask),
+        cmocka_unit_test(test_function_source),
         cmocka_unit_test(test_end_unrewritten),
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_unwind_chain),
