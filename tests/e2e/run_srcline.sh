@@ -20,6 +20,8 @@
 #      code.function.name) and the flame graph's tooltips;
 #   3. the same program built with an embedded PDB (-p:DebugType=embedded):
 #      the same locations;
+#   3b. another build's PDB beside the assembly: one line, no locations,
+#      the program as untraced;
 #   4. an async method's stub (no lines of its own) gets its MoveNext's
 #      first line (tests/targets/Failures);
 #   4b. tests/targets/Lines, both engines and replayed (also through a tree
@@ -134,6 +136,16 @@ ct_run "$work" emb "$ct" run --srcline -o "$work/emb.txt" -- dotnet "$emb"
 check_eq "embedded: the program's exit code" 3 "$(cat "$work/emb.rc")"
 check "embedded: no .pdb file beside the assembly" bash -c "! ls '$(dirname "$emb")'/*.pdb"
 expect_lines "$work/emb.txt" "embedded PDB"
+
+echo "== 3b. another build's PDB beside the assembly"
+mkdir -p "$work/mismatch" && cp "$(dirname "$app")"/* "$work/mismatch/" &&
+    cp "$(dirname "$(ct_dotnet_build "$root/tests/targets/Lines" "$work")")/Lines.pdb" "$work/mismatch/Hello.pdb"
+ct_run "$work" mism "$ct" run --srcline -o "$work/mism.txt" -- dotnet "$work/mismatch/Hello.dll"
+check_eq "another build's PDB: the program's exit code" 3 "$(cat "$work/mism.rc")"
+check "another build's PDB: the program's output unchanged" cmp -s "$work/plain.out" "$work/mism.out"
+check "another build's PDB: one line saying so" bash -c \
+    "[ \$(wc -l < '$work/mism.err') = 1 ] && grep -qE '^clrtrace: no source lines for Hello: .*/mismatch/Hello\.pdb: PDB does not match the assembly' '$work/mism.err'"
+check "another build's PDB: no locations" bash -c "! grep -q ' at Program.cs' '$work/mism.txt' && grep -q 'MathOps.Add' '$work/mism.txt'"
 
 echo "== 4. an async method"
 fapp=$(ct_dotnet_build "$root/tests/targets/Failures" "$work") && [[ -n "$fapp" ]] ||

@@ -64,11 +64,12 @@ static srcmod *module_pdb(const ct_module *m)
                 rl && (s->root_text = ct_perm_strdup(root)))
                 s->root = (uint32_t)rl;
         }
-    } else if (st != CLRMETA_E_NO_PDB) {
-        /* A PDB there but unusable (another build's, damaged): said once. */
+    } else if (st != CLRMETA_E_NO_PDB && !g_ct.attached) {
+        /* A PDB there but unusable (another build's, damaged): one line on
+         * stderr at start-up (under attach the process's stderr is its own:
+         * the module just has no lines). */
         char msg[CLRMETA_MAX_MESSAGE];
         clrmeta_describe(&err, msg, sizeof msg);
-        ct_notes_keep(&g_notes, g_ct.attached);
         ct_notes_say(&g_notes, "no source lines for %s: %s: %s", m->assembly ? m->assembly : "?",
                      where, msg);
     }

@@ -99,12 +99,13 @@ static HRESULT on_frame(FunctionID fid, UINT_PTR ip, COR_PRF_FRAME_INFO frame, U
     return ++w->n < CT_EXC_LINES ? S_OK : S_FALSE;
 }
 
-void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial)
+void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial, uint64_t obj)
 {
     ct_rec_thread *t = ct_rec_of(b);
     t->nexc_lines = 0;
     t->exc_lines_next = 0;
     t->exc_lines_serial = serial;
+    t->exc_lines_obj = obj;
     walk w;
     w.n = 0;
     ICorProfilerInfo *info = g_ct.info;

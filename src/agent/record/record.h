@@ -271,6 +271,7 @@ typedef struct ct_rec_thread {
         uint32_t line, flags;
     } exc_lines[CT_EXC_LINES];
     uint32_t nexc_lines, exc_lines_next, exc_lines_serial;
+    uint64_t exc_lines_obj;       /* that exception (its address when thrown) */
 } ct_rec_thread;
 
 static inline ct_rec_thread *ct_rec_of(const ct_tbuf *b)
@@ -542,7 +543,7 @@ void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
 /* --srcline (exclines.c): where exception `serial` is thrown on b's thread,
  * the lines its traced frames are at; before the UNWIND of such a frame of
  * function key, its LINE record. */
-void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial);
+void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial, uint64_t obj);
 void ct_rec_line_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial);
 
 /* Called (once, from the thread that dies) when an unhandled exception is

@@ -410,10 +410,15 @@ const ct_rec_exc *ct_rec_mark_fault(ct_tbuf *b, uint64_t exc)
                                                                            : t->nfaults;
     if (k >= CT_ASYNC_FAULTS)
         return NULL;
-    /* Any non-zero serial: the frame's own slot is read by its depth. */
+    /* Any non-zero serial: the frame's own slot is read by its depth. The
+     * exception whose lines were read where it was thrown (--srcline): its
+     * serial, for the body's LINE record; else one no lines have. */
     exc_capture_into(&t->fault_exc[k], 1, (ObjectID)exc);
     if (!t->fault_exc[k].serial)
         return NULL;
+    t->fault_exc[k].serial = exc && exc == t->exc_lines_obj && t->exc_lines_serial
+                                 ? t->exc_lines_serial
+                                 : UINT32_MAX;
     t->fault_depth[k] = t->depth;
     t->nfaults = k + 1;
     return &t->fault_exc[k];
@@ -540,7 +545,7 @@ void ct_ex_thrown(ObjectID thrown)
         exc_capture(b, ct_eh_serial(&t_eh), thrown);
     /* --srcline: where it is thrown, when traced frames are open here. */
     if (b && g_rec.srcline && ct_rec_of(b)->depth && ct_rec_recording())
-        ct_rec_exc_lines_read(b, ct_eh_serial(&t_eh));
+        ct_rec_exc_lines_read(b, ct_eh_serial(&t_eh), (uint64_t)thrown);
 }
 
 void ct_ex_search_enter(FunctionID id)
