@@ -13,7 +13,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
         "usage: clrtrace report [--sort KEY] [-n N] [--percent] [--stats]\n"
-        "                       [--jit] [--params] [selection] [filters] DIR\n"
+        "                       [--jit] [--params] [--srcline[=full]] [selection]\n"
+        "                       [filters] DIR\n"
         "       clrtrace report --diff A [-n N] [--params] [selection] [filters] B\n"
         "       clrtrace report --by-trace [-n N] [selection] [filters] DIR\n"
         "\n"
@@ -40,6 +41,8 @@ static void usage(FILE *to)
         "  --params      name every row with its parameter types, Area(double); rows\n"
         "                that share a name always are (and numbered #2, #3 when\n"
         "                those agree too)\n"
+        "  --srcline[=full]  add a SOURCE column: where each function is, Orders.cs:42\n"
+        "                (traces recorded with --srcline; full: whole paths)\n"
         "  --diff A      compare trace A with DIR (B): per function the calls, total\n"
         "                and self time of both and the change of total, largest\n"
         "                change first; -n, --params and the selection and filters\n"
