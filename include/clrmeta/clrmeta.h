@@ -758,6 +758,38 @@ CLRMETA_API clrmeta_status clrmeta_pdb_line_at(const clrmeta_pdb *pdb, uint32_t 
                                                uint32_t il_offset, clrmeta_sequence_point *sp,
                                                int *found, clrmeta_error *err);
 
+/* Where a probe at a source line goes (clrmeta_pdb_find_line). */
+typedef enum clrmeta_line_result {
+    CLRMETA_LINE_FOUND,      /* method_rid, il_offset, line (maybe a later line) */
+    CLRMETA_LINE_NO_FILE,    /* no document's path is the file or ends with /file */
+    CLRMETA_LINE_AMBIGUOUS,  /* two documents do (document, other: their rids) */
+    CLRMETA_LINE_NO_CODE,    /* the line is in no method (before, after: the nearest
+                                lines with code around it, 0 when none) */
+} clrmeta_line_result;
+
+typedef struct clrmeta_line_match {
+    clrmeta_line_result result;
+    uint32_t document, other;  /* Document rids */
+    uint32_t method_rid;       /* the method whose code the line is in (the innermost:
+                                  a lambda's, not its enclosing method's) */
+    uint32_t il_offset;        /* its first sequence point starting on the line, or
+                                  (a line without one: blank, a brace, a comment inside
+                                  the method) the first after it: as gdb places a
+                                  breakpoint */
+    uint32_t line;             /* that point's line */
+    uint32_t before, after;    /* NO_CODE: lines with code around it */
+} clrmeta_line_match;
+
+/* Finds where line `line` of the source file `file` (a path, or its last
+ * parts: "Orders.cs", "Shop/Orders.cs"; '\\' and '/' alike) has code: the
+ * methods whose visible sequence points in that document span the line, the
+ * innermost of them, its first point on the line or after it. O(sequence
+ * points of the PDB). Errors: BAD_PDB as clrmeta_sp_next, LIMIT for a
+ * document name over CLRMETA_MAX_DOCUMENT_NAME. */
+CLRMETA_API clrmeta_status clrmeta_pdb_find_line(const clrmeta_pdb *pdb, const char *file,
+                                                 uint32_t line, clrmeta_line_match *out,
+                                                 clrmeta_error *err);
+
 typedef struct clrmeta_local_scope {
     uint32_t method;                   /* MethodDef rid */
     uint32_t import_scope;             /* ImportScope rid */

@@ -49,6 +49,12 @@ static void usage(FILE *to)
         "                 method's or iterator's: its state machine's)\n"
         "  --source-link  with --lines: first print the PDB's Source Link map (the\n"
         "                 JSON that maps its source folders to a repository's URLs)\n"
+        "  --at FILE:LINE where a probe at that line goes (FILE: the file's name or\n"
+        "                 the end of its path): one line, \"FILE:LINE -> FILE:LINE2\n"
+        "                 IL_XXXX SIGNATURE\", LINE2 the first line with code there\n"
+        "                 (a blank line, a brace or a comment inside a method: the\n"
+        "                 next statement's), in the innermost method (a lambda's);\n"
+        "                 exit 1 with one line for a line in no method\n"
         "\n"
         "Exit status: 0 every line decoded, 1 the file is not a readable .NET assembly\n"
         "or some signatures failed (their lines start with \"# error\"), 2 usage error.\n");
@@ -604,6 +610,53 @@ static void sigs_free(sigs *s)
     free(s);
 }
 
+/* --at FILE:LINE: "FILE:LINE -> FILE:LINE2 IL_XXXX SIGNATURE" (0), or one
+ * line on stderr (1). */
+static int print_at(sigs *s, const clrmeta_pdb *pdb, const char *at, const char *file,
+                    uint32_t line, const char *path)
+{
+    clrmeta_line_match m;
+    clrmeta_error err;
+    char n1[CLRMETA_MAX_DOCUMENT_NAME], n2[CLRMETA_MAX_DOCUMENT_NAME];
+    if (clrmeta_pdb_find_line(pdb, file, line, &m, &err) != CLRMETA_OK) {
+        char msg[CLRMETA_MAX_MESSAGE];
+        clrmeta_describe(&err, msg, sizeof msg);
+        fprintf(stderr, "clrtrace sigs: %s: its PDB: %s\n", path, msg);
+        return 1;
+    }
+    switch (m.result) {
+    case CLRMETA_LINE_NO_FILE:
+        fprintf(stderr, "clrtrace sigs: --at %s: no source file of %s is %s\n", at, path, file);
+        return 1;
+    case CLRMETA_LINE_AMBIGUOUS:
+        clrmeta_pdb_document_name(pdb, m.document, n1, sizeof n1, NULL, NULL);
+        clrmeta_pdb_document_name(pdb, m.other, n2, sizeof n2, NULL, NULL);
+        fprintf(stderr, "clrtrace sigs: --at %s: %s names more than one source file (%s, %s): "
+                        "give more of its path\n", at, file, n1, n2);
+        return 1;
+    case CLRMETA_LINE_NO_CODE:
+        fprintf(stderr, "clrtrace sigs: --at %s: line %u is in no method", at, line);
+        if (m.before && m.after)
+            fprintf(stderr, " (the nearest code: lines %u and %u)", m.before, m.after);
+        else if (m.before || m.after)
+            fprintf(stderr, " (the nearest code: line %u)", m.before ? m.before : m.after);
+        fprintf(stderr, "\n");
+        return 1;
+    case CLRMETA_LINE_FOUND:
+        break;
+    }
+    char *d = s->out.oom ? NULL : out_reserve(&s->out, strlen(at) + strlen(file) + 48);
+    if (d)
+        out_commit(&s->out, (size_t)sprintf(d, "%s -> %s:%u IL_%04X ", at, file, m.line,
+                                            m.il_offset));
+    const clrmeta_pdb *keep = s->pdb;
+    s->pdb = NULL; /* the signature alone */
+    print_method(s, m.method_rid);
+    s->pdb = keep;
+    out_flush(&s->out, stdout);
+    return s->out.oom || s->failures ? 1 : 0;
+}
+
 /* "# source link: {...}" on one line (line breaks as spaces), or that there
  * is none. */
 static void print_source_link(const clrmeta_pdb *pdb)
@@ -629,6 +682,7 @@ int cmd_sigs(int argc, char **argv)
 {
     const char *path = NULL;
     int csharp = 1, members = 0, tokens = 0, lines = 0, source_link = 0;
+    const char *at = NULL;
     const char *filter = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -655,6 +709,8 @@ int cmd_sigs(int argc, char **argv)
             lines = 1;
         } else if (!strcmp(a, "--source-link")) {
             source_link = 1;
+        } else if (!strcmp(a, "--at") && i + 1 < argc) {
+            at = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "clrtrace sigs: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -673,15 +729,30 @@ int cmd_sigs(int argc, char **argv)
         fprintf(stderr, "clrtrace sigs: --source-link goes with --lines\n");
         return 2;
     }
+    char at_file[1024];
+    uint32_t at_line = 0;
+    if (at) {
+        const char *colon = strrchr(at, ':');
+        char *end = NULL;
+        unsigned long v = colon ? strtoul(colon + 1, &end, 10) : 0;
+        if (!colon || colon == at || (size_t)(colon - at) >= sizeof at_file || !end || *end ||
+            colon[1] < '0' || colon[1] > '9' || v == 0 || v > 0x1FFFFFFF) {
+            fprintf(stderr, "clrtrace sigs: --at takes FILE:LINE (Orders.cs:42), not '%s'\n", at);
+            return 2;
+        }
+        memcpy(at_file, at, (size_t)(colon - at));
+        at_file[colon - at] = '\0';
+        at_line = (uint32_t)v;
+    }
     clrmeta_pdb_file *pdb = NULL;
-    if (lines) {
+    if (lines || at) {
         clrmeta_error pe;
         char where[1024];
         if (clrmeta_pdb_load(path, NULL, &pdb, where, sizeof where, &pe) != CLRMETA_OK) {
             char msg[CLRMETA_MAX_MESSAGE];
             clrmeta_describe(&pe, msg, sizeof msg);
-            fprintf(stderr, "clrtrace sigs: %s: %s (--lines needs the assembly's Portable PDB)\n",
-                    where, msg);
+            fprintf(stderr, "clrtrace sigs: %s: %s (%s needs the assembly's Portable PDB)\n",
+                    where, msg, at ? "--at" : "--lines");
             return 1;
         }
     }
@@ -718,6 +789,10 @@ int cmd_sigs(int argc, char **argv)
         clrmeta_pdb_source_root(s->pdb, root, sizeof root, &s->root_len, NULL);
         if (source_link)
             print_source_link(s->pdb);
+    }
+    if (at) {
+        rc = print_at(s, &pdb->pdb, at, at_file, at_line, path);
+        goto done;
     }
     uint32_t nmethods = clrmeta_rows(&md, CLRMETA_T_METHODDEF), total = nmethods;
     for (uint32_t rid = 1; rid <= nmethods; rid++)

@@ -598,6 +598,93 @@ clrmeta_status clrmeta_pdb_line_at(const clrmeta_pdb *pdb, uint32_t method_rid, 
     return meta_ok(err);
 }
 
+/* ------------------------------------------------------ a line's code */
+
+/* Whether document name `name` is `file` or ends with "/file" ('\\' and '/'
+ * alike, case as written). */
+static int names_file(const char *name, size_t nl, const char *file, size_t fl)
+{
+    if (fl == 0 || fl > nl)
+        return 0;
+    const char *tail = name + nl - fl;
+    for (size_t i = 0; i < fl; i++) {
+        char a = tail[i] == '\\' ? '/' : tail[i], b = file[i] == '\\' ? '/' : file[i];
+        if (a != b)
+            return 0;
+    }
+    return fl == nl || tail[-1] == '/' || tail[-1] == '\\' || file[0] == '/';
+}
+
+clrmeta_status clrmeta_pdb_find_line(const clrmeta_pdb *pdb, const char *file, uint32_t line,
+                                     clrmeta_line_match *out, clrmeta_error *err)
+{
+    if (!pdb || !file || !out)
+        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
+    memset(out, 0, sizeof *out);
+    out->result = CLRMETA_LINE_NO_FILE;
+    size_t fl = strlen(file);
+    char name[CLRMETA_MAX_DOCUMENT_NAME];
+    uint32_t doc = 0;
+    for (uint32_t d = 1; d <= pdb->tables[DOC - DOC].rows; d++) {
+        size_t nl;
+        clrmeta_status st = clrmeta_pdb_document_name(pdb, d, name, sizeof name, &nl, err);
+        if (st != CLRMETA_OK)
+            return st;
+        if (!names_file(name, nl, file, fl))
+            continue;
+        if (doc) {
+            out->result = CLRMETA_LINE_AMBIGUOUS;
+            out->document = doc;
+            out->other = d;
+            return meta_ok(err);
+        }
+        doc = d;
+    }
+    if (!doc)
+        return meta_ok(err);
+    out->document = doc;
+    out->result = CLRMETA_LINE_NO_CODE;
+    uint64_t best_span = UINT64_MAX;
+    for (uint32_t m = 1; m <= pdb->tables[MDI - DOC].rows; m++) {
+        clrmeta_sp_iter it;
+        clrmeta_sequence_point sp;
+        clrmeta_status st = clrmeta_pdb_sequence_points(pdb, m, &it, err);
+        if (st != CLRMETA_OK)
+            return st;
+        uint32_t lo = UINT32_MAX, hi = 0, at_line = UINT32_MAX, at_il = 0;
+        int r;
+        while ((r = clrmeta_sp_next(&it, &sp, err)) == 1) {
+            if (sp.hidden || sp.document != doc)
+                continue;
+            if (sp.start_line < lo)
+                lo = sp.start_line;
+            if (sp.end_line > hi)
+                hi = sp.end_line;
+            /* The first point on the line or after it (the lowest line, then
+             * the lowest IL offset). */
+            if (sp.start_line >= line &&
+                (sp.start_line < at_line || (sp.start_line == at_line && sp.il_offset < at_il))) {
+                at_line = sp.start_line;
+                at_il = sp.il_offset;
+            }
+            if (sp.end_line < line && sp.end_line > out->before)
+                out->before = sp.end_line;
+            if (sp.start_line > line && (!out->after || sp.start_line < out->after))
+                out->after = sp.start_line;
+        }
+        if (r < 0)
+            return err ? err->code : CLRMETA_E_BAD_PDB;
+        if (lo > line || hi < line || at_line == UINT32_MAX || (uint64_t)(hi - lo) >= best_span)
+            continue;
+        best_span = hi - lo;
+        out->result = CLRMETA_LINE_FOUND;
+        out->method_rid = m;
+        out->il_offset = at_il;
+        out->line = at_line;
+    }
+    return meta_ok(err);
+}
+
 /* ---------------------------------------------------------- local scopes */
 
 /* Rows [lo, hi) of table t whose simple-index column col equals key, in a

@@ -239,6 +239,19 @@ check "sigs --lines: Add at Program.cs:$add, Divide at $divide" bash -c \
      grep -qxF 'static int Demo.MathOps.Divide(int a, int b) at Program.cs:$divide' '$work/sigs.txt'"
 "$ct" sigs --lines "$emb" >"$work/sigs-emb.txt" 2>&1
 check "sigs --lines: the same from the embedded PDB" cmp -s "$work/sigs.txt" "$work/sigs-emb.txt"
+# --at: where a line's probe goes. The line after Divide's `if` is its "{"
+# (no code): the throw's line; the blank line after Divide's last line is in
+# no method.
+throwl=$(line "$src" 'throw new ArgumentException')
+blank=$(( $(line "$src" 'return a / b;') + 2 ))
+"$ct" sigs --at "Program.cs:$((divide + 1))" "$app" >"$work/at.txt" 2>&1
+check_eq "sigs --at Program.cs:$((divide + 1)) (a brace): the throw's line $throwl, in Divide" \
+    "Program.cs:$((divide + 1)) -> Program.cs:$throwl IL_XXXX static int Demo.MathOps.Divide(int a, int b)" \
+    "$(sed -E "s/IL_[0-9A-F]{4}/IL_XXXX/" "$work/at.txt")"
+ct_run "$work" atblank "$ct" sigs --at "Program.cs:$blank" "$app"
+check "sigs --at Program.cs:$blank (blank, between methods): exit 1, one line" bash -c \
+    "[ \"\$(cat '$work/atblank.rc')\" = 1 ] && [ \$(wc -l < '$work/atblank.err') = 1 ] &&
+     grep -q 'line $blank is in no method' '$work/atblank.err'"
 fw=$(dirname "$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" { v = $2; d = substr($3, 2, length($3) - 2) } END { print d "/" v "/System.Linq.dll" }')")/System.Linq.dll
 ct_run "$work" nopdb "$ct" sigs --lines "$fw"
 check_eq "sigs --lines on an assembly without a PDB: exit 1" 1 "$(cat "$work/nopdb.rc")"

@@ -229,10 +229,12 @@ static void test_inflate(void **state)
 
 /* ------------------------------------------------- a PDB made here */
 
-/* A Portable PDB of one Document whose name has `nparts` parts, each a blob
- * of part_len bytes 'a' (one blob, named by every part): metadata root,
- * #Pdb, #~ (Document: one row), #Blob, #GUID (empty). Returns its size. */
-static size_t make_pdb(uint8_t *out, size_t cap, uint32_t nparts, uint32_t part_len)
+/* A Portable PDB of ndocs Documents whose name has `nparts` parts, each a
+ * blob of part_len bytes 'a' (one blob, named by every part): metadata
+ * root, #Pdb, #~ (Document: ndocs rows, all that name), #Blob, #GUID
+ * (empty). Returns its size. */
+static size_t make_pdb_docs(uint8_t *out, size_t cap, uint32_t ndocs, uint32_t nparts,
+                            uint32_t part_len)
 {
     uint8_t blob[16384];
     size_t bl = 0;
@@ -265,12 +267,15 @@ static size_t make_pdb(uint8_t *out, size_t cap, uint32_t nparts, uint32_t part_
     uint64_t valid = 1ull << 0x30;
     memcpy(tables + 8, &valid, 8);
     tl = 24;
-    uint32_t rows = 1;
+    uint32_t rows = ndocs;
     memcpy(tables + tl, &rows, 4);
     tl += 4;
-    uint16_t name16 = (uint16_t)name_at;    /* Name, HashAlgorithm, Hash, Language */
-    memcpy(tables + tl, &name16, 2);
-    tl += 8;
+    for (uint32_t d = 0; d < ndocs; d++) {
+        uint16_t name16 = (uint16_t)name_at; /* Name, HashAlgorithm, Hash, Language */
+        memcpy(tables + tl, &name16, 2);
+        tl += 8;
+    }
+    assert_true(tl <= sizeof tables);
 
     uint8_t pdbs[32] = {1, 2, 3};           /* id, entry point 0, no type system tables */
     static const char version[12] = "PDB v1.0";
@@ -303,6 +308,47 @@ static size_t make_pdb(uint8_t *out, size_t cap, uint32_t nparts, uint32_t part_
         data += streams[i].len;
     }
     return data;
+}
+
+static size_t make_pdb(uint8_t *out, size_t cap, uint32_t nparts, uint32_t part_len)
+{
+    return make_pdb_docs(out, cap, 1, nparts, part_len);
+}
+
+/* Where a line's probe goes (clrmeta_pdb_find_line), by hand from Program.cs:
+ * line 17 is Add's one point (MethodDef 1, IL 0); line 31 ("{" after the if)
+ * has no point: the next, line 32's throw (Divide, MethodDef 4, IL 3); line
+ * 36 is blank between Divide (code up to line 34) and TryDivide (from 42);
+ * line 64, a for header, has three points: the first (IL 0x12); a file
+ * named by no document, and one two documents name. The IL offsets are
+ * System.Reflection.Metadata's reading of this PDB (tests/meta/srmpdb:
+ * "sp 3 32:17-32:67", "sp 18 64:18-64:27"). */
+static void test_find_line(void **state)
+{
+    (void)state;
+    clrmeta_pdb_file *f = load("Hello.dll", CLRMETA_OK);
+    clrmeta_line_match m;
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "Program.cs", 17, &m, NULL), CLRMETA_OK);
+    assert_int_equal(m.result, CLRMETA_LINE_FOUND);
+    assert_true(m.method_rid == 1 && m.il_offset == 0 && m.line == 17 && m.document == 1);
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "Hello/Program.cs", 31, &m, NULL), CLRMETA_OK);
+    assert_int_equal(m.result, CLRMETA_LINE_FOUND);
+    assert_true(m.method_rid == 4 && m.il_offset == 3 && m.line == 32);
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "Program.cs", 36, &m, NULL), CLRMETA_OK);
+    assert_int_equal(m.result, CLRMETA_LINE_NO_CODE);
+    assert_true(m.before == 34 && m.after == 42);
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "Program.cs", 64, &m, NULL), CLRMETA_OK);
+    assert_true(m.result == CLRMETA_LINE_FOUND && m.method_rid == 7 && m.il_offset == 0x12 &&
+                m.line == 64);
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "gram.cs", 17, &m, NULL), CLRMETA_OK);
+    assert_int_equal(m.result, CLRMETA_LINE_NO_FILE);
+    clrmeta_pdb_free(f);
+    static uint8_t bytes[4096];
+    size_t n = make_pdb_docs(bytes, sizeof bytes, 2, 1, 8);
+    clrmeta_pdb p;
+    assert_int_equal(clrmeta_pdb_open(bytes, n, &p, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_find_line(&p, "aaaaaaaa", 1, &m, NULL), CLRMETA_OK);
+    assert_true(m.result == CLRMETA_LINE_AMBIGUOUS && m.document == 1 && m.other == 2);
 }
 
 /* CLRMETA_MAX_DOCUMENT_NAME: a name of MAX - 1 bytes is read, one of MAX
@@ -381,7 +427,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_standalone), cmocka_unit_test(test_embedded),
         cmocka_unit_test(test_mismatch),   cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_inflate),    cmocka_unit_test(test_name_limits),
-        cmocka_unit_test(test_debug_limits),
+        cmocka_unit_test(test_debug_limits), cmocka_unit_test(test_find_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
