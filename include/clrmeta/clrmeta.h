@@ -809,6 +809,16 @@ CLRMETA_API clrmeta_status clrmeta_pdb_local_scopes(const clrmeta_pdb *pdb, uint
 CLRMETA_API clrmeta_status clrmeta_pdb_local_scope(const clrmeta_pdb *pdb, uint32_t rid,
                                                    clrmeta_local_scope *out, clrmeta_error *err);
 
+/* The local variables in scope at IL offset il_offset of a method: those of
+ * its LocalScope rows whose range holds it (outer scopes first), compiler
+ * temporaries (attributes bit 0, DebuggerHidden) left out: their LocalVariable
+ * rids into rids[0..cap), how many there are in *n (more than cap: only cap
+ * written). */
+#define CLRMETA_LOCAL_DEBUGGER_HIDDEN 0x1
+CLRMETA_API clrmeta_status clrmeta_pdb_locals_at(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                                 uint32_t il_offset, uint32_t *rids, uint32_t cap,
+                                                 uint32_t *n, clrmeta_error *err);
+
 typedef struct clrmeta_local_variable_row {
     uint16_t attributes;               /* 1: DebuggerHidden (a compiler temporary) */
     uint16_t index;                    /* the slot in the method's locals */

@@ -55,6 +55,9 @@ static void usage(FILE *to)
         "                 (a blank line, a brace or a comment inside a method: the\n"
         "                 next statement's), in the innermost method (a lambda's);\n"
         "                 exit 1 with one line for a line in no method\n"
+        "  --locals       with --at: then the local variables in scope there, by\n"
+        "                 their source names, types and slots (compiler temporaries\n"
+        "                 left out): \"  locals: int total (slot 1), ...\"\n"
         "\n"
         "Exit status: 0 every line decoded, 1 the file is not a readable .NET assembly\n"
         "or some signatures failed (their lines start with \"# error\"), 2 usage error.\n");
@@ -612,8 +615,53 @@ static void sigs_free(sigs *s)
 
 /* --at FILE:LINE: "FILE:LINE -> FILE:LINE2 IL_XXXX SIGNATURE" (0), or one
  * line on stderr (1). */
+/* The method's local variable types (its body's LocalVarSig), or NULL. */
+static const clrsig_sig *method_locals(sigs *s, uint32_t rid, clrsig_sig *sig)
+{
+    clrmeta_methoddef_row m;
+    uint32_t off;
+    clrmeta_standalonesig_row ss;
+    if (clrmeta_methoddef(s->md, rid, &m, NULL) != CLRMETA_OK || !m.rva ||
+        clrmeta_rva_to_offset(s->md, m.rva, 1, &off, NULL) != CLRMETA_OK ||
+        (s->md->file[off] & 3) != 3 || /* a tiny header: no locals */
+        clrmeta_rva_to_offset(s->md, m.rva, 12, &off, NULL) != CLRMETA_OK)
+        return NULL;
+    const uint8_t *h = s->md->file + off;
+    uint32_t tok = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 |
+                   (uint32_t)h[11] << 24;
+    if (CLRMETA_TOKEN_TABLE(tok) != CLRMETA_T_STANDALONESIG ||
+        clrmeta_standalonesig(s->md, CLRMETA_TOKEN_RID(tok), &ss, NULL) != CLRMETA_OK ||
+        clrsig_parse(ss.sig.p, ss.sig.len, CLRSIG_KIND_LOCALS, NULL, &s->arena, sig, NULL) !=
+            CLRSIG_OK)
+        return NULL;
+    return sig;
+}
+
+/* "  locals: int total (slot 1), ..." at IL offset il of method rid. */
+static void print_locals(sigs *s, const clrmeta_pdb *pdb, uint32_t rid, uint32_t il)
+{
+    enum { LOCALS_SHOWN = 256 };
+    uint32_t rids[LOCALS_SHOWN], n = 0;
+    clrmeta_pdb_locals_at(pdb, rid, il, rids, LOCALS_SHOWN, &n, NULL);
+    clrsig_arena_reset(&s->arena);
+    clrsig_sig sig;
+    const clrsig_sig *types = method_locals(s, rid, &sig);
+    printf("  locals:");
+    for (uint32_t i = 0; i < n && i < LOCALS_SHOWN; i++) {
+        clrmeta_local_variable_row lv;
+        if (clrmeta_pdb_local_variable(pdb, rids[i], &lv, NULL) != CLRMETA_OK)
+            continue;
+        char type[512] = "?";
+        if (types && lv.index < types->count)
+            clrsig_format_type(types->list[lv.index], &s->fopts, &s->resolver, type, sizeof type,
+                               NULL, NULL);
+        printf("%s %s %s (slot %u)", i ? "," : "", type, lv.name, lv.index);
+    }
+    printf(n ? "\n" : " none\n");
+}
+
 static int print_at(sigs *s, const clrmeta_pdb *pdb, const char *at, const char *file,
-                    uint32_t line, const char *path)
+                    uint32_t line, const char *path, int locals)
 {
     clrmeta_line_match m;
     clrmeta_error err;
@@ -654,6 +702,8 @@ static int print_at(sigs *s, const clrmeta_pdb *pdb, const char *at, const char 
     print_method(s, m.method_rid);
     s->pdb = keep;
     out_flush(&s->out, stdout);
+    if (locals)
+        print_locals(s, pdb, m.method_rid, m.il_offset);
     return s->out.oom || s->failures ? 1 : 0;
 }
 
@@ -683,6 +733,7 @@ int cmd_sigs(int argc, char **argv)
     const char *path = NULL;
     int csharp = 1, members = 0, tokens = 0, lines = 0, source_link = 0;
     const char *at = NULL;
+    int locals = 0;
     const char *filter = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -711,6 +762,8 @@ int cmd_sigs(int argc, char **argv)
             source_link = 1;
         } else if (!strcmp(a, "--at") && i + 1 < argc) {
             at = argv[++i];
+        } else if (!strcmp(a, "--locals")) {
+            locals = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "clrtrace sigs: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -727,6 +780,10 @@ int cmd_sigs(int argc, char **argv)
     }
     if (source_link && !lines) {
         fprintf(stderr, "clrtrace sigs: --source-link goes with --lines\n");
+        return 2;
+    }
+    if (locals && !at) {
+        fprintf(stderr, "clrtrace sigs: --locals goes with --at FILE:LINE\n");
         return 2;
     }
     char at_file[1024];
@@ -791,7 +848,7 @@ int cmd_sigs(int argc, char **argv)
             print_source_link(s->pdb);
     }
     if (at) {
-        rc = print_at(s, &pdb->pdb, at, at_file, at_line, path);
+        rc = print_at(s, &pdb->pdb, at, at_file, at_line, path, locals);
         goto done;
     }
     uint32_t nmethods = clrmeta_rows(&md, CLRMETA_T_METHODDEF), total = nmethods;

@@ -790,6 +790,36 @@ clrmeta_status clrmeta_pdb_local_constant(const clrmeta_pdb *pdb, uint32_t rid,
     return meta_ok(err);
 }
 
+clrmeta_status clrmeta_pdb_locals_at(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                     uint32_t il_offset, uint32_t *rids, uint32_t cap, uint32_t *n,
+                                     clrmeta_error *err)
+{
+    if (!pdb || !n || (cap && !rids))
+        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
+    *n = 0;
+    uint32_t first, count;
+    sorted_range(pdb, SCOPE, 0, method_rid, &first, &count);
+    for (uint32_t s = first; s < first + count; s++) {
+        clrmeta_local_scope sc;
+        clrmeta_status st = clrmeta_pdb_local_scope(pdb, s, &sc, err);
+        if (st != CLRMETA_OK)
+            return st;
+        if (il_offset < sc.start_offset || il_offset - sc.start_offset >= sc.length)
+            continue;
+        for (uint32_t v = sc.first_variable; v < sc.first_variable + sc.variable_count; v++) {
+            clrmeta_local_variable_row lv;
+            if ((st = clrmeta_pdb_local_variable(pdb, v, &lv, err)) != CLRMETA_OK)
+                return st;
+            if (lv.attributes & CLRMETA_LOCAL_DEBUGGER_HIDDEN)
+                continue;
+            if (*n < cap)
+                rids[*n] = v;
+            ++*n;
+        }
+    }
+    return meta_ok(err);
+}
+
 clrmeta_status clrmeta_pdb_kickoff(const clrmeta_pdb *pdb, uint32_t method_rid, uint32_t *kickoff_rid,
                                    clrmeta_error *err)
 {

@@ -252,6 +252,11 @@ ct_run "$work" atblank "$ct" sigs --at "Program.cs:$blank" "$app"
 check "sigs --at Program.cs:$blank (blank, between methods): exit 1, one line" bash -c \
     "[ \"\$(cat '$work/atblank.rc')\" = 1 ] && [ \$(wc -l < '$work/atblank.err') = 1 ] &&
      grep -q 'line $blank is in no method' '$work/atblank.err'"
+# --at --locals: Greet's loop body sees `string text` and `int i` (by hand
+# from the source: declared before the loop, and the loop's variable).
+"$ct" sigs --at "Program.cs:$(line "$src" 'text \+= "!";')" --locals "$app" >"$work/atloc.txt" 2>&1
+check "sigs --at (Greet's loop body) --locals: string text and int i" bash -c \
+    "sed -n 2p '$work/atloc.txt' | grep -qE '^  locals: string text \(slot [0-9]+\), int i \(slot [0-9]+\)\$'"
 fw=$(dirname "$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" { v = $2; d = substr($3, 2, length($3) - 2) } END { print d "/" v "/System.Linq.dll" }')")/System.Linq.dll
 ct_run "$work" nopdb "$ct" sigs --lines "$fw"
 check_eq "sigs --lines on an assembly without a PDB: exit 1" 1 "$(cat "$work/nopdb.rc")"

@@ -342,6 +342,32 @@ static void test_find_line(void **state)
                 m.line == 64);
     assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "gram.cs", 17, &m, NULL), CLRMETA_OK);
     assert_int_equal(m.result, CLRMETA_LINE_NO_FILE);
+    /* The locals in scope there: Greet's loop body (line 66) sees text and
+     * i; TryDivide's catch (line 46) sees e, its try (line 42) none; with
+     * room for one, the count is still 2. */
+    uint32_t rids[4], n;
+    clrmeta_local_variable_row lv;
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "Program.cs", 66, &m, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_locals_at(&f->pdb, m.method_rid, m.il_offset, rids, 4, &n, NULL),
+                     CLRMETA_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(clrmeta_pdb_local_variable(&f->pdb, rids[0], &lv, NULL), CLRMETA_OK);
+    assert_string_equal(lv.name, "text");
+    assert_int_equal(clrmeta_pdb_local_variable(&f->pdb, rids[1], &lv, NULL), CLRMETA_OK);
+    assert_string_equal(lv.name, "i");
+    assert_int_equal(clrmeta_pdb_locals_at(&f->pdb, m.method_rid, m.il_offset, rids, 1, &n, NULL),
+                     CLRMETA_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "Program.cs", 46, &m, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_locals_at(&f->pdb, m.method_rid, m.il_offset, rids, 4, &n, NULL),
+                     CLRMETA_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(clrmeta_pdb_local_variable(&f->pdb, rids[0], &lv, NULL), CLRMETA_OK);
+    assert_string_equal(lv.name, "e");
+    assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "Program.cs", 42, &m, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_locals_at(&f->pdb, m.method_rid, m.il_offset, rids, 4, &n, NULL),
+                     CLRMETA_OK);
+    assert_int_equal(n, 0);
     clrmeta_pdb_free(f);
     static uint8_t bytes[4096];
     size_t n = make_pdb_docs(bytes, sizeof bytes, 2, 1, 8);
