@@ -370,9 +370,9 @@ static void test_find_line(void **state)
     assert_int_equal(n, 0);
     clrmeta_pdb_free(f);
     static uint8_t bytes[4096];
-    size_t n = make_pdb_docs(bytes, sizeof bytes, 2, 1, 8);
+    size_t size = make_pdb_docs(bytes, sizeof bytes, 2, 1, 8);
     clrmeta_pdb p;
-    assert_int_equal(clrmeta_pdb_open(bytes, n, &p, NULL), CLRMETA_OK);
+    assert_int_equal(clrmeta_pdb_open(bytes, size, &p, NULL), CLRMETA_OK);
     assert_int_equal(clrmeta_pdb_find_line(&p, "aaaaaaaa", 1, &m, NULL), CLRMETA_OK);
     assert_true(m.result == CLRMETA_LINE_AMBIGUOUS && m.document == 1 && m.other == 2);
 }
