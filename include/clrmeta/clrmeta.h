@@ -819,6 +819,19 @@ CLRMETA_API clrmeta_status clrmeta_pdb_locals_at(const clrmeta_pdb *pdb, uint32_
                                                  uint32_t il_offset, uint32_t *rids, uint32_t cap,
                                                  uint32_t *n, clrmeta_error *err);
 
+/* An async method's or iterator's locals that live across an await or a
+ * yield are fields of its state machine (C#: `<name>5__N`, N the slot plus
+ * one). The MoveNext method's StateMachineHoistedLocalScopes custom debug
+ * information gives each slot's IL range, (u32 start, u32 length) pairs; a
+ * slot with both 0 is the compiler's own. The slots whose range holds
+ * il_offset into slots[0..cap), how many in *n. BAD_PDB for a blob that is
+ * not whole pairs. */
+CLRMETA_API clrmeta_status clrmeta_pdb_hoisted_at(const clrmeta_pdb *pdb, uint32_t move_next_rid,
+                                                  uint32_t il_offset, uint32_t *slots,
+                                                  uint32_t cap, uint32_t *n, clrmeta_error *err);
+/* Kind of StateMachineHoistedLocalScopes. */
+CLRMETA_API const uint8_t *clrmeta_kind_hoisted_scopes(void);
+
 typedef struct clrmeta_local_variable_row {
     uint16_t attributes;               /* 1: DebuggerHidden (a compiler temporary) */
     uint16_t index;                    /* the slot in the method's locals */

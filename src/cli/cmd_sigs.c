@@ -637,6 +637,44 @@ static const clrsig_sig *method_locals(sigs *s, uint32_t rid, clrsig_sig *sig)
     return sig;
 }
 
+/* An async method's or iterator's locals hoisted to its state machine's
+ * fields (rid: its MoveNext) in scope at il: ", int total (hoisted:
+ * <total>5__2)" each, after `before` others; how many. */
+static uint32_t print_hoisted(sigs *s, const clrmeta_pdb *pdb, uint32_t rid, uint32_t il,
+                              uint32_t before)
+{
+    enum { HOISTED_SHOWN = 256 };
+    uint32_t kickoff = 0, slots[HOISTED_SHOWN], n = 0, shown = 0, owner = 0;
+    clrmeta_list fields;
+    if (clrmeta_pdb_kickoff(pdb, rid, &kickoff, NULL) != CLRMETA_OK || !kickoff ||
+        clrmeta_pdb_hoisted_at(pdb, rid, il, slots, HOISTED_SHOWN, &n, NULL) != CLRMETA_OK ||
+        clrmeta_method_owner(s->md, rid, &owner, NULL) != CLRMETA_OK || !owner ||
+        clrmeta_type_fields(s->md, owner, &fields, NULL) != CLRMETA_OK)
+        return 0;
+    for (uint32_t i = 0; i < n && i < HOISTED_SHOWN; i++) {
+        char suffix[24];
+        int sl = snprintf(suffix, sizeof suffix, ">5__%u", slots[i] + 1);
+        for (uint32_t k = 0; k < fields.count; k++) {
+            clrmeta_field_row fr;
+            if (clrmeta_field(s->md, clrmeta_list_rid(s->md, &fields, k), &fr, NULL) != CLRMETA_OK)
+                continue;
+            size_t fl = strlen(fr.name);
+            if (fl <= (size_t)sl + 1 || fr.name[0] != '<' || strcmp(fr.name + fl - (size_t)sl, suffix))
+                continue;
+            char type[512] = "?";
+            clrsig_sig sig;
+            if (clrsig_parse(fr.sig.p, fr.sig.len, CLRSIG_KIND_FIELD, NULL, &s->arena, &sig, NULL) ==
+                CLRSIG_OK)
+                clrsig_format_type(sig.field, &s->fopts, &s->resolver, type, sizeof type, NULL, NULL);
+            printf("%s %s %.*s (hoisted: %s)", before + shown ? "," : "", type,
+                   (int)(fl - (size_t)sl - 1), fr.name + 1, fr.name);
+            shown++;
+            break;
+        }
+    }
+    return shown;
+}
+
 /* "  locals: int total (slot 1), ..." at IL offset il of method rid. */
 static void print_locals(sigs *s, const clrmeta_pdb *pdb, uint32_t rid, uint32_t il)
 {
@@ -657,7 +695,9 @@ static void print_locals(sigs *s, const clrmeta_pdb *pdb, uint32_t rid, uint32_t
                                NULL, NULL);
         printf("%s %s %s (slot %u)", i ? "," : "", type, lv.name, lv.index);
     }
-    printf(n ? "\n" : " none\n");
+    uint32_t shown = n < LOCALS_SHOWN ? n : LOCALS_SHOWN;
+    shown += print_hoisted(s, pdb, rid, il, shown);
+    printf(shown ? "\n" : " none\n");
 }
 
 static int print_at(sigs *s, const clrmeta_pdb *pdb, const char *at, const char *file,

@@ -820,6 +820,40 @@ clrmeta_status clrmeta_pdb_locals_at(const clrmeta_pdb *pdb, uint32_t method_rid
     return meta_ok(err);
 }
 
+const uint8_t *clrmeta_kind_hoisted_scopes(void)
+{
+    static const uint8_t kind[16] = { /* 6DA9A61E-F8C7-4874-BE62-68BC5630DF71 */
+        0x1E, 0xA6, 0xA9, 0x6D, 0xC7, 0xF8, 0x74, 0x48, 0xBE, 0x62, 0x68, 0xBC, 0x56, 0x30, 0xDF, 0x71
+    };
+    return kind;
+}
+
+clrmeta_status clrmeta_pdb_hoisted_at(const clrmeta_pdb *pdb, uint32_t move_next_rid,
+                                      uint32_t il_offset, uint32_t *slots, uint32_t cap,
+                                      uint32_t *n, clrmeta_error *err)
+{
+    if (!pdb || !n || (cap && !slots))
+        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
+    *n = 0;
+    clrmeta_blob b;
+    int found = 0;
+    clrmeta_status st = clrmeta_pdb_custom_debug(pdb, CLRMETA_TOKEN(CLRMETA_T_METHODDEF, move_next_rid),
+                                                 clrmeta_kind_hoisted_scopes(), &b, &found, err);
+    if (st != CLRMETA_OK || !found)
+        return st;
+    if (b.len % 8)
+        return meta_fail(err, CLRMETA_E_BAD_PDB, at_of(pdb, b.p), "hoisted local scopes");
+    for (uint32_t i = 0; i < b.len / 8; i++) {
+        uint32_t start = rd32(b.p + 8 * i), len = rd32(b.p + 8 * i + 4);
+        if (len == 0 || il_offset < start || il_offset - start >= len)
+            continue;
+        if (*n < cap)
+            slots[*n] = i;
+        ++*n;
+    }
+    return meta_ok(err);
+}
+
 clrmeta_status clrmeta_pdb_kickoff(const clrmeta_pdb *pdb, uint32_t method_rid, uint32_t *kickoff_rid,
                                    clrmeta_error *err)
 {

@@ -257,6 +257,16 @@ check "sigs --at Program.cs:$blank (blank, between methods): exit 1, one line" b
 "$ct" sigs --at "Program.cs:$(line "$src" 'text \+= "!";')" --locals "$app" >"$work/atloc.txt" 2>&1
 check "sigs --at (Greet's loop body) --locals: string text and int i" bash -c \
     "sed -n 2p '$work/atloc.txt' | grep -qE '^  locals: string text \(slot [0-9]+\), int i \(slot [0-9]+\)\$'"
+# Hoisted locals (tests/targets/Lines, by hand from its source): SumAsync's
+# total and i live across its await, Evens' k across its yield (fields of
+# their state machines); Evens' e is a local of MoveNext.
+"$ct" sigs --at "Program.cs:$(line "$lsrc" 'total \+= i;')" --locals "$lapp" >"$work/hoist.txt" 2>&1
+check "sigs --at (SumAsync, after its await) --locals: int total and int i, hoisted" bash -c \
+    "sed -n 1p '$work/hoist.txt' | grep -qE 'Lines\.Later\.<SumAsync>d__[0-9]+\.MoveNext\(\)\$' &&
+     sed -n 2p '$work/hoist.txt' | grep -qxE '  locals: int total \(hoisted: <total>5__[0-9]+\), int i \(hoisted: <i>5__[0-9]+\)'"
+"$ct" sigs --at "Program.cs:$(line "$lsrc" 'Console.Write\(""\);')" --locals "$lapp" >"$work/hoist2.txt" 2>&1
+check "sigs --at (Evens, before its yield) --locals: int e a local, int k hoisted" bash -c \
+    "sed -n 2p '$work/hoist2.txt' | grep -qxE '  locals: int e \(slot [0-9]+\), int k \(hoisted: <k>5__[0-9]+\)'"
 fw=$(dirname "$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" { v = $2; d = substr($3, 2, length($3) - 2) } END { print d "/" v "/System.Linq.dll" }')")/System.Linq.dll
 ct_run "$work" nopdb "$ct" sigs --lines "$fw"
 check_eq "sigs --lines on an assembly without a PDB: exit 1" 1 "$(cat "$work/nopdb.rc")"

@@ -115,6 +115,19 @@ int main(int argc, char **argv)
         }
         if (kickoff)
             printf("  kickoff 0x06%06x\n", kickoff);
+        clrmeta_blob hb;
+        int hf = 0;
+        if (clrmeta_pdb_custom_debug(pdb, 0x06000000u | m, clrmeta_kind_hoisted_scopes(), &hb, &hf,
+                                     &err) != CLRMETA_OK) {
+            rc = fail("hoisted scopes", &err);
+            break;
+        }
+        for (uint32_t i = 0; hf && i + 8 <= hb.len; i += 8) {
+            uint32_t st, ln;
+            memcpy(&st, hb.p + i, 4);
+            memcpy(&ln, hb.p + i + 4, 4);
+            printf("  hoisted %u %u\n", st, ln);
+        }
     }
     clrmeta_blob sl;
     int found = 0;

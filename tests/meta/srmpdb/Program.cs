@@ -15,6 +15,7 @@
 //       local INDEX NAME attrs=N
 //       const NAME
 //     kickoff 0x06xxxxxx
+//     hoisted START LENGTH                 state machine hoisted local scopes
 //   sourcelink N                           the module's Source Link blob length
 //   methods M sequencepoints S locals L
 // Errors go to stderr with exit 1: "no pdb", "pdb id mismatch", or the reason.
@@ -34,6 +35,7 @@ sealed class Fail : Exception { public Fail(string m) : base(m) { } }
 static class Program
 {
     static readonly Guid SourceLink = new("cc110556-a091-4d38-9fec-25ab9a351a6a");
+    static readonly Guid HoistedScopes = new("6da9a61e-f8c7-4874-be62-68bc5630df71");
 
     static int Main(string[] a)
     {
@@ -177,6 +179,17 @@ static class Program
                     o.Append($"    const {r.GetString(r.GetLocalConstant(ch).Name)}\n");
             }
             if (!kickoff.IsNil) o.Append($"  kickoff 0x06{Rid(kickoff):x6}\n");
+            // The state machine's hoisted locals' IL ranges (the first record
+            // of that kind on the method).
+            foreach (var ch in r.GetCustomDebugInformation(def))
+            {
+                var c = r.GetCustomDebugInformation(ch);
+                if (c.Kind.IsNil || r.GetGuid(c.Kind) != HoistedScopes) continue;
+                var br = r.GetBlobReader(c.Value);
+                while (br.RemainingBytes >= 8)
+                    o.Append($"  hoisted {br.ReadUInt32()} {br.ReadUInt32()}\n");
+                break;
+            }
         }
 
         // The first Source Link record on the module, in table order.

@@ -68,6 +68,31 @@ namespace Lines
                 throw new InvalidOperationException("no such id: " + id);
             return id;
         }
+
+        // Locals that live across an await (total, i) or a yield (k) are
+        // fields of the state machine; e, used before its yield only, stays a
+        // local of MoveNext.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task<int> SumAsync(int n)
+        {
+            int total = 0;
+            for (int i = 1; i <= n; i++)
+            {
+                await Task.CompletedTask;
+                total += i;
+            }
+            return total;
+        }
+
+        public static System.Collections.Generic.IEnumerable<int> Evens(int n)
+        {
+            for (int k = 0; k < n; k++)
+            {
+                int e = k * 2;
+                Console.Write("");
+                yield return e;
+            }
+        }
     }
 
     public static class Program
@@ -90,7 +115,10 @@ namespace Lines
             try { Chain.Deref(null); } catch (Exception e) { Show("deref", e); }
             try { Chain.Deep(39); } catch (Exception e) { Console.WriteLine("deep: " + e.Message); }
             try { Later.FetchAsync(-5).GetAwaiter().GetResult(); } catch (Exception e) { Show("async", e); }
-            return 0;
+            int evens = 0;
+            foreach (int e in Later.Evens(3))
+                evens += e;
+            return Later.SumAsync(3).Result == 6 && evens == 6 ? 0 : 1;
         }
     }
 }
