@@ -69,6 +69,23 @@ int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsig
  * condition, a matching method and the name. */
 int cli_when_check(const char *who, const char *list, char *const *program);
 
+/* The program's main assembly: `dotnet X.dll ...`, or an apphost `dir/X`
+ * with `dir/X.dll` beside it; into out, 0; -1: not found (when_check.c). */
+int cli_main_assembly(char *const *program, char *out, size_t cap);
+
+/* Appends a line probe 'FILE:LINE' (--at) to list (one a line, *n so far,
+ * at most CT_AT_MAX): 0, or -1 after one line. */
+int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
+               const char *text);
+
+/* Checks each line probe of list (one a line) against the Portable PDBs of
+ * the assemblies in the program's main assembly's folder (at_check.c): a
+ * line with code in one of them is 0 (a note on stderr when the probe goes
+ * at a later line); a file no PDB there names, a line in no method, a file
+ * name two documents end with: -1 after one line saying which. 0 when the
+ * main assembly cannot be found (the profiler then tells at the end). */
+int cli_at_check(const char *who, const char *list, char *const *program);
+
 /* Appends a chosen value's text ('GLOB@PATH,...' for -A, 'GLOB@return...'
  * for -R when ret) to list (one a line), after checking it
  * (ct_chosen_parse): 0, or -1 after one line naming opt. *n counts them

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "views/treefilter.h"
 #include "format/expr.h"
 #include "format/launch.h"
+#include "format/parse.h"
 #include "format/settings.h"
 #include "cli.h"
 
@@ -379,6 +381,8 @@ typedef struct trace_opts {
     char lists[CT_SETTING_COUNT][CT_FILTER_MAX_GLOBS_TEXT];
     char when[CT_WHEN_MAX_TEXT + 1]; /* --when's conditions, one a line */
     unsigned nwhen;
+    char at[CT_AT_MAX_TEXT + 1]; /* --at's lines */
+    unsigned nat;
     char args_chosen[CT_CHOSEN_MAX_TEXT + 1]; /* -A's, one a line */
     char ret_chosen[CT_CHOSEN_MAX_TEXT + 1];  /* -R's, one a line */
     unsigned nargs_chosen, nret_chosen;
@@ -468,6 +472,10 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
                 if (cli_add_when(who, a, o->when, sizeof o->when, &o->nwhen, val) != 0)
                     return -1;
                 o->given[id] = o->when;
+            } else if (s && s->kind == CT_KIND_AT) {
+                if (cli_add_at(who, a, o->at, sizeof o->at, &o->nat, val) != 0)
+                    return -1;
+                o->given[id] = o->at;
             } else if (s && s->kind == CT_KIND_CHOSEN) {
                 int ret = id == CT_SET_RET_CHOSEN;
                 char *list = ret ? o->ret_chosen : o->args_chosen;
@@ -546,6 +554,13 @@ static int trace_check(trace_opts *o)
     if (o->given[CT_SET_WHEN] && (o->given[CT_SET_NO_ARGS] || o->given[CT_SET_NULL])) {
         fprintf(stderr, "clrtrace %s: --when reads argument values: not with --no-args or "
                 "--null\n", who);
+        return -1;
+    }
+    if (o->given[CT_SET_AT] &&
+        (o->given[CT_SET_NO_ARGS] || o->given[CT_SET_NULL] || o->given[CT_SET_ALL] ||
+         (o->given[CT_SET_ENGINE] && !strcasecmp(o->given[CT_SET_ENGINE], "elt")))) {
+        fprintf(stderr, "clrtrace %s: --at puts probes in the IL of methods: not with "
+                "--engine=elt, -a, --no-args or --null\n", who);
         return -1;
     }
     if ((o->given[CT_SET_ARGS_CHOSEN] || o->given[CT_SET_RET_CHOSEN]) &&
@@ -695,6 +710,7 @@ int cli_trace_command(int argc, char **argv, int record)
     }
     if (trace_check(&o) != 0 ||
         (!o.pid_text && cli_when_check(o.who, o.given[CT_SET_WHEN], o.program) != 0) ||
+        (!o.pid_text && cli_at_check(o.who, o.given[CT_SET_AT], o.program) != 0) ||
         (!o.pid_text && cli_chosen_check(o.who, o.given[CT_SET_ARGS_CHOSEN],
                                          o.given[CT_SET_RET_CHOSEN], o.program) != 0) ||
         trace_resolve(&o, &p) != 0)

@@ -108,6 +108,31 @@ int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsig
     return 0;
 }
 
+int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
+               const char *text)
+{
+    char file[CT_AT_MAX_FILE];
+    uint32_t line = 0;
+    if (*n >= CT_AT_MAX) {
+        fprintf(stderr, "clrtrace %s: at most %u %s options\n", who, CT_AT_MAX, opt);
+        return -1;
+    }
+    if (strpbrk(text, "\n\r") || ct_at_parse(text, file, sizeof file, &line) != 0) {
+        fprintf(stderr, "clrtrace %s: %s takes FILE:LINE (Orders.cs:42; LINE from 1 to %u), "
+                "not '%s'\n", who, opt, CT_AT_MAX_LINE, text);
+        return -1;
+    }
+    size_t used = strlen(list), len = strlen(text);
+    if (used + len + 2 > cap) {
+        fprintf(stderr, "clrtrace %s: %s: the lines together take more than %zu bytes\n", who,
+                opt, cap - 1);
+        return -1;
+    }
+    snprintf(list + used, cap - used, "%s%s", used ? "\n" : "", text);
+    (*n)++;
+    return 0;
+}
+
 int cli_add_chosen(const char *who, const char *opt, int ret, char *list, size_t cap,
                    unsigned *n, const char *text)
 {

@@ -32,9 +32,7 @@ static int ends_with(const char *s, const char *tail)
     return n >= t && !strcmp(s + n - t, tail);
 }
 
-/* The program's main assembly: `dotnet [options] X.dll ...`, or an
- * apphost `dir/X` with `dir/X.dll` beside it; into out, 0; -1: not found. */
-static int main_assembly(char *const *program, char *out, size_t cap)
+int cli_main_assembly(char *const *program, char *out, size_t cap)
 {
     const char *p0 = program[0];
     const char *base = strrchr(p0, '/');
@@ -251,7 +249,7 @@ static int check_program(const char *who, const char *list, const char *args,
 {
     char path[4096];
     if (((!list || !*list) && (!args || !*args)) || !program || !program[0] ||
-        main_assembly(program, path, sizeof path) != 0)
+        cli_main_assembly(program, path, sizeof path) != 0)
         return 0;
     int fd = open(path, O_RDONLY);
     if (fd < 0)

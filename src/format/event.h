@@ -57,7 +57,10 @@
  * (ct_fn_src); older readers ignore it. LINE records (--srcline): the line
  * an exception left a frame at; a 2.10 reader reports the first as an
  * unknown record. */
-#define CT_TRACE_VERSION_MINOR 11
+/* 2.12: line probes (--at): a FUNCTION record with CT_FN_PROBE is a probe's
+ * ("@ Orders.cs:42", its parameters the values it reads), each ENTER of it a
+ * hit, its LEAVE right after; older readers show hits as calls. */
+#define CT_TRACE_VERSION_MINOR 12
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
 
@@ -257,6 +260,10 @@ enum {
                                  its place), and its call's ASYNC_RETURN has 0 for
                                  the task's class, then the result by the
                                  function's return plan */
+    CT_FN_PROBE = 32,         /* (2.12) a line probe (--at): each call of it is a hit
+                                 of the line in its name, its values those of `this`,
+                                 the arguments and the locals there; its LEAVE has no
+                                 values and follows its ENTER at once */
 };
 
 /* ASYNC_RETURN or ASYNC_FAULT: the end of an async call (docs/trace-format.md). */

@@ -77,6 +77,28 @@ int ct_name_rules_pass(const ct_name_rules *r, const char *full_name, const char
     return pass;
 }
 
+int ct_at_parse(const char *text, char *file, size_t cap, uint32_t *line)
+{
+    const char *colon = strrchr(text, ':');
+    if (!colon || colon == text || (size_t)(colon - text) >= cap ||
+        (size_t)(colon - text) >= CT_AT_MAX_FILE || !colon[1])
+        return -1;
+    uint64_t v = 0;
+    for (const char *p = colon + 1; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+        if (v > CT_AT_MAX_LINE)
+            return -1;
+    }
+    if (!v)
+        return -1;
+    memcpy(file, text, (size_t)(colon - text));
+    file[colon - text] = '\0';
+    *line = (uint32_t)v;
+    return 0;
+}
+
 int ct_parse_duration(const char *text, uint64_t *ns)
 {
     if (!text)

@@ -3,6 +3,7 @@
 #ifndef CLRTRACE_FORMAT_PARSE_H
 #define CLRTRACE_FORMAT_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Longest glob list (':'-separated) of trigger, include and exclude. */
@@ -36,6 +37,19 @@ typedef struct ct_name_rules {
  * by_default is the answer when neither include nor assembly is given. */
 int ct_name_rules_pass(const ct_name_rules *r, const char *full_name, const char *assembly,
                        int by_default);
+
+/* Line probes (--at FILE:LINE): at most CT_AT_MAX, FILE at most
+ * CT_AT_MAX_FILE - 1 bytes, LINE from 1 to CT_AT_MAX_LINE (the largest line a
+ * Portable PDB's sequence point can name, 0x1FFFFFFF, ECMA-335 Portable PDB
+ * v1.0 "SequencePoints"). */
+#define CT_AT_MAX 16u
+#define CT_AT_MAX_FILE 1024u
+#define CT_AT_MAX_LINE 0x1FFFFFFFu
+#define CT_AT_MAX_TEXT (CT_AT_MAX * (CT_AT_MAX_FILE + 12))
+
+/* Parses "FILE:LINE" (Orders.cs:42, src/Orders.cs:42; the last ':' splits
+ * them): 0 with file (cap bytes) and *line, or -1. */
+int ct_at_parse(const char *text, char *file, size_t cap, uint32_t *line);
 
 /* Parses a duration: a number (decimals allowed) and a unit ns, us, ms or s;
  * no unit means us. Returns 0 with *ns set, or -1 when the text is not a

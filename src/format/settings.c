@@ -40,6 +40,12 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                       "== \"PT\") or at its end (return > 5, exception == "
                       "\"TimeoutException\", an out parameter; docs/cli.md, Conditions; "
                       "repeatable)"},
+    [CT_SET_AT] = {"CLRTRACE_AT", NULL, "--at", CT_KIND_AT, CT_GROUP_SELECT, CT_SETTING_REPEAT,
+                   0, 0, 0, NULL, "FILE:LINE",
+                   "at each pass over that source line (the first line with code at or "
+                   "after it, from the Portable PDB) record `this`, the arguments and "
+                   "the locals in scope by their names; its method is traced too "
+                   "(IL engine; repeatable)"},
     [CT_SET_DEPTH] = {"CLRTRACE_DEPTH", "-D", "--depth", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_FILTER_MAX_FRAMES, 0, NULL, "N",
                       "show calls at most N levels deep ({min}-{max})"},
@@ -199,6 +205,36 @@ static int word_in(const char *v, const char *const *words, size_t n)
     return 0;
 }
 
+/* A CT_KIND_AT value: 'FILE:LINE' a line, at most CT_AT_MAX; 0, or -1 with
+ * what to use in want. */
+static int parse_at_lines(const char *text, char *want, size_t want_cap)
+{
+    unsigned count = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len) {
+            char one[CT_AT_MAX_FILE + 16], file[CT_AT_MAX_FILE];
+            uint32_t line = 0;
+            if (++count > CT_AT_MAX || len >= sizeof one) {
+                snprintf(want, want_cap, "at most %u lines FILE:LINE", CT_AT_MAX);
+                return -1;
+            }
+            memcpy(one, p, len);
+            one[len] = '\0';
+            if (ct_at_parse(one, file, sizeof file, &line) != 0) {
+                snprintf(want, want_cap, "FILE:LINE (Orders.cs:42), one a line (line %u)",
+                         count);
+                return -1;
+            }
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+    if (count)
+        return 0;
+    snprintf(want, want_cap, "FILE:LINE (Orders.cs:42)");
+    return -1;
+}
+
 /* A CT_KIND_WHEN or CT_KIND_CHOSEN value: one condition (or -A, -R) a line,
  * each parsed; 0, or -1 with what to use in want (the first line that does
  * not parse says why). */
@@ -332,6 +368,8 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
     case CT_KIND_WHEN:
     case CT_KIND_CHOSEN:
         return parse_lines(id, text, want, want_cap);
+    case CT_KIND_AT:
+        return parse_at_lines(text, want, want_cap);
     case CT_KIND_ENGINE:
         if (!strcasecmp(text, "elt") || !strcasecmp(text, "il") || !strcasecmp(text, "auto")) {
             *num = !strcasecmp(text, "il")    ? CT_ENGINE_IL

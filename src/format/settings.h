@@ -46,6 +46,7 @@ typedef enum ct_setting_id {
     CT_SET_EXCLUDE,
     CT_SET_ASSEMBLY,
     CT_SET_WHEN,
+    CT_SET_AT,            /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (--at) */
     CT_SET_DEPTH,
     CT_SET_MIN_TIME,
     CT_SET_TRIGGER,
@@ -98,6 +99,8 @@ typedef enum ct_setting_kind {
     CT_KIND_WHEN,     /* conditions 'GLOB: EXPR' (src/format/expr.h), one a
                          line: at most CT_WHEN_MAX, each at most
                          CT_EXPR_MAX_TEXT bytes */
+    CT_KIND_AT,       /* line probes 'FILE:LINE' (src/format/parse.h, ct_at_parse),
+                         one a line: at most CT_AT_MAX */
     CT_KIND_CHOSEN,   /* chosen values 'GLOB@PATH[,PATH...]' (src/format/expr.h,
                          ct_chosen_parse), one a line: at most CT_CHOSEN_MAX;
                          CT_SET_RET_CHOSEN's: -R's, one path */
@@ -159,7 +162,8 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
  * the attach request carries one line per option. */
 static inline int ct_setting_lines(ct_setting_id id)
 {
-    return ct_settings[id].kind == CT_KIND_WHEN || ct_settings[id].kind == CT_KIND_CHOSEN;
+    return ct_settings[id].kind == CT_KIND_WHEN || ct_settings[id].kind == CT_KIND_CHOSEN ||
+           ct_settings[id].kind == CT_KIND_AT;
 }
 
 /* The setting whose option is opt ("-s", "--string-chars"), or -1. */

@@ -20,6 +20,7 @@
 #include "agent/model/modules.h"
 #include "agent/model/plans.h"
 #include "agent/model/plans_internal.h"
+#include "agent/model/lineprobe.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"
 
@@ -160,6 +161,30 @@ int ct_plan_function(ct_mapped_fn *f, const ct_method_info *mi)
     (void)f, (void)mi;
     atomic_fetch_add(&g_planned, 1);
     return 0;
+}
+
+/* No --at: no line probes. */
+int ct_lineprobe_any(void)
+{
+    return 0;
+}
+
+int ct_lineprobe_targets(const ct_module *m, mdMethodDef tok)
+{
+    (void)m, (void)tok;
+    return 0;
+}
+
+int ct_lineprobe_in_type(const ct_module *m, mdTypeDef td)
+{
+    (void)m, (void)td;
+    return 0;
+}
+
+const ct_line_probes *ct_lineprobe_plan(const ct_mapped_fn *f, const ct_method_info *mi)
+{
+    (void)f, (void)mi;
+    return NULL;
 }
 
 int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)

@@ -110,6 +110,10 @@ static const char *lookup(void *ctx, const char *name)
         static char when[CT_WHEN_MAX_TEXT + 1];
         return ct_attach_request_join(ctx, name, when, sizeof when) >= 0 ? when : NULL;
     }
+    if (!strcmp(name, ct_settings[CT_SET_AT].env)) {
+        static char at[CT_AT_MAX_TEXT + 1];
+        return ct_attach_request_join(ctx, name, at, sizeof at) >= 0 ? at : NULL;
+    }
     if (!strcmp(name, ct_settings[CT_SET_ARGS_CHOSEN].env) ||
         !strcmp(name, ct_settings[CT_SET_RET_CHOSEN].env)) {
         static char chosen[2][CT_CHOSEN_MAX_TEXT + 1];

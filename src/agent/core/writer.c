@@ -399,6 +399,8 @@ void ct_writer_define(const ct_mapped_fn *f)
         flags |= CT_FN_ASYNC;
     if (f->values && f->rt_async && !cr)
         flags |= CT_FN_RT_ASYNC;
+    if (f->line_probe)
+        flags |= CT_FN_PROBE;
     for (uint32_t i = 0; i < n; i++)
         params[i] = ca ? (ct_fn_param){ca->labels[i], 0, ca->plans[i]}
                        : (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};

@@ -9,6 +9,7 @@
 #include "classnames.h"
 #include "base/table.h"
 #include "format/parse.h"
+#include "lineprobe.h"
 #include "modules.h"
 #include "perm.h"
 #include "plans.h"
@@ -154,7 +155,7 @@ static int traces_name(const ct_module *m, const char *name)
 int ct_registry_module_may_trace(const ct_module *m)
 {
     const ct_config *c = &g_ct.cfg;
-    if (c->tree.trigger)
+    if (c->tree.trigger || (ct_lineprobe_any() && !m->framework))
         return 1;
     if (c->assembly)
         return m->assembly && ct_glob_list_match(c->assembly, m->assembly);
@@ -207,7 +208,7 @@ static int type_may_trace(const ct_module *m, mdTypeDef td)
     if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_watch(type) ||
                        declares_one_of(type, k_rt_watches, COUNT(k_rt_watches))))
         return 1;
-    return type_passes(m, type);
+    return type_passes(m, type) || ct_lineprobe_in_type(m, td);
 }
 
 int ct_registry_type_may_trace(const ct_module *m, mdTypeDef td)
@@ -289,7 +290,8 @@ int ct_registry_traces(const ct_module *m, mdMethodDef tok)
     ULONG sig_len = 0;
     DWORD impl = 0;
     return method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) == 0 &&
-           (!(impl & MI_ASYNC) || rt_async_hooked()) && traces_name(m, full);
+           (!(impl & MI_ASYNC) || rt_async_hooked()) &&
+           (traces_name(m, full) || ct_lineprobe_targets(m, tok));
 }
 
 /* Everything the record needs, from metadata and the runtime. Called
@@ -345,7 +347,8 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     f->name = name;
     f->display = name;
     f->rt_async = (impl & MI_ASYNC) != 0;
-    f->hooked = (!f->rt_async || rt_async_hooked()) && traces_name(m, name);
+    f->hooked = (!f->rt_async || rt_async_hooked()) &&
+                (traces_name(m, name) || ct_lineprobe_targets(m, tok));
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
     f->watched = !m->corelib                       ? CT_WATCH_NONE
@@ -391,6 +394,8 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     f->when_end = ct_when_bind(f, 1);
     f->chosen_args = ct_chosen_bind(f, 0);
     f->chosen_ret = ct_chosen_bind(f, 1);
+    if (f->hooked)
+        f->lines = ct_lineprobe_plan(f, &mi);
 }
 
 /* ---------------------------------------------------------- the mapper */
@@ -442,8 +447,12 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
                 atomic_fetch_add(&g_hooked, 1);
         }
         pthread_mutex_unlock(&g_lock);
-        if (fresh && f->hooked)
+        if (fresh && f->hooked) {
+            /* A line probe's record before the method's, so before any hit. */
+            for (uint32_t i = 0; f->lines && i < f->lines->n; i++)
+                tell_defined(f->lines->p[i].fn);
             tell_defined(f);
+        }
         if (fresh && f->watched == CT_WATCH_UNHANDLED && g_events.on_watched)
             g_events.on_watched(f);
         if (!f) {

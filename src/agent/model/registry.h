@@ -82,6 +82,12 @@ typedef struct ct_mapped_fn {
     const uintptr_t *inst;
     uint32_t ninst;
 
+    /* Line probes (lineprobe.h): this is one's record (its values are its
+     * parameters; an ENTER is a hit, its LEAVE follows at once), or the
+     * probes in this method (NULL: none). */
+    int line_probe;
+    const struct ct_line_probes *lines;
+
     /* Values. With values == 0 the call is printed as display + "(...)". */
     int values;
     uint32_t nargs;             /* ranges expected, `this` included */

@@ -126,3 +126,16 @@ int ct_srcline_at(const ct_module *m, mdToken method, uint32_t il_offset, uint32
     return rc;
 }
 
+
+const clrmeta_pdb *ct_srcline_pdb(const ct_module *m)
+{
+    const clrmeta_pdb *pdb = NULL;
+    if (!m || !m->path || m->framework)
+        return NULL;
+    pthread_mutex_lock(&g_lock);
+    srcmod *s = module_pdb(m);
+    if (s && s->f)
+        pdb = &s->f->pdb;
+    pthread_mutex_unlock(&g_lock);
+    return pdb;
+}

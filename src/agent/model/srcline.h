@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "clrmeta/clrmeta.h"
 #include "agent/model/modules.h"
 #include "format/event.h"
 
@@ -25,5 +26,10 @@ int ct_srcline_method(const ct_module *m, mdToken method, ct_fn_src *out);
 /* The source line of IL offset il_offset of the method (the visible
  * sequence point in force there): 0 and *line, or -1. Thread-safe. */
 int ct_srcline_at(const ct_module *m, mdToken method, uint32_t il_offset, uint32_t *line);
+
+/* The module's Portable PDB, read on first use and kept for the process's
+ * life (read-only: no lock needed to read it), or NULL when it has none
+ * (a framework module, no PDB, another build's). Thread-safe. */
+const clrmeta_pdb *ct_srcline_pdb(const ct_module *m);
 
 #endif

@@ -20,7 +20,7 @@ static int get(ct_setting_id id, ct_config_lookup lookup, void *ctx, uint64_t *n
     char want[CT_SETTING_WANT_MAX];
     if (ct_setting_parse(id, v, 0, num, want, sizeof want) != 0) {
         /* A pattern list can be long: named, not repeated. */
-        if (s->kind == CT_KIND_GLOBS || s->kind == CT_KIND_WHEN)
+        if (s->kind == CT_KIND_GLOBS || s->kind == CT_KIND_WHEN || s->kind == CT_KIND_AT)
             snprintf(why, cap, "%s is not valid (use %s)", s->env, want);
         else
             snprintf(why, cap, "%s=%s is not valid (use %s)", s->env, v, want);
@@ -87,6 +87,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->exclude = str[CT_SET_EXCLUDE];
     c->assembly = str[CT_SET_ASSEMBLY];
     c->when = str[CT_SET_WHEN];
+    c->at = str[CT_SET_AT];
     c->args_chosen = str[CT_SET_ARGS_CHOSEN];
     c->ret_chosen = str[CT_SET_RET_CHOSEN];
     c->tree.trigger = str[CT_SET_TRIGGER];

@@ -59,6 +59,7 @@ typedef struct ct_config {
     const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */
     const char *args_chosen; /* CLRTRACE_ARGS_CHOSEN: -A's 'GLOB@PATH,...', one a line */
     const char *ret_chosen;  /* CLRTRACE_RET_CHOSEN: -R's 'GLOB@return...', one a line */
+    const char *at;          /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (NULL: none) */
     const char *when;        /* CLRTRACE_WHEN: conditions 'GLOB: EXPR', one a line
                                 (model/when.h binds them) */
     const char *assembly;    /* CLRTRACE_ASSEMBLY: globs on assembly names; when set,

@@ -12,6 +12,7 @@
 #include "clril/clril.h"
 #include "clrsig/clrsig.h"
 #include "agent/model/classnames.h"
+#include "agent/model/lineprobe.h"
 #include "agent/core/clock.h"
 #include "base/table.h"
 #include "agent/model/modules.h"
@@ -340,15 +341,58 @@ static void probe_call(clril_insn *code, void (*fn)(uintptr_t), mdToken sig)
     code[4].value = sig;
 }
 
+/* ldc.i8 id; conv.i; then the call of fn. */
+static void probe_code_id(clril_insn *code, uintptr_t id, void (*fn)(uintptr_t), mdToken sig)
+{
+    memset(code, 0, 2 * sizeof *code);
+    code[0].op = CLRIL_LDC_I8;
+    code[0].value = (int64_t)id;
+    code[1].op = 0xD3; /* conv.i */
+    probe_call(code, fn, sig);
+}
+
 /* ldc.i8 <f's record>; conv.i; then the call of fn. */
 static void probe_code(clril_insn *code, const ct_mapped_fn *f, void (*fn)(uintptr_t),
                        mdToken sig)
 {
-    memset(code, 0, 2 * sizeof *code);
-    code[0].op = CLRIL_LDC_I8;
-    code[0].value = (int64_t)(uintptr_t)f;
-    code[1].op = 0xD3; /* conv.i */
-    probe_call(code, fn, sig);
+    probe_code_id(code, (uintptr_t)f, fn, sig);
+}
+
+/* Most instructions of a line probe's code: each input's address handed
+ * over, then the hit. */
+#define HIT_MAX (PROBE_LEN * (CT_LINE_MAX_VALUES + 1))
+
+/* A line probe's code (model/lineprobe.h): the address of each of its
+ * inputs (ldloca of the copy of `this`, self, or ldarga 0 without one;
+ * ldarga; ldloca), conv.u, ct_probe_arg; then ct_probe_line with the
+ * probe. Returns its length. */
+static uint32_t hit_code(clril_insn *code, const ct_line_probe *p, int64_t self, mdToken one)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < p->nin && k < CT_LINE_MAX_VALUES; k++, n += PROBE_LEN) {
+        const ct_line_in *in = &p->in[k];
+        memset(code + n, 0, 2 * sizeof *code);
+        if (in->kind == CT_LINE_IN_SELF && self >= 0) {
+            code[n].op = CLRIL_LDLOCA;
+            code[n].value = self;
+        } else {
+            code[n].op = in->kind == CT_LINE_IN_LOCAL ? CLRIL_LDLOCA : CLRIL_LDARGA;
+            code[n].value = in->kind == CT_LINE_IN_SELF ? 0 : in->index;
+        }
+        code[n + 1].op = CLRIL_CONV_U;
+        probe_call(code + n, ct_probe_arg, one);
+    }
+    probe_code_id(code + n, (uintptr_t)p, ct_probe_line, one);
+    return n + PROBE_LEN;
+}
+
+/* The line probe of lines at original IL offset off, or NULL. */
+static const ct_line_probe *line_probe_at(const ct_line_probes *lines, uint32_t off)
+{
+    for (uint32_t k = 0; lines && k < lines->n; k++)
+        if (lines->p[k].il_offset == off)
+            return &lines->p[k];
+    return NULL;
 }
 
 /* Whether the probes pass f's values: not for plans bound late (generic
@@ -759,6 +803,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
                    ICorProfilerFunctionControl *ctl)
 {
     COR_IL_MAP *map = NULL;
+    clril_insn *hit = NULL;
     ICorProfilerInfo *info = g_ct.info;
     const BYTE *hdr = NULL;
     ULONG size = 0;
@@ -774,7 +819,8 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * per type handle, argument and for the call: a ret takes a byte), switch targets (4
      * bytes of IL each), clauses and sections (12 bytes of IL each at
      * least). */
-    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 +
+    const ct_line_probes *lines = !g_ct.cfg.no_args ? f->lines : NULL;
+    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 + (lines ? (size_t)lines->n * HIT_MAX : 0) +
                   PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN) *
                      sizeof(clril_insn) + IL_ARENA_MIN;
     uint8_t *mem = scratch(3 * per);
@@ -826,8 +872,19 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     /* (A runtime-async method's: whether the original instruction after
      * the one looked at is an await, as the step before found.) */
     int await_after = 0;
+    hit = lines ? malloc(HIT_MAX * sizeof *hit) : NULL;
+    if (lines && !hit)
+        goto out;
     for (uint32_t i = b.ninsns; i-- > 0;) {
         uint32_t at = i, n = PROBE_LEN;
+        uint32_t orig = b.insns[i].offset;
+        /* A line probe here, unless before a ret a tail call must stay
+         * right before. */
+        const ct_line_probe *lp = lines && orig != CLRIL_NEW &&
+                                          !(b.insns[i].op == CLRIL_RET && i >= 2 &&
+                                            tail_call_at(&b, i - 1))
+                                      ? line_probe_at(lines, orig)
+                                      : NULL;
         clril_label label = CLRIL_TAKE_LABEL;
         int awaits = rt && b.insns[i].op == CLRIL_CALL &&
                      is_await_method(m, (mdToken)b.insns[i].value);
@@ -848,7 +905,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
                                 (uintptr_t)ct_probe_rt_awaiting, sig.two);
             label = CLRIL_KEEP_LABEL;
         } else if (b.insns[i].op != CLRIL_RET) {
-            continue;
+            n = 0;
         } else if (rt) {
             n = rt_leave_code(code, f, local, locals.home, sig);
         } else if (i >= 2 && tail_call_at(&b, i - 1)) {
@@ -857,11 +914,23 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         } else {
             n = leave_code(code, f, pr, local, async_body, locals.self, sig);
         }
-        int next = cur == 1 ? 2 : 1;
-        clril_arena_reset(&a[next]);
-        if (clril_insert(&b, at, code, n, label, &a[next], &err) != CLRIL_OK)
-            goto out;
-        cur = next;
+        if (n) {
+            int next = cur == 1 ? 2 : 1;
+            clril_arena_reset(&a[next]);
+            if (clril_insert(&b, at, code, n, label, &a[next], &err) != CLRIL_OK)
+                goto out;
+            cur = next;
+        }
+        if (lp) {
+            /* Before the instruction (and the leave probe put before a
+             * ret), taking its label: every path to the line runs it. */
+            uint32_t hn = hit_code(hit, lp, locals.self, sig.one);
+            int next = cur == 1 ? 2 : 1;
+            clril_arena_reset(&a[next]);
+            if (clril_insert(&b, i, hit, hn, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+                goto out;
+            cur = next;
+        }
     }
     /* The entry: with values, each argument's address (ldarga; conv.u: an
      * unmanaged pointer to the argument's home on the stack, which does not
@@ -966,6 +1035,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
             info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map);
     }
 out:
+    free(hit);
     free(map);
     scratch_done();
     return rc;

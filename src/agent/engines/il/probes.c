@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/model/classnames.h"
+#include "agent/model/lineprobe.h"
 #include "agent/model/plans.h"
 #include "agent/model/registry.h"
 #include "agent/record/record.h"
@@ -275,6 +276,44 @@ static void probe_body_end(uintptr_t this_addr, uintptr_t client_id, int naive)
     ct_tbuf *b = ct_rec_thread_self();
     if (b && ct_rec_of(b)->depth && ct_rec_top_key(b) == (uint64_t)client_id)
         ct_rec_async_body_end(b, (const ct_mapped_fn *)client_id, this_addr, naive);
+}
+
+/* A line probe's values (ctx: the probe): each at its input's address, or
+ * a state machine's field at an offset from the reference (byref) there.
+ * Cooperative mode: nothing moves while they are copied. */
+static int capture_line(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
+                        ct_event_mark *m)
+{
+    const ct_line_probe *lp = ctx;
+    for (uint32_t i = 0; i < f->nargs; i++) {
+        const ct_line_value *v = &lp->vals[i];
+        uintptr_t addr = t_probe_args[v->in];
+        if (v->offset != CT_SM_NO_FIELD) {
+            uint64_t base = 0;
+            if (addr)
+                memcpy(&base, (const void *)addr, 8);
+            addr = base ? (uintptr_t)(base + v->offset) : 0;
+        }
+        const ct_plan *p = f->args[i].plan;
+        ct_rec_value(b, w, m, p, addr, ct_rec_slot_len(p), g_ct.cfg.object_depth);
+    }
+    return 1;
+}
+
+_Static_assert(CT_LINE_MAX_VALUES <= CT_PROBE_MAX_ARGS, "a line probe's inputs are kept");
+
+void ct_probe_line(uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    t_probe_nargs = t_probe_ntargs = 0;
+    if (!ct_rec_recording())
+        return;
+    const ct_line_probe *lp = (const ct_line_probe *)id;
+    ct_tbuf *b = ct_rec_thread_self();
+    if (!b)
+        return;
+    ct_rec_enter(b, lp->fn, n == lp->nin, 0, capture_line, lp, 0);
+    probe_close(CT_REC_LEAVE, (uintptr_t)lp->fn, 0, 0, 0);
 }
 
 /* The enter probe with k argument addresses in its own call (probes.h,

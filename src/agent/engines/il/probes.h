@@ -41,6 +41,10 @@ void ct_probe_rt_resumed(uintptr_t home, uintptr_t client_id);
 void ct_probe_rt_return(uintptr_t ret_addr, uintptr_t home, uintptr_t client_id);
 void ct_probe_rt_leave(uintptr_t home, uintptr_t client_id);
 
+/* A line probe's hit (model/lineprobe.h; id: its ct_line_probe), after
+ * ct_probe_arg with the address of each of its inputs. */
+void ct_probe_line(uintptr_t id);
+
 /* The probes that record a call's enter and end, as the rewritten code
  * calls them (client_id: the function's record, generic code's its
  * definition's). */

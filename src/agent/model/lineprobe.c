@@ -1,0 +1,390 @@
+/* Line probes: where they go and what they read (lineprobe.h). */
+#include "lineprobe.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrmeta/clrmeta.h"
+#include "clrsig/clrsig.h"
+#include "format/parse.h"
+#include "perm.h"
+#include "plans_internal.h"
+#include "srcline.h"
+#include "agent/runtime/state.h"
+#include "base/table.h"
+
+/* The --at lines, parsed once. */
+typedef struct at_spec {
+    char file[CT_AT_MAX_FILE];
+    uint32_t line;
+    int placed; /* found code in a loaded module */
+} at_spec;
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static at_spec g_specs[CT_AT_MAX];
+static uint32_t g_nspecs;
+
+static void parse_specs(void)
+{
+    const char *text = g_ct.cfg.at;
+    for (const char *p = text; p && *p && g_nspecs < CT_AT_MAX;) {
+        size_t len = strcspn(p, "\n");
+        char one[CT_AT_MAX_FILE + 16];
+        if (len && len < sizeof one) {
+            memcpy(one, p, len);
+            one[len] = '\0';
+            at_spec *s = &g_specs[g_nspecs];
+            if (ct_at_parse(one, s->file, sizeof s->file, &s->line) == 0)
+                g_nspecs++;
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+}
+
+int ct_lineprobe_any(void)
+{
+    pthread_once(&g_once, parse_specs);
+    return g_nspecs != 0;
+}
+
+/* Where the probes of one module go. */
+typedef struct placed {
+    uint32_t spec;       /* its --at line */
+    uint32_t method_rid, il_offset, line;
+    uint32_t document;
+    mdTypeDef owner;
+} placed;
+typedef struct modprobes {
+    uint32_t n;
+    placed p[CT_AT_MAX];
+} modprobes;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_table g_mods; /* {ModuleID, 0} -> modprobes (none: an empty one) */
+
+/* The module's probes, found on first ask. */
+static const modprobes *module_probes(const ct_module *m)
+{
+    static const modprobes none;
+    if (!ct_lineprobe_any() || !m || m->framework)
+        return &none;
+    ct_key key = {m->id, 0};
+    pthread_mutex_lock(&g_lock);
+    const modprobes *known = ct_table_get_key(&g_mods, key);
+    pthread_mutex_unlock(&g_lock);
+    if (known)
+        return known;
+    modprobes *mp = ct_perm_alloc(sizeof *mp);
+    if (!mp)
+        return &none;
+    memset(mp, 0, sizeof *mp);
+    const clrmeta_pdb *pdb = ct_srcline_pdb(m);
+    for (uint32_t i = 0; pdb && i < g_nspecs; i++) {
+        clrmeta_line_match lm;
+        if (clrmeta_pdb_find_line(pdb, g_specs[i].file, g_specs[i].line, &lm, NULL) != CLRMETA_OK ||
+            lm.result != CLRMETA_LINE_FOUND)
+            continue;
+        placed *p = &mp->p[mp->n];
+        p->spec = i;
+        p->method_rid = lm.method_rid;
+        p->il_offset = lm.il_offset;
+        p->line = lm.line;
+        p->document = lm.document;
+        mdTypeDef td = 0;
+        WCHAR w[1];
+        ULONG wlen = 0, sig_len = 0, rva = 0;
+        DWORD attr = 0, impl = 0;
+        PCCOR_SIGNATURE sig = NULL;
+        if (m->mdi && SUCCEEDED(m->mdi->lpVtbl->GetMethodProps(
+                          m->mdi, 0x06000000u | lm.method_rid, &td, w, 1, &wlen, &attr, &sig,
+                          &sig_len, &rva, &impl)))
+            p->owner = td;
+        mp->n++;
+    }
+    pthread_mutex_lock(&g_lock);
+    const modprobes *raced = ct_table_get_key(&g_mods, key);
+    if (raced) {
+        mp = (modprobes *)raced;
+    } else if (ct_table_put_key(&g_mods, key, mp) == 0) {
+        for (uint32_t i = 0; i < mp->n; i++)
+            g_specs[mp->p[i].spec].placed = 1;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return mp;
+}
+
+int ct_lineprobe_targets(const ct_module *m, mdMethodDef tok)
+{
+    if (!ct_lineprobe_any())
+        return 0;
+    const modprobes *mp = module_probes(m);
+    for (uint32_t i = 0; i < mp->n; i++)
+        if (mp->p[i].method_rid == (tok & 0x00FFFFFFu))
+            return 1;
+    return 0;
+}
+
+int ct_lineprobe_in_type(const ct_module *m, mdTypeDef td)
+{
+    if (!ct_lineprobe_any())
+        return 0;
+    const modprobes *mp = module_probes(m);
+    for (uint32_t i = 0; i < mp->n; i++)
+        if (mp->p[i].owner == td)
+            return 1;
+    return 0;
+}
+
+void ct_lineprobe_unplaced(char *out, size_t cap)
+{
+    size_t used = 0;
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (!ct_lineprobe_any())
+        return;
+    pthread_mutex_lock(&g_lock);
+    for (uint32_t i = 0; i < g_nspecs; i++) {
+        if (g_specs[i].placed)
+            continue;
+        int k = snprintf(out + used, cap - used,
+                         "--at %s:%u: no code found there in the assemblies loaded (their "
+                         "Portable PDBs name no such line)\n",
+                         g_specs[i].file, g_specs[i].line);
+        if (k < 0 || (size_t)k >= cap - used) {
+            out[used] = '\0';
+            break;
+        }
+        used += (size_t)k;
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* ------------------------------------------------------------ planning */
+
+/* The local variable types of method tok (its body's LocalVarSig), parsed
+ * into the session's arena, or NULL. */
+static const clrsig_sig *method_locals(const ct_module *m, mdMethodDef tok, session *ss,
+                                       clrsig_sig *sig)
+{
+    ICorProfilerInfo *info = g_ct.info;
+    const BYTE *hdr = NULL;
+    ULONG size = 0;
+    PCCOR_SIGNATURE ls = NULL;
+    ULONG ls_len = 0;
+    if (FAILED(info->lpVtbl->GetILFunctionBody(info, m->id, tok, &hdr, &size)) || !hdr ||
+        size < 12 || (hdr[0] & 3) != 3)
+        return NULL; /* a tiny header: no locals */
+    uint32_t lt = (uint32_t)hdr[8] | (uint32_t)hdr[9] << 8 | (uint32_t)hdr[10] << 16 |
+                  (uint32_t)hdr[11] << 24;
+    if (!lt || !m->mdi || FAILED(m->mdi->lpVtbl->GetSigFromToken(m->mdi, lt, &ls, &ls_len)) ||
+        !ls ||
+        clrsig_parse(ls, ls_len, CLRSIG_KIND_LOCALS, NULL, &ss->arena, sig, NULL) != CLRSIG_OK)
+        return NULL;
+    return sig;
+}
+
+/* The name a label ends with: "int total=" -> "total". */
+static void label_name(const char *label, char *out, size_t cap)
+{
+    const char *sp = strrchr(label, ' ');
+    const char *name = sp ? sp + 1 : label;
+    size_t n = strlen(name);
+    if (n && name[n - 1] == '=')
+        n--;
+    snprintf(out, cap, "%.*s", (int)n, name);
+}
+
+/* A probe being built. */
+typedef struct builder {
+    ct_line_in in[CT_LINE_MAX_VALUES];
+    ct_line_value vals[CT_LINE_MAX_VALUES];
+    ct_arg args[CT_LINE_MAX_VALUES];
+    uint32_t nin, nvals;
+} builder;
+
+/* Adds value `name` read as `plan` through input kind/index (offset: a
+ * state machine's field, or CT_SM_NO_FIELD); an input already handed over
+ * is reused. */
+static void add_value(builder *b, const char *name, const ct_plan *plan, uint8_t kind,
+                      uint16_t index, uint32_t offset)
+{
+    if (b->nvals >= CT_LINE_MAX_VALUES)
+        return;
+    uint32_t in = 0;
+    while (in < b->nin && !(b->in[in].kind == kind && b->in[in].index == index))
+        in++;
+    if (in == b->nin) {
+        if (b->nin >= CT_LINE_MAX_VALUES)
+            return;
+        b->in[b->nin++] = (ct_line_in){kind, index};
+    }
+    char label[PARAM_NAME_MAX + 2];
+    snprintf(label, sizeof label, "%s=", name);
+    b->vals[b->nvals] = (ct_line_value){(uint16_t)in, offset};
+    b->args[b->nvals].label = ct_pl_perm_text(label);
+    b->args[b->nvals].plan = plan ? plan : &ct_plan_by_range;
+    b->nvals++;
+}
+
+/* The locals of method rid in scope at il (temporaries left out). */
+static void add_locals(builder *b, pctx *c, const clrmeta_pdb *pdb, const ct_module *m,
+                       uint32_t rid, uint32_t il, session *ss)
+{
+    uint32_t rids[CT_LINE_MAX_VALUES], n = 0;
+    if (clrmeta_pdb_locals_at(pdb, rid, il, rids, CT_LINE_MAX_VALUES, &n, NULL) != CLRMETA_OK ||
+        !n)
+        return;
+    clrsig_sig sig;
+    const clrsig_sig *types = method_locals(m, 0x06000000u | rid, ss, &sig);
+    for (uint32_t i = 0; i < n && i < CT_LINE_MAX_VALUES; i++) {
+        clrmeta_local_variable_row lv;
+        if (clrmeta_pdb_local_variable(pdb, rids[i], &lv, NULL) != CLRMETA_OK)
+            continue;
+        const ct_plan *p = NULL;
+        if (types && lv.index < types->count)
+            p = ct_pl_plan_type(c, types->list[lv.index], g_ct.cfg.struct_depth,
+                                CT_MAX_VALUE_DEPTH);
+        if (!types || lv.index >= types->count)
+            continue; /* no type: the slot is not read */
+        add_value(b, lv.name, ct_pl_redact(lv.name, p ? p : &ct_plan_by_range), CT_LINE_IN_LOCAL,
+                  lv.index, CT_SM_NO_FIELD);
+    }
+}
+
+/* A state machine's hoisted locals in scope at il of its MoveNext rid:
+ * fields "<name>5__N" (N: the slot plus one) of the struct plan sp. */
+static void add_hoisted(builder *b, const clrmeta_pdb *pdb, uint32_t rid, uint32_t il,
+                        const ct_plan *sp)
+{
+    uint32_t slots[CT_LINE_MAX_VALUES], n = 0;
+    if (clrmeta_pdb_hoisted_at(pdb, rid, il, slots, CT_LINE_MAX_VALUES, &n, NULL) != CLRMETA_OK)
+        return;
+    for (uint32_t i = 0; i < n && i < CT_LINE_MAX_VALUES; i++) {
+        char suffix[24];
+        int sl = snprintf(suffix, sizeof suffix, ">5__%u", slots[i] + 1);
+        for (uint32_t k = 0; k < sp->count; k++) {
+            const ct_field *fd = &sp->fields[k];
+            size_t fl = fd->name ? strlen(fd->name) : 0;
+            if (fl <= (size_t)sl + 1 || fd->name[0] != '<' ||
+                strcmp(fd->name + fl - (size_t)sl, suffix))
+                continue;
+            char name[PARAM_NAME_MAX];
+            snprintf(name, sizeof name, "%.*s", (int)(fl - (size_t)sl - 1), fd->name + 1);
+            add_value(b, name, ct_pl_redact(name, fd->plan), CT_LINE_IN_SELF, 0, fd->offset);
+            break;
+        }
+    }
+}
+
+/* "@ Orders.cs:42": the document's last part and the line. */
+static const char *probe_name(const clrmeta_pdb *pdb, uint32_t document, uint32_t line)
+{
+    char doc[CLRMETA_MAX_DOCUMENT_NAME], name[CLRMETA_MAX_DOCUMENT_NAME + 32];
+    if (clrmeta_pdb_document_name(pdb, document, doc, sizeof doc, NULL, NULL) != CLRMETA_OK)
+        snprintf(doc, sizeof doc, "?");
+    const char *base = strrchr(doc, '/');
+    const char *back = strrchr(doc, '\\');
+    if (back && (!base || back > base))
+        base = back;
+    snprintf(name, sizeof name, "@ %s:%u", base ? base + 1 : doc, line);
+    return ct_pl_perm_text(name);
+}
+
+/* One probe of f at p. */
+static int plan_one(const ct_mapped_fn *f, const ct_method_info *mi, const clrmeta_pdb *pdb,
+                    const placed *p, ct_line_probe *out)
+{
+    builder *b = calloc(1, sizeof *b);
+    session ss = {0};
+    pctx *c = b ? ct_pl_open(&ss, mi, 1) : NULL;
+    int rc = -1;
+    if (!c)
+        goto done;
+    char name[PARAM_NAME_MAX];
+    if (f->sm_offsets) {
+        /* MoveNext: the method's `this` and parameters (fields of the state
+         * machine; not its state), then the hoisted locals in scope. */
+        for (uint32_t i = 0; i + 1 < f->nargs; i++) {
+            if (f->sm_offsets[i] == CT_SM_NO_FIELD)
+                continue;
+            label_name(f->args[i].label, name, sizeof name);
+            add_value(b, name, ct_arg_plan(f, i), CT_LINE_IN_SELF, 0, f->sm_offsets[i]);
+        }
+        char tname[TYPE_TEXT_MAX];
+        ct_classid_name(mi->cls, CT_NAME_SHORT, tname, sizeof tname);
+        const ct_plan *sp = mi->cls ? ct_pl_plan_struct(c, mi->cls, mi->module, mi->owner,
+                                                        mi->class_args, mi->nclass_args, tname,
+                                                        g_ct.cfg.struct_depth + 1,
+                                                        CT_MAX_VALUE_DEPTH)
+                                    : NULL;
+        if (sp && sp->kind == CT_V_STRUCT)
+            add_hoisted(b, pdb, p->method_rid, p->il_offset, sp);
+    } else {
+        for (uint32_t i = 0; i < f->nargs; i++) {
+            label_name(f->args[i].label, name, sizeof name);
+            int self = i == 0 && ct_fn_has_this(f);
+            add_value(b, name, ct_arg_plan(f, i), self ? CT_LINE_IN_SELF : CT_LINE_IN_ARG,
+                      (uint16_t)i, CT_SM_NO_FIELD);
+        }
+    }
+    add_locals(b, c, pdb, mi->module, p->method_rid, p->il_offset, &ss);
+
+    ct_mapped_fn *pf = ct_perm_alloc(sizeof *pf);
+    ct_arg *args = ct_perm_alloc((b->nvals ? b->nvals : 1) * sizeof *args);
+    ct_line_in *in = ct_perm_alloc((b->nin ? b->nin : 1) * sizeof *in);
+    ct_line_value *vals = ct_perm_alloc((b->nvals ? b->nvals : 1) * sizeof *vals);
+    if (!pf || !args || !in || !vals)
+        goto done;
+    memset(pf, 0, sizeof *pf);
+    memcpy(args, b->args, b->nvals * sizeof *args);
+    memcpy(in, b->in, b->nin * sizeof *in);
+    memcpy(vals, b->vals, b->nvals * sizeof *vals);
+    pf->name = pf->display = probe_name(pdb, p->document, p->line);
+    pf->hooked = 1;
+    pf->line_probe = 1;
+    pf->values = 1;
+    pf->nargs = b->nvals;
+    pf->args = args;
+    pf->ret_label = "";
+    pf->when = ct_when_bind(pf, 0);
+    out->fn = pf;
+    out->il_offset = p->il_offset;
+    out->line = p->line;
+    out->nin = b->nin;
+    out->in = in;
+    out->vals = vals;
+    rc = 0;
+done:
+    if (c || ss.mem)
+        ct_pl_close(&ss, c);
+    free(b);
+    return rc;
+}
+
+const ct_line_probes *ct_lineprobe_plan(const ct_mapped_fn *f, const ct_method_info *mi)
+{
+    if (!ct_lineprobe_any() || !f->values || f->generic || f->late || f->rt_async ||
+        g_ct.cfg.no_args)
+        return NULL;
+    const modprobes *mp = module_probes(mi->module);
+    const clrmeta_pdb *pdb = ct_srcline_pdb(mi->module);
+    ct_line_probe got[CT_LINE_MAX_PER_METHOD];
+    uint32_t n = 0;
+    for (uint32_t i = 0; pdb && i < mp->n && n < CT_LINE_MAX_PER_METHOD; i++)
+        if (mp->p[i].method_rid == (mi->token & 0x00FFFFFFu) &&
+            plan_one(f, mi, pdb, &mp->p[i], &got[n]) == 0)
+            n++;
+    if (!n)
+        return NULL;
+    ct_line_probes *lp = ct_perm_alloc(sizeof *lp);
+    ct_line_probe *arr = ct_perm_alloc(n * sizeof *arr);
+    if (!lp || !arr)
+        return NULL;
+    memcpy(arr, got, n * sizeof *arr);
+    lp->n = n;
+    lp->p = arr;
+    return lp;
+}

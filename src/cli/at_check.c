@@ -1,0 +1,140 @@
+/* --at's lines checked before the program runs (cli.h, cli_at_check): the
+ * Portable PDBs of the assemblies in the main assembly's folder read with
+ * libclrmeta, each line looked up as the profiler will look it up
+ * (clrmeta_pdb_find_line), so that a line with no code is one line on
+ * stderr and the program does not run. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrmeta/clrmeta.h"
+#include "format/parse.h"
+#include "cli.h"
+
+/* Assemblies of the folder looked at, at most (a self-contained app's
+ * folder holds its runtime's too, which have no PDB). */
+#define AT_CHECK_MAX_ASSEMBLIES 1024
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* What the folder's PDBs say of one line. */
+typedef struct at_found {
+    char file[CT_AT_MAX_FILE];
+    uint32_t line;
+    int found, ambiguous, no_code;
+    uint32_t chosen, before, after;
+    char doc[2][CLRMETA_MAX_DOCUMENT_NAME];
+} at_found;
+
+static void look(const clrmeta_pdb *pdb, at_found *f)
+{
+    clrmeta_line_match m;
+    if (f->found || f->ambiguous ||
+        clrmeta_pdb_find_line(pdb, f->file, f->line, &m, NULL) != CLRMETA_OK)
+        return;
+    switch (m.result) {
+    case CLRMETA_LINE_FOUND:
+        f->found = 1;
+        f->chosen = m.line;
+        break;
+    case CLRMETA_LINE_AMBIGUOUS:
+        f->ambiguous = 1;
+        clrmeta_pdb_document_name(pdb, m.document, f->doc[0], sizeof f->doc[0], NULL, NULL);
+        clrmeta_pdb_document_name(pdb, m.other, f->doc[1], sizeof f->doc[1], NULL, NULL);
+        break;
+    case CLRMETA_LINE_NO_CODE:
+        f->no_code = 1;
+        f->before = m.before;
+        f->after = m.after;
+        break;
+    case CLRMETA_LINE_NO_FILE:
+        break;
+    }
+}
+
+int cli_at_check(const char *who, const char *list, char *const *program)
+{
+    char path[4096];
+    if (!list || !*list || !program || !program[0] ||
+        cli_main_assembly(program, path, sizeof path) != 0)
+        return 0;
+    at_found *found = calloc(CT_AT_MAX, sizeof *found);
+    if (!found)
+        return 0;
+    unsigned n = 0;
+    for (const char *p = list; *p && n < CT_AT_MAX;) {
+        size_t len = strcspn(p, "\n");
+        char one[CT_AT_MAX_FILE + 16];
+        if (len && len < sizeof one) {
+            memcpy(one, p, len);
+            one[len] = '\0';
+            if (ct_at_parse(one, found[n].file, sizeof found[n].file, &found[n].line) == 0)
+                n++;
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+    /* The main assembly first, then the others beside it. */
+    char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    clrmeta_pdb_file *pdb = NULL;
+    if (clrmeta_pdb_load(path, NULL, &pdb, NULL, 0, NULL) == CLRMETA_OK) {
+        for (unsigned i = 0; i < n; i++)
+            look(&pdb->pdb, &found[i]);
+        clrmeta_pdb_free(pdb);
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    unsigned seen = 0;
+    while (d && (e = readdir(d)) && seen < AT_CHECK_MAX_ASSEMBLIES) {
+        char other[8192];
+        if (!ends_with(e->d_name, ".dll") ||
+            (size_t)snprintf(other, sizeof other, "%s/%s", dir, e->d_name) >= sizeof other ||
+            !strcmp(other, path))
+            continue;
+        seen++;
+        pdb = NULL;
+        if (clrmeta_pdb_load(other, NULL, &pdb, NULL, 0, NULL) != CLRMETA_OK)
+            continue;
+        for (unsigned i = 0; i < n; i++)
+            look(&pdb->pdb, &found[i]);
+        clrmeta_pdb_free(pdb);
+    }
+    if (d)
+        closedir(d);
+    int rc = 0;
+    for (unsigned i = 0; i < n && !rc; i++) {
+        at_found *f = &found[i];
+        if (f->ambiguous) {
+            fprintf(stderr, "clrtrace %s: --at %s:%u: %s names more than one source file (%s, "
+                    "%s): give more of its path\n", who, f->file, f->line, f->file, f->doc[0],
+                    f->doc[1]);
+            rc = -1;
+        } else if (f->found) {
+            if (f->chosen != f->line)
+                fprintf(stderr, "clrtrace %s: --at %s:%u: no code starts on line %u; the probe "
+                        "is at line %u\n", who, f->file, f->line, f->line, f->chosen);
+        } else if (f->no_code) {
+            fprintf(stderr, "clrtrace %s: --at %s:%u: line %u is in no method", who, f->file,
+                    f->line, f->line);
+            if (f->before && f->after)
+                fprintf(stderr, " (the nearest code: lines %u and %u)", f->before, f->after);
+            else if (f->before || f->after)
+                fprintf(stderr, " (the nearest code: line %u)", f->before ? f->before : f->after);
+            fprintf(stderr, "\n");
+            rc = -1;
+        } else {
+            fprintf(stderr, "clrtrace %s: --at %s:%u: no Portable PDB of the assemblies in %s "
+                    "names a source file %s\n", who, f->file, f->line, dir, f->file);
+            rc = -1;
+        }
+    }
+    free(found);
+    return rc;
+}
