@@ -638,6 +638,15 @@ int ct_expr_parse(const char *text, ct_expr *e, ct_expr_error *err)
         return fail(&p, CT_EXPR_MAX_TEXT, "a condition longer than %u bytes", CT_EXPR_MAX_TEXT);
     p.len = len;
     const char *colon = memchr(text, ':', len);
+    /* 'FILE:LINE: EXPR' (a line probe's, --at): the pattern ends at the
+     * colon after the line's digits. */
+    if (colon && colon[1] >= '0' && colon[1] <= '9') {
+        const char *d = colon + 1;
+        while (d < text + len && *d >= '0' && *d <= '9')
+            d++;
+        if (d < text + len && *d == ':')
+            colon = d;
+    }
     if (!colon)
         return fail(&p, 0, "expected 'GLOB: EXPR' (a method pattern, ':', then the condition)");
     size_t g0 = 0, g1 = (size_t)(colon - text);

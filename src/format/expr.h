@@ -5,7 +5,9 @@
  * resolver reads (the profiler: live argument values, by their plans).
  *
  * Grammar (whitespace between tokens is free):
- *   when    := GLOB ':' expr             GLOB: one fnmatch pattern, no ':'
+ *   when    := GLOB ':' expr             GLOB: one fnmatch pattern, no ':';
+ *                                        or FILE ':' digits, a line probe's
+ *                                        (--at FILE:LINE as given)
  *   expr    := and ('||' and)*
  *   and     := unary ('&&' unary)*
  *   unary   := '!' unary | '(' expr ')' | path [cmp literal]

@@ -477,7 +477,18 @@ static void call_text(ct_render *r, ct_text *t, const ct_function *f, const ct_r
         }
     }
     ct_text_putn(t, f->name, f->name_len);
-    if (f->flags & CT_FN_NO_VALUES) {
+    if ((f->flags & CT_FN_PROBE) && rec->nvalues == f->nparams) {
+        /* A line probe's hit: "@ Orders.cs:42  total=150, i=3". */
+        size_t pos = 0;
+        const uint8_t *v;
+        uint32_t len;
+        ct_value_status st;
+        for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
+            ct_text_put(t, i ? ", " : "  ");
+            ct_text_putn(t, f->labels[i], f->label_lens[i]);
+            ct_symbols_value_text(r->sym, f->plans[i], v, len, st, t);
+        }
+    } else if (f->flags & CT_FN_NO_VALUES) {
         ct_text_put(t, "(...)");
     } else if (rec->nvalues != f->nparams) {
         ct_text_put(t, "(?)");
@@ -826,7 +837,10 @@ static uint64_t time_call(ct_walk_thread *t, frame *fr, uint64_t now, int counte
 static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, int timed,
                      uint64_t dur, unsigned depth)
 {
-    const uint64_t *d = timed == 1 ? &dur : NULL;
+    /* (A line probe's hit has no duration.) */
+    const uint64_t *d = timed == 1 && !(th->pending && th->pend_def &&
+                                         (th->pend_def->flags & CT_FN_PROBE))
+                            ? &dur : NULL;
     const char *ret = r->ev.text;
     size_t ret_len = r->ev.text_len;
     char *line;             /* the line's text, after its prefix's room */
@@ -1549,8 +1563,8 @@ static row *collect_rows(ct_render *r, size_t *count)
     size_t n = 0;
     for (size_t i = 0; rows && i < r->fns.cap; i++) {
         fn *f = r->fns.slots[i].value;
-        if (!f || !f->calls)
-            continue;
+        if (!f || !f->calls || (f->def->flags & CT_FN_PROBE))
+            continue; /* (line probes: their hits on a line of their own) */
         rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions,
                           f->sum / f->calls, f->min, f->max, f->jit, f->def, NULL};
     }
@@ -1615,6 +1629,34 @@ static void source_line(ct_render *r, const row *rows, size_t n)
         emitf(r, "# source lines: %zu of %zu functions have none (code the compiler made "
                  "without lines, or an assembly without a Portable PDB: framework code, "
                  "stripped builds)\n", without, n);
+}
+
+static int by_fn_name(const void *a, const void *b)
+{
+    const fn *x = *(const fn *const *)a, *y = *(const fn *const *)b;
+    return strcmp(x->def->name, y->def->name);
+}
+
+/* "# line probes: @ Orders.cs:42 3 hits, @ Orders.cs:50 1 hit" (--at),
+ * by name. */
+static void probes_line(ct_render *r)
+{
+    size_t n = 0;
+    fn **probes = calloc(r->fns.used ? r->fns.used : 1, sizeof *probes);
+    for (size_t i = 0; probes && i < r->fns.cap; i++) {
+        fn *f = r->fns.slots[i].value;
+        if (f && f->calls && (f->def->flags & CT_FN_PROBE))
+            probes[n++] = f;
+    }
+    if (n) {
+        qsort(probes, n, sizeof *probes, by_fn_name);
+        emitf(r, "# line probes:");
+        for (size_t i = 0; i < n; i++)
+            emitf(r, "%s %s %llu %s", i ? "," : "", probes[i]->def->name,
+                  (unsigned long long)probes[i]->calls, plural(probes[i]->calls, "hit", "hits"));
+        emitf(r, "\n");
+    }
+    free(probes);
 }
 
 static void summary(ct_render *r)
@@ -1699,6 +1741,7 @@ static void summary(ct_render *r)
     if (r->opts.srcline)
         source_line(r, rows, n);
     free_rows(rows, n);
+    probes_line(r);
     held_line(r);
     budget_line(r);
     if (r->jit_count) {

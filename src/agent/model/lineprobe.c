@@ -342,7 +342,12 @@ static int plan_one(const ct_mapped_fn *f, const ct_method_info *mi, const clrme
     memcpy(args, b->args, b->nvals * sizeof *args);
     memcpy(in, b->in, b->nin * sizeof *in);
     memcpy(vals, b->vals, b->nvals * sizeof *vals);
-    pf->name = pf->display = probe_name(pdb, p->document, p->line);
+    /* Named as --at gave it (--when 'Orders.cs:41: total > 100' binds to
+     * it), shown with the line chosen. */
+    char spec[CT_AT_MAX_FILE + 16];
+    snprintf(spec, sizeof spec, "%s:%u", g_specs[p->spec].file, g_specs[p->spec].line);
+    pf->name = ct_pl_perm_text(spec);
+    pf->display = probe_name(pdb, p->document, p->line);
     pf->hooked = 1;
     pf->line_probe = 1;
     pf->values = 1;

@@ -1,6 +1,7 @@
 /* Conditions bound to functions (when.h). */
 #include "when.h"
 
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -215,7 +216,8 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f, int at_end)
         return NULL;
     uint32_t match[CT_WHEN_MAX], k = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (ct_glob_list_match(g_exprs[i]->glob, f->name) &&
+        if ((f->line_probe ? fnmatch(g_exprs[i]->glob, f->name, 0) == 0
+                           : ct_glob_list_match(g_exprs[i]->glob, f->name)) &&
             ct_expr_decides_at_end(g_exprs[i], out_param, (void *)f) == !!at_end)
             match[k++] = i;
     if (!k)

@@ -301,10 +301,16 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     event_start(c);
     fputs("\"name\":", out);
     ct_json_string(out, f->fn->name, strlen(f->fn->name));
-    fputs(",\"cat\":\"clrtrace\",\"ph\":\"X\",\"ts\":", out);
-    put_us(out, f->start);
-    fputs(",\"dur\":", out);
-    put_us(out, end - f->start);
+    if (f->fn->flags & CT_FN_PROBE) {
+        /* A line probe's hit: an instant event on its thread. */
+        fputs(",\"cat\":\"clrtrace\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", out);
+        put_us(out, f->start);
+    } else {
+        fputs(",\"cat\":\"clrtrace\",\"ph\":\"X\",\"ts\":", out);
+        put_us(out, f->start);
+        fputs(",\"dur\":", out);
+        put_us(out, end - f->start);
+    }
     fprintf(out, ",\"pid\":%u,\"tid\":%" PRIu64 ",\"args\":{", c->pid, t->tid);
     size_t pos = f->aux;
     const char *key, *val;
@@ -324,7 +330,9 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         fprintf(out, ",\"code.line.number\":%u", f->fn->src_line);
     }
     const char *sep = n ? "," : "";
-    if (how == CLI_END_RETURN) {
+    if (f->fn->flags & CT_FN_PROBE) {
+        /* (no end of its own) */
+    } else if (how == CLI_END_RETURN) {
         ct_text text;
         ct_text_init(&text, c->val, CT_RENDER_RET_MAX);
         if (ct_symbols_return_text(w->sym, f->fn, rec, &text)) {

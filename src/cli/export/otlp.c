@@ -119,6 +119,8 @@ struct cli_otlp {
     /* The argument keys of the call being entered, each ending in NUL. */
     cli_keys keys;
     pb *cur;                   /* the thread buffer arguments go to */
+    int attr_field;            /* as what: F_SPAN_ATTRIBUTES, or a line probe's hit's
+                                  F_EVENT_ATTRIBUTES (an event of its caller's span) */
     cli_async *async;          /* async calls between return and end (export.h) */
     char val[CHROME_ARGS_MAX + 1];
     char key[CHROME_ARGS_MAX + 8];
@@ -281,7 +283,7 @@ static int arg_attribute(void *ctx, const char *key, size_t klen, const char *va
         klen = sizeof x->key - 5;
     memcpy(x->key, "arg.", 4);
     memcpy(x->key + 4, key, klen);
-    kv_string(x->cur, F_SPAN_ATTRIBUTES, x->key, 4 + klen, val, vlen);
+    kv_string(x->cur, x->attr_field, x->key, 4 + klen, val, vlen);
     return x->cur->oom ? (x->oom = -1) : 0;
 }
 
@@ -322,6 +324,7 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     f->aux = b->len;
     pb_raw(b, &me, sizeof me);
     x->cur = b;
+    x->attr_field = (f->fn->flags & CT_FN_PROBE) && caller ? F_EVENT_ATTRIBUTES : F_SPAN_ATTRIBUTES;
     x->keys.len = 0;
     if (cli_call_args(w->sym, f->fn, rec, x->val, key_taken, arg_attribute, x) != 0)
         return x->oom = -1;
@@ -491,6 +494,25 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     }
     const uint8_t *attrs = tb->p + f->aux + sizeof me;
     size_t alen = tb->len - f->aux - sizeof me;
+    if ((f->fn->flags & CT_FN_PROBE) && cli_caller(t)) {
+        /* A line probe's hit: an event of its caller's span, its values
+         * the event's attributes ("arg.total"), kept with the caller's
+         * until that span is made. */
+        uint8_t *keep = alen ? malloc(alen) : NULL;
+        if (alen && !keep)
+            return x->oom = -1;
+        if (alen)
+            memcpy(keep, attrs, alen);
+        tb->len = f->aux;
+        size_t ev = pb_open(tb, F_SPAN_EVENTS);
+        pb_fixed64(tb, F_EVENT_TIME, x->start_ns + f->start);
+        pb_string(tb, F_EVENT_NAME, f->fn->name, strlen(f->fn->name));
+        if (alen)
+            pb_raw(tb, keep, alen);
+        pb_close(tb, ev);
+        free(keep);
+        return tb->oom ? (x->oom = -1) : 0;
+    }
     uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
     if (id) {
         /* The call goes on until its task ends: its span then. */

@@ -79,6 +79,7 @@ enum {
     F_EVENT_TRACK_UUID = 11,
     TYPE_SLICE_BEGIN = 1,
     TYPE_SLICE_END = 2,
+    TYPE_INSTANT = 3,               /* a line probe's hit (--at) */
 
     F_ANNOTATION_NAME_IID = 1,      /* DebugAnnotation */
     F_ANNOTATION_BOOL = 2,
@@ -403,7 +404,8 @@ static int on_enter(void *ctx, cli_calls *w, cli_thread *t, const ct_rec *rec)
     const cli_frame *f = cli_top(t);
     const char *name = f->fn->name;
     packet_begin(p);
-    event_begin(p, f->start, thread_uuid(t->tid), TYPE_SLICE_BEGIN);
+    event_begin(p, f->start, thread_uuid(t->tid),
+                (f->fn->flags & CT_FN_PROBE) ? TYPE_INSTANT : TYPE_SLICE_BEGIN);
     uint64_t iid = name_iid(p, F_INTERNED_EVENT_NAMES, name, strlen(name));
     if (!iid)
         return p->oom = -1;
@@ -428,6 +430,8 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
 {
     perfetto *p = ctx;
     const cli_frame *f = cli_top(t);
+    if (f->fn->flags & CT_FN_PROBE)
+        return 0; /* a line probe's hit: an instant event, no end */
     packet_begin(p);
     event_begin(p, end, thread_uuid(t->tid), TYPE_SLICE_END);
     ct_text text;
