@@ -38,7 +38,9 @@
 #include "format/settings.h"
 #include "agent/core/budget.h"
 #include "agent/core/writer.h"
+#include "agent/model/lineprobe.h"
 #include "agent/model/when.h"
+#include "format/parse.h"
 #include "agent/engines/il/ilprobe.h"
 
 /* The control socket: in the abstract namespace (g_listen), and its file
@@ -235,10 +237,21 @@ static void session(int fd)
     /* Modules loading from here on are queued for the wait below. */
     atomic_store(&g_in_session, 1);
     int listed = ct_il_attach_methods(&ms);
-    HRESULT hr = listed == 0 ? ct_il_attach_rejit(&ms) : E_OUTOFMEMORY;
+    /* A line probe (--at) no loaded module has code at: refused, nothing
+     * rewritten (the modules' PDBs were read while the methods were
+     * listed). */
+    char unplaced[512];
+    ct_lineprobe_unplaced(unplaced, sizeof unplaced);
+    char *nl = strchr(unplaced, '\n');
+    if (nl)
+        *nl = '\0';
+    HRESULT hr = unplaced[0] ? E_FAIL : listed == 0 ? ct_il_attach_rejit(&ms) : E_OUTOFMEMORY;
     if (FAILED(hr)) {
-        snprintf(why, sizeof why, "the runtime refused to rewrite the methods (HRESULT 0x%08X)",
-                 (unsigned)hr);
+        if (unplaced[0])
+            snprintf(why, sizeof why, "%s", unplaced);
+        else
+            snprintf(why, sizeof why,
+                     "the runtime refused to rewrite the methods (HRESULT 0x%08X)", (unsigned)hr);
         atomic_store(&g_in_session, 0);
         ct_il_attach_report(NULL, 0);
         ct_il_attach_revert(&ms);

@@ -2,6 +2,7 @@
 #include "lineprobe.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,31 +23,52 @@ typedef struct at_spec {
     int placed; /* found code in a loaded module */
 } at_spec;
 
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* Parsed at the first ask, from the settings in force (an attach
+ * session's own: ct_lineprobe_forget makes the next ask parse again). */
+static atomic_int g_parsed;
 static at_spec g_specs[CT_AT_MAX];
 static uint32_t g_nspecs;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static ct_table g_mods; /* {ModuleID, 0} -> modprobes (none: an empty one) */
 
 static void parse_specs(void)
 {
-    const char *text = g_ct.cfg.at;
-    for (const char *p = text; p && *p && g_nspecs < CT_AT_MAX;) {
-        size_t len = strcspn(p, "\n");
-        char one[CT_AT_MAX_FILE + 16];
-        if (len && len < sizeof one) {
-            memcpy(one, p, len);
-            one[len] = '\0';
-            at_spec *s = &g_specs[g_nspecs];
-            if (ct_at_parse(one, s->file, sizeof s->file, &s->line) == 0)
-                g_nspecs++;
+    pthread_mutex_lock(&g_lock);
+    if (!atomic_load(&g_parsed)) {
+        g_nspecs = 0;
+        const char *text = g_ct.cfg.at;
+        for (const char *p = text; p && *p && g_nspecs < CT_AT_MAX;) {
+            size_t len = strcspn(p, "\n");
+            char one[CT_AT_MAX_FILE + 16];
+            if (len && len < sizeof one) {
+                memcpy(one, p, len);
+                one[len] = '\0';
+                at_spec *s = &g_specs[g_nspecs];
+                s->placed = 0;
+                if (ct_at_parse(one, s->file, sizeof s->file, &s->line) == 0)
+                    g_nspecs++;
+            }
+            p += len + (p[len] ? 1 : 0);
         }
-        p += len + (p[len] ? 1 : 0);
+        atomic_store(&g_parsed, 1);
     }
+    pthread_mutex_unlock(&g_lock);
 }
 
 int ct_lineprobe_any(void)
 {
-    pthread_once(&g_once, parse_specs);
+    if (!atomic_load_explicit(&g_parsed, memory_order_acquire))
+        parse_specs();
     return g_nspecs != 0;
+}
+
+void ct_lineprobe_forget(void)
+{
+    pthread_mutex_lock(&g_lock);
+    ct_table_free(&g_mods);
+    g_nspecs = 0;
+    atomic_store(&g_parsed, 0);
+    pthread_mutex_unlock(&g_lock);
 }
 
 /* Where the probes of one module go. */
@@ -60,9 +82,6 @@ typedef struct modprobes {
     uint32_t n;
     placed p[CT_AT_MAX];
 } modprobes;
-
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static ct_table g_mods; /* {ModuleID, 0} -> modprobes (none: an empty one) */
 
 /* The module's probes, found on first ask. */
 static const modprobes *module_probes(const ct_module *m)
@@ -124,6 +143,11 @@ int ct_lineprobe_targets(const ct_module *m, mdMethodDef tok)
         if (mp->p[i].method_rid == (tok & 0x00FFFFFFu))
             return 1;
     return 0;
+}
+
+int ct_lineprobe_in_module(const ct_module *m)
+{
+    return ct_lineprobe_any() ? (int)module_probes(m)->n : 0;
 }
 
 int ct_lineprobe_in_type(const ct_module *m, mdTypeDef td)

@@ -62,10 +62,16 @@ typedef struct ct_line_probes {
 
 /* Whether --at was given. */
 int ct_lineprobe_any(void);
+/* Between two attach sessions (ct_registry_forget): the next ask reads the
+ * settings then in force, and looks at each module again. */
+void ct_lineprobe_forget(void);
 /* Whether a probe goes into method tok of m, or into a method of TypeDef td
  * (the first ask for a module reads its PDB). */
 int ct_lineprobe_targets(const ct_module *m, mdMethodDef tok);
 int ct_lineprobe_in_type(const ct_module *m, mdTypeDef td);
+/* How many probes go into module m (its PDB read now, when --at was given
+ * and it is not the framework's). */
+int ct_lineprobe_in_module(const ct_module *m);
 
 /* The probes of f (mapped now, planned: mi its method), made once; NULL
  * when none. Called from the mapper (preemptive mode: may load types). */

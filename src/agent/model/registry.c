@@ -155,7 +155,7 @@ static int traces_name(const ct_module *m, const char *name)
 int ct_registry_module_may_trace(const ct_module *m)
 {
     const ct_config *c = &g_ct.cfg;
-    if (c->tree.trigger || (ct_lineprobe_any() && !m->framework))
+    if (c->tree.trigger || ct_lineprobe_in_module(m))
         return 1;
     if (c->assembly)
         return m->assembly && ct_glob_list_match(c->assembly, m->assembly);
@@ -628,4 +628,5 @@ void ct_registry_forget(void)
     atomic_store(&g_mapped, 0);
     atomic_store(&g_hooked, 0);
     pthread_mutex_unlock(&g_lock);
+    ct_lineprobe_forget();
 }
