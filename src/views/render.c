@@ -696,10 +696,13 @@ static void flush_pending(ct_render *r, thread *th)
         sn = 0;
     char *text = th->pend + PREFIX_MAX;
     size_t n = prefix(r, text, th->pend_time, th, NULL, th->pend_depth);
-    memcpy(text + th->pend_len, OPEN_END, OPEN_END_LEN - 1);
-    memcpy(text + th->pend_len + OPEN_END_LEN - 1, src, sn);
-    text[th->pend_len + OPEN_END_LEN - 1 + sn] = '\n';
-    emit(r, text - n, n + th->pend_len + OPEN_END_LEN + sn);
+    /* A line probe's hit whose LEAVE the trace does not have (the trace
+     * ended right after it) is a hit all the same: no " {". */
+    size_t open = th->pend_def && (th->pend_def->flags & CT_FN_PROBE) ? 0 : OPEN_END_LEN - 1;
+    memcpy(text + th->pend_len, OPEN_END, open);
+    memcpy(text + th->pend_len + open, src, sn);
+    text[th->pend_len + open + sn] = '\n';
+    emit(r, text - n, n + th->pend_len + open + 1 + sn);
 }
 
 /* "# jit 1.23 ms" at the call's place in the tree (depth), above it. */

@@ -902,10 +902,11 @@ static inline uint32_t ct_rec_slot_len(const ct_plan *p)
 }
 
 /* The levels of objects argument i of f is shown by: none for `this` (its
- * class and address say which object it is), else the option's. */
+ * class and address say which object it is), else the option's; a line
+ * probe's `this` too (its fields are the state at the line). */
 static inline uint32_t ct_rec_arg_depth(const ct_mapped_fn *f, uint32_t i)
 {
-    return i == 0 && ct_fn_has_this(f) ? 0 : g_ct.cfg.object_depth;
+    return i == 0 && ct_fn_has_this(f) && !f->line_probe ? 0 : g_ct.cfg.object_depth;
 }
 
 /* Appends one value of plan p, whose slot of len bytes is at addr (0:

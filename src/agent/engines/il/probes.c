@@ -295,7 +295,7 @@ static int capture_line(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_w
             addr = base ? (uintptr_t)(base + v->offset) : 0;
         }
         const ct_plan *p = f->args[i].plan;
-        ct_rec_value(b, w, m, p, addr, ct_rec_slot_len(p), g_ct.cfg.object_depth);
+        ct_rec_value(b, w, m, p, addr, ct_rec_slot_len(p), ct_rec_arg_depth(f, i));
     }
     return 1;
 }
