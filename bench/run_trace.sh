@@ -48,6 +48,9 @@
 # each call (the default) and without (CLRTRACE_IDS=0), the fast path, and
 # the IL engine with values and with --no-args, each both ways, in turn.
 #
+# Line probes (issue 38, BENCH_ONLY=lineprobe): a hit's cost, and what the
+# program allocates with a probe (bench_lineprobe, below).
+#
 # Async calls (issue 35, BENCH_ONLY=async): Workload async (each call an
 # async method that suspends once), values to a binary trace by each engine,
 # with BASELINE_LIB beside.
@@ -548,6 +551,43 @@ if [[ "${BENCH_ONLY:-}" == srcline ]]; then
     bench_srcline
     exit 0
 fi
+# Line probes (issue 38, BENCH_ONLY=lineprobe; also in a full run): Workload
+# probe, N calls of Values.Mix(int a, long b), the IL engine with values to a
+# binary trace (-F Bench.Values.Mix): traced without a probe, with a probe at
+# its marked line (10 values: the 2 arguments, 8 primitive locals), and the
+# same probe under a condition that never holds (each hit read and dropped);
+# ns per call, best of BENCH_REPEATS; a hit's cost is the difference, and the
+# bytes the program allocated per call (GC.GetAllocatedBytesForCurrentThread
+# around the timed loop).
+bench_lineprobe() {
+    workload_mode=probe
+    local src="$root/bench/Workload/Program.cs" l n=$((full_calls / 2)) il
+    l=$(grep -n '// PROBE LINE' "$src" | head -n 1 | cut -d: -f1)
+    il=("${profiled[@]}" CLRTRACE_ENGINE=il CLRTRACE_INCLUDE=Bench.Values.Mix)
+    measure probe_untraced "$n"
+    measure probe_traced "$n" "${il[@]}" "CLRTRACE_TRACE=$tmp/probe_traced.clrt"
+    measure probe_hit "$n" "${il[@]}" "CLRTRACE_AT=Program.cs:$l" "CLRTRACE_TRACE=$tmp/probe_hit.clrt"
+    measure probe_false "$n" "${il[@]}" "CLRTRACE_AT=Program.cs:$l" \
+        "CLRTRACE_WHEN=Program.cs:$l: c < 0" "CLRTRACE_TRACE=$tmp/probe_false.clrt"
+    local a
+    a=$(env "${il[@]}" "CLRTRACE_AT=Program.cs:$l" "CLRTRACE_TRACE=$tmp/probe_alloc.clrt" \
+        dotnet "$app" probe "$n" | sed -nE 's/.*alloc_per_call=([0-9.]+).*/\1/p')
+    rm -f "$tmp"/probe_*.clrt
+    workload_mode=calls
+    echo
+    echo "== line probes (--at, IL engine, values to a binary trace), ns/call, best of $repeats"
+    printf '%-15s %11s %9s\n' MODE CALLS NS/CALL
+    for m in probe_untraced probe_traced probe_hit probe_false; do
+        awk -v m="$m" -v c="${ncalls[$m]}" -v v="${ns[$m]}" 'BEGIN { printf "%-15s %11d %9.1f\n", m, c, v }'
+    done
+    awk -v t="${ns[probe_traced]}" -v h="${ns[probe_hit]}" -v f="${ns[probe_false]}" -v a="$a" 'BEGIN {
+        printf "a hit with 10 values (2 arguments, 8 primitive locals): +%.1f ns (goal <= 200 ns): %s; a hit its condition drops: +%.1f ns; the program allocated %s bytes a call with the probe (goal 0)\n",
+               h - t, (h - t <= 200) ? "met" : "NOT met", f - t, a }'
+}
+if [[ "${BENCH_ONLY:-}" == lineprobe ]]; then
+    bench_lineprobe
+    exit 0
+fi
 # Async calls (issue 35, BENCH_ONLY=async; also in a full run): Workload
 # async, each call an async method that suspends once (Task.Yield) and is
 # followed until its task completes; values to a binary trace, by each
@@ -733,3 +773,4 @@ awk -v p="$r_plain" -v f="$r_full" -v q="$r_fast" 'BEGIN {
 bench_goals
 bench_default
 bench_srcline
+bench_lineprobe

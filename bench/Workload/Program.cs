@@ -13,6 +13,8 @@
 //                                      a Dictionary<string, int> of 20; prints
 //                                      "calls=C ns_per_call=X sum=S"
 //   dotnet Workload.dll objects N busy the same after a burst of other calls
+//   dotnet Workload.dll probe N        N calls of Values.Mix (a line probe's
+//                                      cost); also prints alloc_per_call
 //   dotnet Workload.dll hello          prints "hello" (start-up time)
 //   dotnet Workload.dll exit N         N-deep recursion, then Environment.Exit(5)
 //                                      from the innermost call (the trace must
@@ -57,6 +59,18 @@ namespace Bench
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static long Place(Order o) => o.Id + 1;
+
+        // A line probe's cost (bench/run_trace.sh, BENCH_ONLY=lineprobe): the
+        // probe goes at the marked line, 8 primitive locals in scope (each
+        // read twice there, so that a release build keeps them).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Mix(int a, long b)
+        {
+            int c = a + 1; long d = b * 2; double e = a * 0.5; bool f = (a & 1) == 0;
+            int g = c ^ 3; long h = d - 1; short i = (short)a; byte j = (byte)b;
+            long r = (c + d + (long)e + (f ? 1 : 0) + g + h + i + j) * 2 - (c + d + (long)e + (f ? 1 : 0) + g + h + i + j); // PROBE LINE
+            return r;
+        }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int Sum(List<int> l) => l.Count;
@@ -273,6 +287,26 @@ namespace Bench
                 sw.Stop();
                 Console.WriteLine("calls={0} ns_per_call={1:F2} sum={2}", calls,
                                   sw.Elapsed.TotalMilliseconds * 1e6 / calls, sum);
+                return 0;
+            }
+            if (mode == "probe")
+            {
+                // "probe N": N calls of Values.Mix, the method a line probe
+                // (--at) is put in; also the bytes this thread allocated
+                // during the timed loop, per call.
+                long calls = args.Length > 1 ? long.Parse(args[1]) : 1_000_000;
+                long sum = 0;
+                for (int k = 0; k < Math.Min(calls, 20_000); k++) // warm-up
+                    sum += Values.Mix(k, k);
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                var sw = Stopwatch.StartNew();
+                for (long k = 0; k < calls; k++)
+                    sum += Values.Mix((int)k, k);
+                sw.Stop();
+                long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+                Console.WriteLine("calls={0} ns_per_call={1:F2} sum={2} alloc_per_call={3:F3}", calls,
+                                  sw.Elapsed.TotalMilliseconds * 1e6 / calls, sum,
+                                  (double)allocated / calls);
                 return 0;
             }
             if (mode == "threads")

@@ -19,6 +19,7 @@
 
 #include "clrmeta/clrmeta.h"
 #include "clrsig/clrsig.h"
+#include "format/parse.h"
 #include "cli.h"
 
 #define SIGS_LINE_CAP 65536
@@ -826,20 +827,11 @@ int cmd_sigs(int argc, char **argv)
         fprintf(stderr, "clrtrace sigs: --locals goes with --at FILE:LINE\n");
         return 2;
     }
-    char at_file[1024];
+    char at_file[CT_AT_MAX_FILE];
     uint32_t at_line = 0;
-    if (at) {
-        const char *colon = strrchr(at, ':');
-        char *end = NULL;
-        unsigned long v = colon ? strtoul(colon + 1, &end, 10) : 0;
-        if (!colon || colon == at || (size_t)(colon - at) >= sizeof at_file || !end || *end ||
-            colon[1] < '0' || colon[1] > '9' || v == 0 || v > 0x1FFFFFFF) {
-            fprintf(stderr, "clrtrace sigs: --at takes FILE:LINE (Orders.cs:42), not '%s'\n", at);
-            return 2;
-        }
-        memcpy(at_file, at, (size_t)(colon - at));
-        at_file[colon - at] = '\0';
-        at_line = (uint32_t)v;
+    if (at && ct_at_parse(at, at_file, sizeof at_file, &at_line) != 0) {
+        fprintf(stderr, "clrtrace sigs: --at takes FILE:LINE (Orders.cs:42), not '%s'\n", at);
+        return 2;
     }
     clrmeta_pdb_file *pdb = NULL;
     if (lines || at) {

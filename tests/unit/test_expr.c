@@ -57,6 +57,14 @@ static void test_parse_shapes(void **state)
     assert_int_equal(g_e.nodes[g_e.root].count, 2);
     assert_int_equal(ct_expr_needs_return(&g_e), 0);
 
+    /* A line probe's pattern (--at FILE:LINE as given): to the colon after
+     * the digits. */
+    ok("Orders.cs:42: total > 100");
+    assert_string_equal(g_e.glob, "Orders.cs:42");
+    assert_string_equal(ct_expr_seg(&g_e, &g_e.paths[0], 0), "total");
+    ok("src/Orders.cs:7:x");
+    assert_string_equal(g_e.glob, "src/Orders.cs:7");
+
     ok("  *.Place :ok");
     assert_string_equal(g_e.glob, "*.Place");
     assert_int_equal(g_e.nodes[g_e.root].op, CT_XOP_TRUTH);

@@ -14,6 +14,7 @@
 
 #include "views/treefilter.h"
 #include "format/expr.h"
+#include "format/parse.h"
 #include "format/settings.h"
 #include "format/value.h"
 
@@ -163,6 +164,49 @@ static void test_when(void **state)
     assert_int_equal(ct_setting_by_option("--when"), CT_SET_WHEN);
 }
 
+/* --at: 'FILE:LINE' a line, at most CT_AT_MAX; ct_at_parse's bounds. */
+static void test_at(void **state)
+{
+    (void)state;
+    uint64_t num = 0;
+    char want[CT_SETTING_WANT_MAX];
+    assert_int_equal(ct_setting_parse(CT_SET_AT, "Orders.cs:42\nsrc/Shop/Cart.cs:7", 1, &num,
+                                      want, sizeof want), 0);
+    assert_int_equal(ct_setting_parse(CT_SET_AT, "Orders.cs:42\nCart.cs", 1, &num, want,
+                                      sizeof want), -1);
+    assert_non_null(strstr(want, "(line 2)"));
+    static char text[CT_AT_MAX_TEXT + 64];
+    text[0] = '\0';
+    for (unsigned i = 0; i < CT_AT_MAX; i++)
+        strcat(text, "A.cs:1\n");
+    assert_int_equal(ct_setting_parse(CT_SET_AT, text, 1, &num, want, sizeof want), 0);
+    strcat(text, "A.cs:1");
+    assert_int_equal(ct_setting_parse(CT_SET_AT, text, 1, &num, want, sizeof want), -1);
+    assert_non_null(strstr(want, "at most 16 lines"));
+    assert_int_equal(ct_setting_by_option("--at"), CT_SET_AT);
+
+    char file[CT_AT_MAX_FILE];
+    uint32_t line = 0;
+    assert_int_equal(ct_at_parse("a/b:c.cs:536870911", file, sizeof file, &line), 0);
+    assert_string_equal(file, "a/b:c.cs"); /* the last ':' splits */
+    assert_int_equal(line, CT_AT_MAX_LINE);
+    assert_int_equal(ct_at_parse("c.cs:536870912", file, sizeof file, &line), -1);
+    assert_int_equal(ct_at_parse("c.cs:0", file, sizeof file, &line), -1);
+    assert_int_equal(ct_at_parse(":4", file, sizeof file, &line), -1);
+    assert_int_equal(ct_at_parse("c.cs:", file, sizeof file, &line), -1);
+    assert_int_equal(ct_at_parse("c.cs:4x", file, sizeof file, &line), -1);
+    assert_int_equal(ct_at_parse("c.cs:-4", file, sizeof file, &line), -1);
+    /* A file of CT_AT_MAX_FILE - 1 bytes, and one past it. */
+    static char longest[CT_AT_MAX_FILE + 16];
+    memset(longest, 'x', CT_AT_MAX_FILE - 1);
+    strcpy(longest + CT_AT_MAX_FILE - 1, ":3");
+    assert_int_equal(ct_at_parse(longest, file, sizeof file, &line), 0);
+    assert_int_equal(strlen(file), CT_AT_MAX_FILE - 1);
+    memset(longest, 'x', CT_AT_MAX_FILE);
+    strcpy(longest + CT_AT_MAX_FILE, ":3");
+    assert_int_equal(ct_at_parse(longest, file, sizeof file, &line), -1);
+}
+
 static void test_help_lines(void **state)
 {
     (void)state;
@@ -204,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_spellings_unique),
         cmocka_unit_test(test_help_lines),
         cmocka_unit_test(test_when),
+        cmocka_unit_test(test_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,28 +362,58 @@ static void probe_code(clril_insn *code, const ct_mapped_fn *f, void (*fn)(uintp
  * over, then the hit. */
 #define HIT_MAX (PROBE_LEN * (CT_LINE_MAX_VALUES + 1))
 
-/* A line probe's code (model/lineprobe.h): the address of each of its
- * inputs (ldloca of the copy of `this`, self, or ldarga 0 without one;
- * ldarga; ldloca), conv.u, ct_probe_arg; then ct_probe_line with the
- * probe. Returns its length. */
-static uint32_t hit_code(clril_insn *code, const ct_line_probe *p, int64_t self, mdToken one)
+/* One input's address (ldloca of the copy of `this`, self, or ldarga 0
+ * without one; ldarga; ldloca), conv.u, into code[0..2). */
+static void input_code(clril_insn *code, const ct_line_in *in, int64_t self)
 {
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < p->nin && k < CT_LINE_MAX_VALUES; k++, n += PROBE_LEN) {
-        const ct_line_in *in = &p->in[k];
-        memset(code + n, 0, 2 * sizeof *code);
-        if (in->kind == CT_LINE_IN_SELF && self >= 0) {
-            code[n].op = CLRIL_LDLOCA;
-            code[n].value = self;
-        } else {
-            code[n].op = in->kind == CT_LINE_IN_LOCAL ? CLRIL_LDLOCA : CLRIL_LDARGA;
-            code[n].value = in->kind == CT_LINE_IN_SELF ? 0 : in->index;
-        }
-        code[n + 1].op = CLRIL_CONV_U;
-        probe_call(code + n, ct_probe_arg, one);
+    memset(code, 0, 2 * sizeof *code);
+    if (in->kind == CT_LINE_IN_SELF && self >= 0) {
+        code[0].op = CLRIL_LDLOCA;
+        code[0].value = self;
+    } else {
+        code[0].op = in->kind == CT_LINE_IN_LOCAL ? CLRIL_LDLOCA : CLRIL_LDARGA;
+        code[0].value = in->kind == CT_LINE_IN_SELF ? 0 : in->index;
     }
-    probe_code_id(code + n, (uintptr_t)p, ct_probe_line, one);
-    return n + PROBE_LEN;
+    code[1].op = CLRIL_CONV_U;
+}
+
+/* ldc.i8 fn; conv.i; calli sig, into code[0..3). */
+static void native_call(clril_insn *code, uintptr_t fn, mdToken sig)
+{
+    memset(code, 0, 3 * sizeof *code);
+    code[0].op = CLRIL_LDC_I8;
+    code[0].value = (int64_t)fn;
+    code[1].op = 0xD3; /* conv.i */
+    code[2].op = CLRIL_CALLI;
+    code[2].value = sig;
+}
+
+/* A line probe's code (model/lineprobe.h, probes.h): its inputs'
+ * addresses in batches of CT_PROBE_ENTER_ADDRS (args6), the last ones with
+ * the probe (line_with[k]); one native call per batch. Returns its length
+ * (at most HIT_MAX), or 0 when the module lacks a signature it needs. */
+static uint32_t hit_code(clril_insn *code, const ct_line_probe *p, int64_t self, probe_sigs s)
+{
+    const ct_il_line_probes *lp = ct_il_line_probes_get();
+    uint32_t nin = p->nin < CT_LINE_MAX_VALUES ? p->nin : CT_LINE_MAX_VALUES;
+    uint32_t last = nin ? (nin - 1) % CT_PROBE_ENTER_ADDRS + 1 : 0, n = 0, k = 0;
+    mdToken six = s.with[CT_PROBE_ENTER_ADDRS - 1], end = last ? s.with[last] : s.one;
+    if (!end || (nin > last && !six))
+        return 0;
+    for (; k + last < nin; k += CT_PROBE_ENTER_ADDRS) {
+        for (uint32_t j = 0; j < CT_PROBE_ENTER_ADDRS; j++, n += 2)
+            input_code(code + n, &p->in[k + j], self);
+        native_call(code + n, lp->args6, six);
+        n += 3;
+    }
+    for (; k < nin; k++, n += 2)
+        input_code(code + n, &p->in[k], self);
+    memset(code + n, 0, 2 * sizeof *code);
+    code[n].op = CLRIL_LDC_I8;
+    code[n].value = (int64_t)(uintptr_t)p;
+    code[n + 1].op = 0xD3; /* conv.i */
+    native_call(code + n + 2, lp->line_with[last], end);
+    return n + 5;
 }
 
 /* The line probe of lines at original IL offset off, or NULL. */
@@ -924,7 +954,9 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         if (lp) {
             /* Before the instruction (and the leave probe put before a
              * ret), taking its label: every path to the line runs it. */
-            uint32_t hn = hit_code(hit, lp, locals.self, sig.one);
+            uint32_t hn = hit_code(hit, lp, locals.self, sig);
+            if (!hn)
+                goto out;
             int next = cur == 1 ? 2 : 1;
             clril_arena_reset(&a[next]);
             if (clril_insert(&b, i, hit, hn, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
@@ -985,6 +1017,11 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     b.max_stack = b.max_stack > 0xFFFF - 3 ? 0xFFFF : (uint16_t)(b.max_stack + 3);
     if (b.max_stack < batched + 2)
         b.max_stack = (uint16_t)(batched + 2);
+    /* A line probe's batch: its addresses, the probe and the target, above
+     * what may be on the stack at its line. */
+    if (lines)
+        b.max_stack = b.max_stack > 0xFFFF - (CT_PROBE_ENTER_ADDRS + 2)
+                          ? 0xFFFF : (uint16_t)(b.max_stack + CT_PROBE_ENTER_ADDRS + 2);
     /* The original offset of each instruction (CLRIL_NEW: a probe's), for
      * the map from the old offsets to the new ones. */
     map = malloc((size_t)b.ninsns * sizeof *map);

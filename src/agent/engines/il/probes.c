@@ -302,7 +302,7 @@ static int capture_line(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_w
 
 _Static_assert(CT_LINE_MAX_VALUES <= CT_PROBE_MAX_ARGS, "a line probe's inputs are kept");
 
-void ct_probe_line(uintptr_t id)
+static void probe_line(uintptr_t id)
 {
     uint32_t n = t_probe_nargs;
     t_probe_nargs = t_probe_ntargs = 0;
@@ -401,6 +401,77 @@ static void probe_leave_plain(uintptr_t client_id)
 static void probe_tailcall_plain(uintptr_t client_id)
 {
     ct_rec_plain_call(CT_REC_TAILCALL, client_id);
+}
+
+/* A line probe's batches (probes.h, ct_il_line_probes): six addresses,
+ * kept in one thread-local lookup; the last k with the probe. */
+#define KEEP(i)                                            \
+    do {                                                   \
+        if (n + (i) < CT_PROBE_MAX_ARGS)                   \
+            t_probe_args[n + (i)] = a##i;                  \
+    } while (0)
+static void line_args6(A(0), A(1), A(2), A(3), A(4), A(5))
+{
+    uint32_t n = t_probe_nargs;
+    KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4); KEEP(5);
+    t_probe_nargs = n + 6;
+}
+static void line_with0(uintptr_t id)
+{
+    probe_line(id);
+}
+static void line_with1(A(0), uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    KEEP(0);
+    t_probe_nargs = n + 1;
+    probe_line(id);
+}
+static void line_with2(A(0), A(1), uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    KEEP(0); KEEP(1);
+    t_probe_nargs = n + 2;
+    probe_line(id);
+}
+static void line_with3(A(0), A(1), A(2), uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    KEEP(0); KEEP(1); KEEP(2);
+    t_probe_nargs = n + 3;
+    probe_line(id);
+}
+static void line_with4(A(0), A(1), A(2), A(3), uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    KEEP(0); KEEP(1); KEEP(2); KEEP(3);
+    t_probe_nargs = n + 4;
+    probe_line(id);
+}
+static void line_with5(A(0), A(1), A(2), A(3), A(4), uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4);
+    t_probe_nargs = n + 5;
+    probe_line(id);
+}
+static void line_with6(A(0), A(1), A(2), A(3), A(4), A(5), uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4); KEEP(5);
+    t_probe_nargs = n + 6;
+    probe_line(id);
+}
+#undef KEEP
+
+const ct_il_line_probes *ct_il_line_probes_get(void)
+{
+    static const ct_il_line_probes lines = {
+        (uintptr_t)line_args6,
+        {(uintptr_t)line_with0, (uintptr_t)line_with1, (uintptr_t)line_with2,
+         (uintptr_t)line_with3, (uintptr_t)line_with4, (uintptr_t)line_with5,
+         (uintptr_t)line_with6}};
+    return &lines;
 }
 
 const ct_il_probes *ct_il_probes_for(int values)

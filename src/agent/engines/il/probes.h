@@ -41,9 +41,17 @@ void ct_probe_rt_resumed(uintptr_t home, uintptr_t client_id);
 void ct_probe_rt_return(uintptr_t ret_addr, uintptr_t home, uintptr_t client_id);
 void ct_probe_rt_leave(uintptr_t home, uintptr_t client_id);
 
-/* A line probe's hit (model/lineprobe.h; id: its ct_line_probe), after
- * ct_probe_arg with the address of each of its inputs. */
-void ct_probe_line(uintptr_t id);
+/* A line probe's hit (model/lineprobe.h; id: its ct_line_probe), its
+ * inputs' addresses handed over in calls of up to CT_PROBE_ENTER_ADDRS
+ * each (one native call per batch, not per value): args6 with six, as
+ * many times as needed, then line_with[k] with the last k (0 to
+ * CT_PROBE_ENTER_ADDRS) and the probe: void (uintptr_t addr..., uintptr_t
+ * id). */
+typedef struct ct_il_line_probes {
+    uintptr_t args6;
+    uintptr_t line_with[CT_PROBE_ENTER_ADDRS + 1];
+} ct_il_line_probes;
+const ct_il_line_probes *ct_il_line_probes_get(void);
 
 /* The probes that record a call's enter and end, as the rewritten code
  * calls them (client_id: the function's record, generic code's its
