@@ -90,6 +90,7 @@ static void usage(FILE *to)
 static const char *const k_names[] = {
     "?", "FUNCTION", "THREAD", "ENTER", "LEAVE", "TAILCALL", "UNWIND", "DROPPED", "CLASS", "END",
     "EVENTS", "HELD", "JIT", "ZSTD", "BUDGET", "ACTIVITY", "ASYNC_RETURN", "ASYNC_FAULT", "LINE",
+    "LOCALS",
 };
 _Static_assert(sizeof k_names / sizeof *k_names == CT_REC_TYPE_COUNT, "a name per record type");
 
@@ -110,7 +111,7 @@ static int dump(void *ctx, const ct_rec *r)
         printf(" tid=%" PRIu64 " %.*s\n", r->tid, (int)r->name_len, r->name);
         break;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND:
-    case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT:
+    case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT: case CT_REC_LOCALS:
         printf(" t=%" PRIu64 " tid=%" PRIu64 " key=0x%" PRIx64 " values=%u held=%" PRIu64 "\n",
                r->time_ns, r->tid, r->key, r->nvalues, r->held_ns);
         break;

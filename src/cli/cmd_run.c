@@ -556,11 +556,12 @@ static int trace_check(trace_opts *o)
                 "--null\n", who);
         return -1;
     }
-    if (o->given[CT_SET_AT] &&
+    if ((o->given[CT_SET_AT] || o->given[CT_SET_LOCALS]) &&
         (o->given[CT_SET_NO_ARGS] || o->given[CT_SET_NULL] || o->given[CT_SET_ALL] ||
          (o->given[CT_SET_ENGINE] && !strcasecmp(o->given[CT_SET_ENGINE], "elt")))) {
-        fprintf(stderr, "clrtrace %s: --at puts probes in the IL of methods: not with "
-                "--engine=elt, -a, --no-args or --null\n", who);
+        fprintf(stderr, "clrtrace %s: %s puts probes in the IL of methods: not with "
+                "--engine=elt, -a, --no-args or --null\n", who,
+                o->given[CT_SET_AT] ? "--at" : "--locals");
         return -1;
     }
     if ((o->given[CT_SET_ARGS_CHOSEN] || o->given[CT_SET_RET_CHOSEN]) &&

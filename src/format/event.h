@@ -59,7 +59,9 @@
  * unknown record. */
 /* 2.12: line probes (--at): a FUNCTION record with CT_FN_PROBE is a probe's
  * ("@ Orders.cs:42", its parameters the values it reads), each ENTER of it a
- * hit, its LEAVE right after; older readers show hits as calls. */
+ * hit, its LEAVE right after; older readers show hits as calls. LOCALS
+ * records (--locals): a frame's values as an exception passed through it; a
+ * 2.11 reader reports the first as an unknown record. */
 #define CT_TRACE_VERSION_MINOR 12
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
@@ -116,6 +118,17 @@ typedef enum ct_rec_type {
     CT_REC_LINE = 18,    /* (2.11, --srcline) the source line a frame of function
                             key was at when an exception left it: its thread's
                             next UNWIND of that function is that frame's */
+    CT_REC_LOCALS = 19,  /* (2.12, --locals) a frame's arguments and locals as an
+                            exception passed through it (the first pass, before any
+                            finally ran): an event-shaped record whose key is its
+                            locals record (a FUNCTION record with CT_FN_LOCALS: the
+                            labels and plans), value 0 the key of the function whose
+                            frame it is and the frame's id (2 u64: a later LOCALS of
+                            the same thread, function and id replaces it: the same
+                            frame, left by an exception its finally threw), then the
+                            values (none at all: they did not fit, the record says
+                            nothing); its thread's next UNWIND of that function is
+                            that frame's */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -260,6 +273,9 @@ enum {
                                  its place), and its call's ASYNC_RETURN has 0 for
                                  the task's class, then the result by the
                                  function's return plan */
+    CT_FN_LOCALS = 64,        /* (2.12) with CT_FN_PROBE: a function's locals record
+                                 (--locals), named "locals of NAME": its parameters are
+                                 the arguments and locals its LOCALS records carry */
     CT_FN_PROBE = 32,         /* (2.12) a line probe (--at): each call of it is a hit
                                  of the line in its name, its values those of `this`,
                                  the arguments and the locals there; its LEAVE has no
@@ -270,6 +286,13 @@ enum {
 static inline int ct_rec_is_async_end(ct_rec_type type)
 {
     return type == CT_REC_ASYNC_RETURN || type == CT_REC_ASYNC_FAULT;
+}
+
+/* A record shaped as an event (time, thread, key, held time, values) that
+ * is no call's start or end: ASYNC_RETURN, ASYNC_FAULT, LOCALS. */
+static inline int ct_rec_is_event_shaped(ct_rec_type type)
+{
+    return ct_rec_is_async_end(type) || type == CT_REC_LOCALS;
 }
 
 /* Each value of an ENTER/LEAVE record is a u32 word, then the bytes: the low

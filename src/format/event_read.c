@@ -343,7 +343,7 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
     memset(rec, 0, sizeof *rec);
     rec->type = (ct_rec_type)h[0];
     rec->offset = offset;
-    int is_event = ct_rec_is_event(rec->type) || ct_rec_is_async_end(rec->type);
+    int is_event = ct_rec_is_event(rec->type) || ct_rec_is_event_shaped(rec->type);
     int bad_pad = h[1] != 0 || (!is_event && (h[2] || h[3]));
     for (size_t i = REC_HEADER + plen; i < total; i++)
         bad_pad |= h[i] != 0;
@@ -420,7 +420,7 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
         }
         break;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND:
-    case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT: {
+    case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT: case CT_REC_LOCALS: {
         rec->nvalues = (uint32_t)h[2] | (uint32_t)h[3] << 8;
         rec->time_ns = ct_take_u(&c, 8);
         rec->tid = ct_take_u(&c, 8);
@@ -441,6 +441,11 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
         if (c.bad || st < 0 || k != rec->nvalues || pos != rec->values_len)
             c.bad = 1;
         if (rec->type == CT_REC_TAILCALL && rec->nvalues)
+            c.bad = 1;
+        /* LOCALS: value 0 is the frame's function key and its id (16
+         * bytes). */
+        if (rec->type == CT_REC_LOCALS && !c.bad && rec->nvalues &&
+            ((pos = 0, ct_next_value(rec, &pos, &v, &vl, NULL) != 1) || vl != 16))
             c.bad = 1;
         c.pos = c.n;
         break;

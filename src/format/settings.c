@@ -91,6 +91,11 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                             CT_DEFAULT_VALUE_BYTES, NULL, "N",
                             "past N bytes captured for one value, its objects read "
                             "Type@0x... ({min}-{max}, default {default})"},
+    [CT_SET_LOCALS] = {"CLRTRACE_LOCALS", NULL, "--locals", CT_KIND_FLAG, CT_GROUP_VALUES, 0, 0,
+                       1, 0, "1", NULL,
+                       "for each traced frame an exception leaves, record its arguments "
+                       "and local variables as the exception passed through it, before "
+                       "any finally ran (IL engine; shown under the frame's exception)"},
     [CT_SET_REDACT] = {"CLRTRACE_REDACT", NULL, "--no-redact", CT_KIND_FLAG, CT_GROUP_VALUES, 0,
                        0, 1, 1, "0", NULL,
                        "show the values of parameters, fields and properties whose "

@@ -59,6 +59,8 @@ typedef enum ct_setting_id {
     CT_SET_OBJECT_DEPTH,
     CT_SET_OBJECT_FIELDS,
     CT_SET_VALUE_BYTES,
+    CT_SET_LOCALS,        /* CLRTRACE_LOCALS: each traced frame an exception leaves, its
+                             arguments and locals as the exception passed (--locals) */
     CT_SET_REDACT,        /* CLRTRACE_REDACT: 0 shows secrets' values too (--no-redact) */
     CT_SET_REDACT_NAMES,  /* CLRTRACE_REDACT_NAMES: more names of secrets (--redact) */
     CT_SET_ARGS_CHOSEN,   /* CLRTRACE_ARGS_CHOSEN: -A 'GLOB@PATH,...', one a line */

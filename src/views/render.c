@@ -145,7 +145,13 @@ struct ct_render {
         size_t text_len;
         size_t outs_len;    /* outs' text (out/ref parameters at return) */
         int line;           /* the text ends with the line an exception left it at */
+        char *locals;       /* an UNWIND's frame's LOCALS text (owned), or NULL */
+        size_t locals_len;
     } ev;
+    /* LOCALS records (--locals) not yet matched with their UNWIND, oldest
+     * first: their text ("total=150, i=3"), malloc'd. */
+    struct { uint64_t tid, key, frame; char *text; size_t len; } locals[RENDER_LINES_HELD];
+    unsigned nlocals;
     /* LINE records (--srcline) not yet matched with their UNWIND, oldest
      * first. */
     struct { uint64_t tid, key; uint32_t line, flags; } lines[RENDER_LINES_HELD];
@@ -243,6 +249,9 @@ void ct_render_free(ct_render *r)
     }
     free(r->async);
     free(r->held);
+    for (unsigned i = 0; i < r->nlocals; i++)
+        free(r->locals[i].text);
+    free(r->ev.locals);
     ct_symbols_free(r->sym);
     free(r);
 }
@@ -908,6 +917,17 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
     }
     line[n++] = '\n';
     emit(r, line - pre, pre + n);
+    if (r->ev.locals) {
+        /* --locals: the frame's values as the exception passed, on a line
+         * of its own under it. */
+        char *l2 = r->line + PREFIX_MAX;
+        size_t p2 = prefix(r, l2, now, th, NULL, depth + 1), k = 0;
+        put(l2, &k, "locals: ", 8);
+        put(l2, &k, r->ev.locals, r->ev.locals_len < CT_RENDER_LINE_MAX ? r->ev.locals_len
+                                                                       : CT_RENDER_LINE_MAX);
+        l2[k++] = '\n';
+        emit(r, l2 - p2, p2 + k);
+    }
 }
 
 /* The T of "Task<T> " or "ValueTask<T> " (an async call's return label):
@@ -1182,6 +1202,78 @@ static int line_record(ct_render *r, const ct_rec *rec)
     return 0;
 }
 
+/* A LOCALS record: its text held for the UNWIND it goes with (value 0: the
+ * frame's function; the others by its locals record's plans). */
+static int locals_record(ct_render *r, const ct_rec *rec)
+{
+    fn *pf = function_of(r, rec->key);
+    if (!pf || !r->opts.lines)
+        return pf ? 0 : -1;
+    const ct_function *d = pf->def;
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    uint64_t owner = 0, id = 0;
+    if (ct_next_value(rec, &pos, &v, &len, &st) != 1 || len != 16)
+        return 0;
+    memcpy(&owner, v, 8);
+    memcpy(&id, v + 8, 8);
+    ct_text t;
+    ct_text_init(&t, r->ret, sizeof r->ret);
+    for (uint32_t i = 0; i < d->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
+        if (i)
+            ct_text_put(&t, ", ");
+        ct_text_putn(&t, d->labels[i], d->label_lens[i]);
+        ct_symbols_value_text(r->sym, d->plans[i], v, len, st, &t);
+    }
+    size_t n = ct_text_end(&t);
+    char *text = malloc(n + 1);
+    if (!text)
+        return -1;
+    memcpy(text, r->ret, n);
+    text[n] = '\0';
+    /* The same frame again (an exception its finally threw): the values
+     * of the exception that leaves it. */
+    for (unsigned i = 0; id && i < r->nlocals; i++)
+        if (r->locals[i].tid == rec->tid && r->locals[i].key == owner &&
+            r->locals[i].frame == id) {
+            free(r->locals[i].text);
+            r->locals[i].text = text;
+            r->locals[i].len = n;
+            return 0;
+        }
+    if (r->nlocals == RENDER_LINES_HELD) {
+        free(r->locals[0].text);
+        memmove(r->locals, r->locals + 1, sizeof r->locals[0] * (RENDER_LINES_HELD - 1));
+        r->nlocals--;
+    }
+    r->locals[r->nlocals].tid = rec->tid;
+    r->locals[r->nlocals].key = owner;
+    r->locals[r->nlocals].frame = id;
+    r->locals[r->nlocals].text = text;
+    r->locals[r->nlocals].len = n;
+    r->nlocals++;
+    return 0;
+}
+
+/* The LOCALS text held for an UNWIND of function def on thread tid (the
+ * oldest of that thread and function), into r->ev.locals (owned). */
+static void take_locals(ct_render *r, uint64_t tid, const ct_function *def)
+{
+    unsigned i;
+    for (i = 0; i < r->nlocals; i++)
+        if (r->locals[i].tid == tid && r->locals[i].key == def->key)
+            break;
+    if (i == r->nlocals)
+        return;
+    free(r->ev.locals);
+    r->ev.locals = r->locals[i].text;
+    r->ev.locals_len = r->locals[i].len;
+    memmove(r->locals + i, r->locals + i + 1, sizeof r->locals[0] * (r->nlocals - i - 1));
+    r->nlocals--;
+}
+
 /* The line held for an UNWIND of function def on thread tid (the oldest of
  * that thread and function; those of the thread before it are forgotten): 1
  * and *line, *flags, or 0. */
@@ -1207,6 +1299,8 @@ static void unwind_text(ct_render *r, const ct_function *def, const ct_rec *rec)
 {
     if (!r->opts.lines)
         return;
+    if (r->nlocals)
+        take_locals(r, rec->tid, def);
     size_t n = 0;
     if (rec->nvalues) {
         ct_text t;
@@ -1366,6 +1460,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         return ct_walk_record(&r->walk, rec);
     case CT_REC_LINE:
         return line_record(r, rec);
+    case CT_REC_LOCALS:
+        return locals_record(r, rec);
     case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT:
         return async_end(r, rec);
     case CT_REC_END:
@@ -1385,6 +1481,9 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         r->ev.text = NULL;
         r->ev.text_len = r->ev.outs_len = 0;
         r->ev.line = 0;
+        free(r->ev.locals);
+        r->ev.locals = NULL;
+        r->ev.locals_len = 0;
         thread *th = t->user;
         if (rec->type == CT_REC_LEAVE)
             leave_text(r, f->def, rec);

@@ -197,6 +197,12 @@ const ct_line_probes *ct_lineprobe_plan(const ct_mapped_fn *f, const ct_method_i
     return NULL;
 }
 
+const ct_line_probe *ct_lineprobe_locals_plan(const ct_mapped_fn *f, const ct_method_info *mi)
+{
+    (void)f, (void)mi;
+    return NULL;
+}
+
 int ct_plan_state_machine(ct_mapped_fn *f, const ct_method_info *mi)
 {
     (void)f, (void)mi;

@@ -401,6 +401,8 @@ void ct_writer_define(const ct_mapped_fn *f)
         flags |= CT_FN_RT_ASYNC;
     if (f->line_probe)
         flags |= CT_FN_PROBE;
+    if (f->line_probe == 2)
+        flags |= CT_FN_LOCALS;
     for (uint32_t i = 0; i < n; i++)
         params[i] = ca ? (ct_fn_param){ca->labels[i], 0, ca->plans[i]}
                        : (ct_fn_param){f->args[i].label, 0, ct_arg_plan(f, i)};
@@ -641,6 +643,36 @@ static void async_end_event(const uint8_t *p, size_t len, int rt)
     output(p, len, &rec);
 }
 
+/* A frame's values as an exception passed (--locals, record/locals.c): a
+ * LOCALS record of its own, after the CLASS records its values name (value
+ * 0 is the frame's function; the others by its locals record's plans).
+ * Written as it comes, as LINE records are: a tree filter holding the
+ * frame's events back does not hold it (readers match it with the frame's
+ * UNWIND). */
+static void locals_event(const uint8_t *p, size_t len)
+{
+    static const ct_classes classes = {NULL, known_content, NULL};
+    if (p[CT_EVENT_MARK_AT])
+        ((uint8_t *)(uintptr_t)p)[CT_EVENT_MARK_AT] = 0;
+    ct_rec rec;
+    memset(&rec, 0, sizeof rec);
+    event_fields(p, &rec);
+    const ct_mapped_fn *pf = (const ct_mapped_fn *)(uintptr_t)rec.key;
+    size_t pos = 0;
+    const uint8_t *v;
+    uint32_t vl;
+    ct_value_status vs;
+    for (uint32_t i = 0; ct_next_value(&rec, &pos, &v, &vl, &vs) == 1; i++) {
+        if (i == 0 || vs != CT_VALUE_PLAN)
+            continue;
+        const ct_plan *plan = ct_enter_plan(pf, i - 1);
+        if (!plan)
+            break;
+        ct_value_classes(plan, v, vl, &classes, on_class, NULL);
+    }
+    output_now(p, len, g_render ? &rec : NULL);
+}
+
 /* A small record the writer made from a ring record (w: written, its
  * status st), read back and written out in order with the thread's
  * events. */
@@ -675,6 +707,10 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
         output_made(&w, ct_write_line(&w, ct_event_time(p), ct_event_tid(p), ct_event_key(p),
                                       ct_get_le32(p + CT_EVENT_BASE_BYTES),
                                       ct_get_le32(p + CT_EVENT_BASE_BYTES + 4)));
+        return;
+    }
+    if (len >= CT_EVENT_BASE_BYTES && ct_event_type(p) == CT_REC_LOCALS) {
+        locals_event(p, len);
         return;
     }
     if (len >= CT_EVENT_BASE_BYTES && ct_rec_is_async_end(ct_event_type(p))) {

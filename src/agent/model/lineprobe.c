@@ -253,13 +253,11 @@ static void add_value(builder *b, const char *name, const ct_plan *plan, uint8_t
     b->nvals++;
 }
 
-/* The locals of method rid in scope at il (temporaries left out). */
-static void add_locals(builder *b, pctx *c, const clrmeta_pdb *pdb, const ct_module *m,
-                       uint32_t rid, uint32_t il, session *ss)
+/* The local variables rids[0..n) (LocalVariable rows) of method rid. */
+static void add_variables(builder *b, pctx *c, const clrmeta_pdb *pdb, const ct_module *m,
+                          uint32_t rid, const uint32_t *rids, uint32_t n, session *ss)
 {
-    uint32_t rids[CT_LINE_MAX_VALUES], n = 0;
-    if (clrmeta_pdb_locals_at(pdb, rid, il, rids, CT_LINE_MAX_VALUES, &n, NULL) != CLRMETA_OK ||
-        !n)
+    if (!n)
         return;
     clrsig_sig sig;
     const clrsig_sig *types = method_locals(m, 0x06000000u | rid, ss, &sig);
@@ -276,6 +274,56 @@ static void add_locals(builder *b, pctx *c, const clrmeta_pdb *pdb, const ct_mod
         add_value(b, lv.name, ct_pl_redact(lv.name, p ? p : &ct_plan_by_range), CT_LINE_IN_LOCAL,
                   lv.index, CT_SM_NO_FIELD);
     }
+}
+
+/* The locals of method rid in scope at il (temporaries left out). */
+static void add_locals(builder *b, pctx *c, const clrmeta_pdb *pdb, const ct_module *m,
+                       uint32_t rid, uint32_t il, session *ss)
+{
+    uint32_t rids[CT_LINE_MAX_VALUES], n = 0;
+    if (clrmeta_pdb_locals_at(pdb, rid, il, rids, CT_LINE_MAX_VALUES, &n, NULL) == CLRMETA_OK)
+        add_variables(b, c, pdb, m, rid, rids, n < CT_LINE_MAX_VALUES ? n : CT_LINE_MAX_VALUES,
+                      ss);
+}
+
+/* Every local of method rid in any of its scopes whose slot no other local
+ * of it shares (a release build reuses a slot for locals of scopes apart:
+ * which one it holds when an exception passes is not known), temporaries
+ * left out. */
+static void add_all_locals(builder *b, pctx *c, const clrmeta_pdb *pdb, const ct_module *m,
+                           uint32_t rid, session *ss)
+{
+    uint32_t first = 0, count = 0, rids[CT_LINE_MAX_VALUES], n = 0;
+    uint16_t slots[CT_LINE_MAX_VALUES];
+    int shared[CT_LINE_MAX_VALUES] = {0};
+    if (clrmeta_pdb_local_scopes(pdb, rid, &first, &count, NULL) != CLRMETA_OK)
+        return;
+    for (uint32_t sr = first; sr < first + count && sr >= first; sr++) {
+        clrmeta_local_scope sc;
+        if (clrmeta_pdb_local_scope(pdb, sr, &sc, NULL) != CLRMETA_OK)
+            continue;
+        for (uint32_t k = 0; k < sc.variable_count; k++) {
+            clrmeta_local_variable_row lv;
+            uint32_t vr = sc.first_variable + k;
+            if (clrmeta_pdb_local_variable(pdb, vr, &lv, NULL) != CLRMETA_OK ||
+                (lv.attributes & CLRMETA_LOCAL_DEBUGGER_HIDDEN))
+                continue;
+            uint32_t j = 0;
+            while (j < n && slots[j] != lv.index)
+                j++;
+            if (j < n) {
+                shared[j] = 1;
+            } else if (n < CT_LINE_MAX_VALUES) {
+                slots[n] = lv.index;
+                rids[n++] = vr;
+            }
+        }
+    }
+    uint32_t kept = 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (!shared[j])
+            rids[kept++] = rids[j];
+    add_variables(b, c, pdb, m, rid, rids, kept, ss);
 }
 
 /* A state machine's hoisted locals in scope at il of its MoveNext rid:
@@ -317,6 +365,52 @@ static const char *probe_name(const clrmeta_pdb *pdb, uint32_t document, uint32_
     return ct_pl_perm_text(name);
 }
 
+/* The probe b describes, in permanent memory, into *out (its record named
+ * name, shown as display; kind: 1 a line probe, 2 a locals record): 0, or
+ * -1 out of memory. */
+static int made_probe(const builder *b, const char *name, const char *display, int kind,
+                      ct_line_probe *out)
+{
+    ct_mapped_fn *pf = ct_perm_alloc(sizeof *pf);
+    ct_arg *args = ct_perm_alloc((b->nvals ? b->nvals : 1) * sizeof *args);
+    ct_line_in *in = ct_perm_alloc((b->nin ? b->nin : 1) * sizeof *in);
+    ct_line_value *vals = ct_perm_alloc((b->nvals ? b->nvals : 1) * sizeof *vals);
+    if (!pf || !args || !in || !vals)
+        return -1;
+    memset(pf, 0, sizeof *pf);
+    memcpy(args, b->args, b->nvals * sizeof *args);
+    memcpy(in, b->in, b->nin * sizeof *in);
+    memcpy(vals, b->vals, b->nvals * sizeof *vals);
+    pf->name = name;
+    pf->display = display;
+    pf->hooked = 1;
+    pf->line_probe = kind;
+    pf->values = 1;
+    pf->nargs = b->nvals;
+    pf->args = args;
+    pf->ret_label = "";
+    if (kind == 1)
+        pf->when = ct_when_bind(pf, 0);
+    memset(out, 0, sizeof *out);
+    out->fn = pf;
+    out->nin = b->nin;
+    out->in = in;
+    out->vals = vals;
+    return 0;
+}
+
+/* `this` and the arguments of f (not a state machine's MoveNext). */
+static void add_arguments(builder *b, const ct_mapped_fn *f)
+{
+    char name[PARAM_NAME_MAX];
+    for (uint32_t i = 0; i < f->nargs; i++) {
+        label_name(f->args[i].label, name, sizeof name);
+        int self = i == 0 && ct_fn_has_this(f);
+        add_value(b, name, ct_arg_plan(f, i), self ? CT_LINE_IN_SELF : CT_LINE_IN_ARG,
+                  (uint16_t)i, CT_SM_NO_FIELD);
+    }
+}
+
 /* One probe of f at p. */
 static int plan_one(const ct_mapped_fn *f, const ct_method_info *mi, const clrmeta_pdb *pdb,
                     const placed *p, ct_line_probe *out)
@@ -347,44 +441,18 @@ static int plan_one(const ct_mapped_fn *f, const ct_method_info *mi, const clrme
         if (sp && sp->kind == CT_V_STRUCT)
             add_hoisted(b, pdb, p->method_rid, p->il_offset, sp);
     } else {
-        for (uint32_t i = 0; i < f->nargs; i++) {
-            label_name(f->args[i].label, name, sizeof name);
-            int self = i == 0 && ct_fn_has_this(f);
-            add_value(b, name, ct_arg_plan(f, i), self ? CT_LINE_IN_SELF : CT_LINE_IN_ARG,
-                      (uint16_t)i, CT_SM_NO_FIELD);
-        }
+        add_arguments(b, f);
     }
     add_locals(b, c, pdb, mi->module, p->method_rid, p->il_offset, &ss);
 
-    ct_mapped_fn *pf = ct_perm_alloc(sizeof *pf);
-    ct_arg *args = ct_perm_alloc((b->nvals ? b->nvals : 1) * sizeof *args);
-    ct_line_in *in = ct_perm_alloc((b->nin ? b->nin : 1) * sizeof *in);
-    ct_line_value *vals = ct_perm_alloc((b->nvals ? b->nvals : 1) * sizeof *vals);
-    if (!pf || !args || !in || !vals)
-        goto done;
-    memset(pf, 0, sizeof *pf);
-    memcpy(args, b->args, b->nvals * sizeof *args);
-    memcpy(in, b->in, b->nin * sizeof *in);
-    memcpy(vals, b->vals, b->nvals * sizeof *vals);
     /* Named as --at gave it (--when 'Orders.cs:41: total > 100' binds to
      * it), shown with the line chosen. */
     char spec[CT_AT_MAX_FILE + 16];
     snprintf(spec, sizeof spec, "%s:%u", g_specs[p->spec].file, g_specs[p->spec].line);
-    pf->name = ct_pl_perm_text(spec);
-    pf->display = probe_name(pdb, p->document, p->line);
-    pf->hooked = 1;
-    pf->line_probe = 1;
-    pf->values = 1;
-    pf->nargs = b->nvals;
-    pf->args = args;
-    pf->ret_label = "";
-    pf->when = ct_when_bind(pf, 0);
-    out->fn = pf;
+    if (made_probe(b, ct_pl_perm_text(spec), probe_name(pdb, p->document, p->line), 1, out) != 0)
+        goto done;
     out->il_offset = p->il_offset;
     out->line = p->line;
-    out->nin = b->nin;
-    out->in = in;
-    out->vals = vals;
     rc = 0;
 done:
     if (c || ss.mem)
@@ -416,4 +484,34 @@ const ct_line_probes *ct_lineprobe_plan(const ct_mapped_fn *f, const ct_method_i
     lp->n = n;
     lp->p = arr;
     return lp;
+}
+
+const ct_line_probe *ct_lineprobe_locals_plan(const ct_mapped_fn *f, const ct_method_info *mi)
+{
+    if (!g_ct.cfg.locals || g_ct.cfg.no_args || !f->values || f->generic || f->late ||
+        f->rt_async || f->sm_offsets || f->line_probe)
+        return NULL;
+    const clrmeta_pdb *pdb = ct_srcline_pdb(mi->module);
+    builder *b = calloc(1, sizeof *b);
+    session ss = {0};
+    pctx *c = b ? ct_pl_open(&ss, mi, 1) : NULL;
+    ct_line_probe *out = NULL;
+    if (!c)
+        goto done;
+    add_arguments(b, f);
+    if (pdb)
+        add_all_locals(b, c, pdb, mi->module, mi->token & 0x00FFFFFFu, &ss);
+    ct_line_probe *lp = ct_perm_alloc(sizeof *lp);
+    char name[DISPLAY_MAX + 16];
+    snprintf(name, sizeof name, "locals of %s", f->display ? f->display : "?");
+    const char *text = ct_pl_perm_text(name);
+    if (lp && made_probe(b, text, text, 2, lp) == 0) {
+        lp->fn->def = f; /* the frame's function (its LOCALS records name it) */
+        out = lp;
+    }
+done:
+    if (c || ss.mem)
+        ct_pl_close(&ss, c);
+    free(b);
+    return out;
 }

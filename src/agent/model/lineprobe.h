@@ -77,6 +77,15 @@ int ct_lineprobe_in_module(const ct_module *m);
  * when none. Called from the mapper (preemptive mode: may load types). */
 const ct_line_probes *ct_lineprobe_plan(const ct_mapped_fn *f, const ct_method_info *mi);
 
+/* --locals: the record of f's frame's values as an exception passes
+ * through it (its arguments, and every local of the method whose slot no
+ * other local shares, by the PDB when the module has one), named "locals
+ * of NAME", its def f; NULL when f gets none (generic code, a state
+ * machine's MoveNext, a runtime-async method, no values). The IL engine
+ * hands its inputs over from an exception filter around the method's body
+ * (engines/il). */
+const ct_line_probe *ct_lineprobe_locals_plan(const ct_mapped_fn *f, const ct_method_info *mi);
+
 /* The --at lines that found no code in any module loaded so far, as one
  * line each ("Orders.cs:42: no loaded assembly's PDB has that file") into
  * out (cap bytes, NUL-terminated): for the end of a trace. */

@@ -394,8 +394,10 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     f->when_end = ct_when_bind(f, 1);
     f->chosen_args = ct_chosen_bind(f, 0);
     f->chosen_ret = ct_chosen_bind(f, 1);
-    if (f->hooked)
+    if (f->hooked) {
         f->lines = ct_lineprobe_plan(f, &mi);
+        f->locals = ct_lineprobe_locals_plan(f, &mi);
+    }
 }
 
 /* ---------------------------------------------------------- the mapper */
@@ -451,6 +453,8 @@ UINT_PTR ct_function_mapper(FunctionID id, void *client_data, BOOL *hook)
             /* A line probe's record before the method's, so before any hit. */
             for (uint32_t i = 0; f->lines && i < f->lines->n; i++)
                 tell_defined(f->lines->p[i].fn);
+            if (f->locals)
+                tell_defined(f->locals->fn);
             tell_defined(f);
         }
         if (fresh && f->watched == CT_WATCH_UNHANDLED && g_events.on_watched)

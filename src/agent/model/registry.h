@@ -85,8 +85,11 @@ typedef struct ct_mapped_fn {
     /* Line probes (lineprobe.h): this is one's record (its values are its
      * parameters; an ENTER is a hit, its LEAVE follows at once), or the
      * probes in this method (NULL: none). */
-    int line_probe;
+    int line_probe;             /* 1: a line probe's record; 2: a locals record (--locals) */
     const struct ct_line_probes *lines;
+    /* --locals: the record of this method's frame's values as an exception
+     * passes through it (lineprobe.h), or NULL. */
+    const struct ct_line_probe *locals;
 
     /* Values. With values == 0 the call is printed as display + "(...)". */
     int values;

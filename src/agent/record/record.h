@@ -546,6 +546,7 @@ void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
 void ct_rec_exc_lines_read(ct_tbuf *b, uint32_t serial, uint64_t obj);
 void ct_rec_line_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial);
 
+
 /* Called (once, from the thread that dies) when an unhandled exception is
  * about to end the process: the runtime then aborts with no Shutdown and
  * SIGABRT reset to its default action. The profiler finishes the trace. */
@@ -971,6 +972,15 @@ void ct_rec_chosen_values(ct_tbuf *b, const ct_mapped_fn *f, const ct_chosen_fn 
  * probes' addresses). */
 typedef int ct_rec_args_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
                            ct_event_mark *m);
+
+/* --locals (locals.c): the values of a frame of function owner as an
+ * exception passes through it (its first pass, from the IL engine's
+ * filter): a LOCALS event of pf (its locals record), value 0 owner's key
+ * and the frame's id (an address in it: the same frame seen again, by an
+ * exception a finally of it throws, has the same), then the values args
+ * finds (ctx: the engine's). */
+void ct_rec_locals(ct_tbuf *b, const ct_mapped_fn *pf, const ct_mapped_fn *owner,
+                   uint64_t frame, ct_rec_args_fn *args, const void *ctx);
 /* And its return value (f->has_ret), appended to (w, m). */
 typedef void ct_rec_ret_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
                            ct_event_mark *m);

@@ -88,6 +88,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->assembly = str[CT_SET_ASSEMBLY];
     c->when = str[CT_SET_WHEN];
     c->at = str[CT_SET_AT];
+    c->locals = (int)v[CT_SET_LOCALS];
     c->args_chosen = str[CT_SET_ARGS_CHOSEN];
     c->ret_chosen = str[CT_SET_RET_CHOSEN];
     c->tree.trigger = str[CT_SET_TRIGGER];

@@ -59,6 +59,8 @@ typedef struct ct_config {
     const char *exclude;     /* CLRTRACE_EXCLUDE: globs on full names never traced */
     const char *args_chosen; /* CLRTRACE_ARGS_CHOSEN: -A's 'GLOB@PATH,...', one a line */
     const char *ret_chosen;  /* CLRTRACE_RET_CHOSEN: -R's 'GLOB@return...', one a line */
+    int locals;              /* CLRTRACE_LOCALS: a frame's arguments and locals as an exception
+                                passes through it (--locals) */
     const char *at;          /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (NULL: none) */
     const char *when;        /* CLRTRACE_WHEN: conditions 'GLOB: EXPR', one a line
                                 (model/when.h binds them) */

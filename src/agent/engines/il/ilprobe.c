@@ -392,7 +392,8 @@ static void native_call(clril_insn *code, uintptr_t fn, mdToken sig)
  * addresses in batches of CT_PROBE_ENTER_ADDRS (args6), the last ones with
  * the probe (line_with[k]); one native call per batch. Returns its length
  * (at most HIT_MAX), or 0 when the module lacks a signature it needs. */
-static uint32_t hit_code(clril_insn *code, const ct_line_probe *p, int64_t self, probe_sigs s)
+static uint32_t hit_code(clril_insn *code, const ct_line_probe *p, int64_t self, probe_sigs s,
+                         const uintptr_t *with)
 {
     const ct_il_line_probes *lp = ct_il_line_probes_get();
     uint32_t nin = p->nin < CT_LINE_MAX_VALUES ? p->nin : CT_LINE_MAX_VALUES;
@@ -412,7 +413,7 @@ static uint32_t hit_code(clril_insn *code, const ct_line_probe *p, int64_t self,
     code[n].op = CLRIL_LDC_I8;
     code[n].value = (int64_t)(uintptr_t)p;
     code[n + 1].op = 0xD3; /* conv.i */
-    native_call(code + n + 2, lp->line_with[last], end);
+    native_call(code + n + 2, with[last], end);
     return n + 5;
 }
 
@@ -796,6 +797,96 @@ static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sig
     return (int)at;
 }
 
+/* IL opcodes the exception filter uses (ECMA-335 III.3.34, III.4.24). */
+#define OP_ENDFILTER 0xFE11
+#define OP_RETHROW 0xFE1A
+/* Instructions of the filter, handler and epilogue besides the probe's. */
+#define FAULT_EXTRA 8
+
+/* --locals: wraps the body of b (every probe in it already) in
+ *   .try { the body, each ret now `stloc R; leave E` (R: ret_local, the
+ *          return value's home; none for void) }
+ *   filter { pop; the locals probe (its inputs' addresses, then
+ *            fault_with[k]); ldc.i4.0; endfilter }
+ *   { pop; rethrow }       (never runs: the filter never catches)
+ *   E: ldloc R; ret
+ * The filter runs in the exception's first pass, as the runtime looks for
+ * a handler and before any finally of the frame runs; it returns 0, so the
+ * search goes on to the callers exactly as without it (the clause is the
+ * last of the table: every clause of the method's own is inside it and is
+ * asked first). Returns 0, or -1 (the body is then not to be used). The
+ * insertions go to the arenas in turn, as the rewrite's. */
+static int fault_wrap(clril_body *b, const ct_line_probe *fp, int64_t ret_local, int64_t self,
+                      probe_sigs s, clril_arena *a, int *cur, clril_insn *code,
+                      clril_clause **eh_out)
+{
+    clril_error err;
+    /* A value's home before each ret (taking its label: a branch to the
+     * ret carries the value). */
+    for (uint32_t i = b->ninsns; ret_local >= 0 && i-- > 0;) {
+        if (b->insns[i].op != CLRIL_RET)
+            continue;
+        clril_insn st;
+        memset(&st, 0, sizeof st);
+        st.op = CLRIL_STLOC;
+        st.value = ret_local;
+        int next = *cur == 1 ? 2 : 1;
+        clril_arena_reset(&a[next]);
+        if (clril_insert(b, i, &st, 1, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+            return -1;
+        *cur = next;
+    }
+    /* The filter, the handler and the epilogue, after the body (taking the
+     * end's label: a clause of the body's that ends at the end still does). */
+    uint32_t n = 0;
+    memset(code, 0, sizeof *code);
+    code[n++].op = CLRIL_POP;
+    uint32_t hn = hit_code(code + n, fp, self, s, ct_il_line_probes_get()->fault_with);
+    if (!hn)
+        return -1;
+    n += hn;
+    memset(code + n, 0, 6 * sizeof *code);
+    code[n++].op = CLRIL_LDC_I4_0;
+    code[n++].op = OP_ENDFILTER;
+    uint32_t handler = n;
+    code[n++].op = CLRIL_POP;
+    code[n++].op = OP_RETHROW;
+    uint32_t epilogue = n;
+    if (ret_local >= 0) {
+        code[n].op = CLRIL_LDLOC;
+        code[n++].value = ret_local;
+    }
+    code[n++].op = CLRIL_NOP; /* the ret, below (insert takes none) */
+    uint32_t body_end = b->ninsns;
+    int next = *cur == 1 ? 2 : 1;
+    clril_arena_reset(&a[next]);
+    if (clril_insert(b, body_end, code, n, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+        return -1;
+    *cur = next;
+    uint32_t e = body_end + epilogue;
+    /* Each ret of the body leaves the try for the epilogue. */
+    for (uint32_t i = 0; i < body_end; i++)
+        if (b->insns[i].op == CLRIL_RET) {
+            b->insns[i].op = CLRIL_LEAVE;
+            b->insns[i].operand = CLRIL_OPERAND_BR32;
+            b->insns[i].target = e;
+        }
+    b->insns[b->ninsns - 1].op = CLRIL_RET;
+    b->insns[b->ninsns - 1].operand = CLRIL_OPERAND_NONE;
+    clril_clause *eh = malloc(((size_t)b->neh + 1) * sizeof *eh);
+    if (!eh)
+        return -1;
+    if (b->neh)
+        memcpy(eh, b->eh, (size_t)b->neh * sizeof *eh);
+    eh[b->neh] = (clril_clause){.flags = CLRIL_CLAUSE_FILTER, .try_start = 0,
+                                .try_end = body_end, .handler_start = body_end + handler,
+                                .handler_end = e, .class_token = 0, .filter_start = body_end};
+    b->eh = eh;
+    b->neh++;
+    *eh_out = eh;
+    return 0;
+}
+
 /* The rewrite's working memory, kept per thread between compilations (a
  * fresh allocation each time, megabytes for a large body, would fault its
  * pages in again for every method); one larger than IL_SCRATCH_KEEP is
@@ -834,6 +925,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
 {
     COR_IL_MAP *map = NULL;
     clril_insn *hit = NULL;
+    clril_clause *eh = NULL; /* --locals: the clauses with the filter's (fault_wrap) */
     ICorProfilerInfo *info = g_ct.info;
     const BYTE *hdr = NULL;
     ULONG size = 0;
@@ -850,7 +942,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * bytes of IL each), clauses and sections (12 bytes of IL each at
      * least). */
     const ct_line_probes *lines = !g_ct.cfg.no_args ? f->lines : NULL;
-    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 + (lines ? (size_t)lines->n * HIT_MAX : 0) +
+    /* (--locals: a stloc more before each ret, the filter and its probe.) */
+    size_t wrap = f->locals ? (size_t)size + HIT_MAX + FAULT_EXTRA : 0;
+    size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 + wrap +
+                  (lines ? (size_t)lines->n * HIT_MAX : 0) +
                   PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN) *
                      sizeof(clril_insn) + IL_ARENA_MIN;
     uint8_t *mem = scratch(3 * per);
@@ -883,9 +978,19 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
      * (record/rtasync.c); without it, the method is not rewritten (its
      * suspensions would leave its frame open). */
     int rt = f->rt_async;
+    /* --locals: the body wrapped in an exception filter (fault_wrap): not
+     * with a tail call (none may be inside a try), not a runtime-async
+     * method's. */
+    const ct_line_probe *fault = with_values && !rt && !g_ct.cfg.no_args ? f->locals : NULL;
+    for (uint32_t i = 0; fault && i < b.ninsns; i++)
+        if (b.insns[i].op == CLRIL_TAIL)
+            fault = NULL;
     added_locals locals = add_locals(m, mod, tok, &b,
-                                     with_values && f->has_ret && (f->ret || nh >= 0), nargs > 0,
-                                     rt);
+                                     with_values && f->has_ret &&
+                                         (f->ret || nh >= 0 || fault != NULL),
+                                     nargs > 0, rt);
+    if (fault && f->has_ret && locals.ret < 0)
+        fault = NULL;
     if (rt && locals.home < 0)
         goto out;
     int64_t local = locals.ret;
@@ -902,7 +1007,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     /* (A runtime-async method's: whether the original instruction after
      * the one looked at is an await, as the step before found.) */
     int await_after = 0;
-    hit = lines ? malloc(HIT_MAX * sizeof *hit) : NULL;
+    hit = lines ? malloc((HIT_MAX + FAULT_EXTRA) * sizeof *hit) : NULL;
     if (lines && !hit)
         goto out;
     for (uint32_t i = b.ninsns; i-- > 0;) {
@@ -954,7 +1059,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         if (lp) {
             /* Before the instruction (and the leave probe put before a
              * ret), taking its label: every path to the line runs it. */
-            uint32_t hn = hit_code(hit, lp, locals.self, sig);
+            uint32_t hn = hit_code(hit, lp, locals.self, sig, ct_il_line_probes_get()->line_with);
             if (!hn)
                 goto out;
             int next = cur == 1 ? 2 : 1;
@@ -1010,6 +1115,14 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     clril_arena_reset(&a[next]);
     if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
         goto out;
+    cur = next;
+    if (fault) {
+        if (!hit)
+            hit = malloc((HIT_MAX + FAULT_EXTRA) * sizeof *hit);
+        if (!hit || fault_wrap(&b, fault, f->has_ret ? locals.ret : -1, locals.self, sig, a, &cur,
+                               hit, &eh) != 0)
+            goto out;
+    }
     /* A probe needs three slots (two arguments and the target) above what
      * is on the stack: at most the return value at a ret (stored to its
      * home first when the probe is given it); at the entry, with nothing
@@ -1018,8 +1131,8 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     if (b.max_stack < batched + 2)
         b.max_stack = (uint16_t)(batched + 2);
     /* A line probe's batch: its addresses, the probe and the target, above
-     * what may be on the stack at its line. */
-    if (lines)
+     * what may be on the stack at its line (the filter's: above nothing). */
+    if (lines || fault)
         b.max_stack = b.max_stack > 0xFFFF - (CT_PROBE_ENTER_ADDRS + 2)
                           ? 0xFFFF : (uint16_t)(b.max_stack + CT_PROBE_ENTER_ADDRS + 2);
     /* The original offset of each instruction (CLRIL_NEW: a probe's), for
@@ -1072,6 +1185,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
             info->lpVtbl->SetILInstrumentedCodeMap(info, id, 1, nmap, map);
     }
 out:
+    free(eh);
     free(hit);
     free(map);
     scratch_done();

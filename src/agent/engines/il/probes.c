@@ -302,6 +302,20 @@ static int capture_line(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_w
 
 _Static_assert(CT_LINE_MAX_VALUES <= CT_PROBE_MAX_ARGS, "a line probe's inputs are kept");
 
+/* --locals: from the exception filter around a traced method's body (its
+ * first pass: the frame as the throw left it), its locals record. */
+static void probe_fault(uintptr_t id)
+{
+    uint32_t n = t_probe_nargs;
+    t_probe_nargs = t_probe_ntargs = 0;
+    if (!ct_rec_recording())
+        return;
+    const ct_line_probe *lp = (const ct_line_probe *)id;
+    ct_tbuf *b = ct_rec_thread_self();
+    if (b && n == lp->nin)
+        ct_rec_locals(b, lp->fn, lp->fn->def, n ? t_probe_args[0] : 0, capture_line, lp);
+}
+
 static void probe_line(uintptr_t id)
 {
     uint32_t n = t_probe_nargs;
@@ -416,61 +430,67 @@ static void line_args6(A(0), A(1), A(2), A(3), A(4), A(5))
     KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4); KEEP(5);
     t_probe_nargs = n + 6;
 }
-static void line_with0(uintptr_t id)
-{
-    probe_line(id);
-}
-static void line_with1(A(0), uintptr_t id)
-{
-    uint32_t n = t_probe_nargs;
-    KEEP(0);
-    t_probe_nargs = n + 1;
-    probe_line(id);
-}
-static void line_with2(A(0), A(1), uintptr_t id)
-{
-    uint32_t n = t_probe_nargs;
-    KEEP(0); KEEP(1);
-    t_probe_nargs = n + 2;
-    probe_line(id);
-}
-static void line_with3(A(0), A(1), A(2), uintptr_t id)
-{
-    uint32_t n = t_probe_nargs;
-    KEEP(0); KEEP(1); KEEP(2);
-    t_probe_nargs = n + 3;
-    probe_line(id);
-}
-static void line_with4(A(0), A(1), A(2), A(3), uintptr_t id)
-{
-    uint32_t n = t_probe_nargs;
-    KEEP(0); KEEP(1); KEEP(2); KEEP(3);
-    t_probe_nargs = n + 4;
-    probe_line(id);
-}
-static void line_with5(A(0), A(1), A(2), A(3), A(4), uintptr_t id)
-{
-    uint32_t n = t_probe_nargs;
-    KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4);
-    t_probe_nargs = n + 5;
-    probe_line(id);
-}
-static void line_with6(A(0), A(1), A(2), A(3), A(4), A(5), uintptr_t id)
-{
-    uint32_t n = t_probe_nargs;
-    KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4); KEEP(5);
-    t_probe_nargs = n + 6;
-    probe_line(id);
-}
+/* A probe taking the last k addresses and its probe's id: kept, then
+ * `target` called (line_with1 ... line_with6, fault_with1 ...). */
+#define WITH_K(name, target)                                                                 \
+    static void name##0(uintptr_t id)                                                        \
+    {                                                                                        \
+        target(id);                                                                          \
+    }                                                                                        \
+    static void name##1(A(0), uintptr_t id)                                                  \
+    {                                                                                        \
+        uint32_t n = t_probe_nargs;                                                          \
+        KEEP(0);                                                                             \
+        t_probe_nargs = n + 1;                                                               \
+        target(id);                                                                          \
+    }                                                                                        \
+    static void name##2(A(0), A(1), uintptr_t id)                                            \
+    {                                                                                        \
+        uint32_t n = t_probe_nargs;                                                          \
+        KEEP(0); KEEP(1);                                                                    \
+        t_probe_nargs = n + 2;                                                               \
+        target(id);                                                                          \
+    }                                                                                        \
+    static void name##3(A(0), A(1), A(2), uintptr_t id)                                      \
+    {                                                                                        \
+        uint32_t n = t_probe_nargs;                                                          \
+        KEEP(0); KEEP(1); KEEP(2);                                                           \
+        t_probe_nargs = n + 3;                                                               \
+        target(id);                                                                          \
+    }                                                                                        \
+    static void name##4(A(0), A(1), A(2), A(3), uintptr_t id)                                \
+    {                                                                                        \
+        uint32_t n = t_probe_nargs;                                                          \
+        KEEP(0); KEEP(1); KEEP(2); KEEP(3);                                                  \
+        t_probe_nargs = n + 4;                                                               \
+        target(id);                                                                          \
+    }                                                                                        \
+    static void name##5(A(0), A(1), A(2), A(3), A(4), uintptr_t id)                          \
+    {                                                                                        \
+        uint32_t n = t_probe_nargs;                                                          \
+        KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4);                                         \
+        t_probe_nargs = n + 5;                                                               \
+        target(id);                                                                          \
+    }                                                                                        \
+    static void name##6(A(0), A(1), A(2), A(3), A(4), A(5), uintptr_t id)                    \
+    {                                                                                        \
+        uint32_t n = t_probe_nargs;                                                          \
+        KEEP(0); KEEP(1); KEEP(2); KEEP(3); KEEP(4); KEEP(5);                                \
+        t_probe_nargs = n + 6;                                                               \
+        target(id);                                                                          \
+    }
+#define WITH_K_LIST(name)                                                                    \
+    {(uintptr_t)name##0, (uintptr_t)name##1, (uintptr_t)name##2, (uintptr_t)name##3,         \
+     (uintptr_t)name##4, (uintptr_t)name##5, (uintptr_t)name##6}
+_Static_assert(CT_PROBE_ENTER_ADDRS == 6, "one batch probe per number of addresses");
+WITH_K(line_with, probe_line)
+WITH_K(fault_with, probe_fault)
 #undef KEEP
 
 const ct_il_line_probes *ct_il_line_probes_get(void)
 {
-    static const ct_il_line_probes lines = {
-        (uintptr_t)line_args6,
-        {(uintptr_t)line_with0, (uintptr_t)line_with1, (uintptr_t)line_with2,
-         (uintptr_t)line_with3, (uintptr_t)line_with4, (uintptr_t)line_with5,
-         (uintptr_t)line_with6}};
+    static const ct_il_line_probes lines = {(uintptr_t)line_args6, WITH_K_LIST(line_with),
+                                            WITH_K_LIST(fault_with)};
     return &lines;
 }
 

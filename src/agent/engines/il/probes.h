@@ -50,6 +50,9 @@ void ct_probe_rt_leave(uintptr_t home, uintptr_t client_id);
 typedef struct ct_il_line_probes {
     uintptr_t args6;
     uintptr_t line_with[CT_PROBE_ENTER_ADDRS + 1];
+    /* --locals: the same, from the exception filter around a method's body
+     * (id: its locals record, model/lineprobe.h). */
+    uintptr_t fault_with[CT_PROBE_ENTER_ADDRS + 1];
 } ct_il_line_probes;
 const ct_il_line_probes *ct_il_line_probes_get(void);
 
