@@ -1750,14 +1750,25 @@ static void probes_line(ct_render *r)
         if (f && f->calls && (f->def->flags & CT_FN_PROBE))
             probes[n++] = f;
     }
-    if (n) {
+    /* One whole line (the sink takes whole lines). */
+    size_t cap = 32;
+    for (size_t i = 0; i < n; i++)
+        cap += probes[i]->def->name_len + 40;
+    char *line = n ? malloc(cap) : NULL;
+    if (line) {
         qsort(probes, n, sizeof *probes, by_fn_name);
-        emitf(r, "# line probes:");
-        for (size_t i = 0; i < n; i++)
-            emitf(r, "%s %s %llu %s", i ? "," : "", probes[i]->def->name,
-                  (unsigned long long)probes[i]->calls, plural(probes[i]->calls, "hit", "hits"));
-        emitf(r, "\n");
+        size_t k = (size_t)snprintf(line, cap, "# line probes:");
+        for (size_t i = 0; i < n && k < cap; i++)
+            k += (size_t)snprintf(line + k, cap - k, "%s %.*s %llu %s", i ? "," : "",
+                                  (int)probes[i]->def->name_len, probes[i]->def->name,
+                                  (unsigned long long)probes[i]->calls,
+                                  plural(probes[i]->calls, "hit", "hits"));
+        if (k + 2 <= cap) {
+            line[k++] = '\n';
+            emit(r, line, k);
+        }
     }
+    free(line);
     free(probes);
 }
 

@@ -211,7 +211,7 @@ refused seventeen "clrtrace run: at most 16 --at options" "${many[@]}" --at "Pro
 echo "== 5. under attach"
 ssrc="$root/tests/targets/Service/Program.cs"
 shandle=$(line "$ssrc" 'return 2 \* n \+ worker')
-( dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
+( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
 ct_ready_pid "$work/svc.out"
 if [[ -n "$spid" ]]; then
     ct_run "$work" nocode "$ct" run -p "$spid" --at Program.cs:1 -d 1s -o "$work/nocode.txt"

@@ -22,7 +22,13 @@
 #   2. record --locals: replay shows the same lines; a trace recorded
 #      without --locals has none;
 #   3. --failed --locals: the failed calls with their locals;
-#   4. the ELT engine and --no-args refuse --locals (exit 2, one line).
+#   4. the ELT engine and --no-args refuse --locals (exit 2, one line);
+#   5. under GC stress: 2000 exceptions out of a frame holding a string
+#      and an array made for its call, while another thread allocates and
+#      forces compacting collections: each locals line has its own call's
+#      values (the filter's probe reads with no GC able to run: the call
+#      goes through the runtime's calli stub, which keeps
+#      SuppressGCTransition).
 # Ends with "run_locals.sh: N passed, M failed".
 set -uo pipefail
 
@@ -99,5 +105,16 @@ for opt in --engine=elt --no-args; do
         "clrtrace run: --locals puts probes in the IL of methods: not with --engine=elt, -a, --no-args or --null" \
         "$(cat "$work/refuse.err")"
 done
+
+echo "== 5. under GC stress"
+ct_run "$work" stress timeout -k 5 300 "$ct" run --locals -F 'Faults.Work.Churn' -o "$work/stress.txt" \
+    -- dotnet "$app" stress 2000
+check_eq "stress: the program caught each exception it made (exit code 0)" "0 caught 2000" \
+    "$(cat "$work/stress.rc") $(cat "$work/stress.out")"
+check "stress: 2000 locals lines, each with its call's n, text \"v\" + n and pair {n, 2n}" awk '
+    /Faults\.Work\.Churn\(int n=/ { match($0, /n=[0-9]+/); n = substr($0, RSTART + 2, RLENGTH - 2) }
+    /locals:/ { k++; want = "locals: n=" n ", text=\"v" n "\", pair=int[2] {" n ", " (n * 2) "}"
+                if (substr($0, length($0) - length(want) + 1) != want) { if (bad++ < 3) print } }
+    END { exit !(k == 2000 && !bad) }' "$work/stress.txt"
 
 ct_end run_locals.sh

@@ -146,6 +146,20 @@ namespace Faults
             }
         }
 
+        // Under GC stress (Main's "stress" mode): a string and an object
+        // made for this call, read by --locals while another thread forces
+        // collections (a moved object read at its old address would show
+        // another text).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Churn(int n)
+        {
+            string text = "v" + n;
+            int[] pair = new[] { n, n * 2 };
+            if (text.Length > 0 && pair[1] == n * 2)
+                throw new InvalidOperationException(text);
+            return pair[0];
+        }
+
         // The finally's exception replaces the first one.
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Replace(int n)
@@ -174,8 +188,31 @@ namespace Faults
             }
         }
 
-        public static int Main()
+        public static int Main(string[] args)
         {
+            if (args.Length == 2 && args[0] == "stress")
+            {
+                int n = int.Parse(args[1]), caught = 0;
+                bool done = false;
+                var gc = new System.Threading.Thread(() =>
+                {
+                    while (!System.Threading.Volatile.Read(ref done))
+                    {
+                        var junk = new object[64];
+                        for (int k = 0; k < junk.Length; k++)
+                            junk[k] = new byte[k * 16];
+                        GC.Collect(1, GCCollectionMode.Forced, true, true);
+                        System.Threading.Thread.Sleep(1);
+                    }
+                });
+                gc.Start();
+                for (int i = 0; i < n; i++)
+                    try { Work.Churn(i); } catch (InvalidOperationException e) { caught += e.Message == "v" + i ? 1 : 0; }
+                System.Threading.Volatile.Write(ref done, true);
+                gc.Join();
+                Console.WriteLine("caught " + caught);
+                return caught == n ? 0 : 1;
+            }
             try { Work.Thrower(1); } catch (Exception e) { Show("thrower", e); }
             try { Work.Accumulate(new[] { 5, 7, -1, 3 }); } catch (Exception e) { Show("accumulate", e); }
             try { Work.WithFinally(2); } catch (Exception e) { Show("finally", e); }
