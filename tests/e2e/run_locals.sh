@@ -23,6 +23,9 @@
 #      without --locals has none;
 #   3. --failed --locals: the failed calls with their locals;
 #   4. the ELT engine and --no-args refuse --locals (exit 2, one line);
+#   6. under attach (-p) to tests/targets/Service: Validate's exceptions,
+#      each with its locals (n as the call's), the service's own checks
+#      right;
 #   5. under GC stress: 2000 exceptions out of a frame holding a string
 #      and an array made for its call, while another thread allocates and
 #      forces compacting collections: each locals line has its own call's
@@ -116,5 +119,24 @@ check "stress: 2000 locals lines, each with its call's n, text \"v\" + n and pai
     /locals:/ { k++; want = "locals: n=" n ", text=\"v" n "\", pair=int[2] {" n ", " (n * 2) "}"
                 if (substr($0, length($0) - length(want) + 1) != want) { if (bad++ < 3) print } }
     END { exit !(k == 2000 && !bad) }' "$work/stress.txt"
+
+echo "== 6. under attach"
+svc=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$svc" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Service failed" >&2; exit 2; }
+( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
+ct_ready_pid "$work/svc.out"
+if [[ -n "$spid" ]]; then
+    ct_run "$work" att "$ct" run -p "$spid" --locals -F 'Svc.Handlers.Validate' -d 1s -o "$work/att.txt"
+    check_eq "run -p --locals: exit code 0" 0 "$(cat "$work/att.rc")"
+    check "run -p --locals: each exception of Validate(n) followed by locals: n=<the same n>" awk '
+        /Svc\.Handlers\.Validate\(long n=[0-9]+\) -> exception/ { match($0, /n=[0-9]+/); want = substr($0, RSTART, RLENGTH); e++; next }
+        /locals:/ { k++; if ($0 !~ ("locals: " want "$")) { print; bad++ } }
+        END { exit !(e > 0 && k == e && !bad) }' "$work/att.txt"
+    for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
+    check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"
+    check "the service: every answer right" grep -qx "checksums right" "$work/svc.out"
+else
+    ct_fail "the service did not start"
+fi
 
 ct_end run_locals.sh
