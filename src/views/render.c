@@ -777,6 +777,10 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     thread *th = t->user;
     fn *f = r->ev.f;
     flush_pending(r, th);
+    /* A line probe's hit counts as it is shown (its end may be past the
+     * trace's). */
+    if (f->def->flags & CT_FN_PROBE)
+        f->calls++;
     if (f->jit_mark && (!f->jit_tid || f->jit_tid == rec->tid))
         mark_jit(r, th, f, rec, depth);
     if (r->opts.lines)
@@ -813,7 +817,8 @@ static void forget(thread *th, frame *fr)
 /* Counts one call of f that took total ns (self: less its callees'). */
 static void count_call(fn *f, uint64_t total, uint64_t self, int nested)
 {
-    f->calls++;
+    if (!(f->def->flags & CT_FN_PROBE)) /* (counted when it opened) */
+        f->calls++;
     /* A function's total counts each call once: its outermost calls on
      * each thread (a recursive call's time is in its caller's). */
     if (!nested)

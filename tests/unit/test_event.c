@@ -534,6 +534,47 @@ static void test_function_source(void **state)
     }
 }
 
+/* LOCALS (2.12): value 0 is 16 bytes (the frame's function and id), or the
+ * record has no values at all; value 0 of another length is a damaged
+ * record. */
+static void test_locals_record(void **state)
+{
+    (void)state;
+    static uint8_t buf[512];
+    static const size_t lens[] = { 16, 0, 8, 24 };
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+        ct_wbuf w;
+        ct_event_mark m;
+        ct_wbuf_init(&w, buf, sizeof buf);
+        assert_int_equal(ct_event_begin(&w, CT_REC_LOCALS, 1000, 10, 4242, 3, &m), CT_TRACE_OK);
+        uint8_t v0[24] = { 7 };
+        int32_t x = 42;
+        if (lens[k]) {
+            uint8_t *p = ct_event_value_reserve(&w, lens[k]);
+            assert_non_null(p);
+            memcpy(p, v0, lens[k]);
+            ct_event_value_commit(&w, &m, lens[k]);
+            p = ct_event_value_reserve(&w, 4);
+            memcpy(p, &x, 4);
+            ct_event_value_commit(&w, &m, 4);
+        }
+        assert_int_equal(ct_event_end(&w, &m), CT_TRACE_OK);
+        ct_rec rec;
+        ct_trace_status st;
+        long n = read_one(buf, w.len, &rec, &st);
+        if (lens[k] == 16 || lens[k] == 0) {
+            assert_true(n > 0);
+            assert_int_equal(rec.type, CT_REC_LOCALS);
+            assert_true(rec.time_ns == 1000 && rec.tid == 4242 && rec.key == 3 &&
+                        rec.held_ns == 10);
+            assert_int_equal(rec.nvalues, lens[k] ? 2 : 0);
+        } else {
+            assert_int_equal(n, -1);
+            assert_int_equal(st, CT_TRACE_E_RECORD);
+        }
+    }
+}
+
 /* END (2.5): the count of traced functions left as they were, when not 0;
  * a record without it (2.4) reads as 0; a sixth word is a damaged record. */
 static void test_end_unrewritten(void **state)
@@ -1328,6 +1369,7 @@ int main(void)
         cmocka_unit_test(test_header_bytes),
         cmocka_unit_test(test_function_out_mask),
         cmocka_unit_test(test_function_source),
+        cmocka_unit_test(test_locals_record),
         cmocka_unit_test(test_end_unrewritten),
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_unwind_chain),

@@ -145,8 +145,9 @@ static void event_held(ct_rec_type type, uint64_t t, uint64_t held, uint64_t tid
 {
     static uint8_t one[4096];
     ct_wbuf *out = &w, single;
-    /* An async call's end is a record of its own, never in a block. */
-    int in_block = blocks && !ct_rec_is_async_end(type);
+    /* An async call's end and LOCALS are records of their own, never in a
+     * block. */
+    int in_block = blocks && !ct_rec_is_event_shaped(type);
     if (blocks && !in_block)
         end_block();
     if (in_block) {
@@ -647,6 +648,65 @@ static void test_runtime_async_calls(void **state)
  * and line at the end of a folded or opening line, from the common folder or
  * whole; a LINE record's line on the exception's end; the path at
  * CT_RENDER_SRC_MAX and one byte past it; the SOURCE column. */
+/* Line probes (--at) and --locals: a hit on a line of its own, no
+ * duration, counted apart from the calls; a frame's locals under its
+ * exception, the latest of the same frame; a hit the trace ends in is no
+ * open call. */
+static void test_line_probes_and_locals(void **state)
+{
+    (void)state;
+    begin_trace();
+    ct_fn_param p[] = { { "int n=", 0, &p_i4 } };
+    ct_fn_param hp[] = { { "n=", 0, &p_i4 }, { "total=", 0, &p_i4 } };
+    function(1, "Shop.Cart.Sum", CT_FN_STATIC, 1, p, "int ", &p_i4);
+    function(2, "@ Cart.cs:30", CT_FN_STATIC | CT_FN_PROBE, 2, hp, "", NULL);
+    function(3, "locals of Shop.Cart.Sum", CT_FN_STATIC | CT_FN_PROBE | CT_FN_LOCALS, 2, hp, "",
+             NULL);
+    val v[3];
+    v[0] = v_i4(1);
+    event(CT_REC_ENTER, 1000, 4242, 1, 1, v);
+    v[1] = v_i4(0);
+    event(CT_REC_ENTER, 1100, 4242, 2, 2, v);
+    event(CT_REC_LEAVE, 1100, 4242, 2, 0, v);
+    v[1] = v_i4(5);
+    event(CT_REC_ENTER, 1200, 4242, 2, 2, v);
+    event(CT_REC_LEAVE, 1200, 4242, 2, 0, v);
+    end_block();
+    /* Two LOCALS of the same frame (id 0x1000): the second is shown. */
+    uint64_t owner[2] = { 1, 0x1000 };
+    v[0] = v_status(CT_VALUE_PLAN, owner, 16);
+    v[1] = v_i4(1);
+    v[2] = v_i4(7);
+    event(CT_REC_LOCALS, 1300, 4242, 3, 3, v);
+    v[2] = v_i4(8);
+    event(CT_REC_LOCALS, 1350, 4242, 3, 3, v);
+    event(CT_REC_UNWIND, 1400, 4242, 1, 0, v);
+    /* A hit whose LEAVE the trace does not have. */
+    v[0] = v_i4(2);
+    v[1] = v_i4(9);
+    event(CT_REC_ENTER, 1500, 4242, 2, 2, v);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 3000, 8, 3, 3), CT_TRACE_OK);
+    const char *text = render(1, 1, NULL);
+    assert_non_null(strstr(text, "  @ Cart.cs:30  n=1, total=0\n"));
+    assert_non_null(strstr(text, "  @ Cart.cs:30  n=1, total=5\n"));
+    assert_non_null(strstr(text, "} exception\n"));
+    assert_non_null(strstr(text, "  locals: n=1, total=8\n"));
+    assert_null(strstr(text, "total=7"));
+    /* The hit lines carry no duration: their prefix is the time and the
+     * thread only, as an opening line's. */
+    const char *hit = strstr(text, "@ Cart.cs:30  n=1, total=0");
+    const char *bol = hit;
+    while (bol > text && bol[-1] != '\n')
+        bol--;
+    assert_null(memchr(bol, 's', (size_t)(hit - bol))); /* no "us"/"ms" */
+    assert_non_null(strstr(text, "@ Cart.cs:30  n=2, total=9\n"));
+    assert_null(strstr(text, "total=9 {"));
+    assert_non_null(strstr(text, "# line probes: @ Cart.cs:30 3 hits\n"));
+    assert_non_null(strstr(text, "# summary: 1 call, 1 function,"));
+    assert_null(strstr(text, "  @ Cart.cs:30\n"));
+}
+
 static void test_source_locations(void **state)
 {
     (void)state;
@@ -1174,6 +1234,7 @@ int main(void)
         cmocka_unit_test(test_async_calls),
         cmocka_unit_test(test_runtime_async_calls),
         cmocka_unit_test(test_source_locations),
+        cmocka_unit_test(test_line_probes_and_locals),
         cmocka_unit_test(test_task_exception_value),
         cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_value_statuses),
