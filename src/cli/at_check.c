@@ -5,9 +5,13 @@
  * stderr and the program does not run. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clrmeta/clrmeta.h"
 #include "format/parse.h"
@@ -27,7 +31,7 @@ static int ends_with(const char *s, const char *tail)
 typedef struct at_found {
     char file[CT_AT_MAX_FILE];
     uint32_t line;
-    int found, ambiguous, no_code;
+    int found, ambiguous, no_code, by_method;
     uint32_t chosen, before, after;
     char doc[2][CLRMETA_MAX_DOCUMENT_NAME];
 } at_found;
@@ -56,6 +60,81 @@ static void look(const clrmeta_pdb *pdb, at_found *f)
     case CLRMETA_LINE_NO_FILE:
         break;
     }
+}
+
+/* `GLOB:LINE` (f->file names no document, and no '/'): line LINE of the
+ * file of a method of the assembly at path (its PDB: pdb) that the glob
+ * matches, in that method or its state machine's MoveNext, as the profiler
+ * places it (model/lineprobe.c). */
+static void look_by_method(const char *path, const clrmeta_pdb *pdb, at_found *f)
+{
+    if (f->found || strchr(f->file, '/') || strchr(f->file, '\\'))
+        return;
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        close(fd);
+        return;
+    }
+    size_t size = (size_t)st.st_size;
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return;
+    clrmeta md;
+    void *mem = NULL;
+    if (clrmeta_open(map, size, &md, NULL) == CLRMETA_OK &&
+        (mem = malloc(clrmeta_index_size(&md))) != NULL &&
+        clrmeta_build_index(&md, mem, clrmeta_index_size(&md), NULL) == CLRMETA_OK) {
+        uint32_t n = clrmeta_rows(&md, CLRMETA_T_METHODDEF);
+        for (uint32_t rid = 1; rid <= n && !f->found; rid++) {
+            clrmeta_methoddef_row m;
+            char full[2048], doc[CLRMETA_MAX_DOCUMENT_NAME];
+            if (clrmeta_methoddef(&md, rid, &m, NULL) != CLRMETA_OK ||
+                cli_method_full_name(&md, rid, m.name, full, sizeof full) != 0 ||
+                !ct_glob_list_match(f->file, full))
+                continue;
+            clrmeta_sequence_point sp;
+            int has = 0;
+            uint32_t mn = 0, kick = 0;
+            clrmeta_pdb_method_line(pdb, rid, &sp, &has, NULL);
+            if (!has && clrmeta_pdb_move_next(pdb, rid, &mn, NULL) == CLRMETA_OK && mn)
+                clrmeta_pdb_method_line(pdb, mn, &sp, &has, NULL);
+            clrmeta_line_match lm;
+            if (!has ||
+                clrmeta_pdb_document_name(pdb, sp.document, doc, sizeof doc, NULL, NULL) !=
+                    CLRMETA_OK ||
+                clrmeta_pdb_find_line(pdb, doc, f->line, &lm, NULL) != CLRMETA_OK ||
+                lm.result != CLRMETA_LINE_FOUND)
+                continue;
+            clrmeta_pdb_kickoff(pdb, lm.method_rid, &kick, NULL);
+            if (lm.method_rid == rid || kick == rid) {
+                f->found = f->by_method = 1;
+                f->no_code = 0;
+                f->chosen = lm.line;
+            }
+        }
+    }
+    free(mem);
+    munmap(map, size);
+}
+
+/* Each spec not found by its file, looked for as a method glob in the
+ * assembly at path. */
+static void look_all_by_method(const char *path, at_found *found, unsigned n)
+{
+    unsigned want = 0;
+    for (unsigned i = 0; i < n; i++)
+        want += !found[i].found && !found[i].ambiguous && !found[i].no_code;
+    clrmeta_pdb_file *pdb = NULL;
+    if (!want || clrmeta_pdb_load(path, NULL, &pdb, NULL, 0, NULL) != CLRMETA_OK)
+        return;
+    for (unsigned i = 0; i < n; i++)
+        if (!found[i].ambiguous && !found[i].no_code)
+            look_by_method(path, &pdb->pdb, &found[i]);
+    clrmeta_pdb_free(pdb);
 }
 
 int cli_at_check(const char *who, const char *list, char *const *program)
@@ -106,6 +185,21 @@ int cli_at_check(const char *who, const char *list, char *const *program)
             look(&pdb->pdb, &found[i]);
         clrmeta_pdb_free(pdb);
     }
+    /* Then as method globs (`Shop.Cart.Sum:30`): the main assembly, the
+     * others beside it. */
+    look_all_by_method(path, found, n);
+    if (d)
+        rewinddir(d);
+    seen = 0;
+    while (d && (e = readdir(d)) && seen < AT_CHECK_MAX_ASSEMBLIES) {
+        char other[8192];
+        if (!ends_with(e->d_name, ".dll") ||
+            (size_t)snprintf(other, sizeof other, "%s/%s", dir, e->d_name) >= sizeof other ||
+            !strcmp(other, path))
+            continue;
+        seen++;
+        look_all_by_method(other, found, n);
+    }
     if (d)
         closedir(d);
     int rc = 0;
@@ -131,7 +225,8 @@ int cli_at_check(const char *who, const char *list, char *const *program)
             rc = -1;
         } else {
             fprintf(stderr, "clrtrace %s: --at %s:%u: no Portable PDB of the assemblies in %s "
-                    "names a source file %s\n", who, f->file, f->line, dir, f->file);
+                    "names a source file %s, and no method of theirs it names has code on line "
+                    "%u\n", who, f->file, f->line, dir, f->file, f->line);
             rc = -1;
         }
     }

@@ -73,6 +73,12 @@ int cli_when_check(const char *who, const char *list, char *const *program);
  * with `dir/X.dll` beside it; into out, 0; -1: not found (when_check.c). */
 int cli_main_assembly(char *const *program, char *out, size_t cap);
 
+/* "Ns.Outer.Inner.Method" of MethodDef rid of md (method: its name), as the
+ * profiler names it (nested types joined by '.'): 0, or -1 (when_check.c). */
+struct clrmeta;
+int cli_method_full_name(const struct clrmeta *md, uint32_t rid, const char *method, char *out,
+                         size_t cap);
+
 /* Appends a line probe 'FILE:LINE' (--at) to list (one a line, *n so far,
  * at most CT_AT_MAX): 0, or -1 after one line. */
 int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigned *n,

@@ -57,8 +57,8 @@ int cli_main_assembly(char *const *program, char *out, size_t cap)
 }
 
 /* "Ns.Outer.Inner.Method" of method rid. */
-static int method_full_name(const clrmeta *md, uint32_t rid, const char *method, char *out,
-                            size_t cap)
+int cli_method_full_name(const clrmeta *md, uint32_t rid, const char *method, char *out,
+                         size_t cap)
 {
     const char *parts[WHEN_CHECK_MAX_NESTING];
     const char *ns = NULL;
@@ -196,7 +196,7 @@ static int check_assembly(const char *who, const char *list, const clrmeta *md, 
                     clrmeta_methoddef_row m;
                     char full[WHEN_CHECK_NAME_MAX];
                     if (clrmeta_methoddef(md, rid, &m, NULL) != CLRMETA_OK || !m.name ||
-                        method_full_name(md, rid, m.name, full, sizeof full) != 0 ||
+                        cli_method_full_name(md, rid, m.name, full, sizeof full) != 0 ||
                         !ct_glob_list_match(e.glob, full))
                         continue;
                     read_params(md, rid, &m, &mp);

@@ -20,7 +20,8 @@
 #      try block, a line in a catch block (its exception variable); the
 #      "# line probes:" line's counts;
 #   2. --when 'FILE:LINE: EXPR' over a probe's locals, and --limit per
-#      probe;
+#      probe; a probe named by method, 'GLOB:LINE' (the line in the file of
+#      the method the glob matches; an async method's by its MoveNext);
 #   3. recorded: replay shows the same hits; report counts them; the
 #      Chrome export's instant events and their args; the OTLP export's span
 #      events (protoc --decode_raw) on the caller's span;
@@ -130,6 +131,14 @@ ct_run "$work" limit "$ct" run --at "Program.cs:$l_loop" --at "Program.cs:$l_yie
 check_eq "--limit 1: one hit of each probe" "1 1" \
     "$(grep -cF "@ Program.cs:$l_loop  " "$work/limit.txt") $(grep -cF "@ Program.cs:$l_yield  " "$work/limit.txt")"
 
+ct_run "$work" glob "$ct" run --at "Probes.Work.Classify:$l_if" --at "*.TotalAsync:$l_async" \
+    -o "$work/glob.txt" -- dotnet "$app"
+check "--at GLOB:LINE: stdout equals the untraced run's" diff "$work/plain.out" "$work/glob.out"
+check_eq "--at 'Probes.Work.Classify:$l_if': the same hits as by file" \
+    "$(hits "$work/run.txt" "Program.cs:$l_if")" "$(hits "$work/glob.txt" "Program.cs:$l_if")"
+check_eq "--at '*.TotalAsync:$l_async': the async method's hits, by its MoveNext" \
+    "$(hits "$work/run.txt" "Program.cs:$l_async")" "$(hits "$work/glob.txt" "Program.cs:$l_async")"
+
 echo "== 3. recorded: replay, report, exports"
 ct_run "$work" rec "$ct" record "${ats[@]}" -o "$work/rec" -- dotnet "$app"
 check_eq "record --at: exit code 0" 0 "$(cat "$work/rec.rc")"
@@ -196,8 +205,10 @@ refused() { # NAME EXPECTED-LINE ARGS...: exit 2, that one line, no program outp
 first=$(line "$src" 'public Cart\(int count\)')
 refused outside "clrtrace run: --at Program.cs:1: line 1 is in no method (the nearest code: line $first)" \
     --at Program.cs:1
-refused nofile "clrtrace run: --at Orders.cs:5: no Portable PDB of the assemblies in $(dirname "$app") names a source file Orders.cs" \
+refused nofile "clrtrace run: --at Orders.cs:5: no Portable PDB of the assemblies in $(dirname "$app") names a source file Orders.cs, and no method of theirs it names has code on line 5" \
     --at Orders.cs:5
+refused notinmethod "clrtrace run: --at Probes.Work.Classify:$l_loop: no Portable PDB of the assemblies in $(dirname "$app") names a source file Probes.Work.Classify, and no method of theirs it names has code on line $l_loop" \
+    --at "Probes.Work.Classify:$l_loop"
 refused badspec "clrtrace run: --at takes FILE:LINE (Orders.cs:42; LINE from 1 to 536870911), not 'Program.cs'" \
     --at Program.cs
 refused elt "clrtrace run: --at puts probes in the IL of methods: not with --engine=elt, -a, --no-args or --null" \
@@ -211,6 +222,7 @@ refused seventeen "clrtrace run: at most 16 --at options" "${many[@]}" --at "Pro
 echo "== 5. under attach"
 ssrc="$root/tests/targets/Service/Program.cs"
 shandle=$(line "$ssrc" 'return 2 \* n \+ worker')
+svalidate=$(line "$ssrc" 'if \(n % 50 == 49\)')
 ( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
 ct_ready_pid "$work/svc.out"
 if [[ -n "$spid" ]]; then
@@ -219,7 +231,8 @@ if [[ -n "$spid" ]]; then
     check_eq "run -p --at a line with no code: the one line" \
         "clrtrace run: pid $spid: --at Program.cs:1: no code found there in the assemblies loaded (their Portable PDBs name no such line)" \
         "$(cat "$work/nocode.err")"
-    ct_run "$work" att "$ct" run -p "$spid" --at "Program.cs:$shandle" -d 1s -o "$work/att.txt"
+    ct_run "$work" att "$ct" run -p "$spid" --at "Program.cs:$shandle" --at "Svc.Handlers.Validate:$svalidate" \
+        -d 1s -o "$work/att.txt"
     check_eq "run -p --at: exit code 0" 0 "$(cat "$work/att.rc")"
     check "run -p --at: Handle's hits, each with the values its source gives" awk -v l="$shandle" '
         index($0, "@ Program.cs:" l "  ") {
@@ -231,6 +244,8 @@ if [[ -n "$spid" ]]; then
             if (tag != "w" w || id != nn || amt * 2 != nn) { print; bad++ }
         }
         END { exit !(n > 10 && !bad) }' "$work/att.txt"
+    check "run -p --at 'Svc.Handlers.Validate:$svalidate' (by method): its hits, n=N each" \
+        grep -qE "@ Program\.cs:$svalidate  n=[0-9]+\$" "$work/att.txt"
     for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
     check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"
     check "the service: every answer right" grep -qx "checksums right" "$work/svc.out"

@@ -83,6 +83,69 @@ typedef struct modprobes {
     placed p[CT_AT_MAX];
 } modprobes;
 
+/* Most methods of a module looked at for a `GLOB:LINE` probe. */
+#define LINE_GLOB_METHODS 200000u
+
+/* Where spec s goes when its FILE is a method glob (`Shop.Cart.Sum:30`,
+ * `*.Sum:30`: no document's name ends with it): line LINE of the file of
+ * a method of m it matches, in that method (or its state machine's
+ * MoveNext). 1 and *out, or 0. */
+static int place_by_method(const ct_module *m, const clrmeta_pdb *pdb, const at_spec *s,
+                           clrmeta_line_match *out)
+{
+    IMetaDataImport *mdi = m->mdi;
+    if (!mdi || strchr(s->file, '/') || strchr(s->file, '\\'))
+        return 0;
+    HCORENUM te = NULL;
+    mdTypeDef tds[64];
+    ULONG nt = 0;
+    uint32_t seen = 0;
+    int found = 0;
+    while (!found && seen < LINE_GLOB_METHODS &&
+           SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
+        for (ULONG i = 0; i < nt && !found; i++) {
+            HCORENUM me = NULL;
+            mdMethodDef toks[64];
+            ULONG nm = 0;
+            while (!found && SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) &&
+                   nm) {
+                for (ULONG k = 0; k < nm && !found; k++) {
+                    char name[1024];
+                    seen++;
+                    if (ct_registry_method_name(m, toks[k], name, sizeof name) != 0 ||
+                        !ct_glob_list_match(s->file, name))
+                        continue;
+                    uint32_t rid = toks[k] & 0x00FFFFFFu, mn = 0;
+                    clrmeta_sequence_point sp;
+                    int has = 0;
+                    clrmeta_pdb_method_line(pdb, rid, &sp, &has, NULL);
+                    if (!has && clrmeta_pdb_move_next(pdb, rid, &mn, NULL) == CLRMETA_OK && mn)
+                        clrmeta_pdb_method_line(pdb, mn, &sp, &has, NULL);
+                    char doc[CLRMETA_MAX_DOCUMENT_NAME];
+                    clrmeta_line_match lm;
+                    uint32_t kick = 0;
+                    if (!has ||
+                        clrmeta_pdb_document_name(pdb, sp.document, doc, sizeof doc, NULL, NULL) !=
+                            CLRMETA_OK ||
+                        clrmeta_pdb_find_line(pdb, doc, s->line, &lm, NULL) != CLRMETA_OK ||
+                        lm.result != CLRMETA_LINE_FOUND)
+                        continue;
+                    clrmeta_pdb_kickoff(pdb, lm.method_rid, &kick, NULL);
+                    if (lm.method_rid == rid || kick == rid) {
+                        *out = lm;
+                        found = 1;
+                    }
+                }
+            }
+            if (me)
+                mdi->lpVtbl->CloseEnum(mdi, me);
+        }
+    }
+    if (te)
+        mdi->lpVtbl->CloseEnum(mdi, te);
+    return found;
+}
+
 /* The module's probes, found on first ask. */
 static const modprobes *module_probes(const ct_module *m)
 {
@@ -102,8 +165,11 @@ static const modprobes *module_probes(const ct_module *m)
     const clrmeta_pdb *pdb = ct_srcline_pdb(m);
     for (uint32_t i = 0; pdb && i < g_nspecs; i++) {
         clrmeta_line_match lm;
-        if (clrmeta_pdb_find_line(pdb, g_specs[i].file, g_specs[i].line, &lm, NULL) != CLRMETA_OK ||
-            lm.result != CLRMETA_LINE_FOUND)
+        if (clrmeta_pdb_find_line(pdb, g_specs[i].file, g_specs[i].line, &lm, NULL) != CLRMETA_OK)
+            continue;
+        if (lm.result == CLRMETA_LINE_NO_FILE && !place_by_method(m, pdb, &g_specs[i], &lm))
+            continue;
+        if (lm.result != CLRMETA_LINE_FOUND)
             continue;
         placed *p = &mp->p[mp->n];
         p->spec = i;

@@ -282,6 +282,18 @@ static int rt_async_hooked(void)
            !g_ct.attached && g_ct.runtime_major >= 11;
 }
 
+int ct_registry_method_name(const ct_module *m, mdMethodDef tok, char *full, size_t cap)
+{
+    char method[CT_NAME_MAX * 3], name[FULL_NAME_MAX];
+    mdTypeDef td = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0;
+    DWORD impl = 0;
+    if (method_props(m, tok, method, name, &td, &sig, &sig_len, &impl) != 0)
+        return -1;
+    return (size_t)snprintf(full, cap, "%s", name) < cap ? 0 : -1;
+}
+
 int ct_registry_traces(const ct_module *m, mdMethodDef tok)
 {
     char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];

@@ -236,6 +236,9 @@ void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id);
  * the filter's answer by name, as for the records. */
 int ct_registry_module_may_trace(const ct_module *m);
 int ct_registry_traces(const ct_module *m, mdMethodDef tok);
+/* Method tok's full name as the filter sees it ("Ns.Outer.Inner.Method"):
+ * 0, or -1. */
+int ct_registry_method_name(const ct_module *m, mdMethodDef tok, char *full, size_t cap);
 
 /* Whether the filter may trace (or the tracer watch) any method of TypeDef
  * td of module m: 0 only when it traces none, told from the type's name and
