@@ -19,6 +19,8 @@
 #      afterwards (state=2, not 4), a frame with stackalloc, the frame an
 #      exception from its finally leaves (shown once, the finally's);
 #      frames that caught the exception have none;
+#   1b. the ELT engine (no --locals: it has no filter) traces the same
+#      program with the same output and exit code;
 #   2. record --locals: replay shows the same lines; a trace recorded
 #      without --locals has none;
 #   3. --failed --locals: the failed calls with their locals;
@@ -79,6 +81,10 @@ got=$(locals "$work/run.txt" | sed -E 's/_dispatchState=\{StackTrace=.*\}\}$/_di
 check_eq "run --locals: each failed frame's locals, by hand from the source" "$want" "$got"
 check "the frames that caught their exception (Filtered, Main) show none" bash -c \
     "! grep -B1 'locals:' '$work/run.txt' | grep -qE 'Faults\\.Work\\.Filtered|Faults\\.Program\\.Main'"
+
+ct_run "$work" elt timeout -k 5 300 "$ct" run --engine=elt -o "$work/elt.txt" -- dotnet "$app"
+check "the ELT engine: stdout, stderr and exit code (3) equal the untraced run's" \
+    ct_same_run "$work" plain elt
 
 echo "== 2. recorded"
 ct_run "$work" rec timeout -k 5 300 "$ct" record --locals -o "$work/rec" -- dotnet "$app"
