@@ -896,7 +896,9 @@ static void end_line(ct_render *r, thread *th, uint64_t now, ct_walk_end how, in
         put(line, &n, src, sn);
     } else {
         flush_pending(r, th);
-        if (!r->opts.lines)
+        /* A line probe's hit whose line another thread's came after: it
+         * has no end of its own to show. */
+        if (!r->opts.lines || (timed >= 0 && r->ev.f && (r->ev.f->def->flags & CT_FN_PROBE)))
             return;
         line = r->line + PREFIX_MAX;
         pre = prefix(r, line, now, th, d, depth);

@@ -681,6 +681,16 @@ static void test_line_probes_and_locals(void **state)
     v[2] = v_i4(8);
     event(CT_REC_LOCALS, 1350, 4242, 3, 3, v);
     event(CT_REC_UNWIND, 1400, 4242, 1, 0, v);
+    /* A hit another thread's line comes into: no end line of its own. */
+    v[0] = v_i4(3);
+    v[1] = v_i4(4);
+    event(CT_REC_ENTER, 1420, 4242, 2, 2, v);
+    end_block();
+    event(CT_REC_ENTER, 1430, 777, 1, 1, v);
+    event(CT_REC_LEAVE, 1440, 777, 1, 1, v);
+    end_block();
+    event(CT_REC_LEAVE, 1450, 4242, 2, 0, v);
+    end_block();
     /* A hit whose LEAVE the trace does not have. */
     v[0] = v_i4(2);
     v[1] = v_i4(9);
@@ -702,8 +712,14 @@ static void test_line_probes_and_locals(void **state)
     assert_null(memchr(bol, 's', (size_t)(hit - bol))); /* no "us"/"ms" */
     assert_non_null(strstr(text, "@ Cart.cs:30  n=2, total=9\n"));
     assert_null(strstr(text, "total=9 {"));
-    assert_non_null(strstr(text, "# line probes: @ Cart.cs:30 3 hits\n"));
-    assert_non_null(strstr(text, "# summary: 1 call, 1 function,"));
+    assert_non_null(strstr(text, "@ Cart.cs:30  n=3, total=4\n"));
+    /* The only end lines: the exception's and thread 777's folded call. */
+    unsigned ends = 0;
+    for (const char *q = text; (q = strstr(q, "  }")) != NULL; q++)
+        ends++;
+    assert_int_equal(ends, 1);
+    assert_non_null(strstr(text, "# line probes: @ Cart.cs:30 4 hits\n"));
+    assert_non_null(strstr(text, "# summary: 2 calls, 1 function,"));
     assert_null(strstr(text, "  @ Cart.cs:30\n"));
 }
 
