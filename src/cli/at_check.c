@@ -137,6 +137,50 @@ static void look_all_by_method(const char *path, at_found *found, unsigned n)
     clrmeta_pdb_free(pdb);
 }
 
+/* fn(ctx, path) for each assembly (*.dll) of folder dir but main, the
+ * first AT_CHECK_MAX_ASSEMBLIES of them. */
+static void each_other_assembly(const char *dir, const char *main,
+                                void (*fn)(void *ctx, const char *path), void *ctx)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    unsigned seen = 0;
+    while (d && (e = readdir(d)) && seen < AT_CHECK_MAX_ASSEMBLIES) {
+        char other[8192];
+        if (!ends_with(e->d_name, ".dll") ||
+            (size_t)snprintf(other, sizeof other, "%s/%s", dir, e->d_name) >= sizeof other ||
+            !strcmp(other, main))
+            continue;
+        seen++;
+        fn(ctx, other);
+    }
+    if (d)
+        closedir(d);
+}
+
+typedef struct specs {
+    at_found *found;
+    unsigned n;
+} specs;
+
+/* Each spec looked for by its file in the PDB of the assembly at path. */
+static void by_file(void *ctx, const char *path)
+{
+    const specs *s = ctx;
+    clrmeta_pdb_file *pdb = NULL;
+    if (clrmeta_pdb_load(path, NULL, &pdb, NULL, 0, NULL) != CLRMETA_OK)
+        return;
+    for (unsigned i = 0; i < s->n; i++)
+        look(&pdb->pdb, &s->found[i]);
+    clrmeta_pdb_free(pdb);
+}
+
+static void by_method(void *ctx, const char *path)
+{
+    const specs *s = ctx;
+    look_all_by_method(path, s->found, s->n);
+}
+
 int cli_at_check(const char *who, const char *list, char *const *program)
 {
     char path[4096];
@@ -162,46 +206,13 @@ int cli_at_check(const char *who, const char *list, char *const *program)
     char *slash = strrchr(path, '/');
     char dir[4096];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-    clrmeta_pdb_file *pdb = NULL;
-    if (clrmeta_pdb_load(path, NULL, &pdb, NULL, 0, NULL) == CLRMETA_OK) {
-        for (unsigned i = 0; i < n; i++)
-            look(&pdb->pdb, &found[i]);
-        clrmeta_pdb_free(pdb);
-    }
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    unsigned seen = 0;
-    while (d && (e = readdir(d)) && seen < AT_CHECK_MAX_ASSEMBLIES) {
-        char other[8192];
-        if (!ends_with(e->d_name, ".dll") ||
-            (size_t)snprintf(other, sizeof other, "%s/%s", dir, e->d_name) >= sizeof other ||
-            !strcmp(other, path))
-            continue;
-        seen++;
-        pdb = NULL;
-        if (clrmeta_pdb_load(other, NULL, &pdb, NULL, 0, NULL) != CLRMETA_OK)
-            continue;
-        for (unsigned i = 0; i < n; i++)
-            look(&pdb->pdb, &found[i]);
-        clrmeta_pdb_free(pdb);
-    }
+    specs ctx = {found, n};
+    by_file(&ctx, path);
+    each_other_assembly(dir, path, by_file, &ctx);
     /* Then as method globs (`Shop.Cart.Sum:30`): the main assembly, the
      * others beside it. */
     look_all_by_method(path, found, n);
-    if (d)
-        rewinddir(d);
-    seen = 0;
-    while (d && (e = readdir(d)) && seen < AT_CHECK_MAX_ASSEMBLIES) {
-        char other[8192];
-        if (!ends_with(e->d_name, ".dll") ||
-            (size_t)snprintf(other, sizeof other, "%s/%s", dir, e->d_name) >= sizeof other ||
-            !strcmp(other, path))
-            continue;
-        seen++;
-        look_all_by_method(other, found, n);
-    }
-    if (d)
-        closedir(d);
+    each_other_assembly(dir, path, by_method, &ctx);
     int rc = 0;
     for (unsigned i = 0; i < n && !rc; i++) {
         at_found *f = &found[i];

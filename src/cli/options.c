@@ -79,6 +79,22 @@ int cli_add_glob(const char *who, const char *opt, char *list, size_t cap, const
     return 0;
 }
 
+/* Appends text to list (one a line, *n so far): 0, or -1 after one line
+ * when the list would pass cap bytes (what: what the lines are). */
+static int append_line(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
+                       const char *text, const char *what)
+{
+    size_t used = strlen(list), len = strlen(text);
+    if (used + len + 2 > cap) {
+        fprintf(stderr, "clrtrace %s: %s: the %s together take more than %zu bytes\n", who, opt,
+                what, cap - 1);
+        return -1;
+    }
+    snprintf(list + used, cap - used, "%s%s", used ? "\n" : "", text);
+    (*n)++;
+    return 0;
+}
+
 int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
                  const char *text)
 {
@@ -97,15 +113,7 @@ int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsig
         fprintf(stderr, "clrtrace %s: %s '%s': %s\n", who, opt, text, err.message);
         return -1;
     }
-    size_t used = strlen(list), len = strlen(text);
-    if (used + len + 2 > cap) {
-        fprintf(stderr, "clrtrace %s: %s: the conditions together take more than %zu bytes\n",
-                who, opt, cap - 1);
-        return -1;
-    }
-    snprintf(list + used, cap - used, "%s%s", used ? "\n" : "", text);
-    (*n)++;
-    return 0;
+    return append_line(who, opt, list, cap, n, text, "conditions");
 }
 
 int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
@@ -122,15 +130,7 @@ int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigne
                 "not '%s'\n", who, opt, CT_AT_MAX_LINE, text);
         return -1;
     }
-    size_t used = strlen(list), len = strlen(text);
-    if (used + len + 2 > cap) {
-        fprintf(stderr, "clrtrace %s: %s: the lines together take more than %zu bytes\n", who,
-                opt, cap - 1);
-        return -1;
-    }
-    snprintf(list + used, cap - used, "%s%s", used ? "\n" : "", text);
-    (*n)++;
-    return 0;
+    return append_line(who, opt, list, cap, n, text, "lines");
 }
 
 int cli_add_chosen(const char *who, const char *opt, int ret, char *list, size_t cap,
@@ -150,15 +150,7 @@ int cli_add_chosen(const char *who, const char *opt, int ret, char *list, size_t
         fprintf(stderr, "clrtrace %s: %s '%s': %s\n", who, opt, text, err.message);
         return -1;
     }
-    size_t used = strlen(list), len = strlen(text);
-    if (used + len + 2 > cap) {
-        fprintf(stderr, "clrtrace %s: %s: the values together take more than %zu bytes\n", who,
-                opt, cap - 1);
-        return -1;
-    }
-    snprintf(list + used, cap - used, "%s%s", used ? "\n" : "", text);
-    (*n)++;
-    return 0;
+    return append_line(who, opt, list, cap, n, text, "values");
 }
 
 const char *cli_tree_filter_help(void)

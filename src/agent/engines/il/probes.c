@@ -302,29 +302,36 @@ static int capture_line(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_w
 
 _Static_assert(CT_LINE_MAX_VALUES <= CT_PROBE_MAX_ARGS, "a line probe's inputs are kept");
 
+/* A line probe's (or a locals record's) call: its probe, and this thread's
+ * buffer when the trace records; NULL otherwise. The inputs handed over
+ * are taken (*n of them). */
+static const ct_line_probe *line_begin(uintptr_t id, uint32_t *n, ct_tbuf **b)
+{
+    *n = t_probe_nargs;
+    t_probe_nargs = t_probe_ntargs = 0;
+    if (!ct_rec_recording())
+        return NULL;
+    *b = ct_rec_thread_self();
+    return *b ? (const ct_line_probe *)id : NULL;
+}
+
 /* --locals: from the exception filter around a traced method's body (its
  * first pass: the frame as the throw left it), its locals record. */
 static void probe_fault(uintptr_t id)
 {
-    uint32_t n = t_probe_nargs;
-    t_probe_nargs = t_probe_ntargs = 0;
-    if (!ct_rec_recording())
-        return;
-    const ct_line_probe *lp = (const ct_line_probe *)id;
-    ct_tbuf *b = ct_rec_thread_self();
-    if (b && n == lp->nin)
+    uint32_t n;
+    ct_tbuf *b = NULL;
+    const ct_line_probe *lp = line_begin(id, &n, &b);
+    if (lp && n == lp->nin)
         ct_rec_locals(b, lp->fn, lp->fn->def, n ? t_probe_args[0] : 0, capture_line, lp);
 }
 
 static void probe_line(uintptr_t id)
 {
-    uint32_t n = t_probe_nargs;
-    t_probe_nargs = t_probe_ntargs = 0;
-    if (!ct_rec_recording())
-        return;
-    const ct_line_probe *lp = (const ct_line_probe *)id;
-    ct_tbuf *b = ct_rec_thread_self();
-    if (!b)
+    uint32_t n;
+    ct_tbuf *b = NULL;
+    const ct_line_probe *lp = line_begin(id, &n, &b);
+    if (!lp)
         return;
     ct_rec_enter(b, lp->fn, n == lp->nin, 0, capture_line, lp, 0);
     probe_close(CT_REC_LEAVE, (uintptr_t)lp->fn, 0, 0, 0);
