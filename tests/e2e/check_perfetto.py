@@ -14,13 +14,15 @@ prints for a `clrtrace dump --perfetto` trace (run_perfetto.sh).
       interned. Prints "begins=B ends=E threads=T names=N annotation_names=A
       unfinished=U", then " async=N" when there are async calls' tracks: each
       a track under the process's, named, with one slice (an async call's,
-      from its enter to its task's end).
+      from its enter to its task's end); " instants=N" when there are line
+      probes' hits (TYPE_INSTANT events on a thread's track).
   check_perfetto.py calls TEXT
       One line per slice, "TID NAME ARGS" in order of begin on each thread
       (threads in order of their first slice): ARGS is the JSON object of
       its debug annotations, begin and end merged (as Perfetto merges them),
       keys sorted, object addresses written @ADDR and pointers 0xADDR (as
-      check_chrome.py writes --chrome's args).
+      check_chrome.py writes --chrome's args); an instant event (a line
+      probe's hit) is a line too, in its place.
   check_perfetto.py event TEXT NAME START
       "TS DUR" of the first slice of NAME: begin minus START (ns), end minus
       begin.
@@ -90,7 +92,7 @@ class Trace:
         self.async_tracks = {}  # uuid -> name
         self.async_slices = []  # [name, begin, end, args]
         self.slices = []   # (tid, name, begin, end, args) in order of begin per track
-        self.begins = self.ends = self.unfinished = 0
+        self.begins = self.ends = self.unfinished = self.instants = 0
         self.walk()
 
     def bad(self, msg):
@@ -205,6 +207,16 @@ class Trace:
                 s[3] = ts
                 self.annotations(ev, s[4])
                 self.unfinished += s[4].get("unfinished") is True
+            elif get(ev, "type") == "TYPE_INSTANT":
+                # A line probe's hit (--at): an instant event inside the
+                # open slice, its values as annotations.
+                self.instants += 1
+                iid = get(ev, "name_iid")
+                if iid not in self.event_names:
+                    self.bad("packet %d: event name iid %s not interned" % (n, iid))
+                s = [self.threads[uuid][1], self.event_names.get(iid), ts, ts, {}]
+                self.annotations(ev, s[4])
+                self.slices.append(s)
             else:
                 self.bad("packet %d: type %s" % (n, get(ev, "type")))
         for uuid, stack in open_.items():
@@ -223,10 +235,11 @@ def main(argv):
         if t.problems:
             print("\n".join(t.problems))
             return 1
-        print("begins=%d ends=%d threads=%d names=%d annotation_names=%d unfinished=%d%s"
+        print("begins=%d ends=%d threads=%d names=%d annotation_names=%d unfinished=%d%s%s"
               % (t.begins, t.ends, len(t.threads), len(t.event_names),
                  len(t.annotation_names), t.unfinished,
-                 " async=%d" % len(t.async_slices) if t.async_slices else ""))
+                 " async=%d" % len(t.async_slices) if t.async_slices else "",
+                 " instants=%d" % t.instants if t.instants else ""))
         return 0
     if argv[1] == "async":
         lines = []

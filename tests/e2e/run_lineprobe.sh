@@ -23,8 +23,9 @@
 #      probe; a probe named by method, 'GLOB:LINE' (the line in the file of
 #      the method the glob matches; an async method's by its MoveNext);
 #   3. recorded: replay shows the same hits; report counts them; the
-#      Chrome export's instant events and their args; the OTLP export's span
-#      events (protoc --decode_raw) on the caller's span;
+#      Chrome export's instant events and their args; Perfetto's
+#      TYPE_INSTANT track events (protoc with Perfetto's protos); the OTLP
+#      export's span events on the caller's span;
 #   4. refusals before anything runs (exit 2, one line, no program output):
 #      a line outside any method, a file no PDB names, a malformed spec,
 #      --engine=elt, 16 --at options accepted and the 17th refused;
@@ -163,6 +164,14 @@ if not ok or got != want:
     sys.exit(1)
 EOF
 if command -v protoc >/dev/null; then
+    "$ct" dump --perfetto "$work/rec" >"$work/perfetto.pb" 2>"$work/perfetto.err"
+    protoc --proto_path="$here" --decode=perfetto.protos.Trace perfetto_subset.proto \
+        <"$work/perfetto.pb" >"$work/perfetto.txt" 2>&1
+    check "perfetto: well formed, the 14 hits as instant events (check_perfetto.py validate)" \
+        grep -q ' instants=14$' <(python3 "$here/check_perfetto.py" validate "$work/perfetto.txt")
+    check_eq "perfetto: the loop's hits, total and i as annotations" '"total": "0"|"total": "1.5"|"total": "3.75"' \
+        "$(python3 "$here/check_perfetto.py" calls "$work/perfetto.txt" | grep -F " @ Program.cs:$l_loop " |
+           grep -oE '"total": "[^"]*"' | paste -sd'|')"
     "$ct" dump --otlp "$work/rec" >"$work/otlp.pb" 2>"$work/otlp.err"
     protoc --proto_path="$root/tests/otlp" \
         --decode=opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest \
