@@ -43,9 +43,9 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
     [CT_SET_AT] = {"CLRTRACE_AT", NULL, "--at", CT_KIND_AT, CT_GROUP_SELECT, CT_SETTING_REPEAT,
                    0, 0, 0, NULL, "FILE:LINE",
                    "at each pass over that source line (the first line with code at or "
-                   "after it, from the Portable PDB) record `this`, the arguments and "
-                   "the locals in scope by their names; its method is traced too "
-                   "(IL engine; repeatable)"},
+                   "after it, from the Portable PDB; FILE a file's name or a method "
+                   "glob) record `this`, the arguments and the locals in scope by their "
+                   "names; its method is traced too (IL engine; repeatable)"},
     [CT_SET_DEPTH] = {"CLRTRACE_DEPTH", "-D", "--depth", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_FILTER_MAX_FRAMES, 0, NULL, "N",
                       "show calls at most N levels deep ({min}-{max})"},
