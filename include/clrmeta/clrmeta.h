@@ -789,6 +789,16 @@ typedef struct clrmeta_line_match {
 CLRMETA_API clrmeta_status clrmeta_pdb_find_line(const clrmeta_pdb *pdb, const char *file,
                                                  uint32_t line, clrmeta_line_match *out,
                                                  clrmeta_error *err);
+/* The same for a method named by its MethodDef rid (`--at Shop.Cart.Sum:30`):
+ * line `line` of the document of its first visible sequence point (an async
+ * method's or iterator's stub has none: its MoveNext's), FOUND only when the
+ * code there is the method's own or its MoveNext's (a lambda inside it, or
+ * another method of the file: NO_CODE, method_rid 0); NO_FILE when the
+ * method has no lines. */
+CLRMETA_API clrmeta_status clrmeta_pdb_find_line_in_method(const clrmeta_pdb *pdb,
+                                                           uint32_t method_rid, uint32_t line,
+                                                           clrmeta_line_match *out,
+                                                           clrmeta_error *err);
 
 typedef struct clrmeta_local_scope {
     uint32_t method;                   /* MethodDef rid */
@@ -829,6 +839,11 @@ CLRMETA_API clrmeta_status clrmeta_pdb_locals_at(const clrmeta_pdb *pdb, uint32_
 CLRMETA_API clrmeta_status clrmeta_pdb_hoisted_at(const clrmeta_pdb *pdb, uint32_t move_next_rid,
                                                   uint32_t il_offset, uint32_t *slots,
                                                   uint32_t cap, uint32_t *n, clrmeta_error *err);
+/* Whether field (a state machine's field name) holds the local of hoisted
+ * slot `slot` (C#: "<total>5__2" for slot 1): 1 and its source name into
+ * out (cap bytes; out may be NULL), or 0. */
+CLRMETA_API int clrmeta_hoisted_local_name(const char *field, uint32_t slot, char *out,
+                                           size_t cap);
 /* Kind of StateMachineHoistedLocalScopes. */
 CLRMETA_API const uint8_t *clrmeta_kind_hoisted_scopes(void);
 

@@ -31,7 +31,7 @@ static int ends_with(const char *s, const char *tail)
 typedef struct at_found {
     char file[CT_AT_MAX_FILE];
     uint32_t line;
-    int found, ambiguous, no_code, by_method;
+    int found, ambiguous, no_code;
     uint32_t chosen, before, after;
     char doc[2][CLRMETA_MAX_DOCUMENT_NAME];
 } at_found;
@@ -91,28 +91,15 @@ static void look_by_method(const char *path, const clrmeta_pdb *pdb, at_found *f
         uint32_t n = clrmeta_rows(&md, CLRMETA_T_METHODDEF);
         for (uint32_t rid = 1; rid <= n && !f->found; rid++) {
             clrmeta_methoddef_row m;
-            char full[2048], doc[CLRMETA_MAX_DOCUMENT_NAME];
+            char full[2048];
             if (clrmeta_methoddef(&md, rid, &m, NULL) != CLRMETA_OK ||
                 cli_method_full_name(&md, rid, m.name, full, sizeof full) != 0 ||
                 !ct_glob_list_match(f->file, full))
                 continue;
-            clrmeta_sequence_point sp;
-            int has = 0;
-            uint32_t mn = 0, kick = 0;
-            clrmeta_pdb_method_line(pdb, rid, &sp, &has, NULL);
-            if (!has && clrmeta_pdb_move_next(pdb, rid, &mn, NULL) == CLRMETA_OK && mn)
-                clrmeta_pdb_method_line(pdb, mn, &sp, &has, NULL);
             clrmeta_line_match lm;
-            if (!has ||
-                clrmeta_pdb_document_name(pdb, sp.document, doc, sizeof doc, NULL, NULL) !=
-                    CLRMETA_OK ||
-                clrmeta_pdb_find_line(pdb, doc, f->line, &lm, NULL) != CLRMETA_OK ||
-                lm.result != CLRMETA_LINE_FOUND)
-                continue;
-            clrmeta_pdb_kickoff(pdb, lm.method_rid, &kick, NULL);
-            if (lm.method_rid == rid || kick == rid) {
-                f->found = f->by_method = 1;
-                f->no_code = 0;
+            if (clrmeta_pdb_find_line_in_method(pdb, rid, f->line, &lm, NULL) == CLRMETA_OK &&
+                lm.result == CLRMETA_LINE_FOUND) {
+                f->found = 1;
                 f->chosen = lm.line;
             }
         }

@@ -653,22 +653,18 @@ static uint32_t print_hoisted(sigs *s, const clrmeta_pdb *pdb, uint32_t rid, uin
         clrmeta_type_fields(s->md, owner, &fields, NULL) != CLRMETA_OK)
         return 0;
     for (uint32_t i = 0; i < n && i < HOISTED_SHOWN; i++) {
-        char suffix[24];
-        int sl = snprintf(suffix, sizeof suffix, ">5__%u", slots[i] + 1);
         for (uint32_t k = 0; k < fields.count; k++) {
             clrmeta_field_row fr;
-            if (clrmeta_field(s->md, clrmeta_list_rid(s->md, &fields, k), &fr, NULL) != CLRMETA_OK)
-                continue;
-            size_t fl = strlen(fr.name);
-            if (fl <= (size_t)sl + 1 || fr.name[0] != '<' || strcmp(fr.name + fl - (size_t)sl, suffix))
+            char name[512];
+            if (clrmeta_field(s->md, clrmeta_list_rid(s->md, &fields, k), &fr, NULL) != CLRMETA_OK ||
+                !clrmeta_hoisted_local_name(fr.name, slots[i], name, sizeof name))
                 continue;
             char type[512] = "?";
             clrsig_sig sig;
             if (clrsig_parse(fr.sig.p, fr.sig.len, CLRSIG_KIND_FIELD, NULL, &s->arena, &sig, NULL) ==
                 CLRSIG_OK)
                 clrsig_format_type(sig.field, &s->fopts, &s->resolver, type, sizeof type, NULL, NULL);
-            printf("%s %s %.*s (hoisted: %s)", before + shown ? "," : "", type,
-                   (int)(fl - (size_t)sl - 1), fr.name + 1, fr.name);
+            printf("%s %s %s (hoisted: %s)", before + shown ? "," : "", type, name, fr.name);
             shown++;
             break;
         }

@@ -3,6 +3,7 @@
  * PortablePdb-Metadata.md), sequence point blobs, local scopes, state
  * machine kick-off methods and custom debug information. Same rules as the
  * rest of the library: every read is checked against the bytes first. */
+#include <stdio.h>
 #include <string.h>
 
 #include "meta_internal.h"
@@ -615,6 +616,9 @@ static int names_file(const char *name, size_t nl, const char *file, size_t fl)
     return fl == nl || tail[-1] == '/' || tail[-1] == '\\' || file[0] == '/';
 }
 
+static clrmeta_status find_in_document(const clrmeta_pdb *pdb, uint32_t doc, uint32_t line,
+                                       clrmeta_line_match *out, clrmeta_error *err);
+
 clrmeta_status clrmeta_pdb_find_line(const clrmeta_pdb *pdb, const char *file, uint32_t line,
                                      clrmeta_line_match *out, clrmeta_error *err)
 {
@@ -642,6 +646,13 @@ clrmeta_status clrmeta_pdb_find_line(const clrmeta_pdb *pdb, const char *file, u
     }
     if (!doc)
         return meta_ok(err);
+    return find_in_document(pdb, doc, line, out, err);
+}
+
+/* clrmeta_pdb_find_line in document doc (out cleared but for its result). */
+static clrmeta_status find_in_document(const clrmeta_pdb *pdb, uint32_t doc, uint32_t line,
+                                       clrmeta_line_match *out, clrmeta_error *err)
+{
     out->document = doc;
     out->result = CLRMETA_LINE_NO_CODE;
     uint64_t best_span = UINT64_MAX;
@@ -683,6 +694,48 @@ clrmeta_status clrmeta_pdb_find_line(const clrmeta_pdb *pdb, const char *file, u
         out->line = at_line;
     }
     return meta_ok(err);
+}
+
+clrmeta_status clrmeta_pdb_find_line_in_method(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                               uint32_t line, clrmeta_line_match *out,
+                                               clrmeta_error *err)
+{
+    if (!pdb || !out)
+        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
+    memset(out, 0, sizeof *out);
+    out->result = CLRMETA_LINE_NO_FILE;
+    clrmeta_sequence_point sp;
+    int found = 0;
+    uint32_t mn = 0, kick = 0;
+    clrmeta_status st = clrmeta_pdb_method_line(pdb, method_rid, &sp, &found, err);
+    if (st == CLRMETA_OK && !found &&
+        (st = clrmeta_pdb_move_next(pdb, method_rid, &mn, err)) == CLRMETA_OK && mn)
+        st = clrmeta_pdb_method_line(pdb, mn, &sp, &found, err);
+    if (st != CLRMETA_OK || !found)
+        return st;
+    if ((st = find_in_document(pdb, sp.document, line, out, err)) != CLRMETA_OK ||
+        out->result != CLRMETA_LINE_FOUND || out->method_rid == method_rid)
+        return st;
+    if ((st = clrmeta_pdb_kickoff(pdb, out->method_rid, &kick, err)) != CLRMETA_OK)
+        return st;
+    if (kick != method_rid) {
+        out->result = CLRMETA_LINE_NO_CODE; /* the line's code is another method's */
+        out->method_rid = out->il_offset = out->line = 0;
+    }
+    return meta_ok(err);
+}
+
+int clrmeta_hoisted_local_name(const char *field, uint32_t slot, char *out, size_t cap)
+{
+    char suffix[24];
+    int sl = snprintf(suffix, sizeof suffix, ">5__%u", slot + 1);
+    size_t fl = field ? strlen(field) : 0;
+    if (sl <= 0 || fl <= (size_t)sl + 1 || field[0] != '<' ||
+        strcmp(field + fl - (size_t)sl, suffix) != 0)
+        return 0;
+    if (out && cap)
+        snprintf(out, cap, "%.*s", (int)(fl - (size_t)sl - 1), field + 1);
+    return 1;
 }
 
 /* ---------------------------------------------------------- local scopes */

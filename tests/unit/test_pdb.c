@@ -342,6 +342,20 @@ static void test_find_line(void **state)
                 m.line == 64);
     assert_int_equal(clrmeta_pdb_find_line(&f->pdb, "gram.cs", 17, &m, NULL), CLRMETA_OK);
     assert_int_equal(m.result, CLRMETA_LINE_NO_FILE);
+    /* By method (clrmeta_pdb_find_line_in_method): line 31 of Divide's
+     * (method 4) file is its own; line 17 (Add's, method 1) is not. */
+    assert_int_equal(clrmeta_pdb_find_line_in_method(&f->pdb, 4, 31, &m, NULL), CLRMETA_OK);
+    assert_true(m.result == CLRMETA_LINE_FOUND && m.method_rid == 4 && m.il_offset == 3 &&
+                m.line == 32);
+    assert_int_equal(clrmeta_pdb_find_line_in_method(&f->pdb, 4, 17, &m, NULL), CLRMETA_OK);
+    assert_true(m.result == CLRMETA_LINE_NO_CODE && m.method_rid == 0);
+    /* C#'s hoisted field names: "<total>5__2" holds slot 1. */
+    char hn[16];
+    assert_int_equal(clrmeta_hoisted_local_name("<total>5__2", 1, hn, sizeof hn), 1);
+    assert_string_equal(hn, "total");
+    assert_int_equal(clrmeta_hoisted_local_name("<total>5__2", 0, hn, sizeof hn), 0);
+    assert_int_equal(clrmeta_hoisted_local_name("<>5__1", 0, hn, sizeof hn), 0);
+    assert_int_equal(clrmeta_hoisted_local_name("total5__1", 0, NULL, 0), 0);
     /* The locals in scope there: Greet's loop body (line 66) sees text and
      * i; TryDivide's catch (line 46) sees e, its try (line 42) none; with
      * room for one, the count is still 2. */

@@ -115,26 +115,9 @@ static int place_by_method(const ct_module *m, const clrmeta_pdb *pdb, const at_
                     if (ct_registry_method_name(m, toks[k], name, sizeof name) != 0 ||
                         !ct_glob_list_match(s->file, name))
                         continue;
-                    uint32_t rid = toks[k] & 0x00FFFFFFu, mn = 0;
-                    clrmeta_sequence_point sp;
-                    int has = 0;
-                    clrmeta_pdb_method_line(pdb, rid, &sp, &has, NULL);
-                    if (!has && clrmeta_pdb_move_next(pdb, rid, &mn, NULL) == CLRMETA_OK && mn)
-                        clrmeta_pdb_method_line(pdb, mn, &sp, &has, NULL);
-                    char doc[CLRMETA_MAX_DOCUMENT_NAME];
-                    clrmeta_line_match lm;
-                    uint32_t kick = 0;
-                    if (!has ||
-                        clrmeta_pdb_document_name(pdb, sp.document, doc, sizeof doc, NULL, NULL) !=
-                            CLRMETA_OK ||
-                        clrmeta_pdb_find_line(pdb, doc, s->line, &lm, NULL) != CLRMETA_OK ||
-                        lm.result != CLRMETA_LINE_FOUND)
-                        continue;
-                    clrmeta_pdb_kickoff(pdb, lm.method_rid, &kick, NULL);
-                    if (lm.method_rid == rid || kick == rid) {
-                        *out = lm;
-                        found = 1;
-                    }
+                    found = clrmeta_pdb_find_line_in_method(pdb, toks[k] & 0x00FFFFFFu, s->line,
+                                                            out, NULL) == CLRMETA_OK &&
+                            out->result == CLRMETA_LINE_FOUND;
                 }
             }
             if (me)
@@ -401,16 +384,11 @@ static void add_hoisted(builder *b, const clrmeta_pdb *pdb, uint32_t rid, uint32
     if (clrmeta_pdb_hoisted_at(pdb, rid, il, slots, CT_LINE_MAX_VALUES, &n, NULL) != CLRMETA_OK)
         return;
     for (uint32_t i = 0; i < n && i < CT_LINE_MAX_VALUES; i++) {
-        char suffix[24];
-        int sl = snprintf(suffix, sizeof suffix, ">5__%u", slots[i] + 1);
+        char name[PARAM_NAME_MAX];
         for (uint32_t k = 0; k < sp->count; k++) {
             const ct_field *fd = &sp->fields[k];
-            size_t fl = fd->name ? strlen(fd->name) : 0;
-            if (fl <= (size_t)sl + 1 || fd->name[0] != '<' ||
-                strcmp(fd->name + fl - (size_t)sl, suffix))
+            if (!clrmeta_hoisted_local_name(fd->name, slots[i], name, sizeof name))
                 continue;
-            char name[PARAM_NAME_MAX];
-            snprintf(name, sizeof name, "%.*s", (int)(fl - (size_t)sl - 1), fd->name + 1);
             add_value(b, name, ct_pl_redact(name, fd->plan), CT_LINE_IN_SELF, 0, fd->offset);
             break;
         }
