@@ -29,8 +29,7 @@ static int ends_with(const char *s, const char *tail)
 
 /* What the folder's PDBs say of one line. */
 typedef struct at_found {
-    char file[CT_AT_MAX_FILE];
-    uint32_t line;
+    ct_at_spec at;
     int found, ambiguous, no_code;
     uint32_t chosen, before, after;
     char doc[2][CLRMETA_MAX_DOCUMENT_NAME];
@@ -40,7 +39,7 @@ static void look(const clrmeta_pdb *pdb, at_found *f)
 {
     clrmeta_line_match m;
     if (f->found || f->ambiguous ||
-        clrmeta_pdb_find_line(pdb, f->file, f->line, &m, NULL) != CLRMETA_OK)
+        clrmeta_pdb_find_line(pdb, f->at.file, f->at.line, &m, NULL) != CLRMETA_OK)
         return;
     switch (m.result) {
     case CLRMETA_LINE_FOUND:
@@ -62,13 +61,13 @@ static void look(const clrmeta_pdb *pdb, at_found *f)
     }
 }
 
-/* `GLOB:LINE` (f->file names no document, and no '/'): line LINE of the
+/* `GLOB:LINE` (f->at.file names no document, and no '/'): line LINE of the
  * file of a method of the assembly at path (its PDB: pdb) that the glob
  * matches, in that method or its state machine's MoveNext, as the profiler
  * places it (model/lineprobe.c). */
 static void look_by_method(const char *path, const clrmeta_pdb *pdb, at_found *f)
 {
-    if (f->found || strchr(f->file, '/') || strchr(f->file, '\\'))
+    if (f->found || strchr(f->at.file, '/') || strchr(f->at.file, '\\'))
         return;
     int fd = open(path, O_RDONLY);
     struct stat st;
@@ -94,10 +93,10 @@ static void look_by_method(const char *path, const clrmeta_pdb *pdb, at_found *f
             char full[2048];
             if (clrmeta_methoddef(&md, rid, &m, NULL) != CLRMETA_OK ||
                 cli_method_full_name(&md, rid, m.name, full, sizeof full) != 0 ||
-                !ct_glob_list_match(f->file, full))
+                !ct_glob_list_match(f->at.file, full))
                 continue;
             clrmeta_line_match lm;
-            if (clrmeta_pdb_find_line_in_method(pdb, rid, f->line, &lm, NULL) == CLRMETA_OK &&
+            if (clrmeta_pdb_find_line_in_method(pdb, rid, f->at.line, &lm, NULL) == CLRMETA_OK &&
                 lm.result == CLRMETA_LINE_FOUND) {
                 f->found = 1;
                 f->chosen = lm.line;
@@ -177,18 +176,10 @@ int cli_at_check(const char *who, const char *list, char *const *program)
     at_found *found = calloc(CT_AT_MAX, sizeof *found);
     if (!found)
         return 0;
-    unsigned n = 0;
-    for (const char *p = list; *p && n < CT_AT_MAX;) {
-        size_t len = strcspn(p, "\n");
-        char one[CT_AT_MAX_FILE + 16];
-        if (len && len < sizeof one) {
-            memcpy(one, p, len);
-            one[len] = '\0';
-            if (ct_at_parse(one, found[n].file, sizeof found[n].file, &found[n].line) == 0)
-                n++;
-        }
-        p += len + (p[len] ? 1 : 0);
-    }
+    ct_at_spec specs_given[CT_AT_MAX];
+    unsigned lines = 0, bad = 0, n = ct_at_list(list, specs_given, CT_AT_MAX, &lines, &bad);
+    for (unsigned i = 0; i < n; i++)
+        found[i].at = specs_given[i];
     /* The main assembly first, then the others beside it. */
     char *slash = strrchr(path, '/');
     char dir[4096];
@@ -205,16 +196,16 @@ int cli_at_check(const char *who, const char *list, char *const *program)
         at_found *f = &found[i];
         if (f->ambiguous) {
             fprintf(stderr, "clrtrace %s: --at %s:%u: %s names more than one source file (%s, "
-                    "%s): give more of its path\n", who, f->file, f->line, f->file, f->doc[0],
-                    f->doc[1]);
+                    "%s): give more of its path\n", who, f->at.file, f->at.line, f->at.file,
+                    f->doc[0], f->doc[1]);
             rc = -1;
         } else if (f->found) {
-            if (f->chosen != f->line)
+            if (f->chosen != f->at.line)
                 fprintf(stderr, "clrtrace %s: --at %s:%u: no code starts on line %u; the probe "
-                        "is at line %u\n", who, f->file, f->line, f->line, f->chosen);
+                        "is at line %u\n", who, f->at.file, f->at.line, f->at.line, f->chosen);
         } else if (f->no_code) {
-            fprintf(stderr, "clrtrace %s: --at %s:%u: line %u is in no method", who, f->file,
-                    f->line, f->line);
+            fprintf(stderr, "clrtrace %s: --at %s:%u: line %u is in no method", who, f->at.file,
+                    f->at.line, f->at.line);
             if (f->before && f->after)
                 fprintf(stderr, " (the nearest code: lines %u and %u)", f->before, f->after);
             else if (f->before || f->after)
@@ -224,7 +215,7 @@ int cli_at_check(const char *who, const char *list, char *const *program)
         } else {
             fprintf(stderr, "clrtrace %s: --at %s:%u: no Portable PDB of the assemblies in %s "
                     "names a source file %s, and no method of theirs it names has code on line "
-                    "%u\n", who, f->file, f->line, dir, f->file, f->line);
+                    "%u\n", who, f->at.file, f->at.line, dir, f->at.file, f->at.line);
             rc = -1;
         }
     }

@@ -99,6 +99,37 @@ int ct_at_parse(const char *text, char *file, size_t cap, uint32_t *line)
     return 0;
 }
 
+unsigned ct_at_list(const char *text, ct_at_spec *out, unsigned cap, unsigned *nlines,
+                    unsigned *bad)
+{
+    unsigned lines = 0, kept = 0;
+    *bad = 0;
+    for (const char *p = text; p && *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len) {
+            char one[CT_AT_MAX_FILE + 16];
+            ct_at_spec spec;
+            lines++;
+            if (len >= sizeof one) {
+                if (!*bad)
+                    *bad = lines;
+            } else {
+                memcpy(one, p, len);
+                one[len] = '\0';
+                if (ct_at_parse(one, spec.file, sizeof spec.file, &spec.line) != 0) {
+                    if (!*bad)
+                        *bad = lines;
+                } else if (kept < cap) {
+                    out[kept++] = spec;
+                }
+            }
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+    *nlines = lines;
+    return kept;
+}
+
 int ct_parse_duration(const char *text, uint64_t *ns)
 {
     if (!text)

@@ -51,6 +51,20 @@ int ct_name_rules_pass(const ct_name_rules *r, const char *full_name, const char
  * them): 0 with file (cap bytes) and *line, or -1. */
 int ct_at_parse(const char *text, char *file, size_t cap, uint32_t *line);
 
+/* One line probe as parsed. */
+typedef struct ct_at_spec {
+    char file[CT_AT_MAX_FILE];
+    uint32_t line;
+} ct_at_spec;
+
+/* The probes of text, one 'FILE:LINE' a line (CLRTRACE_AT; empty lines
+ * skipped): the first cap well-formed ones into out (out may be NULL, cap
+ * 0), how many: the return value; *lines the number of non-empty lines,
+ * *bad the number (from 1) of the first one that does not parse (0: none;
+ * it is not put in out). */
+unsigned ct_at_list(const char *text, ct_at_spec *out, unsigned cap, unsigned *lines,
+                    unsigned *bad);
+
 /* Parses a duration: a number (decimals allowed) and a unit ns, us, ms or s;
  * no unit means us. Returns 0 with *ns set, or -1 when the text is not a
  * duration or exceeds CT_FILTER_MAX_MIN_TIME_NS. */

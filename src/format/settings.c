@@ -214,25 +214,15 @@ static int word_in(const char *v, const char *const *words, size_t n)
  * what to use in want. */
 static int parse_at_lines(const char *text, char *want, size_t want_cap)
 {
-    unsigned count = 0;
-    for (const char *p = text; *p;) {
-        size_t len = strcspn(p, "\n");
-        if (len) {
-            char one[CT_AT_MAX_FILE + 16], file[CT_AT_MAX_FILE];
-            uint32_t line = 0;
-            if (++count > CT_AT_MAX || len >= sizeof one) {
-                snprintf(want, want_cap, "at most %u lines FILE:LINE", CT_AT_MAX);
-                return -1;
-            }
-            memcpy(one, p, len);
-            one[len] = '\0';
-            if (ct_at_parse(one, file, sizeof file, &line) != 0) {
-                snprintf(want, want_cap, "FILE:LINE (Orders.cs:42), one a line (line %u)",
-                         count);
-                return -1;
-            }
-        }
-        p += len + (p[len] ? 1 : 0);
+    unsigned bad = 0, count = 0;
+    ct_at_list(text, NULL, 0, &count, &bad);
+    if (count > CT_AT_MAX) {
+        snprintf(want, want_cap, "at most %u lines FILE:LINE", CT_AT_MAX);
+        return -1;
+    }
+    if (bad) {
+        snprintf(want, want_cap, "FILE:LINE (Orders.cs:42), one a line (line %u)", bad);
+        return -1;
     }
     if (count)
         return 0;

@@ -16,17 +16,12 @@
 #include "agent/runtime/state.h"
 #include "base/table.h"
 
-/* The --at lines, parsed once. */
-typedef struct at_spec {
-    char file[CT_AT_MAX_FILE];
-    uint32_t line;
-    int placed; /* found code in a loaded module */
-} at_spec;
-
-/* Parsed at the first ask, from the settings in force (an attach
- * session's own: ct_lineprobe_forget makes the next ask parse again). */
+/* The --at lines, parsed at the first ask from the settings in force (an
+ * attach session's own: ct_lineprobe_forget makes the next ask parse
+ * again), and whether each found code in a loaded module. */
 static atomic_int g_parsed;
-static at_spec g_specs[CT_AT_MAX];
+static ct_at_spec g_specs[CT_AT_MAX];
+static int g_placed[CT_AT_MAX];
 static uint32_t g_nspecs;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ct_table g_mods; /* {ModuleID, 0} -> modprobes (none: an empty one) */
@@ -35,21 +30,10 @@ static void parse_specs(void)
 {
     pthread_mutex_lock(&g_lock);
     if (!atomic_load(&g_parsed)) {
-        g_nspecs = 0;
-        const char *text = g_ct.cfg.at;
-        for (const char *p = text; p && *p && g_nspecs < CT_AT_MAX;) {
-            size_t len = strcspn(p, "\n");
-            char one[CT_AT_MAX_FILE + 16];
-            if (len && len < sizeof one) {
-                memcpy(one, p, len);
-                one[len] = '\0';
-                at_spec *s = &g_specs[g_nspecs];
-                s->placed = 0;
-                if (ct_at_parse(one, s->file, sizeof s->file, &s->line) == 0)
-                    g_nspecs++;
-            }
-            p += len + (p[len] ? 1 : 0);
-        }
+        unsigned lines = 0, bad = 0;
+        /* (A bad line is left out: the settings were checked as read.) */
+        g_nspecs = ct_at_list(g_ct.cfg.at, g_specs, CT_AT_MAX, &lines, &bad);
+        memset(g_placed, 0, sizeof g_placed);
         atomic_store(&g_parsed, 1);
     }
     pthread_mutex_unlock(&g_lock);
@@ -90,7 +74,7 @@ typedef struct modprobes {
  * `*.Sum:30`: no document's name ends with it): line LINE of the file of
  * a method of m it matches, in that method (or its state machine's
  * MoveNext). 1 and *out, or 0. */
-static int place_by_method(const ct_module *m, const clrmeta_pdb *pdb, const at_spec *s,
+static int place_by_method(const ct_module *m, const clrmeta_pdb *pdb, const ct_at_spec *s,
                            clrmeta_line_match *out)
 {
     IMetaDataImport *mdi = m->mdi;
@@ -177,7 +161,7 @@ static const modprobes *module_probes(const ct_module *m)
         mp = (modprobes *)raced;
     } else if (ct_table_put_key(&g_mods, key, mp) == 0) {
         for (uint32_t i = 0; i < mp->n; i++)
-            g_specs[mp->p[i].spec].placed = 1;
+            g_placed[mp->p[i].spec] = 1;
     }
     pthread_mutex_unlock(&g_lock);
     return mp;
@@ -220,7 +204,7 @@ void ct_lineprobe_unplaced(char *out, size_t cap)
         return;
     pthread_mutex_lock(&g_lock);
     for (uint32_t i = 0; i < g_nspecs; i++) {
-        if (g_specs[i].placed)
+        if (g_placed[i])
             continue;
         int k = snprintf(out + used, cap - used,
                          "--at %s:%u: no code found there in the assemblies loaded (their "
