@@ -5,13 +5,9 @@
  * stderr and the program does not run. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "clrmeta/clrmeta.h"
 #include "format/parse.h"
@@ -20,12 +16,6 @@
 /* Assemblies of the folder looked at, at most (a self-contained app's
  * folder holds its runtime's too, which have no PDB). */
 #define AT_CHECK_MAX_ASSEMBLIES 1024
-
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), t = strlen(tail);
-    return n >= t && !strcmp(s + n - t, tail);
-}
 
 /* What the folder's PDBs say of one line. */
 typedef struct at_found {
@@ -62,64 +52,52 @@ static void look(const clrmeta_pdb *pdb, at_found *f)
 }
 
 /* `GLOB:LINE` (f->at.file names no document, and no '/'): line LINE of the
- * file of a method of the assembly at path (its PDB: pdb) that the glob
- * matches, in that method or its state machine's MoveNext, as the profiler
- * places it (model/lineprobe.c). */
-static void look_by_method(const char *path, const clrmeta_pdb *pdb, at_found *f)
+ * file of a method of the assembly md (its PDB: pdb) that the glob matches,
+ * in that method or its state machine's MoveNext, as the profiler places it
+ * (model/lineprobe.c). */
+static void look_by_method(const clrmeta *md, const clrmeta_pdb *pdb, at_found *f)
 {
-    if (f->found || strchr(f->at.file, '/') || strchr(f->at.file, '\\'))
-        return;
-    int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0)
-        return;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-        close(fd);
-        return;
-    }
-    size_t size = (size_t)st.st_size;
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
-        return;
-    clrmeta md;
-    void *mem = NULL;
-    if (clrmeta_open(map, size, &md, NULL) == CLRMETA_OK &&
-        (mem = malloc(clrmeta_index_size(&md))) != NULL &&
-        clrmeta_build_index(&md, mem, clrmeta_index_size(&md), NULL) == CLRMETA_OK) {
-        uint32_t n = clrmeta_rows(&md, CLRMETA_T_METHODDEF);
-        for (uint32_t rid = 1; rid <= n && !f->found; rid++) {
-            clrmeta_methoddef_row m;
-            char full[2048];
-            if (clrmeta_methoddef(&md, rid, &m, NULL) != CLRMETA_OK ||
-                cli_method_full_name(&md, rid, m.name, full, sizeof full) != 0 ||
-                !ct_glob_list_match(f->at.file, full))
-                continue;
-            clrmeta_line_match lm;
-            if (clrmeta_pdb_find_line_in_method(pdb, rid, f->at.line, &lm, NULL) == CLRMETA_OK &&
-                lm.result == CLRMETA_LINE_FOUND) {
-                f->found = 1;
-                f->chosen = lm.line;
-            }
+    uint32_t n = clrmeta_rows(md, CLRMETA_T_METHODDEF);
+    for (uint32_t rid = 1; rid <= n && !f->found; rid++) {
+        clrmeta_methoddef_row m;
+        char full[2048];
+        clrmeta_line_match lm;
+        if (clrmeta_methoddef(md, rid, &m, NULL) != CLRMETA_OK ||
+            cli_method_full_name(md, rid, m.name, full, sizeof full) != 0 ||
+            !ct_glob_list_match(f->at.file, full))
+            continue;
+        if (clrmeta_pdb_find_line_in_method(pdb, rid, f->at.line, &lm, NULL) == CLRMETA_OK &&
+            lm.result == CLRMETA_LINE_FOUND) {
+            f->found = 1;
+            f->chosen = lm.line;
         }
     }
-    free(mem);
-    munmap(map, size);
+}
+
+/* Whether spec f is still to be looked for as a method glob. */
+static int wants_method(const at_found *f)
+{
+    return !f->found && !f->ambiguous && !f->no_code && !strchr(f->at.file, '/') &&
+           !strchr(f->at.file, '\\');
 }
 
 /* Each spec not found by its file, looked for as a method glob in the
- * assembly at path. */
+ * assembly at path (its metadata and PDB read once). */
 static void look_all_by_method(const char *path, at_found *found, unsigned n)
 {
     unsigned want = 0;
     for (unsigned i = 0; i < n; i++)
-        want += !found[i].found && !found[i].ambiguous && !found[i].no_code;
+        want += wants_method(&found[i]);
     clrmeta_pdb_file *pdb = NULL;
+    cli_assembly a;
     if (!want || clrmeta_pdb_load(path, NULL, &pdb, NULL, 0, NULL) != CLRMETA_OK)
         return;
-    for (unsigned i = 0; i < n; i++)
-        if (!found[i].ambiguous && !found[i].no_code)
-            look_by_method(path, &pdb->pdb, &found[i]);
+    if (cli_assembly_open(path, &a) == 0) {
+        for (unsigned i = 0; i < n; i++)
+            if (wants_method(&found[i]))
+                look_by_method(&a.md, &pdb->pdb, &found[i]);
+        cli_assembly_close(&a);
+    }
     clrmeta_pdb_free(pdb);
 }
 
@@ -133,7 +111,7 @@ static void each_other_assembly(const char *dir, const char *main,
     unsigned seen = 0;
     while (d && (e = readdir(d)) && seen < AT_CHECK_MAX_ASSEMBLIES) {
         char other[8192];
-        if (!ends_with(e->d_name, ".dll") ||
+        if (!cli_ends_with(e->d_name, ".dll") ||
             (size_t)snprintf(other, sizeof other, "%s/%s", dir, e->d_name) >= sizeof other ||
             !strcmp(other, main))
             continue;

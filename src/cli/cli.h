@@ -6,7 +6,9 @@
 #include <stdint.h>
 
 #include <stdio.h>
+#include <string.h>
 
+#include "clrmeta/clrmeta.h"
 #include "format/event.h"
 #include "views/treefilter.h"
 #include "views/render.h"
@@ -75,9 +77,27 @@ int cli_main_assembly(char *const *program, char *out, size_t cap);
 
 /* "Ns.Outer.Inner.Method" of MethodDef rid of md (method: its name), as the
  * profiler names it (nested types joined by '.'): 0, or -1 (when_check.c). */
-struct clrmeta;
-int cli_method_full_name(const struct clrmeta *md, uint32_t rid, const char *method, char *out,
+int cli_method_full_name(const clrmeta *md, uint32_t rid, const char *method, char *out,
                          size_t cap);
+
+/* An assembly's file mapped and its metadata read, indexed (when_check.c):
+ * cli_assembly_open gives 0, or -1 (nothing to close: not a readable
+ * assembly); cli_assembly_close releases it. */
+typedef struct cli_assembly {
+    void *map;
+    size_t size;
+    void *index;
+    clrmeta md;
+} cli_assembly;
+int cli_assembly_open(const char *path, cli_assembly *a);
+void cli_assembly_close(cli_assembly *a);
+
+/* Whether s ends with tail. */
+static inline int cli_ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
 
 /* Appends a line probe 'FILE:LINE' (--at) to list (one a line, *n so far,
  * at most CT_AT_MAX): 0, or -1 after one line. */

@@ -26,11 +26,6 @@
  * CT_WHEN_MAX_ARGS, `this` included). */
 #define WHEN_CHECK_MAX_PARAMS 64
 
-static int ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), t = strlen(tail);
-    return n >= t && !strcmp(s + n - t, tail);
-}
 
 int cli_main_assembly(char *const *program, char *out, size_t cap)
 {
@@ -41,7 +36,7 @@ int cli_main_assembly(char *const *program, char *out, size_t cap)
         for (int i = 1; program[i]; i++) {
             if (program[i][0] == '-')
                 return -1; /* `dotnet --roll-forward ...`, `dotnet exec ...`: not followed */
-            if (ends_with(program[i], ".dll")) {
+            if (cli_ends_with(program[i], ".dll")) {
                 snprintf(out, cap, "%s", program[i]);
                 return 0;
             }
@@ -49,7 +44,7 @@ int cli_main_assembly(char *const *program, char *out, size_t cap)
         }
         return -1;
     }
-    if (ends_with(p0, ".dll") || !strchr(p0, '/'))
+    if (cli_ends_with(p0, ".dll") || !strchr(p0, '/'))
         return -1;
     if ((size_t)snprintf(out, cap, "%s.dll", p0) >= cap)
         return -1;
@@ -251,33 +246,49 @@ static int check_program(const char *who, const char *list, const char *args,
     if (((!list || !*list) && (!args || !*args)) || !program || !program[0] ||
         cli_main_assembly(program, path, sizeof path) != 0)
         return 0;
+    cli_assembly a;
+    if (cli_assembly_open(path, &a) != 0)
+        return 0;
+    int rc = (list && *list && check_assembly(who, list, &a.md, 0) != 0) ||
+                     (args && *args && check_assembly(who, args, &a.md, 1) != 0)
+                 ? -1
+                 : 0;
+    cli_assembly_close(&a);
+    return rc;
+}
+
+int cli_assembly_open(const char *path, cli_assembly *a)
+{
+    memset(a, 0, sizeof *a);
     int fd = open(path, O_RDONLY);
     if (fd < 0)
-        return 0;
+        return -1;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         close(fd);
-        return 0;
+        return -1;
     }
-    size_t size = (size_t)st.st_size;
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    a->size = (size_t)st.st_size;
+    a->map = mmap(NULL, a->size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (map == MAP_FAILED)
-        return 0;
-    int rc = 0;
-    clrmeta md;
-    if (clrmeta_open(map, size, &md, NULL) == CLRMETA_OK) {
-        size_t need = clrmeta_index_size(&md);
-        void *mem = malloc(need);
-        if (mem && clrmeta_build_index(&md, mem, need, NULL) == CLRMETA_OK)
-            rc = (list && *list && check_assembly(who, list, &md, 0) != 0) ||
-                         (args && *args && check_assembly(who, args, &md, 1) != 0)
-                     ? -1
-                     : 0;
-        free(mem);
+    if (a->map == MAP_FAILED) {
+        a->map = NULL;
+        return -1;
     }
-    munmap(map, size);
-    return rc;
+    if (clrmeta_open(a->map, a->size, &a->md, NULL) == CLRMETA_OK &&
+        (a->index = malloc(clrmeta_index_size(&a->md))) != NULL &&
+        clrmeta_build_index(&a->md, a->index, clrmeta_index_size(&a->md), NULL) == CLRMETA_OK)
+        return 0;
+    cli_assembly_close(a);
+    return -1;
+}
+
+void cli_assembly_close(cli_assembly *a)
+{
+    free(a->index);
+    if (a->map)
+        munmap(a->map, a->size);
+    memset(a, 0, sizeof *a);
 }
 
 int cli_when_check(const char *who, const char *list, char *const *program)
