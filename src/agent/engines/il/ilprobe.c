@@ -797,6 +797,21 @@ static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sig
     return (int)at;
 }
 
+/* clril_insert into the other of the two arenas the body goes between
+ * (a[1], a[2]; *cur: the one it is in, 0 while in the decoded one), which
+ * it is in after: 0, or -1. */
+static int insert_in_turn(clril_body *b, uint32_t at, const clril_insn *code, uint32_t n,
+                          clril_label label, clril_arena *a, int *cur)
+{
+    clril_error err;
+    int next = *cur == 1 ? 2 : 1;
+    clril_arena_reset(&a[next]);
+    if (clril_insert(b, at, code, n, label, &a[next], &err) != CLRIL_OK)
+        return -1;
+    *cur = next;
+    return 0;
+}
+
 /* IL opcodes the exception filter uses (ECMA-335 III.3.34, III.4.24). */
 #define OP_ENDFILTER 0xFE11
 #define OP_RETHROW 0xFE1A
@@ -820,7 +835,6 @@ static int fault_wrap(clril_body *b, const ct_line_probe *fp, int64_t ret_local,
                       probe_sigs s, clril_arena *a, int *cur, clril_insn *code,
                       clril_clause **eh_out)
 {
-    clril_error err;
     /* A value's home before each ret (taking its label: a branch to the
      * ret carries the value). */
     for (uint32_t i = b->ninsns; ret_local >= 0 && i-- > 0;) {
@@ -830,11 +844,8 @@ static int fault_wrap(clril_body *b, const ct_line_probe *fp, int64_t ret_local,
         memset(&st, 0, sizeof st);
         st.op = CLRIL_STLOC;
         st.value = ret_local;
-        int next = *cur == 1 ? 2 : 1;
-        clril_arena_reset(&a[next]);
-        if (clril_insert(b, i, &st, 1, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+        if (insert_in_turn(b, i, &st, 1, CLRIL_TAKE_LABEL, a, cur) != 0)
             return -1;
-        *cur = next;
     }
     /* The filter, the handler and the epilogue, after the body (taking the
      * end's label: a clause of the body's that ends at the end still does). */
@@ -858,11 +869,8 @@ static int fault_wrap(clril_body *b, const ct_line_probe *fp, int64_t ret_local,
     }
     code[n++].op = CLRIL_NOP; /* the ret, below (insert takes none) */
     uint32_t body_end = b->ninsns;
-    int next = *cur == 1 ? 2 : 1;
-    clril_arena_reset(&a[next]);
-    if (clril_insert(b, body_end, code, n, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
+    if (insert_in_turn(b, body_end, code, n, CLRIL_TAKE_LABEL, a, cur) != 0)
         return -1;
-    *cur = next;
     uint32_t e = body_end + epilogue;
     /* Each ret of the body leaves the try for the epilogue. */
     for (uint32_t i = 0; i < body_end; i++)
@@ -1007,8 +1015,9 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     /* (A runtime-async method's: whether the original instruction after
      * the one looked at is an await, as the step before found.) */
     int await_after = 0;
-    hit = lines ? malloc((HIT_MAX + FAULT_EXTRA) * sizeof *hit) : NULL;
-    if (lines && !hit)
+    /* Room for a line probe's code, or the filter's (fault_wrap). */
+    hit = lines || fault ? malloc((HIT_MAX + FAULT_EXTRA) * sizeof *hit) : NULL;
+    if ((lines || fault) && !hit)
         goto out;
     for (uint32_t i = b.ninsns; i-- > 0;) {
         uint32_t at = i, n = PROBE_LEN;
@@ -1049,24 +1058,14 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         } else {
             n = leave_code(code, f, pr, local, async_body, locals.self, sig);
         }
-        if (n) {
-            int next = cur == 1 ? 2 : 1;
-            clril_arena_reset(&a[next]);
-            if (clril_insert(&b, at, code, n, label, &a[next], &err) != CLRIL_OK)
-                goto out;
-            cur = next;
-        }
+        if (n && insert_in_turn(&b, at, code, n, label, a, &cur) != 0)
+            goto out;
         if (lp) {
             /* Before the instruction (and the leave probe put before a
              * ret), taking its label: every path to the line runs it. */
             uint32_t hn = hit_code(hit, lp, locals.self, sig, ct_il_line_probes_get()->line_with);
-            if (!hn)
+            if (!hn || insert_in_turn(&b, i, hit, hn, CLRIL_TAKE_LABEL, a, &cur) != 0)
                 goto out;
-            int next = cur == 1 ? 2 : 1;
-            clril_arena_reset(&a[next]);
-            if (clril_insert(&b, i, hit, hn, CLRIL_TAKE_LABEL, &a[next], &err) != CLRIL_OK)
-                goto out;
-            cur = next;
         }
     }
     /* The entry: with values, each argument's address (ldarga; conv.u: an
@@ -1111,15 +1110,10 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
         ne += addr_probe_code(entry + ne, CLRIL_LDLOCA, locals.home, f,
                               (uintptr_t)ct_probe_rt_begin, sig.two);
     }
-    int next = cur == 1 ? 2 : 1;
-    clril_arena_reset(&a[next]);
-    if (clril_insert(&b, 0, entry, ne, CLRIL_KEEP_LABEL, &a[next], &err) != CLRIL_OK)
+    if (insert_in_turn(&b, 0, entry, ne, CLRIL_KEEP_LABEL, a, &cur) != 0)
         goto out;
-    cur = next;
     if (fault) {
-        if (!hit)
-            hit = malloc((HIT_MAX + FAULT_EXTRA) * sizeof *hit);
-        if (!hit || fault_wrap(&b, fault, f->has_ret ? locals.ret : -1, locals.self, sig, a, &cur,
+        if (fault_wrap(&b, fault, f->has_ret ? locals.ret : -1, locals.self, sig, a, &cur,
                                hit, &eh) != 0)
             goto out;
     }
