@@ -70,6 +70,27 @@ typedef struct modprobes {
 /* Most methods of a module looked at for a `GLOB:LINE` probe. */
 #define LINE_GLOB_METHODS 200000u
 
+/* A `GLOB:LINE` probe being looked for (place_by_method). */
+typedef struct glob_walk {
+    const clrmeta_pdb *pdb;
+    const ct_at_spec *s;
+    clrmeta_line_match *out;
+    uint32_t seen;
+} glob_walk;
+
+static int glob_method(void *ctx, const ct_module *m, mdMethodDef tok)
+{
+    glob_walk *w = ctx;
+    char name[1024];
+    if (++w->seen > LINE_GLOB_METHODS)
+        return -1;
+    return ct_registry_method_name(m, tok, name, sizeof name) == 0 &&
+           ct_glob_list_match(w->s->file, name) &&
+           clrmeta_pdb_find_line_in_method(w->pdb, tok & 0x00FFFFFFu, w->s->line, w->out, NULL) ==
+               CLRMETA_OK &&
+           w->out->result == CLRMETA_LINE_FOUND;
+}
+
 /* Where spec s goes when its FILE is a method glob (`Shop.Cart.Sum:30`,
  * `*.Sum:30`: no document's name ends with it): line LINE of the file of
  * a method of m it matches, in that method (or its state machine's
@@ -77,40 +98,10 @@ typedef struct modprobes {
 static int place_by_method(const ct_module *m, const clrmeta_pdb *pdb, const ct_at_spec *s,
                            clrmeta_line_match *out)
 {
-    IMetaDataImport *mdi = m->mdi;
-    if (!mdi || strchr(s->file, '/') || strchr(s->file, '\\'))
+    if (strchr(s->file, '/') || strchr(s->file, '\\'))
         return 0;
-    HCORENUM te = NULL;
-    mdTypeDef tds[64];
-    ULONG nt = 0;
-    uint32_t seen = 0;
-    int found = 0;
-    while (!found && seen < LINE_GLOB_METHODS &&
-           SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
-        for (ULONG i = 0; i < nt && !found; i++) {
-            HCORENUM me = NULL;
-            mdMethodDef toks[64];
-            ULONG nm = 0;
-            while (!found && SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) &&
-                   nm) {
-                for (ULONG k = 0; k < nm && !found; k++) {
-                    char name[1024];
-                    seen++;
-                    if (ct_registry_method_name(m, toks[k], name, sizeof name) != 0 ||
-                        !ct_glob_list_match(s->file, name))
-                        continue;
-                    found = clrmeta_pdb_find_line_in_method(pdb, toks[k] & 0x00FFFFFFu, s->line,
-                                                            out, NULL) == CLRMETA_OK &&
-                            out->result == CLRMETA_LINE_FOUND;
-                }
-            }
-            if (me)
-                mdi->lpVtbl->CloseEnum(mdi, me);
-        }
-    }
-    if (te)
-        mdi->lpVtbl->CloseEnum(mdi, te);
-    return found;
+    glob_walk w = {pdb, s, out, 0};
+    return ct_module_each_method(m, NULL, glob_method, &w) == 1;
 }
 
 /* The module's probes, found on first ask. */
@@ -169,8 +160,6 @@ static const modprobes *module_probes(const ct_module *m)
 
 int ct_lineprobe_targets(const ct_module *m, mdMethodDef tok)
 {
-    if (!ct_lineprobe_any())
-        return 0;
     const modprobes *mp = module_probes(m);
     for (uint32_t i = 0; i < mp->n; i++)
         if (mp->p[i].method_rid == (tok & 0x00FFFFFFu))
@@ -180,13 +169,11 @@ int ct_lineprobe_targets(const ct_module *m, mdMethodDef tok)
 
 int ct_lineprobe_in_module(const ct_module *m)
 {
-    return ct_lineprobe_any() ? (int)module_probes(m)->n : 0;
+    return (int)module_probes(m)->n;
 }
 
 int ct_lineprobe_in_type(const ct_module *m, mdTypeDef td)
 {
-    if (!ct_lineprobe_any())
-        return 0;
     const modprobes *mp = module_probes(m);
     for (uint32_t i = 0; i < mp->n; i++)
         if (mp->p[i].owner == td)
@@ -298,12 +285,10 @@ static void add_variables(builder *b, pctx *c, const clrmeta_pdb *pdb, const ct_
         clrmeta_local_variable_row lv;
         if (clrmeta_pdb_local_variable(pdb, rids[i], &lv, NULL) != CLRMETA_OK)
             continue;
-        const ct_plan *p = NULL;
-        if (types && lv.index < types->count)
-            p = ct_pl_plan_type(c, types->list[lv.index], g_ct.cfg.struct_depth,
-                                CT_MAX_VALUE_DEPTH);
         if (!types || lv.index >= types->count)
             continue; /* no type: the slot is not read */
+        const ct_plan *p = ct_pl_plan_type(c, types->list[lv.index], g_ct.cfg.struct_depth,
+                                           CT_MAX_VALUE_DEPTH);
         add_value(b, lv.name, ct_pl_redact(lv.name, p ? p : &ct_plan_by_range), CT_LINE_IN_LOCAL,
                   lv.index, CT_SM_NO_FIELD);
     }

@@ -535,3 +535,30 @@ done:
         mdi2->lpVtbl->CloseEnum(mdi2, e);
     return rc;
 }
+
+int ct_module_each_method(const ct_module *m, int (*type_ok)(const ct_module *m, mdTypeDef td),
+                          ct_method_fn fn, void *ctx)
+{
+    IMetaDataImport *mdi = m ? m->mdi : NULL;
+    HCORENUM te = NULL;
+    mdTypeDef tds[64];
+    ULONG nt = 0;
+    int rc = 0;
+    while (mdi && !rc && SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
+        for (ULONG i = 0; i < nt && !rc; i++) {
+            if (type_ok && !type_ok(m, tds[i]))
+                continue;
+            HCORENUM me = NULL;
+            mdMethodDef toks[64];
+            ULONG nm = 0;
+            while (!rc && SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
+                for (ULONG k = 0; k < nm && !rc; k++)
+                    rc = fn(ctx, m, toks[k]);
+            if (me)
+                mdi->lpVtbl->CloseEnum(mdi, me);
+        }
+    }
+    if (te)
+        mdi->lpVtbl->CloseEnum(mdi, te);
+    return rc;
+}

@@ -71,6 +71,12 @@ typedef int (*ct_typedef_part_fn)(void *ctx, const char *part, int index, int co
  * does not answer. */
 int ct_typedef_walk(const ct_module *m, mdTypeDef td, ct_typedef_part_fn fn, void *ctx);
 
+/* fn(ctx, m, tok) for each method of each TypeDef of m that type_ok (NULL:
+ * every one) lets through, until fn returns non-zero; that value, or 0. */
+typedef int (*ct_method_fn)(void *ctx, const ct_module *m, mdMethodDef tok);
+int ct_module_each_method(const ct_module *m, int (*type_ok)(const ct_module *m, mdTypeDef td),
+                          ct_method_fn fn, void *ctx);
+
 /* A name part without its namespace: "Demo.Outer" -> "Outer". */
 static inline const char *ct_typedef_unqualified(const char *part)
 {

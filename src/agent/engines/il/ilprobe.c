@@ -106,31 +106,25 @@ static void note_inliners(ModuleID mod, mdMethodDef tok)
 
 /* Calls fn(ctx, m, tok) for every method tok of module m that the filter
  * traces. */
+typedef struct traced_walk {
+    void (*fn)(void *ctx, const ct_module *m, mdMethodDef tok);
+    void *ctx;
+} traced_walk;
+
+static int if_traced(void *ctx, const ct_module *m, mdMethodDef tok)
+{
+    const traced_walk *w = ctx;
+    if (ct_registry_traces(m, tok))
+        w->fn(w->ctx, m, tok);
+    return 0;
+}
+
 static void each_traced_method(const ct_module *m,
                                void (*fn)(void *ctx, const ct_module *m, mdMethodDef tok),
                                void *ctx)
 {
-    IMetaDataImport *mdi = m->mdi;
-    HCORENUM te = NULL;
-    mdTypeDef tds[64];
-    ULONG nt = 0;
-    while (SUCCEEDED(mdi->lpVtbl->EnumTypeDefs(mdi, &te, tds, 64, &nt)) && nt) {
-        for (ULONG i = 0; i < nt; i++) {
-            if (!ct_registry_type_may_trace(m, tds[i]))
-                continue;
-            HCORENUM me = NULL;
-            mdMethodDef toks[64];
-            ULONG nm = 0;
-            while (SUCCEEDED(mdi->lpVtbl->EnumMethods(mdi, &me, tds[i], toks, 64, &nm)) && nm)
-                for (ULONG k = 0; k < nm; k++)
-                    if (ct_registry_traces(m, toks[k]))
-                        fn(ctx, m, toks[k]);
-            if (me)
-                mdi->lpVtbl->CloseEnum(mdi, me);
-        }
-    }
-    if (te)
-        mdi->lpVtbl->CloseEnum(mdi, te);
+    traced_walk w = {fn, ctx};
+    ct_module_each_method(m, ct_registry_type_may_trace, if_traced, &w);
 }
 
 static void inliners_of(void *ctx, const ct_module *m, mdMethodDef tok)
