@@ -529,6 +529,31 @@ ct_ready_pid() {
     return 1
 }
 
+# ct_src_line FILE REGEX: the number of the first line of FILE (a C# source)
+# matching REGEX (an extended regex).
+ct_src_line() { grep -nE "$2" "$1" | head -n 1 | cut -d: -f1; }
+
+# ct_service_run SVC: tests/targets/Service's `run 6 2` mode (two workers
+# calling Handle and Validate for 6 s) in the background, its output in
+# $work/svc.out and .err, its exit code in $work/svc.rc when it ends; waits
+# for its "ready PID" line and sets spid (empty: it did not start).
+# CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime
+# the profiler it will load needs.
+ct_service_run() {
+    ( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$1" run 6 2 >"$work/svc.out" 2>"$work/svc.err"
+      echo $? >"$work/svc.rc" ) 2>/dev/null &
+    ct_ready_pid "$work/svc.out"
+}
+
+# ct_service_done: waits (at most 20 s) for the service of ct_service_run to
+# end; checks its exit code (7) and that it found every answer right.
+ct_service_done() {
+    local i
+    for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
+    check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"
+    check "the service: every answer right" grep -qx "checksums right" "$work/svc.out"
+}
+
 # ct_serve_shop APP: tests/targets/Shop's service mode (the four orders
 # placed every 5 ms for 60 s) in the background, its output in
 # $work/serve.out and .err, killed at exit; waits (at most 60 s) for its

@@ -48,16 +48,14 @@ svc=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$svc" ]] 
     { echo "ERROR: dotnet build of tests/targets/Service failed" >&2; exit 2; }
 
 src="$root/tests/targets/Probes/Program.cs"
-# line FILE REGEX: the number of the first line of FILE matching REGEX.
-line() { grep -nE "$2" "$1" | head -n 1 | cut -d: -f1; }
-l_loop=$(line "$src" 'total \+= prices\[i\];')
-l_print=$(line "$src" 'Console.WriteLine\("sum "')
-l_comment=$(line "$src" '// \(no code on this line')
-l_if=$(line "$src" 'if \(score > 10\)')
-l_async=$(line "$src" 'total \+= i;')
-l_yield=$(line "$src" 'yield return sq;')
-l_try=$(line "$src" '^ +return x;')
-l_catch=$(line "$src" 'int fallback = -x;')
+l_loop=$(ct_src_line "$src" 'total \+= prices\[i\];')
+l_print=$(ct_src_line "$src" 'Console.WriteLine\("sum "')
+l_comment=$(ct_src_line "$src" '// \(no code on this line')
+l_if=$(ct_src_line "$src" 'if \(score > 10\)')
+l_async=$(ct_src_line "$src" 'total \+= i;')
+l_yield=$(ct_src_line "$src" 'yield return sq;')
+l_try=$(ct_src_line "$src" '^ +return x;')
+l_catch=$(ct_src_line "$src" 'int fallback = -x;')
 [[ -n "$l_loop" && -n "$l_print" && -n "$l_comment" && -n "$l_if" && -n "$l_async" &&
    -n "$l_yield" && -n "$l_try" && -n "$l_catch" ]] ||
     { echo "ERROR: a probed line is missing from $src" >&2; exit 2; }
@@ -211,7 +209,7 @@ refused() { # NAME EXPECTED-LINE ARGS...: exit 2, that one line, no program outp
     check_eq "$name: the one line" "$want" "$(cat "$work/$name.err")"
     check "$name: the program did not run" ct_empty "$work/$name.out"
 }
-first=$(line "$src" 'public Cart\(int count\)')
+first=$(ct_src_line "$src" 'public Cart\(int count\)')
 refused outside "clrtrace run: --at Program.cs:1: line 1 is in no method (the nearest code: line $first)" \
     --at Program.cs:1
 refused nofile "clrtrace run: --at Orders.cs:5: no Portable PDB of the assemblies in $(dirname "$app") names a source file Orders.cs, and no method of theirs it names has code on line 5" \
@@ -230,10 +228,9 @@ refused seventeen "clrtrace run: at most 16 --at options" "${many[@]}" --at "Pro
 
 echo "== 5. under attach"
 ssrc="$root/tests/targets/Service/Program.cs"
-shandle=$(line "$ssrc" 'return 2 \* n \+ worker')
-svalidate=$(line "$ssrc" 'if \(n % 50 == 49\)')
-( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
-ct_ready_pid "$work/svc.out"
+shandle=$(ct_src_line "$ssrc" 'return 2 \* n \+ worker')
+svalidate=$(ct_src_line "$ssrc" 'if \(n % 50 == 49\)')
+ct_service_run "$svc"
 if [[ -n "$spid" ]]; then
     ct_run "$work" nocode "$ct" run -p "$spid" --at Program.cs:1 -d 1s -o "$work/nocode.txt"
     check "run -p --at a line with no code: refused (exit 1)" test "$(cat "$work/nocode.rc")" = 1
@@ -255,9 +252,7 @@ if [[ -n "$spid" ]]; then
         END { exit !(n > 10 && !bad) }' "$work/att.txt"
     check "run -p --at 'Svc.Handlers.Validate:$svalidate' (by method): its hits, n=N each" \
         grep -qE "@ Program\.cs:$svalidate  n=[0-9]+\$" "$work/att.txt"
-    for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
-    check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"
-    check "the service: every answer right" grep -qx "checksums right" "$work/svc.out"
+    ct_service_done
 else
     ct_fail "the service did not start"
 fi

@@ -129,8 +129,7 @@ check "stress: 2000 locals lines, each with its call's n, text \"v\" + n and pai
 echo "== 6. under attach"
 svc=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$svc" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Service failed" >&2; exit 2; }
-( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
-ct_ready_pid "$work/svc.out"
+ct_service_run "$svc"
 if [[ -n "$spid" ]]; then
     ct_run "$work" att "$ct" run -p "$spid" --locals -F 'Svc.Handlers.Validate' -d 1s -o "$work/att.txt"
     check_eq "run -p --locals: exit code 0" 0 "$(cat "$work/att.rc")"
@@ -140,9 +139,7 @@ if [[ -n "$spid" ]]; then
         /exception System\.InvalidOperationException: "n=[0-9]+"$/ { match($0, /"n=[0-9]+"/); want = substr($0, RSTART + 1, RLENGTH - 2); e++; next }
         /locals:/ { k++; if ($0 !~ ("locals: " want "$")) { print; bad++ } }
         END { exit !(e > 0 && k == e && !bad) }' "$work/att.txt"
-    for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
-    check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"
-    check "the service: every answer right" grep -qx "checksums right" "$work/svc.out"
+    ct_service_done
 else
     ct_fail "the service did not start"
 fi

@@ -53,14 +53,12 @@ svc=$(ct_dotnet_build "$root/tests/targets/Service" "$work") && [[ -n "$svc" ]] 
     { echo "ERROR: dotnet build of tests/targets/Service failed" >&2; exit 2; }
 
 src="$root/tests/targets/Hello/Program.cs"
-# line FILE REGEX: the number of the first line of FILE matching REGEX.
-line() { grep -nE "$2" "$1" | head -n 1 | cut -d: -f1; }
-add=$(line "$src" 'public static int Add\(int a, int b\) =>')
-fib=$(line "$src" 'public static int Fib\(int n\) =>')
-divide=$(line "$src" 'if \(b == 0\)')          # Divide's first statement
-trydivide=$(line "$src" 'return Divide\(a, b\)') # TryDivide's, inside its try
+add=$(ct_src_line "$src" 'public static int Add\(int a, int b\) =>')
+fib=$(ct_src_line "$src" 'public static int Fib\(int n\) =>')
+divide=$(ct_src_line "$src" 'if \(b == 0\)')          # Divide's first statement
+trydivide=$(ct_src_line "$src" 'return Divide\(a, b\)') # TryDivide's, inside its try
 main=$(sed -n '/static int Main(/,$p' "$src" | grep -nE '^ +[A-Za-z].*;' | head -n 1 | cut -d: -f1)
-main=$(( $(line "$src" 'static int Main\(') + main - 1 ))
+main=$(( $(ct_src_line "$src" 'static int Main\(') + main - 1 ))
 echo "Program.cs: Add $add, Fib $fib, Divide $divide, Main's first statement $main"
 
 # expect_lines LOG PREFIX: the calls of LOG end with their lines.
@@ -153,7 +151,7 @@ fapp=$(ct_dotnet_build "$root/tests/targets/Failures" "$work") && [[ -n "$fapp" 
 fsrc="$root/tests/targets/Failures/Program.cs"
 # The first async method declared, and its body's first statement's line.
 amethod=$(grep -oE 'async Task(<[a-z]+>)? [A-Za-z]+\(' "$fsrc" | head -n 1 | sed -E 's/.* ([A-Za-z]+)\($/\1/')
-adecl=$(line "$fsrc" "async Task(<[a-z]+>)? $amethod\\(")
+adecl=$(ct_src_line "$fsrc" "async Task(<[a-z]+>)? $amethod\\(")
 afirst=$(awk -v d="$adecl" 'NR > d && /^ +[A-Za-z_].*;/ { print NR; exit }' "$fsrc")
 ct_run "$work" async "$ct" run --srcline -F "*.$amethod" -o "$work/async.txt" -- dotnet "$fapp"
 check "async $amethod: its stub's call at its first statement, line $afirst" grep -qE \
@@ -170,8 +168,8 @@ rt() { awk -v c="$1:" -v m="$2" '$1 == c { on = 1; next } /^[a-z]+:/ { on = 0 } 
 inner=$(rt chain Lines.Chain.Inner) middle=$(rt chain Lines.Chain.Middle) outer=$(rt chain Lines.Chain.Outer)
 deref=$(rt deref Lines.Chain.Deref) movenext=$(rt async 'Lines.Later+<FetchAsync>d__0.MoveNext')
 echo "the runtime's lines: Inner $inner, Middle $middle, Outer $outer, Deref $deref, MoveNext $movenext"
-check_eq "Inner's line is its throw statement's (by hand)" "$(line "$lsrc" 'throw new ArgumentOutOfRangeException')" "$inner"
-check_eq "the async method's line is its throw statement's (by hand)" "$(line "$lsrc" 'throw new InvalidOperationException\("no such id')" "$movenext"
+check_eq "Inner's line is its throw statement's (by hand)" "$(ct_src_line "$lsrc" 'throw new ArgumentOutOfRangeException')" "$inner"
+check_eq "the async method's line is its throw statement's (by hand)" "$(ct_src_line "$lsrc" 'throw new InvalidOperationException\("no such id')" "$movenext"
 expect_exc_lines() { # LOG PREFIX
     local log=$1 p=$2
     check "$p: Inner thrown at Program.cs:$inner" grep -qE \
@@ -183,8 +181,8 @@ expect_exc_lines() { # LOG PREFIX
         "Lines\.Chain\.Deref\(string s=null\) -> exception System\.NullReferenceException: .* thrown at Program\.cs:$deref\$" "$log"
     # The body's end: folded, or "} exception" when its task's end came first.
     local dthrow drec
-    dthrow=$(line "$lsrc" 'throw new InvalidOperationException\("deep"\)')
-    drec=$(line "$lsrc" 'return Deep\(n - 1\) \+ 1;')
+    dthrow=$(ct_src_line "$lsrc" 'throw new InvalidOperationException\("deep"\)')
+    drec=$(ct_src_line "$lsrc" 'return Deep\(n - 1\) \+ 1;')
     check "$p: 40 frames deep: the innermost thrown at $dthrow, the next 31 at $drec, the 8 beyond CT_EXC_LINES (32) none" awk \
         -v t="$dthrow" -v r="$drec" '
         /Lines\.Chain\.Deep\(int n=0\) -> exception/ { if ($0 ~ (" thrown at Program\\.cs:" t "$")) thrown++; else bad++ }
@@ -212,22 +210,19 @@ check "replay without --srcline: no exception lines" bash -c "! grep -q ' at Pro
 echo "== 5. under attach"
 ssrc="$root/tests/targets/Service/Program.cs"
 # Handle's first statement (a release build has no sequence point on its "{").
-shandle=$(( $(line "$ssrc" 'public static long Handle\(') + 2 ))
-( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$svc" run 6 2 >"$work/svc.out" 2>"$work/svc.err"
-  echo $? >"$work/svc.rc" ) 2>/dev/null &
-ct_ready_pid "$work/svc.out"
+shandle=$(( $(ct_src_line "$ssrc" 'public static long Handle\(') + 2 ))
+ct_service_run "$svc"
 if [[ -n "$spid" ]]; then
     ct_run "$work" att "$ct" run -p "$spid" --srcline -F 'Svc.Handlers.Handle' -F 'Svc.Handlers.Validate' -d 2s -o "$work/att.txt"
     check_eq "run -p --srcline: exit code 0" 0 "$(cat "$work/att.rc")"
     check "run -p --srcline: Handle's calls at Program.cs:$shandle" awk -v l="$shandle" '
         /Svc\.Handlers\.Handle\(int worker=/ && / -> long / { n++; if ($0 !~ (" at Program\\.cs:" l "$")) { print; bad++ } }
         END { exit !(n > 0 && !bad) }' "$work/att.txt"
-    sthrow=$(line "$ssrc" 'throw new InvalidOperationException\("n="')
+    sthrow=$(ct_src_line "$ssrc" 'throw new InvalidOperationException\("n="')
     check "run -p --srcline: Validate's exceptions thrown at Program.cs:$sthrow" awk -v l="$sthrow" '
         /Svc\.Handlers\.Validate\(long n=[0-9]+\) -> exception/ { n++; if ($0 !~ (" thrown at Program\\.cs:" l "$")) { print; bad++ } }
         END { exit !(n > 0 && !bad) }' "$work/att.txt"
-    for ((i = 0; i < 200; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
-    check_eq "the service: exit code 7" 7 "$(cat "$work/svc.rc")"
+    ct_service_done
 else
     ct_fail "the service did not start"
 fi
@@ -242,8 +237,8 @@ check "sigs --lines: the same from the embedded PDB" cmp -s "$work/sigs.txt" "$w
 # --at: where a line's probe goes. The line after Divide's `if` is its "{"
 # (no code): the throw's line; the blank line after Divide's last line is in
 # no method.
-throwl=$(line "$src" 'throw new ArgumentException')
-blank=$(( $(line "$src" 'return a / b;') + 2 ))
+throwl=$(ct_src_line "$src" 'throw new ArgumentException')
+blank=$(( $(ct_src_line "$src" 'return a / b;') + 2 ))
 "$ct" sigs --at "Program.cs:$((divide + 1))" "$app" >"$work/at.txt" 2>&1
 check_eq "sigs --at Program.cs:$((divide + 1)) (a brace): the throw's line $throwl, in Divide" \
     "Program.cs:$((divide + 1)) -> Program.cs:$throwl IL_XXXX static int Demo.MathOps.Divide(int a, int b)" \
@@ -254,17 +249,17 @@ check "sigs --at Program.cs:$blank (blank, between methods): exit 1, one line" b
      grep -q 'line $blank is in no method' '$work/atblank.err'"
 # --at --locals: Greet's loop body sees `string text` and `int i` (by hand
 # from the source: declared before the loop, and the loop's variable).
-"$ct" sigs --at "Program.cs:$(line "$src" 'text \+= "!";')" --locals "$app" >"$work/atloc.txt" 2>&1
+"$ct" sigs --at "Program.cs:$(ct_src_line "$src" 'text \+= "!";')" --locals "$app" >"$work/atloc.txt" 2>&1
 check "sigs --at (Greet's loop body) --locals: string text and int i" bash -c \
     "sed -n 2p '$work/atloc.txt' | grep -qE '^  locals: string text \(slot [0-9]+\), int i \(slot [0-9]+\)\$'"
 # Hoisted locals (tests/targets/Lines, by hand from its source): SumAsync's
 # total and i live across its await, Evens' k across its yield (fields of
 # their state machines); Evens' e is a local of MoveNext.
-"$ct" sigs --at "Program.cs:$(line "$lsrc" 'total \+= i;')" --locals "$lapp" >"$work/hoist.txt" 2>&1
+"$ct" sigs --at "Program.cs:$(ct_src_line "$lsrc" 'total \+= i;')" --locals "$lapp" >"$work/hoist.txt" 2>&1
 check "sigs --at (SumAsync, after its await) --locals: int total and int i, hoisted" bash -c \
     "sed -n 1p '$work/hoist.txt' | grep -qE 'Lines\.Later\.<SumAsync>d__[0-9]+\.MoveNext\(\)\$' &&
      sed -n 2p '$work/hoist.txt' | grep -qxE '  locals: int total \(hoisted: <total>5__[0-9]+\), int i \(hoisted: <i>5__[0-9]+\)'"
-"$ct" sigs --at "Program.cs:$(line "$lsrc" 'Console.Write\(""\);')" --locals "$lapp" >"$work/hoist2.txt" 2>&1
+"$ct" sigs --at "Program.cs:$(ct_src_line "$lsrc" 'Console.Write\(""\);')" --locals "$lapp" >"$work/hoist2.txt" 2>&1
 check "sigs --at (Evens, before its yield) --locals: int e a local, int k hoisted" bash -c \
     "sed -n 2p '$work/hoist2.txt' | grep -qxE '  locals: int e \(slot [0-9]+\), int k \(hoisted: <k>5__[0-9]+\)'"
 fw=$(dirname "$(dotnet --list-runtimes | awk '$1 == "Microsoft.NETCore.App" { v = $2; d = substr($3, 2, length($3) - 2) } END { print d "/" v "/System.Linq.dll" }')")/System.Linq.dll
