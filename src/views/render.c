@@ -467,6 +467,23 @@ static void thread_freed(void *ctx, ct_walk_thread *wt)
         free(((frame *)ct_stack_at(&wt->stack, i))->call);
 }
 
+/* "Point p={X=1, Y=2}, double k=1.5": f's labels and the values of rec
+ * from *pos on (an event's values, a LOCALS record's after its first),
+ * into t. */
+static void values_text(ct_render *r, ct_text *t, const ct_function *f, const ct_rec *rec,
+                        size_t *pos)
+{
+    const uint8_t *v;
+    uint32_t len;
+    ct_value_status st;
+    for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, pos, &v, &len, &st) == 1; i++) {
+        if (i)
+            ct_text_put(t, ", ");
+        ct_text_putn(t, f->labels[i], f->label_lens[i]);
+        ct_symbols_value_text(r->sym, f->plans[i], v, len, st, t);
+    }
+}
+
 /* "Demo.Shapes.Scale(Point p={X=1, Y=2}, double k=1.5)" into t. */
 static void call_text(ct_render *r, ct_text *t, const ct_function *f, const ct_rec *rec,
                       const uint8_t *ids)
@@ -486,33 +503,19 @@ static void call_text(ct_render *r, ct_text *t, const ct_function *f, const ct_r
         }
     }
     ct_text_putn(t, f->name, f->name_len);
+    size_t pos = 0;
     if ((f->flags & CT_FN_PROBE) && rec->nvalues == f->nparams) {
         /* A line probe's hit: "@ Orders.cs:42  total=150, i=3". */
-        size_t pos = 0;
-        const uint8_t *v;
-        uint32_t len;
-        ct_value_status st;
-        for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
-            ct_text_put(t, i ? ", " : "  ");
-            ct_text_putn(t, f->labels[i], f->label_lens[i]);
-            ct_symbols_value_text(r->sym, f->plans[i], v, len, st, t);
-        }
+        if (f->nparams)
+            ct_text_put(t, "  ");
+        values_text(r, t, f, rec, &pos);
     } else if (f->flags & CT_FN_NO_VALUES) {
         ct_text_put(t, "(...)");
     } else if (rec->nvalues != f->nparams) {
         ct_text_put(t, "(?)");
     } else {
         ct_text_put(t, "(");
-        size_t pos = 0;
-        const uint8_t *v;
-        uint32_t len;
-        ct_value_status st;
-        for (uint32_t i = 0; i < f->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
-            if (i)
-                ct_text_put(t, ", ");
-            ct_text_putn(t, f->labels[i], f->label_lens[i]);
-            ct_symbols_value_text(r->sym, f->plans[i], v, len, st, t);
-        }
+        values_text(r, t, f, rec, &pos);
         ct_text_put(t, ")");
     }
 }
@@ -1216,7 +1219,6 @@ static int locals_record(ct_render *r, const ct_rec *rec)
     fn *pf = function_of(r, rec->key);
     if (!pf || !r->opts.lines)
         return pf ? 0 : -1;
-    const ct_function *d = pf->def;
     size_t pos = 0;
     const uint8_t *v;
     uint32_t len;
@@ -1228,12 +1230,7 @@ static int locals_record(ct_render *r, const ct_rec *rec)
     memcpy(&id, v + 8, 8);
     ct_text t;
     ct_text_init(&t, r->ret, sizeof r->ret);
-    for (uint32_t i = 0; i < d->nparams && ct_next_value(rec, &pos, &v, &len, &st) == 1; i++) {
-        if (i)
-            ct_text_put(&t, ", ");
-        ct_text_putn(&t, d->labels[i], d->label_lens[i]);
-        ct_symbols_value_text(r->sym, d->plans[i], v, len, st, &t);
-    }
+    values_text(r, &t, pf->def, rec, &pos);
     size_t n = ct_text_end(&t);
     char *text = malloc(n + 1);
     if (!text)
