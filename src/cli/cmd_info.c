@@ -59,6 +59,8 @@ typedef struct info_stats {
     ct_table traces;          /* ACTIVITY: trace id (two u64) -> 1 */
     uint64_t ntraces;         /* distinct W3C trace ids the threads' Activities had */
     uint64_t activities;      /* ACTIVITY records */
+    uint64_t injected[4];     /* INJECT records: every one, then by action (throw,
+                                 return, delay) */
 } info_stats;
 
 static int count(void *ctx, const ct_rec *rec)
@@ -106,6 +108,11 @@ static int count(void *ctx, const ct_rec *rec)
         }
         break;
     }
+    case CT_REC_INJECT:
+        s->injected[0]++;
+        if (rec->inject_action >= 1 && rec->inject_action <= 3)
+            s->injected[rec->inject_action]++;
+        break;
     case CT_REC_FUNCTION: s->functions++; break;
     case CT_REC_CLASS: s->classes++; break;
     case CT_REC_END:
@@ -250,6 +257,11 @@ static void describe(const info_trace *it)
         printf("%-14s%llu distinct trace %s (W3C, the Activity current at calls), %llu "
                "changes\n", "trace ids", (unsigned long long)s->ntraces,
                s->ntraces == 1 ? "id" : "ids", (unsigned long long)s->activities);
+    if (s->injected[0])
+        printf("%-14s%llu calls had a fault injected (--inject): %llu threw, %llu returned "
+               "at once, %llu were delayed\n", "injected", (unsigned long long)s->injected[0],
+               (unsigned long long)s->injected[1], (unsigned long long)s->injected[2],
+               (unsigned long long)s->injected[3]);
     if (s->budget_skipped || s->budget_steps)
         printf("%-14s%llu calls not recorded (the budget, --limit, --rate), %llu %s\n", "budget",
                (unsigned long long)s->budget_skipped, (unsigned long long)s->budget_steps,

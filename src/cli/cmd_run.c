@@ -22,6 +22,7 @@
 
 #include "views/treefilter.h"
 #include "format/expr.h"
+#include "format/inject.h"
 #include "format/launch.h"
 #include "format/parse.h"
 #include "format/settings.h"
@@ -118,6 +119,7 @@ static void usage(FILE *to, int record)
     ct_settings_help(to, CT_GROUP_FILTER);
     ct_settings_help(to, CT_GROUP_VALUES);
     ct_settings_help(to, CT_GROUP_MODE);
+    ct_settings_help(to, CT_GROUP_INJECT);
     fputs(k_launcher_options, to);
     fputs("\n"
           "Exit status: the program's own; 127 if it cannot be started; 2 for a usage\n"
@@ -383,6 +385,8 @@ typedef struct trace_opts {
     unsigned nwhen;
     char at[CT_AT_MAX_TEXT + 1]; /* --at's lines */
     unsigned nat;
+    char inject[CT_INJECT_MAX_TEXT + 1]; /* --inject's lines */
+    unsigned ninject;
     char args_chosen[CT_CHOSEN_MAX_TEXT + 1]; /* -A's, one a line */
     char ret_chosen[CT_CHOSEN_MAX_TEXT + 1];  /* -R's, one a line */
     unsigned nargs_chosen, nret_chosen;
@@ -472,6 +476,10 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
                 if (cli_add_when(who, a, o->when, sizeof o->when, &o->nwhen, val) != 0)
                     return -1;
                 o->given[id] = o->when;
+            } else if (s && s->kind == CT_KIND_INJECT) {
+                if (cli_add_inject(who, a, o->inject, sizeof o->inject, &o->ninject, val) != 0)
+                    return -1;
+                o->given[id] = o->inject;
             } else if (s && s->kind == CT_KIND_AT) {
                 if (cli_add_at(who, a, o->at, sizeof o->at, &o->nat, val) != 0)
                     return -1;
@@ -562,6 +570,17 @@ static int trace_check(trace_opts *o)
         fprintf(stderr, "clrtrace %s: %s puts probes in the IL of methods: not with "
                 "--engine=elt, -a, --no-args or --null\n", who,
                 o->given[CT_SET_AT] ? "--at" : "--locals");
+        return -1;
+    }
+    if (o->given[CT_SET_INJECT] &&
+        (o->given[CT_SET_NULL] ||
+         (o->given[CT_SET_ENGINE] && !strcasecmp(o->given[CT_SET_ENGINE], "elt")))) {
+        fprintf(stderr, "clrtrace %s: --inject rewrites the IL of the methods it names (the IL "
+                "engine): not with --engine=elt or --null\n", who);
+        return -1;
+    }
+    if (o->given[CT_SET_INJECT_SEED] && !o->given[CT_SET_INJECT]) {
+        fprintf(stderr, "clrtrace %s: --inject-seed goes with --inject\n", who);
         return -1;
     }
     if ((o->given[CT_SET_ARGS_CHOSEN] || o->given[CT_SET_RET_CHOSEN]) &&

@@ -14,6 +14,7 @@
 
 #include "views/treefilter.h"
 #include "format/expr.h"
+#include "format/inject.h"
 #include "format/parse.h"
 #include "format/settings.h"
 #include "cli.h"
@@ -114,6 +115,27 @@ int cli_add_when(const char *who, const char *opt, char *list, size_t cap, unsig
         return -1;
     }
     return append_line(who, opt, list, cap, n, text, "conditions");
+}
+
+int cli_add_inject(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
+                   const char *text)
+{
+    static ct_inject_spec s; /* 18 KiB */
+    ct_expr_error err;
+    if (*n >= CT_INJECT_MAX) {
+        fprintf(stderr, "clrtrace %s: at most %u %s options\n", who, CT_INJECT_MAX, opt);
+        return -1;
+    }
+    if (strpbrk(text, "\n\r")) {
+        fprintf(stderr, "clrtrace %s: %s '%s': a line break in it (write \\n in a string)\n",
+                who, opt, text);
+        return -1;
+    }
+    if (ct_inject_parse(text, &s, &err) != 0) {
+        fprintf(stderr, "clrtrace %s: %s '%s': %s\n", who, opt, text, err.message);
+        return -1;
+    }
+    return append_line(who, opt, list, cap, n, text, "faults");
 }
 
 int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigned *n,

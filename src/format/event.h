@@ -62,7 +62,9 @@
  * hit, its LEAVE right after; older readers show hits as calls. LOCALS
  * records (--locals): a frame's values as an exception passed through it; a
  * 2.11 reader reports the first as an unknown record. */
-#define CT_TRACE_VERSION_MINOR 12
+/* 2.13: INJECT records (--inject): a fault injected into a call; a 2.12
+ * reader reports the first as an unknown record. */
+#define CT_TRACE_VERSION_MINOR 13
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
 
@@ -129,6 +131,10 @@ typedef enum ct_rec_type {
                             values (none at all: they did not fit, the record says
                             nothing); its thread's next UNWIND of that function is
                             that frame's */
+    CT_REC_INJECT = 20,  /* (2.13, --inject) the call of function key its thread just
+                            entered (its innermost open frame of that function) had a
+                            fault injected: u32 the --inject's number (from 0), u32 the
+                            action (CT_INJECT_THROW, RETURN, DELAY: format/inject.h) */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -236,6 +242,8 @@ typedef struct ct_rec {
        (ct_budget_step's numbers) and the thread's share of time the tracer
        took in the second that went over, in thousandths (0: none) */
     uint32_t step, share_permille;
+    /* INJECT (2.13): time_ns, tid, key, and the --inject's number and action */
+    uint32_t inject_index, inject_action;
     /* ACTIVITY (2.8): time_ns, tid, and the W3C ids of the Activity current
        on the thread from then on (all zero: none) */
     uint8_t trace_id[CT_TRACE_ID_BYTES];
@@ -423,6 +431,14 @@ ct_trace_status ct_write_line(ct_wbuf *w, uint64_t time_ns, uint64_t tid, uint64
 /* In a thread's ring, a LINE is an event-shaped record: the header (type
  * CT_REC_LINE, the function's key, no values), then u32 line, u32 flags. */
 #define CT_LINE_RING_BYTES (CT_EVENT_BASE_BYTES + 8)
+
+/* An INJECT record: on thread tid, the call of function key just entered
+ * had the fault of --inject number `index` (action: CT_INJECT_*) injected. */
+ct_trace_status ct_write_inject(ct_wbuf *w, uint64_t time_ns, uint64_t tid, uint64_t key,
+                                uint32_t index, uint32_t action);
+/* In a thread's ring: the header (type CT_REC_INJECT, the function's key,
+ * no values), then u32 index, u32 action. */
+#define CT_INJECT_RING_BYTES (CT_EVENT_BASE_BYTES + 8)
 
 /* An ACTIVITY record: from time_ns on, thread tid's calls are made under
  * the Activity whose ids are trace_id (16 bytes) and span_id (8 bytes);

@@ -7,6 +7,7 @@
 #include "cursor.h"
 #include "event.h"
 #include "event_codec.h"
+#include "inject.h"
 #include "base/bytes.h"
 
 int ct_header_attached(const ct_trace_header *h)
@@ -483,6 +484,19 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
         rec->src_line = (uint32_t)ct_take_u(&c, 4);
         rec->flags = (uint32_t)ct_take_u(&c, 4);
         if (!c.bad && (rec->flags & ~CT_LINE_THROWN)) {
+            *error = CT_TRACE_E_RECORD;
+            return -1;
+        }
+        break;
+    case CT_REC_INJECT:
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->tid = ct_take_u(&c, 8);
+        rec->key = ct_take_u(&c, 8);
+        rec->inject_index = (uint32_t)ct_take_u(&c, 4);
+        rec->inject_action = (uint32_t)ct_take_u(&c, 4);
+        if (!c.bad && (rec->inject_index >= CT_INJECT_MAX ||
+                       rec->inject_action < CT_INJECT_THROW ||
+                       rec->inject_action > CT_INJECT_DELAY)) {
             *error = CT_TRACE_E_RECORD;
             return -1;
         }

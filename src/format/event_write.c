@@ -310,6 +310,18 @@ ct_trace_status ct_write_line(ct_wbuf *w, uint64_t time_ns, uint64_t tid, uint64
     return rec_end(w, at, undo);
 }
 
+ct_trace_status ct_write_inject(ct_wbuf *w, uint64_t time_ns, uint64_t tid, uint64_t key,
+                                uint32_t index, uint32_t action)
+{
+    size_t undo = w->len, at = rec_begin(w, CT_REC_INJECT);
+    put_u64(w, time_ns);
+    put_u64(w, tid);
+    put_u64(w, key);
+    put_u32(w, index);
+    put_u32(w, action);
+    return rec_end(w, at, undo);
+}
+
 ct_trace_status ct_write_activity(ct_wbuf *w, uint64_t time_ns, uint64_t tid,
                                   const uint8_t *trace_id, const uint8_t *span_id)
 {

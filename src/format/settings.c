@@ -3,6 +3,7 @@
 #include "settings.h"
 
 #include "expr.h"
+#include "inject.h"
 #include "parse.h"
 
 #include <stdio.h>
@@ -46,6 +47,16 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                    "after it, from the Portable PDB; FILE a file's name or a method "
                    "glob) record `this`, the arguments and the locals in scope by their "
                    "names; its method is traced too (IL engine; repeatable)"},
+    [CT_SET_INJECT] = {"CLRTRACE_INJECT", NULL, "--inject", CT_KIND_INJECT, CT_GROUP_INJECT,
+                       CT_SETTING_REPEAT, 0, 0, 0, NULL, "'GLOB: ACTION'",
+                       "make calls of the methods matching GLOB fail on purpose: "
+                       "'throw TYPE[(\"message\")]', 'return VALUE' or 'delay TIME', then "
+                       "which calls: every N, after N, FIRST..LAST, probability P, when "
+                       "CONDITION (docs/cli.md, Injecting faults; IL engine; repeatable)"},
+    [CT_SET_INJECT_SEED] = {"CLRTRACE_INJECT_SEED", NULL, "--inject-seed", CT_KIND_NUMBER,
+                            CT_GROUP_INJECT, 0, 0, UINT64_MAX, 0, NULL, "S",
+                            "the seed of --inject's probability (the same seed chooses the "
+                            "same calls; default: a new one each run, told on stderr)"},
     [CT_SET_DEPTH] = {"CLRTRACE_DEPTH", "-D", "--depth", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_FILTER_MAX_FRAMES, 0, NULL, "N",
                       "show calls at most N levels deep ({min}-{max})"},
@@ -237,10 +248,13 @@ static int parse_lines(ct_setting_id id, const char *text, char *want, size_t wa
 {
     static ct_expr e; /* 8 KiB: not on a hook's stack (the CLI, the profiler's start) */
     static ct_expr_error err;
+    static ct_inject_spec spec; /* 18 KiB */
     int when = ct_settings[id].kind == CT_KIND_WHEN, ret = id == CT_SET_RET_CHOSEN;
-    unsigned max = when ? CT_WHEN_MAX : CT_CHOSEN_MAX, count = 0;
-    size_t max_text = when ? CT_WHEN_MAX_TEXT : CT_CHOSEN_MAX_TEXT;
+    int inject = ct_settings[id].kind == CT_KIND_INJECT;
+    unsigned max = when ? CT_WHEN_MAX : inject ? CT_INJECT_MAX : CT_CHOSEN_MAX, count = 0;
+    size_t max_text = when ? CT_WHEN_MAX_TEXT : inject ? CT_INJECT_MAX_TEXT : CT_CHOSEN_MAX_TEXT;
     const char *what = when ? "conditions 'GLOB: EXPR'"
+                       : inject ? "'GLOB: ACTION ...'"
                        : ret ? "'GLOB@PATH'" : "'GLOB@PATH[,PATH...]'";
     const char *one_name = when ? "condition" : "line";
     if (strlen(text) > max_text) {
@@ -259,7 +273,9 @@ static int parse_lines(ct_setting_id id, const char *text, char *want, size_t wa
             }
             memcpy(one, p, len);
             one[len] = '\0';
-            if ((when ? ct_expr_parse(one, &e, &err) : ct_chosen_parse(one, ret, &e, &err)) != 0) {
+            if ((when     ? ct_expr_parse(one, &e, &err)
+                 : inject ? ct_inject_parse(one, &spec, &err)
+                          : ct_chosen_parse(one, ret, &e, &err)) != 0) {
                 snprintf(want, want_cap, "%s, one a line (%s %u: %s)", what, one_name, count,
                          err.message);
                 return -1;
@@ -362,6 +378,7 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
         return -1;
     case CT_KIND_WHEN:
     case CT_KIND_CHOSEN:
+    case CT_KIND_INJECT:
         return parse_lines(id, text, want, want_cap);
     case CT_KIND_AT:
         return parse_at_lines(text, want, want_cap);

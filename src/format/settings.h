@@ -47,6 +47,8 @@ typedef enum ct_setting_id {
     CT_SET_ASSEMBLY,
     CT_SET_WHEN,
     CT_SET_AT,            /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (--at) */
+    CT_SET_INJECT,        /* CLRTRACE_INJECT: faults 'GLOB: ACTION ...', one a line (--inject) */
+    CT_SET_INJECT_SEED,   /* CLRTRACE_INJECT_SEED: probability's seed (--inject-seed) */
     CT_SET_DEPTH,
     CT_SET_MIN_TIME,
     CT_SET_TRIGGER,
@@ -103,6 +105,8 @@ typedef enum ct_setting_kind {
                          CT_EXPR_MAX_TEXT bytes */
     CT_KIND_AT,       /* line probes 'FILE:LINE' (src/format/parse.h, ct_at_parse),
                          one a line: at most CT_AT_MAX */
+    CT_KIND_INJECT,   /* faults 'GLOB: ACTION ...' (src/format/inject.h), one a
+                         line: at most CT_INJECT_MAX */
     CT_KIND_CHOSEN,   /* chosen values 'GLOB@PATH[,PATH...]' (src/format/expr.h,
                          ct_chosen_parse), one a line: at most CT_CHOSEN_MAX;
                          CT_SET_RET_CHOSEN's: -R's, one path */
@@ -115,6 +119,7 @@ typedef enum ct_setting_group {
     CT_GROUP_FILTER,   /* the tree filters: run/record and replay/report/dump */
     CT_GROUP_VALUES,   /* how values are captured */
     CT_GROUP_MODE,     /* how the tracer runs */
+    CT_GROUP_INJECT,   /* faults injected (--inject) */
 } ct_setting_group;
 
 enum {
@@ -165,7 +170,7 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
 static inline int ct_setting_lines(ct_setting_id id)
 {
     return ct_settings[id].kind == CT_KIND_WHEN || ct_settings[id].kind == CT_KIND_CHOSEN ||
-           ct_settings[id].kind == CT_KIND_AT;
+           ct_settings[id].kind == CT_KIND_AT || ct_settings[id].kind == CT_KIND_INJECT;
 }
 
 /* The setting whose option is opt ("-s", "--string-chars"), or -1. */

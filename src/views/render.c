@@ -51,6 +51,8 @@ typedef struct fn {
                                thread when 0: traces before 2.4) */
     uint64_t jit_tid;
     uint64_t exceptions;    /* calls that ended by an exception */
+    uint64_t injected[4];   /* calls with a fault injected (INJECT): by action
+                               (1 throw, 2 return, 3 delay; 0 unused) */
     uint64_t budget_skipped;/* calls left out by the budget or a limit (BUDGET) */
     uint32_t budget_step;   /* the budget's step (BUDGET records) */
     int budget_listed;      /* in ct_render.budget */
@@ -92,6 +94,7 @@ typedef struct frame {
     int nested;             /* a call of the same function is open below it on
                                the thread (recursion): its time is already in
                                that call's total */
+    int injected;           /* a fault was injected into it (INJECT) */
 } frame;
 
 /* A thread's part of the renderer: the client area of its thread of the
@@ -803,6 +806,7 @@ static int call_opened(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
         }
         fr->start = ct_rec_prog_ns(rec); /* durations leave the held time out */
         fr->nested = open_count(th, f) > 0;
+        fr->injected = 0;
         open_change(th, f, 1);
     }
     return 0;
@@ -1147,6 +1151,13 @@ static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
     uint64_t dur = time_call(t, fr, ct_rec_prog_ns(rec), !id);
     if (how == CT_WALK_EXCEPTION)
         fr->f->exceptions++;
+    if (fr->injected && r->opts.lines) {
+        static const char mark[] = "  [injected]";
+        if (r->ev.outs_len + sizeof mark <= sizeof r->outs) {
+            memcpy(r->outs + r->ev.outs_len, mark, sizeof mark - 1);
+            r->ev.outs_len += sizeof mark - 1;
+        }
+    }
     /* (An end that came first is told right after this line.) */
     if (id && r->opts.lines && !async_ended_first(r, id)) {
         static const char note[] = "  (async: goes on)";
@@ -1209,6 +1220,21 @@ static int line_record(ct_render *r, const ct_rec *rec)
     r->lines[r->nlines].line = rec->src_line;
     r->lines[r->nlines].flags = rec->flags;
     r->nlines++;
+    return 0;
+}
+
+/* An INJECT record: the thread's innermost open call, of its function,
+ * is marked (its end's line says "[injected]"); counted by action. */
+static int inject_record(ct_render *r, const ct_rec *rec)
+{
+    ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
+    fn *f = function_of(r, rec->key);
+    if (!t || !f)
+        return -1;
+    f->injected[rec->inject_action & 3]++;
+    frame *fr = t->stack.depth == t->stack.kept ? ct_stack_top(&t->stack) : NULL;
+    if (fr && fr->h.key == rec->key)
+        fr->injected = 1;
     return 0;
 }
 
@@ -1466,6 +1492,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         return line_record(r, rec);
     case CT_REC_LOCALS:
         return locals_record(r, rec);
+    case CT_REC_INJECT:
+        return inject_record(r, rec);
     case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT:
         return async_end(r, rec);
     case CT_REC_END:
@@ -1776,6 +1804,53 @@ static void probes_line(ct_render *r)
     free(probes);
 }
 
+/* "# injected: 5 calls: Shop.Client.Send 5 (4 throw, 1 delay)" (--inject),
+ * by name. */
+static void injected_line(ct_render *r)
+{
+    static const char *const what[] = {"", "throw", "return", "delay"};
+    size_t n = 0;
+    uint64_t all = 0;
+    fn **fs = calloc(r->fns.used ? r->fns.used : 1, sizeof *fs);
+    for (size_t i = 0; fs && i < r->fns.cap; i++) {
+        fn *f = r->fns.slots[i].value;
+        if (f && (f->injected[1] || f->injected[2] || f->injected[3])) {
+            fs[n++] = f;
+            all += f->injected[1] + f->injected[2] + f->injected[3];
+        }
+    }
+    size_t cap = 64;
+    for (size_t i = 0; i < n; i++)
+        cap += fs[i]->def->name_len + 96;
+    char *line = n ? malloc(cap) : NULL;
+    if (line) {
+        qsort(fs, n, sizeof *fs, by_fn_name);
+        size_t k = (size_t)snprintf(line, cap, "# injected: %llu %s:", (unsigned long long)all,
+                                    plural(all, "call", "calls"));
+        for (size_t i = 0; i < n && k < cap; i++) {
+            const fn *f = fs[i];
+            k += (size_t)snprintf(line + k, cap - k, "%s %.*s %llu (", i ? "," : "",
+                                  (int)f->def->name_len, f->def->name,
+                                  (unsigned long long)(f->injected[1] + f->injected[2] +
+                                                       f->injected[3]));
+            for (int a = 1, first = 1; a <= 3 && k < cap; a++)
+                if (f->injected[a]) {
+                    k += (size_t)snprintf(line + k, cap - k, "%s%llu %s", first ? "" : ", ",
+                                          (unsigned long long)f->injected[a], what[a]);
+                    first = 0;
+                }
+            if (k < cap)
+                k += (size_t)snprintf(line + k, cap - k, ")");
+        }
+        if (k + 2 <= cap) {
+            line[k++] = '\n';
+            emit(r, line, k);
+        }
+    }
+    free(line);
+    free(fs);
+}
+
 static void summary(ct_render *r)
 {
     size_t n = 0;
@@ -1859,6 +1934,7 @@ static void summary(ct_render *r)
         source_line(r, rows, n);
     free_rows(rows, n);
     probes_line(r);
+    injected_line(r);
     held_line(r);
     budget_line(r);
     if (r->jit_count) {

@@ -35,6 +35,7 @@
 
 #include "format/attach.h"
 #include "format/expr.h"
+#include "format/inject.h"
 #include "format/settings.h"
 #include "agent/core/budget.h"
 #include "agent/core/writer.h"
@@ -115,6 +116,10 @@ static const char *lookup(void *ctx, const char *name)
     if (!strcmp(name, ct_settings[CT_SET_AT].env)) {
         static char at[CT_AT_MAX_TEXT + 1];
         return ct_attach_request_join(ctx, name, at, sizeof at) >= 0 ? at : NULL;
+    }
+    if (!strcmp(name, ct_settings[CT_SET_INJECT].env)) {
+        static char inject[CT_INJECT_MAX_TEXT + 1];
+        return ct_attach_request_join(ctx, name, inject, sizeof inject) >= 0 ? inject : NULL;
     }
     if (!strcmp(name, ct_settings[CT_SET_ARGS_CHOSEN].env) ||
         !strcmp(name, ct_settings[CT_SET_RET_CHOSEN].env)) {

@@ -41,6 +41,7 @@
 #include "agent/model/identity.h"
 #include "agent/model/loaded.h"
 #include "agent/model/registry.h"
+#include "agent/model/inject.h"
 #include "agent/model/when.h"
 #include "agent/runtime/state.h"
 #include "threads.h"
@@ -413,7 +414,9 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     char cmdline[CMDLINE_MAX + 4];
     command_line(cmdline, sizeof cmdline);
     if (ct_config_from_env(cfg, why, sizeof why) != 0 || ct_when_load(cfg->when, why, sizeof why) != 0 ||
-        ct_chosen_load(cfg->args_chosen, cfg->ret_chosen, why, sizeof why) != 0) {
+        ct_chosen_load(cfg->args_chosen, cfg->ret_chosen, why, sizeof why) != 0 ||
+        ct_inject_load(cfg->inject, cfg->inject_seed, cfg->inject_seed_given, why,
+                       sizeof why) != 0) {
         fprintf(stderr, "clrtrace: %s; the program runs untraced\n", why);
         ct_outputs_index(cfg, "declined", NULL, cmdline);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
@@ -659,7 +662,8 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
         return -1;
     }
     if (ct_when_load(cfg->when, why, cap) != 0 ||
-        ct_chosen_load(cfg->args_chosen, cfg->ret_chosen, why, cap) != 0)
+        ct_chosen_load(cfg->args_chosen, cfg->ret_chosen, why, cap) != 0 ||
+        ct_inject_load(cfg->inject, cfg->inject_seed, cfg->inject_seed_given, why, cap) != 0)
         return -1;
     ct_config *c = &g_ct.cfg;
     *c = *cfg;

@@ -709,6 +709,14 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
                                       ct_get_le32(p + CT_EVENT_BASE_BYTES + 4)));
         return;
     }
+    if (len >= CT_INJECT_RING_BYTES && ct_event_type(p) == CT_REC_INJECT) {
+        /* A fault injected (--inject, record/inject.c). */
+        ct_wbuf_init(&w, made, sizeof made);
+        output_made(&w, ct_write_inject(&w, ct_event_time(p), ct_event_tid(p), ct_event_key(p),
+                                        ct_get_le32(p + CT_EVENT_BASE_BYTES),
+                                        ct_get_le32(p + CT_EVENT_BASE_BYTES + 4)));
+        return;
+    }
     if (len >= CT_EVENT_BASE_BYTES && ct_event_type(p) == CT_REC_LOCALS) {
         locals_event(p, len);
         return;

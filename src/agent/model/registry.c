@@ -9,6 +9,7 @@
 #include "classnames.h"
 #include "base/table.h"
 #include "format/parse.h"
+#include "inject.h"
 #include "lineprobe.h"
 #include "modules.h"
 #include "perm.h"
@@ -155,7 +156,7 @@ static int traces_name(const ct_module *m, const char *name)
 int ct_registry_module_may_trace(const ct_module *m)
 {
     const ct_config *c = &g_ct.cfg;
-    if (c->tree.trigger || ct_lineprobe_in_module(m))
+    if (c->tree.trigger || ct_lineprobe_in_module(m) || ct_inject_count())
         return 1;
     if (c->assembly)
         return m->assembly && ct_glob_list_match(c->assembly, m->assembly);
@@ -208,7 +209,7 @@ static int type_may_trace(const ct_module *m, mdTypeDef td)
     if (m->corelib && (!strcmp(type, "System.AppContext.") || declares_async_watch(type) ||
                        declares_one_of(type, k_rt_watches, COUNT(k_rt_watches))))
         return 1;
-    return type_passes(m, type) || ct_lineprobe_in_type(m, td);
+    return type_passes(m, type) || ct_lineprobe_in_type(m, td) || ct_inject_in_type(type);
 }
 
 int ct_registry_type_may_trace(const ct_module *m, mdTypeDef td)
@@ -303,7 +304,7 @@ int ct_registry_traces(const ct_module *m, mdMethodDef tok)
     DWORD impl = 0;
     return method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) == 0 &&
            (!(impl & MI_ASYNC) || rt_async_hooked()) &&
-           (traces_name(m, full) || ct_lineprobe_targets(m, tok));
+           (traces_name(m, full) || ct_lineprobe_targets(m, tok) || ct_inject_targets(full));
 }
 
 /* Everything the record needs, from metadata and the runtime. Called
@@ -360,7 +361,8 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     f->display = name;
     f->rt_async = (impl & MI_ASYNC) != 0;
     f->hooked = (!f->rt_async || rt_async_hooked()) &&
-                (traces_name(m, name) || ct_lineprobe_targets(m, tok));
+                (traces_name(m, name) || ct_lineprobe_targets(m, tok) ||
+                 ct_inject_targets(name));
     /* The runtime calls it when it finds an exception unhandled, before it
      * aborts the process (hooks.c follows it). */
     f->watched = !m->corelib                       ? CT_WATCH_NONE
@@ -409,6 +411,7 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     if (f->hooked) {
         f->lines = ct_lineprobe_plan(f, &mi);
         f->locals = ct_lineprobe_locals_plan(f, &mi);
+        f->inject = ct_inject_bind(f);
     }
 }
 

@@ -142,6 +142,8 @@ typedef struct ct_mapped_fn {
     /* The values chosen (-A, -R) to capture instead of the arguments (then
      * no out values at return) or the return value (when.h); NULL: none. */
     const ct_chosen_fn *chosen_args, *chosen_ret;
+    /* The faults injected into its calls (--inject, inject.h); NULL: none. */
+    const struct ct_inject_fn *inject;
 
     const ct_late *late;        /* NULL when every plan is known */
     atomic_int late_state;      /* a ct_late_state */

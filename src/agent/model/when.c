@@ -22,6 +22,11 @@ static ct_notes g_notes = CT_NOTES_INIT;
 /* One note about a condition or a chosen value that cannot be bound. */
 #define note(...) ct_notes_say(&g_notes, __VA_ARGS__)
 
+ct_notes *ct_when_notes_of(void)
+{
+    return &g_notes;
+}
+
 void ct_when_keep_notes(int keep)
 {
     ct_notes_keep(&g_notes, keep);
@@ -175,11 +180,17 @@ static int out_param(void *ctx, const char *name)
     return arg != CT_WHEN_NO_ARG && arg_is_out(f, arg);
 }
 
+/* What a condition of option opt that cannot hold means. */
+static const char *fails(const char *opt)
+{
+    return !strcmp(opt, "--when") ? "its calls are not recorded" : "its calls are not injected";
+}
+
 /* Where path p of condition `text` starts in f's arguments, for a
  * condition deciding at entry or (at_end) at the call's end; a path f
  * cannot give is told once and reads unknown (CT_WHEN_NO_ARG). */
-static uint32_t bind_root(const ct_mapped_fn *f, const char *text, const ct_expr *e,
-                          const ct_expr_path *p, int at_end)
+static uint32_t bind_root(const ct_mapped_fn *f, const char *opt, const char *text,
+                          const ct_expr *e, const ct_expr_path *p, int at_end)
 {
     const char *first = ct_expr_seg(e, p, 0);
     if (p->root == CT_XROOT_EXCEPTION)
@@ -188,7 +199,8 @@ static uint32_t bind_root(const ct_mapped_fn *f, const char *text, const ct_expr
         if (f->has_ret)
             return CT_WHEN_RET_ARG;
         pthread_mutex_lock(&g_lock);
-        note("--when '%s': %s returns nothing: its calls are not recorded", text, f->name);
+        note("%s '%s': %s returns nothing: %s", opt, text, f->name,
+             fails(opt));
         pthread_mutex_unlock(&g_lock);
         return CT_WHEN_NO_ARG;
     }
@@ -197,14 +209,15 @@ static uint32_t bind_root(const ct_mapped_fn *f, const char *text, const ct_expr
         return arg;
     pthread_mutex_lock(&g_lock);
     if (arg != CT_WHEN_NO_ARG)
-        note("--when '%s': '%s' of %s is read at the call's entry and the condition decides at "
-             "its end (it names return, exception or an out parameter): its calls are not "
-             "recorded", text, first, f->name);
+        note("%s '%s': '%s' of %s is read at the call's entry and the condition decides at "
+             "its end (it names return, exception or an out parameter): %s",
+             opt, text, first, f->name, fails(opt));
     else if (p->root == CT_XROOT_THIS)
-        note("--when '%s': %s is static (no 'this'): its calls are not recorded", text, f->name);
+        note("%s '%s': %s is static (no 'this'): %s", opt, text, f->name,
+             fails(opt));
     else
-        note("--when '%s': %s has no parameter '%s': its calls are not recorded", text, f->name,
-             first);
+        note("%s '%s': %s has no parameter '%s': %s", opt, text, f->name,
+             first, fails(opt));
     pthread_mutex_unlock(&g_lock);
     return CT_WHEN_NO_ARG;
 }
@@ -226,23 +239,27 @@ const ct_when_fn *ct_when_bind(const ct_mapped_fn *f, int at_end)
     if (!w)
         return NULL;
     w->n = k;
-    for (uint32_t j = 0; j < k; j++) {
-        const ct_expr *e = g_exprs[match[j]];
-        ct_when_bound *c = &w->c[j];
-        c->expr = e;
-        c->index = match[j];
-        for (uint32_t pi = 0; pi < e->npaths; pi++) {
-            const ct_expr_path *p = &e->paths[pi];
-            c->paths[pi].arg = bind_root(f, g_texts[match[j]], e, p, at_end);
-            for (unsigned s = 1; s < p->nseg && s < CT_EXPR_MAX_SEGMENTS; s++) {
-                const char *name = ct_expr_seg(e, p, s);
-                c->paths[pi].seg[s] = !strcmp(name, "Length")  ? CT_WHEN_SEG_LENGTH
-                                      : !strcmp(name, "Count") ? CT_WHEN_SEG_COUNT
-                                                               : CT_WHEN_SEG_FIELD;
-            }
+    for (uint32_t j = 0; j < k; j++)
+        ct_when_bind_one(f, "--when", g_texts[match[j]], g_exprs[match[j]], match[j], at_end,
+                         &w->c[j]);
+    return w;
+}
+
+void ct_when_bind_one(const ct_mapped_fn *f, const char *opt, const char *text, const ct_expr *e,
+                      uint32_t index, int at_end, ct_when_bound *c)
+{
+    c->expr = e;
+    c->index = index;
+    for (uint32_t pi = 0; pi < e->npaths; pi++) {
+        const ct_expr_path *p = &e->paths[pi];
+        c->paths[pi].arg = bind_root(f, opt, text, e, p, at_end);
+        for (unsigned s = 1; s < p->nseg && s < CT_EXPR_MAX_SEGMENTS; s++) {
+            const char *name = ct_expr_seg(e, p, s);
+            c->paths[pi].seg[s] = !strcmp(name, "Length")  ? CT_WHEN_SEG_LENGTH
+                                  : !strcmp(name, "Count") ? CT_WHEN_SEG_COUNT
+                                                           : CT_WHEN_SEG_FIELD;
         }
     }
-    return w;
 }
 
 /* ------------------------------------------------------- chosen values */

@@ -113,6 +113,14 @@ int ct_when_load(const char *text, char *why, size_t cap);
  * condition is false. */
 const ct_when_fn *ct_when_bind(const struct ct_mapped_fn *f, int at_end);
 
+/* Condition e (option opt's, text as given; index: its number for the
+ * unreadable counts, CT_WHEN_NO_INDEX: none) bound to f's arguments into
+ * *c, as ct_when_bind binds each (a path f cannot give is told once, as
+ * "OPT 'TEXT': ...", and reads unknown). */
+#define CT_WHEN_NO_INDEX UINT32_MAX
+void ct_when_bind_one(const struct ct_mapped_fn *f, const char *opt, const char *text,
+                      const ct_expr *e, uint32_t index, int at_end, ct_when_bound *c);
+
 /* Whether a condition loaded may decide at a call's end (it names return,
  * exception, or a parameter that may be an out one): the writer's filter
  * then holds such calls' events (ct_filter_opts.at_end). */
@@ -130,6 +138,9 @@ int ct_when_arg_name(const char *label, char *out, size_t cap);
  * process's stderr is its own) for the CLI, the first CT_NOTES_BYTES
  * (agent/runtime/notes.h). */
 void ct_when_keep_notes(int keep);
+/* Where those notes go (fault injection's go there too). */
+struct ct_notes;
+struct ct_notes *ct_when_notes_of(void);
 void ct_when_notes(char *out, size_t cap);
 
 #endif

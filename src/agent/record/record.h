@@ -957,6 +957,8 @@ int ct_rec_values_collected(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_ev
  * entered, read from the slots collected while its values were captured
  * (when.c); 0 when one does not or cannot be read. */
 int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f);
+/* The same for one condition bound (when.c). */
+int ct_rec_when_bound_holds(ct_tbuf *b, const ct_when_bound *c);
 
 /* The values chosen (-A: c is f->chosen_args, or -R: f->chosen_ret) of
  * the call, read along their paths from the slots collected (when.c) and
@@ -979,6 +981,16 @@ typedef int ct_rec_args_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, c
  * and the frame's id (an address in it: the same frame seen again, by an
  * exception a finally of it throws, has the same), then the values args
  * finds (ctx: the engine's). */
+/* --inject (inject.c): at the entry of a call of f (f->inject set), after
+ * its enter, which of f's faults acts on this call: k (its bound spec k-1:
+ * the first whose condition holds and whose selectors choose the call), or
+ * 0 (the call runs as usual). A condition reads the arguments args finds
+ * (ctx: the engine's; args NULL or b NULL: none, so a condition is false).
+ * An injected call gets an INJECT record on b's thread. No allocation, no
+ * lock. */
+int ct_rec_inject_decide(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_args_fn *args,
+                         const void *ctx);
+
 void ct_rec_locals(ct_tbuf *b, const ct_mapped_fn *pf, const ct_mapped_fn *owner,
                    uint64_t frame, ct_rec_args_fn *args, const void *ctx);
 /* And its return value (f->has_ret), appended to (w, m). */

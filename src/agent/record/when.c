@@ -325,6 +325,12 @@ static void resolve(void *ctxp, const ct_expr *e, uint32_t pi, ct_xval *out)
         ct_when_unreadable(ctx->c->index, pi);
 }
 
+int ct_rec_when_bound_holds(ct_tbuf *b, const ct_when_bound *c)
+{
+    when_ctx ctx = {b, (ct_when_bound *)c};
+    return ct_expr_holds(c->expr, resolve, &ctx);
+}
+
 int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f)
 {
     const ct_when_fn *w = f->when;

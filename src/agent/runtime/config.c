@@ -20,7 +20,8 @@ static int get(ct_setting_id id, ct_config_lookup lookup, void *ctx, uint64_t *n
     char want[CT_SETTING_WANT_MAX];
     if (ct_setting_parse(id, v, 0, num, want, sizeof want) != 0) {
         /* A pattern list can be long: named, not repeated. */
-        if (s->kind == CT_KIND_GLOBS || s->kind == CT_KIND_WHEN || s->kind == CT_KIND_AT)
+        if (s->kind == CT_KIND_GLOBS || s->kind == CT_KIND_WHEN || s->kind == CT_KIND_AT ||
+            s->kind == CT_KIND_INJECT)
             snprintf(why, cap, "%s is not valid (use %s)", s->env, want);
         else
             snprintf(why, cap, "%s=%s is not valid (use %s)", s->env, v, want);
@@ -61,9 +62,16 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->signatures = (int)v[CT_SET_SIGNATURES];
     c->summary = (int)v[CT_SET_SUMMARY];
     c->follow = (int)v[CT_SET_FOLLOW];
+    /* (--inject: the IL engine, whatever auto would choose.) */
     c->il_engine = v[CT_SET_ENGINE] == CT_ENGINE_AUTO
-                       ? !v[CT_SET_ALL] && v[CT_SET_NULL] == CT_NULL_OFF && !v[CT_SET_BENCH_NAIVE]
+                       ? str[CT_SET_INJECT] ||
+                             (!v[CT_SET_ALL] && v[CT_SET_NULL] == CT_NULL_OFF &&
+                              !v[CT_SET_BENCH_NAIVE])
                        : v[CT_SET_ENGINE] == CT_ENGINE_IL;
+    if (str[CT_SET_INJECT] && !c->il_engine) {
+        snprintf(why, cap, "CLRTRACE_INJECT needs the IL engine (not CLRTRACE_ENGINE=elt)");
+        return -1;
+    }
     c->compress = (int)v[CT_SET_COMPRESS];
     c->ids = (int)v[CT_SET_IDS];
     c->srcline = (int)v[CT_SET_SRCLINE];
@@ -88,6 +96,9 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->assembly = str[CT_SET_ASSEMBLY];
     c->when = str[CT_SET_WHEN];
     c->at = str[CT_SET_AT];
+    c->inject = str[CT_SET_INJECT];
+    c->inject_seed = v[CT_SET_INJECT_SEED];
+    c->inject_seed_given = str[CT_SET_INJECT_SEED] != NULL;
     c->locals = (int)v[CT_SET_LOCALS];
     c->args_chosen = str[CT_SET_ARGS_CHOSEN];
     c->ret_chosen = str[CT_SET_RET_CHOSEN];

@@ -61,6 +61,10 @@ typedef struct ct_config {
     const char *ret_chosen;  /* CLRTRACE_RET_CHOSEN: -R's 'GLOB@return...', one a line */
     int locals;              /* CLRTRACE_LOCALS: a frame's arguments and locals as an exception
                                 passes through it (--locals) */
+    const char *inject;      /* CLRTRACE_INJECT: faults 'GLOB: ACTION ...', one a line
+                                (NULL: none; model/inject.h binds them) */
+    uint64_t inject_seed;    /* CLRTRACE_INJECT_SEED */
+    int inject_seed_given;
     const char *at;          /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (NULL: none) */
     const char *when;        /* CLRTRACE_WHEN: conditions 'GLOB: EXPR', one a line
                                 (model/when.h binds them) */

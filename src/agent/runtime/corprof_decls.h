@@ -840,6 +840,13 @@ typedef struct IMetaDataEmitVtbl {
     void *SetParent;                                                                  /* 25 */
     HRESULT (*GetTokenFromTypeSpec)(ME, const uint8_t *pvSig, ULONG cbSig,
                                     mdToken *ptypespec);                              /* 26 */
+    void *SaveToMemory;                                                               /* 27 */
+    HRESULT (*DefineUserString)(ME, const WCHAR *szString, ULONG cchString,
+                                mdToken *pstk);                                       /* 28 */
+    void *slots29_51[23];                                                             /* 29-51 */
+    /* IMetaDataEmit2 (through QueryInterface for IID_IMetaDataEmit2 only): */
+    HRESULT (*DefineMethodSpec)(ME, mdToken tkParent, const uint8_t *pvSigBlob,
+                                ULONG cbSigBlob, mdToken *pmi);                       /* 52 */
 } IMetaDataEmitVtbl;
 struct IMetaDataEmit {
     const IMetaDataEmitVtbl *lpVtbl;
@@ -859,6 +866,7 @@ struct IMethodMalloc {
 };
 
 extern const IID IID_IMetaDataEmit;            /* BA3FEE4C-ECB9-4E41-83B7-183FA41CD859 */
+extern const IID IID_IMetaDataEmit2;           /* F5DD9950-F693-42E6-830E-7B833E8146A9 */
 
 /* ------------------------------------------------------- slot assertions */
 
@@ -918,6 +926,8 @@ _Static_assert(CT_SLOT(IMetaDataEmitVtbl, DefineTypeRefByName) == 12, "IMetaData
 _Static_assert(CT_SLOT(IMetaDataEmitVtbl, GetTokenFromSig) == 23, "IMetaDataEmit");
 _Static_assert(CT_SLOT(IMetaDataEmitVtbl, DefineMemberRef) == 14, "IMetaDataEmit");
 _Static_assert(CT_SLOT(IMetaDataEmitVtbl, GetTokenFromTypeSpec) == 26, "IMetaDataEmit");
+_Static_assert(CT_SLOT(IMetaDataEmitVtbl, DefineUserString) == 28, "IMetaDataEmit");
+_Static_assert(CT_SLOT(IMetaDataEmitVtbl, DefineMethodSpec) == 52, "IMetaDataEmit2");
 _Static_assert(CT_SLOT(IMethodMallocVtbl, Alloc) == 3, "IMethodMalloc");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, GetILToNativeMapping) == 35, "Info");
 _Static_assert(CT_SLOT(ICorProfilerInfoVtbl, DoStackSnapshot) == 36, "Info2");

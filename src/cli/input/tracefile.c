@@ -303,7 +303,7 @@ static int selected(sel_state *ss, const ct_rec *rec)
         return 1;
     }
     if (rec->type == CT_REC_DROPPED || rec->type == CT_REC_HELD || rec->type == CT_REC_THREAD ||
-        rec->type == CT_REC_LINE || rec->type == CT_REC_LOCALS)
+        rec->type == CT_REC_LINE || rec->type == CT_REC_LOCALS || rec->type == CT_REC_INJECT)
         return tid_selected(s, rec->tid);
     if (!ct_rec_is_event(rec->type))
         return 1;

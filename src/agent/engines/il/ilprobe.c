@@ -20,6 +20,8 @@
 #include "agent/model/utf16.h"
 #include "agent/runtime/state.h"
 #include "agent/core/writer.h"
+#include "il_emit.h"
+#include "inject_il.h"
 #include "probes.h"
 
 /* CorOpenFlags ofWrite (cor.h): GetModuleMetaData for IMetaDataEmit. */
@@ -151,7 +153,7 @@ int ct_il_may_inline(FunctionID callee)
  * scope of its TypeRef to System.Object (System.Runtime's or CoreLib's
  * AssemblyRef, as the compiler wrote it), or the module itself in CoreLib.
  * 0 when there is none. */
-static mdToken corelib_scope(const ct_module *m)
+mdToken ct_il_corelib_scope(const ct_module *m)
 {
     if (m->corelib)
         return MODULE_SCOPE;
@@ -192,6 +194,7 @@ typedef struct probe_sigs {
     /* with[k]: void (native int x k + 1), the enter probe with k addresses
      * (k from 1; with[1] is two). */
     mdToken with[CT_PROBE_ENTER_ADDRS + 1];
+    mdToken decide;   /* StandAloneSig: int32 (native int), --inject's decision */
 } probe_sigs;
 
 /* The first runtime with RuntimeTypeHandle.ToIntPtr (.NET 7) has
@@ -206,6 +209,12 @@ typedef struct probe_sigs {
 static int calli_sig(mdTypeRef suppress, uint32_t nparams, uint8_t *blob, size_t cap,
                      uint32_t *len)
 {
+    return ct_il_calli_sig(suppress, 0x01 /* void */, nparams, blob, cap, len);
+}
+
+int ct_il_calli_sig(mdTypeRef suppress, uint8_t ret, uint32_t nparams, uint8_t *blob,
+                    size_t cap, uint32_t *len)
+{
     uint32_t n = 0;
     if (cap < 8 + nparams ||
         clrsig_write_u((suppress & 0xFFFFFFu) << 2 | 1u, blob + 3, 5, &n) != CLRSIG_OK)
@@ -213,7 +222,7 @@ static int calli_sig(mdTypeRef suppress, uint32_t nparams, uint8_t *blob, size_t
     blob[0] = 0x09;             /* IMAGE_CEE_CS_CALLCONV_UNMANAGED */
     blob[1] = (uint8_t)nparams;
     blob[2] = 0x20;             /* ELEMENT_TYPE_CMOD_OPT */
-    blob[3 + n] = 0x01;         /* void */
+    blob[3 + n] = ret;          /* void, int32 */
     for (uint32_t i = 0; i < nparams; i++)
         blob[4 + n + i] = 0x18; /* native int */
     *len = 4 + n + nparams;
@@ -221,7 +230,7 @@ static int calli_sig(mdTypeRef suppress, uint32_t nparams, uint8_t *blob, size_t
 }
 
 /* The write side of module mod's metadata, or NULL. */
-static IMetaDataEmit *module_emit(ModuleID mod)
+IMetaDataEmit *ct_il_module_emit(ModuleID mod)
 {
     IUnknown *unk = NULL;
     ICorProfilerInfo *info = g_ct.info;
@@ -232,7 +241,7 @@ static IMetaDataEmit *module_emit(ModuleID mod)
 }
 
 /* A WCHAR copy of ASCII name (at most 96 characters). */
-static void wide(const char *name, WCHAR *w)
+void ct_il_wide(const char *name, WCHAR *w)
 {
     size_t i = 0;
     for (; name[i] && i < 96; i++)
@@ -254,7 +263,7 @@ static mdToken tointptr_ref(IMetaDataEmit *emit, mdToken scope)
     uint32_t n = 0;
     if (g_ct.info_version < INFO_WITH_TOINTPTR)
         return 0;
-    wide("System.RuntimeTypeHandle", w);
+    ct_il_wide("System.RuntimeTypeHandle", w);
     if (FAILED(emit->lpVtbl->DefineTypeRefByName(emit, scope, w, &rth)) ||
         clrsig_write_u((rth & 0xFFFFFFu) << 2 | 1u, blob + 4, sizeof blob - 4, &n) != CLRSIG_OK)
         return 0;
@@ -262,7 +271,7 @@ static mdToken tointptr_ref(IMetaDataEmit *emit, mdToken scope)
     blob[1] = 1;    /* one parameter */
     blob[2] = 0x18; /* native int */
     blob[3] = 0x11; /* VALUETYPE */
-    wide("ToIntPtr", w);
+    ct_il_wide("ToIntPtr", w);
     if (FAILED(emit->lpVtbl->DefineMemberRef(emit, rth, w, blob, 4 + n, &mr)))
         return 0;
     return mr;
@@ -280,11 +289,11 @@ static probe_sigs probe_sig(ModuleID mod)
     if (known)
         return *known;
     const ct_module *m = ct_module_get(mod);
-    mdToken scope = m ? corelib_scope(m) : 0;
-    IMetaDataEmit *emit = scope ? module_emit(mod) : NULL;
+    mdToken scope = m ? ct_il_corelib_scope(m) : 0;
+    IMetaDataEmit *emit = scope ? ct_il_module_emit(mod) : NULL;
     if (emit) {
         WCHAR w[97];
-        wide("System.Runtime.CompilerServices.CallConvSuppressGCTransition", w);
+        ct_il_wide("System.Runtime.CompilerServices.CallConvSuppressGCTransition", w);
         mdTypeRef tr = 0;
         uint8_t blob[16];
         uint32_t n = 0;
@@ -299,6 +308,9 @@ static probe_sigs probe_sig(ModuleID mod)
                     FAILED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.with[k])))
                     s.with[k] = 0;
             s.tointptr = tointptr_ref(emit, scope);
+            if (ct_il_calli_sig(tr, 0x08 /* int32 */, 1, blob, sizeof blob, &n) != 0 ||
+                FAILED(emit->lpVtbl->GetTokenFromSig(emit, blob, n, &s.decide)))
+                s.decide = 0;
         } else {
             s = (probe_sigs){0};
         }
@@ -555,7 +567,7 @@ static added_locals add_locals(const ct_module *m, ModuleID mod, mdToken tok, cl
     size_t cap = (size_t)old_len + ntypes + 8, len = 0;
     uint8_t *types = malloc(ntypes);
     uint8_t *blob = types ? malloc(cap) : NULL;
-    IMetaDataEmit *emit = blob ? module_emit(mod) : NULL;
+    IMetaDataEmit *emit = blob ? ct_il_module_emit(mod) : NULL;
     uint32_t first = 0, k = 0;
     mdToken local_sig = 0;
     clril_error err;
@@ -740,7 +752,7 @@ static int handles_code(const ct_module *m, ModuleID mod, mdToken tok, probe_sig
     uint32_t nm = (uint32_t)ct_generic_param_count(m, tok);
     if (nc > CT_MAX_TYPE_ARGS || nm + 1 > MAX_HANDLES)
         return -1;
-    IMetaDataEmit *emit = module_emit(mod);
+    IMetaDataEmit *emit = ct_il_module_emit(mod);
     if (!emit)
         return -1;
     mdToken toks[MAX_HANDLES];
@@ -889,6 +901,40 @@ static int fault_wrap(clril_body *b, const ct_line_probe *fp, int64_t ret_local,
     return 0;
 }
 
+/* --inject: the faults' code (inject_il.h) put after the entry's probes
+ * (at index at, keeping the label of the body's first instruction: a
+ * branch back to it does not decide again), its placeholders made rets.
+ * 0 (also when no fault's code could be made: the method is traced as
+ * usual), or -1 (the body is then not to be used). */
+static int inject_faults(const ct_mapped_fn *f, const ct_module *m, ModuleID mod, mdToken tok,
+                         probe_sigs sig, const ct_il_probes *pr, int64_t local, int64_t self,
+                         uint32_t at, clril_body *b, clril_arena *a, int *cur)
+{
+    clril_insn leave[LEAVE_MAX];
+    uint32_t rets[CT_INJECT_MAX], nrets = 0;
+    clril_insn *code = malloc(CT_IL_INJECT_MAX * sizeof *code);
+    if (!code)
+        return -1;
+    ct_il_inject_in in = {
+        .f = f, .m = m, .mod = mod, .tok = tok, .decide_sig = sig.decide, .leave = leave,
+        .nleave = leave_code(leave, f, pr, local, 0, self, sig), .ret_local = local,
+    };
+    uint32_t n = ct_il_inject_code(&in, code, rets, &nrets);
+    int rc = 0;
+    if (n) {
+        rc = insert_in_turn(b, at, code, n, CLRIL_KEEP_LABEL, a, cur);
+        for (uint32_t i = 0; rc == 0 && i < nrets; i++) {
+            b->insns[at + rets[i]].op = CLRIL_RET;
+            b->insns[at + rets[i]].operand = CLRIL_OPERAND_NONE;
+        }
+        /* The faults' values and the leave probe's three above them. */
+        if (b->max_stack < CT_IL_INJECT_STACK)
+            b->max_stack = CT_IL_INJECT_STACK;
+    }
+    free(code);
+    return rc;
+}
+
 /* The rewrite's working memory, kept per thread between compilations (a
  * fresh allocation each time, megabytes for a large body, would fault its
  * pages in again for every method); one larger than IL_SCRATCH_KEEP is
@@ -948,7 +994,8 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     size_t wrap = f->locals ? (size_t)size + HIT_MAX + FAULT_EXTRA : 0;
     size_t per = ((size_t)size * (LEAVE_MAX + 1) + 16 + wrap +
                   (lines ? (size_t)lines->n * HIT_MAX : 0) +
-                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN) *
+                  PROBE_LEN * (CT_PROBE_MAX_ARGS + 1 + MAX_HANDLES) + NULL_GUARD_LEN + SELF_COPY_LEN +
+                  (f->inject ? CT_IL_INJECT_MAX : 0)) *
                      sizeof(clril_insn) + IL_ARENA_MIN;
     uint8_t *mem = scratch(3 * per);
     if (!mem)
@@ -987,9 +1034,11 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     for (uint32_t i = 0; fault && i < b.ninsns; i++)
         if (b.insns[i].op == CLRIL_TAIL)
             fault = NULL;
+    /* --inject: not a runtime-async method's (model/inject.c binds none). */
+    const int inject = f->inject != NULL && !rt && sig.decide;
     added_locals locals = add_locals(m, mod, tok, &b,
                                      with_values && f->has_ret &&
-                                         (f->ret || nh >= 0 || fault != NULL),
+                                         (f->ret || nh >= 0 || fault != NULL || inject),
                                      nargs > 0, rt);
     if (fault && f->has_ret && locals.ret < 0)
         fault = NULL;
@@ -1105,6 +1154,8 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
                               (uintptr_t)ct_probe_rt_begin, sig.two);
     }
     if (insert_in_turn(&b, 0, entry, ne, CLRIL_KEEP_LABEL, a, &cur) != 0)
+        goto out;
+    if (inject && inject_faults(f, m, mod, tok, sig, pr, local, locals.self, ne, &b, a, &cur) != 0)
         goto out;
     if (fault) {
         if (fault_wrap(&b, fault, f->has_ret ? locals.ret : -1, locals.self, sig, a, &cur,

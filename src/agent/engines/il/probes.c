@@ -37,6 +37,9 @@ static inline il_thread *il_of(const ct_tbuf *b)
  * each, before its enter probe. */
 static __thread uintptr_t t_probe_args[CT_PROBE_MAX_ARGS];
 static __thread uint32_t t_probe_nargs;
+/* How many the last enter probe took (--inject's decision reads them
+ * again, right after it). */
+static __thread uint32_t t_probe_entered;
 
 /* The type handles generic code's entry hands over (CT_MAX_TYPE_ARGS + 1:
  * the class, then the method's type arguments). */
@@ -142,6 +145,7 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
 {
     uint32_t nargs = t_probe_nargs, ntargs = t_probe_ntargs;
     t_probe_nargs = t_probe_ntargs = 0;
+    t_probe_entered = nargs;
     if (!ct_rec_recording())
         return;
     /* An async builder's SetException: `this` (the builder's address) and
@@ -191,6 +195,16 @@ CT_REC_INLINE void probe_enter(uintptr_t client_id, int naive)
         f = probe_instance(b, f, ntargs);
     ct_rec_enter(b, f, probe_values(f, nargs), 0, capture_args, (const void *)(uintptr_t)nargs,
                  naive);
+}
+
+int32_t ct_probe_inject(uintptr_t client_id)
+{
+    const ct_mapped_fn *f = (const ct_mapped_fn *)client_id;
+    uint32_t nargs = t_probe_entered;
+    t_probe_entered = 0;
+    ct_tbuf *b = ct_rec_recording() ? ct_rec_thread_self() : NULL;
+    return ct_rec_inject_decide(b, f, probe_values(f, nargs) ? capture_args : NULL,
+                                (const void *)(uintptr_t)nargs);
 }
 
 /* A frame the probe closes: a LEAVE, with the return value at ret_addr

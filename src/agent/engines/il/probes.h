@@ -24,6 +24,10 @@
 #define CT_PROBE_ENTER_ADDRS 6
 
 void ct_probe_arg(uintptr_t addr);
+/* --inject: right after the enter probe of a method with faults bound
+ * (model/inject.h), which acts on this call: k (the method's bound spec
+ * k-1), or 0 (record.h, ct_rec_inject_decide). */
+int32_t ct_probe_inject(uintptr_t client_id);
 /* Generic code's entry hands over, before its arguments, the type handles
  * that name the instantiation running (registry.h, ct_registry_instance). */
 void ct_probe_targ(uintptr_t handle);
