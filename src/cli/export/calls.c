@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "export.h"
+
+#include "format/inject.h"
 #include "cli/input/input.h"
 #include "base/escape.h"
 
@@ -36,6 +38,7 @@ static int on_open(void *ctx, ct_walk_thread *t, void *frame, uint32_t depth,
     f->fn = ct_symbols_function(w->sym, rec->key); /* known: cli_calls_record */
     f->start = t->now;
     f->prog = t->prog;
+    f->injected = 0;
     return w->ops.enter ? w->ops.enter(w->ctx, w, t, rec) : 0;
 }
 
@@ -105,6 +108,14 @@ void cli_calls_free(cli_calls *w)
     free(w);
 }
 
+const char *cli_injected_name(uint8_t action)
+{
+    return action == CT_INJECT_THROW    ? "throw"
+           : action == CT_INJECT_RETURN ? "return"
+           : action == CT_INJECT_DELAY  ? "delay"
+                                        : "";
+}
+
 int cli_calls_record(void *walker, const ct_rec *rec)
 {
     cli_calls *w = walker;
@@ -119,6 +130,16 @@ int cli_calls_record(void *walker, const ct_rec *rec)
         if (rec->type == CT_REC_ENTER && !ct_symbols_function(w->sym, rec->key))
             return -1;
         return ct_walk_event(&w->walk, t, rec);
+    }
+    if (rec->type == CT_REC_INJECT) {
+        /* The thread's innermost call, when it is that function's. */
+        ct_walk_thread *t = ct_walk_thread_of(&w->walk, rec->tid);
+        cli_frame *f = t && t->stack.depth == t->stack.kept ? cli_top(t) : NULL;
+        if (!t)
+            return -1;
+        if (f && f->h.key == rec->key)
+            f->injected = (uint8_t)rec->inject_action;
+        return 0;
     }
     if (rec->type == CT_REC_END) {
         if (rec->time_ns > w->last_time)

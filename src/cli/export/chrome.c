@@ -364,6 +364,8 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
                                               [CLI_END_UNFINISHED] = "unfinished" };
         fprintf(out, "%s\"%s\":true", sep, ending[how]);
     }
+    if (f->injected)
+        fprintf(out, ",\"injected\":\"%s\"", cli_injected_name(f->injected));
     fputs("}}", out);
     uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
     cli_async *as = id ? cli_async_at(&c->async, id) : NULL;

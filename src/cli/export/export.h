@@ -48,7 +48,12 @@ typedef struct cli_frame {
                            flame graphs weigh durations by */
     uint64_t children;  /* program-time ns in callees that ended (not unfinished) */
     uint64_t aux;       /* the user's */
+    uint8_t injected;   /* a fault was injected into the call (INJECT): its action
+                           (CT_INJECT_THROW, RETURN, DELAY), or 0 */
 } cli_frame;
+
+/* The name of an injected fault's action ("throw", "return", "delay"). */
+const char *cli_injected_name(uint8_t action);
 
 /* A thread of the walk: tid, now (its latest time), stack (of cli_frame:
  * the calls open, the outermost CLI_CALLS_MAX_DEPTH kept), user (the

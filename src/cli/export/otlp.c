@@ -492,6 +492,13 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         tb->len = f->aux;
         return 0;
     }
+    if (f->injected) {
+        /* clrtrace.injected: the action of the fault injected (--inject). */
+        const char *a = cli_injected_name(f->injected);
+        kv_string(tb, F_SPAN_ATTRIBUTES, "clrtrace.injected", 17, a, strlen(a));
+        if (tb->oom)
+            return x->oom = -1;
+    }
     const uint8_t *attrs = tb->p + f->aux + sizeof me;
     size_t alen = tb->len - f->aux - sizeof me;
     if ((f->fn->flags & CT_FN_PROBE) && cli_caller(t)) {

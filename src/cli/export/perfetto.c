@@ -460,6 +460,10 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
                                               [CLI_END_UNFINISHED] = "unfinished" };
         rc |= annotation(p, ending[how], strlen(ending[how]), NULL, 0);
     }
+    if (f->injected) {
+        const char *a = cli_injected_name(f->injected);
+        rc |= annotation(p, "injected", 8, a, strlen(a));
+    }
     if (rc)
         return p->oom = -1;
     event_end(p);
