@@ -673,6 +673,11 @@ static int method_return(const ct_il_inject_in *in, clrsig_arena *a, rtype *out)
         return -1;
     at += used;
     const clrsig_type *t = NULL;
+    if (at < sl && sig[at] == CLRSIG_ET_VOID) {
+        /* (a return type only: the type parser takes none) */
+        *out = (rtype){.kind = RK_VOID};
+        return 0;
+    }
     if (at >= sl || clrsig_parse_type(sig + at, sl - at, NULL, a, &t, &used, NULL) != CLRSIG_OK)
         return -1;
     const clrsig_type *st = clrsig_strip(t);
@@ -776,6 +781,8 @@ uint32_t ct_il_inject_code(const ct_il_inject_in *in, clril_insn *code, uint32_t
     rtype ret;
     uint32_t brs[CT_INJECT_MAX], nbrs = 0, made = 0;
     if (method_return(in, &a, &ret) != 0) {
+        ct_notes_say(ct_when_notes_of(), "--inject '%s': %s: its signature could not be read: "
+                     "not injected", inj->b[0].spec->text, in->f->name);
         g.emit->lpVtbl->Release(g.emit);
         return 0;
     }
