@@ -1,13 +1,16 @@
-/* libFuzzer harness for conditions (src/format/expr.h): any text parses
- * or fails with an offset inside it and a message; a parsed one evaluates
- * over values made from the input's bytes, with every kind of value, and
- * its answer does not depend on anything else. */
+/* libFuzzer harness for conditions (src/format/expr.h) and --inject's
+ * specs (src/format/inject.h, which holds a value and a condition of the
+ * same grammar): any text parses or fails with an offset inside it and a
+ * message; a parsed condition evaluates over values made from the input's
+ * bytes, with every kind of value, and its answer does not depend on
+ * anything else; a parsed spec's selectors answer for any call number. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/expr.h"
+#include "format/inject.h"
 
 static const uint16_t k_chars[] = {'P', 'T', 'a', 0xe9, 0xD83D, 0xDE00};
 static const ct_enum_item k_items[] = {{"Paid", 1}, {"New", 0}, {"Minus", 0xFF}};
@@ -77,6 +80,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (t1 != t2 || t1 > CT_XUNKNOWN)
             abort();
         (void)ct_expr_needs_return(&e);
+    }
+    static ct_inject_spec spec;
+    if (ct_inject_parse(text, &spec, &err) != 0) {
+        if (err.offset > len || !err.message[0] || !memchr(err.message, '\0', sizeof err.message) ||
+            !strstr(err.message, "at offset"))
+            abort();
+    } else {
+        if (spec.action < CT_INJECT_THROW || spec.action > CT_INJECT_DELAY ||
+            strlen(spec.glob) > CT_EXPR_MAX_GLOB || spec.msg_len > CT_EXPR_MAX_STRING ||
+            (spec.action == CT_INJECT_DELAY && (spec.delay_ms < CT_INJECT_MIN_DELAY_MS ||
+                                                spec.delay_ms > CT_INJECT_MAX_DELAY_MS)) ||
+            (spec.first && spec.last < spec.first))
+            abort();
+        char action[CT_EXPR_MAX_TEXT + 64];
+        ct_inject_action_text(&spec, action, sizeof action);
+        for (uint64_t n = 1; n < 64; n++)
+            if (ct_inject_selects(&spec, n, size) != ct_inject_selects(&spec, n, size))
+                abort();
     }
     free(text);
     return 0;
