@@ -593,6 +593,45 @@ if [[ "${BENCH_ONLY:-}" == lineprobe ]]; then
     bench_lineprobe
     exit 0
 fi
+# Fault injection (issue 39, BENCH_ONLY=inject; also in a full run): what
+# --inject costs a call it does not inject. Workload when (Values.Place(Order
+# o), the only method traced, values to a binary trace): traced with no
+# condition; --when with the condition that holds (two objects down: its
+# cost on a call it records); --inject with that condition made false
+# ("Lyon": never injected: the decision reads the condition at each call);
+# and --inject with no condition and a selector that never chooses (after
+# 1000000000: the decision's native call and its count). Goal: the inject
+# with a false condition costs no more than --when's true one (each reads
+# the same condition; best of BENCH_REPEATS, side by side in this run).
+bench_inject() {
+    local cond='o.Total > 10 && o.Buyer.Home.City == '
+    local il=("${profiled[@]}" CLRTRACE_ENGINE=il CLRTRACE_INCLUDE=Bench.Values.Place)
+    workload_mode=when
+    measure inj_none "$full_calls" "${il[@]}" "CLRTRACE_TRACE=$tmp/inj_none.clrt"
+    measure inj_when_true "$full_calls" "${il[@]}" \
+        "CLRTRACE_WHEN=Bench.Values.Place: $cond\"Paris\"" "CLRTRACE_TRACE=$tmp/inj_when_true.clrt"
+    measure inj_false "$full_calls" "${il[@]}" \
+        "CLRTRACE_INJECT=Bench.Values.Place: throw InvalidOperationException when $cond\"Lyon\"" \
+        "CLRTRACE_TRACE=$tmp/inj_false.clrt"
+    measure inj_never "$full_calls" "${il[@]}" \
+        "CLRTRACE_INJECT=Bench.Values.Place: throw InvalidOperationException after 1000000000" \
+        "CLRTRACE_TRACE=$tmp/inj_never.clrt"
+    rm -f "$tmp"/inj_*.clrt
+    workload_mode=calls
+    echo
+    echo "== fault injection (--inject on Bench.Values.Place(Order o), IL engine, values to a binary trace), ns/call, best of $repeats"
+    printf '%-15s %11s %9s\n' MODE CALLS NS/CALL
+    for m in inj_none inj_when_true inj_false inj_never; do
+        awk -v m="$m" -v c="${ncalls[$m]}" -v v="${ns[$m]}" 'BEGIN { printf "%-15s %11d %9.1f\n", m, c, v }'
+    done
+    awk -v z="${ns[inj_none]}" -v w="${ns[inj_when_true]}" -v f="${ns[inj_false]}" -v n="${ns[inj_never]}" 'BEGIN {
+        printf "a call not injected: its condition read +%.1f ns, against --when'"'"'s +%.1f for the same condition (goal: no more): %s; with no condition (a selector that never chooses) +%.1f ns\n",
+               f - z, w - z, (f - z <= w - z) ? "met" : "NOT met", n - z }'
+}
+if [[ "${BENCH_ONLY:-}" == inject ]]; then
+    bench_inject
+    exit 0
+fi
 # Async calls (issue 35, BENCH_ONLY=async; also in a full run): Workload
 # async, each call an async method that suspends once (Task.Yield) and is
 # followed until its task completes; values to a binary trace, by each
@@ -670,6 +709,7 @@ awk -v u="$u" -v f="${ns[floor]}" -v b="${ns[full_binary]}" -v t="${ns[full_text
 }'
 
 bench_when
+bench_inject
 bench_async
 
 echo
