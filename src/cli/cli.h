@@ -105,6 +105,14 @@ static inline int cli_ends_with(const char *s, const char *tail)
  * list as a line: 0, or -1 with one line on stderr (the offset in it). */
 int cli_add_inject(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
                    const char *text);
+/* Checks the --inject specs of list (one a line) against the methods their
+ * globs match in the program's main assembly (inject_check.c): 1 when each
+ * throw's type was found (in the assembly, an assembly it references from
+ * its folder or the runtime's, or CoreLib) and is usable, 0 when nothing
+ * wrong is known (the assembly or a type not found here: the profiler then
+ * checks), -1 after one line naming the spec, the method, why, and the
+ * offset of what is wrong. */
+int cli_inject_check(const char *who, const char *list, char *const *program);
 int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
                const char *text);
 

@@ -162,6 +162,7 @@ static int parse_throw(istate *p, ct_inject_spec *s)
 {
     skip_space(p);
     size_t at = p->pos, n = 0;
+    s->at = (uint32_t)at;
     while (p->pos < p->len && (word_char(p->s[p->pos]) || p->s[p->pos] == '.' ||
                                p->s[p->pos] == '`' || p->s[p->pos] == '+')) {
         if (n >= CT_INJECT_MAX_TYPE)
@@ -215,6 +216,7 @@ static int parse_return(istate *p, ct_inject_spec *s)
     skip_space(p);
     size_t a, b;
     take_token(p, &a, &b);
+    s->at = (uint32_t)a;
     if (a == b)
         return fail(p, a, "expected a value after 'return' (42, \"text\", null, default)");
     if (b - a == 7 && !memcmp(p->s + a, "default", 7)) {
@@ -432,4 +434,127 @@ void ct_inject_action_text(const ct_inject_spec *s, char *out, size_t cap)
         e++;
     }
     snprintf(out, cap, "%.*s", (int)(e - a), a);
+}
+
+ct_inject_rtype ct_inject_rtype_named(const char *full, int generic, int valuetype)
+{
+    if (generic) {
+        if (!strcmp(full, "System.Threading.Tasks.Task`1"))
+            return valuetype ? CT_IRT_STRUCT : CT_IRT_TASK_T;
+        if (!strcmp(full, "System.Threading.Tasks.ValueTask`1"))
+            return valuetype ? CT_IRT_VTASK_T : CT_IRT_REF;
+        if (!strcmp(full, "System.Nullable`1"))
+            return valuetype ? CT_IRT_NULLABLE : CT_IRT_REF;
+        return valuetype ? CT_IRT_STRUCT : CT_IRT_REF;
+    }
+    if (!strcmp(full, "System.Threading.Tasks.Task"))
+        return valuetype ? CT_IRT_STRUCT : CT_IRT_TASK;
+    if (valuetype && !strcmp(full, "System.Threading.Tasks.ValueTask"))
+        return CT_IRT_VTASK;
+    if (valuetype && !strcmp(full, "System.Decimal"))
+        return CT_IRT_DECIMAL;
+    return valuetype ? CT_IRT_STRUCT : CT_IRT_REF;
+}
+
+int ct_inject_integer(const ct_inject_spec *s, int is_signed, uint32_t bits, int64_t *v)
+{
+    const ct_expr_lit *lit = ct_inject_value(s);
+    if (lit->kind != CT_XL_INT || bits < 8 || bits > 64)
+        return -1;
+    uint64_t max = bits == 64 ? (is_signed ? (uint64_t)INT64_MAX : UINT64_MAX)
+                              : (is_signed ? (1ull << (bits - 1)) - 1 : (1ull << bits) - 1);
+    if (lit->neg) {
+        if (!is_signed || lit->mag > max + 1)
+            return -1;
+        *v = (int64_t)(0 - lit->mag);
+        return 0;
+    }
+    if (lit->mag > max)
+        return -1;
+    *v = (int64_t)lit->mag;
+    return 0;
+}
+
+int ct_inject_value_fits(const ct_inject_spec *s, const ct_inject_target *t, char *why,
+                         size_t cap)
+{
+    const ct_expr_lit *lit = ct_inject_value(s);
+    int dflt = s->is_default;
+    int64_t v;
+    uint64_t u;
+    const char *need = NULL;
+    switch (t->kind) {
+    case CT_IRT_VOID:
+        if (!dflt)
+            need = "the method returns nothing: write 'return default'";
+        break;
+    case CT_IRT_BOOL:
+        if (!dflt && lit->kind != CT_XL_BOOL)
+            need = "the method returns bool: return true, false or default";
+        break;
+    case CT_IRT_CHAR:
+        if (!dflt && !(lit->kind == CT_XL_STRING && lit->len == 1) &&
+            ct_inject_integer(s, 0, 16, &v) != 0)
+            need = "the method returns char: a one-character string, a number to 65535 or default";
+        break;
+    case CT_IRT_INT: case CT_IRT_UINT: case CT_IRT_NINT:
+        if (!dflt && ct_inject_integer(s, t->kind != CT_IRT_UINT, t->kind == CT_IRT_NINT ? 64 : t->bits,
+                                       &v) != 0)
+            need = lit->kind == CT_XL_INT ? "the value is out of the range of the method's integer type"
+                                          : "the method returns an integer: a whole number or default";
+        break;
+    case CT_IRT_R4: case CT_IRT_R8:
+        if (!dflt && lit->kind != CT_XL_INT && lit->kind != CT_XL_DEC)
+            need = "the method returns a floating-point number: a number or default";
+        else if (!dflt && t->kind == CT_IRT_R4 && (lit->d > 3.4028234663852886e38 ||
+                                                   lit->d < -3.4028234663852886e38))
+            need = "the value is out of float's range";
+        break;
+    case CT_IRT_DECIMAL:
+        if (!dflt && ((lit->kind != CT_XL_INT && lit->kind != CT_XL_DEC) || !lit->exact))
+            need = "the method returns decimal: a number decimal holds exactly, or default";
+        break;
+    case CT_IRT_STRING:
+        if (!dflt && lit->kind != CT_XL_STRING && lit->kind != CT_XL_NULL)
+            need = "the method returns a string: a string in \"\", null or default";
+        break;
+    case CT_IRT_REF:
+        if (!dflt && lit->kind != CT_XL_NULL)
+            need = "the method returns an object: only null or default";
+        break;
+    case CT_IRT_TASK:
+        if (!dflt)
+            need = "the method returns a Task: return default (a completed task)";
+        break;
+    case CT_IRT_NULLABLE:
+        if (!dflt && lit->kind != CT_XL_NULL)
+            need = "the method returns a Nullable: only null or default";
+        break;
+    case CT_IRT_STRUCT: case CT_IRT_VTASK:
+        if (!dflt)
+            need = t->kind == CT_IRT_VTASK
+                       ? "the method returns a ValueTask: return default (a completed one)"
+                       : "the method returns a struct: only default";
+        break;
+    case CT_IRT_ENUM:
+        if (dflt)
+            break;
+        if (lit->kind == CT_XL_NAME) {
+            if (t->member && !t->member(t->ctx, s->value.names + lit->off, &u))
+                need = "the enum has no member of that name";
+        } else if (ct_inject_integer(s, t->enum_signed, t->bits, &v) != 0) {
+            need = "the method returns an enum: a member's name, a number of its range or default";
+        }
+        break;
+    case CT_IRT_TASK_T: case CT_IRT_VTASK_T:
+        need = "the task's result type is not known"; /* (the caller checks its T) */
+        break;
+    default:
+        need = "its return type (a byref, pointer or type parameter) takes no injected value";
+        break;
+    }
+    if (!need)
+        return 0;
+    snprintf(why, cap, "%s", need);
+    return -1;
 }

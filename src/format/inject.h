@@ -52,6 +52,9 @@ typedef struct ct_inject_spec {
      * [msg_off .. +msg_len); CT_INJECT_MESSAGE when none was given). */
     char type[CT_INJECT_MAX_TYPE + 1];
     uint16_t msg_off, msg_len;
+    /* Where the type (THROW) or the value (RETURN) begins in text: the
+     * offset a refusal of it names. */
+    uint32_t at;
     /* RETURN: the literal (value.nodes[value.root].lit, its pool value's),
      * or `default`. */
     uint8_t is_default;
@@ -80,6 +83,45 @@ static inline const ct_expr_lit *ct_inject_value(const ct_inject_spec *s)
  * condition; seed: --inject-seed's (probability: the same seed chooses the
  * same numbers). */
 int ct_inject_selects(const ct_inject_spec *s, uint64_t n, uint64_t seed);
+
+/* A method's return type as a RETURN's value is checked against it (the
+ * profiler reads it from the method's signature when it rewrites it, the
+ * CLI from the program's assembly before it runs). */
+typedef enum ct_inject_rtype {
+    CT_IRT_VOID = 0, CT_IRT_BOOL, CT_IRT_CHAR, CT_IRT_INT, CT_IRT_UINT, CT_IRT_NINT, CT_IRT_R4,
+    CT_IRT_R8, CT_IRT_DECIMAL, CT_IRT_STRING, CT_IRT_REF, CT_IRT_NULLABLE, CT_IRT_STRUCT,
+    CT_IRT_ENUM, CT_IRT_TASK, CT_IRT_TASK_T, CT_IRT_VTASK, CT_IRT_VTASK_T,
+    CT_IRT_NONE, /* a byref, pointer or type parameter: no value */
+} ct_inject_rtype;
+
+typedef struct ct_inject_target {
+    ct_inject_rtype kind;
+    uint32_t bits;        /* INT, UINT; ENUM: its underlying integer's */
+    int enum_signed;      /* ENUM */
+    /* ENUM: whether it has a member named name (its value into *value), or
+     * NULL: its members are not known (a name is not checked). */
+    int (*member)(void *ctx, const char *name, uint64_t *value);
+    void *ctx;
+} ct_inject_target;
+
+/* What a type of full name `full` is for a RETURN (generic: the name of a
+ * generic type's definition, "System.Nullable`1"; valuetype: a value
+ * type): Task, Task<T>, ValueTask, ValueTask<T>, Nullable<T>, decimal;
+ * else STRUCT (a value type) or REF. */
+ct_inject_rtype ct_inject_rtype_named(const char *full, int generic, int valuetype);
+
+/* 0 when RETURN spec s's value (or `default`) fits return type t (a
+ * Task<T>'s or ValueTask<T>'s: its T's); else -1 with why (cap bytes). An
+ * integer literal is checked against the type's range, an enum member's
+ * name against its members, a string against string (or char: one
+ * character), null against reference types and Nullable<T>. */
+int ct_inject_value_fits(const ct_inject_spec *s, const ct_inject_target *t, char *why,
+                         size_t cap);
+
+/* The integer the literal of spec s is as a type of bits bits (signed or
+ * not): 0 with *v (its two's complement), or -1 when it is not one or out
+ * of range. */
+int ct_inject_integer(const ct_inject_spec *s, int is_signed, uint32_t bits, int64_t *v);
 
 /* The action's words as the trace and notes show them: "throw
  * System.TimeoutException", "return 0", "delay 200ms" (the action as

@@ -57,6 +57,8 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                             CT_GROUP_INJECT, 0, 0, UINT64_MAX, 0, NULL, "S",
                             "the seed of --inject's probability (the same seed chooses the "
                             "same calls; default: a new one each run, told on stderr)"},
+    [CT_SET_INJECT_CHECKED] = {"CLRTRACE_INJECT_CHECKED", NULL, NULL, CT_KIND_FLAG, CT_GROUP_NONE,
+                               0, 0, 1, 0, NULL, NULL, NULL},
     [CT_SET_DEPTH] = {"CLRTRACE_DEPTH", "-D", "--depth", CT_KIND_NUMBER, CT_GROUP_FILTER,
                       CT_SETTING_ZERO_OFF, 0, CT_FILTER_MAX_FRAMES, 0, NULL, "N",
                       "show calls at most N levels deep ({min}-{max})"},

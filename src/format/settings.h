@@ -49,6 +49,9 @@ typedef enum ct_setting_id {
     CT_SET_AT,            /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (--at) */
     CT_SET_INJECT,        /* CLRTRACE_INJECT: faults 'GLOB: ACTION ...', one a line (--inject) */
     CT_SET_INJECT_SEED,   /* CLRTRACE_INJECT_SEED: probability's seed (--inject-seed) */
+    CT_SET_INJECT_CHECKED,/* CLRTRACE_INJECT_CHECKED: the launcher found each throw's
+                             type usable (inject_check.c): a reference to one whose
+                             assembly is not loaded yet may be used */
     CT_SET_DEPTH,
     CT_SET_MIN_TIME,
     CT_SET_TRIGGER,

@@ -30,10 +30,14 @@
 #   6. selectors on 20 calls: after 17, 3..5, every 3 after 10, and
 #      probability 0.3 with --inject-seed (the same calls fail twice; a run
 #      without a seed tells its seed on stderr, and that seed repeats it);
-#   7. refusals: a malformed spec (one line with its offset, exit 2, the
-#      program not run), --engine=elt, more than CT_INJECT_MAX (8) specs,
-#      --inject-seed alone; a value the method cannot return and a type that
-#      is not an exception: one note, and the program runs as without it;
+#   7. refusals, each one line with its offset, exit 2, the program not
+#      run: a malformed spec, --engine=elt, more than CT_INJECT_MAX (8)
+#      specs, --inject-seed alone; checked against the program's assembly
+#      before it runs: a value the method cannot return (a string for an
+#      int, out of range, no such enum member), a type that is not an
+#      exception, an abstract one, none of that name, a constructor; the
+#      profiler alone (CLRTRACE_INJECT) checks the same: one note, and the
+#      program runs as without it;
 #   8. exports: Chrome's args.injected, Perfetto's "injected" annotation
 #      (check_perfetto.py), OTLP's clrtrace.injected attribute (protoc);
 #   9. `dotnet test` of the xunit tests under --inject: the test of Send sees
@@ -105,6 +109,17 @@ check "report: the injected line" grep -qx '# injected: 5 calls: Inject.Client.S
 inj always --inject 'Inject.Client.Send: throw HttpRequestException' -- retry 2
 check_eq "every call: no request recovers; exit code 3 (the program's)" \
     "3 recovered 0 of 2" "$(cat "$work/always.rc") $(tail -n 1 "$work/always.out")"
+
+# A type whose assembly is not loaded when the method is compiled (Count
+# is compiled before anything loads System.Net.Http): the launcher read it
+# from the runtime's folder, so the profiler may name it.
+inj unloaded --inject 'Inject.Client.Count: throw HttpRequestException 2..2' -- calls 3
+check_eq "a type of an assembly not loaded yet: the program ends as an unhandled one ends it" \
+    "134 Unhandled exception. System.Net.Http.HttpRequestException: injected by clrtrace" \
+    "$(cat "$work/unloaded.rc") $(grep -m1 '^Unhandled' "$work/unloaded.err")"
+check "a type of an assembly not loaded yet: the second call is the one" grep -qF \
+    'Inject.Client.Count(this=Inject.Client@ADDR, int n=2) -> exception System.Net.Http.HttpRequestException: "injected by clrtrace"  [injected]' \
+    <(calls_of unloaded)
 
 echo "== 2. return VALUE, every return type"
 inj values1 --inject 'Inject.Client.Count: return 7' --inject 'Inject.Client.Ready: return false' \
@@ -234,18 +249,36 @@ inj nine "${nine[@]}" -- retry 1
 refused nine "at most 8 --inject options"
 inj seedonly --inject-seed 3 -- retry 1
 refused seedonly "--inject-seed goes with --inject"
-ct_run "$work" vplain timeout -k 5 300 dotnet "$app" values
 inj notint --inject 'Inject.Client.Count: return "x"' -- values
-check_eq "a string for an int: one note" \
-    "clrtrace: --inject 'Inject.Client.Count: return \"x\"': Inject.Client.Count: the value does not fit the method's signed integer type: not injected" \
-    "$(grep '^clrtrace: --inject' "$work/notint.err")"
-check "a string for an int: the program runs as without it" cmp -s "$work/vplain.out" "$work/notint.out"
+refused notint "^clrtrace run: --inject 'Inject.Client.Count: return \"x\"': Inject.Client.Count: the method returns an integer: a whole number or default at offset 28$"
+inj toobig --inject 'Inject.Client.Count: return 3000000000' -- values
+refused toobig "Inject.Client.Count: the value is out of the range of the method's integer type at offset 28$"
+inj nomember --inject 'Inject.Client.State: return Nope' -- values
+refused nomember "Inject.Client.State: the enum has no member of that name at offset 28$"
 inj notexc --inject 'Inject.Client.Count: throw Inject.Status' -- values
-check_eq "a type that is no exception: one note" \
+refused notexc "Inject.Status has no public constructor taking a string at offset 27$"
+inj abstract --inject 'Inject.Client.Count: throw System.IO.Stream' -- values
+refused abstract "System.IO.Stream is abstract at offset 27$"
+inj notype --inject 'Inject.Client.Count: throw NoSuchException' -- values
+refused notype "no type NoSuchException is named by the program's assembly, defined in it or in CoreLib's .* at offset 27$"
+inj ctor --inject 'Inject.Client..ctor: throw TimeoutException' -- values
+refused ctor "Inject.Client..ctor is a constructor: --inject changes no constructor at offset 0$"
+# The profiler checks too (CLRTRACE_INJECT without the CLI's check): one
+# note, and the program runs as without it.
+ct_run "$work" vplain timeout -k 5 300 dotnet "$app" values
+ct_run "$work" envint env "${traced[@]}" "CLRTRACE_OUTPUT=$work/envint.txt" \
+    'CLRTRACE_INJECT=Inject.Client.Count: return "x"' timeout -k 5 300 dotnet "$app" values
+check_eq "the profiler alone, a string for an int: one note" \
+    "clrtrace: --inject 'Inject.Client.Count: return \"x\"': Inject.Client.Count: the method returns an integer: a whole number or default: not injected" \
+    "$(cat "$work/envint.err")"
+check "the profiler alone: the program's output as without it" cmp -s "$work/vplain.out" "$work/envint.out"
+check_eq "the profiler alone: exit code 0" 0 "$(cat "$work/envint.rc")"
+ct_run "$work" envexc env "${traced[@]}" "CLRTRACE_OUTPUT=$work/envexc.txt" \
+    'CLRTRACE_INJECT=Inject.Client.Count: throw Inject.Status' timeout -k 5 300 dotnet "$app" values
+check_eq "the profiler alone, a type that is no exception: one note" \
     "clrtrace: --inject 'Inject.Client.Count: throw Inject.Status': Inject.Client.Count: Inject.Status has no public constructor taking a string: not injected" \
-    "$(grep '^clrtrace: --inject' "$work/notexc.err")"
-check "a type that is no exception: the program runs as without it" \
-    cmp -s "$work/vplain.out" "$work/notexc.out"
+    "$(cat "$work/envexc.err")"
+check "the profiler alone: the program's output as without it" cmp -s "$work/vplain.out" "$work/envexc.out"
 
 echo "== 8. exports"
 "$ct" dump --chrome "$work/retry.d" >"$work/retry.json" 2>"$work/chrome.err"

@@ -99,6 +99,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
     c->inject = str[CT_SET_INJECT];
     c->inject_seed = v[CT_SET_INJECT_SEED];
     c->inject_seed_given = str[CT_SET_INJECT_SEED] != NULL;
+    c->inject_checked = (int)v[CT_SET_INJECT_CHECKED];
     c->locals = (int)v[CT_SET_LOCALS];
     c->args_chosen = str[CT_SET_ARGS_CHOSEN];
     c->ret_chosen = str[CT_SET_RET_CHOSEN];

@@ -65,6 +65,7 @@ typedef struct ct_config {
                                 (NULL: none; model/inject.h binds them) */
     uint64_t inject_seed;    /* CLRTRACE_INJECT_SEED */
     int inject_seed_given;
+    int inject_checked;      /* CLRTRACE_INJECT_CHECKED: the launcher checked the types */
     const char *at;          /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (NULL: none) */
     const char *when;        /* CLRTRACE_WHEN: conditions 'GLOB: EXPR', one a line
                                 (model/when.h binds them) */

@@ -248,8 +248,16 @@ static int exception_ctor(gen *g, mdToken *ctor)
     mdToken tok = 0;
     mdTypeDef td = 0;
     if ((tok = find_in_module(m, name, short_name, 1)) != 0) {
-        if (ct_resolve_type(m, tok, 1, &dm, &td) != 0)
-            return no(g, "%s: its assembly is not loaded yet", name);
+        if (ct_resolve_type(m, tok, 1, &dm, &td) != 0) {
+            /* Its assembly is not loaded yet: the JIT loads it for the
+             * reference; usable only when the launcher read it before the
+             * program ran (cli/inject_check.c). */
+            if (!g_ct.cfg.inject_checked)
+                return no(g, "%s: its assembly is not loaded yet", name);
+            static const uint8_t sig[] = {0x20, 0x01, 0x01, 0x0E};
+            *ctor = member_ref(g, tok, ".ctor", sig, sizeof sig);
+            return *ctor ? 0 : no(g, "%s: no reference to its constructor could be made", name);
+        }
     } else if ((tok = find_in_module(m, name, short_name, 0)) != 0) {
         dm = m;
         td = tok;
@@ -294,87 +302,62 @@ static int new_exception(gen *g)
 
 /* ------------------------------------------------------------- values */
 
-/* What a return type is, for the values it can take. */
-typedef enum rkind {
-    RK_VOID, RK_BOOL, RK_CHAR, RK_INT, RK_UINT, RK_NINT, RK_R4, RK_R8, RK_DECIMAL,
-    RK_STRING, RK_REF, RK_NULLABLE, RK_STRUCT, RK_TASK, RK_TASK_T, RK_VTASK, RK_VTASK_T,
-    RK_NONE, /* a byref, pointer or type parameter: no value */
-} rkind;
-
+/* A return type: what it is (format/inject.h), and what its code needs. */
 typedef struct rtype {
-    rkind kind;
+    ct_inject_rtype kind;
     uint32_t bits;               /* INT, UINT */
     const uint8_t *bytes;        /* the type's signature */
     uint32_t len;
-    mdToken tok;                 /* CLASS, VALUETYPE, GENERICINST's generic type */
+    mdToken tok;                 /* CLASS, VALUETYPE; GENERICINST's generic type */
     const uint8_t *arg;          /* TASK_T, VTASK_T: T's signature */
     uint32_t arg_len;
     const clrsig_type *arg_type;
 } rtype;
 
-static rkind of_name(const char *name, int generic)
-{
-    if (generic)
-        return !strcmp(name, "System.Threading.Tasks.Task`1")        ? RK_TASK_T
-               : !strcmp(name, "System.Threading.Tasks.ValueTask`1") ? RK_VTASK_T
-               : !strcmp(name, "System.Nullable`1")                 ? RK_NULLABLE
-                                                                     : RK_STRUCT;
-    return !strcmp(name, "System.Threading.Tasks.Task")        ? RK_TASK
-           : !strcmp(name, "System.Threading.Tasks.ValueTask") ? RK_VTASK
-           : !strcmp(name, "System.Decimal")                  ? RK_DECIMAL
-                                                              : RK_STRUCT;
-}
-
 /* What type t (its signature at base + t->offset, len bytes) is. */
 static rtype classify(const ct_module *m, const uint8_t *base, const clrsig_type *t, uint32_t len)
 {
-    rtype r = {.kind = RK_STRUCT, .bytes = base + t->offset, .len = len};
+    rtype r = {.kind = CT_IRT_NONE, .bytes = base + t->offset, .len = len};
     char name[INJECT_NAME_MAX];
     switch (t->kind) {
-    case CLRSIG_ET_VOID: r.kind = RK_VOID; break;
-    case CLRSIG_ET_BOOLEAN: r.kind = RK_BOOL; break;
-    case CLRSIG_ET_CHAR: r.kind = RK_CHAR; break;
-    case CLRSIG_ET_I1: r.kind = RK_INT; r.bits = 8; break;
-    case CLRSIG_ET_U1: r.kind = RK_UINT; r.bits = 8; break;
-    case CLRSIG_ET_I2: r.kind = RK_INT; r.bits = 16; break;
-    case CLRSIG_ET_U2: r.kind = RK_UINT; r.bits = 16; break;
-    case CLRSIG_ET_I4: r.kind = RK_INT; r.bits = 32; break;
-    case CLRSIG_ET_U4: r.kind = RK_UINT; r.bits = 32; break;
-    case CLRSIG_ET_I8: r.kind = RK_INT; r.bits = 64; break;
-    case CLRSIG_ET_U8: r.kind = RK_UINT; r.bits = 64; break;
-    case CLRSIG_ET_I: case CLRSIG_ET_U: r.kind = RK_NINT; break;
-    case CLRSIG_ET_R4: r.kind = RK_R4; break;
-    case CLRSIG_ET_R8: r.kind = RK_R8; break;
-    case CLRSIG_ET_STRING: r.kind = RK_STRING; break;
-    case CLRSIG_ET_OBJECT: case CLRSIG_ET_SZARRAY: case CLRSIG_ET_ARRAY: case CLRSIG_ET_CLASS:
-        r.kind = RK_REF;
-        if (t->kind == CLRSIG_ET_CLASS) {
-            r.tok = t->u.token;
-            if (type_name(m, r.tok, name, sizeof name) == 0 && of_name(name, 0) == RK_TASK)
-                r.kind = RK_TASK;
-        }
-        break;
-    case CLRSIG_ET_VALUETYPE:
+    case CLRSIG_ET_VOID: r.kind = CT_IRT_VOID; break;
+    case CLRSIG_ET_BOOLEAN: r.kind = CT_IRT_BOOL; break;
+    case CLRSIG_ET_CHAR: r.kind = CT_IRT_CHAR; break;
+    case CLRSIG_ET_I1: r.kind = CT_IRT_INT; r.bits = 8; break;
+    case CLRSIG_ET_U1: r.kind = CT_IRT_UINT; r.bits = 8; break;
+    case CLRSIG_ET_I2: r.kind = CT_IRT_INT; r.bits = 16; break;
+    case CLRSIG_ET_U2: r.kind = CT_IRT_UINT; r.bits = 16; break;
+    case CLRSIG_ET_I4: r.kind = CT_IRT_INT; r.bits = 32; break;
+    case CLRSIG_ET_U4: r.kind = CT_IRT_UINT; r.bits = 32; break;
+    case CLRSIG_ET_I8: r.kind = CT_IRT_INT; r.bits = 64; break;
+    case CLRSIG_ET_U8: r.kind = CT_IRT_UINT; r.bits = 64; break;
+    case CLRSIG_ET_I: case CLRSIG_ET_U: r.kind = CT_IRT_NINT; r.bits = 64; break;
+    case CLRSIG_ET_R4: r.kind = CT_IRT_R4; break;
+    case CLRSIG_ET_R8: r.kind = CT_IRT_R8; break;
+    case CLRSIG_ET_STRING: r.kind = CT_IRT_STRING; break;
+    case CLRSIG_ET_OBJECT: case CLRSIG_ET_SZARRAY: case CLRSIG_ET_ARRAY: r.kind = CT_IRT_REF; break;
+    case CLRSIG_ET_CLASS: case CLRSIG_ET_VALUETYPE:
         r.tok = t->u.token;
-        r.kind = type_name(m, r.tok, name, sizeof name) == 0 ? of_name(name, 0) : RK_STRUCT;
+        r.kind = type_name(m, r.tok, name, sizeof name) == 0
+                     ? ct_inject_rtype_named(name, 0, t->kind == CLRSIG_ET_VALUETYPE)
+                 : t->kind == CLRSIG_ET_CLASS ? CT_IRT_REF : CT_IRT_STRUCT;
         break;
     case CLRSIG_ET_GENERICINST: {
         const clrsig_type *gt = t->u.inst.generic;
+        int vt = gt->kind == CLRSIG_ET_VALUETYPE;
         r.tok = gt->u.token;
-        int cls = gt->kind == CLRSIG_ET_CLASS;
-        rkind k = type_name(m, r.tok, name, sizeof name) == 0 ? of_name(name, 1) : RK_STRUCT;
-        r.kind = cls ? (k == RK_TASK_T ? RK_TASK_T : RK_REF) : (k == RK_TASK_T ? RK_STRUCT : k);
-        if ((r.kind == RK_TASK_T || r.kind == RK_VTASK_T) && t->u.inst.argc == 1) {
+        r.kind = type_name(m, r.tok, name, sizeof name) == 0 ? ct_inject_rtype_named(name, 1, vt)
+                 : vt ? CT_IRT_STRUCT : CT_IRT_REF;
+        if ((r.kind == CT_IRT_TASK_T || r.kind == CT_IRT_VTASK_T) && t->u.inst.argc == 1) {
             r.arg_type = clrsig_strip(t->u.inst.args[0]);
             r.arg = base + r.arg_type->offset;
             r.arg_len = t->offset + len - r.arg_type->offset;
-        } else if (r.kind == RK_TASK_T || r.kind == RK_VTASK_T) {
-            r.kind = RK_STRUCT;
+        } else if (r.kind == CT_IRT_TASK_T || r.kind == CT_IRT_VTASK_T) {
+            r.kind = vt ? CT_IRT_STRUCT : CT_IRT_REF;
         }
         break;
     }
-    default:
-        r.kind = RK_NONE;
+    default: /* pointers, byrefs, type parameters */
         break;
     }
     return r;
@@ -386,32 +369,14 @@ static int push_default_struct(gen *g, const rtype *r, int top)
 {
     mdToken ts = 0;
     if (!top || g->in->ret_local < 0)
-        return no(g, "%s: default of this struct is not made here (a task's result)", "return");
+        return no(g, "%s: default of this struct is made only as the method's own return "
+                     "value, with values on", "return");
     if (FAILED(g->emit->lpVtbl->GetTokenFromTypeSpec(g->emit, r->bytes, r->len, &ts)) || !ts)
         return no(g, "%s: its type could not be named", "return");
     return put(g, CLRIL_LDLOCA, g->in->ret_local) < 0 || put(g, OP_INITOBJ, ts) < 0 ||
                    put(g, CLRIL_LDLOC, g->in->ret_local) < 0
                ? -1
                : 0;
-}
-
-/* The literal as an integer: 0 with *v (its two's complement), or -1. */
-static int lit_integer(const ct_expr_lit *lit, int is_signed, uint32_t bits, int64_t *v)
-{
-    if (lit->kind != CT_XL_INT)
-        return -1;
-    uint64_t max = bits == 64 ? (is_signed ? INT64_MAX : UINT64_MAX)
-                              : (is_signed ? (1ull << (bits - 1)) - 1 : (1ull << bits) - 1);
-    if (lit->neg) {
-        if (!is_signed || lit->mag > max + 1)
-            return -1;
-        *v = (int64_t)(0 - lit->mag);
-        return 0;
-    }
-    if (lit->mag > max)
-        return -1;
-    *v = (int64_t)lit->mag;
-    return 0;
 }
 
 /* An integer of bits pushed (ldc.i4, or ldc.i8 for 64). */
@@ -453,86 +418,73 @@ static int push_real(gen *g, double d, int r4)
     return put(g, r4 ? OP_LDC_R4 : OP_LDC_R8, bits) < 0 ? -1 : 0;
 }
 
-/* The enum member named by a NAME literal (or a number) of a plan: 0 with
- * *v, or -1. */
-static int enum_value(const ct_plan *p, const ct_inject_spec *s, const ct_expr_lit *lit,
-                      int64_t *v)
+/* An enum member of plan ctx named name (ct_inject_target.member). */
+static int plan_member(void *ctx, const char *name, uint64_t *value)
 {
-    if (lit->kind == CT_XL_INT) {
-        int sgn = p->underlying == CT_V_I1 || p->underlying == CT_V_I2 ||
-                  p->underlying == CT_V_I4 || p->underlying == CT_V_I8;
-        return lit_integer(lit, sgn, p->size * 8, v);
-    }
-    if (lit->kind != CT_XL_NAME)
-        return -1;
-    const char *name = s->value.names + lit->off;
+    const ct_plan *p = ctx;
     for (uint32_t i = 0; i < p->count && p->items; i++)
         if (p->items[i].name && !strcmp(p->items[i].name, name)) {
-            *v = (int64_t)p->items[i].value;
-            return 0;
+            *value = p->items[i].value;
+            return 1;
         }
-    return -1;
+    return 0;
 }
 
 /* The RETURN literal (or default) as a value of type r pushed; top: the
  * method's own return type (not a task's result), plan its plan (NULL:
- * not known). */
+ * not known: an enum is then only a struct). */
 static int push_value(gen *g, const rtype *r, int top, const ct_plan *plan)
 {
     const ct_inject_spec *s = g->spec;
     const ct_expr_lit *lit = ct_inject_value(s);
+    ct_inject_target t = {.kind = r->kind, .bits = r->bits};
+    if (plan && plan->kind == CT_V_ENUM && r->kind == CT_IRT_STRUCT) {
+        t.kind = CT_IRT_ENUM;
+        t.bits = plan->size * 8;
+        t.enum_signed = plan->underlying == CT_V_I1 || plan->underlying == CT_V_I2 ||
+                        plan->underlying == CT_V_I4 || plan->underlying == CT_V_I8;
+        t.member = plan_member;
+        t.ctx = (void *)plan;
+    }
+    if (ct_inject_value_fits(s, &t, g->why, sizeof g->why) != 0)
+        return -1;
     int dflt = s->is_default;
     int64_t v = 0;
-    if (plan && plan->kind == CT_V_ENUM && r->kind == RK_STRUCT) {
-        if (dflt)
-            v = 0;
-        else if (enum_value(plan, s, lit, &v) != 0)
-            return no(g, "the value is not a member of %s", plan->type_name);
-        return push_int(g, v, plan->size == 8 ? 64 : 32);
-    }
-    switch (r->kind) {
-    case RK_BOOL:
-        if (!dflt && lit->kind != CT_XL_BOOL)
-            return no(g, "%s returns bool: return true or false", "the method");
+    uint64_t u = 0;
+    switch (t.kind) {
+    case CT_IRT_BOOL:
         return put(g, CLRIL_LDC_I4, dflt ? 0 : lit->b) < 0 ? -1 : 0;
-    case RK_CHAR:
-        if (dflt)
-            return put(g, CLRIL_LDC_I4, 0) < 0 ? -1 : 0;
-        if (lit->kind == CT_XL_STRING && lit->len == 1)
-            return put(g, CLRIL_LDC_I4, s->value.strings[lit->off]) < 0 ? -1 : 0;
-        if (lit_integer(lit, 0, 16, &v) == 0)
-            return put(g, CLRIL_LDC_I4, v) < 0 ? -1 : 0;
-        return no(g, "%s returns char: a one-character string or a number to 65535", "the method");
-    case RK_INT: case RK_UINT:
-        if (dflt)
-            v = 0;
-        else if (lit_integer(lit, r->kind == RK_INT, r->bits, &v) != 0)
-            return no(g, "the value does not fit the method's %s",
-                      r->kind == RK_INT ? "signed integer type" : "unsigned integer type");
-        return push_int(g, v, r->bits);
-    case RK_NINT:
-        if (dflt)
-            v = 0;
-        else if (lit_integer(lit, 1, 64, &v) != 0)
-            return no(g, "the value does not fit the method's %s", "native integer");
+    case CT_IRT_CHAR:
+        if (!dflt && lit->kind == CT_XL_STRING)
+            v = s->value.strings[lit->off];
+        else if (!dflt)
+            ct_inject_integer(s, 0, 16, &v);
+        return put(g, CLRIL_LDC_I4, v) < 0 ? -1 : 0;
+    case CT_IRT_INT: case CT_IRT_UINT:
+        if (!dflt)
+            ct_inject_integer(s, t.kind == CT_IRT_INT, t.bits, &v);
+        return push_int(g, v, t.bits);
+    case CT_IRT_NINT:
+        if (!dflt)
+            ct_inject_integer(s, 1, 64, &v);
         return push_int(g, v, 64) < 0 || put(g, CLRIL_CONV_I, 0) < 0 ? -1 : 0;
-    case RK_R4: case RK_R8:
-        if (!dflt && lit->kind != CT_XL_INT && lit->kind != CT_XL_DEC)
-            return no(g, "%s returns a floating-point number", "the method");
-        if (!dflt && r->kind == RK_R4 && fabs(lit->d) > 3.4028234663852886e38)
-            return no(g, "the value does not fit %s", "float");
+    case CT_IRT_ENUM:
+        if (!dflt && lit->kind == CT_XL_NAME) {
+            plan_member(t.ctx, s->value.names + lit->off, &u);
+            v = (int64_t)u;
+        } else if (!dflt) {
+            ct_inject_integer(s, t.enum_signed, t.bits, &v);
+        }
+        return push_int(g, v, t.bits == 64 ? 64 : 32);
+    case CT_IRT_R4: case CT_IRT_R8:
         return push_real(g, dflt ? 0.0 : lit->neg && lit->kind == CT_XL_INT ? -lit->d : lit->d,
-                         r->kind == RK_R4);
-    case RK_DECIMAL: {
+                         t.kind == CT_IRT_R4);
+    case CT_IRT_DECIMAL: {
         ct_xdec zero = {{0, 0, 0}, 0, 0};
-        if (!dflt && ((lit->kind != CT_XL_INT && lit->kind != CT_XL_DEC) || !lit->exact))
-            return no(g, "the value is not a %s", "decimal");
         return push_decimal(g, r, dflt ? &zero : &lit->dec);
     }
-    case RK_STRING:
-        if (dflt || lit->kind == CT_XL_NULL)
-            return put(g, CLRIL_LDNULL, 0) < 0 ? -1 : 0;
-        if (lit->kind == CT_XL_STRING) {
+    case CT_IRT_STRING:
+        if (!dflt && lit->kind == CT_XL_STRING) {
             WCHAR w[CT_EXPR_MAX_STRING + 1];
             mdToken str = 0;
             for (uint32_t i = 0; i < lit->len; i++)
@@ -542,19 +494,11 @@ static int push_value(gen *g, const rtype *r, int top, const ct_plan *plan)
                 return no(g, "%s: the string could not be made", "return");
             return put(g, OP_LDSTR, str) < 0 ? -1 : 0;
         }
-        return no(g, "%s returns a string: a string in \"\", null or default", "the method");
-    case RK_REF: case RK_TASK: case RK_TASK_T:
-        if (dflt || lit->kind == CT_XL_NULL)
-            return put(g, CLRIL_LDNULL, 0) < 0 ? -1 : 0;
-        return no(g, "%s returns an object: only null or default", "the method");
-    case RK_NULLABLE:
-        if (dflt || lit->kind == CT_XL_NULL)
-            return push_default_struct(g, r, top);
-        return no(g, "%s returns a Nullable: only null or default", "the method");
-    case RK_STRUCT: case RK_VTASK: case RK_VTASK_T:
-        if (dflt)
-            return push_default_struct(g, r, top);
-        return no(g, "%s returns a struct: only default", "the method");
+        return put(g, CLRIL_LDNULL, 0) < 0 ? -1 : 0;
+    case CT_IRT_REF:
+        return put(g, CLRIL_LDNULL, 0) < 0 ? -1 : 0;
+    case CT_IRT_NULLABLE: case CT_IRT_STRUCT: case CT_IRT_VTASK:
+        return push_default_struct(g, r, top);
     default:
         return no(g, "%s: its return type takes no injected value", "return");
     }
@@ -583,7 +527,7 @@ static int task_of_value(gen *g, const rtype *ret)
 {
     uint8_t sig[300];
     uint32_t n = 0, c;
-    if (ret->kind == RK_TASK_T) {
+    if (ret->kind == CT_IRT_TASK_T) {
         /* static GENERIC 1, 1 parameter: class Task`1<!!0> (!!0) */
         mdToken task = corelib_ref(g, "System.Threading.Tasks.Task");
         sig[n++] = 0x10;
@@ -618,8 +562,8 @@ static int task_of_value(gen *g, const rtype *ret)
  * ValueTask.FromException[<T>]. */
 static int task_of_exception(gen *g, const rtype *ret)
 {
-    int value = ret->kind == RK_VTASK || ret->kind == RK_VTASK_T;
-    int generic = ret->kind == RK_TASK_T || ret->kind == RK_VTASK_T;
+    int value = ret->kind == CT_IRT_VTASK || ret->kind == CT_IRT_VTASK_T;
+    int generic = ret->kind == CT_IRT_TASK_T || ret->kind == CT_IRT_VTASK_T;
     mdToken owner = corelib_ref(g, value ? "System.Threading.Tasks.ValueTask"
                                          : "System.Threading.Tasks.Task");
     mdToken exc = corelib_ref(g, "System.Exception");
@@ -675,7 +619,7 @@ static int method_return(const ct_il_inject_in *in, clrsig_arena *a, rtype *out)
     const clrsig_type *t = NULL;
     if (at < sl && sig[at] == CLRSIG_ET_VOID) {
         /* (a return type only: the type parser takes none) */
-        *out = (rtype){.kind = RK_VOID};
+        *out = (rtype){.kind = CT_IRT_VOID};
         return 0;
     }
     if (at >= sl || clrsig_parse_type(sig + at, sl - at, NULL, a, &t, &used, NULL) != CLRSIG_OK)
@@ -716,8 +660,8 @@ static int action(gen *g, const rtype *ret, uint32_t *rets, uint32_t *nrets, uin
         brs[(*nbrs)++] = (uint32_t)br;
         return 0;
     }
-    int task = ret->kind == RK_TASK || ret->kind == RK_TASK_T || ret->kind == RK_VTASK ||
-               ret->kind == RK_VTASK_T;
+    int task = ret->kind == CT_IRT_TASK || ret->kind == CT_IRT_TASK_T || ret->kind == CT_IRT_VTASK ||
+               ret->kind == CT_IRT_VTASK_T;
     if (s->action == CT_INJECT_THROW) {
         if (new_exception(g) != 0)
             return -1;
@@ -726,15 +670,14 @@ static int action(gen *g, const rtype *ret, uint32_t *rets, uint32_t *nrets, uin
         return task_of_exception(g, ret) != 0 ? -1 : returned(g, rets, nrets);
     }
     /* return */
-    if (ret->kind == RK_VOID) {
-        if (!s->is_default)
-            return no(g, "%s returns nothing: write 'return default'", "the method");
-        return returned(g, rets, nrets);
+    if (ret->kind == CT_IRT_VOID || ret->kind == CT_IRT_NONE || ret->kind == CT_IRT_TASK) {
+        ct_inject_target t = {.kind = ret->kind};
+        if (ct_inject_value_fits(s, &t, g->why, sizeof g->why) != 0)
+            return -1;
+        if (ret->kind == CT_IRT_VOID)
+            return returned(g, rets, nrets);
     }
-    if (ret->kind == RK_NONE)
-        return no(g, "%s: its return type (a byref, pointer or type parameter) takes no "
-                     "injected value", "return");
-    if (ret->kind == RK_TASK) {
+    if (ret->kind == CT_IRT_TASK) {
         /* Task.CompletedTask */
         uint8_t sig[8];
         uint32_t c;
@@ -749,13 +692,14 @@ static int action(gen *g, const rtype *ret, uint32_t *rets, uint32_t *nrets, uin
             return no(g, "%s: Task.CompletedTask could not be named", "return");
         return put(g, CLRIL_CALL, get) < 0 ? -1 : returned(g, rets, nrets);
     }
-    if (ret->kind == RK_TASK_T || ret->kind == RK_VTASK_T) {
+    if (ret->kind == CT_IRT_TASK_T || ret->kind == CT_IRT_VTASK_T) {
         rtype t = classify(g->in->m, ret->arg - ret->arg_type->offset, ret->arg_type,
                            ret->arg_len);
-        if (t.kind == RK_TASK || t.kind == RK_TASK_T || t.kind == RK_NONE ||
-            push_value(g, &t, 0, NULL) != 0 || task_of_value(g, ret) != 0)
-            return g->why[0] ? -1 : no(g, "%s: the task's result type takes no such value",
-                                       "return");
+        if (t.kind == CT_IRT_TASK || t.kind == CT_IRT_TASK_T || t.kind == CT_IRT_VTASK ||
+            t.kind == CT_IRT_VTASK_T || t.kind == CT_IRT_VOID)
+            t.kind = CT_IRT_NONE;
+        if (push_value(g, &t, 0, NULL) != 0 || task_of_value(g, ret) != 0)
+            return g->why[0] ? -1 : no(g, "%s: the task's result could not be made", "return");
         return returned(g, rets, nrets);
     }
     if (push_value(g, ret, 1, plan) != 0)
