@@ -54,7 +54,7 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                        "which calls: every N, after N, FIRST..LAST, probability P, when "
                        "CONDITION (docs/cli.md, Injecting faults; IL engine; repeatable)"},
     [CT_SET_INJECT_SEED] = {"CLRTRACE_INJECT_SEED", NULL, "--inject-seed", CT_KIND_NUMBER,
-                            CT_GROUP_INJECT, 0, 0, UINT64_MAX, 0, NULL, "S",
+                            CT_GROUP_INJECT, 0, 0, INT64_MAX, 0, NULL, "S",
                             "the seed of --inject's probability (the same seed chooses the "
                             "same calls; default: a new one each run, told on stderr)"},
     [CT_SET_INJECT_CHECKED] = {"CLRTRACE_INJECT_CHECKED", NULL, NULL, CT_KIND_FLAG, CT_GROUP_NONE,

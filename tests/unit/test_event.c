@@ -575,6 +575,36 @@ static void test_locals_record(void **state)
     }
 }
 
+/* INJECT (2.13): the --inject's number below CT_INJECT_MAX (8), the
+ * action 1 (throw) to 3 (delay); anything else is a damaged record. */
+static void test_inject_record(void **state)
+{
+    (void)state;
+    static uint8_t buf[128];
+    static const struct { uint32_t index, action; int ok; } cases[] = {
+        {0, 1, 1}, {7, 3, 1}, {3, 2, 1}, {8, 1, 0}, {0, 0, 0}, {0, 4, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ct_wbuf w;
+        ct_wbuf_init(&w, buf, sizeof buf);
+        assert_int_equal(ct_write_inject(&w, 1000, 4242, 7, cases[k].index, cases[k].action),
+                         CT_TRACE_OK);
+        ct_rec rec;
+        ct_trace_status st;
+        long n = read_one(buf, w.len, &rec, &st);
+        if (cases[k].ok) {
+            assert_true(n > 0);
+            assert_int_equal(rec.type, CT_REC_INJECT);
+            assert_true(rec.time_ns == 1000 && rec.tid == 4242 && rec.key == 7);
+            assert_int_equal(rec.inject_index, cases[k].index);
+            assert_int_equal(rec.inject_action, cases[k].action);
+        } else {
+            assert_int_equal(n, -1);
+            assert_int_equal(st, CT_TRACE_E_RECORD);
+        }
+    }
+}
+
 /* END (2.5): the count of traced functions left as they were, when not 0;
  * a record without it (2.4) reads as 0; a sixth word is a damaged record. */
 static void test_end_unrewritten(void **state)
@@ -1370,6 +1400,7 @@ int main(void)
         cmocka_unit_test(test_function_out_mask),
         cmocka_unit_test(test_function_source),
         cmocka_unit_test(test_locals_record),
+        cmocka_unit_test(test_inject_record),
         cmocka_unit_test(test_end_unrewritten),
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_unwind_chain),

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "format/inject.h"
 #include "format/event.h"
 #include "records.h"
 #include "views/render.h"
@@ -798,6 +799,60 @@ static void test_source_locations(void **state)
     assert_null(strstr(text, "SOURCE"));
 }
 
+/* INJECT records (2.13): the call each names, its thread's innermost
+ * one of that function, ends with "  [injected]" (folded or closing line),
+ * a call of the same function without one does not, and the summary counts
+ * them by action; another thread's INJECT marks its own call only. */
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+static void test_injected_calls(void **state)
+{
+    (void)state;
+    begin_trace();
+    ct_fn_param p[] = { { "int n=", 0, &p_i4 } };
+    ct_fn_param r = { "int ", 0, &p_i4 };
+    assert_int_equal(ct_write_function(&w, 1, "Shop.Client.Send", "", CT_FN_STATIC, 1, p, &r),
+                     CT_TRACE_OK);
+    assert_int_equal(ct_write_function(&w, 2, "Shop.Client.Slow", "", CT_FN_STATIC, 1, p, &r),
+                     CT_TRACE_OK);
+    val v[1];
+    v[0] = v_i4(1);
+    event(CT_REC_ENTER, 1000, 4242, 1, 1, v);
+    end_block();
+    assert_int_equal(ct_write_inject(&w, 1001, 4242, 1, 0, CT_INJECT_RETURN), CT_TRACE_OK);
+    v[0] = v_i4(7);
+    event(CT_REC_LEAVE, 1100, 4242, 1, 1, v);
+    v[0] = v_i4(2);
+    event(CT_REC_ENTER, 1200, 4242, 1, 1, v);
+    event(CT_REC_LEAVE, 1300, 4242, 1, 1, v);
+    /* A delay: the call runs, with a callee, on with another thread's. */
+    v[0] = v_i4(3);
+    event(CT_REC_ENTER, 1400, 4242, 2, 1, v);
+    event(CT_REC_ENTER, 1410, 77, 2, 1, v);
+    end_block();
+    assert_int_equal(ct_write_inject(&w, 1402, 4242, 2, 1, CT_INJECT_DELAY), CT_TRACE_OK);
+    event(CT_REC_ENTER, 1500, 4242, 1, 1, v);
+    event(CT_REC_LEAVE, 1600, 4242, 1, 1, v);
+    event(CT_REC_LEAVE, 1700, 4242, 2, 1, v);
+    event(CT_REC_LEAVE, 1800, 77, 2, 1, v);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 3000, 16, 2, 2), CT_TRACE_OK);
+    const char *text = render(1, 1, NULL);
+    assert_non_null(strstr(text, "Shop.Client.Send(int n=1) -> int 7  [injected]\n"));
+    assert_non_null(strstr(text, "Shop.Client.Send(int n=2) -> int 2\n"));
+    assert_non_null(strstr(text, "Shop.Client.Send(int n=3) -> int 3\n"));
+    assert_non_null(strstr(text, "} -> int 3  [injected]\n"));
+    assert_int_equal(count_of(text, "[injected]"), 2);
+    assert_non_null(strstr(text, "# injected: 2 calls: Shop.Client.Send 1 (1 return), "
+                                 "Shop.Client.Slow 1 (1 delay)\n"));
+}
+
 /* A Task's value (trace format 2.9): its Exception, the TASK form's last
  * field, shown when the task faulted, its Result when it ran to
  * completion, neither while it waits. */
@@ -1250,6 +1305,7 @@ int main(void)
         cmocka_unit_test(test_async_calls),
         cmocka_unit_test(test_runtime_async_calls),
         cmocka_unit_test(test_source_locations),
+        cmocka_unit_test(test_injected_calls),
         cmocka_unit_test(test_line_probes_and_locals),
         cmocka_unit_test(test_task_exception_value),
         cmocka_unit_test(test_exception_chain),

@@ -214,7 +214,7 @@ static void test_help_lines(void **state)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
-    for (int g = CT_GROUP_SELECT; g <= CT_GROUP_MODE; g++)
+    for (int g = CT_GROUP_SELECT; g <= CT_GROUP_INJECT; g++)
         ct_settings_help(f, (ct_setting_group)g);
     fclose(f);
     /* Each option with help once, at column 2; every line within 80 columns;

@@ -45,7 +45,8 @@ int ct_inject_load(const char *text, uint64_t seed, int seed_given, char *why, s
     if (!seed_given) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        seed = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        /* (at most INT64_MAX: --inject-seed's bound) */
+        seed = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) & INT64_MAX;
         if (probability)
             ct_notes_say(ct_when_notes_of(), "--inject: probability's seed is %llu "
                          "(--inject-seed %llu chooses the same calls again)",
