@@ -8,7 +8,7 @@
  * (string); a return's value against the method's return type
  * (format/inject.h, ct_inject_value_fits). CoreLib is read from beside a
  * self-contained app, or from the runtime of the `dotnet` on PATH
- * (DOTNET_ROOT first). What cannot be known here (a type of another
+ * (DOTNET_ROOT first; then the usual install folders). What cannot be known here (a type of another
  * assembly, an enum defined elsewhere) is left to the profiler, which
  * checks each token before it uses one and says so on stderr. */
 #define _GNU_SOURCE
@@ -454,11 +454,20 @@ static int find_corelib(const char *path, char *out, size_t cap)
                 char *s = strrchr(real, '/');
                 if (s)
                     *s = '\0';
-                return newest_runtime(real, out, cap);
+                /* (a wrapper script named dotnet has no runtime beside it:
+                 * the next one on PATH) */
+                if (newest_runtime(real, out, cap) == 0)
+                    return 0;
             }
         }
         p += len + (p[len] ? 1 : 0);
     }
+    /* Where Debian's, Microsoft's and the install script's packages put it. */
+    static const char *const roots[] = {"/usr/share/dotnet", "/usr/lib/dotnet",
+                                        "/usr/local/share/dotnet"};
+    for (size_t i = 0; i < sizeof roots / sizeof *roots; i++)
+        if (newest_runtime(roots[i], out, cap) == 0)
+            return 0;
     return -1;
 }
 
