@@ -29,14 +29,7 @@
 #define INJECT_CHECK_NAME_MAX 2048
 /* Base types followed up to System.Exception. */
 #define INJECT_CHECK_MAX_BASES 32
-/* TypeDef flags (ECMA-335 II.23.1.15), method flags (II.23.1.10), field
- * flags (II.23.1.5). */
-#define TD_VISIBILITY 0x7u
-#define TD_PUBLIC 0x1u
-#define TD_NESTED_PUBLIC 0x2u
-#define TD_ABSTRACT 0x80u
-#define MD_ACCESS 0x7u
-#define MD_PUBLIC 0x6u
+/* Field flags (ECMA-335 II.23.1.5): an enum's members. */
 #define FD_STATIC 0x10u
 #define FD_LITERAL 0x40u
 /* The runtime's shared framework, under a dotnet root. */
@@ -92,15 +85,13 @@ static uint32_t find_type(const clrmeta *md, const char *name, int short_name, i
 /* Whether TypeDef rid of md has a public constructor (string). */
 static int has_string_ctor(const clrmeta *md, uint32_t rid)
 {
-    static const uint8_t want[] = {0x20, 0x01, 0x01, 0x0E};
     clrmeta_list l;
     if (clrmeta_type_methods(md, rid, &l, NULL) != CLRMETA_OK)
         return 0;
     for (uint32_t i = 0; i < l.count; i++) {
         clrmeta_methoddef_row m;
-        if (clrmeta_methoddef(md, clrmeta_list_rid(md, &l, i), &m, NULL) == CLRMETA_OK && m.name &&
-            !strcmp(m.name, ".ctor") && m.sig.len == sizeof want &&
-            !memcmp(m.sig.p, want, sizeof want) && (m.flags & MD_ACCESS) == MD_PUBLIC)
+        if (clrmeta_methoddef(md, clrmeta_list_rid(md, &l, i), &m, NULL) == CLRMETA_OK &&
+            ct_inject_is_string_ctor(m.name, m.sig.p, m.sig.len, m.flags))
             return 1;
     }
     return 0;
@@ -115,10 +106,9 @@ static int usable(const clrmeta *md, const clrmeta *corelib, uint32_t rid, const
     clrmeta_typedef_row row;
     if (clrmeta_typedef(md, rid, &row, NULL) != CLRMETA_OK)
         return 1;
-    if ((row.flags & TD_VISIBILITY) != TD_PUBLIC && (row.flags & TD_VISIBILITY) != TD_NESTED_PUBLIC)
-        return snprintf(why, cap, "%s is not public", type), -1;
-    if (row.flags & TD_ABSTRACT)
-        return snprintf(why, cap, "%s is abstract", type), -1;
+    const char *no = ct_inject_type_unusable(row.flags);
+    if (no)
+        return snprintf(why, cap, "%s %s", type, no), -1;
     if (!has_string_ctor(md, rid))
         return snprintf(why, cap, "%s has no public constructor taking a string", type), -1;
     char base[INJECT_CHECK_NAME_MAX];

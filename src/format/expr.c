@@ -626,6 +626,26 @@ static int check_at_return(pstate *p)
     return 0;
 }
 
+int ct_expr_glob(const char *text, size_t colon, char *glob, ct_expr_error *err)
+{
+    pstate p = {.s = text, .pos = 0, .len = colon, .err = err};
+    size_t g0 = 0, g1 = colon;
+    while (g0 < g1 && (text[g0] == ' ' || text[g0] == '\t'))
+        g0++;
+    while (g1 > g0 && (text[g1 - 1] == ' ' || text[g1 - 1] == '\t'))
+        g1--;
+    if (g0 == g1)
+        return fail(&p, 0, "expected a method pattern before ':'");
+    if (g1 - g0 > CT_EXPR_MAX_GLOB)
+        return fail(&p, g0, "a method pattern longer than %u bytes", CT_EXPR_MAX_GLOB);
+    for (size_t i = g0; i < g1; i++)
+        if ((unsigned char)text[i] <= 0x20)
+            return fail(&p, i, "a space or control character in the method pattern");
+    memcpy(glob, text + g0, g1 - g0);
+    glob[g1 - g0] = '\0';
+    return 0;
+}
+
 int ct_expr_parse(const char *text, ct_expr *e, ct_expr_error *err)
 {
     memset(err, 0, sizeof *err);
@@ -649,20 +669,8 @@ int ct_expr_parse(const char *text, ct_expr *e, ct_expr_error *err)
     }
     if (!colon)
         return fail(&p, 0, "expected 'GLOB: EXPR' (a method pattern, ':', then the condition)");
-    size_t g0 = 0, g1 = (size_t)(colon - text);
-    while (g0 < g1 && (text[g0] == ' ' || text[g0] == '\t'))
-        g0++;
-    while (g1 > g0 && (text[g1 - 1] == ' ' || text[g1 - 1] == '\t'))
-        g1--;
-    if (g0 == g1)
-        return fail(&p, 0, "expected a method pattern before ':'");
-    if (g1 - g0 > CT_EXPR_MAX_GLOB)
-        return fail(&p, g0, "a method pattern longer than %u bytes", CT_EXPR_MAX_GLOB);
-    for (size_t i = g0; i < g1; i++)
-        if ((unsigned char)text[i] <= 0x20)
-            return fail(&p, i, "a space or control character in the method pattern");
-    memcpy(e->glob, text + g0, g1 - g0);
-    e->glob[g1 - g0] = '\0';
+    if (ct_expr_glob(text, (size_t)(colon - text), e->glob, err) != 0)
+        return -1;
     p.pos = (size_t)(colon - text) + 1;
     skip_space(&p);
     if (p.pos >= p.len)

@@ -148,6 +148,11 @@ typedef struct ct_expr_error {
     char message[CT_EXPR_MAX_ERROR]; /* "expected a literal after '>' at offset 17" */
 } ct_expr_error;
 
+/* The method pattern of a 'GLOB: ...' text, text[0..colon) trimmed, into
+ * glob (CT_EXPR_MAX_GLOB + 1 bytes): 0, or -1 with *err set (its offset in
+ * text): none, too long, or with a space or control character in it. */
+int ct_expr_glob(const char *text, size_t colon, char *glob, ct_expr_error *err);
+
 /* Parses text ('GLOB: EXPR', NUL-ended) into *e: 0, or -1 with *err set. */
 int ct_expr_parse(const char *text, ct_expr *e, ct_expr_error *err);
 

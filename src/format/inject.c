@@ -301,20 +301,8 @@ int ct_inject_parse(const char *text, ct_inject_spec *s, ct_expr_error *err)
     if (!colon)
         return fail(&p, 0, "expected 'GLOB: ACTION' (a method pattern, ':', then throw, "
                            "return or delay)");
-    size_t g0 = 0, g1 = (size_t)(colon - text);
-    while (g0 < g1 && (text[g0] == ' ' || text[g0] == '\t'))
-        g0++;
-    while (g1 > g0 && (text[g1 - 1] == ' ' || text[g1 - 1] == '\t'))
-        g1--;
-    if (g0 == g1)
-        return fail(&p, 0, "expected a method pattern before ':'");
-    if (g1 - g0 > CT_EXPR_MAX_GLOB)
-        return fail(&p, g0, "a method pattern longer than %u bytes", CT_EXPR_MAX_GLOB);
-    for (size_t i = g0; i < g1; i++)
-        if ((unsigned char)text[i] <= 0x20)
-            return fail(&p, i, "a space or control character in the method pattern");
-    memcpy(s->glob, text + g0, g1 - g0);
-    s->glob[g1 - g0] = '\0';
+    if (ct_expr_glob(text, (size_t)(colon - text), s->glob, err) != 0)
+        return -1;
     p.pos = (size_t)(colon - text) + 1;
     skip_space(&p);
     size_t at = p.pos;
@@ -557,4 +545,29 @@ int ct_inject_value_fits(const ct_inject_spec *s, const ct_inject_target *t, cha
         return 0;
     snprintf(why, cap, "%s", need);
     return -1;
+}
+
+/* TypeDef visibility and abstractness (ECMA-335 II.23.1.15), a method's
+ * access (II.23.1.10). */
+#define TD_VISIBILITY 0x7u
+#define TD_PUBLIC 0x1u
+#define TD_NESTED_PUBLIC 0x2u
+#define TD_ABSTRACT 0x80u
+#define MD_ACCESS 0x7u
+#define MD_PUBLIC 0x6u
+
+const char *ct_inject_type_unusable(uint32_t typedef_flags)
+{
+    uint32_t v = typedef_flags & TD_VISIBILITY;
+    if (v != TD_PUBLIC && v != TD_NESTED_PUBLIC)
+        return "is not public";
+    return typedef_flags & TD_ABSTRACT ? "is abstract" : NULL;
+}
+
+int ct_inject_is_string_ctor(const char *name, const uint8_t *sig, size_t len,
+                             uint32_t method_flags)
+{
+    static const uint8_t want[] = CT_INJECT_CTOR_SIG;
+    return name && !strcmp(name, ".ctor") && sig && len == sizeof want &&
+           !memcmp(sig, want, sizeof want) && (method_flags & MD_ACCESS) == MD_PUBLIC;
 }

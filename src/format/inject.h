@@ -123,6 +123,20 @@ int ct_inject_value_fits(const ct_inject_spec *s, const ct_inject_target *t, cha
  * of range. */
 int ct_inject_integer(const ct_inject_spec *s, int is_signed, uint32_t bits, int64_t *v);
 
+/* The signature of the constructor a thrown exception is made with:
+ * instance void .ctor(string) (ECMA-335 II.23.2.1). */
+#define CT_INJECT_CTOR_SIG {0x20, 0x01, 0x01, 0x0E}
+#define CT_INJECT_CTOR_SIG_LEN 4u
+
+/* Why a TypeDef of these flags (ECMA-335 II.23.1.15) cannot be thrown
+ * ("is not public", "is abstract"), or NULL. */
+const char *ct_inject_type_unusable(uint32_t typedef_flags);
+
+/* Whether a method of name, signature sig[0..len) and flags (II.23.1.10)
+ * is a public constructor (string): what a thrown exception is made with. */
+int ct_inject_is_string_ctor(const char *name, const uint8_t *sig, size_t len,
+                             uint32_t method_flags);
+
 /* The action's words as the trace and notes show them: "throw
  * System.TimeoutException", "return 0", "delay 200ms" (the action as
  * written, without selectors or condition). */

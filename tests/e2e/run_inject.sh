@@ -43,10 +43,11 @@
 #   9. `dotnet test` of the xunit tests under --inject: the test of Send sees
 #      the fault and fails, the others pass, exit code 1 (the untraced run:
 #      all 3 pass);
-#  10. under attach (-p) to the service mode: Send's calls fail every 10th
-#      during the session only: the service's own count of failures equals
-#      the trace's injected calls, none after the detach, and the service
-#      ends as it does untraced.
+#  10. under attach (-p) to the service mode: Send's calls fail every 10th,
+#      Count returns -1 and FetchAsync's task 7 every 5th, during the
+#      session only: the service's own counts of each equal the trace's
+#      injected calls, none after the detach, nothing else it prints
+#      changes, and it ends as it does untraced.
 # Ends with "run_inject.sh: N passed, M failed".
 set -uo pipefail
 
@@ -326,7 +327,9 @@ ct_ready_pid "$work/svc.out"
 check "the service is ready" test -n "$spid"
 sleep 0.5
 ct_run "$work" attach timeout -k 5 120 "$ct" record -p "${spid:-0}" -d 2s -o "$work/attach.d" \
-    --inject 'Inject.Client.Send: throw HttpRequestException every 10'
+    --inject 'Inject.Client.Send: throw HttpRequestException every 10' \
+    --inject 'Inject.Client.Count: return -1 every 5' \
+    --inject 'Inject.Client.FetchAsync: return 7 every 5'
 check_eq "record -p --inject: exit code 0" 0 "$(cat "$work/attach.rc")"
 sleep 1 # the service runs on, its original code restored
 echo stop >&3
@@ -335,13 +338,21 @@ for ((i = 0; i < 300; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; don
 check_eq "the service ends as it does untraced (exit code 0, its last line)" "0 served" \
     "$(cat "$work/svc.rc") $(tail -n 1 "$work/svc.out" | cut -d' ' -f1)"
 nfail=$(grep -c '^live[0-9]* failed: injected by clrtrace$' "$work/svc.out")
-ninj=$("$ct" info "$work/attach.d" | sed -n 's/^injected *\([0-9]*\) calls.*/\1/p')
+ninj=$("$ct" report "$work/attach.d" | sed -n 's/^# injected: .*Inject.Client.Send \([0-9]*\) (.*/\1/p')
 check "under attach: calls failed (every 10th)" test "${nfail:-0}" -gt 0
 check_eq "under attach: the service's failures are the trace's injected calls, none after the detach" \
     "$nfail" "${ninj:-none}"
 check "under attach: every 10th call of the session" awk '
     /^live[0-9]* failed/ { n = substr($1, 5) + 0; if (prev && n - prev != 10) bad = 1; prev = n }
     END { exit bad }' "$work/svc.out"
+ninj=$("$ct" report "$work/attach.d" | sed -n 's/^# injected: .*Inject.Client.Count \([0-9]*\) (.*/\1/p')
+check_eq "under attach: Count returned -1 (every 5th) as often as the trace says" \
+    "$(grep -c '^live[0-9]* count -1$' "$work/svc.out")" "${ninj:-none}"
+ninj=$("$ct" report "$work/attach.d" | sed -n 's/^# injected: .*Inject.Client.FetchAsync \([0-9]*\) (.*/\1/p')
+check_eq "under attach: FetchAsync's task gave 7 (every 5th) as often as the trace says" \
+    "$(grep -c '^live[0-9]* fetch 7$' "$work/svc.out")" "${ninj:-none}"
+check "under attach: nothing else changed (only those lines)" \
+    test -z "$(grep -vE '^(ready [0-9]+|served [0-9]+|live[0-9]+ (failed: injected by clrtrace|count -1|fetch 7))$' "$work/svc.out")"
 check "under attach: the trace dropped nothing" \
     grep -qx 'dropped       0 events' <("$ct" info "$work/attach.d")
 

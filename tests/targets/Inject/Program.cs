@@ -185,6 +185,11 @@ namespace Inject
                 round++;
                 try { c.Send("live" + round); }
                 catch (HttpRequestException e) { Console.WriteLine("live" + round + " failed: " + e.Message); }
+                // Values not their own: said, so that a test counts them.
+                int n = c.Count(round);
+                if (n != round + 1) Console.WriteLine("live" + round + " count " + n);
+                int f = c.FetchAsync(round).GetAwaiter().GetResult();
+                if (f != round * 10) Console.WriteLine("live" + round + " fetch " + f);
             }
             Console.WriteLine("served " + round);
             return 0;

@@ -21,13 +21,8 @@ enum {
 };
 /* Metadata tables (the token's top byte). */
 enum { T_TYPEREF = 0x01, T_TYPEDEF = 0x02 };
-/* TypeDef flags (ECMA-335 II.23.1.15) and method flags (II.23.1.10). */
-#define TD_VISIBILITY 0x7u
-#define TD_PUBLIC 0x1u
-#define TD_NESTED_PUBLIC 0x2u
-#define TD_ABSTRACT 0x80u
-#define MD_ACCESS 0x7u
-#define MD_PUBLIC 0x6u
+/* The constructor an exception is made with: .ctor(string). */
+static const uint8_t k_ctor_sig[] = CT_INJECT_CTOR_SIG;
 /* Base types followed up to System.Exception. */
 #define INJECT_MAX_BASES 32
 /* Longest type name handled. */
@@ -148,12 +143,12 @@ static int usable_exception(gen *g, const ct_module *dm, mdTypeDef td)
     mdToken extends = 0;
     if (!mdi || FAILED(mdi->lpVtbl->GetTypeDefProps(mdi, td, w, 1, &len, &flags, &extends)))
         return no(g, "%s: its type cannot be read", g->spec->type);
-    if ((flags & TD_VISIBILITY) != TD_PUBLIC && (flags & TD_VISIBILITY) != TD_NESTED_PUBLIC)
-        return no(g, "%s is not public", g->spec->type);
-    if (flags & TD_ABSTRACT)
-        return no(g, "%s is abstract", g->spec->type);
-    /* A public .ctor(string): HASTHIS, 1 parameter, void, string. */
-    static const uint8_t want[] = {0x20, 0x01, 0x01, 0x0E};
+    const char *unusable = ct_inject_type_unusable(flags);
+    if (unusable) {
+        snprintf(g->why, sizeof g->why, "%s %s", g->spec->type, unusable);
+        return -1;
+    }
+    /* A public .ctor(string). */
     WCHAR ctor[8];
     ct_il_wide(".ctor", ctor);
     HCORENUM e = NULL;
@@ -169,8 +164,7 @@ static int usable_exception(gen *g, const ct_module *dm, mdTypeDef td)
             PCCOR_SIGNATURE sig = NULL;
             if (SUCCEEDED(mdi->lpVtbl->GetMethodProps(mdi, md[i], &owner, w, 1, &wl, &attr, &sig,
                                                       &sl, &rva, &impl)) &&
-                sig && sl == sizeof want && !memcmp(sig, want, sizeof want) &&
-                (attr & MD_ACCESS) == MD_PUBLIC)
+                ct_inject_is_string_ctor(".ctor", sig, sl, attr))
                 found = 1;
         }
     }
@@ -254,8 +248,7 @@ static int exception_ctor(gen *g, mdToken *ctor)
              * program ran (cli/inject_check.c). */
             if (!g_ct.cfg.inject_checked)
                 return no(g, "%s: its assembly is not loaded yet", name);
-            static const uint8_t sig[] = {0x20, 0x01, 0x01, 0x0E};
-            *ctor = member_ref(g, tok, ".ctor", sig, sizeof sig);
+            *ctor = member_ref(g, tok, ".ctor", k_ctor_sig, sizeof k_ctor_sig);
             return *ctor ? 0 : no(g, "%s: no reference to its constructor could be made", name);
         }
     } else if ((tok = find_in_module(m, name, short_name, 0)) != 0) {
@@ -278,8 +271,7 @@ static int exception_ctor(gen *g, mdToken *ctor)
     }
     if (usable_exception(g, dm, td) != 0)
         return -1;
-    static const uint8_t sig[] = {0x20, 0x01, 0x01, 0x0E};
-    if (!(*ctor = member_ref(g, tok, ".ctor", sig, sizeof sig)))
+    if (!(*ctor = member_ref(g, tok, ".ctor", k_ctor_sig, sizeof k_ctor_sig)))
         return no(g, "%s: no reference to its constructor could be made", name);
     return 0;
 }
