@@ -515,6 +515,26 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
 
 /* Whether the options go together, and -p's and -d's values (into o->pid,
  * o->duration_ns): 0, or -1 after one usage-error line. */
+/* Whether a spec of list (--inject's lines, each parsed already) has a
+ * condition. */
+static int inject_reads_values(const char *list)
+{
+    static ct_inject_spec spec; /* 18 KiB */
+    ct_expr_error err;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, "\n");
+        char one[CT_EXPR_MAX_TEXT + 1];
+        if (len && len <= CT_EXPR_MAX_TEXT) {
+            memcpy(one, p, len);
+            one[len] = '\0';
+            if (ct_inject_parse(one, &spec, &err) == 0 && spec.has_when)
+                return 1;
+        }
+        p += len + (p[len] ? 1 : 0);
+    }
+    return 0;
+}
+
 static int trace_check(trace_opts *o)
 {
     const char *who = o->who;
@@ -577,6 +597,11 @@ static int trace_check(trace_opts *o)
          (o->given[CT_SET_ENGINE] && !strcasecmp(o->given[CT_SET_ENGINE], "elt")))) {
         fprintf(stderr, "clrtrace %s: --inject rewrites the IL of the methods it names (the IL "
                 "engine): not with --engine=elt or --null\n", who);
+        return -1;
+    }
+    if (o->given[CT_SET_INJECT] && o->given[CT_SET_NO_ARGS] && inject_reads_values(o->inject)) {
+        fprintf(stderr, "clrtrace %s: --inject's 'when CONDITION' reads argument values: not "
+                "with --no-args\n", who);
         return -1;
     }
     if (o->given[CT_SET_INJECT_SEED] && !o->given[CT_SET_INJECT]) {

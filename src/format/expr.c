@@ -24,22 +24,27 @@ typedef struct pstate {
 
 static int fail(pstate *p, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+void ct_expr_verror(ct_expr_error *err, size_t at, const char *fmt, va_list ap)
+{
+    err->offset = at;
+    /* The message, then " at offset N" (room kept for it). */
+    char tail[40];
+    int tl = snprintf(tail, sizeof tail, " at offset %zu", at);
+    size_t room = sizeof err->message - (size_t)tl;
+    int n = vsnprintf(err->message, room, fmt, ap);
+    size_t used = n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
+    memcpy(err->message + used, tail, (size_t)tl + 1);
+}
+
 static int fail(pstate *p, size_t at, const char *fmt, ...)
 {
     if (p->failed)
         return -1;
     p->failed = 1;
-    p->err->offset = at;
-    /* The message, then " at offset N" (room kept for it). */
-    char tail[40];
-    int tl = snprintf(tail, sizeof tail, " at offset %zu", at);
-    size_t room = sizeof p->err->message - (size_t)tl;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(p->err->message, room, fmt, ap);
+    ct_expr_verror(p->err, at, fmt, ap);
     va_end(ap);
-    size_t used = n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
-    memcpy(p->err->message + used, tail, (size_t)tl + 1);
     return -1;
 }
 

@@ -38,6 +38,7 @@
 #ifndef CLRTRACE_FORMAT_EXPR_H
 #define CLRTRACE_FORMAT_EXPR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -147,6 +148,12 @@ typedef struct ct_expr_error {
     size_t offset;
     char message[CT_EXPR_MAX_ERROR]; /* "expected a literal after '>' at offset 17" */
 } ct_expr_error;
+
+/* *err set to the message fmt makes, then " at offset AT" (the message cut
+ * to leave room for it): the one form of every parse error here and in
+ * format/inject.c. */
+void ct_expr_verror(ct_expr_error *err, size_t at, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* The method pattern of a 'GLOB: ...' text, text[0..colon) trimmed, into
  * glob (CT_EXPR_MAX_GLOB + 1 bytes): 0, or -1 with *err set (its offset in

@@ -20,16 +20,10 @@ static int fail(istate *p, size_t at, const char *fmt, ...) __attribute__((forma
 
 static int fail(istate *p, size_t at, const char *fmt, ...)
 {
-    p->err->offset = at;
-    char tail[40];
-    int tl = snprintf(tail, sizeof tail, " at offset %zu", at);
-    size_t room = sizeof p->err->message - (size_t)tl;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(p->err->message, room, fmt, ap);
+    ct_expr_verror(p->err, at, fmt, ap);
     va_end(ap);
-    size_t used = n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
-    memcpy(p->err->message + used, tail, (size_t)tl + 1);
     return -1;
 }
 

@@ -248,6 +248,14 @@ nine=()
 for i in 1 2 3 4 5 6 7 8 9; do nine+=(--inject "Inject.Client.Count: return $i"); done
 inj nine "${nine[@]}" -- retry 1
 refused nine "at most 8 --inject options"
+inj noargs --no-args --inject 'Inject.Client.Charge: throw TimeoutException when amount > 100' -- charges
+refused noargs "--inject's 'when CONDITION' reads argument values: not with --no-args"
+inj noargs2 --no-args --inject 'Inject.Client.Send: throw HttpRequestException every 2' -- retry 2
+check_eq "--no-args: a fault without a condition still acts" \
+    "req0: ok:req0 after 1 attempt
+req1: attempt 1 failed: injected by clrtrace
+req1: ok:req1 after 2 attempts
+recovered 2 of 2" "$(cat "$work/noargs2.out")"
 inj seedonly --inject-seed 3 -- retry 1
 refused seedonly "--inject-seed goes with --inject"
 inj notint --inject 'Inject.Client.Count: return "x"' -- values
