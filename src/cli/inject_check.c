@@ -35,12 +35,6 @@
 /* The runtime's shared framework, under a dotnet root. */
 #define SHARED_RUNTIME "shared/Microsoft.NETCore.App"
 
-/* The namespaces of CoreLib a TypeRef through System.Runtime reaches
- * (as the profiler's inject_il.c looks there). */
-static const char *const k_namespaces[] = {
-    "System.", "System.IO.", "System.Threading.Tasks.", "System.Collections.Generic.",
-};
-
 /* "Ns.Outer.Inner" of TypeDef or TypeRef token tok of md. */
 static int type_full_name(const clrmeta *md, uint32_t tok, char *out, size_t cap)
 {
@@ -207,15 +201,10 @@ static int check_throw(const clrmeta *md, const clrmeta *corelib, const places *
     }
     if (!corelib)
         return 0;
-    size_t nk = short_name ? sizeof k_namespaces / sizeof *k_namespaces : 1;
+    size_t nk = short_name ? CT_INJECT_NAMESPACES : 1;
     for (size_t k = 0; k < nk; k++) {
-        snprintf(full, sizeof full, "%s%s", short_name ? k_namespaces[k] : "", name);
-        const char *dot = strrchr(full, '.');
-        int forwarded = 0;
-        for (size_t j = 0; dot && j < sizeof k_namespaces / sizeof *k_namespaces; j++)
-            forwarded |= (size_t)(dot + 1 - full) == strlen(k_namespaces[j]) &&
-                          !strncmp(full, k_namespaces[j], strlen(k_namespaces[j]));
-        if (forwarded && (tok = find_type(corelib, full, 0, 0)) != 0) {
+        snprintf(full, sizeof full, "%s%s", short_name ? ct_inject_namespaces[k] : "", name);
+        if (ct_inject_forwarded_namespace(full) && (tok = find_type(corelib, full, 0, 0)) != 0) {
             rc = usable(corelib, corelib, tok & 0xFFFFFFu, name, why, cap);
             return rc < 0 ? -1 : rc == 0;
         }

@@ -565,3 +565,17 @@ int ct_inject_is_string_ctor(const char *name, const uint8_t *sig, size_t len,
     return name && !strcmp(name, ".ctor") && sig && len == sizeof want &&
            !memcmp(sig, want, sizeof want) && (method_flags & MD_ACCESS) == MD_PUBLIC;
 }
+
+const char *const ct_inject_namespaces[CT_INJECT_NAMESPACES] = {
+    "System.", "System.IO.", "System.Threading.Tasks.", "System.Collections.Generic.",
+};
+
+int ct_inject_forwarded_namespace(const char *full)
+{
+    const char *dot = strrchr(full, '.');
+    for (size_t k = 0; dot && k < CT_INJECT_NAMESPACES; k++)
+        if ((size_t)(dot + 1 - full) == strlen(ct_inject_namespaces[k]) &&
+            !strncmp(full, ct_inject_namespaces[k], strlen(ct_inject_namespaces[k])))
+            return 1;
+    return 0;
+}

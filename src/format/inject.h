@@ -128,6 +128,14 @@ int ct_inject_integer(const ct_inject_spec *s, int is_signed, uint32_t bits, int
 #define CT_INJECT_CTOR_SIG {0x20, 0x01, 0x01, 0x0E}
 #define CT_INJECT_CTOR_SIG_LEN 4u
 
+/* The namespaces of CoreLib's types a throw may name without its module
+ * referencing them: those System.Runtime (the CoreLib scope the compilers
+ * write) forwards. A name without its namespace is looked for in each, in
+ * this order; a full name must be in one (not deeper). */
+#define CT_INJECT_NAMESPACES 4u
+extern const char *const ct_inject_namespaces[CT_INJECT_NAMESPACES];
+int ct_inject_forwarded_namespace(const char *full);
+
 /* Why a TypeDef of these flags (ECMA-335 II.23.1.15) cannot be thrown
  * ("is not public", "is abstract"), or NULL. */
 const char *ct_inject_type_unusable(uint32_t typedef_flags);

@@ -211,29 +211,10 @@ static mdToken find_in_module(const ct_module *m, const char *name, int short_na
     return found;
 }
 
-/* The namespaces a short name is looked for in CoreLib. */
-/* The namespaces of CoreLib types a TypeRef through the module's CoreLib
- * scope (System.Runtime, which forwards them) may name: a short name is
- * looked for in each, a full name must be in one. */
-static const char *const k_namespaces[] = {
-    "System.", "System.IO.", "System.Threading.Tasks.", "System.Collections.Generic.",
-};
-
-/* Whether full name `name` is in one of k_namespaces (not deeper). */
-static int forwarded_namespace(const char *name)
-{
-    const char *dot = strrchr(name, '.');
-    for (size_t k = 0; dot && k < sizeof k_namespaces / sizeof *k_namespaces; k++)
-        if ((size_t)(dot + 1 - name) == strlen(k_namespaces[k]) &&
-            !strncmp(name, k_namespaces[k], strlen(k_namespaces[k])))
-            return 1;
-    return 0;
-}
-
 /* The exception type's token in the module and its .ctor(string), or -1
  * (g->why says why): a type the module names (a TypeRef) or defines, by
  * full name or without its namespace; else a CoreLib type (in the short
- * name's case, in one of k_namespaces). */
+ * name's case, in one of ct_inject_namespaces). */
 static int exception_ctor(gen *g, mdToken *ctor)
 {
     const ct_module *m = g->in->m, *dm = NULL;
@@ -256,10 +237,10 @@ static int exception_ctor(gen *g, mdToken *ctor)
         td = tok;
     } else {
         char full[INJECT_NAME_MAX];
-        size_t k = 0, nk = short_name ? sizeof k_namespaces / sizeof *k_namespaces : 1;
+        size_t k = 0, nk = short_name ? CT_INJECT_NAMESPACES : 1;
         for (; k < nk; k++) {
-            snprintf(full, sizeof full, "%s%s", short_name ? k_namespaces[k] : "", name);
-            if (forwarded_namespace(full) && ct_corelib_typedef(full, &td) == 0)
+            snprintf(full, sizeof full, "%s%s", short_name ? ct_inject_namespaces[k] : "", name);
+            if (ct_inject_forwarded_namespace(full) && ct_corelib_typedef(full, &td) == 0)
                 break;
         }
         if (k == nk || !(dm = ct_corelib(1)))
