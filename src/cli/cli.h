@@ -111,8 +111,16 @@ int cli_add_inject(const char *who, const char *opt, char *list, size_t cap, uns
  * its folder or the runtime's, or CoreLib) and is usable, 0 when nothing
  * wrong is known (the assembly or a type not found here: the profiler then
  * checks), -1 after one line naming the spec, the method, why, and the
- * offset of what is wrong. */
-int cli_inject_check(const char *who, const char *list, char *const *program);
+ * offset of what is wrong. corelib: its path (NULL: found beside the main
+ * assembly, or from the runtime of the dotnet on PATH). */
+int cli_inject_check(const char *who, const char *list, char *const *program,
+                     const char *corelib);
+/* The same for the process -p attaches to: its command line, its files
+ * read through /proc/PID/root and /proc/PID/cwd (a container's too), the
+ * CoreLib of the runtime it runs (beside the libcoreclr.so it mapped).
+ * 0, or -1 after one line: the attach is then refused, the process
+ * untouched. */
+int cli_inject_check_pid(const char *who, const char *list, unsigned pid);
 int cli_add_at(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
                const char *text);
 

@@ -624,13 +624,15 @@ static int trace_check(trace_opts *o)
 
 /* The profiler, the text log and (record) the trace directory, made ready:
  * 0, or -1 after one line. */
-/* --inject checked before the program runs (cli_inject_check): 0, or -1
- * (refused); when every throw's type was found and is usable, the
- * profiler is told (CLRTRACE_INJECT_CHECKED: it may then use a reference
+/* --inject checked before the program runs (cli_inject_check), or before
+ * the attach (cli_inject_check_pid): 0, or -1 (refused); at start-up, when
+ * every throw's type was found and is usable, the profiler is told (CLRTRACE_INJECT_CHECKED: it may then use a reference
  * to a type whose assembly is not loaded yet when a method is compiled). */
 static int inject_checked(trace_opts *o)
 {
-    int rc = cli_inject_check(o->who, o->given[CT_SET_INJECT], o->program);
+    if (o->pid_text)
+        return cli_inject_check_pid(o->who, o->given[CT_SET_INJECT], (unsigned)o->pid) < 0 ? -1 : 0;
+    int rc = cli_inject_check(o->who, o->given[CT_SET_INJECT], o->program, NULL);
     if (rc == 1)
         o->given[CT_SET_INJECT_CHECKED] = "1";
     return rc < 0 ? -1 : 0;
@@ -768,7 +770,7 @@ int cli_trace_command(int argc, char **argv, int record)
     if (trace_check(&o) != 0 ||
         (!o.pid_text && cli_when_check(o.who, o.given[CT_SET_WHEN], o.program) != 0) ||
         (!o.pid_text && cli_at_check(o.who, o.given[CT_SET_AT], o.program) != 0) ||
-        (!o.pid_text && inject_checked(&o) != 0) ||
+        inject_checked(&o) != 0 ||
         (!o.pid_text && cli_chosen_check(o.who, o.given[CT_SET_ARGS_CHOSEN],
                                          o.given[CT_SET_RET_CHOSEN], o.program) != 0) ||
         trace_resolve(&o, &p) != 0)

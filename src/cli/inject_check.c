@@ -1,16 +1,19 @@
 /* --inject's specs checked before the program runs (cli.h,
- * cli_inject_check): the program's main assembly read with libclrmeta, the
- * methods each glob matches there (named as the profiler names them), and
- * for each: not a constructor, not generic code; a throw's type found as
- * the profiler will find it (a type the assembly names or defines, by full
- * name or without its namespace; else CoreLib's, in the namespaces
- * System.Runtime forwards) and an exception with a public constructor
- * (string); a return's value against the method's return type
- * (format/inject.h, ct_inject_value_fits). CoreLib is read from beside a
- * self-contained app, or from the runtime of the `dotnet` on PATH
- * (DOTNET_ROOT first; then the usual install folders). What cannot be known here (a type of another
- * assembly, an enum defined elsewhere) is left to the profiler, which
- * checks each token before it uses one and says so on stderr. */
+ * cli_inject_check), or before an attach (cli_inject_check_pid, the
+ * process's files read through /proc): the program's main assembly read
+ * with libclrmeta, the methods each glob matches there (named as the
+ * profiler names them), and for each: not a constructor, not generic
+ * code; a throw's type found as the profiler will find it (a type the
+ * assembly names or defines, by full name or without its namespace; else
+ * CoreLib's, in the namespaces System.Runtime forwards) and an exception
+ * with a public constructor (string); a return's value against the
+ * method's return type (format/inject.h, ct_inject_value_fits). CoreLib
+ * is read from beside a self-contained app, or from the runtime of the
+ * `dotnet` on PATH (DOTNET_ROOT first; then the usual install folders);
+ * an attached process's from beside its libcoreclr.so. What cannot be
+ * known here (a type of another assembly, an enum defined elsewhere) is
+ * left to the profiler, which checks each token before it uses one and
+ * says so on stderr. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <limits.h>
@@ -450,7 +453,8 @@ static int find_corelib(const char *path, char *out, size_t cap)
     return -1;
 }
 
-int cli_inject_check(const char *who, const char *list, char *const *program)
+int cli_inject_check(const char *who, const char *list, char *const *program,
+                     const char *corelib)
 {
     places pl = {{0}, {0}};
     char path[PATH_MAX], clpath[PATH_MAX];
@@ -460,7 +464,9 @@ int cli_inject_check(const char *who, const char *list, char *const *program)
     cli_assembly a, c;
     if (cli_assembly_open(path, &a) != 0)
         return 0;
-    int have_corelib = find_corelib(path, clpath, sizeof clpath) == 0 &&
+    if (corelib)
+        snprintf(clpath, sizeof clpath, "%s", corelib);
+    int have_corelib = (corelib || find_corelib(path, clpath, sizeof clpath) == 0) &&
                        cli_assembly_open(clpath, &c) == 0;
     snprintf(pl.app, sizeof pl.app, "%s", path);
     if (strrchr(pl.app, '/'))
@@ -510,4 +516,65 @@ int cli_inject_check(const char *who, const char *list, char *const *program)
         cli_assembly_close(&c);
     cli_assembly_close(&a);
     return rc;
+}
+
+/* A path of process pid's as this process can read it: under its root
+ * (absolute) or its working folder (relative), through /proc. */
+static int proc_path(unsigned pid, const char *path, char *out, size_t cap)
+{
+    size_t n = (size_t)snprintf(out, cap, "/proc/%u/%s%s%s", pid, path[0] == '/' ? "root" : "cwd",
+                                path[0] == '/' ? "" : "/", path);
+    return n < cap ? 0 : -1;
+}
+
+int cli_inject_check_pid(const char *who, const char *list, unsigned pid)
+{
+    enum { MAX_ARGS = 64 };
+    char file[64], cmdline[8192], corelib[PATH_MAX], line[PATH_MAX + 256];
+    char mapped[2][PATH_MAX];
+    char *argv[MAX_ARGS + 1];
+    if (!list || !*list)
+        return 0;
+    /* Its command line: `dotnet App.dll ...` or an apphost. */
+    snprintf(file, sizeof file, "/proc/%u/cmdline", pid);
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
+    fclose(f);
+    cmdline[n] = '\0';
+    int argc = 0;
+    for (size_t i = 0; i < n && argc < MAX_ARGS; i += strlen(cmdline + i) + 1)
+        argv[argc++] = cmdline + i;
+    argv[argc] = NULL;
+    if (!argc)
+        return 0;
+    /* Its runtime's CoreLib: beside the libcoreclr.so it mapped. */
+    corelib[0] = '\0';
+    snprintf(file, sizeof file, "/proc/%u/maps", pid);
+    if ((f = fopen(file, "r")) != NULL) {
+        while (!corelib[0] && fgets(line, sizeof line, f)) {
+            char *lib = strstr(line, "/libcoreclr.so");
+            char *start = strchr(line, '/');
+            if (!lib || !start || lib < start)
+                continue;
+            *lib = '\0';
+            char dir[PATH_MAX];
+            if (proc_path(pid, start, dir, sizeof dir) != 0 ||
+                (size_t)snprintf(corelib, sizeof corelib, "%s/System.Private.CoreLib.dll", dir) >=
+                    sizeof corelib)
+                corelib[0] = '\0';
+        }
+        fclose(f);
+    }
+    /* The program and its main assembly as this process reads them. */
+    if (strchr(argv[0], '/') && proc_path(pid, argv[0], mapped[0], sizeof mapped[0]) == 0)
+        argv[0] = mapped[0];
+    for (int i = 1; i < argc; i++)
+        if (cli_ends_with(argv[i], ".dll")) {
+            if (proc_path(pid, argv[i], mapped[1], sizeof mapped[1]) == 0)
+                argv[i] = mapped[1];
+            break;
+        }
+    return cli_inject_check(who, list, argv, corelib[0] ? corelib : NULL);
 }

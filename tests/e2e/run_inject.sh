@@ -43,7 +43,9 @@
 #   9. `dotnet test` of the xunit tests under --inject: the test of Send sees
 #      the fault and fails, the others pass, exit code 1 (the untraced run:
 #      all 3 pass);
-#  10. under attach (-p) to the service mode: Send's calls fail every 10th,
+#  10. under attach (-p) to the service mode: a spec its assembly refuses
+#      refuses the attach (exit 2, one line, no profiler in the process, no
+#      trace folder); then Send's calls fail every 10th,
 #      Count returns -1 and FetchAsync's task 7 every 5th, during the
 #      session only: the service's own counts of each equal the trace's
 #      injected calls, none after the detach, nothing else it prints
@@ -334,6 +336,17 @@ exec 3>"$work/svc.in" # the service's stdin: "stop" ends it
 ct_ready_pid "$work/svc.out"
 check "the service is ready" test -n "$spid"
 sleep 0.5
+# A spec the service's assembly refuses: the attach is refused before it
+# begins, the process untouched (no profiler in it, no trace folder).
+ct_run "$work" attachbad timeout -k 5 120 "$ct" record -p "${spid:-0}" -d 1s -o "$work/attachbad.d" \
+    --inject 'Inject.Client.Count: return "x"'
+check_eq "under attach, a value Count cannot return: exit code 2" 2 "$(cat "$work/attachbad.rc")"
+check_eq "under attach, a value Count cannot return: one line with its offset" \
+    "clrtrace record: --inject 'Inject.Client.Count: return \"x\"': Inject.Client.Count: the method returns an integer: a whole number or default at offset 28" \
+    "$(cat "$work/attachbad.err")"
+check "under attach, refused: the process untouched (no profiler loaded in it)" \
+    bash -c "! grep -q libclrtrace /proc/${spid:-0}/maps"
+check "under attach, refused: no trace folder made" test ! -e "$work/attachbad.d"
 ct_run "$work" attach timeout -k 5 120 "$ct" record -p "${spid:-0}" -d 2s -o "$work/attach.d" \
     --inject 'Inject.Client.Send: throw HttpRequestException every 10' \
     --inject 'Inject.Client.Count: return -1 every 5' \
