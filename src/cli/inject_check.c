@@ -335,15 +335,22 @@ static int is_generic(const clrmeta *md, uint32_t rid)
 
 /* The spec s (text as given) against method rid (full name `full`): 1
  * (a throw's type found and usable), 0 (nothing wrong known), or -1 with a
- * line printed. */
+ * line printed. *thrown: the throw's type's check, made at the first method
+ * (INJECT_CHECK_NOT_YET before). */
+#define INJECT_CHECK_NOT_YET (-2)
 static int check_method(const char *who, const clrmeta *md, const clrmeta *corelib,
                         const places *pl, const ct_inject_spec *s, uint32_t rid,
-                        const char *full)
+                        const char *full, int *thrown)
 {
     char why[INJECT_CHECK_NAME_MAX + 256];
     size_t at = 0;
     clrmeta_methoddef_row m;
     if (clrmeta_methoddef(md, rid, &m, NULL) != CLRMETA_OK || !m.name)
+        return 0;
+    /* A pattern (`Shop.Client.*`) that also covers constructors or generic
+     * code: those are left out (the profiler says so); a name is refused. */
+    int pattern = strpbrk(s->glob, "*?[") != NULL;
+    if (pattern && (!strcmp(m.name, ".ctor") || !strcmp(m.name, ".cctor") || is_generic(md, rid)))
         return 0;
     if (!strcmp(m.name, ".ctor") || !strcmp(m.name, ".cctor")) {
         snprintf(why, sizeof why, "%s is a constructor: --inject changes no constructor", full);
@@ -351,9 +358,11 @@ static int check_method(const char *who, const clrmeta *md, const clrmeta *corel
         snprintf(why, sizeof why, "%s is generic code: --inject changes none (its IL serves "
                  "every instantiation)", full);
     } else if (s->action == CT_INJECT_THROW) {
-        int rc = check_throw(md, corelib, pl, s, why, sizeof why);
-        if (rc >= 0)
-            return rc;
+        /* (the type is the same for every method the spec names: checked once) */
+        if (*thrown == INJECT_CHECK_NOT_YET)
+            *thrown = check_throw(md, corelib, pl, s, why, sizeof why);
+        if (*thrown >= 0)
+            return *thrown;
         at = s->at;
     } else if (s->action == CT_INJECT_RETURN) {
         static uint8_t mem[CLRSIG_ARENA_SIZE_RECOMMENDED];
@@ -484,7 +493,7 @@ int cli_inject_check(const char *who, const char *list, char *const *program,
     for (const char *p = list; *p && rc >= 0;) {
         size_t len = strcspn(p, "\n");
         char text[CT_EXPR_MAX_TEXT + 1];
-        int matched = 0, verified = 1;
+        int matched = 0, verified = 1, thrown = INJECT_CHECK_NOT_YET;
         if (len && len <= CT_EXPR_MAX_TEXT) {
             memcpy(text, p, len);
             text[len] = '\0';
@@ -501,7 +510,8 @@ int cli_inject_check(const char *who, const char *list, char *const *program,
                  * the profiler's to leave out. */
                 if (strchr(full, '<'))
                     continue;
-                int one = check_method(who, &a.md, have_corelib ? &c.md : NULL, &pl, &s, rid, full);
+                int one = check_method(who, &a.md, have_corelib ? &c.md : NULL, &pl, &s, rid, full,
+                                       &thrown);
                 if (one < 0)
                     rc = -1;
                 matched = 1;

@@ -274,6 +274,10 @@ inj notype --inject 'Inject.Client.Count: throw NoSuchException' -- values
 refused notype "no type NoSuchException is named by the program's assembly, defined in it or in CoreLib's .* at offset 27$"
 inj ctor --inject 'Inject.Client..ctor: throw TimeoutException' -- values
 refused ctor "Inject.Client..ctor is a constructor: --inject changes no constructor at offset 0$"
+inj pattern --inject 'Inject.Client.*: throw InvalidOperationException after 1000' -- calls 2
+check_eq "a pattern that covers the constructor: it is left out, one note, the program runs" \
+    "0 clrtrace: --inject 'Inject.Client.*: throw InvalidOperationException after 1000': Inject.Client..ctor: a constructor is not injected" \
+    "$(cat "$work/pattern.rc") $(grep '^clrtrace: --inject' "$work/pattern.err")"
 # The profiler checks too (CLRTRACE_INJECT without the CLI's check): one
 # note, and the program runs as without it.
 ct_run "$work" vplain timeout -k 5 300 dotnet "$app" values
