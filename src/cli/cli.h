@@ -10,6 +10,7 @@
 
 #include "clrmeta/clrmeta.h"
 #include "format/event.h"
+#include "format/parse.h"
 #include "views/treefilter.h"
 #include "views/render.h"
 #include "views/walk.h"
@@ -179,6 +180,7 @@ typedef struct cli_offline {
     int help;                 /* -h/--help: only the usage is wanted */
     ct_render_opts render;    /* replay, report: what is printed */
     const char *diff;         /* report --diff A: the trace compared with */
+    char histogram[CT_FILTER_MAX_GLOBS_TEXT]; /* report --histogram's globs, ':'-joined */
     int by_trace;             /* report --by-trace: the table of trace ids */
     const char *table_option; /* report: the last option given of the function
                                  table's (--sort, --percent, ...), which

@@ -13,7 +13,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
         "usage: clrtrace report [--sort KEY] [-n N] [--percent] [--stats]\n"
-        "                       [--jit] [--params] [--srcline[=full]] [selection]\n"
+        "                       [--histogram GLOB] [--jit] [--params] [--srcline[=full]]\n"
+        "                       [selection]\n"
         "                       [filters] DIR\n"
         "       clrtrace report --diff A [-n N] [--params] [selection] [filters] B\n"
         "       clrtrace report --by-trace [-n N] [selection] [filters] DIR\n"
@@ -34,8 +35,11 @@ static void usage(FILE *to)
         "  -n, --top N   show only the first N rows\n"
         "  --percent     add TOTAL%% and SELF%% columns: shares of the traced time (the\n"
         "                sum of every function's self time)\n"
-        "  --stats       add AVG, MIN and MAX columns: each call's duration (a\n"
-        "                recursive call's too)\n"
+        "  --stats       add AVG, MIN, MAX, P50, P90 and P99 columns: each call's\n"
+        "                duration (a recursive call's too); the percentiles from\n"
+        "                log buckets, within 3.125 %% of the call of that rank\n"
+        "  --histogram GLOB  after the table, each matching function's durations by\n"
+        "                power of two, with a bar each (repeatable)\n"
         "  --jit         add a JIT column: how long each function's JIT compilation\n"
         "                took (a time no call's duration holds)\n"
         "  --params      name every row with its parameter types, Area(double); rows\n"

@@ -319,7 +319,7 @@ static int report_option(cli_offline *o, int argc, char **argv, int *i)
     const char *a = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
     /* The options of the function table, which --by-trace does not print. */
     static const char *const k_table[] = { "--percent", "--diff", "--jit", "--stats",
-                                           "--params", "--sort" };
+                                           "--params", "--sort", "--histogram" };
     for (size_t k = 0; k < sizeof k_table / sizeof *k_table; k++)
         if (!strcmp(a, k_table[k]))
             o->table_option = k_table[k];
@@ -341,6 +341,24 @@ static int report_option(cli_offline *o, int argc, char **argv, int *i)
         o->render.jit = 1;
     } else if (!strcmp(a, "--stats")) {
         o->render.stats = 1;
+    } else if (!strcmp(a, "--histogram")) {
+        /* Repeatable: the globs joined by ':' (as -F's). */
+        if (!val || !*val || strchr(val, ':')) {
+            fprintf(stderr, "clrtrace report: --histogram takes a function glob "
+                    "(Shop.Orders.*; repeatable)\n");
+            return -1;
+        }
+        size_t have = strlen(o->histogram), need = strlen(val);
+        if (have + need + 2 > sizeof o->histogram) {
+            fprintf(stderr, "clrtrace report: --histogram: at most %zu bytes of globs\n",
+                    sizeof o->histogram - 1);
+            return -1;
+        }
+        if (have)
+            o->histogram[have++] = ':';
+        memcpy(o->histogram + have, val, need + 1);
+        o->render.histogram = o->histogram;
+        (*i)++;
     } else if (!strcmp(a, "--params")) {
         o->render.params = 1;
     } else if (!strcmp(a, "--sort")) {

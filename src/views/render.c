@@ -10,8 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "hist.h"
 #include "symbols.h"
 #include "walk.h"
+#include "format/parse.h"
 #include "base/table.h"
 #include "base/text.h"
 
@@ -53,6 +55,8 @@ typedef struct fn {
     uint64_t exceptions;    /* calls that ended by an exception */
     uint64_t injected[4];   /* calls with a fault injected (INJECT): by action
                                (1 throw, 2 return, 3 delay; 0 unused) */
+    ct_hist hist;           /* every call's duration (opts.stats, opts.histogram) */
+    int hist_wanted;        /* 1: kept */
     uint64_t budget_skipped;/* calls left out by the budget or a limit (BUDGET) */
     uint32_t budget_step;   /* the budget's step (BUDGET records) */
     int budget_listed;      /* in ct_render.budget */
@@ -243,8 +247,12 @@ void ct_render_free(ct_render *r)
     if (!r)
         return;
     ct_walk_free(&r->walk);
-    for (size_t i = 0; i < r->fns.cap; i++)
-        free(r->fns.slots[i].value);
+    for (size_t i = 0; i < r->fns.cap; i++) {
+        fn *f = r->fns.slots[i].value;
+        if (f)
+            ct_hist_free(&f->hist);
+        free(f);
+    }
     ct_table_free(&r->fns);
     for (size_t i = 0; r->async && i < CT_RENDER_ASYNC_MAX; i++) {
         free(r->async[i].a);
@@ -437,6 +445,8 @@ static fn *function_of(ct_render *r, uint64_t key)
     if (!def || !(f = calloc(1, sizeof *f)))
         return NULL;
     f->def = def;
+    f->hist_wanted = r->opts.stats || (r->opts.histogram && def->name &&
+                                       ct_glob_list_match(r->opts.histogram, def->name));
     if (ct_table_put(&r->fns, key, f) != 0) {
         free(f);
         return NULL;
@@ -824,6 +834,9 @@ static void forget(thread *th, frame *fr)
 /* Counts one call of f that took total ns (self: less its callees'). */
 static void count_call(fn *f, uint64_t total, uint64_t self, int nested)
 {
+    /* (out of memory: the percentiles are of the calls counted before) */
+    if (f->hist_wanted)
+        (void)ct_hist_add(&f->hist, total);
     if (!(f->def->flags & CT_FN_PROBE)) /* (counted when it opened) */
         f->calls++;
     /* A function's total counts each call once: its outermost calls on
@@ -1545,6 +1558,7 @@ typedef struct row {
     uint64_t avg, min, max, jit;
     const ct_function *def;
     char *own;              /* a name made to tell it apart (malloc'd), or NULL */
+    const ct_hist *hist;    /* its calls' durations (opts.stats) */
 } row;
 
 static int by_name(const void *a, const void *b)
@@ -1700,7 +1714,7 @@ static row *collect_rows(ct_render *r, size_t *count)
         if (!f || !f->calls || (f->def->flags & CT_FN_PROBE))
             continue; /* (line probes: their hits on a line of their own) */
         rows[n++] = (row){f->def->name, f->calls, f->total, f->self, f->exceptions,
-                          f->sum / f->calls, f->min, f->max, f->jit, f->def, NULL};
+                          f->sum / f->calls, f->min, f->max, f->jit, f->def, NULL, &f->hist};
     }
     if (rows && r->opts.params) {
         for (size_t i = 0; i < n; i++)
@@ -1851,6 +1865,51 @@ static void injected_line(ct_render *r)
     free(fs);
 }
 
+/* Bars of the histograms: the longest (the fullest bucket) this wide. */
+#define HIST_BAR 40
+
+/* After the table: each row with a histogram (opts.histogram), its calls'
+ * durations by power of two ("# histogram: NAME, N calls", then one line
+ * a non-empty range: "   1.0 ms ..   2.0 ms       12  ########"), in the
+ * table's order. */
+static void histograms(ct_render *r, const row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ct_hist *h = rows[i].hist;
+        if (!h || !h->n || !h->b || !ct_glob_list_match(r->opts.histogram, rows[i].def->name))
+            continue;
+        /* The buckets summed by power of two: [2^e, 2^(e+1)), 0 first. */
+        uint64_t pow2[65] = {0}, most = 0;
+        for (uint32_t b = 0; b < CT_HIST_BUCKETS; b++) {
+            if (!h->b[b])
+                continue;
+            uint64_t lo, hi;
+            ct_hist_bounds(b, &lo, &hi);
+            uint32_t e = lo ? 64u - (uint32_t)__builtin_clzll(lo) : 0;
+            pow2[e] += h->b[b];
+        }
+        for (uint32_t e = 0; e < 65; e++)
+            if (pow2[e] > most)
+                most = pow2[e];
+        emitf(r, "\n# histogram: %s, %llu %s\n", rows[i].name, (unsigned long long)h->n,
+              plural(h->n, "call", "calls"));
+        for (uint32_t e = 0; e < 65; e++) {
+            if (!pow2[e])
+                continue;
+            char lo[32], hi[32], bar[HIST_BAR + 1];
+            uint64_t from = e ? 1ull << (e - 1) : 0, to = e == 0 ? 1 : e == 64 ? UINT64_MAX : 1ull << e;
+            ct_format_duration(from, lo, sizeof lo);
+            ct_format_duration(to, hi, sizeof hi);
+            size_t w = (size_t)((double)pow2[e] * HIST_BAR / (double)most + 0.999);
+            if (w > HIST_BAR)
+                w = HIST_BAR;
+            memset(bar, '#', w);
+            bar[w] = '\0';
+            emitf(r, "%10s .. %-10s %10llu  %s\n", lo, hi, (unsigned long long)pow2[e], bar);
+        }
+    }
+}
+
 static void summary(ct_render *r)
 {
     size_t n = 0;
@@ -1895,10 +1954,11 @@ static void summary(ct_render *r)
     emitf(r, "%s%s%s%s%s%-*s  FUNCTION\n",
           r->opts.percent ? "#  CALLS      TOTAL  TOTAL%       SELF   SELF%"
                           : "#  CALLS      TOTAL       SELF",
-          r->opts.stats ? "        AVG        MIN        MAX" : "", jit_col ? "        JIT" : "",
+          r->opts.stats ? "        AVG        MIN        MAX        P50        P90        P99" : "",
+          jit_col ? "        JIT" : "",
           exc_col ? "  EXCEPTIONS" : "", src_w ? "  " : "", src_w, src_w ? "SOURCE" : "");
     for (size_t i = 0; i < shown; i++) {
-        char total[32], self[32], exc[32] = "", stats[112] = "", jit[40] = "";
+        char total[32], self[32], exc[32] = "", stats[224] = "", jit[40] = "";
         char cell[CT_RENDER_SRC_MAX + 2] = "";
         if (src_w) {
             size_t sl = source_cell(r, rows[i].def, src, sizeof src);
@@ -1914,11 +1974,15 @@ static void summary(ct_render *r)
         if (exc_col)
             snprintf(exc, sizeof exc, "  %10llu", (unsigned long long)rows[i].exceptions);
         if (r->opts.stats) {
-            char a[32], lo[32], hi[32];
+            char a[32], lo[32], hi[32], p[3][32];
+            static const double q[3] = {0.50, 0.90, 0.99};
             ct_format_duration(rows[i].avg, a, sizeof a);
             ct_format_duration(rows[i].min, lo, sizeof lo);
             ct_format_duration(rows[i].max, hi, sizeof hi);
-            snprintf(stats, sizeof stats, " %10s %10s %10s", a, lo, hi);
+            for (int j = 0; j < 3; j++)
+                ct_format_duration(ct_hist_quantile(rows[i].hist, q[j]), p[j], sizeof p[j]);
+            snprintf(stats, sizeof stats, " %10s %10s %10s %10s %10s %10s", a, lo, hi, p[0], p[1],
+                     p[2]);
         }
         if (r->opts.percent) {
             double d = traced_ns ? (double)traced_ns : 1.0;
@@ -1932,6 +1996,8 @@ static void summary(ct_render *r)
     }
     if (r->opts.srcline)
         source_line(r, rows, n);
+    if (r->opts.histogram)
+        histograms(r, rows, n);
     free_rows(rows, n);
     probes_line(r);
     injected_line(r);

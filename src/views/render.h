@@ -82,7 +82,10 @@ typedef struct ct_render_opts {
     uint32_t top;         /* at most this many rows; 0: all */
     int percent;          /* TOTAL% and SELF% columns: shares of the traced time
                              (the sum of every function's self time) */
-    int stats;            /* AVG, MIN and MAX columns: each call's duration */
+    int stats;            /* AVG, MIN and MAX columns: each call's duration; and
+                             P50, P90 and P99 (views/hist.h: within 3.125 %) */
+    const char *histogram;/* globs (':'-separated): after the table, each matching
+                             function's duration histogram (report --histogram) */
     int params;           /* every row names its parameter types (rows that share
                              a name always do) */
     int jit;              /* a JIT column: how long each function's JIT compilation

@@ -201,6 +201,10 @@ static uint8_t arena_mem[1 << 16];
 static int g_srcline;
 
 /* Reads the trace back and renders it; returns the text. */
+/* --stats and --histogram of the next render. */
+static int g_stats;
+static const char *g_histogram;
+
 static const char *render(int lines, int summary, ct_render_totals *totals)
 {
     out_len = 0;
@@ -208,7 +212,8 @@ static const char *render(int lines, int summary, ct_render_totals *totals)
     ct_rarena a = { arena_mem, sizeof arena_mem, 0 };
     ct_reader rd;
     assert_int_equal(ct_reader_open(&rd, file, w.len, &a), CT_TRACE_OK);
-    ct_render_opts o = { .lines = lines, .summary = summary, .srcline = g_srcline };
+    ct_render_opts o = { .lines = lines, .summary = summary, .srcline = g_srcline,
+                         .stats = g_stats, .histogram = g_histogram };
     ct_render *r = ct_render_new(&o, sink, NULL);
     assert_non_null(r);
     ct_render_header(r, &rd.header);
@@ -853,6 +858,49 @@ static void test_injected_calls(void **state)
                                  "Shop.Client.Slow 1 (1 delay)\n"));
 }
 
+/* report --stats and --histogram (views/hist.h): 100 calls of known
+ * durations, 50 of 5 us, 40 of 40 us, 10 of 200 us. By hand: AVG 38.5 us;
+ * P50 the 50th (5 us: its bucket [4864, 5119] ns, told as 4991 ns), P90
+ * the 90th (40 us: [38912, 40959], 39935 ns), P99 the 99th (200 us: the
+ * middle of [196608, 204799] is past the greatest: 200 us); the histogram
+ * by power of two, bars of 40, 32 and 8. */
+static void test_percentiles(void **state)
+{
+    (void)state;
+    begin_trace();
+    function(1, "Work.Sleep", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    function(2, "Work.Other", CT_FN_STATIC, 0, NULL, NULL, NULL);
+    uint64_t t = 1000;
+    for (int i = 0; i < 100; i++) {
+        uint64_t d = i < 50 ? 5000 : i < 90 ? 40000 : 200000;
+        event(CT_REC_ENTER, t, 4242, 1, 0, NULL);
+        event(CT_REC_LEAVE, t + d, 4242, 1, 0, NULL);
+        t += d + 1000;
+    }
+    event(CT_REC_ENTER, t, 4242, 2, 0, NULL);
+    event(CT_REC_LEAVE, t + 7000, 4242, 2, 0, NULL);
+    end_block();
+    assert_int_equal(ct_write_end(&w, t + 10000, 16, 2, 2), CT_TRACE_OK);
+    g_stats = 1;
+    g_histogram = "Work.Sl*";
+    const char *text = render(0, 1, NULL);
+    g_stats = 0;
+    g_histogram = NULL;
+    assert_non_null(strstr(text, "#  CALLS      TOTAL       SELF        AVG        MIN        MAX"
+                                 "        P50        P90        P99  FUNCTION\n"));
+    assert_non_null(strstr(text, "     100     3.9 ms     3.9 ms    38.5 us     5.0 us   200.0 us"
+                                 "     5.0 us    39.9 us   200.0 us  Work.Sleep\n"));
+    /* One call: every percentile is it. */
+    assert_non_null(strstr(text, "     7.0 us     7.0 us     7.0 us     7.0 us  Work.Other\n"));
+    assert_non_null(strstr(text, "\n# histogram: Work.Sleep, 100 calls\n"
+                                 "    4.1 us .. 8.2 us             50  "
+                                 "########################################\n"
+                                 "   32.8 us .. 65.5 us            40  "
+                                 "################################\n"
+                                 "  131.1 us .. 262.1 us           10  ########\n"));
+    assert_null(strstr(text, "# histogram: Work.Other"));
+}
+
 /* A Task's value (trace format 2.9): its Exception, the TASK form's last
  * field, shown when the task faulted, its Result when it ran to
  * completion, neither while it waits. */
@@ -1306,6 +1354,7 @@ int main(void)
         cmocka_unit_test(test_runtime_async_calls),
         cmocka_unit_test(test_source_locations),
         cmocka_unit_test(test_injected_calls),
+        cmocka_unit_test(test_percentiles),
         cmocka_unit_test(test_line_probes_and_locals),
         cmocka_unit_test(test_task_exception_value),
         cmocka_unit_test(test_exception_chain),
