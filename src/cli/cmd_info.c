@@ -10,6 +10,7 @@
 
 #include "base/table.h"
 #include "cli.h"
+#include "views/bytrace.h"
 
 static void usage(FILE *to)
 {
@@ -61,11 +62,15 @@ typedef struct info_stats {
     uint64_t activities;      /* ACTIVITY records */
     uint64_t injected[4];     /* INJECT records: every one, then by action (throw,
                                  return, delay) */
+    ct_bytrace *requests;     /* the calls by trace id, for the requests' percentiles */
+    ct_bytrace_latency latency;
 } info_stats;
 
 static int count(void *ctx, const ct_rec *rec)
 {
     info_stats *s = ctx;
+    if (s->requests && ct_bytrace_record(s->requests, rec) != 0)
+        return -1;
     switch (rec->type) {
     case CT_REC_ENTER: s->enters++; break;
     case CT_REC_LEAVE: s->returns++; break;
@@ -159,7 +164,13 @@ static int info_read(info_trace *it, const cli_offline *o, const char *path)
         return -1;
     it->t.filter = &o->reading;
     it->t.quiet_incomplete = 1;
+    it->s.requests = ct_bytrace_new();
     it->damaged = cli_trace_each(&it->t, "info", count, &it->s) != 0;
+    if (it->s.requests && (ct_bytrace_finish(it->s.requests) != 0 ||
+                           ct_bytrace_latency_of(it->s.requests, &it->s.latency) != 0))
+        it->s.latency.n = 0;
+    ct_bytrace_free(it->s.requests);
+    it->s.requests = NULL;
     ct_table_free(&it->s.tids);
     it->s.budget_skipped = 0;
     ct_table_each(&it->s.budget, add_skipped, &it->s.budget_skipped);
@@ -257,6 +268,16 @@ static void describe(const info_trace *it)
         printf("%-14s%llu distinct trace %s (W3C, the Activity current at calls), %llu "
                "changes\n", "trace ids", (unsigned long long)s->ntraces,
                s->ntraces == 1 ? "id" : "ids", (unsigned long long)s->activities);
+    if (s->latency.n) {
+        char p50[32], p90[32], p99[32], max[32];
+        ct_format_duration(s->latency.p50, p50, sizeof p50);
+        ct_format_duration(s->latency.p90, p90, sizeof p90);
+        ct_format_duration(s->latency.p99, p99, sizeof p99);
+        ct_format_duration(s->latency.max, max, sizeof max);
+        printf("%-14sP50 %s, P90 %s, P99 %s, MAX %s (each trace id's wall time, %llu %s)\n",
+               "requests", p50, p90, p99, max, (unsigned long long)s->latency.n,
+               s->latency.n == 1 ? "request" : "requests");
+    }
     if (s->injected[0])
         printf("%-14s%llu calls had a fault injected (--inject): %llu threw, %llu returned "
                "at once, %llu were delayed\n", "injected", (unsigned long long)s->injected[0],

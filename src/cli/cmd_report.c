@@ -279,6 +279,15 @@ static int by_trace_one(const cli_offline *o, const char *path)
     printf("# by trace: %llu trace %s, %llu %s under them, %llu under no Activity\n",
            (unsigned long long)ids, ids == 1 ? "id" : "ids", (unsigned long long)under,
            under == 1 ? "call" : "calls", (unsigned long long)none);
+    ct_bytrace_latency lat;
+    if (ids && ct_bytrace_latency_of(b, &lat) == 0) {
+        char p50[32], p90[32], p99[32], max[32];
+        ct_format_duration(lat.p50, p50, sizeof p50);
+        ct_format_duration(lat.p90, p90, sizeof p90);
+        ct_format_duration(lat.p99, p99, sizeof p99);
+        ct_format_duration(lat.max, max, sizeof max);
+        printf("# requests' wall time: P50 %s, P90 %s, P99 %s, MAX %s\n", p50, p90, p99, max);
+    }
     printf("# %-30s %8s %10s %10s  %s\n", "TRACE ID", "CALLS", "WALL", "OUTERMOST", "THREADS");
     uint32_t top = o->render.top;
     for (size_t i = 0, shown = 0; i < n; i++) {

@@ -1,6 +1,8 @@
 /* Calls grouped by trace id (src/views/bytrace.h), a client of the walk. */
 #include "bytrace.h"
 
+#include "hist.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,4 +189,22 @@ const ct_bytrace_row *ct_bytrace_rows(const ct_bytrace *b, size_t *n)
 {
     *n = b->n;
     return b->rows;
+}
+
+int ct_bytrace_latency_of(const ct_bytrace *b, ct_bytrace_latency *out)
+{
+    size_t n = 0;
+    const ct_bytrace_row *rows = ct_bytrace_rows(b, &n);
+    ct_hist h = {0};
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (!ct_bytrace_row_none(&rows[i]))
+            rc = ct_hist_add(&h, rows[i].last_ns - rows[i].first_ns);
+    out->n = h.n;
+    out->p50 = ct_hist_quantile(&h, 0.50);
+    out->p90 = ct_hist_quantile(&h, 0.90);
+    out->p99 = ct_hist_quantile(&h, 0.99);
+    out->max = h.max;
+    ct_hist_free(&h);
+    return rc;
 }

@@ -37,8 +37,19 @@ typedef struct ct_bytrace_row {
 
 typedef struct ct_bytrace ct_bytrace;
 
+/* The requests' wall times (each trace id's, from its first call's enter to
+ * its last call's end; under no Activity left out): how many, and P50,
+ * P90, P99 and the longest (views/hist.h: within 3.125 %). */
+typedef struct ct_bytrace_latency {
+    uint64_t n, p50, p90, p99, max;
+} ct_bytrace_latency;
+
 /* NULL when out of memory. */
 ct_bytrace *ct_bytrace_new(void);
+
+/* The latency of the requests of a finished ct_bytrace (ct_bytrace_finish):
+ * 0, or -1 when out of memory. */
+int ct_bytrace_latency_of(const ct_bytrace *b, ct_bytrace_latency *out);
 void ct_bytrace_free(ct_bytrace *b);
 
 /* One record, in trace order (events, ACTIVITY and END are read; an END

@@ -20,7 +20,9 @@
 #      one that began the request);
 #   4. `report --trace-id` counts those calls; an unknown trace id selects
 #      nothing; a malformed one is a usage error (exit 2);
-#   5. `report --by-trace` lists the three trace ids with 3 calls each
+#   5. `report --by-trace` lists the three trace ids with 3 calls each,
+#      and their wall times' P50 (the middle one's), P90, P99 (the slowest
+#      one's; `info` the same)
 #      (Quantity, Price, Bill), slowest first, and the calls under no
 #      Activity in a last row `-`;
 #   6. `dump --chrome` and `dump --perfetto` (decoded by protoc) carry each
@@ -144,6 +146,18 @@ done
 walls=$(while read -r _ _ wv wu _; do ns "$wv" "$wu"; done <<<"$rows")
 check "report --by-trace: three rows, slowest first" \
     test "$(grep -c . <<<"$walls")" = 3 -a "$(sort -rn <<<"$walls")" = "$walls"
+# The requests' percentiles (issue 40) of those three walls, by hand: P50
+# is the 2nd of 3 (rank ceil(1.5)), P90 and P99 the 3rd, the slowest (the
+# last rank: exactly the longest, as MAX).
+lat=$(sed -n "s/^# requests' wall time: //p" "$work/bytrace.orders")
+read -r _ p50v p50u _ p90v p90u _ p99v p99u _ maxv maxu <<<"${lat//,/}"
+read -r _ _ w1v w1u _ <<<"$(sed -n 1p <<<"$rows")"
+read -r _ _ w2v w2u _ <<<"$(sed -n 2p <<<"$rows")"
+check_eq "report --by-trace: P90, P99 and MAX are the slowest request's wall time" \
+    "$w1v $w1u $w1v $w1u $w1v $w1u" "${p90v:-} ${p90u:-} ${p99v:-} ${p99u:-} ${maxv:-} ${maxu:-}"
+check "report --by-trace: P50 ($p50v $p50u) within 4 % of the middle request's ($w2v $w2u)" \
+    awk -v a="$(ns "${p50v:-0}" "${p50u:-s}")" -v b="$(ns "$w2v" "$w2u")" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * 0.04) }'
 "$ct" report --by-trace "$work/tr" >"$work/bytrace.all" 2>&1
 all=$(grep -v '^#' "$work/bytrace.all")
 check "report --by-trace: the calls under no Activity (Main, the host's) are the last row" \
@@ -153,6 +167,10 @@ for k in 0 1 2; do
         "$("$ct" report --trace-id "${traces[k]}" "$work/tr" | sed -n 's/^# summary: \([0-9]*\) call.*/\1/p')" \
         "$(awk -v t="${traces[k]}" '$1 == t { print $2 }' <<<"$all")"
 done
+nids=$(sed -n 's/^# by trace: \([0-9]*\) trace ids\{0,1\},.*/\1/p' "$work/bytrace.all")
+check_eq "info: the requests' percentiles, as report --by-trace's, of as many requests" \
+    "$(sed -n "s/^# requests' wall time: \(.*\), MAX \(.*\)$/\1, MAX \2/p" "$work/bytrace.all") ($nids requests)" \
+    "$("$ct" info "$work/tr" | sed -n "s/^requests *\(.*\) (each trace id's wall time, \([0-9]*\) requests)$/\1 (\2 requests)/p")"
 check_eq "report --by-trace -n 2: two trace ids, then the row of no Activity" \
     "$(awk 'NR <= 2 { print $1 } END { print "-" }' <<<"$all")" \
     "$("$ct" report --by-trace -n 2 "$work/tr" | grep -v '^#' | awk '{ print $1 }')"
