@@ -23,6 +23,7 @@
 int cmd_decode(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -180,6 +181,7 @@ typedef struct cli_offline {
     int help;                 /* -h/--help: only the usage is wanted */
     ct_render_opts render;    /* replay, report: what is printed */
     const char *diff;         /* report --diff A: the trace compared with */
+    const char *graph;        /* graph's GLOB */
     char histogram[CT_FILTER_MAX_GLOBS_TEXT]; /* report --histogram's globs, ':'-joined */
     int by_trace;             /* report --by-trace: the table of trace ids */
     const char *table_option; /* report: the last option given of the function

@@ -511,8 +511,32 @@ typedef struct offline_command {
     int (*check)(const cli_offline *o);                           /* NULL: none */
 } offline_command;
 
+/* graph's GLOB: the positional after the trace. */
+static int graph_option(cli_offline *o, int argc, char **argv, int *i)
+{
+    (void)argc;
+    const char *a = argv[*i];
+    if (a[0] == '-' || !o->trace)
+        return 0;
+    if (o->graph) {
+        fprintf(stderr, "clrtrace graph: one GLOB (join patterns with ':')\n");
+        return -1;
+    }
+    o->graph = a;
+    return 1;
+}
+
+static int graph_check(const cli_offline *o)
+{
+    if (o->graph)
+        return 0;
+    fprintf(stderr, "clrtrace graph: no GLOB given: clrtrace graph DIR GLOB (try --help)\n");
+    return -1;
+}
+
 static const offline_command k_offline[] = {
     {"replay", 1, 1, replay_option, NULL},
+    {"graph", 1, 0, graph_option, graph_check},
     {"report", 1, 1, report_option, report_check},
     {"dump", 1, 0, dump_option, dump_check},
     {"info", 0, 1, NULL, NULL},

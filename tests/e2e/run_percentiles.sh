@@ -18,7 +18,10 @@
 #   3. report --histogram 'Latency.Work.*': one histogram of 100 calls, the
 #      five 200 ms calls in the ranges from 134.2 ms up; a glob that
 #      matches nothing prints none; --histogram without its glob is a usage
-#      error (exit 2, one line).
+#      error (exit 2, one line);
+#   4. graph 'Latency.*': Main's one call from no caller, its 100 calls of
+#      Wait (their time: Wait's TOTAL), Wait's one caller; a glob that
+#      matches nothing: exit 1, one line.
 # Ends with "run_percentiles.sh: N passed, M failed".
 set -uo pipefail
 
@@ -82,5 +85,32 @@ ct_run "$work" bad "$ct" report "$work/t" --histogram
 check_eq "--histogram without a glob: exit code 2, one line" \
     "2 clrtrace report: --histogram takes a function glob (Shop.Orders.*; repeatable)" \
     "$(cat "$work/bad.rc") $(cat "$work/bad.err")"
+
+# graph (issue 40), on a trace of the program's own code (Main too): by
+# hand from Program.cs, Main (one call, from no caller) makes the 100 calls
+# of Wait, which calls nothing traced; the time of Main's edge to Wait is
+# Wait's own total (report's TOTAL).
+"$ct" record -o "$work/t2" -- dotnet "$app" >/dev/null 2>&1
+"$ct" graph "$work/t2" 'Latency.*' >"$work/graph.txt" 2>&1
+wait_total=$("$ct" report "$work/t2" | awk '/ Latency.Work.Wait$/ && $1 == 100 { print $2, $3 }')
+check_eq "graph: Main's callers and callees, then Wait's (the larger time first)" \
+    "# graph: Latency.Program.Main, 1 call, TIME
+#  CALLS      TOTAL  CALLERS
+       1       TIME  <root>
+#  CALLS      TOTAL  CALLEES
+     100 $(printf '%10s' "$wait_total")  Latency.Work.Wait
+
+# graph: Latency.Work.Wait, 100 calls, $wait_total
+#  CALLS      TOTAL  CALLERS
+     100 $(printf '%10s' "$wait_total")  Latency.Program.Main
+#  CALLS      TOTAL  CALLEES" \
+    "$(sed -E '1s/, [0-9.]+ [mun]?s$/, TIME/; 3s/^( +1) +[0-9.]+ [mun]?s  /\1       TIME  /' "$work/graph.txt")"
+check_eq "graph of a trace of Wait alone: its caller is <root> (Main is not in it)" \
+    "     100 $(printf '%10s' "$(awk '/ Latency.Work.Wait$/ && $1 == 100 { print $2, $3 }' "$work/stats.txt")")  <root>" \
+    "$("$ct" graph "$work/t" 'Latency.*' | sed -n 3p)"
+ct_run "$work" nograph "$ct" graph "$work/t" 'Nothing.*'
+check_eq "graph of a glob that matches nothing: exit code 1, one line" \
+    "1 clrtrace graph: no function of the trace matches 'Nothing.*'" \
+    "$(cat "$work/nograph.rc") $(cat "$work/nograph.err")"
 
 ct_end run_percentiles.sh
