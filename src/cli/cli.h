@@ -25,6 +25,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -19,6 +19,7 @@ static const struct {
     { "report", cmd_report, "print the summary table of a binary trace" },
     { "info", cmd_info, "describe a binary trace: process, settings, counts, complete or not" },
     { "top", cmd_top, "a live table of a process's methods: calls/s, P50, P99, exceptions" },
+    { "tui", cmd_tui, "browse a binary trace's call trees in the terminal" },
     { "graph", cmd_graph, "the callers and callees of chosen functions, with calls and times" },
     { "dump", cmd_dump, "print a binary trace's records, or folded stacks, a flame graph, Chrome JSON" },
     { "sigs", cmd_sigs, "print the signature of every method in an assembly" },

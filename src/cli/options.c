@@ -537,6 +537,7 @@ static int graph_check(const cli_offline *o)
 static const offline_command k_offline[] = {
     {"replay", 1, 1, replay_option, NULL},
     {"graph", 1, 0, graph_option, graph_check},
+    {"tui", 0, 0, NULL, NULL},
     {"report", 1, 1, report_option, report_check},
     {"dump", 1, 0, dump_option, dump_check},
     {"info", 0, 1, NULL, NULL},
