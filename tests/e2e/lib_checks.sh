@@ -529,6 +529,28 @@ ct_ready_pid() {
     return 1
 }
 
+# ct_serve APP: tests/targets/Inject's service mode (`dotnet APP serve`),
+# its stdin a fifo held open on fd 3, its output in $work/svc.out, .err and
+# its exit code in .rc; sets spid once it is ready (empty when it never is).
+# CLRTRACE_PRELOAD_SANITIZERS=1: an ASan profiler can attach to it.
+ct_serve() {
+    mkfifo "$work/svc.in"
+    ( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$1" serve <"$work/svc.in" >"$work/svc.out" \
+          2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
+    exec 3>"$work/svc.in"
+    ct_ready_pid "$work/svc.out"
+}
+# ct_serve_done: tells the service to stop ("stop" on its stdin), waits for
+# it (at most 30 s) and checks it ended as it does untraced.
+ct_serve_done() {
+    local i
+    echo stop >&3
+    exec 3>&-
+    for ((i = 0; i < 300; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
+    check_eq "the service ends as it does untraced (exit code 0, its last line)" "0 served" \
+        "$(cat "$work/svc.rc") $(tail -n 1 "$work/svc.out" | cut -d' ' -f1)"
+}
+
 # ct_src_line FILE REGEX: the number of the first line of FILE (a C# source)
 # matching REGEX (an extended regex).
 ct_src_line() { grep -nE "$2" "$1" | head -n 1 | cut -d: -f1; }

@@ -333,11 +333,7 @@ check "dotnet test --inject: the test host's trace counts the 2 calls of Send in
     grep -qx '# injected: 2 calls: Inject.Client.Send 2 (2 throw)' <(cat "$work"/xunit.txt.*)
 
 echo "== 10. under attach"
-mkfifo "$work/svc.in"
-( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve <"$work/svc.in" >"$work/svc.out" \
-      2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
-exec 3>"$work/svc.in" # the service's stdin: "stop" ends it
-ct_ready_pid "$work/svc.out"
+ct_serve "$app"
 check "the service is ready" test -n "$spid"
 sleep 0.5
 # A spec the service's assembly refuses: the attach is refused before it
@@ -357,11 +353,7 @@ ct_run "$work" attach timeout -k 5 120 "$ct" record -p "${spid:-0}" -d 2s -o "$w
     --inject 'Inject.Client.FetchAsync: return 7 every 5'
 check_eq "record -p --inject: exit code 0" 0 "$(cat "$work/attach.rc")"
 sleep 1 # the service runs on, its original code restored
-echo stop >&3
-exec 3>&-
-for ((i = 0; i < 300; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
-check_eq "the service ends as it does untraced (exit code 0, its last line)" "0 served" \
-    "$(cat "$work/svc.rc") $(tail -n 1 "$work/svc.out" | cut -d' ' -f1)"
+ct_serve_done
 nfail=$(grep -c '^live[0-9]* failed: injected by clrtrace$' "$work/svc.out")
 ninj=$("$ct" report "$work/attach.d" | sed -n 's/^# injected: .*Inject.Client.Send \([0-9]*\) (.*/\1/p')
 check "under attach: calls failed (every 10th)" test "${nfail:-0}" -gt 0

@@ -34,11 +34,7 @@ echo "== building tests/targets/Inject"
 app=$(ct_dotnet_build "$root/tests/targets/Inject" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Inject failed" >&2; exit 2; }
 
-mkfifo "$work/svc.in"
-( env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" serve <"$work/svc.in" >"$work/svc.out" \
-      2>"$work/svc.err"; echo $? >"$work/svc.rc" ) 2>/dev/null &
-exec 3>"$work/svc.in" # the service's stdin: "stop" ends it
-ct_ready_pid "$work/svc.out"
+ct_serve "$app"
 check "the service is ready" test -n "$spid"
 sock=$work/tmux.sock
 ct_at_exit tmux -S "$sock" kill-server
@@ -102,10 +98,6 @@ check_eq "top -p of no such process: exit code 1, record's line" \
     "1 clrtrace record: no process with pid 999999" \
     "$(cat "$work/nopid.rc") $(cat "$work/nopid.err")"
 
-echo stop >&3
-exec 3>&-
-for ((i = 0; i < 300; i++)); do [[ -s "$work/svc.rc" ]] && break; sleep 0.1; done
-check_eq "the service ends as it does untraced (exit code 0, its last line)" "0 served" \
-    "$(cat "$work/svc.rc") $(tail -n 1 "$work/svc.out" | cut -d' ' -f1)"
+ct_serve_done
 
 ct_end run_top.sh
