@@ -762,8 +762,10 @@ int cmd_top(int argc, char **argv)
             rc = 1;
             break;
         }
-        /* (the trace's clock went on: its latest event, or its end) */
-        clock_at(&s.tp, s.w->last_time);
+        /* (the trace's clock went on: its latest event, or its end; at the
+         * end, the second going on is the last one shown) */
+        int last_one = child_done || s.tl.ended;
+        clock_at(&s.tp, last_one ? (s.tp.second + 1) * TOP_SECOND_NS : s.w->last_time);
         if (s.tl.open && s.tp.shown_any) {
             refreshes++;
             if (screen)

@@ -20,7 +20,10 @@
 #      sorts by P50 (the status line says so); `/Count` Enter shows Count's
 #      row alone; Enter shows its callers (<root>); `q` ends top (exit 0),
 #      the service runs on, and ends as it does untraced when told;
-#   4. top -p of no such process: exit 1, record's line.
+#   4. top -- PROGRAM (Inject's calls mode: 3 million calls of Count in a
+#      loop) with --max-overhead 2: the status line says the budget stepped
+#      a method down;
+#   5. top -p of no such process: exit 1, record's line.
 # Ends with "run_top.sh: N passed, M failed".
 set -uo pipefail
 
@@ -92,7 +95,16 @@ check "tmux: q ends top (exit 0)" wait_for "top-exit=0"
 sleep 1
 check "the service runs on after top" kill -0 "${spid:-0}"
 
-echo "== 4. no such process"
+echo "== 4. a program under a budget"
+# Inject's calls mode calls Count 3 million times in a loop: with
+# --max-overhead 2 the budget steps Count down, and the status line says so.
+ct_run "$work" budget timeout -k 5 120 "$ct" top --batch 3 --max-overhead 2 -- dotnet "$app" calls 3000000
+check_eq "a program: exit code 0" 0 "$(cat "$work/budget.rc")"
+check "the status line says the budget stepped a method down" \
+    grep -qE '^# 1: clrtrace top: a program, second [0-9]+, .*; the budget stepped [0-9]+ methods? down' \
+    "$work/budget.out"
+
+echo "== 5. no such process"
 ct_run "$work" nopid timeout -k 5 60 "$ct" top --batch 1 -p 999999
 check_eq "top -p of no such process: exit code 1, record's line" \
     "1 clrtrace record: no process with pid 999999" \
