@@ -18,7 +18,8 @@
 #   2. without a terminal and without --batch: exit 2, one line;
 #   3. in tmux (120 x 24): the status line, the header, Send's row; `s`
 #      sorts by P50 (the status line says so); `/Count` Enter shows Count's
-#      row alone; Enter shows its callers (<root>); `q` ends top (exit 0),
+#      row alone; Enter shows its callers (<root>); the window resized, the
+#      table is drawn to its new width; `q` ends top (exit 0),
 #      the service runs on, and ends as it does untraced when told;
 #   4. top -- PROGRAM (Inject's calls mode: 3 million calls of Count in a
 #      loop) with --max-overhead 2: the status line says the budget stepped
@@ -90,6 +91,11 @@ check "tmux: Enter: Count's callers and callees" \
     wait_for "Inject.Client.Count: callers and callees since the start"
 check "tmux: its caller, the loop begun before the attach (<root>)" \
     bash -c "$(declare -f screen); sock='$sock'; screen | grep -A1 'CALLS  CALLERS' | grep -qE '^ +[0-9]+  <root>$'"
+tmux -S "$sock" send-keys -t top Enter
+tmux -S "$sock" resize-window -t top -x 70 -y 16
+sleep 1.5
+check "tmux: resized to 70 x 16: the table drawn to its width" \
+    bash -c "$(declare -f screen); sock='$sock'; s=\$(screen); [[ \$(head -1 <<<\"\$s\") == 'clrtrace top: pid '* ]] && grep -q '  CALLS/S        P50        P99        MAX   EXC/S  SELF%' <<<\"\$s\" && [[ \$(wc -L <<<\"\$s\") -le 70 ]]"
 tmux -S "$sock" send-keys -t top q
 check "tmux: q ends top (exit 0)" wait_for "top-exit=0"
 sleep 1
