@@ -11,7 +11,7 @@
 
 #include "base/table.h"
 #include "cli.h"
-#include "export/export.h"
+#include "cli/export/export.h"
 #include "format/parse.h"
 
 static void usage(FILE *to)

@@ -31,7 +31,7 @@
 
 #include "base/table.h"
 #include "cli.h"
-#include "export/export.h"
+#include "cli/export/export.h"
 #include "views/hist.h"
 
 /* Longest --batch and the refresh's interval. */

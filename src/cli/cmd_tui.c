@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "export/export.h"
+#include "cli/export/export.h"
 
 /* Calls kept, and the text of one call's arguments and of its result. */
 #define TUI_MAX_CALLS 2000000u
