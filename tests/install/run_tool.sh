@@ -56,8 +56,8 @@ echo "== cpack -G DEB"
 deb=$(ls "$work"/deb/clrtrace_*.deb 2>/dev/null | head -n 1)
 check "cpack made a .deb" test -n "$deb"
 if [[ -n "$deb" ]]; then
-    check_eq "the package depends on libc6, libzstd1 and zlib1g (what the tool and the profiler link)" \
-        "libc6, libzstd1, zlib1g" "$(dpkg-deb -f "$deb" Depends | sed -E 's/ \([^)]*\)//g')"
+    check_eq "the package depends on libc6, ncurses, libzstd1 and zlib1g (what the tool and the profiler link; ncurses: top and tui)" \
+        "libc6, libncurses6, libtinfo6, libzstd1, zlib1g" "$(dpkg-deb -f "$deb" Depends | sed -E 's/ \([^)]*\)//g')"
     dpkg-deb -x "$deb" "$work/root"
     traces deb "$work/root/usr/bin/clrtrace"
 fi
