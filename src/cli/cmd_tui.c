@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/table.h"
 #include "cli.h"
 #include "cli/export/export.h"
 
@@ -214,6 +215,8 @@ typedef struct view {
     char search[TUI_SEARCH_MAX + 1];
     int report, sort;         /* the summary table, its key (0 total, 1 self, 2 calls) */
     const char *path;
+    struct sumrow *rows;      /* the summary table's rows, made at its first showing */
+    size_t nrows;
 } view;
 
 /* Whether call i of t is shown: no caller of it is folded. */
@@ -388,37 +391,59 @@ static int by_report_key(const void *a, const void *b)
     return strcmp(x->fn->name, y->fn->name);
 }
 
+/* Adds each call of thread t to its function's row (rows by function key
+ * in byfn). */
+static int sum_thread(const tthread *t, ct_table *byfn, sumrow *rows, size_t *nrows)
+{
+    for (uint32_t i = 0; i < t->count; i++) {
+        const node *n = &t->n[i];
+        uintptr_t r = (uintptr_t)ct_table_get(byfn, n->fn->key);
+        if (!r) {
+            rows[*nrows] = (sumrow){n->fn, 0, 0, 0};
+            r = ++*nrows;
+            if (ct_table_put(byfn, n->fn->key, (void *)r) != 0)
+                return -1;
+        }
+        sumrow *row = &rows[r - 1];
+        row->calls++;
+        row->self += n->self;
+        /* (a recursive call's time is in its caller's) */
+        int nested = 0;
+        for (uint32_t p = n->parent; p && !nested; p = t->n[p - 1].parent)
+            nested = t->n[p - 1].fn == n->fn;
+        if (!nested)
+            row->total += n->dur;
+    }
+    return 0;
+}
+
+/* The summary table's rows, every thread's calls summed once (at most one
+ * row a call). */
+static void make_report(view *v)
+{
+    uint64_t calls = 0;
+    for (size_t k = 0; k < v->u->nth; k++)
+        calls += v->u->th[k].count;
+    sumrow *rows = malloc((calls ? calls : 1) * sizeof *rows);
+    ct_table byfn;
+    memset(&byfn, 0, sizeof byfn);
+    size_t n = 0;
+    for (size_t k = 0; rows && k < v->u->nth; k++)
+        if (sum_thread(&v->u->th[k], &byfn, rows, &n) != 0) {
+            free(rows);
+            rows = NULL;
+        }
+    ct_table_free(&byfn);
+    v->rows = rows;
+    v->nrows = rows ? n : 0;
+}
+
 static void draw_report(view *v)
 {
-    size_t nrows = 0, cap = 64;
-    sumrow *rows = malloc(cap * sizeof *rows);
-    for (size_t k = 0; rows && k < v->u->nth; k++) {
-        const tthread *t = &v->u->th[k];
-        for (uint32_t i = 0; i < t->count; i++) {
-            const node *n = &t->n[i];
-            size_t r = 0;
-            while (r < nrows && rows[r].fn != n->fn)
-                r++;
-            if (r == nrows) {
-                if (nrows == cap) {
-                    sumrow *more = realloc(rows, cap * 2 * sizeof *rows);
-                    if (!more)
-                        break;
-                    rows = more;
-                    cap *= 2;
-                }
-                rows[nrows++] = (sumrow){n->fn, 0, 0, 0};
-            }
-            rows[r].calls++;
-            rows[r].self += n->self;
-            /* (a recursive call's time is in its caller's) */
-            int nested = 0;
-            for (uint32_t p = n->parent; p && !nested; p = t->n[p - 1].parent)
-                nested = t->n[p - 1].fn == n->fn;
-            if (!nested)
-                rows[r].total += n->dur;
-        }
-    }
+    if (!v->rows)
+        make_report(v);
+    sumrow *rows = v->rows;
+    size_t nrows = v->nrows;
     g_report_sort = v->sort;
     if (rows)
         qsort(rows, nrows, sizeof *rows, by_report_key);
@@ -436,7 +461,6 @@ static void draw_report(view *v)
                  rows[i].fn->name);
         mvaddnstr((int)i + 2, 0, line, COLS);
     }
-    free(rows);
     status(v, "(summary)");
     refresh();
 }
@@ -637,6 +661,7 @@ int cmd_tui(int argc, char **argv)
         }
     }
     endwin();
+    free(v.rows);
     free_tui(&u);
     return 0;
 }
