@@ -513,6 +513,13 @@ ct_csc() {
     [[ -f "$csc" && -d "$refdir" ]]
 }
 
+# ct_after_detach FILE: the lines clrtrace wrote after its "detached from
+# pid" line, less the budget's summary ("budget 5%: 1 step ..."), which a
+# loaded machine may add to any attach and is checked where budgets are.
+ct_after_detach() {
+    sed -n '/^clrtrace [a-z]*: detached from pid /,$p' "$1" | sed 1d |
+        grep -vE '^clrtrace [a-z]+: budget [0-9]+%: '
+}
 ct_kill_quiet() { kill -KILL "$@" 2>/dev/null; }
 
 # ct_ready_pid FILE [TENTHS]: sets spid once FILE holds a line "ready PID"

@@ -136,11 +136,11 @@ uncalled_line='clrtrace record: 15 chosen methods had 0 calls since the attach (
 timeout -k 5 120 "$ct" record -o "$work/all" -p "$spid" -d 1s -F 'Shop.*' \
     >"$work/all.out" 2>"$work/all.err"
 check_eq "-F 'Shop.*': the methods with no call since the attach, each named, after the detach line" \
-    "$uncalled_line" "$(sed -n '/^clrtrace record: detached from pid /,$p' "$work/all.err" | sed 1d)"
+    "$uncalled_line" "$(ct_after_detach "$work/all.err")"
 # More than 20: 20 named, the whole list in a file beside the trace.
 timeout -k 5 120 "$ct" record -o "$work/many" -p "$spid" -d 1s -F 'Shop.*' \
     -F 'System.Text.StringBuilder.*' >"$work/many.out" 2>"$work/many.err"
-many=$(sed -n '/^clrtrace record: detached from pid /,$p' "$work/many.err" | sed 1d)
+many=$(ct_after_detach "$work/many.err")
 total=$(sed -nE 's/^clrtrace record: ([0-9]+) chosen methods had 0 calls since the attach .*/\1/p' <<<"$many")
 check "more than 20: 20 named, then 'and N more (the whole list: DIR/uncalled-methods.txt)'" \
     grep -qE "^clrtrace record: [0-9]+ chosen .*\): ([^;]+; ){19}[^;]+; and $((total - 20)) more \(the whole list: $work/many/uncalled-methods.txt\)\$" <<<"$many"

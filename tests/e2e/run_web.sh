@@ -238,7 +238,7 @@ if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
     # After the detach line, one line names every chosen method with no call
     # since the attach, with no claim that it was inlined (issue 35): the
     # handler among them, the methods it calls (called) not.
-    uncalled=$(sed -n '/^clrtrace run: detached from pid /,$p' "$work/attach.err" | sed 1d)
+    uncalled=$(ct_after_detach "$work/attach.err")
     check "clrtrace names it, after its detach line, among the methods with no call since the attach" \
         grep -qE '^clrtrace run: [0-9]+ chosen methods? had 0 calls since the attach \(not called since, or called only from code compiled before it that the runtime cannot recompile: dynamic methods such as serializers, dependency injection and request delegates; trace the program from its start to see them\): (.*; )?Web\.Program\.<>c\.<Main>b__0_0(;|$)' <<<"$uncalled"
     check_eq "that line is the only one, and names no called method (Place, Receipt, Total, b__0_2)" \
