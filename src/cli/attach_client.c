@@ -403,7 +403,7 @@ static int reach_profiler(const char *who, const attach_target *t, const char *l
     int fd = attach_target_control(t);
     if (fd >= 0)
         return fd;
-    int dfd = attach_target_diagnostics(who, t);
+    int dfd = attach_target_diagnostics(who, t, lib);
     if (dfd < 0)
         return -1;
     /* The library where the process sees it (a copy in its file system

@@ -40,19 +40,9 @@
  * content is compared byte for byte before use). */
 #define FNV64_OFFSET 0xcbf29ce484222325ull
 #define FNV64_PRIME 0x100000001b3ull
-/* Size of the ELF header fields read from the process's executable. */
+/* Size of the ELF header fields read (up to e_machine). */
 #define ELF_HEAD_BYTES 20
 
-#if defined(__x86_64__)
-#define OUR_ELF_MACHINE EM_X86_64
-#define OUR_ARCH "x86-64"
-#elif defined(__aarch64__)
-#define OUR_ELF_MACHINE EM_AARCH64
-#define OUR_ARCH "arm64"
-#else
-#define OUR_ELF_MACHINE 0
-#define OUR_ARCH "this architecture"
-#endif
 
 /* Whether /proc/self/ns/KIND and /proc/PID/ns/KIND are one namespace: 1,
  * 0, or -1 (errno: no access). */
@@ -81,8 +71,17 @@ static int scan_maps(attach_target *t)
         size_t n = strlen(line);
         if (n && line[n - 1] == '\n')
             line[n - 1] = '\0';
-        if (strstr(line, "/libcoreclr.so"))
+        const char *so = strstr(line, "/libcoreclr.so");
+        if (so && !t->coreclr) {
             t->coreclr = 1;
+            /* The path starts at the line's first '/' (after the fields). */
+            const char *file = strchr(line, '/');
+            size_t len = strlen(file);
+            if (len >= sizeof t->coreclr_path || strstr(file, " (deleted)"))
+                t->coreclr_path[0] = '\0';
+            else
+                memcpy(t->coreclr_path, file, len + 1);
+        }
         if (ct_maps_line_is_musl(line))
             t->musl = 1;
     }
@@ -325,25 +324,44 @@ int attach_target_control(const attach_target *t)
     return find_socket(t, CT_CONTROL_SOCKET_PREFIX, SOCK_SEQPACKET);
 }
 
-/* Whether the process's executable is of clrtrace's architecture; 1 when
- * it cannot be read (the runtime's answer will tell). */
-static int same_arch(const attach_target *t, unsigned *machine)
+/* The ELF machine (e_machine) of the file at path, or 0 when it cannot be
+ * read or is not a 64-bit ELF file. */
+static unsigned elf_machine(const char *path)
 {
-    char path[64];
     unsigned char h[ELF_HEAD_BYTES];
-    snprintf(path, sizeof path, "/proc/%u/exe", t->pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     ssize_t n = fd >= 0 ? pread(fd, h, sizeof h, 0) : -1;
     if (fd >= 0)
         close(fd);
-    if (n != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0 || !OUR_ELF_MACHINE)
-        return 1;
-    *machine = (unsigned)h[18] | (unsigned)h[19] << 8; /* e_machine, little-endian */
-    if (h[EI_DATA] != ELFDATA2LSB)
-        *machine = (unsigned)h[18] << 8 | (unsigned)h[19];
-    return *machine == OUR_ELF_MACHINE && h[EI_CLASS] == ELFCLASS64;
+    if (n != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0 || h[EI_CLASS] != ELFCLASS64)
+        return 0;
+    if (h[EI_DATA] == ELFDATA2MSB)
+        return (unsigned)h[18] << 8 | (unsigned)h[19];
+    return (unsigned)h[18] | (unsigned)h[19] << 8; /* e_machine, little-endian */
 }
 
+static const char *machine_name(unsigned machine)
+{
+    return machine == EM_X86_64 ? "x86-64" : machine == EM_AARCH64 ? "arm64" : "another";
+}
+
+/* The ELF machine of the process's runtime: its libcoreclr.so, read through
+ * /proc/PID/root (under qemu-user the executable is the emulator, the
+ * runtime is the guest's), else its executable; 0 when neither reads. */
+static unsigned runtime_machine(const attach_target *t)
+{
+    char path[ATTACH_RUNTIME_PATH_MAX + 64];
+    unsigned m = 0;
+    if (t->coreclr_path[0]) {
+        snprintf(path, sizeof path, "/proc/%u/root%s", t->pid, t->coreclr_path);
+        m = elf_machine(path);
+    }
+    if (!m) {
+        snprintf(path, sizeof path, "/proc/%u/exe", t->pid);
+        m = elf_machine(path);
+    }
+    return m;
+}
 /* " (its TMPDIR as it sees it)" when the process is in another mount
  * namespace. */
 static const char *as_it_sees(const attach_target *t)
@@ -351,9 +369,9 @@ static const char *as_it_sees(const attach_target *t)
     return t->same_mnt ? "" : ", as it sees it";
 }
 
-int attach_target_diagnostics(const char *who, const attach_target *t)
+int attach_target_diagnostics(const char *who, const attach_target *t, const char *lib)
 {
-    unsigned pid = t->pid, machine = 0;
+    unsigned pid = t->pid;
     if (!t->coreclr && t->tmp_fd < 0) {
         fprintf(stderr, "clrtrace %s: pid %u is not a .NET process (no .NET runtime and no "
                 "diagnostics socket in %s)\n", who, pid, t->tmpdir);
@@ -365,10 +383,13 @@ int attach_target_diagnostics(const char *who, const attach_target *t)
                 who, pid);
         return -1;
     }
-    if (t->coreclr && !same_arch(t, &machine)) {
-        fprintf(stderr, "clrtrace %s: pid %u is a program of another architecture (ELF "
-                "machine %u): this clrtrace's profiler is built for " OUR_ARCH "\n", who, pid,
-                machine);
+    unsigned runtime = t->coreclr ? runtime_machine(t) : 0, ours = elf_machine(lib);
+    if (runtime && ours && runtime != ours) {
+        fprintf(stderr, "clrtrace %s: pid %u runs a .NET runtime for %s (ELF machine %u; "
+                "under an emulator such as qemu-user, say), the profiler %s is built for %s "
+                "(machine %u): give --profiler PATH of a libclrtrace.so built for %s "
+                "(docs/arm64.md)\n", who, pid, machine_name(runtime), runtime, lib,
+                machine_name(ours), ours, machine_name(runtime));
         return -1;
     }
     if (t->tmp_fd < 0) {

@@ -22,6 +22,10 @@
 
 /* Longest TMPDIR taken from a process's environment. */
 #define ATTACH_TMPDIR_MAX 1024
+/* Longest path of the runtime's file (libcoreclr.so) kept from its maps;
+ * a longer one is not kept (the architecture check then reads the
+ * process's executable). */
+#define ATTACH_RUNTIME_PATH_MAX 1024
 
 typedef struct attach_target {
     unsigned pid;               /* as clrtrace sees it */
@@ -33,6 +37,7 @@ typedef struct attach_target {
     int tmp_fd;                 /* that directory (O_PATH), or -1 */
     int tmp_errno;              /* why tmp_fd is -1 */
     int coreclr, musl;          /* what its /proc/PID/maps shows */
+    char coreclr_path[ATTACH_RUNTIME_PATH_MAX]; /* the runtime's file, as it sees it, or "" */
     int diag_off;               /* DOTNET_EnableDiagnostics(_IPC)=0 in its environment */
 } attach_target;
 
@@ -48,8 +53,9 @@ int attach_target_control(const attach_target *t);
 
 /* A connection to the runtime's diagnostics socket, or -1 after one line
  * that says why there is none (not .NET, diagnostics turned off, no access
- * to its TMPDIR, a musl or other-architecture process). */
-int attach_target_diagnostics(const char *who, const attach_target *t);
+ * to its TMPDIR, a musl process, or a runtime of another architecture than
+ * the profiler library lib: an arm64 runtime under qemu-user, say). */
+int attach_target_diagnostics(const char *who, const attach_target *t, const char *lib);
 
 /* The path, as the process sees it, of the profiler lib for it to load
  * (into out): lib itself when the process shares clrtrace's mount

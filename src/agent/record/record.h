@@ -316,10 +316,23 @@ typedef struct ct_recorder {
 } ct_recorder;
 
 extern ct_recorder g_rec CT_REC_HIDDEN;
-/* This thread's buffer (NULL until its first traced call). The
- * initial-exec model: one load off the thread pointer instead of a call to
- * __tls_get_addr in every hook. */
-extern __thread ct_tbuf *ct_rec_self __attribute__((tls_model("initial-exec"))) CT_REC_HIDDEN;
+/* This thread's buffer (NULL until its first traced call).
+ *
+ * x86_64: the initial-exec model, one load off the thread pointer instead
+ * of a call to __tls_get_addr in every hook. It puts the module's whole TLS
+ * block (1.6 KB: the probes' argument arrays, the exception state) in
+ * glibc's static TLS surplus when the runtime dlopens the profiler.
+ * aarch64: a self-contained .NET 10 runtime leaves too little of that
+ * surplus, dlopen fails and the runtime drops the profiler without a word
+ * (seen under qemu-user, docs/arm64.md); there the compiler's default model
+ * for -fPIC code is TLS descriptors, which cost a load and an indirect call
+ * and need no static TLS. */
+#if defined(__x86_64__)
+#define CT_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define CT_TLS_MODEL
+#endif
+extern __thread ct_tbuf *ct_rec_self CT_TLS_MODEL CT_REC_HIDDEN;
 
 /* Trace ids on calls (activity.c): the W3C ids of the Activity current on
  * the thread, read at each enter, told the writer in an ACTIVITY record

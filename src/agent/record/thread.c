@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 ct_recorder g_rec;
-__thread ct_tbuf *ct_rec_self __attribute__((tls_model("initial-exec")));
+__thread ct_tbuf *ct_rec_self CT_TLS_MODEL;
 
 static pthread_key_t g_thread_key;
 
