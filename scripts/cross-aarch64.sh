@@ -46,7 +46,8 @@ fi
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
 cmake --build "$build" -j2 || exit 1
-echo "cross-aarch64: $build/clrtrace and $build/src/agent/libclrtrace.so (ARM aarch64)"
+cmake --build "$build" --target nupkg >/dev/null || exit 1
+echo "cross-aarch64: $build/clrtrace, $build/src/agent/libclrtrace.so and the .NET tool in $build/nupkg/ (ARM aarch64)"
 ((test)) || exit 0
 (cd "$build" && ctest --output-on-failure -j2 -L 'unit|asm') || exit 1
 bash tests/e2e/run_arm64.sh "$root/build/src/agent/libclrtrace.so" "$build"

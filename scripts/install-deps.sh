@@ -4,7 +4,7 @@ set -euo pipefail
 need=()
 for pkg in cmake gcc clang-14 libcmocka-dev libzstd-dev zlib1g-dev protobuf-compiler libclang-rt-14-dev python3 \
            qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross valgrind \
-           dpkg-dev man-db groff-base chromium libncurses-dev tmux; do
+           dpkg-dev man-db groff-base chromium libncurses-dev tmux unzip file; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 command -v pkg-config >/dev/null || need+=(pkgconf)

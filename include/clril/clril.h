@@ -44,12 +44,11 @@
 
 /* ------------------------------------------------------ version and exports */
 
-/* The version of this header. It is clrtrace's version (the build fails to
- * configure when they differ); libclril.so.MAJOR is the soname. */
-#define CLRIL_VERSION_MAJOR 0
-#define CLRIL_VERSION_MINOR 1
-#define CLRIL_VERSION_PATCH 0
-/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+/* The version of this header: clrtrace's, the VERSION of project() in
+ * CMakeLists.txt, through the generated clril_version.h (CLRIL_VERSION_MAJOR,
+ * _MINOR, _PATCH); libclril.so.MAJOR is the soname. */
+#include "clril/clril_version.h"
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.2.0 is 200), usable in #if. */
 #define CLRIL_VERSION_NUMBER \
     (CLRIL_VERSION_MAJOR * 10000 + CLRIL_VERSION_MINOR * 100 + CLRIL_VERSION_PATCH)
 /* "MAJOR.MINOR.PATCH" */

@@ -55,12 +55,11 @@
 
 /* ------------------------------------------------------ version and exports */
 
-/* The version of this header. It is clrtrace's version (the build fails to
- * configure when they differ); libclrmeta.so.MAJOR is the soname. */
-#define CLRMETA_VERSION_MAJOR 0
-#define CLRMETA_VERSION_MINOR 1
-#define CLRMETA_VERSION_PATCH 0
-/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+/* The version of this header: clrtrace's, the VERSION of project() in
+ * CMakeLists.txt, through the generated clrmeta_version.h (CLRMETA_VERSION_MAJOR,
+ * _MINOR, _PATCH); libclrmeta.so.MAJOR is the soname. */
+#include "clrmeta/clrmeta_version.h"
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.2.0 is 200), usable in #if. */
 #define CLRMETA_VERSION_NUMBER \
     (CLRMETA_VERSION_MAJOR * 10000 + CLRMETA_VERSION_MINOR * 100 + CLRMETA_VERSION_PATCH)
 /* "MAJOR.MINOR.PATCH" */

@@ -35,12 +35,11 @@
 
 /* ------------------------------------------------------ version and exports */
 
-/* The version of this header. It is clrtrace's version (the build fails to
- * configure when they differ); libclrsig.so.MAJOR is the soname. */
-#define CLRSIG_VERSION_MAJOR 0
-#define CLRSIG_VERSION_MINOR 1
-#define CLRSIG_VERSION_PATCH 0
-/* MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), usable in #if. */
+/* The version of this header: clrtrace's, the VERSION of project() in
+ * CMakeLists.txt, through the generated clrsig_version.h (CLRSIG_VERSION_MAJOR,
+ * _MINOR, _PATCH); libclrsig.so.MAJOR is the soname. */
+#include "clrsig/clrsig_version.h"
+/* MAJOR * 10000 + MINOR * 100 + PATCH (0.2.0 is 200), usable in #if. */
 #define CLRSIG_VERSION_NUMBER \
     (CLRSIG_VERSION_MAJOR * 10000 + CLRSIG_VERSION_MINOR * 100 + CLRSIG_VERSION_PATCH)
 /* "MAJOR.MINOR.PATCH" */

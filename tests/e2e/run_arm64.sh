@@ -23,7 +23,10 @@
 #      the profiler's own text log says; the arm64 CLI (under qemu-user)
 #      replays it, and an x86-64 trace, byte for byte as the x86-64 CLI does
 #      (the format is architecture-neutral);
-#   5. attach: `record -p` of a running arm64 process with the arm64
+#   5. the arm64 .NET tool package: its files are aarch64, and its clrtrace
+#      (under qemu-user) launches qemu-aarch64 running the program, with the
+#      profiler beside it;
+#   6. attach: `record -p` of a running arm64 process with the arm64
 #      profiler (--profiler) records its calls and detaches, the program runs
 #      on and ends as untraced; without --profiler, one line says the
 #      runtime is arm64 and what to pass, and the process is untouched.
@@ -179,6 +182,28 @@ check "info: the same text from either CLI" cmp "$work/info-x64.txt" "$work/info
 check_eq "info: 26 calls, one ended by an exception" \
     "calls         26 ended (25 returned, 1 by exception, 0 by tail call); 26 entered" \
     "$(grep '^calls ' "$work/info-x64.txt")"
+
+echo "== the arm64 .NET tool package (cmake --build build-aarch64 --target nupkg)"
+version=$(sed -nE 's/^project\(clrtrace VERSION ([0-9]+\.[0-9]+\.[0-9]+) .*/\1/p' "$root/CMakeLists.txt")
+pkg=$armbuild/nupkg/clrtrace.linux-arm64.$version.nupkg
+check "the cross build made clrtrace.linux-arm64.$version.nupkg" test -f "$pkg"
+check_eq "the tool's package names both runtime identifiers' packages" \
+    'RuntimeIdentifier="linux-x64" Id="clrtrace.linux-x64" RuntimeIdentifier="linux-arm64" Id="clrtrace.linux-arm64"' \
+    "$(unzip -p "$armbuild/nupkg/clrtrace.$version.nupkg" tools/any/any/DotnetToolSettings.xml | grep -oE 'RuntimeIdentifier="[^"]+" Id="[^"]+"' | paste -sd ' ')"
+# `dotnet tool install` takes the machine's RID (--arch arm64 is for Windows
+# and macOS only), so the package is unpacked as the SDK would on arm64.
+mkdir -p "$work/tool" && (cd "$work/tool" && unzip -q "$pkg")
+tooldir=$work/tool/tools/any/linux-arm64
+chmod +x "$tooldir/clrtrace"
+check_eq "its clrtrace and libclrtrace.so are aarch64 ELF files" "2" \
+    "$(file -b "$tooldir/clrtrace" "$tooldir/libclrtrace.so" | grep -c 'ARM aarch64')"
+# The arm64 clrtrace (emulated) launches the emulator, which runs the
+# program: the arm64 launcher end to end, its profiler found beside it.
+ct_run "$work" armtool timeout -k 5 300 "${qemu[@]}" "$tooldir/clrtrace" run -o "$work/armtool.txt" \
+    -- "${qemu[@]}" "$app"
+check "the package's arm64 clrtrace, launching: stdout, stderr and exit code equal the untraced run's" \
+    ct_same_run "$work" plain armtool
+check_calls "the package's arm64 clrtrace" "$work/armtool.txt"
 
 echo "== attach to a running arm64 process"
 flag=$work/stop

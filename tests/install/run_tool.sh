@@ -5,7 +5,13 @@
 #      P/LIBDIR/clrtrace and traces tests/targets/Hello; the .pc files give
 #      the directory the libraries are in; `man -l` renders clrtrace(1);
 #   2. `cpack -G DEB`: the package depends on libc6, and extracted into a
-#      temporary root, its CLI and profiler trace Hello too.
+#      temporary root, its CLI and profiler trace Hello too;
+#   3. the .NET tool (`cmake --build BUILD --target nupkg`): `dotnet tool
+#      install -g clrtrace --add-source BUILD/nupkg` into a fresh HOME, the
+#      installed clrtrace traces Hello with the profiler beside it, and
+#      `dotnet tool uninstall` removes it;
+#   4. one version everywhere: project()'s in CMakeLists.txt is what
+#      `clrtrace --version`, the .deb and the .NET tool's packages say.
 # Usage: tests/install/run_tool.sh BUILD_DIR
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,4 +67,47 @@ if [[ -n "$deb" ]]; then
     dpkg-deb -x "$deb" "$work/root"
     traces deb "$work/root/usr/bin/clrtrace"
 fi
+
+echo "== the .NET tool"
+version=$(sed -nE 's/^project\(clrtrace VERSION ([0-9]+\.[0-9]+\.[0-9]+) .*/\1/p' "$root/CMakeLists.txt")
+rid=linux-x64
+[[ $(uname -m) == aarch64 ]] && rid=linux-arm64
+cmake --build "$build" --target nupkg >"$work/nupkg.log" 2>&1 ||
+    { cat "$work/nupkg.log" >&2; ct_fail "cmake --build --target nupkg"; }
+feed=$build/nupkg
+check_eq "the feed holds the tool's package and its $rid package" \
+    "clrtrace.$version.nupkg clrtrace.$rid.$version.nupkg" "$(cd "$feed" && ls -- *.nupkg | LC_ALL=C sort | paste -sd ' ')"
+check_eq "the $rid package: the settings, clrtrace and the profiler side by side" \
+    "clrtrace.$rid.nuspec tools/any/$rid/DotnetToolSettings.xml tools/any/$rid/clrtrace tools/any/$rid/libclrtrace.so" \
+    "$(unzip -Z1 "$feed/clrtrace.$rid.$version.nupkg" | LC_ALL=C sort | paste -sd ' ')"
+# A fresh HOME, and no package source but the folder: nothing from elsewhere.
+mkdir -p "$work/home"
+printf '<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n  <packageSources>\n    <clear />\n  </packageSources>\n</configuration>\n' \
+    >"$work/nuget.config"
+HOME=$work/home dotnet tool install -g clrtrace --add-source "$feed" --configfile "$work/nuget.config" \
+    >"$work/tool-install.log" 2>&1
+check_eq "dotnet tool install -g clrtrace --add-source BUILD/nupkg" 0 "$?"
+check "... says it installed version $version" grep -q "^Tool 'clrtrace' (version '$version') was successfully installed" "$work/tool-install.log"
+tool=$work/home/.dotnet/tools/clrtrace
+check_eq "the command is ~/.dotnet/tools/clrtrace, into the tool store" \
+    "$work/home/.dotnet/tools/.store/clrtrace/$version/clrtrace.$rid/$version/tools/any/$rid/clrtrace" \
+    "$(readlink -f "$tool")"
+traces tool "$tool"
+# The profiler it used is the one beside it: without that file, it has none.
+store_lib=$(dirname "$(readlink -f "$tool")")/libclrtrace.so
+mv "$store_lib" "$store_lib.away"
+HOME=$work/home "$tool" run -o /dev/null -- dotnet "$app" >/dev/null 2>"$work/tool-nolib.err"
+check_eq "the tool's clrtrace uses the profiler beside it in the store (moved away: it has none)" \
+    "clrtrace run: cannot find libclrtrace.so next to the clrtrace executable (use --profiler PATH)" \
+    "$(cat "$work/tool-nolib.err")"
+mv "$store_lib.away" "$store_lib"
+HOME=$work/home dotnet tool uninstall -g clrtrace >"$work/tool-uninstall.log" 2>&1
+check_eq "dotnet tool uninstall -g clrtrace: the command and the store gone" "0 no no" \
+    "$? $([[ -e $tool ]] && echo yes || echo no) $([[ -e $work/home/.dotnet/tools/.store/clrtrace ]] && echo yes || echo no)"
+
+echo "== one version: project() in CMakeLists.txt ($version)"
+check_eq "clrtrace --version" "clrtrace $version" "$("$build/clrtrace" --version)"
+[[ -n "$deb" ]] && check_eq "the .deb's Version" "$version" "$(dpkg-deb -f "$deb" Version)"
+check_eq "the .NET tool's packages" "$version $version" \
+    "$(for p in clrtrace clrtrace.$rid; do unzip -p "$feed/$p.$version.nupkg" "$p.nuspec" | sed -nE 's/.*<version>(.*)<\/version>.*/\1/p'; done | paste -sd ' ')"
 ct_end run_tool.sh
