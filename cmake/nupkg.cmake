@@ -1,6 +1,6 @@
 # `cmake --build BUILD --target nupkg` runs this script (CMakeLists.txt):
-# clrtrace as a .NET tool, two packages in BUILD/nupkg/ (docs/cli.md,
-# "Installing it"):
+# clrtrace as a .NET tool, two packages in BUILD/nupkg/ (README.md,
+# "Installing"):
 #   clrtrace.VERSION.nupkg       the tool's package: names the command and,
 #                                per runtime identifier, the package that
 #                                carries it (a RID-specific tool, .NET SDK 10)
