@@ -179,21 +179,27 @@ static int absolute(const char *path, char *out, size_t cap)
     return (size_t)snprintf(out, cap, "%s/%s", cwd, path) < cap ? 0 : -1;
 }
 
-/* mkdir -p, mode 0700 for what it creates. */
-static int make_dirs(const char *path)
+/* mkdir -p, mode 0700 for what it creates; *created counts the folders it
+ * made (the last components of path). */
+static int make_dirs(const char *path, int *created)
 {
     char p[PATH_MAX];
+    *created = 0;
     if ((size_t)snprintf(p, sizeof p, "%s", path) >= sizeof p)
         return -1;
     for (char *s = p + 1; *s; s++) {
         if (*s != '/')
             continue;
         *s = '\0';
-        if (mkdir(p, 0700) != 0 && errno != EEXIST)
+        if (mkdir(p, 0700) == 0)
+            ++*created;
+        else if (errno != EEXIST)
             return -1;
         *s = '/';
     }
-    if (mkdir(p, 0700) != 0 && errno != EEXIST)
+    if (mkdir(p, 0700) == 0)
+        ++*created;
+    else if (errno != EEXIST)
         return -1;
     struct stat st;
     if (stat(p, &st) != 0)
@@ -402,6 +408,8 @@ typedef struct trace_paths {
     const char *text_log;    /* the text log (absolute; NULL: stderr or none) */
     const char *trace;       /* record: the binary trace (absolute), else NULL */
     char textpath[PATH_MAX], tracepath[PATH_MAX];
+    char dir[PATH_MAX];      /* record: the trace directory (absolute) */
+    int dirs_made;           /* record: folders of dir that clrtrace created */
 } trace_paths;
 
 /* Parses argv (argv[0] the command) into *o: 0 (o->help set when -h/--help
@@ -665,14 +673,14 @@ static int trace_resolve(const trace_opts *o, trace_paths *p)
     }
     if (!o->record)
         return 0;
-    char dir[PATH_MAX];
-    if (absolute(o->output, dir, sizeof dir) != 0 ||
+    char *dir = p->dir;
+    if (absolute(o->output, dir, sizeof p->dir) != 0 ||
         (size_t)snprintf(p->tracepath, sizeof p->tracepath, "%s/%s", dir, CLRTRACE_TRACE_FILE) >=
             sizeof p->tracepath) {
         fprintf(stderr, "clrtrace record: output path too long\n");
         return -1;
     }
-    if (make_dirs(dir) != 0) {
+    if (make_dirs(dir, &p->dirs_made) != 0) {
         fprintf(stderr, "clrtrace record: cannot create the trace directory '%s': %s\n",
                 o->output, strerror(errno));
         return -1;
@@ -757,6 +765,23 @@ static int trace_launch(const trace_opts *o, const trace_paths *p)
 }
 
 /* run and record: the same options, two meanings of -o. */
+/* A refused attach leaves no trace directory behind: the folders record
+ * created for it, removed from the deepest while they are empty (one that
+ * holds anything stays). */
+static void remove_made_dirs(const trace_paths *p)
+{
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s", p->dir);
+    for (int i = 0; i < p->dirs_made; i++) {
+        if (rmdir(d) != 0)
+            return;
+        char *slash = strrchr(d, '/');
+        if (!slash || slash == d)
+            return;
+        *slash = '\0';
+    }
+}
+
 int cli_trace_command(int argc, char **argv, int record)
 {
     trace_opts o;
@@ -775,9 +800,13 @@ int cli_trace_command(int argc, char **argv, int record)
                                          o.given[CT_SET_RET_CHOSEN], o.program) != 0) ||
         trace_resolve(&o, &p) != 0)
         return 2;
-    if (o.pid_text)
-        return cli_attach(o.who, (unsigned)o.pid, p.lib, o.given, p.text_log, p.trace,
-                          o.duration_ns);
+    if (o.pid_text) {
+        int rc = cli_attach(o.who, (unsigned)o.pid, p.lib, o.given, p.text_log, p.trace,
+                            o.duration_ns);
+        if (rc != 0 && o.record)
+            remove_made_dirs(&p);
+        return rc;
+    }
     return trace_launch(&o, &p);
 }
 

@@ -12,4 +12,8 @@ sysroot=${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
 "$cc" -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
   -I"$src/src/agent/engines/elt/asm" "$src/tests/asm/test_stubs.c" "$src/tests/asm/clobber_arm64.S" \
   "$src/src/agent/engines/elt/asm/elt_arm64.S" -o "$out"
-exec qemu-aarch64 -L "$sysroot" "$out"
+# With Debian's libc6:arm64 installed beside the cross toolchain's libc (the
+# cross build's multiarch packages, scripts/cross-aarch64.sh), -L alone can
+# leave the program hanging in its loader: the library path names both.
+exec qemu-aarch64 -L "$sysroot" \
+  -E LD_LIBRARY_PATH="$sysroot/lib:/usr/lib/aarch64-linux-gnu:/lib/aarch64-linux-gnu" "$out"

@@ -349,6 +349,16 @@ sh -c 'exit 0' &
 gone=$!
 wait "$gone"
 error "no such pid" "$gone" "^clrtrace run: no process with pid $gone$"
+# record -p refused: no trace directory left behind (issue 42), neither the
+# one named nor the parents it would have made; one that existed stays.
+ct_run "$work" norec "$ct" record -p "$gone" -d 1s -o "$work/refused/a/b"
+check_eq "record -p of no process: exit 1, one line, no DIR (nor its parents) left" \
+    "1|clrtrace record: no process with pid $gone|no" \
+    "$(cat "$work/norec.rc")|$(cat "$work/norec.err")|$([[ -e $work/refused ]] && echo yes || echo no)"
+mkdir -p "$work/kept"
+ct_run "$work" norec2 "$ct" record -p "$gone" -d 1s -o "$work/kept/t"
+check_eq "... a parent that existed stays, the folder it made goes" "yes no" \
+    "$([[ -d $work/kept ]] && echo yes || echo no) $([[ -e $work/kept/t ]] && echo yes || echo no)"
 
 # With a stale diagnostics socket of its pid left in its TMPDIR (a .NET
 # process killed outright leaves one; pids are reused): still not .NET.

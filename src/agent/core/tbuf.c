@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pages.h"
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(ct_tbuf *) g_first;
 static size_t g_ring_bytes = (size_t)CT_DEFAULT_RING_KB * 1024;
@@ -113,4 +115,14 @@ void ct_tbuf_reset_skips(ct_tbuf *b)
         atomic_store_explicit(&b->hook_ns[k], 0, memory_order_relaxed);
         atomic_store_explicit(&b->hook_n[k], 0, memory_order_relaxed);
     }
+}
+
+void ct_tbuf_trim_all(void)
+{
+    pthread_mutex_lock(&g_lock);
+    for (ct_tbuf *b = atomic_load_explicit(&g_first, memory_order_relaxed); b; b = b->next) {
+        ct_pages_release(b->ring.mem, b->ring.cap);
+        ct_pages_release(b->scratch, CT_RECORD_MAX_BYTES);
+    }
+    pthread_mutex_unlock(&g_lock);
 }

@@ -91,6 +91,13 @@ ct_tbuf *ct_tbuf_first(void);
 
 /* Called by the writer once an orphaned buffer is empty. */
 void ct_tbuf_release(ct_tbuf *b);
+/* Between two traces (after an attach session, when the writer has read
+ * every ring): each buffer's ring and scratch pages given back to the system
+ * (madvise MADV_DONTNEED), so that a process attached to once does not keep
+ * a ring's worth of memory for every thread that ran a traced method. The
+ * buffers stay (a thread's pointer to its own stays valid); a hook still
+ * finishing writes into fresh zero pages. */
+void ct_tbuf_trim_all(void);
 
 /* Forgets the calls counted as left out (a new trace begins). */
 void ct_tbuf_reset_skips(ct_tbuf *b);

@@ -20,6 +20,7 @@
 #include "views/treefilter.h"
 #include "views/render.h"
 #include "agent/runtime/notes.h"
+#include "base/pages.h"
 #include "base/table.h"
 #include "logstream.h"
 #include "outputs.h"
@@ -88,6 +89,23 @@ static void block_flush(void);
  * zstd context and the buffer a ZSTD record is built in. */
 static ZSTD_CCtx *g_zctx;
 static uint8_t *g_zbuf;
+/* The binary trace's buffers and zstd's context, kept from one trace to the
+ * next (an attach session each) and never freed: allocated and freed by
+ * each session, 4 MiB and zstd's workspace went to a new glibc arena a
+ * session, and the traced process grew 1.2 MB at each attach (issue 42). */
+static struct {
+    uint8_t *bin, *blk, *z, *pend;
+    ZSTD_CCtx *zctx;
+} g_kept;
+
+/* *slot's kept buffer of size bytes, allocated the first time; NULL
+ * without memory. */
+static void *kept(uint8_t **slot, size_t size)
+{
+    if (!*slot)
+        *slot = malloc(size);
+    return *slot;
+}
 /* A full buffer being compressed a piece at a time (CT_WRITER_ZSTD_PIECE
  * per turn of the writer's loop, between rounds), while g_bin_buf fills:
  * compressing a whole megabyte at once held the writer so long that the
@@ -1150,8 +1168,8 @@ int ct_writer_start(const ct_writer_config *c)
         ct_budget_setup(&io, c->max_overhead);
     }
     g_bin_fd = c->binary_fd;
-    if (g_bin_fd >= 0 && (!(g_bin_buf = malloc(CT_WRITER_FILE_BUFFER)) ||
-                          !(g_blk_buf = malloc(CT_WRITER_BLOCK_BYTES))))
+    if (g_bin_fd >= 0 && (!(g_bin_buf = kept(&g_kept.bin, CT_WRITER_FILE_BUFFER)) ||
+                          !(g_blk_buf = kept(&g_kept.blk, CT_WRITER_BLOCK_BYTES))))
         return -1;
     ct_wbuf_init(&g_blk, g_blk_buf, CT_WRITER_BLOCK_BYTES);
     if (c->calls_filter && ct_filter_opts_active(c->calls_filter) &&
@@ -1181,11 +1199,13 @@ int ct_writer_start(const ct_writer_config *c)
         bin_put(hdr, w.len);
         bin_flush();
         /* Without memory for compression, the trace is written as it is. */
-        if (c->compress && (g_zbuf = malloc(CT_WRITER_FILE_BUFFER)) &&
-            (!(g_pend_buf = malloc(CT_WRITER_FILE_BUFFER)) || !(g_zctx = ZSTD_createCCtx()))) {
-            free(g_zbuf);
-            free(g_pend_buf);
-            g_zbuf = g_pend_buf = NULL;
+        if (c->compress && !g_kept.zctx)
+            g_kept.zctx = ZSTD_createCCtx();
+        if (c->compress && g_kept.zctx && kept(&g_kept.z, CT_WRITER_FILE_BUFFER) &&
+            kept(&g_kept.pend, CT_WRITER_FILE_BUFFER)) {
+            g_zbuf = g_kept.z;
+            g_pend_buf = g_kept.pend;
+            g_zctx = g_kept.zctx;
         }
     }
     if (!c->naive) {
@@ -1280,15 +1300,20 @@ int ct_writer_reset(void)
     if (g_filter)
         ct_filter_free(g_filter);
     g_filter = NULL;
-    free(g_bin_buf);
-    free(g_blk_buf);
-    free(g_zbuf);
-    free(g_pend_buf);
+    /* Kept for the next trace (g_kept); the file buffer and the one being
+     * compressed swap roles, so each goes back to the slot it now fills. */
+    if (g_bin_buf)
+        g_kept.bin = g_bin_buf;
+    if (g_pend_buf)
+        g_kept.pend = g_pend_buf;
+    /* Their pages back to the system until the next trace writes them. */
+    ct_pages_release(g_kept.bin, CT_WRITER_FILE_BUFFER);
+    ct_pages_release(g_kept.blk, CT_WRITER_BLOCK_BYTES);
+    ct_pages_release(g_kept.z, CT_WRITER_FILE_BUFFER);
+    ct_pages_release(g_kept.pend, CT_WRITER_FILE_BUFFER);
     g_bin_buf = g_blk_buf = g_zbuf = g_pend_buf = NULL;
     g_pend_on = 0;
     g_pend_len = 0;
-    if (g_zctx)
-        ZSTD_freeCCtx(g_zctx);
     g_zctx = NULL;
     g_bin_fd = -1;
     g_bin_len = 0;
@@ -1306,6 +1331,9 @@ int ct_writer_reset(void)
     atomic_store(&g_stop_called, 0);
     atomic_store(&g_done, 0);
     atomic_store(&g_started, 0);
+    /* The rings' memory back to the system until the next trace uses it
+     * (issue 42: each thread's ring stayed resident after a session). */
+    ct_tbuf_trim_all();
     /* Each thread's held time is counted from here. */
     for (ct_tbuf *b = ct_tbuf_first(); b; b = b->next)
         b->held_reported = ct_ring_held(&b->ring) -
