@@ -9,6 +9,7 @@
  * waits for Ctrl-C, SIGTERM or the duration, and ends the session. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -216,7 +217,7 @@ static int send_request(int fd, const char *req, size_t len, const int *fds, int
 {
     struct iovec iov = {(void *)req, len};
     union {
-        char buf[CMSG_SPACE(2 * sizeof(int))];
+        char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } u;
     struct msghdr m;
@@ -453,7 +454,8 @@ static int reach_profiler(const char *who, const attach_target *t, const char *l
  * and *binary say which were opened. 0, or -1 after one line (nothing left
  * open). */
 static int open_outputs(const char *who, int want_text, const char *text_path,
-                        const char *trace_path, int *fds, int *nfds, int *text, int *binary)
+                        const char *trace_path, int with_dir, int *fds, int *nfds, int *text,
+                        int *binary)
 {
     if (want_text) {
         int t = text_path ? open(text_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
@@ -478,6 +480,26 @@ static int open_outputs(const char *who, int want_text, const char *text_path,
         }
         fds[(*nfds)++] = b;
         *binary = 1;
+        /* --max-size: its folder too, where the profiler makes, renames and
+         * deletes the segments (through the descriptor: the process may be in
+         * another mount namespace). */
+        if (with_dir) {
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof dir, "%s", trace_path);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *(slash == dir ? slash + 1 : slash) = '\0';
+            int d = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+            if (d < 0) {
+                fprintf(stderr, "clrtrace %s: cannot open the trace's folder %s: %s\n", who,
+                        slash ? dir : ".", strerror(errno));
+                for (int i = 0; i < *nfds; i++)
+                    close(fds[i]);
+                *nfds = 0;
+                return -1;
+            }
+            fds[(*nfds)++] = d;
+        }
     }
     return 0;
 }
@@ -487,7 +509,7 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
 {
     if (check_process(who, pid) != 0)
         return 1;
-    int fds[2], nfds = 0, text = 0, binary = 0, rc = 1, began = 0;
+    int fds[3], nfds = 0, text = 0, binary = 0, rc = 1, began = 0;
     char cmd[CMD_SHOWN_MAX + 4];
     ct_proc_cmdline(pid, CMD_SHOWN_MAX, cmd, sizeof cmd);
     /* The text log unless recording without --text. The request names the
@@ -511,7 +533,8 @@ int cli_attach(const char *who, unsigned pid, const char *lib, const char *const
      * there (a process that cannot be traced leaves no file behind): the
      * text log (a file, or our stderr) unless recording without --text,
      * and the trace. */
-    if (open_outputs(who, want_text, text_path, trace_path, fds, &nfds, &text, &binary) != 0)
+    if (open_outputs(who, want_text, text_path, trace_path, given[CT_SET_MAX_SIZE] != NULL, fds,
+                     &nfds, &text, &binary) != 0)
         goto out;
     char answer[CT_ATTACH_ANSWER_MAX];
     if (send_request(fd, req, len, fds, nfds) != 0) {

@@ -90,7 +90,7 @@ static void usage(FILE *to)
 static const char *const k_names[] = {
     "?", "FUNCTION", "THREAD", "ENTER", "LEAVE", "TAILCALL", "UNWIND", "DROPPED", "CLASS", "END",
     "EVENTS", "HELD", "JIT", "ZSTD", "BUDGET", "ACTIVITY", "ASYNC_RETURN", "ASYNC_FAULT", "LINE",
-    "LOCALS", "INJECT",
+    "LOCALS", "INJECT", "SEGMENT",
 };
 _Static_assert(sizeof k_names / sizeof *k_names == CT_REC_TYPE_COUNT, "a name per record type");
 
@@ -137,6 +137,10 @@ static int dump(void *ctx, const ct_rec *r)
     case CT_REC_INJECT:
         printf(" t=%" PRIu64 " tid=%" PRIu64 " key=0x%" PRIx64 " inject=%u action=%u\n",
                r->time_ns, r->tid, r->key, r->inject_index, r->inject_action);
+        break;
+    case CT_REC_SEGMENT:
+        printf(" t=%" PRIu64 " segment=%" PRIu64 " bytes_before=%" PRIu64 "\n", r->time_ns,
+               r->key, r->count);
         break;
     case CT_REC_LINE:
         printf(" t=%" PRIu64 " tid=%" PRIu64 " key=0x%" PRIx64 " line=%u%s\n", r->time_ns, r->tid,

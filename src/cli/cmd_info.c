@@ -58,7 +58,11 @@ typedef struct info_stats {
     uint64_t budget_steps;    /* BUDGET records that changed a function's step */
     uint64_t budget_skipped;  /* calls left out, every function */
     ct_table traces;          /* ACTIVITY: trace id (two u64) -> 1 */
+    ct_table defined;         /* FUNCTION and CLASS keys met (--max-size's segments
+                                 repeat them): key -> 1 (2 for a class's) */
     uint64_t ntraces;         /* distinct W3C trace ids the threads' Activities had */
+    uint64_t first_segment, last_segment; /* SEGMENT records' numbers (--max-size) */
+    int segment_seen;
     uint64_t activities;      /* ACTIVITY records */
     uint64_t injected[4];     /* INJECT records: every one, then by action (throw,
                                  return, delay) */
@@ -113,13 +117,32 @@ static int count(void *ctx, const ct_rec *rec)
         }
         break;
     }
+    case CT_REC_SEGMENT:
+        if (!s->segment_seen)
+            s->first_segment = rec->key;
+        s->segment_seen = 1;
+        s->last_segment = rec->key;
+        break;
     case CT_REC_INJECT:
         s->injected[0]++;
         if (rec->inject_action >= 1 && rec->inject_action <= 3)
             s->injected[rec->inject_action]++;
         break;
-    case CT_REC_FUNCTION: s->functions++; break;
-    case CT_REC_CLASS: s->classes++; break;
+    case CT_REC_FUNCTION:
+    case CT_REC_CLASS: {
+        /* Each once: a segment of a --max-size trace repeats them. A class
+         * id and a function key may be equal: one word each, apart. */
+        ct_key k = {rec->key, rec->type};
+        if (ct_table_get_key(&s->defined, k))
+            break;
+        if (ct_table_put_key(&s->defined, k, (void *)1) != 0)
+            return -1;
+        if (rec->type == CT_REC_FUNCTION)
+            s->functions++;
+        else
+            s->classes++;
+        break;
+    }
     case CT_REC_END:
         s->ended = 1;
         s->mapped = rec->mapped;
@@ -176,6 +199,7 @@ static int info_read(info_trace *it, const cli_offline *o, const char *path)
     ct_table_each(&it->s.budget, add_skipped, &it->s.budget_skipped);
     ct_table_free(&it->s.budget);
     ct_table_free(&it->s.traces);
+    ct_table_free(&it->s.defined);
     if (it->s.nheld)
         ct_held_text(it->s.held, it->s.nheld, it->s.held_text, sizeof it->s.held_text);
     free(it->s.held);
@@ -220,6 +244,16 @@ static void describe(const info_trace *it)
     if (calls_of(s))
         printf(", %.1f bytes per call", (double)it->t.len / (double)calls_of(s));
     printf(", format %u.%u\n", h->major, h->minor);
+    if (it->t.segments) {
+        printf("%-14ssegments %llu to %llu (%u files joined, %llu bytes on disk); ", "max-size",
+               (unsigned long long)s->first_segment, (unsigned long long)s->last_segment,
+               it->t.segments, (unsigned long long)it->t.segments_bytes);
+        if (s->first_segment)
+            printf("0 to %llu dropped (replay says from when)\n",
+                   (unsigned long long)s->first_segment - 1);
+        else
+            printf("none dropped\n");
+    }
     printf("%-14s%.*s\n", "command line", (int)h->cmdline_len, h->cmdline);
     if (h->ppid)
         printf("%-14s%u (parent %u)\n", "process", h->pid, h->ppid);

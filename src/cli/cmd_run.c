@@ -312,7 +312,12 @@ static void remove_traces(const char *dir)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
-        if (!strncmp(e->d_name, "trace.", 6) && n >= 10 && !strcmp(e->d_name + n - 5, ".clrt"))
+        /* trace.clrt, trace.PID.clrt, and --max-size's older segments
+         * (trace.clrt.1, trace.PID.clrt.3): a reader would join them. */
+        const char *seg = strstr(e->d_name, ".clrt.");
+        int older = seg && seg[6] >= '1' && seg[6] <= '9' && !seg[7];
+        if (!strncmp(e->d_name, "trace.", 6) && n >= 10 &&
+            (!strcmp(e->d_name + n - 5, ".clrt") || older))
             unlinkat(dirfd(d), e->d_name, 0);
     }
     closedir(d);
@@ -548,6 +553,11 @@ static int trace_check(trace_opts *o)
     const char *who = o->who;
     if (o->record && !o->output) {
         fprintf(stderr, "clrtrace record: -o DIR is required (try --help)\n");
+        return -1;
+    }
+    if (!o->record && o->given[CT_SET_MAX_SIZE]) {
+        fprintf(stderr, "clrtrace run: --max-size bounds a binary trace: use clrtrace record -o "
+                "DIR --max-size SIZE (its text log, --text FILE, is not bounded)\n");
         return -1;
     }
     if (o->pid_text) {

@@ -64,7 +64,11 @@
  * 2.11 reader reports the first as an unknown record. */
 /* 2.13: INJECT records (--inject): a fault injected into a call; a 2.12
  * reader reports the first as an unknown record. */
-#define CT_TRACE_VERSION_MINOR 13
+/* 2.14: SEGMENT records (--max-size): a trace written as a set of segment
+ * files, each starting with the header, a SEGMENT record and the
+ * definitions so far; a 2.13 reader reports the first as an unknown
+ * record. */
+#define CT_TRACE_VERSION_MINOR 14
 /* The first minor whose events carry the held time. */
 #define CT_TRACE_MINOR_HELD 7
 
@@ -135,6 +139,10 @@ typedef enum ct_rec_type {
                             entered (its innermost open frame of that function) had a
                             fault injected: u32 the --inject's number (from 0), u32 the
                             action (CT_INJECT_THROW, RETURN, DELAY: format/inject.h) */
+    CT_REC_SEGMENT = 21, /* (2.14, --max-size) the start of segment file `key` (from
+                            0) of a trace cut into segments: time_ns when it was
+                            begun, count the bytes of the segments before it (those a
+                            reader may not have: the oldest are deleted) */
     CT_REC_TYPE_COUNT
 } ct_rec_type;
 
@@ -439,6 +447,12 @@ ct_trace_status ct_write_inject(ct_wbuf *w, uint64_t time_ns, uint64_t tid, uint
 /* In a thread's ring: the header (type CT_REC_INJECT, the function's key,
  * no values), then u32 index, u32 action. */
 #define CT_INJECT_RING_BYTES (CT_EVENT_BASE_BYTES + 8)
+
+/* A SEGMENT record: this file is segment `index` of the trace (--max-size),
+ * begun at time_ns, after bytes_before bytes of earlier segments. ct_rec:
+ * key, time_ns, count. */
+ct_trace_status ct_write_segment(ct_wbuf *w, uint64_t time_ns, uint64_t index,
+                                 uint64_t bytes_before);
 
 /* An ACTIVITY record: from time_ns on, thread tid's calls are made under
  * the Activity whose ids are trace_id (16 bytes) and span_id (8 bytes);

@@ -501,6 +501,11 @@ static long read_record(const uint8_t *data, size_t len, uint64_t offset, ct_rar
             return -1;
         }
         break;
+    case CT_REC_SEGMENT:
+        rec->time_ns = ct_take_u(&c, 8);
+        rec->key = ct_take_u(&c, 8);
+        rec->count = ct_take_u(&c, 8);
+        break;
     case CT_REC_ACTIVITY: {
         rec->time_ns = ct_take_u(&c, 8);
         rec->tid = ct_take_u(&c, 8);

@@ -322,6 +322,16 @@ ct_trace_status ct_write_inject(ct_wbuf *w, uint64_t time_ns, uint64_t tid, uint
     return rec_end(w, at, undo);
 }
 
+ct_trace_status ct_write_segment(ct_wbuf *w, uint64_t time_ns, uint64_t index,
+                                 uint64_t bytes_before)
+{
+    size_t undo = w->len, at = rec_begin(w, CT_REC_SEGMENT);
+    put_u64(w, time_ns);
+    put_u64(w, index);
+    put_u64(w, bytes_before);
+    return rec_end(w, at, undo);
+}
+
 ct_trace_status ct_write_activity(ct_wbuf *w, uint64_t time_ns, uint64_t tid,
                                   const uint8_t *trace_id, const uint8_t *span_id)
 {

@@ -130,6 +130,44 @@ unsigned ct_at_list(const char *text, ct_at_spec *out, unsigned cap, unsigned *n
     return kept;
 }
 
+int ct_parse_size(const char *text, uint64_t max, uint64_t *bytes)
+{
+    if (!text)
+        return -1;
+    const char *p = text;
+    uint64_t n = 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (n > max)
+            return -1;
+        n = n * 10 + (uint64_t)(*p++ - '0');
+        digits++;
+    }
+    if (!digits)
+        return -1;
+    unsigned shift = 0;
+    switch (*p) {
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    case 't': case 'T': shift = 40; break;
+    case '\0': break;
+    default: return -1;
+    }
+    if (shift) {
+        p++;
+        /* "K", "KB", "KiB" (any case) */
+        if ((p[0] == 'i' || p[0] == 'I') && (p[1] == 'b' || p[1] == 'B'))
+            p += 2;
+        else if (p[0] == 'b' || p[0] == 'B')
+            p++;
+    }
+    if (*p || n > max >> shift)
+        return -1;
+    *bytes = n << shift;
+    return 0;
+}
+
 int ct_parse_duration(const char *text, uint64_t *ns)
 {
     if (!text)

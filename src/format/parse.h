@@ -70,6 +70,11 @@ unsigned ct_at_list(const char *text, ct_at_spec *out, unsigned cap, unsigned *l
  * duration or exceeds CT_FILTER_MAX_MIN_TIME_NS. */
 int ct_parse_duration(const char *text, uint64_t *ns);
 
+/* Parses a size in bytes: a whole number, alone or followed by K, M, G or T
+ * (powers of 1024; KB, KiB and the like too, any case). Returns 0 with
+ * *bytes set, or -1 when the text is not a size or exceeds max. */
+int ct_parse_size(const char *text, uint64_t max, uint64_t *bytes);
+
 /* The names that say a value is a secret (docs/tracer.md, "Redaction"), as
  * Datadog's redaction compares them: a name lowered and stripped of '_',
  * '-', '.', '$' and '@' is a secret's when it equals one of these, or when

@@ -169,6 +169,12 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                        "it starts run untraced (by default each is traced into "
                        "a file of its own: FILE.PID for -o FILE, DIR/trace.PID.clrt "
                        "for record)"},
+    [CT_SET_MAX_SIZE] = {"CLRTRACE_MAX_SIZE", NULL, "--max-size", CT_KIND_SIZE, CT_GROUP_MODE,
+                         CT_SETTING_ZERO_OFF, CT_MIN_MAX_SIZE, CT_MAX_MAX_SIZE, 0, NULL, "SIZE",
+                         "record: keep the binary trace within SIZE bytes (K, M, G: "
+                         "8M at least), the last calls kept: trace.clrt and its "
+                         "older segments trace.clrt.1 to .3, the oldest deleted "
+                         "(a flight recorder)"},
     [CT_SET_COMPRESS] = {"CLRTRACE_COMPRESS", NULL, "--no-compress", CT_KIND_FLAG, CT_GROUP_MODE,
                          0, 0, 1, 1, "0", NULL,
                          "write the binary trace uncompressed (by default its "
@@ -340,6 +346,15 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
         }
         snprintf(want, want_cap, "a duration such as 100us, 2.5ms or 1s (%sat most one day)",
                  above_zero ? "more than 0, " : "");
+        return -1;
+    case CT_KIND_SIZE:
+        if ((!strcmp(text, "0") && (s->flags & CT_SETTING_ZERO_OFF) && !option) ||
+            (ct_parse_size(text, s->max, &n) == 0 && n >= s->min)) {
+            *num = n;
+            return 0;
+        }
+        snprintf(want, want_cap, "a size from %lluM to %lluG (a number of bytes, or with K, M "
+                 "or G)", (unsigned long long)(s->min >> 20), (unsigned long long)(s->max >> 30));
         return -1;
     case CT_KIND_GLOBS:
         if (*text && strlen(text) < CT_FILTER_MAX_GLOBS_TEXT)

@@ -35,6 +35,13 @@
 #define CT_DEFAULT_RING_KB 512u
 #define CT_MIN_RING_KB 16u
 #define CT_MAX_RING_KB (1024u * 1024u)
+/* --max-size: the binary trace is cut into CT_MAX_SIZE_SEGMENTS segment
+ * files of a quarter of it each, the oldest deleted when a new one would
+ * pass it. The smallest: two writer buffers (1 MiB each) a segment; the
+ * largest: 1 TiB. */
+#define CT_MAX_SIZE_SEGMENTS 4u
+#define CT_MIN_MAX_SIZE (8ull << 20)
+#define CT_MAX_MAX_SIZE (1ull << 40)
 /* Largest --after / CLRTRACE_AFTER. */
 #define CT_MAX_AFTER 1000000000000000000ull
 
@@ -80,6 +87,8 @@ typedef enum ct_setting_id {
     CT_SET_INLINING,
     CT_SET_FOLLOW,
     CT_SET_COMPRESS,
+    CT_SET_MAX_SIZE,      /* CLRTRACE_MAX_SIZE: the binary trace's most bytes, its
+                             oldest segments deleted past it (--max-size) */
     CT_SET_IDS,           /* CLRTRACE_IDS: 0 reads no trace ids (--no-ids) */
     CT_SET_SRCLINE,       /* CLRTRACE_SRCLINE: each function's file:line from its
                              Portable PDB (--srcline[=full]) */
@@ -110,6 +119,8 @@ typedef enum ct_setting_kind {
                          one a line: at most CT_AT_MAX */
     CT_KIND_INJECT,   /* faults 'GLOB: ACTION ...' (src/format/inject.h), one a
                          line: at most CT_INJECT_MAX */
+    CT_KIND_SIZE,     /* bytes: a whole number, alone or with K, M, G or T
+                         (ct_parse_size), in [min, max] */
     CT_KIND_CHOSEN,   /* chosen values 'GLOB@PATH[,PATH...]' (src/format/expr.h,
                          ct_chosen_parse), one a line: at most CT_CHOSEN_MAX;
                          CT_SET_RET_CHOSEN's: -R's, one path */

@@ -164,6 +164,15 @@ struct ct_render {
     struct { uint64_t tid, key; uint32_t line, flags; } lines[RENDER_LINES_HELD];
     unsigned nlines;
     uint64_t dropped, events;
+    /* --max-size: the trace is the newest segments of one cut into segment
+     * files (the first SEGMENT record read is not segment 0): calls that
+     * began before its first segment end in it without their start: an end
+     * with no call open on its thread (window_begun counts them, not shown);
+     * window_seen: a SEGMENT was read. */
+    int window, window_seen;
+    uint64_t window_begun;
+    uint64_t window_key, window_bytes; /* the first SEGMENT's, said at the first event */
+    int window_said;
     /* The threads holding an enter line back, oldest first (the events
      * come in time order): before a line of time T, those of them held
      * back from before T are written as opening lines ("... {"), so that
@@ -1190,6 +1199,12 @@ static int call_ended(void *ctx, ct_walk_thread *t, void *fp, uint32_t depth,
 static int call_unmatched(void *ctx, ct_walk_thread *t, uint32_t depth, const ct_rec *rec)
 {
     ct_render *r = ctx;
+    /* --max-size: a call begun in a segment no longer kept (an end with no
+     * call open on its thread, and no events of the thread dropped). */
+    if (r->window && depth == 0 && !t->dropped) {
+        r->window_begun++;
+        return 0;
+    }
     count_dropped(r, t, 1);
     ct_walk_end how = rec->type == CT_REC_LEAVE    ? CT_WALK_RETURN
                       : rec->type == CT_REC_UNWIND ? CT_WALK_EXCEPTION
@@ -1415,6 +1430,40 @@ static int budget_record(ct_render *r, const ct_rec *rec)
     return 0;
 }
 
+/* A SEGMENT record (--max-size). The first one read says whether older
+ * segments were dropped (window_said: the line, at the first event). */
+static void segment_record(ct_render *r, const ct_rec *rec)
+{
+    if (r->window_seen)
+        return;
+    r->window_seen = 1;
+    if (!rec->key)
+        return;
+    r->window = 1;
+    r->window_key = rec->key;
+    r->window_bytes = rec->count;
+}
+
+/* "# max-size: segments 0 to 3 (80.0 MiB) were dropped: the calls before
+ * 183.204112 s", at the window's first event (time_ns). */
+static void window_line(ct_render *r, uint64_t time_ns)
+{
+    r->window_said = 1;
+    if (!r->opts.lines)
+        return;
+    char which[64];
+    if (r->window_key == 1)
+        snprintf(which, sizeof which, "segment 0 (%.1f MiB) was",
+                 (double)r->window_bytes / (1024.0 * 1024.0));
+    else
+        snprintf(which, sizeof which, "segments 0 to %llu (%.1f MiB) were",
+                 (unsigned long long)(r->window_key - 1),
+                 (double)r->window_bytes / (1024.0 * 1024.0));
+    emitf(r, "# max-size: %s dropped: the calls before %llu.%06llu s\n", which,
+          (unsigned long long)(time_ns / 1000000000u),
+          (unsigned long long)(time_ns % 1000000000u / 1000u));
+}
+
 /* "# budget: 123 calls not recorded: F 100 (untraced), G 23", when the
  * budget or a limit left any out. */
 static void budget_line(ct_render *r)
@@ -1507,6 +1556,9 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         return locals_record(r, rec);
     case CT_REC_INJECT:
         return inject_record(r, rec);
+    case CT_REC_SEGMENT:
+        segment_record(r, rec);
+        return 0;
     case CT_REC_ASYNC_RETURN: case CT_REC_ASYNC_FAULT:
         return async_end(r, rec);
     case CT_REC_END:
@@ -1517,6 +1569,8 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         finish(r);
         return 0;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
+        if (r->window && !r->window_said)
+            window_line(r, rec->time_ns);
         ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
         fn *f = function_of(r, rec->key);
         if (!t || !f)
@@ -1935,6 +1989,10 @@ static void summary(ct_render *r)
           plural(n, "function", "functions"), (unsigned long long)r->walk.threads.used,
           plural(r->walk.threads.used, "thread", "threads"), (unsigned long long)r->dropped,
           plural(r->dropped, "event", "events"));
+    if (r->window_begun)
+        emitf(r, "# max-size: %llu %s began in the segments dropped (%s not shown)\n",
+              (unsigned long long)r->window_begun, plural(r->window_begun, "call", "calls"),
+              plural(r->window_begun, "its end", "their ends"));
     /* The EXCEPTIONS column when any call ended by an exception; JIT when
      * asked for (opts.jit). */
     int exc_col = exceptions != 0, jit_col = r->opts.jit;

@@ -605,6 +605,26 @@ static void test_inject_record(void **state)
     }
 }
 
+/* SEGMENT (2.14, --max-size): time, segment number, bytes before, read
+ * back as written; a record one word short is damaged. */
+static void test_segment_record(void **state)
+{
+    (void)state;
+    static uint8_t buf[128];
+    ct_wbuf w;
+    ct_wbuf_init(&w, buf, sizeof buf);
+    assert_int_equal(ct_write_segment(&w, 9601598000ull, 59, 121432064ull), CT_TRACE_OK);
+    assert_int_equal(w.len, 8 + 24);
+    ct_rec rec;
+    ct_trace_status st;
+    assert_true(read_one(buf, w.len, &rec, &st) > 0);
+    assert_int_equal(rec.type, CT_REC_SEGMENT);
+    assert_true(rec.time_ns == 9601598000ull && rec.key == 59 && rec.count == 121432064ull);
+    /* Two words only: the payload length says 16 bytes. */
+    buf[4] = 16;
+    assert_int_equal(read_one(buf, 8 + 16, &rec, &st), -1);
+}
+
 /* END (2.5): the count of traced functions left as they were, when not 0;
  * a record without it (2.4) reads as 0; a sixth word is a damaged record. */
 static void test_end_unrewritten(void **state)
@@ -1401,6 +1421,7 @@ int main(void)
         cmocka_unit_test(test_function_source),
         cmocka_unit_test(test_locals_record),
         cmocka_unit_test(test_inject_record),
+        cmocka_unit_test(test_segment_record),
         cmocka_unit_test(test_end_unrewritten),
         cmocka_unit_test(test_unwind_values),
         cmocka_unit_test(test_unwind_chain),

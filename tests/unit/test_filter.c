@@ -508,6 +508,37 @@ static void test_parse_duration(void **state)
     assert_int_equal(ct_parse_duration(NULL, &ns), -1);
 }
 
+/* --max-size's sizes (ct_parse_size): bytes, K, M, G, T as powers of 1024
+ * (KB, KiB, any case), at most max: at the limit and one past it. */
+static void test_parse_size(void **state)
+{
+    (void)state;
+    uint64_t b = 0, max = 1ull << 40;
+    assert_int_equal(ct_parse_size("8M", max, &b), 0);
+    assert_int_equal(b, 8ull << 20);
+    assert_int_equal(ct_parse_size("8388608", max, &b), 0);
+    assert_int_equal(b, 8388608);
+    assert_int_equal(ct_parse_size("512k", max, &b), 0);
+    assert_int_equal(b, 512ull << 10);
+    assert_int_equal(ct_parse_size("20MiB", max, &b), 0);
+    assert_int_equal(b, 20ull << 20);
+    assert_int_equal(ct_parse_size("3gb", max, &b), 0);
+    assert_int_equal(b, 3ull << 30);
+    assert_int_equal(ct_parse_size("1T", max, &b), 0);
+    assert_int_equal(b, max);
+    assert_int_equal(ct_parse_size("1099511627776", max, &b), 0);
+    assert_int_equal(ct_parse_size("1099511627777", max, &b), -1);
+    assert_int_equal(ct_parse_size("1025G", max, &b), -1);
+    assert_int_equal(ct_parse_size("99999999999999999999999", max, &b), -1);
+    assert_int_equal(ct_parse_size("", max, &b), -1);
+    assert_int_equal(ct_parse_size("M", max, &b), -1);
+    assert_int_equal(ct_parse_size("8 M", max, &b), -1);
+    assert_int_equal(ct_parse_size("8MX", max, &b), -1);
+    assert_int_equal(ct_parse_size("1.5M", max, &b), -1);
+    assert_int_equal(ct_parse_size("-8M", max, &b), -1);
+    assert_int_equal(ct_parse_size(NULL, max, &b), -1);
+}
+
 static void test_glob_list(void **state)
 {
     (void)state;
@@ -629,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_frame_limit),
         cmocka_unit_test(test_held_limit),
         cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_glob_list),
         cmocka_unit_test(test_glob_may_extend),
         cmocka_unit_test(test_secret_names),

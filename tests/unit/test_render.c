@@ -816,6 +816,53 @@ static int count_of(const char *text, const char *what)
     return n;
 }
 
+/* --max-size: a trace whose first segment kept is number 2 (segments 0
+ * and 1, 3 MiB, dropped). The call open when segment 2 began ends in it
+ * without its start: counted as begun in the segments dropped, not shown,
+ * not a drop; the line saying what was dropped comes at the first event,
+ * with its time. */
+static void test_segments_window(void **state)
+{
+    (void)state;
+    begin_trace();
+    assert_int_equal(ct_write_segment(&w, 5000000000ull, 2, 3u << 20), CT_TRACE_OK);
+    ct_fn_param p[] = { { "int n=", 0, &p_i4 } };
+    ct_fn_param r = { "int ", 0, &p_i4 };
+    assert_int_equal(ct_write_function(&w, 1, "Shop.Loop", "", CT_FN_STATIC, 1, p, &r),
+                     CT_TRACE_OK);
+    assert_int_equal(ct_write_function(&w, 2, "Shop.Step", "", CT_FN_STATIC, 1, p, &r),
+                     CT_TRACE_OK);
+    val v[1];
+    v[0] = v_i4(41);
+    event(CT_REC_LEAVE, 4999000000ull, 4242, 2, 1, v); /* Step(40), begun before */
+    v[0] = v_i4(41);
+    event(CT_REC_ENTER, 4999500000ull, 4242, 2, 1, v);
+    v[0] = v_i4(42);
+    event(CT_REC_LEAVE, 4999600000ull, 4242, 2, 1, v);
+    event(CT_REC_LEAVE, 5000100000ull, 4242, 1, 1, v); /* Loop, begun before */
+    end_block();
+    /* A later segment repeats the definitions and its own SEGMENT. */
+    assert_int_equal(ct_write_segment(&w, 6000000000ull, 3, 4u << 20), CT_TRACE_OK);
+    assert_int_equal(ct_write_function(&w, 2, "Shop.Step", "", CT_FN_STATIC, 1, p, &r),
+                     CT_TRACE_OK);
+    v[0] = v_i4(43);
+    event(CT_REC_ENTER, 6000500000ull, 4242, 2, 1, v);
+    v[0] = v_i4(44);
+    event(CT_REC_LEAVE, 6000600000ull, 4242, 2, 1, v);
+    end_block();
+    assert_int_equal(ct_write_end(&w, 7000000000ull, 4, 2, 2), CT_TRACE_OK);
+    const char *text = render(1, 1, NULL);
+    assert_non_null(strstr(text, "# max-size: segments 0 to 1 (3.0 MiB) were dropped: the calls "
+                                 "before 4.999000 s\n"));
+    assert_int_equal(count_of(text, "# max-size: segments"), 1);
+    assert_non_null(strstr(text, "Shop.Step(int n=41) -> int 42\n"));
+    assert_non_null(strstr(text, "Shop.Step(int n=43) -> int 44\n"));
+    assert_null(strstr(text, "} -> int"));
+    assert_non_null(strstr(text, ", 0 events dropped\n"));
+    assert_non_null(strstr(text, "# max-size: 2 calls began in the segments dropped (their ends "
+                                 "not shown)\n"));
+}
+
 static void test_injected_calls(void **state)
 {
     (void)state;
@@ -1354,6 +1401,7 @@ int main(void)
         cmocka_unit_test(test_runtime_async_calls),
         cmocka_unit_test(test_source_locations),
         cmocka_unit_test(test_injected_calls),
+        cmocka_unit_test(test_segments_window),
         cmocka_unit_test(test_percentiles),
         cmocka_unit_test(test_line_probes_and_locals),
         cmocka_unit_test(test_task_exception_value),

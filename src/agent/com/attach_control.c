@@ -141,10 +141,10 @@ static void answer(int fd, const char *fmt, const char *a)
 }
 
 /* Receives the request and its descriptors into r: 0, or -1. */
-static int receive(int fd, request *r, int fds[2], int *nfds)
+static int receive(int fd, request *r, int fds[3], int *nfds)
 {
     union {
-        char buf[CMSG_SPACE(2 * sizeof(int))];
+        char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } u;
     struct iovec iov = {r->buf, CT_ATTACH_REQUEST_MAX};
@@ -165,7 +165,7 @@ static int receive(int fd, request *r, int fds[2], int *nfds)
             for (size_t i = 0; i < k; i++) {
                 int d;
                 memcpy(&d, CMSG_DATA(c) + i * sizeof(int), sizeof d);
-                if (*nfds < 2)
+                if (*nfds < 3)
                     fds[(*nfds)++] = d;
                 else
                     close(d);
@@ -189,7 +189,7 @@ static void refuse_busy(int listener)
     if (buf) {
         /* Its descriptors come with it: closed at once. */
         request r = {.buf = buf};
-        int fds[2], n = 0;
+        int fds[3], n = 0;
         receive(fd, &r, fds, &n);
         for (int i = 0; i < n; i++)
             close(fds[i]);
@@ -208,7 +208,7 @@ static void session(int fd)
     static char *kept;
     request r;
     memset(&r, 0, sizeof r);
-    int fds[2] = {-1, -1}, nfds = 0;
+    int fds[3] = {-1, -1, -1}, nfds = 0;
     char why[512];
     r.buf = malloc(CT_ATTACH_REQUEST_MAX + 1);
     if (!r.buf || receive(fd, &r, fds, &nfds) != 0) {
@@ -219,22 +219,26 @@ static void session(int fd)
         answer(fd, "error %s\n", why);
         goto out;
     }
-    if (nfds != r.r.text + r.r.binary) {
-        answer(fd, "error %s\n", "the session request came without its output files");
-        goto out;
-    }
-    int text_fd = r.r.text ? fds[0] : -1, bin_fd = r.r.binary ? fds[r.r.text] : -1;
     ct_config cfg;
     memset(&cfg, 0, sizeof cfg);
     if (ct_config_from(&cfg, lookup, &r.r, why, sizeof why) != 0) {
         answer(fd, "error %s\n", why);
         goto out;
     }
+    /* The text log's, the trace's, and with --max-size the trace's folder
+     * (its segments are made there). */
+    int with_dir = r.r.binary && cfg.max_size;
+    if (nfds != r.r.text + r.r.binary + with_dir) {
+        answer(fd, "error %s\n", "the session request came without its output files");
+        goto out;
+    }
+    int text_fd = r.r.text ? fds[0] : -1, bin_fd = r.r.binary ? fds[r.r.text] : -1;
+    int bin_dir = with_dir ? fds[r.r.text + r.r.binary] : -1;
     free(kept);
     kept = r.buf;
     r.buf = NULL;
     ct_when_keep_notes(1);
-    if (ct_profiler_session_start(&cfg, text_fd, bin_fd, why, sizeof why) != 0) {
+    if (ct_profiler_session_start(&cfg, text_fd, bin_fd, bin_dir, why, sizeof why) != 0) {
         answer(fd, "error %s\n", why);
         goto out;
     }

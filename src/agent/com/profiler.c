@@ -29,6 +29,7 @@
 #include "attach_control.h"
 #include "agent/core/clock.h"
 #include "format/attach.h"
+#include "format/launch.h"
 #include "views/render.h"
 #include "agent/runtime/config.h"
 #include "agent/runtime/corprof_decls.h"
@@ -372,6 +373,7 @@ static HRESULT decline(const char *fmt, const char *a, const char *b)
 }
 
 static int begin_recording(const ct_config *cfg, int text, int bin_fd, const char *bin_path,
+                           int bin_dir, const char *bin_name,
                            const char *cmdline, int il, int fast, int attached);
 
 /* The rooms joined here, the one place that knows them all: the model tells
@@ -512,7 +514,23 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
         ct_outputs_index(cfg, "traced", &outs, cmdline);
         return S_OK; /* nothing is recorded, nothing is written */
     }
-    if (begin_recording(cfg, text, bin_fd, outs.bin_path, cmdline, il, fast, 0) != 0)
+    /* --max-size: the segments are made beside the trace. */
+    int bin_dir = -1;
+    const char *bin_name = NULL;
+    if (cfg->max_size && bin_fd >= 0 && outs.bin_path[0]) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", outs.bin_path);
+        char *slash = strrchr(dir, '/');
+        bin_name = slash ? outs.bin_path + (slash - dir) + 1 : outs.bin_path;
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        bin_dir = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    int began = begin_recording(cfg, text, bin_fd, outs.bin_path, bin_dir, bin_name, cmdline,
+                                il, fast, 0);
+    if (bin_dir >= 0)
+        close(bin_dir); /* the writer keeps a copy */
+    if (began != 0)
         return give_up(cmdline, "starting the trace writer", E_OUTOFMEMORY);
     atexit(stop_at_exit);
     finish_on_fatal_signals();
@@ -543,6 +561,7 @@ static void budget_retrace(const ct_mapped_fn *f)
 }
 
 static int begin_recording(const ct_config *cfg, int text, int bin_fd, const char *bin_path,
+                           int bin_dir, const char *bin_name,
                            const char *cmdline, int il, int fast, int attached)
 {
     char version[64], settings[SETTINGS_MAX];
@@ -596,6 +615,9 @@ static int begin_recording(const ct_config *cfg, int text, int bin_fd, const cha
         .binary_fd = bin_fd,
         .binary_path = bin_path,
         .compress = cfg->compress,
+        .max_size = cfg->max_size,
+        .binary_dir = bin_dir,
+        .binary_name = bin_name,
         .summary = cfg->summary,
         .srcline = cfg->srcline,
         .naive = cfg->bench_naive,
@@ -652,8 +674,8 @@ HRESULT ct_profiler_attach(IUnknown *unk)
  * session can start in this process. */
 static int g_session_stuck;
 
-int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, char *why,
-                              size_t cap)
+int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, int bin_dir,
+                              char *why, size_t cap)
 {
     static int once;
     if (g_session_stuck) {
@@ -683,7 +705,8 @@ int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, cha
     atomic_store(&g_session_methods, 0);
     char cmdline[CMDLINE_MAX + 4];
     command_line(cmdline, sizeof cmdline);
-    if (begin_recording(c, text_fd >= 0, bin_fd, NULL, cmdline, 1, fast, 1) != 0) {
+    if (begin_recording(c, text_fd >= 0, bin_fd, NULL, bin_dir, CLRTRACE_TRACE_FILE, cmdline, 1,
+                        fast, 1) != 0) {
         snprintf(why, cap, "cannot start the trace writer (out of memory)");
         return -1;
     }

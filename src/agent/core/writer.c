@@ -1,6 +1,7 @@
 #include "writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -127,7 +128,28 @@ void ct_writer_notes(char *out, size_t cap)
     ct_notes_copy(&g_notes, out, cap);
 }
 
-static void bin_write(const uint8_t *p, size_t len)
+/* --max-size: the binary trace as segment files (docs/trace-format.md,
+ * "Segments"). Each starts with the header, a SEGMENT record and every
+ * definition (FUNCTION, CLASS, THREAD record) written so far; when the next
+ * write would pass cap, the files are renamed one older (NAME to NAME.1, ...,
+ * NAME.(K-2) to NAME.(K-1), which deletes the oldest) and a new NAME begins. */
+static struct {
+    uint64_t cap;          /* a segment's most bytes; 0: one file */
+    uint64_t len;          /* bytes in the current segment */
+    uint64_t start_len;    /* of them, its header, SEGMENT and definitions */
+    uint64_t index;        /* the current segment's number (from 0) */
+    uint64_t before;       /* bytes of the segments before it */
+    int dir;               /* the trace's folder (the writer's own descriptor) */
+    int owned;             /* g_bin_fd is a segment the writer opened (it closes it) */
+    char name[256];        /* the trace's name in it */
+    uint8_t hdr[256 + 3 * CT_MAX_STRING];
+    size_t hdr_len;
+    uint8_t *defs;         /* the definitions so far, as written */
+    size_t defs_len, defs_cap;
+    int defs_full;         /* they outgrew half a segment: no longer kept */
+} g_seg = {.dir = -1};
+
+static void bin_write_all(const uint8_t *p, size_t len)
 {
     size_t off = 0;
     while (g_bin_fd >= 0 && off < len) {
@@ -145,6 +167,92 @@ static void bin_write(const uint8_t *p, size_t len)
         off += (size_t)n;
         atomic_fetch_add_explicit(&g_progress, 1, memory_order_relaxed);
     }
+    g_seg.len += off;
+}
+
+/* The start of a segment: the header, its SEGMENT record, the definitions. */
+static void segment_prologue(void)
+{
+    uint8_t rec[64];
+    ct_wbuf w;
+    ct_wbuf_init(&w, rec, sizeof rec);
+    ct_write_segment(&w, ct_now_ns(), g_seg.index, g_seg.before);
+    g_seg.len = 0;
+    bin_write_all(g_seg.hdr, g_seg.hdr_len);
+    bin_write_all(rec, w.len);
+    if (g_seg.defs_len)
+        bin_write_all(g_seg.defs, g_seg.defs_len);
+    g_seg.start_len = g_seg.len;
+}
+
+/* The current segment closed, the files renamed one older, a new one
+ * begun. On a failure the trace goes on in the current file (a note says
+ * so once). */
+static void segment_next(void)
+{
+    char from[sizeof g_seg.name + 24], to[sizeof g_seg.name + 24];
+    for (unsigned i = CT_MAX_SIZE_SEGMENTS - 1; i >= 1; i--) {
+        if (i == 1)
+            snprintf(from, sizeof from, "%s", g_seg.name);
+        else
+            snprintf(from, sizeof from, "%s.%u", g_seg.name, i - 1);
+        snprintf(to, sizeof to, "%s.%u", g_seg.name, i);
+        if (renameat(g_seg.dir, from, g_seg.dir, to) != 0 && errno != ENOENT && i == 1)
+            goto failed;
+    }
+    int fd = openat(g_seg.dir, g_seg.name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        goto failed;
+    if (g_seg.owned)
+        close(g_bin_fd);
+    g_bin_fd = fd;
+    g_seg.owned = 1;
+    g_seg.before += g_seg.len;
+    g_seg.index++;
+    segment_prologue();
+    return;
+failed:
+    writer_note("--max-size: cannot begin a new segment of the trace (%s); it goes on in %s, "
+                "past the size", strerror(errno), g_seg.name);
+    g_seg.cap = 0;
+}
+
+/* A definition kept for the segments to come. */
+static void segment_keep(const uint8_t *p, size_t len)
+{
+    if (g_seg.defs_full)
+        return;
+    if (g_seg.defs_len + len > g_seg.cap / 2) {
+        g_seg.defs_full = 1;
+        writer_note("--max-size: the functions' and classes' definitions outgrew half a "
+                    "segment (%llu bytes); later segments may show some calls as '?' (give a "
+                    "larger size)", (unsigned long long)(g_seg.cap / 2));
+        return;
+    }
+    if (g_seg.defs_len + len > g_seg.defs_cap) {
+        size_t cap = g_seg.defs_cap ? 2 * g_seg.defs_cap : 64 * 1024;
+        while (cap < g_seg.defs_len + len)
+            cap *= 2;
+        uint8_t *m = realloc(g_seg.defs, cap);
+        if (!m) {
+            g_seg.defs_full = 1;
+            return;
+        }
+        g_seg.defs = m;
+        g_seg.defs_cap = cap;
+    }
+    memcpy(g_seg.defs + g_seg.defs_len, p, len);
+    g_seg.defs_len += len;
+}
+
+/* Whole records (or a ZSTD record of them) to the file: a new segment
+ * first when they would pass the current one's size. */
+static void bin_write(const uint8_t *p, size_t len)
+{
+    if (g_seg.cap && g_bin_fd >= 0 && g_seg.len > g_seg.start_len &&
+        g_seg.len + len > g_seg.cap)
+        segment_next();
+    bin_write_all(p, len);
 }
 
 /* The pending buffer's next piece; when it was the last, the ZSTD record
@@ -315,6 +423,8 @@ static ct_rarena arena_for(size_t len)
 static void output_now(const uint8_t *p, size_t len, const ct_rec *rec)
 {
     bin_put(p, len);
+    if (g_seg.cap && (p[0] == CT_REC_FUNCTION || p[0] == CT_REC_CLASS || p[0] == CT_REC_THREAD))
+        segment_keep(p, len);
     if (!g_render)
         return;
     ct_rec mine;
@@ -1197,6 +1307,22 @@ int ct_writer_start(const ct_writer_config *c)
             CT_TRACE_OK)
             return -1;
         bin_put(hdr, w.len);
+        /* --max-size: segment 0's SEGMENT record after the header, which
+         * each segment repeats. */
+        if (c->max_size && c->binary_dir >= 0 && c->binary_name &&
+            w.len <= sizeof g_seg.hdr && strlen(c->binary_name) < sizeof g_seg.name &&
+            (g_seg.dir = fcntl(c->binary_dir, F_DUPFD_CLOEXEC, 3)) >= 0) {
+            g_seg.cap = c->max_size / CT_MAX_SIZE_SEGMENTS;
+            snprintf(g_seg.name, sizeof g_seg.name, "%s", c->binary_name);
+            memcpy(g_seg.hdr, hdr, w.len);
+            g_seg.hdr_len = w.len;
+            uint8_t rec[64];
+            ct_wbuf sw;
+            ct_wbuf_init(&sw, rec, sizeof rec);
+            ct_write_segment(&sw, 0, 0, 0);
+            bin_put(rec, sw.len);
+            g_seg.start_len = w.len + sw.len;
+        }
         bin_flush();
         /* Without memory for compression, the trace is written as it is. */
         if (c->compress && !g_kept.zctx)
@@ -1315,8 +1441,15 @@ int ct_writer_reset(void)
     g_pend_on = 0;
     g_pend_len = 0;
     g_zctx = NULL;
+    if (g_seg.owned && g_bin_fd >= 0)
+        close(g_bin_fd);
     g_bin_fd = -1;
     g_bin_len = 0;
+    if (g_seg.dir >= 0)
+        close(g_seg.dir);
+    free(g_seg.defs);
+    memset(&g_seg, 0, sizeof g_seg);
+    g_seg.dir = -1;
     ct_table_free(&g_seen_classes);
     memset(&g_blk_mark, 0, sizeof g_blk_mark);
     g_events = g_mapped = g_traced = 0;

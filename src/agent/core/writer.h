@@ -75,6 +75,15 @@ typedef struct ct_writer_config {
     const char *binary_path;   /* its name, for messages (NULL: not known here, as
                                   under attach: the CLI opened it) */
     int compress;              /* its records in ZSTD records (event.h) */
+    uint64_t max_size;         /* --max-size: the binary trace cut into segment files
+                                  of max_size / CT_MAX_SIZE_SEGMENTS bytes, the oldest
+                                  deleted (0: one file) */
+    int binary_dir;            /* with max_size: the folder of the binary trace (a
+                                  descriptor, the caller's: the writer keeps a copy;
+                                  segments are made, renamed and deleted there), or -1.
+                                  binary_fd stays the caller's too: the writer closes
+                                  only the segments it opened */
+    const char *binary_name;   /* with max_size: the trace's name in that folder */
     int summary;               /* the summary table at the end of the text */
     int srcline;               /* FUNCTION records carry source locations (model/srcline.h);
                                   the text shows them: 1 from their common folder, 2 whole */

@@ -73,6 +73,7 @@ int ct_config_from(ct_config *c, ct_config_lookup lookup, void *ctx, char *why, 
         return -1;
     }
     c->compress = (int)v[CT_SET_COMPRESS];
+    c->max_size = v[CT_SET_MAX_SIZE];
     c->ids = (int)v[CT_SET_IDS];
     c->srcline = (int)v[CT_SET_SRCLINE];
     c->launcher_pid = (uint32_t)v[CT_SET_LAUNCHER_PID];

@@ -27,6 +27,7 @@ typedef struct ct_config {
     int srcline;             /* CLRTRACE_SRCLINE: 1 functions' source locations (shown
                                 from their common folder), 2 the same with whole paths */
     int compress;            /* CLRTRACE_COMPRESS=0: the binary trace without ZSTD records */
+    uint64_t max_size;       /* CLRTRACE_MAX_SIZE: the binary trace's most bytes (0: no bound) */
     uint32_t launcher_pid;   /* CLRTRACE_LAUNCHER_PID (set by `clrtrace run/record`): the
                                 process whose parent it is is the root of the tree; 0:
                                 not known (the environment alone loaded us) */

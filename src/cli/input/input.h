@@ -66,6 +66,10 @@ typedef struct cli_trace {
                                      tree filters (NULL: everything); named so for the
                                      exporters that copy it */
     int quiet_incomplete;         /* cli_trace_each does not say the trace is incomplete */
+    int joined;                   /* --max-size: data is the segment files joined (malloc'ed),
+                                     not the file mapped */
+    unsigned segments;            /* the segment files joined (0: one file) */
+    uint64_t segments_bytes;      /* their bytes, as on disk */
 } cli_trace;
 
 /* Most processes one trace directory lists. */

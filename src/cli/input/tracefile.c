@@ -13,6 +13,7 @@
 
 #include "format/launch.h"
 #include "format/parse.h"
+#include "format/settings.h"
 #include "base/table.h"
 #include "input.h"
 
@@ -118,6 +119,82 @@ int cli_trace_open(cli_trace *t, const char *who, const char *arg)
     return cli_trace_open_pid(t, who, arg, 0);
 }
 
+/* --max-size's segments of the trace at path: PATH.K-1 (the oldest kept)
+ * to PATH.1, then PATH (docs/trace-format.md, "Segments"). When PATH.1
+ * exists: the files read and joined into one trace in *data (malloc'ed): the
+ * oldest whole, the others without their header (each file's records start
+ * at a multiple of 8 after its header, as in one file). 0 with *data NULL
+ * when there are none; 0 with the joined bytes; -1 after one line. */
+static int join_segments(const char *who, const char *path, uint8_t **data, size_t *len,
+                         unsigned *count, uint64_t *on_disk)
+{
+    *data = NULL;
+    char name[CLI_TRACE_PATH_MAX + 16];
+    struct stat st;
+    snprintf(name, sizeof name, "%s.1", path);
+    if (stat(name, &st) != 0)
+        return 0;
+    unsigned oldest = 1;
+    for (unsigned i = 2; i < CT_MAX_SIZE_SEGMENTS; i++) {
+        snprintf(name, sizeof name, "%s.%u", path, i);
+        if (stat(name, &st) != 0)
+            break;
+        oldest = i;
+    }
+    size_t cap = 0, used = 0;
+    uint8_t *buf = NULL;
+    *count = 0;
+    *on_disk = 0;
+    for (unsigned i = oldest + 1; i-- > 0;) {
+        if (i)
+            snprintf(name, sizeof name, "%s.%u", path, i);
+        else
+            snprintf(name, sizeof name, "%s", path);
+        int fd = open(name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            fprintf(stderr, "clrtrace %s: cannot read %s: %s\n", who, name, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            free(buf);
+            return -1;
+        }
+        size_t n = (size_t)st.st_size, skip = 0;
+        uint8_t prefix[CT_TRACE_PREFIX_BYTES];
+        if (used && (pread(fd, prefix, sizeof prefix, 0) != (ssize_t)sizeof prefix ||
+                     !(skip = ct_header_bytes(prefix, sizeof prefix)) || skip > n)) {
+            fprintf(stderr, "clrtrace %s: %s: not a segment of this trace (no header)\n", who,
+                    name);
+            close(fd);
+            free(buf);
+            return -1;
+        }
+        if (used + (n - skip) > cap) {
+            cap = used + (n - skip);
+            uint8_t *m = realloc(buf, cap ? cap : 1);
+            if (!m) {
+                fprintf(stderr, "clrtrace %s: out of memory joining %s's segments\n", who, path);
+                close(fd);
+                free(buf);
+                return -1;
+            }
+            buf = m;
+        }
+        ssize_t got = pread(fd, buf + used, n - skip, (off_t)skip);
+        close(fd);
+        if (got != (ssize_t)(n - skip)) {
+            fprintf(stderr, "clrtrace %s: cannot read %s\n", who, name);
+            free(buf);
+            return -1;
+        }
+        used += n - skip;
+        *on_disk += n;
+        ++*count;
+    }
+    *data = buf;
+    *len = used;
+    return 0;
+}
+
 int cli_trace_open_pid(cli_trace *t, const char *who, const char *arg, long want)
 {
     memset(t, 0, sizeof *t);
@@ -144,15 +221,24 @@ int cli_trace_open_pid(cli_trace *t, const char *who, const char *arg, long want
     } else {
         snprintf(t->path, sizeof t->path, "%s", arg);
     }
-    int fd = open(t->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    uint8_t *joined = NULL;
+    size_t joined_len = 0;
+    if (join_segments(who, t->path, &joined, &joined_len, &t->segments, &t->segments_bytes) != 0)
+        return -1;
+    int fd = joined ? -1 : open(t->path, O_RDONLY | O_CLOEXEC);
+    if (joined) {
+        t->data = joined;
+        t->len = joined_len;
+        t->joined = 1;
+    } else if (fd < 0 || fstat(fd, &st) != 0) {
         fprintf(stderr, "clrtrace %s: cannot read %s: %s\n", who, t->path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
+    } else {
+        t->len = (size_t)st.st_size;
     }
-    t->len = (size_t)st.st_size;
-    if (t->len) {
+    if (!joined && t->len) {
         void *m = mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
             fprintf(stderr, "clrtrace %s: cannot read %s: %s\n", who, t->path, strerror(errno));
@@ -161,7 +247,8 @@ int cli_trace_open_pid(cli_trace *t, const char *who, const char *arg, long want
         }
         t->data = m;
     }
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     t->arena_mem = malloc(TRACE_ARENA_BYTES);
     if (!t->arena_mem) {
         fprintf(stderr, "clrtrace %s: out of memory\n", who);
@@ -422,7 +509,9 @@ const char *cli_trace_where(const ct_reader *r, char *buf, size_t cap)
 void cli_trace_close(cli_trace *t)
 {
     ct_reader_close(&t->reader);
-    if (t->data)
+    if (t->data && t->joined)
+        free(t->data);
+    else if (t->data)
         munmap(t->data, t->len);
     free(t->arena_mem);
     t->data = NULL;
