@@ -36,7 +36,7 @@ int cmd_sigs(int argc, char **argv);
  * (record 1: the binary trace in a directory). */
 int cli_trace_command(int argc, char **argv, int record);
 
-/* run|record -p PID (attach.c): traces the running process pid with the
+/* run|record -p PID (attach_client.c): traces the running process pid with the
  * settings given (the settings table's variables; NULL: not given), to
  * text_path (NULL: stderr, unless trace_path) and/or trace_path, until
  * Ctrl-C, SIGTERM or duration_ns (0: none). Returns the exit status: 0, or
