@@ -577,6 +577,40 @@ static int offline_arg(const offline_command *c, cli_offline *o, int argc, char 
     return 1;
 }
 
+/* Most arguments an offline command takes (its argv split at '='). */
+#define OFFLINE_ARGS_MAX 4096
+
+/* argv with each --name=VALUE as two arguments, --name then VALUE, as
+ * run and record take them (but --srcline=full, whose value is its own):
+ * into out (inline[k] set for a VALUE that came so). The count, or -1 when
+ * there are more than cap. */
+static int split_inline(int argc, char **argv, char **out, char *names, size_t names_cap,
+                        unsigned char *inline_val, int cap)
+{
+    int n = 0;
+    size_t used = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '=');
+        if (n + 2 > cap)
+            return -1;
+        if (i > 0 && a[0] == '-' && a[1] == '-' && eq && strncmp(a, "--srcline", 9) != 0 &&
+            used + (size_t)(eq - a) + 1 <= names_cap) {
+            char *name = names + used;
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            used += (size_t)(eq - a) + 1;
+            inline_val[n] = 0;
+            out[n++] = name;
+            inline_val[n] = 1;
+            out[n++] = (char *)(eq + 1);
+        } else {
+            inline_val[n] = 0;
+            out[n++] = argv[i];
+        }
+    }
+    return n;
+}
+
 int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv)
 {
     const offline_command *c = NULL;
@@ -595,14 +629,36 @@ int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv)
     o->dump.width = FLAME_DEFAULT_WIDTH;
     o->dump.max_calls = CLI_CHROME_MAX_CALLS;
     o->dump.otlp_max_spans = CLI_OTLP_MAX_SPANS;
+    /* --name=VALUE as --name VALUE, for every command (the one reader of
+     * run's and record's form); a VALUE so given that its option does not
+     * take is an error. */
+    static char *args[OFFLINE_ARGS_MAX];
+    static char names[OFFLINE_ARGS_MAX * 8];
+    static unsigned char inline_val[OFFLINE_ARGS_MAX];
+    int n = split_inline(argc, argv, args, names, sizeof names, inline_val, OFFLINE_ARGS_MAX);
+    if (n < 0) {
+        fprintf(stderr, "clrtrace %s: more than %d arguments\n", who, OFFLINE_ARGS_MAX / 2);
+        return -1;
+    }
+    argc = n;
+    argv = args;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             o->help = 1;
             return 0;
         }
+        if (inline_val[i]) {
+            fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, argv[i - 1]);
+            return -1;
+        }
+        int at = i;
         int own = c->option ? c->option(o, argc, argv, &i) : 0;
         if (own < 0 || (!own && offline_arg(c, o, argc, argv, &i) < 0))
             return -1;
+        if (i == at && i + 1 < argc && inline_val[i + 1]) {
+            fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, argv[i]);
+            return -1;
+        }
     }
     if (!o->trace) {
         fprintf(stderr, "clrtrace %s: no trace given (try --help)\n", who);

@@ -117,6 +117,35 @@ static void test_replay_and_dump_filled(void **state)
 }
 
 /* -h stops the reading: no trace is needed, what follows is not read. */
+/* --name=VALUE, as run and record take it, in every command that reads a
+ * trace (issue 42): the same as --name VALUE; --srcline=full keeps its
+ * own form; a value given so to an option that takes none is refused. */
+static void test_inline_values(void **state)
+{
+    (void)state;
+    static cli_offline o;
+    const char *argv[] = {"replay", "--depth=3", "--min-time=5us", "-F", "Demo.*",
+                          "--pid=42", "--srcline=full", "dir"};
+    assert_int_equal(parse(&o, "replay", ARGC(argv), argv), 0);
+    assert_string_equal(g_err, "");
+    assert_int_equal(o.reading.tree.opts.depth, 3);
+    assert_int_equal(o.reading.tree.opts.min_time_ns, 5000);
+    assert_int_equal(o.pid, 42);
+    assert_int_equal(o.render.srcline, 2);
+    assert_string_equal(o.trace, "dir");
+    const char *report[] = {"report", "--sort=self", "--top=3", "dir"};
+    assert_int_equal(parse(&o, "report", ARGC(report), report), 0);
+    assert_int_equal(o.render.sort, CT_SORT_SELF);
+    assert_int_equal(o.render.top, 3);
+    const char *flag[] = {"report", "--percent=1", "dir"};
+    assert_int_equal(parse(&o, "report", ARGC(flag), flag), -1);
+    assert_string_equal(g_err, "clrtrace report: --percent takes no value (try --help)\n");
+    const char *empty[] = {"replay", "--depth=", "dir"};
+    assert_int_equal(parse(&o, "replay", ARGC(empty), empty), -1);
+    assert_string_equal(g_err, "clrtrace replay: --depth takes a whole number from 1 to 65536, "
+                               "not ''\n");
+}
+
 static void test_help(void **state)
 {
     (void)state;
@@ -182,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_report_filled),
         cmocka_unit_test(test_report_by_trace),
         cmocka_unit_test(test_replay_and_dump_filled),
+        cmocka_unit_test(test_inline_values),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_errors),
     };
