@@ -142,6 +142,13 @@ int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, si
     return 0;
 }
 
+void ct_method_join(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap)
+{
+    char type[64];
+    ct_typedef_name(m, td, 1, type, sizeof type);
+    snprintf(out, cap, "%s.%s", type, method);
+}
+
 int ct_generic_param_count(const ct_module *m, mdToken owner)
 {
     (void)m, (void)owner;

@@ -84,7 +84,7 @@ static int glob_method(void *ctx, const ct_module *m, mdMethodDef tok)
     char name[1024];
     if (++w->seen > LINE_GLOB_METHODS)
         return -1;
-    return ct_registry_method_name(m, tok, name, sizeof name) == 0 &&
+    return ct_method_full_name(m, tok, name, sizeof name) == 0 &&
            ct_glob_list_match(w->s->file, name) &&
            clrmeta_pdb_find_line_in_method(w->pdb, tok & 0x00FFFFFFu, w->s->line, w->out, NULL) ==
                CLRMETA_OK &&

@@ -21,7 +21,7 @@
 
 #include "modules.h"
 #include "plans.h"
-#include "registry.h"
+#include "mapped.h"
 
 /* Most values one probe reads (the IL engine keeps CT_PROBE_MAX_ARGS
  * addresses per call: the same number). */

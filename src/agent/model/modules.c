@@ -562,3 +562,32 @@ int ct_module_each_method(const ct_module *m, int (*type_ok)(const ct_module *m,
         mdi->lpVtbl->CloseEnum(mdi, te);
     return rc;
 }
+
+void ct_method_join(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap)
+{
+    char type[CT_NAME_MAX * 3];
+    /* td is nil (0x02000000) only for malformed metadata; global functions
+     * belong to <Module> (0x02000001), which has a name. */
+    if ((td & 0x00FFFFFF) && ct_typedef_name(m, td, 1, type, sizeof type) == 0)
+        snprintf(out, cap, "%s.%s", type, method);
+    else
+        snprintf(out, cap, "%s", method);
+}
+
+int ct_method_full_name(const ct_module *m, mdMethodDef tok, char *out, size_t cap)
+{
+    IMetaDataImport *mdi = m->mdi;
+    WCHAR w[CT_NAME_MAX];
+    ULONG wlen = 0, sig_len = 0, rva = 0;
+    DWORD attr = 0, impl = 0;
+    mdTypeDef td = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, w, CT_NAME_MAX, &wlen, &attr,
+                                                   &sig, &sig_len, &rva, &impl)))
+        return -1;
+    char method[CT_NAME_MAX * 3];
+    ct_utf16_to_utf8(w, wlen, method, sizeof method);
+    char full[CT_NAME_MAX * 6];
+    ct_method_join(m, td, method, full, sizeof full);
+    return (size_t)snprintf(out, cap, "%s", full) < cap ? 0 : -1;
+}

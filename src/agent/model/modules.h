@@ -87,6 +87,12 @@ static inline const char *ct_typedef_unqualified(const char *part)
 /* The TypeDef's name: nested types joined by '.', with the outermost
  * namespace when with_ns, metadata arity suffixes (`1) kept. 0 or -1. */
 int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap);
+/* "Type.Method" into out: method joined to TypeDef td's name (with its
+ * namespace; td nil: the method alone, as malformed metadata may have it). */
+void ct_method_join(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap);
+/* Method tok's full name, "Demo.Shop.Cart.Sum" (ct_method_join): 0, or -1
+ * when the metadata does not give it or it does not fit. */
+int ct_method_full_name(const ct_module *m, mdMethodDef tok, char *out, size_t cap);
 /* The most TypeDef names ct_typedef_name keeps (made once, for the process's
  * life); past them a name is made at each call. */
 #define CT_TYPEDEF_NAMES_KEPT 65536

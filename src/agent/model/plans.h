@@ -23,7 +23,7 @@
 #include "format/value.h"
 #include "agent/runtime/corprof_decls.h"
 #include "modules.h"
-#include "registry.h"
+#include "mapped.h"
 
 /* SZARRAY layout on 64-bit CoreCLR: method table pointer, then the u32
  * length (padded to 8), then the elements. The runtime has no API for the

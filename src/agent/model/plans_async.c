@@ -1,4 +1,4 @@
-/* Capture plans, part three: compiler-generated state machines (async
+/* Capture plans, part four: compiler-generated state machines (async
  * methods, iterators, async iterators). ct_plan_state_machine shows a
  * MoveNext as the method it implements, its parameters read from the state
  * machine's fields. */

@@ -1,7 +1,14 @@
-/* What the capture planner's parts share (plans_types.c, plans_method.c,
- * plans_async.c, plans_late.c): the planning context, the limits on names
- * and texts, and the functions one part calls in another. Private to
- * src/agent/model; the planner's interface is plans.h. */
+/* What the capture planner's parts share: the planning context, the limits
+ * on names and texts, and the functions one part calls in another. Private
+ * to src/agent/model; the planner's interface is plans.h. The parts, each
+ * over those before it and never one after (no circle):
+ *   1 plans_types.c    a type's plan, the plan cache, the planning session
+ *   2 plans_tuples.c   C# tuples' element names
+ *   3 plans_params.c   parameters' names and labels, display names
+ *   4 plans_async.c    state machines: a MoveNext as its method
+ *   5 plans_method.c   whole methods (ct_plan_function)
+ *   6 plans_late.c     plans bound at the first call
+ *   7 plans_object.c   objects' content, by runtime class */
 #ifndef CLRTRACE_PLANS_INTERNAL_H
 #define CLRTRACE_PLANS_INTERNAL_H
 
@@ -102,7 +109,7 @@ const ct_plan *ct_pl_plan_class(pctx *c, ClassID cls, unsigned sl, unsigned dl);
  * known yet (late binding). */
 const ct_plan *ct_pl_plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsigned dl);
 
-/* -------------------------------- plans_method.c: parameters and names */
+/* ------------------------------- plans_params.c: parameters and names */
 
 /* A param_meta flag beside CLRSIG_PARAM_IN/OUT: a C# 12 `ref readonly`
  * parameter ([In] and RequiresLocationAttribute on its Param row). */
@@ -128,7 +135,7 @@ void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm,
  * text and *plan are left as they were. */
 int ct_pl_tuple_names(pctx *c, mdToken pd, const clrsig_type *t, char *text, size_t cap,
                       const ct_plan **plan);
-/* The plan of a parameter (NULL: bound late). */
+/* The plan of a parameter (NULL: bound late; plans_method.c). */
 const ct_plan *ct_pl_param_plan(pctx *c, const clrsig_type *t);
 /* "Demo.Pair<int, TValue>": a TypeDef named with its known type arguments
  * and the declared names of the others. */
@@ -148,7 +155,7 @@ typedef struct session {
  * parameter's class t, as deep as --object-depth (loaded.h). */
 void ct_pl_prime(pctx *c, const clrsig_type *t);
 
-/* Opens a planning session for method mi: the arenas, and a planning
+/* plans_types.c: opens a planning session for method mi: the arenas, and a planning
  * context in them for mi's tokens and type arguments (the class's known
  * when mi->cls is set; mi NULL: no method, for plans by ClassID). allow_load: may load types (the mapper only). NULL
  * when out of memory (s->mem then NULL). */

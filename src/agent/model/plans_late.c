@@ -1,4 +1,4 @@
-/* Capture plans, part four: plans bound at the first call. Shared generic
+/* Capture plans, part six: plans bound at the first call. Shared generic
  * code whose parameters depend on type arguments unknown at map time is
  * planned by ct_plan_late from the frame of its first call, with reference
  * type arguments canonicalized (CANON_MARK) and no type loads. */

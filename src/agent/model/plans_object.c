@@ -1,4 +1,4 @@
-/* Capture plans, part five: the content of objects, by their runtime class
+/* Capture plans, part seven: the content of objects, by their runtime class
  * (src/format/value.h, CT_V_CLASS and CT_V_SEQ). A plan is built the
  * first time the hooks meet an object of the class, from the runtime's
  * layout (GetClassLayout, up the base classes) and the metadata's field

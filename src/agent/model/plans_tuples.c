@@ -1,4 +1,4 @@
-/* Capture plans, part four: C# tuples with element names. A parameter or
+/* Capture plans, part two: C# tuples with element names. A parameter or
  * return value whose type holds named tuples carries their names in a
  * TupleElementNamesAttribute on its Param row (tuplenames.h); its type is
  * then written as C# writes it, "(int Id, string Name)", and its value's

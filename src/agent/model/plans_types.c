@@ -2,7 +2,9 @@
  * plan cache (the planner's only shared state), the C# text of signature
  * types, ClassID lookups for generic arguments, and the plans of enums,
  * structs, Nullable<T>, arrays and classes, from a ClassID (ct_pl_plan_class)
- * or a signature type (ct_pl_plan_type). */
+ * or a signature type (ct_pl_plan_type); and the planning session every part
+ * opens (ct_pl_open, ct_pl_close). It uses no other part: the parts are in
+ * order, each over those before it (plans_internal.h). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1397,3 +1399,43 @@ object : {
 }
 }
 
+/* ------------------------------------------------- the planning session */
+
+/* The arenas and the context every part plans in (ct_pl_close frees
+ * them). */
+pctx *ct_pl_open(session *s, const ct_method_info *mi, int allow_load)
+{
+    s->mem = malloc(2 * CLRSIG_ARENA_SIZE_RECOMMENDED);
+    if (!s->mem)
+        return NULL;
+    clrsig_arena_init(&s->arena, s->mem, CLRSIG_ARENA_SIZE_RECOMMENDED);
+    clrsig_arena_init(&s->scratch, s->mem + CLRSIG_ARENA_SIZE_RECOMMENDED,
+                      CLRSIG_ARENA_SIZE_RECOMMENDED);
+    pctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        free(s->mem);
+        s->mem = NULL;
+        return NULL;
+    }
+    c->allow_load = allow_load;
+    c->arena = &s->arena;
+    c->scratch = &s->scratch;
+    if (!mi)
+        return c;
+    c->m = mi->module;
+    c->type_owner = mi->owner;
+    c->method_owner = mi->token;
+    c->cargs = mi->class_args;
+    c->ncargs = mi->nclass_args;
+    c->cknown = mi->cls != 0;
+    c->margs = mi->method_args;
+    c->nmargs = mi->nmethod_args;
+    c->mknown = mi->method_args_known;
+    return c;
+}
+
+void ct_pl_close(session *s, pctx *c)
+{
+    free(c);
+    free(s->mem);
+}

@@ -134,18 +134,6 @@ static int name_is_framework(const char *name)
 static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
                      const ClassID *margs, ULONG32 nm, int margs_known);
 
-/* "Namespace.Type.Method" of method `method` of TypeDef td. */
-static void full_name(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap)
-{
-    char type[CT_NAME_MAX * 3];
-    /* td is nil (0x02000000) only for malformed metadata; global functions
-     * belong to <Module> (0x02000001), which has a name. */
-    if ((td & 0x00FFFFFF) && ct_typedef_name(m, td, 1, type, sizeof type) == 0)
-        snprintf(out, cap, "%s.%s", type, method);
-    else
-        snprintf(out, cap, "%s", method);
-}
-
 /* Whether the filter traces the method of module m named name. */
 static int traces_name(const ct_module *m, const char *name)
 {
@@ -198,7 +186,7 @@ static int type_passes(const ct_module *m, const char *type)
 static int type_may_trace(const ct_module *m, mdTypeDef td)
 {
     char type[CT_NAME_MAX * 3 + 2];
-    /* Named as full_name names it, then the dot before the method. */
+    /* Named as ct_method_join names it, then the dot before the method. */
     if (!(td & 0x00FFFFFF) || ct_typedef_name(m, td, 1, type, sizeof type - 1) != 0)
         return 1;
     size_t n = strlen(type);
@@ -257,7 +245,7 @@ static int method_props(const ct_module *m, mdMethodDef tok, char *method, char 
                                                    &attr, sig, sig_len, &rva, impl)))
         return -1;
     ct_utf16_to_utf8(wmethod, wlen, method, CT_NAME_MAX * 3);
-    full_name(m, *td, method, full, FULL_NAME_MAX);
+    ct_method_join(m, *td, method, full, FULL_NAME_MAX);
     return 0;
 }
 
@@ -281,18 +269,6 @@ static int rt_async_hooked(void)
 {
     return g_ct.cfg.il_engine && !g_ct.cfg.no_args && g_ct.cfg.null_mode == CT_NULL_OFF &&
            !g_ct.attached && g_ct.runtime_major >= 11;
-}
-
-int ct_registry_method_name(const ct_module *m, mdMethodDef tok, char *full, size_t cap)
-{
-    char method[CT_NAME_MAX * 3], name[FULL_NAME_MAX];
-    mdTypeDef td = 0;
-    PCCOR_SIGNATURE sig = NULL;
-    ULONG sig_len = 0;
-    DWORD impl = 0;
-    if (method_props(m, tok, method, name, &td, &sig, &sig_len, &impl) != 0)
-        return -1;
-    return (size_t)snprintf(full, cap, "%s", name) < cap ? 0 : -1;
 }
 
 int ct_registry_traces(const ct_module *m, mdMethodDef tok)

@@ -1,5 +1,5 @@
-/* What the IL engine's files share (ilprobe.c makes them; inject_il.c
- * uses them): a module's metadata to write to, CoreLib's scope in it, and
+/* What the IL engine's files share (il_emit.c; ilprobe.c and inject_il.c
+ * use them): a module's metadata to write to, CoreLib's scope in it, and
  * the probes' calli signatures. Internal to agent/engines/il. */
 #ifndef CLRTRACE_IL_EMIT_H
 #define CLRTRACE_IL_EMIT_H
