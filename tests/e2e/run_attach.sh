@@ -136,7 +136,7 @@ check_eq "untraced: its output" "$(printf 'done\nchecksums right')" "$(body plai
 echo "== attach, detach, attach again"
 start svc -- run 24 16
 check "the service is ready" test -n "$spid"
-ct_run "$work" rec "$ct" record -p "$spid" -d 3s -o "$work/rec" &
+ct_run "$work" rec "$ct" record -p "$spid" --max-overhead off -d 3s -o "$work/rec" &
 rec_job=$!
 # Once the first says it attached (not after a fixed time: a loaded machine
 # or the sanitizers' profiler may take longer to attach), a second clrtrace
@@ -153,12 +153,15 @@ check "record -p: says it attached, with the methods" grep -qE \
     "$work/rec.err"
 check "record -p: says it detached" grep -qE "^clrtrace record: detached from pid $spid in [0-9]+ ms" \
     "$work/rec.err"
-ct_run "$work" again "$ct" run -p "$spid" -d 1s -o "$work/again.txt"
+ct_run "$work" again "$ct" run -p "$spid" --max-overhead off -d 1s -o "$work/again.txt"
 check_eq "run -p again: exit code 0" 0 "$(cat "$work/again.rc")"
-# (and, when the default budget stepped a method down, its line: a slower
-# profiler, as under sanitized.sh, takes more of the workers' time)
-check_eq "run -p again: two lines on stderr (attached, detached), but the budget's and the one naming the methods with no call" 2 \
-    "$(grep -vcE '^clrtrace run: (budget 5%: |[0-9]+ chosen methods? had 0 calls since the attach )' "$work/again.err")"
+# The sessions whose values are checked run without the attach's default
+# budget (--max-overhead off): a slower profiler, as under sanitized.sh, or
+# a loaded machine, takes more than 5% of the workers' time, and the budget
+# then turns Handle's values off (CI saw "Handle(?)"). run_budget.sh tests
+# the budget.
+check_eq "run -p again: two lines on stderr (attached, detached), but the one naming the methods with no call" 2 \
+    "$(grep -vcE '^clrtrace run: [0-9]+ chosen methods? had 0 calls since the attach ' "$work/again.err")"
 # The program's other modes' methods were not called; Handle was: named in
 # the line, or past 20 in the file it names.
 uncalled=$(grep -E '^clrtrace run: [0-9]+ chosen methods? had 0 calls since the attach ' "$work/again.err" |
@@ -183,7 +186,7 @@ check_eq "run -p, Ctrl-C: exit code 0" 0 "$?"
 check "run -p, Ctrl-C: detached" grep -q "^clrtrace run: detached from pid $spid" "$work/int.err"
 check "run -p, Ctrl-C: the log is finished" grep -qE '^# clrtrace: detached, ' "$work/int.txt"
 # (In a subshell: the shell's "Killed" notice stays out of the log.)
-( "$ct" run -p "$spid" -o "$work/killed.txt" 2>"$work/killed.err" & echo $! >"$work/killed.pid"
+( "$ct" run -p "$spid" --max-overhead off -o "$work/killed.txt" 2>"$work/killed.err" & echo $! >"$work/killed.pid"
   wait ) 2>/dev/null &
 sub=$!
 attached_then "$work/killed.err"
@@ -394,7 +397,7 @@ ct_run "$work" nofollow "$ct" run --no-follow -o "$work/nofollow-root.txt" -- \
     sh -c "dotnet '$app' run 6 2 >'$work/kid.out'" &
 nofollow_job=$!
 wait_ready "$work/kid.out"
-ct_run "$work" child "$ct" run -p "$spid" -d 1s -o "$work/child.txt"
+ct_run "$work" child "$ct" run -p "$spid" --max-overhead off -d 1s -o "$work/child.txt"
 check_eq "a child a traced run left untraced: attached (exit code 0)" 0 "$(cat "$work/child.rc")"
 check_handles "$work/child.txt" "a child a traced run left untraced" 2
 wait "$nofollow_job"

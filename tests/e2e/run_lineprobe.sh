@@ -237,7 +237,7 @@ if [[ -n "$spid" ]]; then
     check_eq "run -p --at a line with no code: the one line" \
         "clrtrace run: pid $spid: --at Program.cs:1: no code found there in the assemblies loaded (their Portable PDBs name no such line)" \
         "$(cat "$work/nocode.err")"
-    ct_run "$work" att "$ct" run -p "$spid" --at "Program.cs:$shandle" --at "Svc.Handlers.Validate:$svalidate" \
+    ct_run "$work" att "$ct" run -p "$spid" --max-overhead off --at "Program.cs:$shandle" --at "Svc.Handlers.Validate:$svalidate" \
         -d 1s -o "$work/att.txt"
     check_eq "run -p --at: exit code 0" 0 "$(cat "$work/att.rc")"
     check "run -p --at: Handle's hits, each with the values its source gives" awk -v l="$shandle" '

@@ -83,7 +83,9 @@ check "info: the segments joined and those dropped" \
 check "info: complete (the END record is in the newest segment)" grep -qE '^complete +yes' "$work/info.txt"
 
 echo "== 2. record -p --max-size 8M"
-dotnet "$app" calls 4000000000 >"$work/long.out" 2>&1 &
+# (CLRTRACE_PRELOAD_SANITIZERS: under sanitized.sh, the sanitizers' runtime the
+# profiler it will load needs.)
+env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" calls 4000000000 >"$work/long.out" 2>&1 &
 lpid=$!
 ct_at_exit ct_kill_quiet "$lpid"
 sleep 1

@@ -213,7 +213,7 @@ ssrc="$root/tests/targets/Service/Program.cs"
 shandle=$(( $(ct_src_line "$ssrc" 'public static long Handle\(') + 2 ))
 ct_service_run "$svc"
 if [[ -n "$spid" ]]; then
-    ct_run "$work" att "$ct" run -p "$spid" --srcline -F 'Svc.Handlers.Handle' -F 'Svc.Handlers.Validate' -d 2s -o "$work/att.txt"
+    ct_run "$work" att "$ct" run -p "$spid" --max-overhead off --srcline -F 'Svc.Handlers.Handle' -F 'Svc.Handlers.Validate' -d 2s -o "$work/att.txt"
     check_eq "run -p --srcline: exit code 0" 0 "$(cat "$work/att.rc")"
     check "run -p --srcline: Handle's calls at Program.cs:$shandle" awk -v l="$shandle" '
         /Svc\.Handlers\.Handle\(int worker=/ && / -> long / { n++; if ($0 !~ (" at Program\\.cs:" l "$")) { print; bad++ } }
