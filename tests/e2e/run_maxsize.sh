@@ -6,7 +6,7 @@
 # the program's end.
 #
 # Usage: tests/e2e/run_maxsize.sh [path/to/libclrtrace.so]
-#   MAXSIZE_CALLS  the Workload's calls (default 30000000, about 10 s traced;
+#   MAXSIZE_CALLS  the Workload's calls (default 20000000, about 7 s traced;
 #                  about 900000000 for the 5-minute form by hand)
 #
 #   1. record --max-size 8M: the program's output and exit code as untraced;
@@ -27,7 +27,7 @@ root=$(cd "$here/../.." && pwd)
 . "$here/lib_checks.sh"
 
 ct_setup maxsize "${1:-}" cli
-calls=${MAXSIZE_CALLS:-30000000}
+calls=${MAXSIZE_CALLS:-20000000}
 size=$((8 * 1024 * 1024))
 
 echo "== building bench/Workload"
@@ -89,7 +89,7 @@ env CLRTRACE_PRELOAD_SANITIZERS=1 dotnet "$app" calls 4000000000 >"$work/long.ou
 lpid=$!
 ct_at_exit ct_kill_quiet "$lpid"
 sleep 1
-( timeout -k 5 300 "$ct" record -p "$lpid" --max-size 8M --max-overhead off -d 6s -o "$work/a" \
+( timeout -k 5 300 "$ct" record -p "$lpid" --max-size 8M --max-overhead off -d 4s -o "$work/a" \
     >"$work/a.out" 2>"$work/a.err"; echo $? >"$work/a.rc" ) &
 apid=$!
 most=0
