@@ -230,12 +230,12 @@ static HRESULT give_up(const char *cmdline, const char *what, HRESULT hr)
 static HRESULT set_event_mask(DWORD mask)
 {
     ICorProfilerInfo *info = g_ct.info;
-    g_act.on = g_ct.cfg.ids && g_ct.cfg.null_mode == CT_NULL_OFF && !g_ct.cfg.bench_naive;
-    g_act.gc_known = 0;
-    if (g_act.on && g_ct.info_version >= 5) {
+    int ids = g_ct.cfg.ids && g_ct.cfg.null_mode == CT_NULL_OFF && !g_ct.cfg.bench_naive;
+    ct_activity_setup(ids, 0);
+    if (ids && g_ct.info_version >= 5) {
         HRESULT hr = info->lpVtbl->SetEventMask2(info, mask, COR_PRF_HIGH_BASIC_GC);
         if (SUCCEEDED(hr)) {
-            g_act.gc_known = 1;
+            ct_activity_setup(ids, 1);
             return hr;
         }
     }

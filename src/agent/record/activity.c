@@ -579,3 +579,9 @@ static void learn_class(void)
     g_act.ec_offset = off;
     atomic_store_explicit(&g_act.learned, 1, memory_order_release);
 }
+
+void ct_activity_setup(int on, int gc_known)
+{
+    g_act.on = on;
+    g_act.gc_known = gc_known;
+}

@@ -370,6 +370,10 @@ void ct_rec_activity_read(ct_tbuf *b);
  * session's start); the runtime's GarbageCollectionStarted. */
 void ct_activity_learn(void);
 void ct_activity_gc(void);
+/* How trace ids are read in this trace (com/profiler.c, as it sets the
+ * event mask): on (CLRTRACE_IDS), and whether the runtime tells each GC
+ * (COR_PRF_HIGH_BASIC_GC: addresses are kept from call to call). */
+void ct_activity_setup(int on, int gc_known);
 
 /* The writer's tick (ct_writer_config.tick), on its own thread, which the
  * runtime does not know: what the hooks asked for and no callback came to
