@@ -22,6 +22,7 @@
 #include "agent/model/plans_internal.h"
 #include "agent/model/lineprobe.h"
 #include "agent/model/registry.h"
+#include "agent/model/utf16.h"
 #include "agent/runtime/state.h"
 
 ct_state g_ct;
@@ -142,11 +143,23 @@ int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, si
     return 0;
 }
 
-void ct_method_join(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap)
+/* ct_method_props (modules.c) over the fake metadata: the method's name
+ * from GetMethodProps, joined to its type's stub name. */
+int ct_method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
+                    mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len, DWORD *impl)
 {
+    IMetaDataImport *mdi = m->mdi;
+    WCHAR w[CT_NAME_MAX];
+    ULONG wlen = 0, rva = 0;
+    DWORD attr = 0;
+    if (FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, td, w, CT_NAME_MAX, &wlen, &attr, sig,
+                                           sig_len, &rva, impl)))
+        return -1;
+    ct_utf16_to_utf8(w, wlen, method, CT_NAME_MAX * 3);
     char type[64];
-    ct_typedef_name(m, td, 1, type, sizeof type);
-    snprintf(out, cap, "%s.%s", type, method);
+    ct_typedef_name(m, *td, 1, type, sizeof type);
+    snprintf(full, CT_METHOD_FULL_MAX, "%s.%s", type, method);
+    return 0;
 }
 
 int ct_generic_param_count(const ct_module *m, mdToken owner)

@@ -563,31 +563,34 @@ int ct_module_each_method(const ct_module *m, int (*type_ok)(const ct_module *m,
     return rc;
 }
 
-void ct_method_join(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap)
+int ct_method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
+                    mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len, DWORD *impl)
 {
+    IMetaDataImport *mdi = m->mdi;
+    WCHAR wmethod[CT_NAME_MAX];
+    ULONG wlen = 0, rva = 0;
+    DWORD attr = 0;
+    *impl = 0;
+    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, td, wmethod, CT_NAME_MAX, &wlen,
+                                                   &attr, sig, sig_len, &rva, impl)))
+        return -1;
+    ct_utf16_to_utf8(wmethod, wlen, method, CT_NAME_MAX * 3);
     char type[CT_NAME_MAX * 3];
-    /* td is nil (0x02000000) only for malformed metadata; global functions
-     * belong to <Module> (0x02000001), which has a name. */
-    if ((td & 0x00FFFFFF) && ct_typedef_name(m, td, 1, type, sizeof type) == 0)
-        snprintf(out, cap, "%s.%s", type, method);
+    if ((*td & 0x00FFFFFF) && ct_typedef_name(m, *td, 1, type, sizeof type) == 0)
+        snprintf(full, CT_METHOD_FULL_MAX, "%s.%s", type, method);
     else
-        snprintf(out, cap, "%s", method);
+        snprintf(full, CT_METHOD_FULL_MAX, "%s", method);
+    return 0;
 }
 
 int ct_method_full_name(const ct_module *m, mdMethodDef tok, char *out, size_t cap)
 {
-    IMetaDataImport *mdi = m->mdi;
-    WCHAR w[CT_NAME_MAX];
-    ULONG wlen = 0, sig_len = 0, rva = 0;
-    DWORD attr = 0, impl = 0;
+    char method[CT_NAME_MAX * 3], full[CT_METHOD_FULL_MAX];
     mdTypeDef td = 0;
     PCCOR_SIGNATURE sig = NULL;
-    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, &td, w, CT_NAME_MAX, &wlen, &attr,
-                                                   &sig, &sig_len, &rva, &impl)))
+    ULONG sig_len = 0;
+    DWORD impl = 0;
+    if (ct_method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) != 0)
         return -1;
-    char method[CT_NAME_MAX * 3];
-    ct_utf16_to_utf8(w, wlen, method, sizeof method);
-    char full[CT_NAME_MAX * 6];
-    ct_method_join(m, td, method, full, sizeof full);
     return (size_t)snprintf(out, cap, "%s", full) < cap ? 0 : -1;
 }

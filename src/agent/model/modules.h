@@ -87,11 +87,18 @@ static inline const char *ct_typedef_unqualified(const char *part)
 /* The TypeDef's name: nested types joined by '.', with the outermost
  * namespace when with_ns, metadata arity suffixes (`1) kept. 0 or -1. */
 int ct_typedef_name(const ct_module *m, mdTypeDef td, int with_ns, char *out, size_t cap);
-/* "Type.Method" into out: method joined to TypeDef td's name (with its
- * namespace; td nil: the method alone, as malformed metadata may have it). */
-void ct_method_join(const ct_module *m, mdTypeDef td, const char *method, char *out, size_t cap);
-/* Method tok's full name, "Demo.Shop.Cart.Sum" (ct_method_join): 0, or -1
- * when the metadata does not give it or it does not fit. */
+/* Room for a method's full name ("Ns.Outer.Inner.Method"): a TypeDef's name
+ * and a method's, as UTF-8. */
+#define CT_METHOD_FULL_MAX (2 * CT_NAME_MAX * 3 + 2)
+/* Method tok of module m: its name (method[CT_NAME_MAX * 3]), its full name
+ * "Type.Method" (full[CT_METHOD_FULL_MAX]; the type with its namespace, the
+ * method alone when its TypeDef is nil, as malformed metadata may have
+ * it), its TypeDef, signature and impl flags; 0, or -1 when the metadata
+ * does not give them. */
+int ct_method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
+                    mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len, DWORD *impl);
+/* Method tok's full name alone (ct_method_props): 0, or -1 when the metadata
+ * does not give it or it does not fit. */
 int ct_method_full_name(const ct_module *m, mdMethodDef tok, char *out, size_t cap);
 /* The most TypeDef names ct_typedef_name keeps (made once, for the process's
  * life); past them a name is made at each call. */

@@ -19,9 +19,6 @@
 #include "agent/runtime/state.h"
 #include "utf16.h"
 
-/* Longest "Namespace.Type.Method" name kept (UTF-8 bytes). */
-#define FULL_NAME_MAX (2 * CT_NAME_MAX * 3 + 2)
-
 /* The CoreLib method the runtime calls on its unhandled-exception path
  * (excep.cpp, InternalUnhandledExceptionFilter_Worker, raises
  * AppDomain.UnhandledException through it). */
@@ -186,7 +183,7 @@ static int type_passes(const ct_module *m, const char *type)
 static int type_may_trace(const ct_module *m, mdTypeDef td)
 {
     char type[CT_NAME_MAX * 3 + 2];
-    /* Named as ct_method_join names it, then the dot before the method. */
+    /* Named as ct_method_props names it, then the dot before the method. */
     if (!(td & 0x00FFFFFF) || ct_typedef_name(m, td, 1, type, sizeof type - 1) != 0)
         return 1;
     size_t n = strlen(type);
@@ -231,24 +228,6 @@ int ct_registry_method_may_trace(const ct_module *m, mdMethodDef tok)
     return ct_registry_type_may_trace(m, td);
 }
 
-/* Method tok of module m: its name (method[CT_NAME_MAX * 3]), full name
- * (full[FULL_NAME_MAX]), TypeDef and signature; 0, or -1. */
-static int method_props(const ct_module *m, mdMethodDef tok, char *method, char *full,
-                        mdTypeDef *td, PCCOR_SIGNATURE *sig, ULONG *sig_len, DWORD *impl)
-{
-    IMetaDataImport *mdi = m->mdi;
-    WCHAR wmethod[CT_NAME_MAX];
-    ULONG wlen = 0, rva = 0;
-    DWORD attr = 0;
-    *impl = 0;
-    if (!mdi || FAILED(mdi->lpVtbl->GetMethodProps(mdi, tok, td, wmethod, CT_NAME_MAX, &wlen,
-                                                   &attr, sig, sig_len, &rva, impl)))
-        return -1;
-    ct_utf16_to_utf8(wmethod, wlen, method, CT_NAME_MAX * 3);
-    ct_method_join(m, *td, method, full, FULL_NAME_MAX);
-    return 0;
-}
-
 /* [cor] CorMethodImpl miAsync (.NET 11): a runtime-async method, compiled
  * without a state machine. Its IL returns the awaited value where the
  * signature says Task<T>, and the runtime enters it again on each resume
@@ -273,12 +252,12 @@ static int rt_async_hooked(void)
 
 int ct_registry_traces(const ct_module *m, mdMethodDef tok)
 {
-    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
+    char method[CT_NAME_MAX * 3], full[CT_METHOD_FULL_MAX];
     mdTypeDef td = 0;
     PCCOR_SIGNATURE sig = NULL;
     ULONG sig_len = 0;
     DWORD impl = 0;
-    return method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) == 0 &&
+    return ct_method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) == 0 &&
            (!(impl & MI_ASYNC) || rt_async_hooked()) &&
            (traces_name(m, full) || ct_lineprobe_targets(m, tok) || ct_inject_targets(full));
 }
@@ -323,12 +302,12 @@ static void describe(ct_mapped_fn *f, ClassID cls, ModuleID mod, mdToken tok,
     f->module = mod;
     f->token = tok;
     const ct_module *m = ct_module_get(mod);
-    char method[CT_NAME_MAX * 3], full[FULL_NAME_MAX];
+    char method[CT_NAME_MAX * 3], full[CT_METHOD_FULL_MAX];
     mdTypeDef td = 0;
     PCCOR_SIGNATURE sig = NULL;
     ULONG sig_len = 0;
     DWORD impl = 0;
-    if (!m || method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) != 0)
+    if (!m || ct_method_props(m, tok, method, full, &td, &sig, &sig_len, &impl) != 0)
         return;
     const char *name = ct_perm_strdup(full);
     if (!name)
