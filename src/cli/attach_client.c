@@ -9,7 +9,6 @@
  * waits for Ctrl-C, SIGTERM or the duration, and ends the session. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "base/folder.h"
 #include "format/attach.h"
 #include "format/expr.h"
 #include "format/launch.h"
@@ -484,15 +484,10 @@ static int open_outputs(const char *who, int want_text, const char *text_path,
          * deletes the segments (through the descriptor: the process may be in
          * another mount namespace). */
         if (with_dir) {
-            char dir[PATH_MAX];
-            snprintf(dir, sizeof dir, "%s", trace_path);
-            char *slash = strrchr(dir, '/');
-            if (slash)
-                *(slash == dir ? slash + 1 : slash) = '\0';
-            int d = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+            int d = ct_folder_open(trace_path, NULL);
             if (d < 0) {
-                fprintf(stderr, "clrtrace %s: cannot open the trace's folder %s: %s\n", who,
-                        slash ? dir : ".", strerror(errno));
+                fprintf(stderr, "clrtrace %s: cannot open the folder of %s: %s\n", who,
+                        trace_path, strerror(errno));
                 for (int i = 0; i < *nfds; i++)
                     close(fds[i]);
                 *nfds = 0;

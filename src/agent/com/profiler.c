@@ -28,6 +28,7 @@
 
 #include "attach_control.h"
 #include "agent/core/clock.h"
+#include "base/folder.h"
 #include "format/attach.h"
 #include "format/launch.h"
 #include "views/render.h"
@@ -517,15 +518,8 @@ static HRESULT cb_Initialize(CB_SELF, IUnknown *unk)
     /* --max-size: the segments are made beside the trace. */
     int bin_dir = -1;
     const char *bin_name = NULL;
-    if (cfg->max_size && bin_fd >= 0 && outs.bin_path[0]) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", outs.bin_path);
-        char *slash = strrchr(dir, '/');
-        bin_name = slash ? outs.bin_path + (slash - dir) + 1 : outs.bin_path;
-        if (slash)
-            *(slash == dir ? slash + 1 : slash) = '\0';
-        bin_dir = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    }
+    if (cfg->max_size && bin_fd >= 0 && outs.bin_path[0])
+        bin_dir = ct_folder_open(outs.bin_path, &bin_name);
     int began = begin_recording(cfg, text, bin_fd, outs.bin_path, bin_dir, bin_name, cmdline,
                                 il, fast, 0);
     if (bin_dir >= 0)
