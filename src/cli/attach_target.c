@@ -43,7 +43,6 @@
 /* Size of the ELF header fields read (up to e_machine). */
 #define ELF_HEAD_BYTES 20
 
-
 /* Whether /proc/self/ns/KIND and /proc/PID/ns/KIND are one namespace: 1,
  * 0, or -1 (errno: no access). */
 static int same_ns(unsigned pid, const char *kind)
@@ -362,6 +361,7 @@ static unsigned runtime_machine(const attach_target *t)
     }
     return m;
 }
+
 /* " (its TMPDIR as it sees it)" when the process is in another mount
  * namespace. */
 static const char *as_it_sees(const attach_target *t)

@@ -58,8 +58,8 @@ typedef struct info_stats {
     uint64_t budget_steps;    /* BUDGET records that changed a function's step */
     uint64_t budget_skipped;  /* calls left out, every function */
     ct_table traces;          /* ACTIVITY: trace id (two u64) -> 1 */
-    ct_table defined;         /* FUNCTION and CLASS keys met (--max-size's segments
-                                 repeat them): key -> 1 (2 for a class's) */
+    ct_table defined;         /* FUNCTION and CLASS records met, by {key, record type}
+                                 (--max-size's segments repeat them) */
     uint64_t ntraces;         /* distinct W3C trace ids the threads' Activities had */
     uint64_t first_segment, last_segment; /* SEGMENT records' numbers (--max-size) */
     int segment_seen;

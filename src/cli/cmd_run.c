@@ -774,7 +774,6 @@ static int trace_launch(const trace_opts *o, const trace_paths *p)
     return rc;
 }
 
-/* run and record: the same options, two meanings of -o. */
 /* A refused attach leaves no trace directory behind: the folders record
  * created for it, removed from the deepest while they are empty (one that
  * holds anything stays). */
@@ -792,6 +791,7 @@ static void remove_made_dirs(const trace_paths *p)
     }
 }
 
+/* run and record: the same options, two meanings of -o. */
 int cli_trace_command(int argc, char **argv, int record)
 {
     trace_opts o;

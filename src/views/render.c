@@ -164,15 +164,15 @@ struct ct_render {
     struct { uint64_t tid, key; uint32_t line, flags; } lines[RENDER_LINES_HELD];
     unsigned nlines;
     uint64_t dropped, events;
-    /* --max-size: the trace is the newest segments of one cut into segment
-     * files (the first SEGMENT record read is not segment 0): calls that
-     * began before its first segment end in it without their start: an end
-     * with no call open on its thread (window_begun counts them, not shown);
-     * window_seen: a SEGMENT was read. */
-    int window, window_seen;
-    uint64_t window_begun;
-    uint64_t window_key, window_bytes; /* the first SEGMENT's, said at the first event */
-    int window_said;
+    /* --max-size: window_key, the number of the first SEGMENT record read
+     * when it is not 0: the trace is the newest segments of one cut into
+     * segment files, and calls that began before its first segment end in it
+     * without their start, an end with no call open on its thread
+     * (window_begun counts them, not shown). window_bytes: that SEGMENT's
+     * bytes before; window_seen: a SEGMENT was read; window_said: the line
+     * saying what was dropped was written (at the first event). */
+    uint64_t window_key, window_bytes, window_begun;
+    int window_seen, window_said;
     /* The threads holding an enter line back, oldest first (the events
      * come in time order): before a line of time T, those of them held
      * back from before T are written as opening lines ("... {"), so that
@@ -1201,7 +1201,7 @@ static int call_unmatched(void *ctx, ct_walk_thread *t, uint32_t depth, const ct
     ct_render *r = ctx;
     /* --max-size: a call begun in a segment no longer kept (an end with no
      * call open on its thread, and no events of the thread dropped). */
-    if (r->window && depth == 0 && !t->dropped) {
+    if (r->window_key && depth == 0 && !t->dropped) {
         r->window_begun++;
         return 0;
     }
@@ -1437,9 +1437,6 @@ static void segment_record(ct_render *r, const ct_rec *rec)
     if (r->window_seen)
         return;
     r->window_seen = 1;
-    if (!rec->key)
-        return;
-    r->window = 1;
     r->window_key = rec->key;
     r->window_bytes = rec->count;
 }
@@ -1569,7 +1566,7 @@ int ct_render_record(ct_render *r, const ct_rec *rec)
         finish(r);
         return 0;
     case CT_REC_ENTER: case CT_REC_LEAVE: case CT_REC_TAILCALL: case CT_REC_UNWIND: {
-        if (r->window && !r->window_said)
+        if (r->window_key && !r->window_said)
             window_line(r, rec->time_ns);
         ct_walk_thread *t = ct_walk_thread_of(&r->walk, rec->tid);
         fn *f = function_of(r, rec->key);

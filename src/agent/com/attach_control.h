@@ -26,8 +26,9 @@ void ct_attach_module_loaded(ModuleID mod);
 HRESULT ct_profiler_attach(IUnknown *unk);
 
 /* profiler.c: one trace with settings cfg to the outputs given (-1: none),
- * bin_dir the binary trace's folder for --max-size's segments (-1: none; the
- * writer closes it): 0, or -1 with one line in why. */
+ * bin_dir the binary trace's folder for --max-size's segments (-1: none).
+ * The descriptors stay the caller's (the writer keeps copies of what it
+ * needs): 0, or -1 with one line in why. */
 int ct_profiler_session_start(const ct_config *cfg, int text_fd, int bin_fd, int bin_dir,
                               char *why, size_t cap);
 /* The methods rewritten in this session (the END record's count). */
