@@ -513,6 +513,17 @@ ct_csc() {
     [[ -f "$csc" && -d "$refdir" ]]
 }
 
+# ct_wait_attached FILE: waits (at most 30 s) for clrtrace's "attached to
+# pid" line in FILE, its stderr; 1 when it did not come.
+ct_wait_attached() {
+    local i
+    for ((i = 0; i < 300; i++)); do
+        grep -q "attached to pid" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # ct_after_detach FILE: the lines clrtrace wrote after its "detached from
 # pid" line, less the budget's summary ("budget 5%: 1 step ..."), which a
 # loaded machine may add to any attach and is checked where budgets are.

@@ -141,7 +141,7 @@ rec_job=$!
 # Once the first says it attached (not after a fixed time: a loaded machine
 # or the sanitizers' profiler may take longer to attach), a second clrtrace
 # meanwhile: refused, the first one goes on.
-for ((i = 0; i < 600; i++)); do grep -q "attached to pid" "$work/rec.err" 2>/dev/null && break; sleep 0.05; done
+ct_wait_attached "$work/rec.err"
 ct_run "$work" second "$ct" run -p "$spid" -d 1s
 check_eq "a second clrtrace at once: exit code 1" 1 "$(cat "$work/second.rc")"
 check "a second clrtrace at once: says another one is tracing" grep -qE \

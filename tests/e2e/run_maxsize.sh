@@ -36,20 +36,26 @@ app=$(ct_dotnet_build "$root/bench/Workload" "$work") && [[ -n "$app" ]] ||
 
 # total DIR: the bytes of the trace's files (trace.clrt and its segments).
 total() { cat "$1"/trace.clrt "$1"/trace.clrt.[0-9] 2>/dev/null | wc -c; }
+# watch_size DIR PID: the trace's files in DIR measured every 0.2 s while
+# PID (a child) runs, and once more after it ended (waited for): the
+# largest total in $most.
+watch_size() {
+    local n
+    most=0
+    while kill -0 "$2" 2>/dev/null; do
+        n=$(total "$1")
+        ((n > most)) && most=$n
+        sleep 0.2
+    done
+    wait "$2"
+    n=$(total "$1")
+    ((n > most)) && most=$n
+}
 
 echo "== 1. record --max-size 8M, $calls calls"
 ct_run "$work" plain timeout -k 5 1800 dotnet "$app" calls "$calls"
 ( ct_run "$work" rec timeout -k 5 3600 "$ct" record --max-size 8M -o "$work/t" -- dotnet "$app" calls "$calls" ) &
-recpid=$!
-most=0
-while kill -0 "$recpid" 2>/dev/null; do
-    n=$(total "$work/t")
-    ((n > most)) && most=$n
-    sleep 0.2
-done
-wait "$recpid"
-n=$(total "$work/t")
-((n > most)) && most=$n
+watch_size "$work/t" $!
 # The program's own line: "calls=MADE ns_per_call=... sum=S"; the sum
 # differs by timing only in ns_per_call.
 check_eq "the program's output (calls and sum) and exit code as untraced" \
@@ -91,14 +97,7 @@ ct_at_exit ct_kill_quiet "$lpid"
 sleep 1
 ( timeout -k 5 300 "$ct" record -p "$lpid" --max-size 8M --max-overhead off -d 4s -o "$work/a" \
     >"$work/a.out" 2>"$work/a.err"; echo $? >"$work/a.rc" ) &
-apid=$!
-most=0
-while kill -0 "$apid" 2>/dev/null; do
-    n=$(total "$work/a")
-    ((n > most)) && most=$n
-    sleep 0.2
-done
-wait "$apid"
+watch_size "$work/a" $!
 { ct_kill_quiet "$lpid"; wait "$lpid"; } 2>/dev/null
 check_eq "record -p exits 0" 0 "$(cat "$work/a.rc")"
 check "attached: the files never above 8 MiB together (most seen: $most bytes), older segments deleted" \

@@ -174,7 +174,7 @@ echo "== 2. clrtrace killed mid-session"
 load_start s2
 "$ct" record -p "$spid" -F 'Web.Shop.*' -o "$work/killed" >"$work/killed.out" 2>"$work/killed.err" &
 cli=$!
-for ((i = 0; i < 300; i++)); do grep -q "attached to pid" "$work/killed.err" 2>/dev/null && break; sleep 0.1; done
+ct_wait_attached "$work/killed.err"
 sleep 1
 kill -KILL "$cli"
 { wait "$cli"; } 2>/dev/null
@@ -216,7 +216,7 @@ check "the log says what was not recorded, counted (the writer fell behind; the 
     grep -qE '^# summary: .*[1-9][0-9]* events? dropped$|^clrtrace run: .*[1-9][0-9]* calls not recorded' "$work/piped.txt"
 "$ct" run -p "$spid" -d $((stop_s + 2))s -F 'Web.Shop.*' -o "$work/stopped.txt" 2>"$work/stopped.err" &
 cli=$!
-for ((i = 0; i < 300; i++)); do grep -q "attached to pid" "$work/stopped.err" 2>/dev/null && break; sleep 0.1; done
+ct_wait_attached "$work/stopped.err"
 kill -STOP "$cli"
 load_start s3b
 sleep "$stop_s"
@@ -234,7 +234,7 @@ echo "== 4. the service killed while attached"
 serve s4
 "$ct" record -p "$spid" -F 'Web.Shop.*' -o "$work/died" >"$work/died.out" 2>"$work/died.err" &
 cli=$!
-for ((i = 0; i < 300; i++)); do grep -q "attached to pid" "$work/died.err" 2>/dev/null && break; sleep 0.1; done
+ct_wait_attached "$work/died.err"
 t_attach=$(date +%s%N)
 sleep 2
 kill -KILL "$spid"

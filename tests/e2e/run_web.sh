@@ -217,7 +217,7 @@ if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
     at="$work/attach.txt"
     "$ct" run -p "$spid" -F 'Web.*' -o "$at" 2>"$work/attach.err" &
     cli=$!
-    for ((i = 0; i < 300; i++)); do grep -q "attached to pid" "$work/attach.err" && break; sleep 0.1; done
+    ct_wait_attached "$work/attach.err"
     answers order text slow >"$work/during"
     kill -INT "$cli"
     wait "$cli"
@@ -250,7 +250,7 @@ if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
     "$ct" run -p "$spid" --assembly 'Microsoft.AspNetCore.*' --max-overhead 1 -o "$at2" \
         2>"$work/attach2.err" &
     cli=$!
-    for ((i = 0; i < 300; i++)); do grep -q "attached to pid" "$work/attach2.err" && break; sleep 0.1; done
+    ct_wait_attached "$work/attach2.err"
     for ((k = 0; k < 5; k++)); do answers order text slow >"$work/during2.$k"; done
     kill -INT "$cli"
     wait "$cli"
