@@ -144,7 +144,7 @@ read -r rss1 thr1 fd1 ours1 <<<"$first"
 read -r rss2 _ _ _ <<<"$second"
 read -r rssn thrn fdn oursn <<<"$last"
 echo "   after the 1st detach: RSS $rss1 KB, $thr1 threads ($ours1 clrtrace's), $fd1 fds; after the 2nd: RSS $rss2 KB; after the ${attaches}th: RSS $rssn KB, $thrn threads ($oursn clrtrace's), $fdn fds"
-# The bound (issue 42; docs/tracer.md, "Attaching: memory"): 12 MB, and
+# The bound (issue 42; docs/tracer.md, "Attaching: memory"): 16 MB, and
 # 64 KB a session after the first. After a session the profiler keeps the
 # writer's buffers and zstd's context, allocated by the first session and
 # reused, their pages given back to the system (before, each session
@@ -154,12 +154,14 @@ echo "   after the 1st detach: RSS $rss1 KB, $thr1 threads ($ours1 clrtrace's), 
 # 2 to 8 MB (the states of pool threads new to tracing, the malloc arenas of
 # the profiler's threads, the runtime's ReJIT tables), then 13 to 44 KB a
 # session (the runtime's copy of each rewritten method: IL and code, which it
-# never frees).
-bound=$((12 * 1024 + 64 * (attaches - 1)))
+# never frees). Over 10 attaches that came to +10.4 to 12.2 MB in 18 runs,
+# over 100 to +12.7 MB: growth that levels off. 12 MB, the bound before,
+# failed once in 14 runs; 16 MB holds the most measured with a third to spare.
+bound=$((16 * 1024 + 64 * (attaches - 1)))
 # (Not under the sanitizers: ASan's quarantine and shadow memory grow with
 # every allocation, the profiler's and the runtime's alike.)
 [[ -n ${CLRTRACE_SANITIZE_RUN:-} ]] && echo "   (the RSS bound is not checked under the sanitizers)" ||
-check "RSS after the ${attaches}th detach within $bound KB of the 1st's (12 MB + 64 KB a session): +$((rssn - rss1)) KB" \
+check "RSS after the ${attaches}th detach within $bound KB of the 1st's (16 MB + 64 KB a session): +$((rssn - rss1)) KB" \
     test "$((rssn - rss1))" -le "$bound"
 # Threads: the profiler's own (named clrtrace-*) as after the first; the
 # others are the runtime's thread pool, which adds threads when requests
