@@ -30,6 +30,13 @@ declare -A may=(
   [cli/input]="views format base"
   [cli/export]="cli/input views format base"
 )
+# Headers kept for some rooms only (a room's faces, as agent/record's three:
+# record.h for com/, hooks.h for the engines, internal.h for itself): the
+# rooms that may include each.
+declare -A only=(
+  [agent/record/hooks.h]="agent/engines/elt agent/engines/il"
+  [agent/record/internal.h]="agent/record"
+)
 # A library's public headers are its own room.
 lib_room() { case $1 in clrsig) echo sig ;; clrmeta) echo meta ;; clril) echo il ;; *) echo "$1" ;; esac; }
 
@@ -43,6 +50,13 @@ while IFS= read -r file; do
     continue
   fi
   while IFS= read -r inc; do
+    whole=$inc
+    [[ "$inc" != */* ]] && whole=$dir/$inc
+    if [[ -n "${only[$whole]+x}" && " ${only[$whole]} " != *" $room "* ]]; then
+      echo "$file: includes \"$inc\": only ${only[$whole]} may include it"
+      bad=1
+      continue
+    fi
     if [[ "$inc" != */* ]]; then
       [[ -e "$dir/$inc" ]] && continue
       echo "$file: \"$inc\": a bare name must be a header of the file's own folder"

@@ -18,7 +18,7 @@
 
 #include "agent/core/writer.h"
 #include "agent/model/classnames.h"
-#include "agent/record/record.h"
+#include "agent/record/hooks.h"
 
 /* ------------------------------------------------------------ the fakes */
 
@@ -97,17 +97,8 @@ int ct_classid_name(ClassID cls, ct_name_style style, char *out, size_t cap)
 }
 
 static int g_unhandled;
-/* An async body's end by its task's exception (record/unwind.c). */
-void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x)
-{
-    (void)b;
-    (void)now;
-    (void)key;
-    (void)x;
-}
-
 /* An async body owning the builder SetResult/SetException is called on
- * (record/unwind.c): as the test says. */
+ * (record/bodies.c): as the test says. */
 static int g_body_owns;
 /* --srcline's LINE records (exclines.c): not recorded here. */
 void ct_rec_line_event(ct_tbuf *b, uint64_t now, uint64_t key, uint32_t serial)
@@ -121,7 +112,7 @@ int ct_rec_async_body_owns(ct_tbuf *b, uintptr_t builder)
     return g_body_owns;
 }
 
-/* Field offsets and exceptions read (record/unwind.c): none here (the
+/* Field offsets and exceptions read (record/excobject.c, bodies.c): none here (the
  * attached body's end of a faulted task is not tested here). */
 void ct_rec_field_offsets(ClassID cls, const char *const *names, uint32_t *offsets, int n,
                           uint32_t size)
@@ -141,13 +132,6 @@ void ct_rec_exc_capture(ct_rec_exc *x, uint64_t obj)
 {
     (void)obj;
     x->serial = 0;
-}
-
-/* An async call's end by an exception (record/unwind.c): not used here. */
-void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
-                      const ct_rec_exc *x)
-{
-    (void)b, (void)type, (void)now, (void)key, (void)x;
 }
 
 /* A condition's path that could not be read (model/when.c counts them). */

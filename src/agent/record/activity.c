@@ -31,7 +31,7 @@
  * the address of the thread static and the ExecutionContext the ids were
  * read from until the next GC (ct_activity_gc: the runtime's
  * GarbageCollectionStarted). */
-#include "record.h"
+#include "internal.h"
 
 #include <string.h>
 #include <sys/uio.h>
@@ -533,6 +533,14 @@ static void learn_exposed(void)
 void ct_activity_tick(void)
 {
     ct_activity_wanted();
+}
+
+void ct_activity_wanted(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&g_act.wanted, memory_order_relaxed), 0) &&
+        (!atomic_load_explicit(&g_act.learned, memory_order_relaxed) ||
+         !atomic_load_explicit(&g_act.exposed, memory_order_relaxed)))
+        ct_activity_learn();
 }
 
 void ct_activity_learn(void)

@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "record.h"
+#include "internal.h"
 #include "agent/model/plans.h"
 #include "agent/runtime/notes.h"
 
@@ -183,36 +183,6 @@ static uint32_t meet(uintptr_t task, uint64_t cls, uint32_t mine, uint64_t now,
 }
 
 /* Task's private state bits (Task.cs): complete, one way or another. */
-#define TASK_FAULTED 0x200000u
-#define TASK_CANCELED 0x400000u
-#define TASK_COMPLETED_MASK (TASK_FAULTED | TASK_CANCELED | 0x1000000u)
-
-/* The content plan of task object obj (class cls) when it is the Task
- * form's (m_stateFlags, then a Task<T>'s m_result), made at the first
- * object of its class (no type loaded); else NULL. */
-static const ct_plan *task_form(uintptr_t obj, ClassID cls)
-{
-    int again = 0;
-    const ct_plan *c = ct_plan_content(cls, (const void *)obj, &again);
-    return c && c->kind == CT_V_CLASS && c->shape == CT_FORM_TASK && c->count ? c : NULL;
-}
-
-/* Task object obj's m_stateFlags, where its Task form content plan c reads
- * them. */
-static uint32_t task_flags(uintptr_t obj, const ct_plan *c)
-{
-    uint32_t flags;
-    memcpy(&flags, (const void *)(obj + c->fields[0].offset), 4);
-    return flags;
-}
-
-/* Whether task object obj (of class cls) is complete. -1 when not known. */
-static int task_done(uintptr_t obj, ClassID cls)
-{
-    const ct_plan *c = task_form(obj, cls);
-    return c ? (task_flags(obj, c) & TASK_COMPLETED_MASK) != 0 : -1;
-}
-
 void ct_rec_put_u64(ct_wbuf *w, ct_event_mark *m, uint64_t v)
 {
     uint8_t *p = ct_event_value_reserve(w, 8);
@@ -250,7 +220,7 @@ void ct_rec_async_call(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_event_m
     /* A task complete and not marked: its end was not seen (its body not
      * traced, or a GC moved its state machine during the body): the call
      * ends here, its task's state in its value. */
-    if (!mark_of((uintptr_t)task) && task_done((uintptr_t)task, (ClassID)cls) != 0)
+    if (!mark_of((uintptr_t)task) && ct_rec_task_done((uintptr_t)task, (ClassID)cls) != 0)
         return;
     int took = 0;
     uint32_t id = meet((uintptr_t)task, cls, SLOT_PENDING, now, f, NULL, &took);
@@ -360,189 +330,13 @@ void ct_rec_async_result(ct_tbuf *b, uintptr_t builder, uintptr_t result, size_t
     if (id) {
         uint64_t task;
         memcpy(&task, (const void *)builder, 8);
-        const ct_plan *c = task ? task_form((uintptr_t)task, (ClassID)cls) : NULL;
+        const ct_plan *c = task ? ct_rec_task_form((uintptr_t)task, (ClassID)cls) : NULL;
         const ct_plan *rp = c && ct_task_result_at(c) == 1 && result ? c->fields[1].plan : NULL;
         uint32_t rlen = rp ? (uint32_t)(result_len ? result_len : ct_rec_slot_len(rp)) : 0;
         verdict(b, fn, id, CT_REC_LEAVE, rp, result, rlen, NULL, now, naive);
         ct_rec_async_end_event(b, CT_REC_ASYNC_RETURN, id, cls, rp, result, rlen, now, naive);
     }
     ct_rec_busy(b, 0);
-}
-
-/* ------------------------------------------ a task's exception (attach) */
-
-/* Where a faulted or cancelled task keeps its exception (Task.cs,
- * TaskExceptionHolder.cs, ExceptionDispatchInfo.cs): the Task's
- * m_contingentProperties, its m_exceptionsHolder, then the first of its
- * m_faultExceptions (a List<ExceptionDispatchInfo>: _items[0]) or its
- * m_cancellationException, and that ExceptionDispatchInfo's _exception.
- * Each offset learned at the first object of its class, in one go per
- * class (classes other than the first ones met: looked up each time). */
-typedef struct learned_ref {
-    _Atomic uint64_t cls;
-    _Atomic uint32_t off[2];
-} learned_ref;
-
-static learned_ref g_cp, g_holder, g_list, g_edi;
-static _Atomic uint32_t g_task_cp = CT_REC_NO_FIELD - 1; /* unknown */
-
-/* The offsets of names[0..n) in class cls (its own reference fields),
- * through l's cache. */
-static void offsets_of(learned_ref *l, ClassID cls, const char *const *names, int n,
-                       uint32_t *off)
-{
-    if (atomic_load(&l->cls) == (uint64_t)cls) {
-        for (int k = 0; k < n; k++)
-            off[k] = atomic_load(&l->off[k]);
-        return;
-    }
-    ct_rec_field_offsets(cls, names, off, n, 8);
-    for (int k = 0; k < n; k++)
-        atomic_store(&l->off[k], off[k]);
-    atomic_store(&l->cls, (uint64_t)cls);
-}
-
-static ClassID class_of(uint64_t obj)
-{
-    ClassID c = 0;
-    if (obj)
-        memcpy(&c, (const void *)(uintptr_t)obj, 8);
-    return c;
-}
-
-/* Task's m_contingentProperties, searched from cls up through its bases
- * (a task's class derives from Task; the offset is Task's for them all). */
-static uint32_t contingent_offset(ClassID cls)
-{
-    uint32_t off = atomic_load(&g_task_cp);
-    if (off != CT_REC_NO_FIELD - 1)
-        return off;
-    static const char *const name[] = {"m_contingentProperties"};
-    for (int depth = 0; cls && depth < 8; depth++) {
-        ct_rec_field_offsets(cls, name, &off, 1, 8);
-        if (off != CT_REC_NO_FIELD) {
-            atomic_store(&g_task_cp, off);
-            return off;
-        }
-        ClassID parent = 0;
-        if (FAILED(g_ct.info->lpVtbl->GetClassIDInfo2(g_ct.info, cls, NULL, NULL, &parent, 0,
-                                                      NULL, NULL)))
-            break;
-        cls = parent;
-    }
-    return CT_REC_NO_FIELD;
-}
-
-/* The exception object task (class cls, faulted or cancelled) holds, or 0. */
-static uint64_t task_exception(uint64_t task, ClassID cls, int canceled)
-{
-    static const char *const cp_names[] = {"m_exceptionsHolder"};
-    static const char *const holder_names[] = {"m_faultExceptions", "m_cancellationException"};
-    static const char *const list_names[] = {"_items"};
-    static const char *const edi_names[] = {"_exception"};
-    uint32_t off[2];
-    uint64_t cp = ct_rec_ref_at(task, contingent_offset(cls));
-    if (!cp)
-        return 0;
-    offsets_of(&g_cp, class_of(cp), cp_names, 1, off);
-    uint64_t holder = ct_rec_ref_at(cp, off[0]);
-    if (!holder)
-        return 0;
-    offsets_of(&g_holder, class_of(holder), holder_names, 2, off);
-    uint64_t edi = 0;
-    if (!canceled) {
-        uint32_t items_off[1];
-        uint64_t list = ct_rec_ref_at(holder, off[0]);
-        if (list)
-            offsets_of(&g_list, class_of(list), list_names, 1, items_off);
-        uint64_t items = list ? ct_rec_ref_at(list, items_off[0]) : 0;
-        uint32_t length = 0;
-        if (items)
-            memcpy(&length, (const void *)(uintptr_t)(items + g_rec.layout.array_length_offset),
-                   4);
-        edi = length ? ct_rec_ref_at(items + g_rec.layout.array_data_offset, 0) : 0;
-    } else {
-        edi = ct_rec_ref_at(holder, off[1]);
-    }
-    if (!edi)
-        return 0;
-    offsets_of(&g_edi, class_of(edi), edi_names, 1, off);
-    return ct_rec_ref_at(edi, off[0]);
-}
-
-uint64_t ct_rec_task_exception(uintptr_t task, const ct_plan *content)
-{
-    if (!task || !content || !content->count)
-        return 0;
-    uint32_t flags = task_flags(task, content);
-    if (!(flags & (TASK_FAULTED | TASK_CANCELED)))
-        return 0;
-    return task_exception(task, class_of(task), !(flags & TASK_FAULTED));
-}
-
-/* What a task object (class cls) says of its end: complete or not, its
- * result's slot (the Task form's m_result) or its exception object. */
-typedef struct outcome {
-    int complete, faulted;
-    const ct_plan *p;          /* the result's plan (NULL: none, a Task's) */
-    uintptr_t addr;
-    uint32_t len;
-    uint64_t exc;              /* faulted: the exception (0: not found) */
-} outcome;
-
-/* 0 with *o filled, or -1 when the task's form is not known. */
-static int task_outcome(uint64_t task, ClassID cls, outcome *o)
-{
-    memset(o, 0, sizeof *o);
-    const ct_plan *c = task_form((uintptr_t)task, cls);
-    if (!c)
-        return -1;
-    uint32_t flags = task_flags((uintptr_t)task, c);
-    o->complete = (flags & TASK_COMPLETED_MASK) != 0;
-    o->faulted = (flags & (TASK_FAULTED | TASK_CANCELED)) != 0;
-    if (o->faulted) {
-        o->exc = task_exception(task, cls, !(flags & TASK_FAULTED));
-    } else if (o->complete && ct_task_result_at(c) == 1) {
-        o->p = c->fields[1].plan;
-        o->addr = (uintptr_t)(task + c->fields[1].offset);
-        o->len = ct_rec_slot_len(o->p);
-    }
-    return 0;
-}
-
-/* Whether f's conditions at the end hold for a complete task's outcome o
- * (its exception read into the caller's x when it has one). */
-static int outcome_holds(ct_tbuf *b, const ct_mapped_fn *f, const outcome *o, ct_rec_exc *x)
-{
-    if (!o->faulted)
-        return ct_rec_when_outcome_holds(b, f, CT_REC_LEAVE, o->p, o->addr, o->len, NULL);
-    x->serial = 0;
-    if (o->exc)
-        ct_rec_exc_capture(x, o->exc);
-    return ct_rec_when_outcome_holds(b, f, CT_REC_UNWIND, NULL, 0, 0, x->serial ? x : NULL);
-}
-
-int ct_rec_async_return_holds(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t ret_addr)
-{
-    uint64_t task;
-    memcpy(&task, (const void *)(ret_addr + f->async_task_at), 8);
-    const ct_plan *rp = f->ret;
-    if (!task && rp && rp->kind == CT_V_STRUCT && rp->shape == CT_FORM_VALUETASK &&
-        rp->count == 2) {
-        /* A ValueTask<T> that completed at once: its _result. */
-        const ct_field *r = &rp->fields[1];
-        return ct_rec_when_outcome_holds(b, f, CT_REC_LEAVE, r->plan, ret_addr + r->offset,
-                                         ct_rec_slot_len(r->plan), NULL);
-    }
-    outcome o;
-    if (!task || task_outcome(task, class_of(task), &o) != 0)
-        return -1;
-    if (!o.complete) {
-        ct_rec_of(b)->async_later = 1;
-        return CT_WHEN_LATER;
-    }
-    ct_rec_exc x;
-    return outcome_holds(b, f, &o, &x);
 }
 
 void ct_rec_async_late_verdict(ct_tbuf *b, int naive)
@@ -552,11 +346,11 @@ void ct_rec_async_late_verdict(ct_tbuf *b, int naive)
     uint64_t task = t->late_task;
     const ct_mapped_fn *f = t->late_fn;
     t->late_id = 0;
-    outcome o;
-    if (!f || !task || task_outcome(task, class_of(task), &o) != 0 || !o.complete)
+    ct_rec_outcome o;
+    if (!f || !task || ct_rec_task_outcome(task, ct_rec_class_of(task), &o) != 0 || !o.complete)
         return;
     ct_rec_exc x;
-    int keep = outcome_holds(b, f, &o, &x);
+    int keep = ct_rec_outcome_holds(b, f, &o, &x);
     ct_rec_marker(b, keep ? CT_RING_ASYNC_KEEP : CT_RING_ASYNC_DROP, ct_now_ns(), id, naive);
 }
 
@@ -569,9 +363,9 @@ void ct_rec_async_body_end(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t this_add
     if (!base)
         return;
     memcpy(&task, (const void *)(uintptr_t)(base + f->sm_fault_at), 8); /* the builder's m_task */
-    ClassID cls = task ? class_of(task) : 0;
-    outcome o;
-    if (!task || task_outcome(task, cls, &o) != 0 || !o.complete)
+    ClassID cls = task ? ct_rec_class_of(task) : 0;
+    ct_rec_outcome o;
+    if (!task || ct_rec_task_outcome(task, cls, &o) != 0 || !o.complete)
         return; /* awaiting again */
     ct_rec_busy(b, 1);
     uint64_t now = ct_now_ns();
@@ -606,4 +400,16 @@ void ct_rec_async_faulted(ct_tbuf *b, uintptr_t builder, const ct_rec_exc *x)
         return;
     verdict(b, fn, id, CT_REC_UNWIND, NULL, 0, 0, x, now, g_rec.naive);
     ct_rec_exc_event(b, CT_REC_ASYNC_FAULT, now, id, x);
+}
+
+void ct_rec_async_fault(ct_tbuf *b, uintptr_t builder, uint64_t exc)
+{
+    if (!exc || ct_rec_is_busy(b) || !ct_rec_async_body_owns(b, builder))
+        return;
+    ct_rec_busy(b, 1);
+    const ct_rec_exc *x = ct_rec_mark_fault(b, exc);
+    /* The async call (its stub) ends by it too, when it is followed. */
+    if (x)
+        ct_rec_async_faulted(b, builder, x);
+    ct_rec_busy(b, 0);
 }

@@ -4,7 +4,7 @@
  * allocation; a function's step is the writer's, read relaxed. */
 #include <stdatomic.h>
 
-#include "record.h"
+#include "internal.h"
 #include "agent/core/clock.h"
 
 /* One more call of function key left out on b's thread. */

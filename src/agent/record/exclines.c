@@ -6,7 +6,7 @@
  * it) and that to a line (model/srcline.c, the module's Portable PDB).
  * Each UNWIND of such a frame is then preceded by a LINE record; the first
  * traced frame's says the exception came out of it ("thrown at"). */
-#include "record.h"
+#include "internal.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * read from the argument slots as --when reads them, then its selectors on
  * the number of calls that met the condition; the first that chooses the
  * call acts, and an INJECT record says so. */
-#include "record.h"
+#include "internal.h"
 
 #include "agent/model/inject.h"
 

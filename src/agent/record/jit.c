@@ -1,6 +1,6 @@
 /* JIT compilation on a thread (record.h): its time held, as the hooks' own,
  * and counted. */
-#include "record.h"
+#include "internal.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -3,7 +3,7 @@
  * traced method's body, in the exception's first pass: before any finally
  * of the frame runs, the frame's locals as the throw left them. The filter
  * never catches. */
-#include "record.h"
+#include "internal.h"
 
 void ct_rec_locals(ct_tbuf *b, const ct_mapped_fn *pf, const ct_mapped_fn *owner,
                    uint64_t frame, ct_rec_args_fn *args, const void *ctx)

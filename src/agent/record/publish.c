@@ -2,7 +2,7 @@
  * bench-only naive mode's publishing, which renders each record in the hook
  * instead (ct_writer_naive_event): the engines' naive entry points use it,
  * so the ring's path never asks which mode runs. */
-#include "record.h"
+#include "internal.h"
 
 #include "agent/core/writer.h"
 
@@ -77,6 +77,11 @@ int ct_rec_plain_naive(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key)
     return 1;
 }
 
+int ct_rec_plain_as(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key, int naive)
+{
+    return naive ? ct_rec_plain_naive(b, type, now, key) : ct_rec_plain(b, type, now, key);
+}
+
 void ct_rec_reject(ct_tbuf *b, uint64_t now, uint64_t key, int naive)
 {
     ct_rec_marker(b, CT_RING_REJECT, now, key, naive);
@@ -113,4 +118,55 @@ void ct_rec_close_replaced(ct_tbuf *b, uintptr_t csp, int naive)
             ct_rec_plain_as(b, CT_REC_TAILCALL, now, key, naive);
         }
     }
+}
+
+void ct_rec_end_verdict(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how, ct_rec_ret_fn *ret,
+                        const void *ctx, const ct_rec_exc *x, uint64_t now, int naive)
+{
+    if (!f || !f->when_end)
+        return;
+    int holds = ct_rec_when_end_holds(b, f, how, ret, ctx, x);
+    if (!holds)
+        ct_rec_reject(b, now, (uint64_t)(uintptr_t)f, naive);
+    else if (holds == CT_WHEN_LATER)
+        ct_rec_marker(b, CT_RING_DEFER, now, (uint64_t)(uintptr_t)f, naive);
+}
+
+void ct_rec_unwind_event(ct_tbuf *b, uint64_t now, uint64_t key, const ct_rec_exc *x)
+{
+    ct_rec_exc_event(b, CT_REC_UNWIND, now, key, x);
+}
+
+void ct_rec_exc_event(ct_tbuf *b, ct_rec_type type, uint64_t now, uint64_t key,
+                      const ct_rec_exc *x)
+{
+    /* Built here (the fast path's buffers have no scratch): the header, the
+     * values, padding. */
+    uint8_t rec[CT_EVENT_BASE_BYTES + sizeof x->values + 8];
+    ct_wbuf w;
+    ct_event_mark m;
+    if (!x) {
+        ct_rec_plain_as(b, type, now, key, g_rec.naive);
+        return;
+    }
+    ct_wbuf_init(&w, rec, sizeof rec);
+    ct_event_begin(&w, type, now, ct_rec_held(b), b->tid, key, &m);
+    for (size_t pos = 0, i = 0; i < x->nvalues && pos + 4 <= x->len; i++) {
+        uint32_t word, n;
+        memcpy(&word, x->values + pos, 4);
+        n = word & CT_VALUE_LEN_MASK;
+        uint8_t *v = ct_event_value_reserve(&w, n);
+        if (v)
+            memcpy(v, x->values + pos + 4, n);
+        ct_event_value_commit_status(&w, &m, n, (ct_value_status)(word >> CT_VALUE_STATUS_SHIFT));
+        pos += 4 + n;
+    }
+    if (ct_event_end(&w, &m) != CT_TRACE_OK) {
+        ct_rec_plain_as(b, type, now, key, g_rec.naive);
+        return;
+    }
+    if (g_rec.naive)
+        ct_writer_naive_event(rec, w.len);
+    else
+        ct_rec_emit(b, rec, w.len);
 }

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "record.h"
+#include "internal.h"
 
 /* The canary's upper 32 bits: not 0, chosen at the first call. */
 static _Atomic uint32_t g_salt;
@@ -233,7 +233,8 @@ void ct_rec_rt_resumed(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home, uint
     uint32_t id = home_id(home);
     if (!id)
         return;
-    ct_rec_rt_settle(b, sp, 0);
+    if (ct_rec_of(b)->nrt)
+        close_chain(b, sp, 0, 0);
     ct_rec_thread *t = ct_rec_of(b);
     if (ct_rec_is_busy(b))
         return;
@@ -256,7 +257,8 @@ int ct_rec_rt_return(ct_tbuf *b, const ct_mapped_fn *def, uintptr_t home, uintpt
     uint32_t id = home_id(home);
     if (!id)
         return 1;
-    ct_rec_rt_settle(b, sp, naive);
+    if (ct_rec_of(b)->nrt)
+        close_chain(b, sp, 0, naive);
     ct_rec_thread *t = ct_rec_of(b);
     if (ct_rec_is_busy(b))
         return 0;

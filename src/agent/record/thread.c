@@ -1,6 +1,6 @@
 /* The recorder's process-wide state and each thread's (record.h): set up,
  * opened, closed; a thread's buffer made at its first traced call. */
-#include "record.h"
+#include "internal.h"
 
 #include <pthread.h>
 #include <sys/syscall.h>

@@ -2,7 +2,7 @@
  * the common cases copied at once, the rest through ct_capture with the
  * thread's class cache; the out arguments remembered at enter and read
  * again at return. */
-#include "record.h"
+#include "internal.h"
 
 #include <sys/uio.h>
 #include <unistd.h>
@@ -105,6 +105,14 @@ void ct_rec_forget_classes(ct_tbuf *b)
     t->class_gen = (t->class_gen + 1) & (UINT32_MAX >> 2);
     if (!t->class_gen)
         memset(t->class_cache, 0, sizeof t->class_cache);
+}
+
+void ct_rec_restart(ct_tbuf *b, ct_rec_event *ev)
+{
+    if (ct_rec_of(b)->class_new)
+        ct_rec_forget_classes(b);
+    ct_wbuf_init(&ev->w, ev->area, b->ring.record_max);
+    ct_event_begin(&ev->w, ev->type, 0, 0, b->tid, ev->key, &ev->m);
 }
 
 /* The length a range must have for the plan to read it as planned. */

@@ -6,7 +6,7 @@
  * path segment and class), string and array lengths, collection counts.
  * No managed code, no allocation, no lock; at most CT_EXPR_MAX_SEGMENTS
  * hops per path, each object's class checked. */
-#include "record.h"
+#include "internal.h"
 
 #include <stdatomic.h>
 
@@ -637,4 +637,38 @@ void ct_rec_chosen_values(ct_tbuf *b, const ct_mapped_fn *f, const ct_chosen_fn 
             break;
         }
     }
+}
+
+int ct_rec_outcome_holds(ct_tbuf *b, const ct_mapped_fn *f, const ct_rec_outcome *o,
+                         ct_rec_exc *x)
+{
+    if (!o->faulted)
+        return ct_rec_when_outcome_holds(b, f, CT_REC_LEAVE, o->p, o->addr, o->len, NULL);
+    x->serial = 0;
+    if (o->exc)
+        ct_rec_exc_capture(x, o->exc);
+    return ct_rec_when_outcome_holds(b, f, CT_REC_UNWIND, NULL, 0, 0, x->serial ? x : NULL);
+}
+
+int ct_rec_async_return_holds(ct_tbuf *b, const ct_mapped_fn *f, uintptr_t ret_addr)
+{
+    uint64_t task;
+    memcpy(&task, (const void *)(ret_addr + f->async_task_at), 8);
+    const ct_plan *rp = f->ret;
+    if (!task && rp && rp->kind == CT_V_STRUCT && rp->shape == CT_FORM_VALUETASK &&
+        rp->count == 2) {
+        /* A ValueTask<T> that completed at once: its _result. */
+        const ct_field *r = &rp->fields[1];
+        return ct_rec_when_outcome_holds(b, f, CT_REC_LEAVE, r->plan, ret_addr + r->offset,
+                                         ct_rec_slot_len(r->plan), NULL);
+    }
+    ct_rec_outcome o;
+    if (!task || ct_rec_task_outcome(task, ct_rec_class_of(task), &o) != 0)
+        return -1;
+    if (!o.complete) {
+        ct_rec_of(b)->async_later = 1;
+        return CT_WHEN_LATER;
+    }
+    ct_rec_exc x;
+    return ct_rec_outcome_holds(b, f, &o, &x);
 }
