@@ -1,5 +1,5 @@
 /* libFuzzer harness for conditions (src/format/expr.h) and --inject's
- * specs (src/format/inject.h, which holds a value and a condition of the
+ * specs (src/format/inject_spec.h, which holds a value and a condition of the
  * same grammar): any text parses or fails with an offset inside it and a
  * message; a parsed condition evaluates over values made from the input's
  * bytes, with every kind of value, and its answer does not depend on
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "format/expr.h"
-#include "format/inject.h"
+#include "format/inject_spec.h"
 
 static const uint16_t k_chars[] = {'P', 'T', 'a', 0xe9, 0xD83D, 0xDE00};
 static const ct_enum_item k_items[] = {{"Paid", 1}, {"New", 0}, {"Minus", 0xFF}};

@@ -20,21 +20,22 @@ declare -A may=(
   [views]="format base"
   [agent/runtime]="format base views"
   [agent/model]="agent/runtime format base clrsig clrmeta"
-  [agent/core]="agent/model agent/runtime views format base"
-  [agent/record]="agent/core agent/model agent/runtime format base"
-  [agent/engines/elt]="agent/engines/elt/asm agent/record agent/core agent/model agent/runtime format base"
+  [agent/hookside]="format base"
+  [agent/writer]="agent/hookside agent/model agent/runtime views format base"
+  [agent/record]="agent/hookside agent/writer agent/model agent/runtime format base"
+  [agent/engines/elt]="agent/engines/elt/asm agent/record agent/hookside agent/writer agent/model agent/runtime format base"
   [agent/engines/elt/asm]=""
-  [agent/engines/il]="agent/record agent/core agent/model agent/runtime format base clril clrsig"
-  [agent/com]="agent/engines/elt agent/engines/elt/asm agent/engines/il agent/record agent/core agent/model agent/runtime views format base"
+  [agent/engines/il]="agent/record agent/hookside agent/writer agent/model agent/runtime format base clril clrsig"
+  [agent/com]="agent/engines/elt agent/engines/elt/asm agent/engines/il agent/record agent/hookside agent/writer agent/model agent/runtime views format base"
   [cli]="cli/export cli/input views format base clrsig clrmeta"
   [cli/input]="views format base"
   [cli/export]="cli/input views format base"
 )
 # Headers kept for some rooms only (a room's faces, as agent/record's three:
-# record.h for com/, hooks.h for the engines, internal.h for itself): the
+# record.h for com/, skeletons.h for the engines, internal.h for itself): the
 # rooms that may include each.
 declare -A only=(
-  [agent/record/hooks.h]="agent/engines/elt agent/engines/il"
+  [agent/record/skeletons.h]="agent/engines/elt agent/engines/il"
   [agent/record/internal.h]="agent/record"
 )
 # A library's public headers are its own room.

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "clrmeta/clrmeta.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "cli.h"
 
 /* Assemblies of the folder looked at, at most (a self-contained app's

@@ -10,7 +10,7 @@
 
 #include "clrmeta/clrmeta.h"
 #include "format/event.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "views/treefilter.h"
 #include "views/render.h"
 #include "views/walk.h"
@@ -105,7 +105,7 @@ static inline int cli_ends_with(const char *s, const char *tail)
 
 /* Appends a line probe 'FILE:LINE' (--at) to list (one a line, *n so far,
  * at most CT_AT_MAX): 0, or -1 after one line. */
-/* One --inject 'GLOB: ACTION ...' parsed (format/inject.h) and appended to
+/* One --inject 'GLOB: ACTION ...' parsed (format/inject_spec.h) and appended to
  * list as a line: 0, or -1 with one line on stderr (the offset in it). */
 int cli_add_inject(const char *who, const char *opt, char *list, size_t cap, unsigned *n,
                    const char *text);

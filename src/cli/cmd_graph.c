@@ -12,7 +12,7 @@
 #include "base/table.h"
 #include "cli.h"
 #include "cli/export/export.h"
-#include "format/parse.h"
+#include "format/words.h"
 
 static void usage(FILE *to)
 {

@@ -22,9 +22,9 @@
 
 #include "views/treefilter.h"
 #include "format/expr.h"
-#include "format/inject.h"
+#include "format/inject_spec.h"
 #include "format/launch.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "format/settings.h"
 #include "cli.h"
 
@@ -324,7 +324,7 @@ static void remove_traces(const char *dir)
 }
 
 /* After the program: which processes were traced, and where (the index's
- * lines, src/agent/core/outputs.h). Says so when the runtime never loaded the
+ * lines, src/agent/writer/outputs.h). Says so when the runtime never loaded the
  * profiler: not a .NET program, or a profiler it could not load. */
 static void report_processes(const char *who, const char *index, const char *program,
                              const char *text_log, int record)
@@ -752,7 +752,7 @@ static int trace_launch(const trace_opts *o, const trace_paths *p)
     const char *who = o->who;
     trace_environment(o, p);
     /* The process tree: the root is our child; every traced process adds a
-     * line to the index (src/agent/core/outputs.h), read once it ends. */
+     * line to the index (src/agent/writer/outputs.h), read once it ends. */
     char num[32], index[PATH_MAX];
     snprintf(num, sizeof num, "%ld", (long)getpid());
     set_setting(CT_SET_LAUNCHER_PID, num);

@@ -19,7 +19,7 @@
 
 #include "clrmeta/clrmeta.h"
 #include "clrsig/clrsig.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "cli.h"
 
 #define SIGS_LINE_CAP 65536

@@ -7,7 +7,7 @@
  * assembly names or defines, by full name or without its namespace; else
  * CoreLib's, in the namespaces System.Runtime forwards) and an exception
  * with a public constructor (string); a return's value against the
- * method's return type (format/inject.h, ct_inject_value_fits). CoreLib
+ * method's return type (format/inject_spec.h, ct_inject_value_fits). CoreLib
  * is read from beside a self-contained app, or from the runtime of the
  * `dotnet` on PATH (DOTNET_ROOT first; then the usual install folders);
  * an attached process's from beside its libcoreclr.so. What cannot be
@@ -24,8 +24,8 @@
 
 #include "clrmeta/clrmeta.h"
 #include "clrsig/clrsig.h"
-#include "format/inject.h"
-#include "format/parse.h"
+#include "format/inject_spec.h"
+#include "format/words.h"
 #include "cli.h"
 
 /* Longest full name built. */

@@ -14,8 +14,8 @@
 
 #include "views/treefilter.h"
 #include "format/expr.h"
-#include "format/inject.h"
-#include "format/parse.h"
+#include "format/inject_spec.h"
+#include "format/words.h"
 #include "format/settings.h"
 #include "cli.h"
 

@@ -15,7 +15,7 @@
 #include "clrmeta/clrmeta.h"
 #include "clrsig/clrsig.h"
 #include "format/expr.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "cli.h"
 
 /* Nested types followed outwards for a method's full name. */

@@ -138,7 +138,7 @@ typedef enum ct_rec_type {
     CT_REC_INJECT = 20,  /* (2.13, --inject) the call of function key its thread just
                             entered (its innermost open frame of that function) had a
                             fault injected: u32 the --inject's number (from 0), u32 the
-                            action (CT_INJECT_THROW, RETURN, DELAY: format/inject.h) */
+                            action (CT_INJECT_THROW, RETURN, DELAY: format/inject_spec.h) */
     CT_REC_SEGMENT = 21, /* (2.14, --max-size) the start of segment file `key` (from
                             0) of a trace cut into segments: time_ns when it was
                             begun, count the bytes of the segments before it (those a

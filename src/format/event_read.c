@@ -7,7 +7,7 @@
 #include "cursor.h"
 #include "event.h"
 #include "event_codec.h"
-#include "inject.h"
+#include "inject_spec.h"
 #include "base/bytes.h"
 
 int ct_header_attached(const ct_trace_header *h)

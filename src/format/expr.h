@@ -151,7 +151,7 @@ typedef struct ct_expr_error {
 
 /* *err set to the message fmt makes, then " at offset AT" (the message cut
  * to leave room for it): the one form of every parse error here and in
- * format/inject.c. */
+ * format/inject_spec.c. */
 void ct_expr_verror(ct_expr_error *err, size_t at, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 

@@ -3,8 +3,8 @@
 #include "settings.h"
 
 #include "expr.h"
-#include "inject.h"
-#include "parse.h"
+#include "inject_spec.h"
+#include "words.h"
 
 #include <stdio.h>
 #include <string.h>

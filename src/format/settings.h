@@ -115,9 +115,9 @@ typedef enum ct_setting_kind {
     CT_KIND_WHEN,     /* conditions 'GLOB: EXPR' (src/format/expr.h), one a
                          line: at most CT_WHEN_MAX, each at most
                          CT_EXPR_MAX_TEXT bytes */
-    CT_KIND_AT,       /* line probes 'FILE:LINE' (src/format/parse.h, ct_at_parse),
+    CT_KIND_AT,       /* line probes 'FILE:LINE' (src/format/words.h, ct_at_parse),
                          one a line: at most CT_AT_MAX */
-    CT_KIND_INJECT,   /* faults 'GLOB: ACTION ...' (src/format/inject.h), one a
+    CT_KIND_INJECT,   /* faults 'GLOB: ACTION ...' (src/format/inject_spec.h), one a
                          line: at most CT_INJECT_MAX */
     CT_KIND_SIZE,     /* bytes: a whole number, alone or with K, M, G or T
                          (ct_parse_size), in [min, max] */

@@ -13,7 +13,7 @@
 #include "hist.h"
 #include "symbols.h"
 #include "walk.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "base/table.h"
 #include "base/text.h"
 

@@ -53,7 +53,7 @@
 #include <stdint.h>
 
 #include "format/event.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "format/settings.h" /* CT_FILTER_MAX_FRAMES */
 
 /* Bytes of held-back enter events per thread (min_time, failed). */

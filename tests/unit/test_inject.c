@@ -1,4 +1,4 @@
-/* --inject's specs (src/format/inject.h): the parser at and past each
+/* --inject's specs (src/format/inject_spec.h): the parser at and past each
  * limit, its errors with their offsets, and the selectors' choice of call
  * numbers (each expected answer worked out by hand from the spec). */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "format/inject.h"
+#include "format/inject_spec.h"
 #include "format/settings.h"
 
 static ct_inject_spec g_s;

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 #include "agent/model/classnames.h"
-#include "agent/record/hooks.h"
+#include "agent/record/skeletons.h"
 
 /* ------------------------------------------------------------ the fakes */
 
@@ -134,7 +134,7 @@ void ct_rec_exc_capture(ct_rec_exc *x, uint64_t obj)
     x->serial = 0;
 }
 
-/* A condition's path that could not be read (model/when.c counts them). */
+/* A condition's path that could not be read (model/when_bind.c counts them). */
 void ct_when_unreadable(uint32_t index, uint32_t path)
 {
     (void)index;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "format/inject.h"
+#include "format/inject_spec.h"
 #include "format/event.h"
 #include "records.h"
 #include "views/render.h"

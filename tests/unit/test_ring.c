@@ -1,4 +1,4 @@
-/* The per-thread ring (src/agent/core/ring.h) alone: records of every
+/* The per-thread ring (src/agent/hookside/ring.h) alone: records of every
  * length through rings of every size, wrapping many times; a producer and a
  * consumer thread at full speed; the lossy and stopped cases. Each record
  * carries its sequence number and a pattern derived from it, so the consumer

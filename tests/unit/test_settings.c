@@ -14,7 +14,7 @@
 
 #include "views/treefilter.h"
 #include "format/expr.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "format/settings.h"
 #include "format/value.h"
 

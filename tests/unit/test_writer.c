@@ -1,5 +1,5 @@
-/* The writer thread (src/agent/core/writer.c) alone, over the real thread
- * buffers and rings (core/tbuf.c, core/ring.c) and the real trace format:
+/* The writer thread (src/agent/writer/writer.c) alone, over the real thread
+ * buffers and rings (hookside/tbuf.c, hookside/ring.c) and the real trace format:
  * two threads' events merged by time into a binary trace, a FUNCTION record
  * before the events of its function, a CLASS record written once before the
  * first event that names the class, a DROPPED record with a thread's count,
@@ -25,10 +25,10 @@
 
 #include <cmocka.h>
 
-#include "agent/core/clock.h"
-#include "agent/core/outputs.h"
-#include "agent/core/tbuf.h"
-#include "agent/core/writer.h"
+#include "agent/hookside/clock.h"
+#include "agent/writer/outputs.h"
+#include "agent/hookside/tbuf.h"
+#include "agent/writer/writer.h"
 #include "agent/model/classnames.h"
 #include "agent/model/plans.h"
 #include "agent/model/srcline.h"

@@ -35,13 +35,13 @@
 
 #include "format/attach.h"
 #include "format/expr.h"
-#include "format/inject.h"
+#include "format/inject_spec.h"
 #include "format/settings.h"
-#include "agent/core/budget.h"
-#include "agent/core/writer.h"
+#include "agent/writer/budget_control.h"
+#include "agent/writer/writer.h"
 #include "agent/model/lineprobe.h"
-#include "agent/model/when.h"
-#include "format/parse.h"
+#include "agent/model/when_bind.h"
+#include "format/words.h"
 #include "agent/engines/il/ilprobe.h"
 
 /* The control socket: in the abstract namespace (g_listen), and its file

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "attach_control.h"
-#include "agent/core/clock.h"
+#include "agent/hookside/clock.h"
 #include "base/folder.h"
 #include "format/attach.h"
 #include "format/launch.h"
@@ -37,18 +37,18 @@
 #include "agent/engines/elt/asm/elt_stubs.h"
 #include "agent/engines/elt/hooks.h"
 #include "agent/engines/il/ilprobe.h"
-#include "agent/core/logstream.h"
-#include "agent/core/outputs.h"
-#include "agent/core/tbuf.h"
+#include "agent/writer/logstream.h"
+#include "agent/writer/outputs.h"
+#include "agent/hookside/tbuf.h"
 #include "agent/model/identity.h"
 #include "agent/model/loaded.h"
 #include "agent/model/registry.h"
-#include "agent/model/inject.h"
-#include "agent/model/when.h"
+#include "agent/model/inject_bind.h"
+#include "agent/model/when_bind.h"
 #include "agent/runtime/state.h"
 #include "threads.h"
 #include "agent/model/utf16.h"
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 #include "agent/record/record.h"
 
 /* Longest command line shown in the trace header (longer ones end in "..."). */

@@ -5,7 +5,7 @@
 
 #include "agent/runtime/state.h"
 #include "agent/model/utf16.h"
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 
 typedef struct entry {
     ThreadID id;

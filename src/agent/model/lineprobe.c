@@ -9,7 +9,7 @@
 
 #include "clrmeta/clrmeta.h"
 #include "clrsig/clrsig.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "perm.h"
 #include "plans_internal.h"
 #include "srcline.h"

@@ -12,7 +12,7 @@
 #include "format/value.h"
 #include "agent/runtime/corprof_decls.h"
 #include "modules.h"
-#include "when.h"
+#include "when_bind.h"
 
 /* One argument range as the runtime reports it (`this` first). */
 typedef struct ct_arg {
@@ -131,16 +131,16 @@ typedef struct ct_mapped_fn {
     uint64_t out_mask;
 
     /* The conditions (--when) that decide whether a call is recorded, bound
-     * to its arguments (when.h); NULL: none, every call is. */
+     * to its arguments (when_bind.h); NULL: none, every call is. */
     const ct_when_fn *when;
     /* Those that decide at its end (return, exception, out parameters):
      * the call is recorded, and a false one's end tells the writer, which
      * holds the call's events until then (ct_filter_opts.at_end). */
     const ct_when_fn *when_end;
     /* The values chosen (-A, -R) to capture instead of the arguments (then
-     * no out values at return) or the return value (when.h); NULL: none. */
+     * no out values at return) or the return value (when_bind.h); NULL: none. */
     const ct_chosen_fn *chosen_args, *chosen_ret;
-    /* The faults injected into its calls (--inject, inject.h); NULL: none. */
+    /* The faults injected into its calls (--inject, inject_bind.h); NULL: none. */
     const struct ct_inject_fn *inject;
 
     const ct_late *late;        /* NULL when every plan is known */
@@ -155,7 +155,7 @@ typedef struct ct_mapped_fn {
     _Atomic(uint32_t *) enter_locs;
     atomic_uint leave_loc;
 
-    /* The budget (src/agent/record/budget.c, src/agent/core/budget.c): its
+    /* The budget (src/agent/record/budget_check.c, src/agent/writer/budget_control.c): its
      * step (ct_budget_step), set by the writer, read by the hooks; the calls
      * counted for --limit, and for --rate in the second rate_second. */
     atomic_uint budget_step;

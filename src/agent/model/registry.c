@@ -8,8 +8,8 @@
 
 #include "classnames.h"
 #include "base/table.h"
-#include "format/parse.h"
-#include "inject.h"
+#include "format/words.h"
+#include "inject_bind.h"
 #include "lineprobe.h"
 #include "modules.h"
 #include "perm.h"

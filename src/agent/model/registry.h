@@ -15,7 +15,7 @@
 #include "agent/runtime/corprof_decls.h"
 #include "mapped.h"
 #include "modules.h"
-#include "when.h"
+#include "when_bind.h"
 
 
 /* What the registry tells the rest of the profiler, set once by the

@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 #include "agent/model/modules.h"
 #include "agent/model/registry.h"
 #include "agent/model/srcline.h"

@@ -3,11 +3,11 @@
  * records being built and published into the thread's ring (tbuf.h), the
  * values, conditions, exceptions and async calls the room's files share.
  * The room's own files include this header; the engines see it through
- * hooks.h, whose inline skeletons read it. com/ includes record.h alone.
+ * skeletons.h, whose inline skeletons read it. com/ includes record.h alone.
  *
  * Every inline function here reads or writes the thread's state and calls
- * nothing of the room's files: those that call into them are in hooks.h,
- * above them all (no file of the room includes hooks.h). */
+ * nothing of the room's files: those that call into them are in skeletons.h,
+ * above them all (no file of the room includes skeletons.h). */
 #ifndef CLRTRACE_RECORD_INTERNAL_H
 #define CLRTRACE_RECORD_INTERNAL_H
 
@@ -17,8 +17,8 @@
 
 #include "capture.h"
 #include "record.h"
-#include "agent/core/clock.h"
-#include "agent/core/tbuf.h"
+#include "agent/hookside/clock.h"
+#include "agent/hookside/tbuf.h"
 #include "agent/model/modules.h"
 #include "agent/model/plans.h"
 #include "agent/model/registry.h"
@@ -172,7 +172,7 @@ typedef struct ct_rec_thread {
      * end is left out too, and neither is counted as a drop. */
     uint64_t skipped_frames[CT_DROP_TRACK_FRAMES / 64];
     /* The values of the call being entered, as its condition reads them
-     * (when.c): each argument's slot and plan, in order; while `collect`
+     * (when_eval.c): each argument's slot and plan, in order; while `collect`
      * is set (a function with a condition, before its capture), values
      * are collected instead of captured, and out arguments not tracked. */
     uint32_t collect, nslots;
@@ -201,7 +201,7 @@ typedef struct ct_rec_thread {
     /* The latest exceptions thrown on this thread (ct_ex_thrown), at
      * serial % CT_EXC_SLOTS. */
     ct_rec_exc exc[CT_EXC_SLOTS];
-    uint32_t sampled;              /* calls of sampled functions seen (budget.c) */
+    uint32_t sampled;              /* calls of sampled functions seen (budget_check.c) */
     /* The Activity current on the thread (activity.c): the word that
      * holds its managed Thread object (act_handle: the runtime's handle to
      * it, which a GC updates: kept for the thread's life; else its
@@ -619,7 +619,7 @@ static inline void ct_rec_count_unrecorded(ct_tbuf *b, int how)
 }
 
 /* The budget and the limits, for a call of f about to be recorded on b's
- * thread (budget.c): CT_BUDGET_RECORD, CT_BUDGET_NO_VALUES_NOW or
+ * thread (budget_check.c): CT_BUDGET_RECORD, CT_BUDGET_NO_VALUES_NOW or
  * CT_BUDGET_SKIP (not recorded: counted). */
 enum { CT_BUDGET_RECORD = 0, CT_BUDGET_NO_VALUES_NOW = 1, CT_BUDGET_SKIP = 2 };
 int ct_rec_budget_check(ct_tbuf *b, const ct_mapped_fn *f);
@@ -801,13 +801,13 @@ int ct_rec_values_collected(ct_tbuf *b, const ct_mapped_fn *f, ct_wbuf *w, ct_ev
 
 /* 1 when every condition (--when) bound to f holds for the call being
  * entered, read from the slots collected while its values were captured
- * (when.c); 0 when one does not or cannot be read. */
+ * (when_eval.c); 0 when one does not or cannot be read. */
 int ct_rec_when_holds(ct_tbuf *b, const ct_mapped_fn *f);
-/* The same for one condition bound (when.c). */
+/* The same for one condition bound (when_eval.c). */
 int ct_rec_when_bound_holds(ct_tbuf *b, const ct_when_bound *c);
 
 /* The values chosen (-A: c is f->chosen_args, or -R: f->chosen_ret) of
- * the call, read along their paths from the slots collected (when.c) and
+ * the call, read along their paths from the slots collected (when_eval.c) and
  * appended to (w, m), one per path. */
 void ct_rec_chosen_values(ct_tbuf *b, const ct_mapped_fn *f, const ct_chosen_fn *c, ct_wbuf *w,
                           ct_event_mark *m);
@@ -827,7 +827,7 @@ typedef int ct_rec_args_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, c
  * and the frame's id (an address in it: the same frame seen again, by an
  * exception a finally of it throws, has the same), then the values args
  * finds (ctx: the engine's). */
-/* --inject (inject.c): at the entry of a call of f (f->inject set), after
+/* --inject (inject_decide.c): at the entry of a call of f (f->inject set), after
  * its enter, which of f's faults acts on this call: k (its bound spec k-1:
  * the first whose condition holds and whose selectors choose the call), or
  * 0 (the call runs as usual). A condition reads the arguments args finds
@@ -848,7 +848,7 @@ typedef void ct_rec_ret_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, c
  * thread (its frame just closed), ended by `how` (LEAVE: ret finds its
  * return value, ctx the engine's; UNWIND: x, the exception's values as
  * its UNWIND record carries them, NULL when not kept; TAILCALL: none of
- * them is known); 0 when one does not or cannot be read (when.c). */
+ * them is known); 0 when one does not or cannot be read (when_eval.c). */
 int ct_rec_when_end_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
                           ct_rec_ret_fn *ret, const void *ctx, const ct_rec_exc *x);
 /* ct_rec_when_end_holds's answer for an async method's call whose task goes
@@ -920,7 +920,7 @@ typedef struct ct_rec_outcome {
  * task's form is not known. */
 int ct_rec_task_outcome(uint64_t task, ClassID cls, ct_rec_outcome *o);
 /* Whether f's conditions at the end hold for a complete task's outcome o,
- * its exception read into the caller's x when it has one (when.c). */
+ * its exception read into the caller's x when it has one (when_eval.c). */
 int ct_rec_outcome_holds(ct_tbuf *b, const ct_mapped_fn *f, const ct_rec_outcome *o,
                          ct_rec_exc *x);
 

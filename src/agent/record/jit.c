@@ -5,7 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 
 /* The outermost compilation running on this thread, and how deep. */
 static __thread uint64_t t_jit_start;

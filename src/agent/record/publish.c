@@ -4,7 +4,7 @@
  * so the ring's path never asks which mode runs. */
 #include "internal.h"
 
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 
 int ct_rec_emit(ct_tbuf *b, const uint8_t *rec, size_t len)
 {

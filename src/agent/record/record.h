@@ -1,7 +1,7 @@
 /* The recorder as com/ sees it (com/profiler.c, which forwards the
  * runtime's callbacks): its lifecycle, JIT time, the exception callbacks,
  * the trace ids' set-up. Declarations only; the room's state is in
- * internal.h, what the engines call in hooks.h. */
+ * internal.h, what the engines call in skeletons.h. */
 #ifndef CLRTRACE_RECORD_H
 #define CLRTRACE_RECORD_H
 

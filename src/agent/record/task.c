@@ -1,7 +1,7 @@
 /* What a Task object says of its end, read where it is: its state flags,
  * its result's slot (the Task form's content plan, model/plans_types.c),
  * the exception a faulted or cancelled task holds. For an async call's end
- * (asynccall.c, rtasync.c), its conditions on the outcome (when.c) and a
+ * (asynccall.c, rtasync.c), its conditions on the outcome (when_eval.c) and a
  * Task's Exception value (values.c). */
 #include <string.h>
 

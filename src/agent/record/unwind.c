@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "ehmodel.h"
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 #include "agent/model/modules.h"
 #include "agent/model/utf16.h"
 

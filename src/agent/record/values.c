@@ -172,7 +172,7 @@ void ct_rec_value(ct_tbuf *b, ct_wbuf *w, ct_event_mark *m, const ct_plan *p, ui
 {
     ct_rec_thread *t = ct_rec_of(b);
     if (t->collect) {
-        /* A condition reads this value (when.c); it is captured later, if
+        /* A condition reads this value (when_eval.c); it is captured later, if
          * the condition holds. */
         if (t->nslots < CT_WHEN_MAX_ARGS) {
             t->slot[t->nslots] = addr;

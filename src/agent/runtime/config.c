@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "format/parse.h"
+#include "format/words.h"
 #include "views/treefilter.h"
 
 /* One variable through the settings table: *num its value (the default when

@@ -63,13 +63,13 @@ typedef struct ct_config {
     int locals;              /* CLRTRACE_LOCALS: a frame's arguments and locals as an exception
                                 passes through it (--locals) */
     const char *inject;      /* CLRTRACE_INJECT: faults 'GLOB: ACTION ...', one a line
-                                (NULL: none; model/inject.h binds them) */
+                                (NULL: none; model/inject_bind.h binds them) */
     uint64_t inject_seed;    /* CLRTRACE_INJECT_SEED */
     int inject_seed_given;
     int inject_checked;      /* CLRTRACE_INJECT_CHECKED: the launcher checked the types */
     const char *at;          /* CLRTRACE_AT: line probes 'FILE:LINE', one a line (NULL: none) */
     const char *when;        /* CLRTRACE_WHEN: conditions 'GLOB: EXPR', one a line
-                                (model/when.h binds them) */
+                                (model/when_bind.h binds them) */
     const char *assembly;    /* CLRTRACE_ASSEMBLY: globs on assembly names; when set,
                                 only their functions are traced */
     ct_filter_opts tree;     /* the tree filters (CLRTRACE_DEPTH, CLRTRACE_MIN_TIME,

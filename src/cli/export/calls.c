@@ -10,7 +10,7 @@
 
 #include "export.h"
 
-#include "format/inject.h"
+#include "format/inject_spec.h"
 #include "cli/input/input.h"
 #include "base/escape.h"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "format/event.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "views/treefilter.h"
 
 /* The tree filters given on the command line (options.c). */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "format/launch.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "format/settings.h"
 #include "base/table.h"
 #include "input.h"

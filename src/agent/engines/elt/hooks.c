@@ -8,7 +8,7 @@
 
 #include "argmap.h"
 #include "agent/engines/elt/asm/elt_stubs.h"
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 #include "agent/model/plans.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "agent/record/hooks.h"
+#include "agent/record/skeletons.h"
 #include "agent/runtime/corprof_decls.h"
 
 void ct_enter_hook(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt);

@@ -13,13 +13,13 @@
 #include "clrsig/clrsig.h"
 #include "agent/model/classnames.h"
 #include "agent/model/lineprobe.h"
-#include "agent/core/clock.h"
+#include "agent/hookside/clock.h"
 #include "base/table.h"
 #include "agent/model/modules.h"
 #include "agent/model/registry.h"
 #include "agent/model/utf16.h"
 #include "agent/runtime/state.h"
-#include "agent/core/writer.h"
+#include "agent/writer/writer.h"
 #include "il_emit.h"
 #include "inject_il.h"
 #include "probes.h"
@@ -956,7 +956,7 @@ static int rewrite(const ct_mapped_fn *f, FunctionID id, ModuleID mod, mdToken t
     for (uint32_t i = 0; fault && i < b.ninsns; i++)
         if (b.insns[i].op == CLRIL_TAIL)
             fault = NULL;
-    /* --inject: not a runtime-async method's (model/inject.c binds none). */
+    /* --inject: not a runtime-async method's (model/inject_bind.c binds none). */
     const int inject = f->inject != NULL && !rt && sig.decide;
     added_locals locals = add_locals(m, mod, tok, &b,
                                      with_values && f->has_ret &&

@@ -9,7 +9,7 @@
 #include "clrsig/clrsig.h"
 #include "il_emit.h"
 #include "probes.h"
-#include "agent/model/inject.h"
+#include "agent/model/inject_bind.h"
 #include "agent/model/utf16.h"
 #include "agent/runtime/notes.h"
 #include "agent/runtime/state.h"
@@ -275,7 +275,7 @@ static int new_exception(gen *g)
 
 /* ------------------------------------------------------------- values */
 
-/* A return type: what it is (format/inject.h), and what its code needs. */
+/* A return type: what it is (format/inject_spec.h), and what its code needs. */
 typedef struct rtype {
     ct_inject_rtype kind;
     uint32_t bits;               /* INT, UINT */

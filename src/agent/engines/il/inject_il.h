@@ -1,4 +1,4 @@
-/* --inject's IL (model/inject.h says what a fault is): the code that runs
+/* --inject's IL (model/inject_bind.h says what a fault is): the code that runs
  * right after the enter probe of a method with faults bound,
  *
  *   ldc.i8 f; conv.i; ldc.i8 ct_probe_inject; conv.i; calli int32 (native int)
@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "clril/clril.h"
-#include "agent/model/inject.h"
+#include "agent/model/inject_bind.h"
 #include "agent/model/modules.h"
 #include "agent/model/registry.h"
 

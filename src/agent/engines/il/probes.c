@@ -9,7 +9,7 @@
 #include "agent/model/lineprobe.h"
 #include "agent/model/plans.h"
 #include "agent/model/registry.h"
-#include "agent/record/hooks.h"
+#include "agent/record/skeletons.h"
 
 /* The IL engine's cache of generic instantiations per thread: entries,
  * and the most type handles an entry holds. */

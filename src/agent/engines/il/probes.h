@@ -25,7 +25,7 @@
 
 void ct_probe_arg(uintptr_t addr);
 /* --inject: right after the enter probe of a method with faults bound
- * (model/inject.h), which acts on this call: k (the method's bound spec
+ * (model/inject_bind.h), which acts on this call: k (the method's bound spec
  * k-1), or 0 (record.h, ct_rec_inject_decide). */
 int32_t ct_probe_inject(uintptr_t client_id);
 /* Generic code's entry hands over, before its arguments, the type handles

@@ -1,5 +1,5 @@
 /* Conditions (--when) evaluated in the enter hook (record.h,
- * ct_rec_when_holds): each path of a bound condition (model/when.h) read
+ * ct_rec_when_holds): each path of a bound condition (model/when_bind.h) read
  * from the argument slots the capture collected, through the same plans
  * and object layouts: struct fields by their plan, objects by their
  * runtime class's content plan (fields by name, the field found cached per
@@ -522,7 +522,7 @@ int ct_rec_when_outcome_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how
 /* ------------------------------------------------------- chosen values */
 
 /* The plan of a value read along a path: an object slot's (the FUNCTION
- * record's, model/when.c). */
+ * record's, model/when_bind.c). */
 static const ct_plan object_plan = {.kind = CT_V_OBJECT, .size = 8, .type_name = CT_CHOSEN_TYPE_NAME};
 
 /* An OBJECT value (src/format/value.h) holding the value of kind k (a

@@ -1,5 +1,5 @@
-/* Conditions bound to functions (when.h). */
-#include "when.h"
+/* Conditions bound to functions (when_bind.h). */
+#include "when_bind.h"
 
 #include <fnmatch.h>
 #include <pthread.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "agent/runtime/notes.h"
-#include "format/parse.h"
+#include "format/words.h"
 #include "agent/runtime/state.h"
 #include "perm.h"
 #include "registry.h"

@@ -98,10 +98,10 @@ typedef struct ct_writer_config {
     const char *children_index; /* the root of a launcher's tree: the launcher's index;
                                    the text log ends naming the other traced processes
                                    (outputs.h), or NULL */
-    int budget;                 /* --max-overhead, --limit or --rate: budget.h */
+    int budget;                 /* --max-overhead, --limit or --rate: budget_control.h */
     int attached;               /* the budget's lines not on the process's stderr */
     uint32_t max_overhead;      /* --max-overhead (0: none) */
-    void (*untrace)(const ct_mapped_fn *f); /* budget.h's ct_budget_io, or NULL */
+    void (*untrace)(const ct_mapped_fn *f); /* budget_control.h's ct_budget_io, or NULL */
     void (*retrace)(const ct_mapped_fn *f);
     void (*tick)(void);         /* every CT_WRITER_FLUSH_NS on the writer's thread (not
                                    while stopping): the recorder's work off the hooks

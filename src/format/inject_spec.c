@@ -1,14 +1,14 @@
-/* Fault injection's text (src/format/inject.h): the parser, and the
+/* Fault injection's text (src/format/inject_spec.h): the parser, and the
  * selectors' decision. No allocation. */
 #define _POSIX_C_SOURCE 200809L
-#include "inject.h"
+#include "inject_spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "parse.h"
+#include "words.h"
 
 typedef struct istate {
     const char *s;

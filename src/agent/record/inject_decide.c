@@ -1,11 +1,11 @@
 /* --inject's decision at a call's entry (record.h, ct_rec_inject_decide):
- * each fault bound to the method (model/inject.h) in turn, its condition
+ * each fault bound to the method (model/inject_bind.h) in turn, its condition
  * read from the argument slots as --when reads them, then its selectors on
  * the number of calls that met the condition; the first that chooses the
  * call acts, and an INJECT record says so. */
 #include "internal.h"
 
-#include "agent/model/inject.h"
+#include "agent/model/inject_bind.h"
 
 /* An INJECT record of f's call on b's thread: spec index's action. */
 static void inject_event(ct_tbuf *b, const ct_mapped_fn *f, const ct_inject_bound *ib)

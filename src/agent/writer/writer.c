@@ -15,8 +15,8 @@
 #include <zstd.h>
 
 #include "agent/model/classnames.h"
-#include "budget.h"
-#include "clock.h"
+#include "budget_control.h"
+#include "agent/hookside/clock.h"
 #include "format/event.h"
 #include "views/treefilter.h"
 #include "views/render.h"
@@ -27,7 +27,7 @@
 #include "outputs.h"
 #include "agent/model/plans.h"
 #include "agent/model/srcline.h"
-#include "tbuf.h"
+#include "agent/hookside/tbuf.h"
 #include "views/value_text.h"
 
 /* First size tried for a FUNCTION record; it grows by 4x up to the format's
@@ -70,7 +70,7 @@ static uint64_t g_events;
 static uint8_t *g_arena_mem;
 static size_t g_arena_cap;
 static int g_runtime_alive = 1;
-static int g_budget;        /* budget.h: a budget or a limit is set */
+static int g_budget;        /* budget_control.h: a budget or a limit is set */
 static void (*g_tick)(void); /* ct_writer_config.tick */
 static uint64_t g_mapped, g_traced;
 static atomic_ulong g_unrewritten; /* ct_writer_count_unrewritten */
@@ -838,7 +838,7 @@ static void process_event(ct_tbuf *b, const uint8_t *p, size_t len)
         return;
     }
     if (len >= CT_INJECT_RING_BYTES && ct_event_type(p) == CT_REC_INJECT) {
-        /* A fault injected (--inject, record/inject.c). */
+        /* A fault injected (--inject, record/inject_decide.c). */
         ct_wbuf_init(&w, made, sizeof made);
         output_made(&w, ct_write_inject(&w, ct_event_time(p), ct_event_tid(p), ct_event_key(p),
                                         ct_get_le32(p + CT_EVENT_BASE_BYTES),
@@ -1260,7 +1260,7 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-/* The budget's outputs (budget.h). */
+/* The budget's outputs (budget_control.h). */
 static void budget_emit(const uint8_t *rec, size_t len)
 {
     output(rec, len, NULL);

@@ -1,4 +1,4 @@
-#include "budget.h"
+#include "budget_control.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

@@ -52,7 +52,7 @@ typedef struct ct_tbuf {
     /* Calls left out by the budget or the limits, per function key (0: the
      * others), counted by the owner (relaxed stores), read by the writer;
      * and the writer's: the counts it has taken, its events and the held
-     * time at the budget's last window (src/agent/core/budget.c). */
+     * time at the budget's last window (src/agent/writer/budget_control.c). */
     struct {
         _Atomic uint64_t key, count;
     } skips[CT_TBUF_SKIP_SLOTS + 1];

@@ -1,11 +1,11 @@
 /* The budget and the limits, the hooks' side: whether a call is recorded,
  * recorded without values, or left out (counted per function on the
- * thread, for the writer: src/agent/core/budget.c). No lock, no
+ * thread, for the writer: src/agent/writer/budget_control.c). No lock, no
  * allocation; a function's step is the writer's, read relaxed. */
 #include <stdatomic.h>
 
 #include "internal.h"
-#include "agent/core/clock.h"
+#include "agent/hookside/clock.h"
 
 /* One more call of function key left out on b's thread. */
 static void count_skip(ct_tbuf *b, uint64_t key)

@@ -9,7 +9,7 @@
  * process to take a name holds it (an exclusive flock(2) for its lifetime);
  * one that finds the name held by a live process writes beside it. An
  * output that is not a regular file (stderr, a pipe, a terminal, /dev/null)
- * is shared as it is: every write there holds whole lines (core/logstream.h).
+ * is shared as it is: every write there holds whole lines (writer/logstream.h).
  *
  * A launcher's index (CLRTRACE_INDEX) gets one line per traced process:
  *   "PID PPID STATE\tTEXT-PATH\tTRACE-PATH\tCOMMAND LINE\n"

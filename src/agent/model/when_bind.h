@@ -2,7 +2,7 @@
  * src/format/expr.h): the conditions parsed once per trace, and bound at
  * map time to each function whose full name matches their glob: each path
  * named by a parameter resolved to the argument's index. The hooks read the
- * binding (agent/record/when.c) without locks. */
+ * binding (agent/record/when_eval.c) without locks. */
 #ifndef CLRTRACE_MODEL_WHEN_H
 #define CLRTRACE_MODEL_WHEN_H
 
@@ -70,7 +70,7 @@ void ct_when_tell_unreadable(void);
  * (-A) or LEAVE (-R) record carries instead of its arguments or its return
  * value, one per path in the order given. A path of one name (`order`,
  * `this`, `return`) keeps that value's own plan; a longer one is read
- * along the path at each call (agent/record/when.c) and captured as an
+ * along the path at each call (agent/record/when_eval.c) and captured as an
  * `object` slot holding it would be: a string or object by its runtime
  * class, a primitive or well-known struct as its boxed value ("decimal
  * 1200.00"), an enum as its underlying number, a null on the way as null;

@@ -1,5 +1,5 @@
-/* Fault injection's specs and their binding (inject.h). */
-#include "inject.h"
+/* Fault injection's specs and their binding (inject_bind.h). */
+#include "inject_bind.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "perm.h"
 #include "registry.h"
 #include "agent/runtime/notes.h"
-#include "format/parse.h"
+#include "format/words.h"
 
 static ct_inject_spec g_specs[CT_INJECT_MAX];
 static _Atomic uint32_t g_n;

@@ -1,6 +1,6 @@
-/* Glob lists and durations (parse.h). */
+/* Glob lists and durations (words.h). */
 #define _GNU_SOURCE
-#include "parse.h"
+#include "words.h"
 
 #include <fnmatch.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* Fault injection (--inject, CLRTRACE_INJECT; the grammar is
- * src/format/inject.h): the specs parsed once per trace (an attach
+ * src/format/inject_spec.h): the specs parsed once per trace (an attach
  * session's own), and bound at map time to each method whose full name
  * matches their glob. The IL engine rewrites such a method so that its
- * entry asks the recorder (agent/record/inject.c) whether this call is
+ * entry asks the recorder (agent/record/inject_decide.c) whether this call is
  * injected, and which spec's action it runs. */
 #ifndef CLRTRACE_MODEL_INJECT_H
 #define CLRTRACE_MODEL_INJECT_H
@@ -10,8 +10,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "format/inject.h"
-#include "when.h"
+#include "format/inject_spec.h"
+#include "when_bind.h"
 
 /* One spec bound to one method: the calls that met its condition so far
  * (the selectors count them), and the condition bound to its arguments. */

@@ -1,4 +1,4 @@
-/* The budget, the writer's side (budget.c): once a window, each thread's
+/* The budget, the writer's side (budget_control.c): once a window, each thread's
  * share of time the tracer took; past --max-overhead, the hottest function
  * one step down (ct_budget_step: values off, sampled, untraced), after a
  * quiet spell the last one a step back up; and the calls the hooks left out
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "agent/model/registry.h"
-#include "tbuf.h"
+#include "agent/hookside/tbuf.h"
 
 /* The window the budget is kept over (a quarter of a second). A window
  * ends early, with a step down, as soon as the tracer's time on a thread
