@@ -19,14 +19,15 @@ declare -A may=(
   [format]="base"
   [views]="format base"
   [agent/runtime]="format base views"
-  [agent/model]="agent/runtime format base clrsig clrmeta"
+  [agent/model]="agent/model/plans agent/runtime format base clrsig clrmeta"
+  [agent/model/plans]="agent/model agent/runtime format base clrsig clrmeta"
   [agent/hookside]="format base"
-  [agent/writer]="agent/hookside agent/model agent/runtime views format base"
-  [agent/record]="agent/hookside agent/writer agent/model agent/runtime format base"
-  [agent/engines/elt]="agent/engines/elt/asm agent/record agent/hookside agent/writer agent/model agent/runtime format base"
+  [agent/writer]="agent/hookside agent/model agent/model/plans agent/runtime views format base"
+  [agent/record]="agent/hookside agent/writer agent/model agent/model/plans agent/runtime format base"
+  [agent/engines/elt]="agent/engines/elt/asm agent/record agent/hookside agent/writer agent/model agent/model/plans agent/runtime format base"
   [agent/engines/elt/asm]=""
-  [agent/engines/il]="agent/record agent/hookside agent/writer agent/model agent/runtime format base clril clrsig"
-  [agent/com]="agent/engines/elt agent/engines/elt/asm agent/engines/il agent/record agent/hookside agent/writer agent/model agent/runtime views format base"
+  [agent/engines/il]="agent/record agent/hookside agent/writer agent/model agent/model/plans agent/runtime format base clril clrsig"
+  [agent/com]="agent/engines/elt agent/engines/elt/asm agent/engines/il agent/record agent/hookside agent/writer agent/model agent/model/plans agent/runtime views format base"
   [cli]="cli/export cli/input views format base clrsig clrmeta"
   [cli/input]="views format base"
   [cli/export]="cli/input views format base"
@@ -37,6 +38,7 @@ declare -A may=(
 declare -A only=(
   [agent/record/skeletons.h]="agent/engines/elt agent/engines/il"
   [agent/record/internal.h]="agent/record"
+  [agent/model/plans/internal.h]="agent/model/plans"
 )
 # A library's public headers are its own room.
 lib_room() { case $1 in clrsig) echo sig ;; clrmeta) echo meta ;; clril) echo il ;; *) echo "$1" ;; esac; }

@@ -54,7 +54,7 @@ static void look(const clrmeta_pdb *pdb, at_found *f)
 /* `GLOB:LINE` (f->at.file names no document, and no '/'): line LINE of the
  * file of a method of the assembly md (its PDB: pdb) that the glob matches,
  * in that method or its state machine's MoveNext, as the profiler places it
- * (model/lineprobe.c). */
+ * (model/plans/lineprobe.c). */
 static void look_by_method(const clrmeta *md, const clrmeta_pdb *pdb, at_found *f)
 {
     uint32_t n = clrmeta_rows(md, CLRMETA_T_METHODDEF);

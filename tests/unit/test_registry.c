@@ -18,9 +18,9 @@
 #include <cmocka.h>
 
 #include "agent/model/modules.h"
-#include "agent/model/plans.h"
-#include "agent/model/plans_internal.h"
-#include "agent/model/lineprobe.h"
+#include "agent/model/plans/plans.h"
+#include "agent/model/plans/internal.h"
+#include "agent/model/plans/lineprobe.h"
 #include "agent/model/registry.h"
 #include "agent/model/utf16.h"
 #include "agent/runtime/state.h"
@@ -168,7 +168,7 @@ int ct_generic_param_count(const ct_module *m, mdToken owner)
     return 0;
 }
 
-int ct_pl_is_canon(ClassID cls)
+int ct_plan_is_canon(ClassID cls)
 {
     (void)cls;
     return 0;

@@ -30,7 +30,7 @@
 #include "agent/hookside/tbuf.h"
 #include "agent/writer/writer.h"
 #include "agent/model/classnames.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/plans.h"
 #include "agent/model/srcline.h"
 #include "format/event.h"
 

@@ -39,7 +39,7 @@
 #include "format/settings.h"
 #include "agent/writer/budget_control.h"
 #include "agent/writer/writer.h"
-#include "agent/model/lineprobe.h"
+#include "agent/model/plans/lineprobe.h"
 #include "agent/model/when_bind.h"
 #include "format/words.h"
 #include "agent/engines/il/ilprobe.h"

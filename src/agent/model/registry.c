@@ -10,11 +10,10 @@
 #include "base/table.h"
 #include "format/words.h"
 #include "inject_bind.h"
-#include "lineprobe.h"
+#include "agent/model/plans/lineprobe.h"
 #include "modules.h"
 #include "perm.h"
-#include "plans.h"
-#include "plans_internal.h"
+#include "agent/model/plans/plans.h"
 #include "clrsig/clrsig.h"
 #include "agent/runtime/state.h"
 #include "utf16.h"
@@ -535,7 +534,7 @@ void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id)
     if (!def->definition ||
         FAILED(info->lpVtbl->GetFunctionInfo2(info, id, 0, &cls, &mod, &tok, CT_MAX_TYPE_ARGS,
                                               &nm, margs)) ||
-        !cls || nm > CT_MAX_TYPE_ARGS || ct_pl_is_canon(cls))
+        !cls || nm > CT_MAX_TYPE_ARGS || ct_plan_is_canon(cls))
         return;
     ClassID cargs[CT_MAX_TYPE_ARGS];
     ULONG32 nc = 0;
@@ -546,11 +545,11 @@ void ct_registry_prepare_instance(const ct_mapped_fn *def, FunctionID id)
     /* Code shared by reference types (System.__Canon) serves instantiations
      * only its probes tell apart. */
     for (uint32_t i = 0; i < nc; i++)
-        if (ct_pl_is_canon(cargs[i]))
+        if (ct_plan_is_canon(cargs[i]))
             return;
     handles[0] = cls;
     for (uint32_t i = 0; i < nm; i++) {
-        if (!margs[i] || ct_pl_is_canon(margs[i]))
+        if (!margs[i] || ct_plan_is_canon(margs[i]))
             return;
         handles[1 + i] = margs[i];
     }

@@ -4,7 +4,7 @@
  * pre-order, depth-first walk of the type: each System.ValueTuple met
  * takes as many as it has elements (a long tuple's ValueTuple`8 all of
  * them, then its TRest again its own); a null string is an element without
- * a name. Pure decoding: no runtime, no metadata (plans_tuples.c applies
+ * a name. Pure decoding: no runtime, no metadata (plans/tuples.c applies
  * the names to a type). */
 #ifndef CLRTRACE_TUPLENAMES_H
 #define CLRTRACE_TUPLENAMES_H

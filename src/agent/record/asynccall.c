@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/plans.h"
 #include "agent/runtime/notes.h"
 
 /* Header bits (the runtime's syncblk.h; the word at 4 bytes before the

@@ -20,7 +20,7 @@
 #include "agent/hookside/clock.h"
 #include "agent/hookside/tbuf.h"
 #include "agent/model/modules.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/plans.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/corprof_decls.h"
 #include "agent/runtime/state.h"

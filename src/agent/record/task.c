@@ -1,12 +1,12 @@
 /* What a Task object says of its end, read where it is: its state flags,
- * its result's slot (the Task form's content plan, model/plans_types.c),
+ * its result's slot (the Task form's content plan, model/plans/types.c),
  * the exception a faulted or cancelled task holds. For an async call's end
  * (asynccall.c, rtasync.c), its conditions on the outcome (when_eval.c) and a
  * Task's Exception value (values.c). */
 #include <string.h>
 
 #include "internal.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/plans.h"
 
 #define TASK_FAULTED 0x200000u
 #define TASK_CANCELED 0x400000u

@@ -25,7 +25,7 @@
 #include "base/table.h"
 #include "logstream.h"
 #include "outputs.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/plans.h"
 #include "agent/model/srcline.h"
 #include "agent/hookside/tbuf.h"
 #include "views/value_text.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agent/model/perm.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/plans.h"
 
 /* Most arguments a learned map holds; functions with more keep asking. */
 #define ARGMAP_MAX_ARGS 64

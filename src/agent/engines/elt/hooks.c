@@ -9,7 +9,7 @@
 #include "argmap.h"
 #include "agent/engines/elt/asm/elt_stubs.h"
 #include "agent/writer/writer.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/plans.h"
 #include "agent/model/registry.h"
 #include "agent/runtime/state.h"
 

@@ -12,7 +12,7 @@
 #include "clril/clril.h"
 #include "clrsig/clrsig.h"
 #include "agent/model/classnames.h"
-#include "agent/model/lineprobe.h"
+#include "agent/model/plans/lineprobe.h"
 #include "agent/hookside/clock.h"
 #include "base/table.h"
 #include "agent/model/modules.h"
@@ -316,7 +316,7 @@ static void native_call(clril_insn *code, uintptr_t fn, mdToken sig)
     code[2].value = sig;
 }
 
-/* A line probe's code (model/lineprobe.h, probes.h): its inputs'
+/* A line probe's code (model/plans/lineprobe.h, probes.h): its inputs'
  * addresses in batches of CT_PROBE_ENTER_ADDRS (args6), the last ones with
  * the probe (line_with[k]); one native call per batch. Returns its length
  * (at most HIT_MAX), or 0 when the module lacks a signature it needs. */

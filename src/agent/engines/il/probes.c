@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "agent/model/classnames.h"
-#include "agent/model/lineprobe.h"
-#include "agent/model/plans.h"
+#include "agent/model/plans/lineprobe.h"
+#include "agent/model/plans/plans.h"
 #include "agent/model/registry.h"
 #include "agent/record/skeletons.h"
 

@@ -45,7 +45,7 @@ void ct_probe_rt_resumed(uintptr_t home, uintptr_t client_id);
 void ct_probe_rt_return(uintptr_t ret_addr, uintptr_t home, uintptr_t client_id);
 void ct_probe_rt_leave(uintptr_t home, uintptr_t client_id);
 
-/* A line probe's hit (model/lineprobe.h; id: its ct_line_probe), its
+/* A line probe's hit (model/plans/lineprobe.h; id: its ct_line_probe), its
  * inputs' addresses handed over in calls of up to CT_PROBE_ENTER_ADDRS
  * each (one native call per batch, not per value): args6 with six, as
  * many times as needed, then line_with[k] with the last k (0 to
@@ -55,7 +55,7 @@ typedef struct ct_il_line_probes {
     uintptr_t args6;
     uintptr_t line_with[CT_PROBE_ENTER_ADDRS + 1];
     /* --locals: the same, from the exception filter around a method's body
-     * (id: its locals record, model/lineprobe.h). */
+     * (id: its locals record, model/plans/lineprobe.h). */
     uintptr_t fault_with[CT_PROBE_ENTER_ADDRS + 1];
 } ct_il_line_probes;
 const ct_il_line_probes *ct_il_line_probes_get(void);

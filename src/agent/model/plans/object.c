@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "base/table.h"
-#include "perm.h"
-#include "plans_internal.h"
+#include "agent/model/perm.h"
+#include "internal.h"
 #include "agent/runtime/state.h"
 
 /* Base classes followed above an object's own class. */

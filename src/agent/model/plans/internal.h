@@ -1,21 +1,23 @@
 /* What the capture planner's parts share: the planning context, the limits
  * on names and texts, and the functions one part calls in another. Private
- * to src/agent/model; the planner's interface is plans.h. The parts, each
- * over those before it and never one after (no circle):
- *   1 plans_types.c    a type's plan, the plan cache, the planning session
- *   2 plans_tuples.c   C# tuples' element names
- *   3 plans_params.c   parameters' names and labels, display names
- *   4 plans_async.c    state machines: a MoveNext as its method
- *   5 plans_method.c   whole methods (ct_plan_function)
- *   6 plans_late.c     plans bound at the first call
- *   7 plans_object.c   objects' content, by runtime class */
+ * to this folder (tests/layering.sh checks it); the planner's interface is
+ * plans.h, the line probes' lineprobe.h. The parts, each over those before
+ * it and never one after (no circle):
+ *   1 types.c      a type's plan, the plan cache, the planning session
+ *   2 tuples.c     C# tuples' element names
+ *   3 params.c     parameters' names and labels, display names
+ *   4 async.c      state machines: a MoveNext as its method
+ *   5 method.c     whole methods (ct_plan_function)
+ *   6 late.c       plans bound at the first call
+ *   7 object.c     objects' content, by runtime class
+ *   8 lineprobe.c  line probes: where they go and the locals they read */
 #ifndef CLRTRACE_PLANS_INTERNAL_H
 #define CLRTRACE_PLANS_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "classnames.h"
+#include "agent/model/classnames.h"
 #include "clrsig/clrsig.h"
 #include "plans.h"
 
@@ -48,7 +50,7 @@ typedef struct pctx {
     clrsig_arena *arena;         /* parse trees of field signatures */
     clrsig_arena *scratch;       /* TypeSpec expansion while formatting */
     clrsig_type gnode[2][CT_MAX_TYPE_ARGS]; /* actual type arguments for the formatter */
-    /* A content plan left to a later object (plans_object.c): 1 + the
+    /* A content plan left to a later object (plans/object.c): 1 + the
      * offset in the object of the reference whose being null made it wait
      * (0: none such), so that the next objects of the class can be seen to
      * be still empty without planning again. */
@@ -59,7 +61,7 @@ typedef struct pctx {
  * (ct_plan_late): never passed to the runtime. */
 #define CANON_MARK ((ClassID)1)
 
-/* ------------------------------------------ plans_types.c: a type's plan */
+/* ------------------------------------------ plans/types.c: a type's plan */
 
 /* The fixed plan of a primitive element type (int for CLRSIG_ET_I4), or
  * NULL. */
@@ -77,8 +79,6 @@ const ct_plan *ct_pl_redact(const char *name, const ct_plan *p);
 const ct_plan *ct_pl_new_plan(const ct_plan *tmpl);
 /* A copy of s in permanent memory ("?" when out of it). */
 const char *ct_pl_perm_text(const char *s);
-/* 1 for CANON_MARK and System.__Canon: code shared by every reference type. */
-int ct_pl_is_canon(ClassID cls);
 /* The declared name of generic parameter index of owner ("T"); 0, or -1. */
 /* C# text of a type, short names, actual generic arguments where known. */
 void ct_pl_type_text(pctx *c, const clrsig_type *t, char *out, size_t cap);
@@ -109,7 +109,7 @@ const ct_plan *ct_pl_plan_class(pctx *c, ClassID cls, unsigned sl, unsigned dl);
  * known yet (late binding). */
 const ct_plan *ct_pl_plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsigned dl);
 
-/* ------------------------------- plans_params.c: parameters and names */
+/* ------------------------------- plans/params.c: parameters and names */
 
 /* A param_meta flag beside CLRSIG_PARAM_IN/OUT: a C# 12 `ref readonly`
  * parameter ([In] and RequiresLocationAttribute on its Param row). */
@@ -131,11 +131,11 @@ void ct_pl_param_label(pctx *c, const clrsig_type *t, const param_meta *pm,
  * TupleElementNamesAttribute; a byref's target): t's C# text with them,
  * "(int Id, string Name)", into text, and when plan and *plan are set,
  * *plan replaced by a copy whose tuple fields are named. 0 then; -1 when
- * pd has no names, they do not fit t or pass a limit (plans_tuples.c):
+ * pd has no names, they do not fit t or pass a limit (plans/tuples.c):
  * text and *plan are left as they were. */
 int ct_pl_tuple_names(pctx *c, mdToken pd, const clrsig_type *t, char *text, size_t cap,
                       const ct_plan **plan);
-/* The plan of a parameter (NULL: bound late; plans_method.c). */
+/* The plan of a parameter (NULL: bound late; plans/method.c). */
 const ct_plan *ct_pl_param_plan(pctx *c, const clrsig_type *t);
 /* "Demo.Pair<int, TValue>": a TypeDef named with its known type arguments
  * and the declared names of the others. */
@@ -155,7 +155,7 @@ typedef struct session {
  * parameter's class t, as deep as --object-depth (loaded.h). */
 void ct_pl_prime(pctx *c, const clrsig_type *t);
 
-/* plans_types.c: opens a planning session for method mi: the arenas, and a planning
+/* plans/types.c: opens a planning session for method mi: the arenas, and a planning
  * context in them for mi's tokens and type arguments (the class's known
  * when mi->cls is set; mi NULL: no method, for plans by ClassID). allow_load: may load types (the mapper only). NULL
  * when out of memory (s->mem then NULL). */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classnames.h"
+#include "agent/model/classnames.h"
 #include "clrsig/clrsig.h"
-#include "plans_internal.h"
-#include "utf16.h"
+#include "internal.h"
+#include "agent/model/utf16.h"
 
 /* C# 12 marks a `ref readonly` parameter as an `in` one ([In] T&, and on a
  * virtual method modreq(InAttribute)) with this attribute on its Param row
@@ -103,7 +103,7 @@ void ct_pl_typedef_display(const ct_module *m, mdTypeDef td, const ClassID *args
         o += (size_t)snprintf(out + o, cap - o, "<");
         for (unsigned i = 0; i < n && o + 1 < cap; i++, next++) {
             char pn[TYPE_TEXT_MAX];
-            if (next < nargs && args[next] && !ct_pl_is_canon(args[next]))
+            if (next < nargs && args[next] && !ct_plan_is_canon(args[next]))
                 ct_classid_name(args[next], CT_NAME_SHORT, pn, sizeof pn);
             else if (ct_generic_param_name(m, td, next, pn, sizeof pn) != 0)
                 snprintf(pn, sizeof pn, "!%u", next);
@@ -132,7 +132,7 @@ void ct_pl_build_display(const ct_method_info *mi, char *out, size_t cap)
     for (uint32_t i = 0; i < mi->nmethod_args && o + 1 < cap; i++) {
         char an[TYPE_TEXT_MAX];
         ClassID a = mi->method_args_known ? mi->method_args[i] : 0;
-        if (!a || ct_pl_is_canon(a)) {
+        if (!a || ct_plan_is_canon(a)) {
             if (ct_generic_param_name(mi->module, mi->token, i, an, sizeof an) != 0)
                 snprintf(an, sizeof an, "!!%u", i);
         } else {

@@ -4,20 +4,20 @@
  * structs, Nullable<T>, arrays and classes, from a ClassID (ct_pl_plan_class)
  * or a signature type (ct_pl_plan_type); and the planning session every part
  * opens (ct_pl_open, ct_pl_close). It uses no other part: the parts are in
- * order, each over those before it (plans_internal.h). */
+ * order, each over those before it (plans/internal.h). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "classnames.h"
-#include "loaded.h"
+#include "agent/model/classnames.h"
+#include "agent/model/loaded.h"
 #include "clrsig/clrsig.h"
 #include "base/table.h"
-#include "perm.h"
-#include "plans_internal.h"
+#include "agent/model/perm.h"
+#include "internal.h"
 #include "agent/runtime/state.h"
-#include "utf16.h"
+#include "agent/model/utf16.h"
 
 /* Most named values kept per enum. */
 #define ENUM_MAX_ITEMS 4096
@@ -174,7 +174,7 @@ const char *ct_pl_perm_text(const char *s)
 
 /* ------------------------------------------------ canonical arguments */
 
-int ct_pl_is_canon(ClassID cls)
+int ct_plan_is_canon(ClassID cls)
 {
     char n[64];
     if (cls == CANON_MARK)
@@ -284,7 +284,7 @@ static int r_generic_param(void *ctx, int is_method, uint32_t index, char *name,
     pctx *c = ctx;
     *actual = NULL;
     ClassID cls = actual_arg(c, is_method, index);
-    if (cls && !ct_pl_is_canon(cls)) {
+    if (cls && !ct_plan_is_canon(cls)) {
         clrsig_type *node = &c->gnode[is_method ? 1 : 0][index];
         memset(node, 0, sizeof *node);
         node->kind = CLRSIG_ET_INTERNAL;
@@ -1382,7 +1382,7 @@ const ct_plan *ct_pl_plan_type(pctx *c, const clrsig_type *t, unsigned sl, unsig
         ClassID cls = actual_arg(c, is_method, t->u.index);
         if (!cls)
             return &ct_plan_by_range;
-        return ct_pl_is_canon(cls) ? &k_object : ct_pl_plan_class(c, cls, sl, dl);
+        return ct_plan_is_canon(cls) ? &k_object : ct_pl_plan_class(c, cls, sl, dl);
     }
     case CLRSIG_ET_TYPEDBYREF:
         return &k_typedref;

@@ -1,4 +1,5 @@
-/* Line probes: where they go and what they read (lineprobe.h). */
+/* Capture plans, part eight: line probes, where they go and what they read
+ * (lineprobe.h). */
 #include "lineprobe.h"
 
 #include <pthread.h>
@@ -10,9 +11,9 @@
 #include "clrmeta/clrmeta.h"
 #include "clrsig/clrsig.h"
 #include "format/words.h"
-#include "perm.h"
-#include "plans_internal.h"
-#include "srcline.h"
+#include "agent/model/perm.h"
+#include "internal.h"
+#include "agent/model/srcline.h"
 #include "agent/runtime/state.h"
 #include "base/table.h"
 

@@ -22,8 +22,8 @@
 
 #include "format/value.h"
 #include "agent/runtime/corprof_decls.h"
-#include "modules.h"
-#include "mapped.h"
+#include "agent/model/modules.h"
+#include "agent/model/mapped.h"
 
 /* SZARRAY layout on 64-bit CoreCLR: method table pointer, then the u32
  * length (padded to 8), then the elements. The runtime has no API for the
@@ -62,6 +62,10 @@ ct_vkind ct_plan_boxed_kind(ClassID cls);
 const ct_plan *ct_plan_content(ClassID cls, const void *obj, int *again);
 /* The cached content plan of cls, or NULL (the writer: no planning). */
 const ct_plan *ct_plan_content_known(ClassID cls);
+
+/* 1 for the planner's own mark and System.__Canon: code shared by every
+ * reference type (the registry leaves such instantiations unnamed). */
+int ct_plan_is_canon(ClassID cls);
 
 /* Every fact about a method the planner needs, gathered by the mapper. */
 typedef struct ct_method_info {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "clrsig/clrsig.h"
-#include "perm.h"
-#include "plans_internal.h"
+#include "agent/model/perm.h"
+#include "internal.h"
 #include "agent/runtime/state.h"
 
 /* Replaces reference-type arguments by CANON_MARK. */

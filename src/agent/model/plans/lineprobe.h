@@ -19,9 +19,9 @@
 
 #include <stdint.h>
 
-#include "modules.h"
+#include "agent/model/modules.h"
 #include "plans.h"
-#include "mapped.h"
+#include "agent/model/mapped.h"
 
 /* Most values one probe reads (the IL engine keeps CT_PROBE_MAX_ARGS
  * addresses per call: the same number). */

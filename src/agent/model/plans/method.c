@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classnames.h"
+#include "agent/model/classnames.h"
 #include "clrsig/clrsig.h"
-#include "perm.h"
-#include "plans_internal.h"
+#include "agent/model/perm.h"
+#include "internal.h"
 #include "agent/runtime/state.h"
-#include "utf16.h"
+#include "agent/model/utf16.h"
 
 /* ------------------------------------------------------ whole methods */
 

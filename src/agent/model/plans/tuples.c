@@ -11,10 +11,10 @@
 
 #include "base/text.h"
 #include "clrsig/clrsig.h"
-#include "perm.h"
-#include "plans_internal.h"
-#include "tuplenames.h"
-#include "utf16.h"
+#include "agent/model/perm.h"
+#include "internal.h"
+#include "agent/model/tuplenames.h"
+#include "agent/model/utf16.h"
 
 /* Levels of types walked: tuples within tuples, arrays and generic
  * arguments; a deeper type shows no names. */
