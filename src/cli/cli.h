@@ -35,6 +35,8 @@ int cmd_sigs(int argc, char **argv);
 /* The launcher shared by run (record 0: the live text log) and record
  * (record 1: the binary trace in a directory). */
 int cli_trace_command(int argc, char **argv, int record);
+/* Whether record's option opt takes a value (--depth: 1; --failed: 0). */
+int cli_trace_takes_value(const char *opt);
 
 /* run|record -p PID (attach_client.c): traces the running process pid with the
  * settings given (the settings table's variables; NULL: not given), to
@@ -51,6 +53,33 @@ const char *cli_tree_filter_help(void);
  * the option's bounds) into *num: 0, or -1 after one line ("clrtrace WHO: A
  * takes WHAT, not 'VAL'"). */
 int cli_setting_value(const char *who, const char *a, int id, const char *val, uint64_t *num);
+/* Parses val, the value of option opt, as a whole number from min to max
+ * (ct_parse_whole, src/format/words.h: the one number parser) into *out: 0,
+ * or -1 after one line ("clrtrace WHO: OPT takes WHAT from MIN to MAX, not
+ * 'VAL'"; max UINT64_MAX: no range said). what: what the number counts ("a
+ * number of rows"). */
+int cli_number(const char *who, const char *opt, const char *val, uint64_t min, uint64_t max,
+               const char *what, uint64_t *out);
+/* argv with each --name=VALUE as two arguments, --name then VALUE (but
+ * --srcline=full, whose value is its own), up to a "--" (the rest copied as
+ * it is): into out, inline_val[k] set for a VALUE that came so; names holds
+ * the names cut (names_cap bytes). The count, or -1 when there are more
+ * than cap. The one reader of that form for every command. */
+int cli_split_inline(int argc, char **argv, char **out, char *names, size_t names_cap,
+                     unsigned char *inline_val, int cap);
+/* Most arguments a command takes (its argv split at '='). */
+#define CLI_ARGS_MAX 4096
+/* The largest process id -p and --pid take. */
+#define CLI_PID_MAX 0x7fffffffu
+/* The command line of `who` split by cli_split_inline into buffers of its
+ * own (one command a process): *argc and *argv replaced, *inline_val (may be
+ * NULL) its flags. 0, or -1 after one line (more than CLI_ARGS_MAX / 2
+ * arguments). A loop over the result says "OPT takes no value" for an
+ * argument flagged inline that no option took (cli_arg_unwanted). */
+int cli_args_read(const char *who, int *argc, char ***argv, const unsigned char **inline_val);
+/* 1 after that line when argv[i] is a VALUE given inline (--name=VALUE) to
+ * an option argv[i - 1] that takes none; else 0. */
+int cli_arg_unwanted(const char *who, char **argv, const unsigned char *inline_val, int i);
 
 
 /* The options' lines for --help texts. */

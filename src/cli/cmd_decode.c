@@ -52,8 +52,13 @@ int cmd_decode(int argc, char **argv)
     static char hex[4 * DECODE_MAX_BLOB];
     size_t hexlen = 0;
 
+    const unsigned char *inline_val = NULL;
+    if (cli_args_read("decode", &argc, &argv, &inline_val) != 0)
+        return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (cli_arg_unwanted("decode", argv, inline_val, i))
+            return 2;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -67,12 +72,13 @@ int cmd_decode(int argc, char **argv)
         } else if (!strcmp(a, "--both")) {
             both = 1;
         } else if (!strcmp(a, "--runtime") && i + 1 < argc) {
+            uint64_t n = 0;
             popts.runtime_internal = 1;
-            popts.pointer_size = (uint32_t)atoi(argv[++i]);
-            if (popts.pointer_size != 4 && popts.pointer_size != 8) {
-                fprintf(stderr, "clrtrace decode: --runtime takes 4 or 8\n");
+            if (ct_parse_whole(argv[++i], 4, 8, &n) != 0 || (n != 4 && n != 8)) {
+                fprintf(stderr, "clrtrace decode: --runtime takes 4 or 8, not '%s'\n", argv[i]);
                 return 2;
             }
+            popts.pointer_size = (uint32_t)n;
         } else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "clrtrace decode: unknown option '%s' (try --help)\n", a);
             return 2;

@@ -379,6 +379,11 @@ static int takes_value(const char *a, int record)
     return launcher_value_option(a, record);
 }
 
+int cli_trace_takes_value(const char *opt)
+{
+    return takes_value(opt, 1);
+}
+
 /* What run or record was asked: the options parsed (trace_parse), checked
  * (trace_check). */
 typedef struct trace_opts {
@@ -562,13 +567,12 @@ static int trace_check(trace_opts *o)
     }
     if (o->pid_text) {
         const char *pid_text = o->pid_text;
-        char *end = NULL;
-        errno = 0;
-        o->pid = strtoul(pid_text, &end, 10);
-        if (!*pid_text || *end || errno || o->pid == 0 || o->pid > 0x7FFFFFFFul) {
+        uint64_t pid = 0;
+        if (ct_parse_whole(pid_text, 1, CLI_PID_MAX, &pid) != 0) {
             fprintf(stderr, "clrtrace %s: -p needs a process id, not '%s'\n", who, pid_text);
             return -1;
         }
+        o->pid = (unsigned long)pid;
         if (o->has_program) {
             fprintf(stderr, "clrtrace %s: -p PID traces a running process: give no program "
                     "too (try --help)\n", who);

@@ -772,8 +772,13 @@ int cmd_sigs(int argc, char **argv)
     const char *at = NULL;
     int locals = 0;
     const char *filter = NULL;
+    const unsigned char *inline_val = NULL;
+    if (cli_args_read("sigs", &argc, &argv, &inline_val) != 0)
+        return 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (cli_arg_unwanted("sigs", argv, inline_val, i))
+            return 2;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;

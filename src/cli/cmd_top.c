@@ -629,6 +629,9 @@ int cmd_top(int argc, char **argv)
     s.who = "top";
     s.tl.fd = -1;
     /* top's own options; the others go to record. */
+    const unsigned char *inline_val = NULL;
+    if (cli_args_read("top", &argc, &argv, &inline_val) != 0)
+        return 2;
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     int nrest = 0, has_target = 0;
     if (!rest)
@@ -641,11 +644,9 @@ int cmd_top(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--batch")) {
-            char *end = NULL;
-            unsigned long n = i + 1 < argc ? strtoul(argv[i + 1], &end, 10) : 0;
-            if (i + 1 >= argc || !*argv[i + 1] || *end || n == 0 || n > TOP_MAX_BATCH) {
-                fprintf(stderr, "clrtrace top: --batch takes a number of refreshes from 1 to "
-                        "%u\n", TOP_MAX_BATCH);
+            uint64_t n = 0;
+            if (cli_number("top", a, i + 1 < argc ? argv[i + 1] : NULL, 1, TOP_MAX_BATCH,
+                           "a number of refreshes", &n) != 0) {
                 free(rest);
                 return 2;
             }
@@ -663,6 +664,17 @@ int cmd_top(int argc, char **argv)
             return 2;
         }
         rest[nrest++] = argv[i];
+        /* An option of record's given --name=VALUE: record takes it as
+         * --name VALUE, when its option takes one. */
+        if (i + 1 < argc && inline_val[i + 1]) {
+            if (!cli_trace_takes_value(a)) {
+                fprintf(stderr, "clrtrace top: %s takes no value (try --help)\n", a);
+                free(rest);
+                return 2;
+            }
+            rest[nrest++] = argv[++i];
+            continue;
+        }
         if (!strcmp(a, "--")) {
             for (i++; i < argc; i++)
                 rest[nrest++] = argv[i];

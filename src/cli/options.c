@@ -37,6 +37,19 @@ int cli_setting_value(const char *who, const char *a, int id, const char *val, u
     return -1;
 }
 
+int cli_number(const char *who, const char *opt, const char *val, uint64_t min, uint64_t max,
+               const char *what, uint64_t *out)
+{
+    if (ct_parse_whole(val, min, max, out) == 0)
+        return 0;
+    if (max == UINT64_MAX)
+        fprintf(stderr, "clrtrace %s: %s takes %s, not '%s'\n", who, opt, what, val ? val : "");
+    else
+        fprintf(stderr, "clrtrace %s: %s takes %s from %llu to %llu, not '%s'\n", who, opt, what,
+                (unsigned long long)min, (unsigned long long)max, val ? val : "");
+    return -1;
+}
+
 /* Takes the tree-filter option a (id its setting) with its value (NULL:
  * none given) into f: 1 (the value taken), 0 (an option without one:
  * --failed), or -1 after one error line. */
@@ -234,9 +247,8 @@ static int selection_option(const char *who, const char *a, const char *val, cli
         return 1;
     }
     if (tid) {
-        char *end = NULL;
-        unsigned long long n = strtoull(val, &end, 10);
-        if (!*val || *end || val[0] == '-' || s->ntids >= CLI_MAX_TIDS) {
+        uint64_t n = 0;
+        if (ct_parse_whole(val, 0, UINT64_MAX, &n) != 0 || s->ntids >= CLI_MAX_TIDS) {
             fprintf(stderr, "clrtrace %s: --tid takes a thread id (at most %d of them), not "
                     "'%s'\n", who, CLI_MAX_TIDS, val);
             return -1;
@@ -260,19 +272,17 @@ static int selection_option(const char *who, const char *a, const char *val, cli
 /* --pid VALUE (allow_all: "all" too) into *pid: 0, or -1 after one line. */
 static int pid_option(const char *who, const char *val, int allow_all, long *pid)
 {
-    char *end;
     if (val && allow_all && !strcmp(val, "all")) {
         *pid = CLI_PID_ALL;
         return 0;
     }
-    errno = 0;
-    long v = val && *val >= '1' && *val <= '9' ? strtol(val, &end, 10) : -1;
-    if (v <= 0 || errno || *end || v > 0x7fffffffL) {
+    uint64_t v = 0;
+    if (ct_parse_whole(val, 1, CLI_PID_MAX, &v) != 0) {
         fprintf(stderr, "clrtrace %s: --pid takes a process id%s, not '%s'\n", who,
                 allow_all ? " or all" : "", val ? val : "");
         return -1;
     }
-    *pid = v;
+    *pid = (long)v;
     return 0;
 }
 
@@ -381,13 +391,9 @@ static int report_option(cli_offline *o, int argc, char **argv, int *i)
         o->render.sort = keys[k].sort;
         (*i)++;
     } else if (!strcmp(a, "-n") || !strcmp(a, "--top")) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long n = val ? strtoul(val, &end, 10) : 0;
-        if (!val || !*val || *end || errno || val[0] == '-' || n == 0 || n > UINT32_MAX) {
-            fprintf(stderr, "clrtrace report: %s takes a whole number of rows (1 or more)\n", a);
+        uint64_t n = 0;
+        if (cli_number("report", a, val, 1, UINT32_MAX, "a number of rows", &n) != 0)
             return -1;
-        }
         o->render.top = (uint32_t)n;
         (*i)++;
     } else {
@@ -440,24 +446,19 @@ static int dump_option(cli_offline *o, int argc, char **argv, int *i)
         }
         f = CLI_DUMP_OTLP;
     } else if (!strcmp(a, "--otlp-max-spans")) {
-        char *end;
         const char *v = *i + 1 < argc ? argv[++*i] : NULL;
-        unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-        if (!v || !*v || *end || v[0] == '-' || n < 1 || n > CLI_OTLP_MAX_SPANS_LIMIT) {
-            fprintf(stderr, "clrtrace dump: --otlp-max-spans needs a number of spans from 1 to "
-                            "%u (try --help)\n", CLI_OTLP_MAX_SPANS_LIMIT);
+        uint64_t n = 0;
+        if (cli_number("dump", a, v, 1, CLI_OTLP_MAX_SPANS_LIMIT, "a number of spans", &n) != 0)
             return -1;
-        }
         o->dump.otlp_max_spans = (uint32_t)n;
         o->dump.otlp_only = 1;
     } else if (!strcmp(a, "--calls")) {
         o->dump.by_calls = 1;
     } else if (!strcmp(a, "--max-calls")) {
-        char *end;
         const char *v = *i + 1 < argc ? argv[++*i] : NULL;
-        unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-        if (!v || !*v || *end || v[0] == '-')
-            return dump_error("%s", "--max-calls needs a number of calls (0: no limit)");
+        uint64_t n = 0;
+        if (cli_number("dump", a, v, 0, UINT64_MAX, "a number of calls (0: no limit)", &n) != 0)
+            return -1;
         o->dump.max_calls = n;
         o->dump.chrome_only = 1;
     } else if (!strcmp(a, "--width") || !strcmp(a, "--title")) {
@@ -468,10 +469,10 @@ static int dump_option(cli_offline *o, int argc, char **argv, int *i)
         if (a[2] == 't') {
             o->dump.title = v;
         } else {
-            char *end;
-            unsigned long n = strtoul(v, &end, 10);
-            if (!*v || *end || v[0] == '-' || n < FLAME_MIN_WIDTH || n > FLAME_MAX_WIDTH)
-                return dump_error("--width '%s': a number of pixels is needed", v);
+            uint64_t n = 0;
+            if (cli_number("dump", a, v, FLAME_MIN_WIDTH, FLAME_MAX_WIDTH, "a width in pixels",
+                           &n) != 0)
+                return -1;
             o->dump.width = (unsigned)n;
         }
     } else {
@@ -577,15 +578,8 @@ static int offline_arg(const offline_command *c, cli_offline *o, int argc, char 
     return 1;
 }
 
-/* Most arguments an offline command takes (its argv split at '='). */
-#define OFFLINE_ARGS_MAX 4096
-
-/* argv with each --name=VALUE as two arguments, --name then VALUE, as
- * run and record take them (but --srcline=full, whose value is its own):
- * into out (inline[k] set for a VALUE that came so). The count, or -1 when
- * there are more than cap. */
-static int split_inline(int argc, char **argv, char **out, char *names, size_t names_cap,
-                        unsigned char *inline_val, int cap)
+int cli_split_inline(int argc, char **argv, char **out, char *names, size_t names_cap,
+                     unsigned char *inline_val, int cap)
 {
     int n = 0;
     size_t used = 0;
@@ -593,6 +587,13 @@ static int split_inline(int argc, char **argv, char **out, char *names, size_t n
         const char *a = argv[i], *eq = strchr(a, '=');
         if (n + 2 > cap)
             return -1;
+        if (!strcmp(a, "--")) {
+            for (; i < argc && n < cap; i++) {
+                inline_val[n] = 0;
+                out[n++] = argv[i];
+            }
+            return i < argc ? -1 : n;
+        }
         if (i > 0 && a[0] == '-' && a[1] == '-' && eq && strncmp(a, "--srcline", 9) != 0 &&
             used + (size_t)(eq - a) + 1 <= names_cap) {
             char *name = names + used;
@@ -609,6 +610,31 @@ static int split_inline(int argc, char **argv, char **out, char *names, size_t n
         }
     }
     return n;
+}
+
+int cli_args_read(const char *who, int *argc, char ***argv, const unsigned char **inline_val)
+{
+    static char *args[CLI_ARGS_MAX];
+    static char names[CLI_ARGS_MAX * 8];
+    static unsigned char inl[CLI_ARGS_MAX];
+    int n = cli_split_inline(*argc, *argv, args, names, sizeof names, inl, CLI_ARGS_MAX);
+    if (n < 0) {
+        fprintf(stderr, "clrtrace %s: more than %d arguments\n", who, CLI_ARGS_MAX / 2);
+        return -1;
+    }
+    *argc = n;
+    *argv = args;
+    if (inline_val)
+        *inline_val = inl;
+    return 0;
+}
+
+int cli_arg_unwanted(const char *who, char **argv, const unsigned char *inline_val, int i)
+{
+    if (i < 1 || !inline_val[i])
+        return 0;
+    fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, argv[i - 1]);
+    return 1;
 }
 
 int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv)
@@ -632,25 +658,16 @@ int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv)
     /* --name=VALUE as --name VALUE, for every command (the one reader of
      * run's and record's form); a VALUE so given that its option does not
      * take is an error. */
-    static char *args[OFFLINE_ARGS_MAX];
-    static char names[OFFLINE_ARGS_MAX * 8];
-    static unsigned char inline_val[OFFLINE_ARGS_MAX];
-    int n = split_inline(argc, argv, args, names, sizeof names, inline_val, OFFLINE_ARGS_MAX);
-    if (n < 0) {
-        fprintf(stderr, "clrtrace %s: more than %d arguments\n", who, OFFLINE_ARGS_MAX / 2);
+    const unsigned char *inline_val = NULL;
+    if (cli_args_read(who, &argc, &argv, &inline_val) != 0)
         return -1;
-    }
-    argc = n;
-    argv = args;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             o->help = 1;
             return 0;
         }
-        if (inline_val[i]) {
-            fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, argv[i - 1]);
+        if (cli_arg_unwanted(who, argv, inline_val, i))
             return -1;
-        }
         int at = i;
         int own = c->option ? c->option(o, argc, argv, &i) : 0;
         if (own < 0 || (!own && offline_arg(c, o, argc, argv, &i) < 0))

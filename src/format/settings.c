@@ -205,22 +205,6 @@ const ct_setting ct_settings[CT_SETTING_COUNT] = {
                       NULL, NULL},
 };
 
-/* A whole number of at most max: decimal digits only, no sign, no spaces. */
-static int parse_whole(const char *v, uint64_t max, uint64_t *out)
-{
-    uint64_t n = 0;
-    if (!*v)
-        return -1;
-    for (const char *p = v; *p; p++) {
-        uint64_t d = (uint64_t)(*p - '0');
-        if (*p < '0' || *p > '9' || d > max || n > (max - d) / 10)
-            return -1;
-        n = n * 10 + d;
-    }
-    *out = n;
-    return 0;
-}
-
 static int word_in(const char *v, const char *const *words, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -329,7 +313,7 @@ int ct_setting_parse(ct_setting_id id, const char *text, int option, uint64_t *n
             whole[len - 2] = '\0';
             text = whole;
         }
-        if (parse_whole(text, s->max, &n) == 0 && n >= min) {
+        if (ct_parse_whole(text, min, s->max, &n) == 0) {
             *num = n;
             return 0;
         }

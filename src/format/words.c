@@ -130,6 +130,23 @@ unsigned ct_at_list(const char *text, ct_at_spec *out, unsigned cap, unsigned *n
     return kept;
 }
 
+int ct_parse_whole(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t n = 0;
+    if (!text || !*text)
+        return -1;
+    for (const char *p = text; *p; p++) {
+        uint64_t d = (uint64_t)(*p - '0');
+        if (*p < '0' || *p > '9' || d > max || n > (max - d) / 10)
+            return -1;
+        n = n * 10 + d;
+    }
+    if (n < min)
+        return -1;
+    *out = n;
+    return 0;
+}
+
 int ct_parse_size(const char *text, uint64_t max, uint64_t *bytes)
 {
     if (!text)

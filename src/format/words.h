@@ -65,6 +65,11 @@ typedef struct ct_at_spec {
 unsigned ct_at_list(const char *text, ct_at_spec *out, unsigned cap, unsigned *lines,
                     unsigned *bad);
 
+/* Parses a whole number from min to max: decimal digits only, no sign, no
+ * spaces, no overflow (the one number parser of the settings and of every
+ * command's options). Returns 0 with *out set, or -1. */
+int ct_parse_whole(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
 /* Parses a duration: a number (decimals allowed) and a unit ns, us, ms or s;
  * no unit means us. Returns 0 with *ns set, or -1 when the text is not a
  * duration or exceeds CT_FILTER_MAX_MIN_TIME_NS. */

@@ -146,6 +146,68 @@ static void test_inline_values(void **state)
                                "not ''\n");
 }
 
+/* The one number parser (ct_parse_whole) at its bounds and one past, and
+ * cli_number's one line. */
+static void test_numbers(void **state)
+{
+    (void)state;
+    uint64_t n = 0;
+    assert_int_equal(ct_parse_whole("1", 1, 10, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(ct_parse_whole("10", 1, 10, &n), 0);
+    assert_int_equal(n, 10);
+    assert_int_equal(ct_parse_whole("0", 1, 10, &n), -1);
+    assert_int_equal(ct_parse_whole("11", 1, 10, &n), -1);
+    assert_int_equal(ct_parse_whole("18446744073709551615", 0, UINT64_MAX, &n), 0);
+    assert_true(n == UINT64_MAX);
+    assert_int_equal(ct_parse_whole("18446744073709551616", 0, UINT64_MAX, &n), -1);
+    assert_int_equal(ct_parse_whole("", 0, 10, &n), -1);
+    assert_int_equal(ct_parse_whole(NULL, 0, 10, &n), -1);
+    assert_int_equal(ct_parse_whole("-1", 0, 10, &n), -1);
+    assert_int_equal(ct_parse_whole(" 1", 0, 10, &n), -1);
+    assert_int_equal(ct_parse_whole("0x1", 0, 10, &n), -1);
+    static cli_offline o;
+    const char *top[] = {"report", "-n", "4294967296", "dir"};
+    assert_int_equal(parse(&o, "report", ARGC(top), top), -1);
+    assert_string_equal(g_err, "clrtrace report: -n takes a number of rows from 1 to 4294967295, "
+                               "not '4294967296'\n");
+    const char *last[] = {"report", "--top=4294967295", "dir"};
+    assert_int_equal(parse(&o, "report", ARGC(last), last), 0);
+    assert_int_equal(o.render.top, 4294967295u);
+    const char *spans[] = {"dump", "--otlp", "--otlp-max-spans=0", "dir"};
+    assert_int_equal(parse(&o, "dump", ARGC(spans), spans), -1);
+    assert_string_equal(g_err, "clrtrace dump: --otlp-max-spans takes a number of spans from 1 "
+                               "to 1000000, not '0'\n");
+    const char *pid[] = {"replay", "--pid=2147483648", "dir"};
+    assert_int_equal(parse(&o, "replay", ARGC(pid), pid), -1);
+    assert_string_equal(g_err, "clrtrace replay: --pid takes a process id or all, not "
+                               "'2147483648'\n");
+    const char *pid_last[] = {"replay", "--pid=2147483647", "dir"};
+    assert_int_equal(parse(&o, "replay", ARGC(pid_last), pid_last), 0);
+    assert_int_equal(o.pid, 2147483647L);
+}
+
+/* The one reader of --name=VALUE: split up to a "--", the rest as it is
+ * (a program's own arguments). */
+static void test_split(void **state)
+{
+    (void)state;
+    const char *argv[] = {"top", "--batch=2", "--depth=3", "--", "prog", "--x=1"};
+    char *out[16];
+    char names[64];
+    unsigned char inl[16];
+    int n = cli_split_inline(ARGC(argv), (char **)argv, out, names, sizeof names, inl, 16);
+    assert_int_equal(n, 8);
+    const char *want[] = {"top", "--batch", "2", "--depth", "3", "--", "prog", "--x=1"};
+    const unsigned char want_inl[] = {0, 0, 1, 0, 1, 0, 0, 0};
+    for (int k = 0; k < n; k++) {
+        assert_string_equal(out[k], want[k]);
+        assert_int_equal(inl[k], want_inl[k]);
+    }
+    assert_int_equal(cli_split_inline(ARGC(argv), (char **)argv, out, names, sizeof names, inl,
+                                      7), -1);
+}
+
 static void test_help(void **state)
 {
     (void)state;
@@ -212,6 +274,8 @@ int main(void)
         cmocka_unit_test(test_report_by_trace),
         cmocka_unit_test(test_replay_and_dump_filled),
         cmocka_unit_test(test_inline_values),
+        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_split),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_errors),
     };
