@@ -262,6 +262,18 @@ static const uint8_t *pdb_row(const clrmeta_pdb *pdb, unsigned t, uint32_t rid,
     return pdb->md.file + ti->offset + (size_t)(rid - 1) * ti->row_size;
 }
 
+/* pdb_row for a public row reader: pdb and its output out checked first
+ * (CLRMETA_E_ARGUMENT). */
+static const uint8_t *row_for(const clrmeta_pdb *pdb, const void *out, unsigned t, uint32_t rid,
+                              clrmeta_error *err, clrmeta_status *st)
+{
+    if (!pdb || !out) {
+        *st = meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
+        return NULL;
+    }
+    return pdb_row(pdb, t, rid, err, st);
+}
+
 static uint32_t pdb_get(const clrmeta_pdb *pdb, unsigned t, const uint8_t *row, unsigned col)
 {
     const clrmeta_table_info *ti = &pdb->tables[t - DOC];
@@ -301,10 +313,8 @@ static clrmeta_status string_cell(const clrmeta_pdb *pdb, unsigned t, const uint
 clrmeta_status clrmeta_pdb_document(const clrmeta_pdb *pdb, uint32_t rid, clrmeta_document_row *out,
                                     clrmeta_error *err)
 {
-    if (!pdb || !out)
-        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
     clrmeta_status st;
-    const uint8_t *r = pdb_row(pdb, DOC, rid, err, &st);
+    const uint8_t *r = row_for(pdb, out, DOC, rid, err, &st);
     if (!r)
         return st;
     if ((st = blob_cell(pdb, DOC, r, 0, &out->name, err)) != CLRMETA_OK ||
@@ -554,14 +564,24 @@ int clrmeta_sp_next(clrmeta_sp_iter *it, clrmeta_sequence_point *sp, clrmeta_err
     }
 }
 
-clrmeta_status clrmeta_pdb_method_line(const clrmeta_pdb *pdb, uint32_t method_rid,
-                                       clrmeta_sequence_point *sp, int *found, clrmeta_error *err)
+/* The start of a question about method_rid's sequence points: the outputs
+ * sp and found checked (CLRMETA_E_ARGUMENT), *found 0, the points'
+ * iterator it opened. */
+static clrmeta_status sp_begin(const clrmeta_pdb *pdb, uint32_t method_rid,
+                               const clrmeta_sequence_point *sp, int *found, clrmeta_sp_iter *it,
+                               clrmeta_error *err)
 {
     if (!sp || !found)
         return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
     *found = 0;
+    return clrmeta_pdb_sequence_points(pdb, method_rid, it, err);
+}
+
+clrmeta_status clrmeta_pdb_method_line(const clrmeta_pdb *pdb, uint32_t method_rid,
+                                       clrmeta_sequence_point *sp, int *found, clrmeta_error *err)
+{
     clrmeta_sp_iter it;
-    clrmeta_status st = clrmeta_pdb_sequence_points(pdb, method_rid, &it, err);
+    clrmeta_status st = sp_begin(pdb, method_rid, sp, found, &it, err);
     if (st != CLRMETA_OK)
         return st;
     int r;
@@ -577,11 +597,8 @@ clrmeta_status clrmeta_pdb_method_line(const clrmeta_pdb *pdb, uint32_t method_r
 clrmeta_status clrmeta_pdb_line_at(const clrmeta_pdb *pdb, uint32_t method_rid, uint32_t il_offset,
                                    clrmeta_sequence_point *sp, int *found, clrmeta_error *err)
 {
-    if (!sp || !found)
-        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
-    *found = 0;
     clrmeta_sp_iter it;
-    clrmeta_status st = clrmeta_pdb_sequence_points(pdb, method_rid, &it, err);
+    clrmeta_status st = sp_begin(pdb, method_rid, sp, found, &it, err);
     if (st != CLRMETA_OK)
         return st;
     clrmeta_sequence_point p;
@@ -797,10 +814,8 @@ static void list_run(const clrmeta_pdb *pdb, unsigned t, uint32_t rid, unsigned 
 clrmeta_status clrmeta_pdb_local_scope(const clrmeta_pdb *pdb, uint32_t rid, clrmeta_local_scope *out,
                                        clrmeta_error *err)
 {
-    if (!pdb || !out)
-        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
     clrmeta_status st;
-    const uint8_t *r = pdb_row(pdb, SCOPE, rid, err, &st);
+    const uint8_t *r = row_for(pdb, out, SCOPE, rid, err, &st);
     if (!r)
         return st;
     out->method = pdb_get(pdb, SCOPE, r, 0);
@@ -815,10 +830,8 @@ clrmeta_status clrmeta_pdb_local_scope(const clrmeta_pdb *pdb, uint32_t rid, clr
 clrmeta_status clrmeta_pdb_local_variable(const clrmeta_pdb *pdb, uint32_t rid,
                                           clrmeta_local_variable_row *out, clrmeta_error *err)
 {
-    if (!pdb || !out)
-        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
     clrmeta_status st;
-    const uint8_t *r = pdb_row(pdb, VAR, rid, err, &st);
+    const uint8_t *r = row_for(pdb, out, VAR, rid, err, &st);
     if (!r)
         return st;
     out->attributes = (uint16_t)pdb_get(pdb, VAR, r, 0);
@@ -831,10 +844,8 @@ clrmeta_status clrmeta_pdb_local_variable(const clrmeta_pdb *pdb, uint32_t rid,
 clrmeta_status clrmeta_pdb_local_constant(const clrmeta_pdb *pdb, uint32_t rid,
                                           clrmeta_local_constant_row *out, clrmeta_error *err)
 {
-    if (!pdb || !out)
-        return meta_fail(err, CLRMETA_E_ARGUMENT, 0, "argument");
     clrmeta_status st;
-    const uint8_t *r = pdb_row(pdb, CONST, rid, err, &st);
+    const uint8_t *r = row_for(pdb, out, CONST, rid, err, &st);
     if (!r)
         return st;
     if ((st = string_cell(pdb, CONST, r, 0, &out->name, err)) != CLRMETA_OK ||
