@@ -41,15 +41,11 @@ int ct_rec_inject_decide(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_args_fn *args
             if (!slots) {
                 slots = -1;
                 if (b && !busy && args) {
-                    ct_rec_thread *t = ct_rec_of(b);
                     ct_wbuf w = {0};
                     ct_event_mark m = {0};
                     ct_rec_busy(b, 1);
-                    t->collect = 1;
-                    t->nslots = 0;
-                    if (args(b, f, ctx, &w, &m))
+                    if (ct_rec_collect_args(b, f, args, ctx, &w, &m))
                         slots = 1;
-                    t->collect = 0;
                     ct_rec_busy(b, 0);
                 }
             }

@@ -843,6 +843,31 @@ void ct_rec_locals(ct_tbuf *b, const ct_mapped_fn *pf, const ct_mapped_fn *owner
 typedef void ct_rec_ret_fn(ct_tbuf *b, const ct_mapped_fn *f, const void *ctx, ct_wbuf *w,
                            ct_event_mark *m);
 
+/* The values args (or ret) finds, collected instead of captured (--when,
+ * -A, -R, --inject's conditions): each one's slot, length and plan noted in
+ * b's thread state (slot[], slot_len[], slot_plan[], nslots), nothing
+ * copied into (w, m). args: 1 when it found them. */
+CT_REC_INLINE int ct_rec_collect_args(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_args_fn *args,
+                                      const void *ctx, ct_wbuf *w, ct_event_mark *m)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    t->collect = 1;
+    t->nslots = 0;
+    int got = args(b, f, ctx, w, m);
+    t->collect = 0;
+    return got;
+}
+
+CT_REC_INLINE void ct_rec_collect_ret(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_ret_fn *ret,
+                                      const void *ctx, ct_wbuf *w, ct_event_mark *m)
+{
+    ct_rec_thread *t = ct_rec_of(b);
+    t->collect = 1;
+    t->nslots = 0;
+    ret(b, f, ctx, w, m);
+    t->collect = 0;
+}
+
 /* 1 when every condition deciding at the end (f->when_end: on return,
  * exception or out arguments) holds for the call of f ending now on b's
  * thread (its frame just closed), ended by `how` (LEAVE: ret finds its

@@ -134,10 +134,8 @@ CT_REC_INLINE void ct_rec_enter(ct_tbuf *b, const ct_mapped_fn *f, int values, u
          * they are. A call whose condition does not hold is not recorded,
          * its frame kept; one whose condition holds is captured as any
          * other, or with -A its chosen values. */
-        t->collect = 1;
-        t->nslots = 0;
-        int got = values && ct_rec_gate_open(b, f) && args(b, f, ctx, &ev.w, &ev.m);
-        t->collect = 0;
+        int got = values && ct_rec_gate_open(b, f) &&
+                  ct_rec_collect_args(b, f, args, ctx, &ev.w, &ev.m);
         skip = f->when && (!got || !ct_rec_when_holds(b, f));
         if (!skip && got && f->chosen_args) {
             ct_rec_chosen_values(b, f, f->chosen_args, &ev.w, &ev.m);
@@ -244,11 +242,7 @@ CT_REC_INLINE void ct_rec_close(ct_rec_type type, const ct_mapped_fn *f, int has
         /* The out values come after the return value's place. */
         if (f->has_ret && __builtin_expect(f->chosen_ret != NULL, 0)) {
             /* -R: the return value collected, then the path read from it. */
-            ct_rec_thread *t = ct_rec_of(b);
-            t->collect = 1;
-            t->nslots = 0;
-            ret(b, f, ctx, &ev.w, &ev.m);
-            t->collect = 0;
+            ct_rec_collect_ret(b, f, ret, ctx, &ev.w, &ev.m);
             ct_rec_chosen_values(b, f, f->chosen_ret, &ev.w, &ev.m);
         } else if (f->has_ret) {
             if (__builtin_expect(f->async_stub, 0))

@@ -490,10 +490,7 @@ int ct_rec_when_end_holds(ct_tbuf *b, const ct_mapped_fn *f, ct_rec_type how,
         /* The return value's slot, collected (nothing captured). */
         ct_wbuf w = {0};
         ct_event_mark m = {0};
-        t->collect = 1;
-        t->nslots = 0;
-        ret(b, f, ctx, &w, &m);
-        t->collect = 0;
+        ct_rec_collect_ret(b, f, ret, ctx, &w, &m);
         if (t->nslots) {
             c.ret_plan = t->slot_plan[0];
             c.ret_addr = t->slot[0];
