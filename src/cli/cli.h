@@ -67,6 +67,10 @@ int cli_number(const char *who, const char *opt, const char *val, uint64_t min, 
  * than cap. The one reader of that form for every command. */
 int cli_split_inline(int argc, char **argv, char **out, char *names, size_t names_cap,
                      unsigned char *inline_val, int cap);
+/* Whether argument a is --name=VALUE: 1 with its name in name (cap bytes)
+ * and *val its VALUE; 0 when not that form; -1 when the name does not fit.
+ * What cli_split_inline and run's and record's reader cut it by. */
+int cli_inline_form(const char *a, char *name, size_t cap, const char **val);
 /* Most arguments a command takes (its argv split at '='). */
 #define CLI_ARGS_MAX 4096
 /* The largest process id -p and --pid take. */

@@ -437,21 +437,19 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
         /* --name=VALUE */
         char name[32];
         int inline_val = 0;
-        const char *eq = strchr(a, '=');
-        if (a[0] == '-' && a[1] == '-' && eq) {
-            size_t n = (size_t)(eq - a);
-            if (n >= sizeof name) {
-                fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
-                return -1;
-            }
-            memcpy(name, a, n);
-            name[n] = '\0';
+        const char *inline_text = NULL;
+        int form = cli_inline_form(a, name, sizeof name, &inline_text);
+        if (form < 0) {
+            fprintf(stderr, "clrtrace %s: unknown option '%s' (try --help)\n", who, a);
+            return -1;
+        }
+        if (form) {
             if (!takes_value(name, record)) {
                 fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, name);
                 return -1;
             }
             a = name;
-            val = eq + 1;
+            val = inline_text;
             inline_val = 1;
         }
         int id = ct_setting_by_option(a);

@@ -578,13 +578,26 @@ static int offline_arg(const offline_command *c, cli_offline *o, int argc, char 
     return 1;
 }
 
+int cli_inline_form(const char *a, char *name, size_t cap, const char **val)
+{
+    const char *eq = strchr(a, '=');
+    if (a[0] != '-' || a[1] != '-' || !eq)
+        return 0;
+    if ((size_t)(eq - a) >= cap)
+        return -1;
+    memcpy(name, a, (size_t)(eq - a));
+    name[eq - a] = '\0';
+    *val = eq + 1;
+    return 1;
+}
+
 int cli_split_inline(int argc, char **argv, char **out, char *names, size_t names_cap,
                      unsigned char *inline_val, int cap)
 {
     int n = 0;
     size_t used = 0;
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *eq = strchr(a, '=');
+        const char *a = argv[i], *val = NULL;
         if (n + 2 > cap)
             return -1;
         if (!strcmp(a, "--")) {
@@ -594,16 +607,14 @@ int cli_split_inline(int argc, char **argv, char **out, char *names, size_t name
             }
             return i < argc ? -1 : n;
         }
-        if (i > 0 && a[0] == '-' && a[1] == '-' && eq && strncmp(a, "--srcline", 9) != 0 &&
-            used + (size_t)(eq - a) + 1 <= names_cap) {
-            char *name = names + used;
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = '\0';
-            used += (size_t)(eq - a) + 1;
+        char *name = names + used;
+        if (i > 0 && strncmp(a, "--srcline", 9) != 0 &&
+            cli_inline_form(a, name, names_cap - used, &val) == 1) {
+            used += strlen(name) + 1;
             inline_val[n] = 0;
             out[n++] = name;
             inline_val[n] = 1;
-            out[n++] = (char *)(eq + 1);
+            out[n++] = (char *)val;
         } else {
             inline_val[n] = 0;
             out[n++] = argv[i];
