@@ -112,6 +112,11 @@ int cli_when_check(const char *who, const char *list, char *const *program);
  * with `dir/X.dll` beside it; into out, 0; -1: not found (when_check.c). */
 int cli_main_assembly(char *const *program, char *out, size_t cap);
 
+/* Nested types followed from a type to its outermost (deeper: no name). */
+#define CLI_MAX_TYPE_NESTING 32
+/* "Ns.Outer.Inner" of TypeDef or TypeRef token of md (a TypeRef's own
+ * nesting not followed): 0, or -1 (not read, or longer than cap). */
+int cli_type_full_name(const clrmeta *md, uint32_t token, char *out, size_t cap);
 /* "Ns.Outer.Inner.Method" of MethodDef rid of md (method: its name), as the
  * profiler names it (nested types joined by '.'): 0, or -1 (when_check.c). */
 int cli_method_full_name(const clrmeta *md, uint32_t rid, const char *method, char *out,

@@ -38,30 +38,6 @@
 /* The runtime's shared framework, under a dotnet root. */
 #define SHARED_RUNTIME "shared/Microsoft.NETCore.App"
 
-/* "Ns.Outer.Inner" of TypeDef or TypeRef token tok of md. */
-static int type_full_name(const clrmeta *md, uint32_t tok, char *out, size_t cap)
-{
-    const char *parts[16];
-    const char *ns = NULL;
-    unsigned n = 0;
-    while (tok && n < 16) {
-        const char *tns = NULL, *name = NULL;
-        uint32_t enclosing = 0;
-        if (clrmeta_type_name(md, tok, &tns, &name, &enclosing, NULL) != CLRMETA_OK || !name)
-            return -1;
-        parts[n++] = name;
-        ns = tns;
-        tok = (tok >> 24) == 0x02 ? enclosing : 0; /* (a TypeRef's nesting: not followed) */
-    }
-    size_t len = 0;
-    out[0] = '\0';
-    if (ns && *ns)
-        len += (size_t)snprintf(out + len, cap - len, "%s.", ns);
-    while (n-- > 0 && len < cap)
-        len += (size_t)snprintf(out + len, cap - len, "%s%s", parts[n], n ? "." : "");
-    return len < cap ? 0 : -1;
-}
-
 /* A TypeRef (refs) or TypeDef of md named name (full, or with short the
  * name without its namespace): its token, or 0. */
 static uint32_t find_type(const clrmeta *md, const char *name, int short_name, int refs)
@@ -70,7 +46,7 @@ static uint32_t find_type(const clrmeta *md, const char *name, int short_name, i
     for (uint32_t rid = 1; rid <= rows; rid++) {
         uint32_t tok = (refs ? 0x01000000u : 0x02000000u) | rid;
         char full[INJECT_CHECK_NAME_MAX];
-        if (type_full_name(md, tok, full, sizeof full) != 0)
+        if (cli_type_full_name(md, tok, full, sizeof full) != 0)
             continue;
         const char *dot = strrchr(full, '.');
         if (!strcmp(full, name) || (short_name && dot && !strcmp(dot + 1, name)))
@@ -109,13 +85,13 @@ static int usable(const clrmeta *md, const clrmeta *corelib, uint32_t rid, const
     if (!has_string_ctor(md, rid))
         return snprintf(why, cap, "%s has no public constructor taking a string", type), -1;
     char base[INJECT_CHECK_NAME_MAX];
-    if (type_full_name(md, 0x02000000u | rid, base, sizeof base) == 0 &&
+    if (cli_type_full_name(md, 0x02000000u | rid, base, sizeof base) == 0 &&
         !strcmp(base, "System.Exception"))
         return 0;
     for (int hop = 0; hop < INJECT_CHECK_MAX_BASES; hop++) {
         if (!(row.extends & 0xFFFFFFu))
             break;
-        if (type_full_name(md, row.extends, base, sizeof base) != 0)
+        if (cli_type_full_name(md, row.extends, base, sizeof base) != 0)
             return 1;
         if (!strcmp(base, "System.Exception"))
             return 0;
@@ -184,7 +160,7 @@ static int check_throw(const clrmeta *md, const clrmeta *corelib, const places *
         /* A type the assembly names: read where its reference leads (a
          * facade forwards CoreLib's to CoreLib). */
         cli_assembly a;
-        if (type_full_name(md, tok, full, sizeof full) != 0)
+        if (cli_type_full_name(md, tok, full, sizeof full) != 0)
             return 0;
         uint32_t def = typeref_target(md, tok, full, pl, &a);
         if (def) {
@@ -271,7 +247,7 @@ static int target_of(const clrmeta *md, const clrsig_type *t, ct_inject_target *
     char name[INJECT_CHECK_NAME_MAX];
     if (t->kind == CLRSIG_ET_CLASS || t->kind == CLRSIG_ET_VALUETYPE) {
         int vt = t->kind == CLRSIG_ET_VALUETYPE;
-        if (type_full_name(md, t->u.token, name, sizeof name) != 0)
+        if (cli_type_full_name(md, t->u.token, name, sizeof name) != 0)
             return 1;
         out->kind = ct_inject_rtype_named(name, 0, vt);
         if (out->kind != CT_IRT_STRUCT)
@@ -282,7 +258,7 @@ static int target_of(const clrmeta *md, const clrsig_type *t, ct_inject_target *
         if ((t->u.token >> 24) != 0x02 ||
             clrmeta_typedef(md, t->u.token & 0xFFFFFFu, &row, NULL) != CLRMETA_OK)
             return 1;
-        if (type_full_name(md, row.extends, base, sizeof base) == 0 && !strcmp(base, "System.Enum")) {
+        if (cli_type_full_name(md, row.extends, base, sizeof base) == 0 && !strcmp(base, "System.Enum")) {
             out->kind = CT_IRT_ENUM;
             out->bits = 64; /* (its range is the profiler's to check) */
             out->enum_signed = 1;
@@ -295,7 +271,7 @@ static int target_of(const clrmeta *md, const clrsig_type *t, ct_inject_target *
     }
     if (t->kind == CLRSIG_ET_GENERICINST) {
         const clrsig_type *gt = t->u.inst.generic;
-        if (type_full_name(md, gt->u.token, name, sizeof name) != 0)
+        if (cli_type_full_name(md, gt->u.token, name, sizeof name) != 0)
             return 1;
         out->kind = ct_inject_rtype_named(name, 1, gt->kind == CLRSIG_ET_VALUETYPE);
         if ((out->kind == CT_IRT_TASK_T || out->kind == CT_IRT_VTASK_T) && depth == 0 &&

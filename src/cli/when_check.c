@@ -19,7 +19,6 @@
 #include "cli.h"
 
 /* Nested types followed outwards for a method's full name. */
-#define WHEN_CHECK_MAX_NESTING 32
 /* Longest full name built. */
 #define WHEN_CHECK_NAME_MAX 2048
 /* Parameters of one method looked at (the profiler reads at most
@@ -51,25 +50,19 @@ int cli_main_assembly(char *const *program, char *out, size_t cap)
     return access(out, R_OK) == 0 ? 0 : -1;
 }
 
-/* "Ns.Outer.Inner.Method" of method rid. */
-int cli_method_full_name(const clrmeta *md, uint32_t rid, const char *method, char *out,
-                         size_t cap)
+int cli_type_full_name(const clrmeta *md, uint32_t token, char *out, size_t cap)
 {
-    const char *parts[WHEN_CHECK_MAX_NESTING];
+    const char *parts[CLI_MAX_TYPE_NESTING];
     const char *ns = NULL;
     unsigned n = 0;
-    uint32_t td = 0;
-    if (clrmeta_method_owner(md, rid, &td, NULL) != CLRMETA_OK || !td)
-        return -1;
-    uint32_t token = 0x02000000u | td;
-    while (token && n < WHEN_CHECK_MAX_NESTING) {
+    while (token && n < CLI_MAX_TYPE_NESTING) {
         const char *tns = NULL, *name = NULL;
         uint32_t enclosing = 0;
         if (clrmeta_type_name(md, token, &tns, &name, &enclosing, NULL) != CLRMETA_OK || !name)
             return -1;
         parts[n++] = name;
         ns = tns;
-        token = enclosing;
+        token = (token >> 24) == 0x02 ? enclosing : 0; /* (a TypeRef's nesting: not followed) */
     }
     if (token)
         return -1;
@@ -78,10 +71,19 @@ int cli_method_full_name(const clrmeta *md, uint32_t rid, const char *method, ch
     if (ns && *ns)
         len += (size_t)snprintf(out + len, cap - len, "%s.", ns);
     while (n-- > 0 && len < cap)
-        len += (size_t)snprintf(out + len, cap - len, "%s.", parts[n]);
-    if (len >= cap || (size_t)snprintf(out + len, cap - len, "%s", method) >= cap - len)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", parts[n], n ? "." : "");
+    return len < cap ? 0 : -1;
+}
+
+int cli_method_full_name(const clrmeta *md, uint32_t rid, const char *method, char *out,
+                         size_t cap)
+{
+    uint32_t td = 0;
+    if (clrmeta_method_owner(md, rid, &td, NULL) != CLRMETA_OK || !td ||
+        cli_type_full_name(md, 0x02000000u | td, out, cap) != 0)
         return -1;
-    return 0;
+    size_t len = strlen(out);
+    return (size_t)snprintf(out + len, cap - len, ".%s", method) < cap - len ? 0 : -1;
 }
 
 /* What a method offers a condition: its parameters' names, which are out
