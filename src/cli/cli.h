@@ -249,4 +249,21 @@ int cli_render_feed(void *r, const ct_rec *rec);
 long cli_parse_hex(const char *text, uint8_t *out, size_t cap, char *err, size_t errcap);
 
 
+/* Callers and callees (edges.c; graph, top): a table (base/table.h) of
+ * edges to other functions, keyed by the other's key + 1. */
+typedef struct cli_edge {
+    uint64_t key;             /* the other function's (0: <root>) */
+    const ct_function *fn;    /* NULL: <root> */
+    uint64_t calls, ns;
+} cli_edge;
+typedef enum cli_edge_order { CLI_EDGES_BY_CALLS, CLI_EDGES_BY_TIME } cli_edge_order;
+/* One call of ns to the edge of t to fn (NULL: <root>): 0, or -1 out of
+ * memory. */
+int cli_edge_add(ct_table *t, const ct_function *fn, uint64_t ns);
+/* t's edges, most calls (or time) first, then by name: a malloc'd array of
+ * *n, or NULL out of memory. */
+cli_edge **cli_edges_sorted(const ct_table *t, cli_edge_order order, size_t *n);
+/* Frees t's edges and t. */
+void cli_edges_free(ct_table *t);
+
 #endif

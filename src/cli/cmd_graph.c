@@ -33,18 +33,11 @@ static void usage(FILE *to)
         cli_selection_help());
 }
 
-/* One edge: calls and their time. */
-typedef struct edge {
-    uint64_t key;             /* the other function's (0: <root>) */
-    const ct_function *fn;
-    uint64_t calls, ns;
-} edge;
-
 /* A function the glob matches: its calls, their time, and its edges. */
 typedef struct target {
     const ct_function *fn;
     uint64_t calls, ns;
-    ct_table callers, callees; /* other key + 1 -> edge */
+    ct_table callers, callees; /* other key + 1 -> cli_edge (cli.h) */
 } target;
 
 typedef struct graph {
@@ -79,25 +72,6 @@ static target *target_of(graph *g, const ct_function *fn)
     return tg;
 }
 
-/* Adds a call of ns to the edge of table t to function fn (NULL: <root>). */
-static void add_edge(graph *g, ct_table *t, const ct_function *fn, uint64_t ns)
-{
-    uint64_t key = fn ? fn->key : 0;
-    edge *e = ct_table_get(t, key + 1);
-    if (!e) {
-        e = calloc(1, sizeof *e);
-        if (!e || ct_table_put(t, key + 1, e) != 0) {
-            free(e);
-            g->oom = 1;
-            return;
-        }
-        e->key = key;
-        e->fn = fn;
-    }
-    e->calls++;
-    e->ns += ns;
-}
-
 static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_call_end how,
                     const ct_rec *rec)
 {
@@ -112,11 +86,13 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
     if (tg) {
         tg->calls++;
         tg->ns += ns;
-        add_edge(g, &tg->callers, caller ? caller->fn : NULL, ns);
+        if (cli_edge_add(&tg->callers, caller ? caller->fn : NULL, ns) != 0)
+            g->oom = 1;
     }
     target *up = caller && caller->fn ? target_of(g, caller->fn) : NULL;
     if (up)
-        add_edge(g, &up->callees, f->fn, ns);
+        if (cli_edge_add(&up->callees, f->fn, ns) != 0)
+            g->oom = 1;
     return g->oom ? -1 : 0;
 }
 
@@ -142,15 +118,6 @@ static void **values(const ct_table *t, size_t *n)
     return c.v;
 }
 
-static int by_time(const void *a, const void *b)
-{
-    const edge *x = *(edge *const *)a, *y = *(edge *const *)b;
-    if (x->ns != y->ns)
-        return x->ns < y->ns ? 1 : -1;
-    const char *nx = x->fn ? x->fn->name : "", *ny = y->fn ? y->fn->name : "";
-    return strcmp(nx, ny);
-}
-
 static int targets_by_time(const void *a, const void *b)
 {
     const target *x = *(target *const *)a, *y = *(target *const *)b;
@@ -162,10 +129,8 @@ static int targets_by_time(const void *a, const void *b)
 static void print_edges(const ct_table *t, const char *what)
 {
     size_t n = 0;
-    edge **e = (edge **)values(t, &n);
+    cli_edge **e = cli_edges_sorted(t, CLI_EDGES_BY_TIME, &n);
     printf("#  CALLS      TOTAL  %s\n", what);
-    if (e)
-        qsort(e, n, sizeof *e, by_time);
     for (size_t i = 0; e && i < n; i++) {
         char d[32];
         ct_format_duration(e[i]->ns, d, sizeof d);
@@ -173,16 +138,6 @@ static void print_edges(const ct_table *t, const char *what)
                e[i]->fn ? e[i]->fn->name : "<root>");
     }
     free(e);
-}
-
-static void free_edges(ct_table *t)
-{
-    size_t n = 0;
-    void **e = values(t, &n);
-    for (size_t i = 0; e && i < n; i++)
-        free(e[i]);
-    free(e);
-    ct_table_free(t);
 }
 
 static int graph_one(const cli_offline *o, const char *path)
@@ -221,8 +176,8 @@ static int graph_one(const cli_offline *o, const char *path)
         rc = 1;
     }
     for (size_t i = 0; tg && i < n; i++) {
-        free_edges(&tg[i]->callers);
-        free_edges(&tg[i]->callees);
+        cli_edges_free(&tg[i]->callers);
+        cli_edges_free(&tg[i]->callees);
         free(tg[i]);
     }
     free(tg);

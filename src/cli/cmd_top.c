@@ -75,12 +75,6 @@ static void usage(FILE *to)
 
 /* ------------------------------------------------------------ the counts */
 
-/* One caller or callee of a function: calls since top began. */
-typedef struct edge {
-    const ct_function *fn;    /* NULL: <root> */
-    uint64_t calls;
-} edge;
-
 /* A function's counts of an interval. */
 typedef struct counts {
     uint64_t calls, exc, self_ns;
@@ -92,7 +86,7 @@ typedef struct counts {
 typedef struct method_stat {
     const ct_function *fn;
     counts now, shown;
-    ct_table callers, callees; /* other key + 1 -> edge */
+    ct_table callers, callees; /* other key + 1 -> cli_edge (cli.h) */
 } method_stat;
 
 /* A second of the trace's clock (its time since the start / 1 s). */
@@ -121,21 +115,6 @@ static method_stat *stat_of(top *tp, const ct_function *fn)
     }
     s->fn = fn;
     return s;
-}
-
-static void add_edge(top *tp, ct_table *t, const ct_function *fn)
-{
-    uint64_t key = fn ? fn->key + 1 : 0;
-    edge *e = ct_table_get(t, key + 1);
-    if (!e) {
-        if (!(e = calloc(1, sizeof *e)) || ct_table_put(t, key + 1, e) != 0) {
-            free(e);
-            tp->oom = 1;
-            return;
-        }
-        e->fn = fn;
-    }
-    e->calls++;
 }
 
 /* The interval of the second counted ends: its counts are the ones shown
@@ -193,10 +172,12 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
         if (ct_hist_add(&k->hist, total) != 0)
             tp->oom = 1;
     }
-    add_edge(tp, &s->callers, caller ? caller->fn : NULL);
+    if (cli_edge_add(&s->callers, caller ? caller->fn : NULL, 0) != 0)
+        tp->oom = 1;
     method_stat *up = caller && caller->fn ? stat_of(tp, caller->fn) : NULL;
     if (up)
-        add_edge(tp, &up->callees, f->fn);
+        if (cli_edge_add(&up->callees, f->fn, 0) != 0)
+            tp->oom = 1;
     return tp->oom ? -1 : 0;
 }
 
@@ -384,34 +365,6 @@ static void row_text(const row *r, char *out, size_t cap)
 
 #define TOP_HEADER "  CALLS/S        P50        P99        MAX   EXC/S  SELF%  FUNCTION"
 
-/* The edges of a table, most calls first, into out (malloc'd). */
-static void edge_each(void *ctx, ct_key key, void *value)
-{
-    (void)key;
-    collect_ctx *c = ctx;
-    ((edge **)(void *)c->rows)[c->n++] = value;
-}
-
-static int edges_by_calls(const void *a, const void *b)
-{
-    const edge *x = *(edge *const *)a, *y = *(edge *const *)b;
-    if (x->calls != y->calls)
-        return x->calls < y->calls ? 1 : -1;
-    return strcmp(x->fn ? x->fn->name : "", y->fn ? y->fn->name : "");
-}
-
-static edge **edges_of(const ct_table *t, size_t *n)
-{
-    collect_ctx c = {calloc(t->used ? t->used : 1, sizeof(edge *)), 0, 0, 0, NULL};
-    *n = 0;
-    if (!c.rows)
-        return NULL;
-    ct_table_each(t, edge_each, &c);
-    qsort(c.rows, c.n, sizeof(edge *), edges_by_calls);
-    *n = c.n;
-    return (edge **)(void *)c.rows;
-}
-
 /* ----------------------------------------------------------------- top */
 
 typedef struct session {
@@ -510,7 +463,7 @@ static void draw(session *s, double secs, int *sel, int detail, int typing)
         int y = 3;
         for (int pass = 0; pass < 2; pass++) {
             size_t ne = 0;
-            edge **e = edges_of(pass ? &st->callees : &st->callers, &ne);
+            cli_edge **e = cli_edges_sorted(pass ? &st->callees : &st->callers, CLI_EDGES_BY_CALLS, &ne);
             mvaddnstr(y++, 0, pass ? "  CALLS  CALLEES" : "  CALLS  CALLERS", wd);
             for (size_t i = 0; e && i < ne && i < TOP_EDGES_SHOWN && y < h; i++) {
                 snprintf(line, sizeof line, "%7llu  %s", (unsigned long long)e[i]->calls,
@@ -608,15 +561,8 @@ static void free_stat(void *ctx, ct_key key, void *value)
 {
     (void)ctx, (void)key;
     method_stat *st = value;
-    ct_table *ts[2] = {&st->callers, &st->callees};
-    for (int k = 0; k < 2; k++) {
-        size_t n = 0;
-        edge **e = edges_of(ts[k], &n);
-        for (size_t i = 0; e && i < n; i++)
-            free(e[i]);
-        free(e);
-        ct_table_free(ts[k]);
-    }
+    cli_edges_free(&st->callers);
+    cli_edges_free(&st->callees);
     ct_hist_free(&st->now.hist);
     ct_hist_free(&st->shown.hist);
     free(st);
