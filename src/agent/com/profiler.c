@@ -283,7 +283,7 @@ static void stop_at_exit(void)
     stop_tracing(0);
 }
 
-/* An unhandled exception is about to end the process (hooks.h): abort()
+/* An unhandled exception is about to end the process (record.h, ct_recorder_on_fatal): abort()
  * follows, with no Shutdown, no exit handlers and our SIGABRT handler
  * already replaced by the runtime's PAL (PROCAbort restores the handlers it
  * found at start-up). The runtime is still alive: class names can still be
