@@ -61,7 +61,8 @@ enum {
 typedef struct ct_mapped_fn {
     FunctionID id;
     int hooked;                 /* passes the filter: traced */
-    int watched;                /* CT_WATCH_*: hooked for the profiler's own use (elt/hooks.c, il/probes.c) */
+    int watched;                /* CT_WATCH_*: hooked for the profiler's own use
+                                   (engines/elt/hooks.c, engines/il/probes.c) */
     int trigger;                /* matches CLRTRACE_TRIGGER: values are captured only
                                    while such a frame is open on the thread (hooks.c) */
     atomic_uint arginfo_size;   /* bytes GetFunctionEnter3Info needs; 0 until learned */
