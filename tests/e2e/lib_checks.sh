@@ -618,3 +618,6 @@ ct_cleanup() {
     for c in "${ct_exit_commands[@]}"; do eval "$c"; done
     if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi
 }
+
+# ct_cases FILE: the checks of a case file (lib_cases.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/lib_cases.sh"
