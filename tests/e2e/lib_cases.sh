@@ -1,4 +1,5 @@
-# The runner of case files: `ct_cases FILE` (sourced with lib_checks.sh).
+# The runner of case files: `ct_cases FILE [SECTION]` (sourced with
+# lib_checks.sh).
 # A case file (tests/e2e/cases/NAME.case) holds the "run this, expect these
 # lines" part of a script: runs of the target and the lines their traces,
 # outputs and exit codes must hold. The script keeps the orchestration
@@ -13,6 +14,9 @@
 #                              only with that engine (CLRTRACE_ENGINE)
 #   in FILE                    the file the checks below read ($work/FILE,
 #                              or FILE when it is an absolute path)
+#   section NAME               the lines up to the next `section` line are
+#                              NAME's: `ct_cases FILE NAME` runs those alone
+#                              (a script's part, e.g. run_hard.sh's HARD_ONLY)
 # Runs (their arguments are shell words: quotes, $work, $app, $ct, $lib and
 # the script's variables and functions, as in bash):
 #   run NAME [VAR=VALUE...] [-- ARGS...]   the traced run of `dotnet $app
@@ -55,7 +59,7 @@
 # A line the runner does not know is a FAIL naming the file and the line.
 
 ct_cases() {
-    local file=$1 lines n i at line desc rest kind body have_body have_desc skip=0
+    local file=$1 part=${2:-} lines n i at line desc rest kind body have_body have_desc skip=0 out=0
     local -a w
     mapfile -t lines <"$file" || { ct_fail "cannot read $file"; return 0; }
     n=${#lines[@]}
@@ -63,6 +67,12 @@ ct_cases() {
     for ((i = 0; i < n; i++)); do
         line=${lines[i]}
         [[ -z "${line//[[:space:]]/}" || "$line" == \#* ]] && continue
+        if [[ "$line" =~ ^section[[:space:]]+([^[:space:]]+)[[:space:]]*$ ]]; then
+            [[ -z "$part" || ${BASH_REMATCH[1]} == "$part" ]] && out=0 || out=1
+            skip=0
+            continue
+        fi
+        ((out)) && continue
         if [[ "$line" =~ ^engine[[:space:]]+(il|elt|any)[[:space:]]*$ ]]; then
             [[ ${BASH_REMATCH[1]} == any || ${BASH_REMATCH[1]} == "${CLRTRACE_ENGINE:-il}" ]] && skip=0 || skip=1
             continue
@@ -180,7 +190,10 @@ ct_case_one() {
         name=${w[0]}
         local ext=out
         [[ $kind == stderr ]] && ext=err
-        ((have_desc)) || desc="$name: its $kind is exactly the expected text"
+        if ((!have_desc)); then
+            desc="$name: the program printed what its source says"
+            [[ $kind == stderr ]] && desc="$name: its stderr is exactly the expected text"
+        fi
         if ((${#body[@]} == 0)); then
             check "$desc" ct_empty "$work/$name.$ext"
         else
