@@ -16,7 +16,13 @@
 #                              or FILE when it is an absolute path)
 #   section NAME               the lines up to the next `section` line are
 #                              NAME's: `ct_cases FILE NAME` runs those alone
-#                              (a script's part, e.g. run_hard.sh's HARD_ONLY)
+#                              (a script's part, e.g. run_hard.sh's HARD_ONLY);
+#                              the lines before the first `section` run with
+#                              every part
+#   needs COMMAND...           the lines up to the next `needs` (or
+#                              `section`) line run only when every COMMAND is
+#                              installed; else one "skip" line names the
+#                              missing. `needs` alone ends that.
 # Runs (their arguments are shell words: quotes, $work, $app, $ct, $lib and
 # the script's variables and functions, as in bash):
 #   run NAME [VAR=VALUE...] [-- ARGS...]   the traced run of `dotnet $app
@@ -40,7 +46,8 @@
 #   dropped N                  the summary counts N events dropped
 #   balanced [open-ok]         every block closed, each line at its depth (ct_balance)
 #   eq VALUE COMMAND...        COMMAND's output is VALUE (shell words)
-#   ok COMMAND...              COMMAND succeeds (shell words)
+#   ok SHELL-CODE              the shell code (the rest of the line: pipes,
+#                              $(...), <(...), run in $work) succeeds
 #   exit NAME N                run NAME exited with N
 #   same NAME PLAIN            run NAME's stdout, stderr and exit code are run PLAIN's
 #   same-as-plain [-q] NAME [LABEL]   stdout and exit code as run "plain"'s
@@ -49,7 +56,9 @@
 # Checks followed by the expected text, its lines each written after a "|"
 # (the text is what follows the bar, exactly; no line: an empty text):
 #   stdout NAME / stderr NAME  run NAME printed exactly this on stdout / stderr
-#   out COMMAND...             COMMAND (shell words) prints exactly this
+#   out SHELL-CODE             the shell code (the rest of the line: pipes,
+#                              $(...), run in $work, so a file of $work by its
+#                              name) prints exactly this
 #   tree [tid T] [between FIRST LAST | subtree FIRST]
 #                              the file's call tree (ct_tree: indentation and
 #                              text, @ADDR and 0xADDR for addresses) of thread
@@ -59,7 +68,7 @@
 # A line the runner does not know is a FAIL naming the file and the line.
 
 ct_cases() {
-    local file=$1 part=${2:-} lines n i at line desc rest kind body have_body have_desc skip=0 out=0
+    local file=$1 part=${2:-} lines n i at line desc rest kind body have_body have_desc skip=0 out=0 lack= c
     local -a w
     mapfile -t lines <"$file" || { ct_fail "cannot read $file"; return 0; }
     n=${#lines[@]}
@@ -69,10 +78,16 @@ ct_cases() {
         [[ -z "${line//[[:space:]]/}" || "$line" == \#* ]] && continue
         if [[ "$line" =~ ^section[[:space:]]+([^[:space:]]+)[[:space:]]*$ ]]; then
             [[ -z "$part" || ${BASH_REMATCH[1]} == "$part" ]] && out=0 || out=1
-            skip=0
+            skip=0 lack=
             continue
         fi
         ((out)) && continue
+        if [[ "$line" =~ ^needs([[:space:]].*)?$ ]]; then
+            lack=
+            for c in ${BASH_REMATCH[1]}; do command -v "$c" >/dev/null || lack+=" $c"; done
+            [[ -z "$lack" ]] || echo "skip the checks of $(basename "$file"):$((i + 1)): no$lack"
+            continue
+        fi
         if [[ "$line" =~ ^engine[[:space:]]+(il|elt|any)[[:space:]]*$ ]]; then
             [[ ${BASH_REMATCH[1]} == any || ${BASH_REMATCH[1]} == "${CLRTRACE_ENGINE:-il}" ]] && skip=0 || skip=1
             continue
@@ -85,7 +100,7 @@ ct_cases() {
             have_body=1
             i=$((i + 1))
         done
-        ((skip)) && continue
+        ((skip)) || [[ -n "$lack" ]] && continue
         if [[ "$line" == \|* ]]; then
             ct_fail "$(basename "$file"):$at: expected text without a check before it"
             continue
@@ -114,7 +129,7 @@ ct_case_one() {
     # the kinds whose arguments are shell words
     case $kind in
     ==) echo "== $rest"; return 0 ;;
-    in|run|plain|\$|sh|eq|ok|exit|same|same-as-plain|bad-option|balanced|stdout|stderr|out|tree)
+    in|run|plain|\$|sh|eq|exit|same|same-as-plain|bad-option|balanced|stdout|stderr|tree)
         eval "w=($rest)" || return 1 ;;
     esac
     case $kind in
@@ -170,8 +185,8 @@ ct_case_one() {
         ((have_desc && ${#w[@]} >= 2)) || return 1
         check_eq "$desc" "${w[0]}" "$("${w[@]:1}")" ;;
     ok)
-        ((have_desc && ${#w[@]} >= 1)) || return 1
-        check "$desc" "${w[@]}" ;;
+        ((have_desc)) && [[ -n "$rest" ]] || return 1
+        check "$desc" ct_case_sh "$rest" ;;
     exit)
         [[ ${#w[@]} == 2 ]] || return 1
         ((have_desc)) || desc="${w[0]}: exit code ${w[1]}"
@@ -200,10 +215,10 @@ ct_case_one() {
             check_eq "$desc" "$(printf '%s\n' "${body[@]}")" "$(cat "$work/$name.$ext")"
         fi ;;
     out)
-        ((have_desc && ${#w[@]} >= 1)) || return 1
+        ((have_desc)) && [[ -n "$rest" ]] || return 1
         expected=
         ((${#body[@]})) && expected=$(printf '%s\n' "${body[@]}")
-        check_eq "$desc" "$expected" "$("${w[@]}")" ;;
+        check_eq "$desc" "$expected" "$(ct_case_sh "$rest")" ;;
     tree)
         ((have_desc && have_body)) || return 1
         local tid= sel=all a= z= k=0
@@ -230,6 +245,10 @@ ct_case_one() {
     return 0
 }
 ct_case_tree_key=
+
+# ct_case_sh CODE: the shell code of an `ok` or `out`, run in $work (in a
+# subshell: the caller's $(...) or check's).
+ct_case_sh() { cd "$work" && eval "$1"; }
 
 # ct_case_lacks FILE TEXT: no line but "#" comment lines holds TEXT. (No
 # grep -q: its early exit would kill grep -v with SIGPIPE, which pipefail
