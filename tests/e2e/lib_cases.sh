@@ -53,6 +53,9 @@
 #   same-as-plain [-q] NAME [LABEL]   stdout and exit code as run "plain"'s
 #                              (and with -q nothing on stderr): 2 or 3 checks
 #   bad-option NAME VAR=VALUE MESSAGE   a bad setting (ct_bad_option): 5 checks
+#   refused NAME CODE ERE      run NAME was refused: exit code CODE, one
+#                              stderr line, matching ERE, nothing on stdout
+#                              (the program did not run): 4 checks
 # Checks followed by the expected text, its lines each written after a "|"
 # (the text is what follows the bar, exactly; no line: an empty text):
 #   stdout NAME / stderr NAME  run NAME printed exactly this on stdout / stderr
@@ -200,6 +203,13 @@ ct_case_one() {
     bad-option)
         [[ ${#w[@]} == 3 && $have_desc == 0 ]] || return 1
         ct_bad_option "${w[@]}" ;;
+    refused)
+        [[ "$rest" =~ ^([^ ]+)\ ([0-9]+)\ (.+)$ ]] && ((!have_desc)) || return 1
+        name=${BASH_REMATCH[1]} count=${BASH_REMATCH[2]} text=${BASH_REMATCH[3]}
+        check_eq "$name: exit code $count" "$count" "$(cat "$work/$name.rc")"
+        check_eq "$name: one stderr line" 1 "$(wc -l <"$work/$name.err")"
+        check "$name: it says why" grep -qE -e "$text" "$work/$name.err"
+        check "$name: the program did not run" ct_empty "$work/$name.out" ;;
     stdout|stderr)
         [[ ${#w[@]} == 1 ]] || return 1
         name=${w[0]}
