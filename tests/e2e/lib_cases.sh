@@ -47,7 +47,8 @@
 #   balanced [open-ok]         every block closed, each line at its depth (ct_balance)
 #   eq VALUE COMMAND...        COMMAND's output is VALUE (shell words)
 #   ok SHELL-CODE              the shell code (the rest of the line: pipes,
-#                              $(...), <(...), run in $work) succeeds
+#                              $(...), <(...), run in $work, without
+#                              pipefail) succeeds
 #   exit NAME N                run NAME exited with N
 #   same NAME PLAIN            run NAME's stdout, stderr and exit code are run PLAIN's
 #   same-as-plain [-q] NAME [LABEL]   stdout and exit code as run "plain"'s
@@ -257,8 +258,10 @@ ct_case_one() {
 ct_case_tree_key=
 
 # ct_case_sh CODE: the shell code of an `ok` or `out`, run in $work (in a
-# subshell: the caller's $(...) or check's).
-ct_case_sh() { cd "$work" && eval "$1"; }
+# subshell: the caller's $(...) or check's), without pipefail (a pipeline's
+# status is its last command's: `clrtrace dump --help | grep -q X` is not
+# failed by the SIGPIPE grep -q's early exit may send clrtrace).
+ct_case_sh() { cd "$work" && set +o pipefail && eval "$1"; }
 
 # ct_case_lacks FILE TEXT: no line but "#" comment lines holds TEXT. (No
 # grep -q: its early exit would kill grep -v with SIGPIPE, which pipefail
