@@ -21,6 +21,21 @@
 CLRTRACE_CLSID=$(sed -n 's/^#define CLRTRACE_CLSID_TEXT "\(.*\)"$/\1/p' \
     "$(dirname "${BASH_SOURCE[0]}")/../../src/format/launch.h")
 
+# The folder of the e2e scripts (perfetto_subset.proto, check_*.py).
+ct_e2e=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# ct_perfetto_text BIN TEXT / ct_otlp_text BIN TEXT: protoc's text of a
+# Perfetto trace (perfetto_subset.proto, a subset of Perfetto's messages) /
+# of an OTLP ExportTraceServiceRequest (tests/otlp, opentelemetry-proto's
+# messages) into TEXT, protoc's errors with it; protoc's status.
+ct_perfetto_text() {
+    protoc -I "$ct_e2e" --decode=perfetto.protos.Trace "$ct_e2e/perfetto_subset.proto" <"$1" >"$2" 2>&1
+}
+ct_otlp_text() {
+    protoc -I "$ct_e2e/../otlp" --decode=opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest \
+        "$ct_e2e/../otlp/opentelemetry/proto/collector/trace/v1/trace_service.proto" <"$1" >"$2" 2>&1
+}
+
 # ----------------------------------------------------------------- reporting
 ct_fails=0
 ct_passes=0
@@ -618,3 +633,6 @@ ct_cleanup() {
     for c in "${ct_exit_commands[@]}"; do eval "$c"; done
     if [[ -n "${KEEP:-}" ]]; then echo "work directory kept: $work"; else rm -rf "$work"; fi
 }
+
+# ct_cases FILE: the checks of a case file (lib_cases.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/lib_cases.sh"

@@ -25,44 +25,13 @@ lacks() { ! grep -v '^#' "$1" | grep -F -- "$2" >/dev/null; }
 echo "== building tests/targets/Shop"
 app=$(ct_dotnet_build "$root/tests/targets/Shop" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Shop failed" >&2; exit 2; }
-dotnet "$app" > "$work/plain.out"; plain_rc=$?
-check "untraced: exit code 3" test "$plain_rc" -eq 3
+run_plain plain
+check "untraced: exit code 3" test "$(cat "$work/plain.rc")" -eq 3
 
-run() { # run NAME OPTIONS...: traced with -F Shop.Orders.Place -F Shop.Cart.Add
-  "$ct" run --profiler "$lib" -F 'Shop.Orders.Place' -F 'Shop.Cart.Add' -o "$work/$1.txt" "${@:2}" \
-      -- dotnet "$app" > "$work/$1.out" 2> "$work/$1.err"
-  local rc=$?
-  check "$1: exit code unchanged" test "$rc" -eq "$plain_rc"
-  check "$1: output unchanged" cmp -s "$work/plain.out" "$work/$1.out"
-}
-
-run paths -A 'Shop.Orders.Place@order.Total,order.Customer.Country,order.Customer.Name,order.Lines.Count,order.Codes.Length,order.Note' \
-    -A 'Shop.Cart.Add@this.Owner,line.Qty' -R 'Shop.Cart.Add@return'
-t=$work/paths.txt
-check "paths: order 1" has "$t" 'Shop.Orders.Place(order.Total=1250.50, order.Customer.Country="PT", order.Customer.Name="Ana", order.Lines.Count=2, order.Codes.Length=3, order.Note=null) -> int 3'
-check "paths: order 2" has "$t" 'Shop.Orders.Place(order.Total=99.99, order.Customer.Country="ES", order.Customer.Name="Bob", order.Lines.Count=0, order.Codes.Length=null, order.Note="gift") -> int 6'
-check "paths: order 3 (no customer: null on the way)" has "$t" 'Shop.Orders.Place(order.Total=1000, order.Customer.Country=null, order.Customer.Name=null, order.Lines.Count=0, order.Codes.Length=0, order.Note=null) -> int 9'
-check "paths: order 4" has "$t" 'Shop.Orders.Place(order.Total=5000, order.Customer.Country="PT", order.Customer.Name="Zé", order.Lines.Count=1, order.Codes.Length=null, order.Note=null) -> int 12'
-check "paths: the return value kept (no -R on Place)" grep -qE 'order.Note=null\) -> int 12$' "$t"
-check "paths: nothing else of the order" lacks "$t" 'Status'
-check "paths: Ana's cart, Qty 1" has "$t" 'Shop.Cart.Add(this.Owner="Ana", line.Qty=1) -> return=1'
-check "paths: Ana's cart, Qty 3" has "$t" 'Shop.Cart.Add(this.Owner="Ana", line.Qty=3) -> return=4'
-check "paths: Bob's cart" has "$t" 'Shop.Cart.Add(this.Owner="Bob", line.Qty=4) -> return=4'
-check "paths: nothing on stderr" test ! -s "$work/paths.err"
-
-# Deeper than --object-depth: the customer object two levels down is shown
-# by content with --object-depth 1 (the chosen value is the first level).
-run deep --object-depth 1 -A 'Shop.Orders.Place@order.Customer,order.Status'
-t=$work/deep.txt
-check "deep: the customer by content" has "$t" 'Shop.Orders.Place(order.Customer=Shop.Customer{Name="Ana", Country="PT"}, order.Status=1) -> int 3'
-check "deep: a null customer" has "$t" 'Shop.Orders.Place(order.Customer=null, order.Status=0) -> int 9'
-
-# The binary trace replays the same lines (FUNCTION records carry the paths).
-"$ct" record --profiler "$lib" -F 'Shop.Orders.Place' -o "$work/rec" \
-    -A 'Shop.Orders.Place@order.Total,order.Customer.Name' -- dotnet "$app" > /dev/null 2>&1
-"$ct" replay "$work/rec/trace.clrt" > "$work/replay.txt" 2>&1
-check "replay: order 1" has "$work/replay.txt" 'Shop.Orders.Place(order.Total=1250.50, order.Customer.Name="Ana") -> int 3'
-check "replay: order 3" has "$work/replay.txt" 'Shop.Orders.Place(order.Total=1000, order.Customer.Name=null) -> int 9'
+# chosen NAME OPTIONS...: traced with -F Shop.Orders.Place -F Shop.Cart.Add,
+# the trace in NAME.txt (the cases run it with `$ NAME chosen NAME ...`).
+chosen() { "$ct" run --profiler "$lib" -F 'Shop.Orders.Place' -F 'Shop.Cart.Add' -o "$work/$1.txt" "${@:2}" -- dotnet "$app"; }
+ct_cases "$here/cases/chosen.case"
 
 # Refused: malformed, or a parameter no matching method has.
 refuse() { # refuse NAME LINE OPTIONS...

@@ -28,6 +28,8 @@
 #   5. redaction: secrets' names whole or as their last words (password,
 #      apiKey, access_token) read <redacted>; the near misses (short token,
 #      maxTokens, tokenizer, a CancellationToken field) are shown.
+# Checks 1, 2, 3c, 4 and 5 are the cases of cases/fields.case (sections
+# start and calls: the calls of 2 again for 3).
 # Ends with "run_fields.sh: N passed, M failed".
 set -uo pipefail
 
@@ -40,77 +42,18 @@ echo "== building tests/targets/Fields"
 app=$(ct_dotnet_build "$root/tests/targets/Fields" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Fields failed" >&2; exit 2; }
 
-# The calls' text, from Program.cs: DateTime(2026, 3, 3, 11, 5, 0) is
-# Unspecified (no suffix); DateTimeOffset in .NET's "o" format; Money's
-# Amount 406.07 and Currency "EUR"; Point {X=3, Y=-4}; Measure {Value=2.5,
-# Unit=Kilo}; "clrtrace".AsMemory(3, 5) is "trace"; ArraySegment(
-# {10, 20, 30, 40}, 1, 2) is {20, 30}; KeyValuePair's fields are key and
-# value; (2, "two") has Item1 and Item2.
-ship='Shop.Calls.Ship(Order o=Shop.Order{Id=12, ShippedAt=2026-03-03T11:05:00.0000000, CancelledAt=null, Quantity=14, Price={Amount=406.07, Currency="EUR"}, At={X=3, Y=-4}, Weight={Value=2.5, Unit=Kilo}, PlacedAt=2026-03-01T08:30:00.0000000+01:00}) -> int 14'
-sizes='Shop.Calls.Sizes(Buffers b=Shop.Buffers{Body=Memory<byte>(3) {1, 2, 3}, Name=ReadOnlyMemory<char>(5) "trace", Window=ArraySegment<int>(2) {20, 30}, Pair={key="k", value=9}, Tuple={Item1=2, Item2="two"}}) -> int 21'
-last14='Shop.Calls.Last(Tail t=Shop.Tail{Name="t", Wrapped=14}) -> int 14'
-lastnull='Shop.Calls.Last(Tail t=Shop.Tail{Name="u", Wrapped=null}) -> int 0'
-price='Shop.Calls.Price(Nullable<Quote> q={Amount=99.5, QuotedAt=2026-03-02T17:00:00.0000000+00:00, DiscountPercent=null}) -> decimal 99.5'
-# Redaction: 3 + 100 + 3 + 7 + 5 + 4 = 122.
-secrets='Shop.Calls.Secrets(short token=3, int maxTokens=100, string tokenizer="bpe", string password=<redacted>, string apiKey=<redacted>, string access_token=<redacted>, Context ctx=Shop.Context{Name="c", CancellationToken=None}) -> int 122'
-expected_calls() { # TRACE COUNT
-    ct_has "$1" "$2" "$ship"
-    ct_has "$1" "$2" "$sizes"
-    ct_has "$1" "$2" "$last14"
-    ct_has "$1" "$2" "$lastnull"
-    ct_has "$1" "$2" "$price"
-    ct_has "$1" "$2" "$secrets"
-    check_eq "$(basename "$1"): no struct field read as bytes" 0 "$(grep -cE '<[0-9]+ bytes' "$1")"
-}
-
-echo "== untraced and traced runs"
-run_plain plain
-check_eq "untraced run exits with 7" 7 "$(cat "$work/plain.rc")"
-run_traced traced --
-ct_same_as_plain traced
-check "traced run writes nothing to stderr" ct_empty "$work/traced.err"
-expected_calls "$work/traced.txt" 1
-
-echo "== conditions over struct fields"
 # when NAME CONDITION: the traced run with -F 'Shop.Calls.*' and --when.
 when() {
     ct_run "$work" "$1" timeout -k 5 300 "$ct" run -o "$work/$1.txt" -F 'Shop.Calls.*' \
         --when "$2" -- dotnet "$app"
 }
-when w_shipped 'Shop.Calls.Ship: o.ShippedAt != null'
-ct_has "$work/w_shipped.txt" 1 "$ship"
-when w_cancelled 'Shop.Calls.Ship: o.CancelledAt != null'
-check_eq "o.CancelledAt != null: no Ship call" 0 "$(grep -c 'Calls\.Ship(' "$work/w_cancelled.txt")"
-when w_amount 'Shop.Calls.Ship: o.Price.Amount > 400 && o.Weight.Unit == Kilo && o.Quantity == 14'
-ct_has "$work/w_amount.txt" 1 "$ship"
-when w_wrapped 'Shop.Calls.Last: t.Wrapped == null'
-ct_has "$work/w_wrapped.txt" 1 "$lastnull"
-check_eq "t.Wrapped == null: one Last call" 1 "$(grep -c 'Calls\.Last(' "$work/w_wrapped.txt")"
-check "conditions that read: the program's output and exit code unchanged, nothing on stderr" \
-    bash -c "cmp -s '$work/plain.out' '$work/w_wrapped.out' && [[ \$(cat '$work/w_wrapped.rc') == 7 && ! -s '$work/w_wrapped.err' ]]"
-# A path that cannot be read says so at the end, once, with its count.
-when w_nope 'Shop.Calls.Ship: o.Nope == 1'
-check_eq "an unreadable path: one line on stderr" \
-    "clrtrace: --when 'Shop.Calls.Ship: o.Nope == 1': o.Nope could not be read in 1 call (a field its object does not have, a value of a type it cannot compare): it was not recorded" \
-    "$(cat "$work/w_nope.err")"
-check_eq "an unreadable path: the program's output unchanged" "$(cat "$work/plain.out")" "$(cat "$work/w_nope.out")"
-
-echo "== 8 busy threads: the log in time order"
-# The live log and the replay of the recording: every line's TIME at least
-# the one before (the writer's watermark, issue 35); 8 * 20000 * 14.
-ct_run "$work" threads timeout -k 5 300 "$ct" record -o "$work/threads" \
-    --text "$work/threads.txt" -F 'Shop.Calls.*' -- dotnet "$app" threads 20000
-check_eq "threads: the program's output (8 * 20000 * 14) and exit code" "2240000 7" \
-    "$(cat "$work/threads.out") $(cat "$work/threads.rc")"
 in_order() { # FILE: the event lines' times never go back
     awk '/^ *[0-9]+\.[0-9]+ +[0-9]+ / { if ($1 + 0 < last) { print NR ": " $1 " after " last; bad++; if (bad > 5) exit 1 } last = $1 + 0 }
          END { exit bad > 0 }' "$1"
 }
-check_eq "threads: 160000 calls in the log, of 8 threads" "160000 8" \
-    "$(grep -c 'Calls\.Last(' "$work/threads.txt") $(grep 'Calls\.Last(' "$work/threads.txt" | awk '{print $2}' | sort -u | wc -l)"
-check "threads: the live log in time order" in_order "$work/threads.txt"
-"$ct" replay "$work/threads" >"$work/threads-replay.txt" 2>/dev/null
-check "threads: the replay in time order" in_order "$work/threads-replay.txt"
+ct_cases "$here/cases/fields.case" start
+calls_in=$work/traced.txt
+ct_cases "$here/cases/fields.case" calls
 
 echo "== attached: every type loaded before the attach"
 flag=$work/stop
@@ -156,6 +99,7 @@ check_eq "the target prints its last round as untraced" "$(cat "$work/plain.out"
 # line is counted once.
 grep -F -- ' -> ' "$work/attached.txt" | sed -E 's/^ *[0-9.]+ +[0-9]+ +[0-9.]+ [mun]?s +//' |
     sort -u >"$work/attached.calls"
-expected_calls "$work/attached.calls" 1
+calls_in=$work/attached.calls
+ct_cases "$here/cases/fields.case" calls
 
 ct_end run_fields.sh

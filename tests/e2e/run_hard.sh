@@ -39,7 +39,9 @@
 #   stress      HARD_STRESS_CALLS calls over HARD_STRESS_THREADS threads: the
 #               trace has every one on the right thread; memory stays bounded
 #
-# Every expected value below is written by hand from tests/targets/Hard/*.cs.
+# Every expected value below and in cases/hard.case (the sections'
+# "run this, expect these lines" checks, lib_cases.sh) is written by hand
+# from tests/targets/Hard/*.cs.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,6 +63,15 @@ app=$(ct_dotnet_build "$root/tests/targets/Hard" "$work") && [[ -n "$app" ]] ||
 
 want() { [[ -z "${HARD_ONLY:-}" || " $HARD_ONLY " == *" $1 "* ]]; }
 
+# exceptions_column FILE NAME...: the EXCEPTIONS column of Hard.Exceptions.NAME's
+# summary rows, on one line.
+exceptions_column() {
+    local t=$1 f
+    shift
+    for f in "$@"; do
+        awk -v f="Hard.Exceptions.$f" '/^#  CALLS/ {on = 1; next} on && $NF == f {print $(NF - 1); exit}' "$t"
+    done | tr '\n' ' ' | sed 's/ $//'
+}
 # tid_returns_tid FILE: every "Hard.Native.Tid() -> int N" line has TID N.
 tid_returns_tid() {
     ct_calls "$1" | awk '/Hard\.Native\.Tid\(\) -> int / { n++; if ($NF != $2) { print; bad++ } }
@@ -81,242 +92,8 @@ hot_per_thread() {
 
 # ================================================================ exceptions
 if want exceptions; then
-    echo "== exceptions"
-    run_plain ex.plain exceptions
-    run_traced ex -- exceptions
-    # total: steps 1-9 return "boom N".Length = 6 (SameMethod adds Log(6)),
-    # step 10 "boom 1000".Length = 9, step 11 "wrapped boom 11".Length = 15,
-    # step 12 "quiet 12".Length = 8, step 13 "line\n\"q\" 13".Length = 11,
-    # step 14 "load failed: cfg.json".Length = 21, step 15 .NET's
-    # AggregateException Message "batch failed (bad a) (bad b)".Length = 28,
-    # step 16 "many (e1) ... (e9)".Length = 4 + 9 * 5 = 49, step 17 "d0".Length
-    # = 2; handled: 17 steps + CatchHigher(80) inside step 8's finally;
-    # filters: steps 2, 3, 9; finallies: steps 4, 8, 10.
-    check_stdout ex.plain "exceptions: total=203 handled=18 filters=3 finallies=3"
-    check_same ex ex.plain
+    ct_cases "$here/cases/hard.case" exceptions
     tree=$(ct_tree "$work/ex.txt")
-    expected='    Hard.Exceptions.CatchHigher(int n=1) {
-      Hard.Exceptions.Level1(int n=1) {
-        Hard.Exceptions.Level2(int n=1) {
-          Hard.Exceptions.Level3(int n=1) {
-            Hard.Exceptions.Thrower(int n=1) -> exception System.InvalidOperationException: "boom 1"
-          } exception System.InvalidOperationException: "boom 1"
-        } exception System.InvalidOperationException: "boom 1"
-      } exception System.InvalidOperationException: "boom 1"
-      Hard.Exceptions.Handled(string message="boom 1") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=1) -> int 1'
-    check "exceptions 1: thrown 4 frames down, caught higher up: frames closed '-> exception' / '} exception'" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "CatchHigher(int n=1)" "After(int step=1)")"
-    expected='    Hard.Exceptions.WithFilter(int n=2) {
-      Hard.Exceptions.Level1(int n=2) {
-        Hard.Exceptions.Level2(int n=2) {
-          Hard.Exceptions.Level3(int n=2) {
-            Hard.Exceptions.Thrower(int n=2) {
-              Hard.Exceptions.Filter(Exception e=System.InvalidOperationException{Message="boom 2"}, int n=2, bool accept=true) -> bool true
-            } exception System.InvalidOperationException: "boom 2"
-          } exception System.InvalidOperationException: "boom 2"
-        } exception System.InvalidOperationException: "boom 2"
-      } exception System.InvalidOperationException: "boom 2"
-      Hard.Exceptions.Handled(string message="boom 2") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=2) -> int 2'
-    check "exceptions 2: an accepting filter runs on top of the throwing frames (first pass), then they unwind" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "WithFilter(int n=2)" "After(int step=2)")"
-    expected='    Hard.Exceptions.FilterDeclines(int n=3) {
-      Hard.Exceptions.DecliningFilter(int n=3) {
-        Hard.Exceptions.Level1(int n=3) {
-          Hard.Exceptions.Level2(int n=3) {
-            Hard.Exceptions.Level3(int n=3) {
-              Hard.Exceptions.Thrower(int n=3) {
-                Hard.Exceptions.Filter(Exception e=System.InvalidOperationException{Message="boom 3"}, int n=3, bool accept=false) -> bool false
-              } exception System.InvalidOperationException: "boom 3"
-            } exception System.InvalidOperationException: "boom 3"
-          } exception System.InvalidOperationException: "boom 3"
-        } exception System.InvalidOperationException: "boom 3"
-      } exception System.InvalidOperationException: "boom 3"
-      Hard.Exceptions.Handled(string message="boom 3") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=3) -> int 3'
-    check "exceptions 3: a declining filter; the frame with the filter unwinds too, the caller catches" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "FilterDeclines(int n=3)" "After(int step=3)")"
-    expected='    Hard.Exceptions.WithFinally(int n=4) {
-      Hard.Exceptions.CleanupOuter(int n=4) {
-        Hard.Exceptions.Level1(int n=4) {
-          Hard.Exceptions.Level2(int n=4) {
-            Hard.Exceptions.Level3(int n=4) {
-              Hard.Exceptions.Thrower(int n=4) -> exception System.InvalidOperationException: "boom 4"
-            } exception System.InvalidOperationException: "boom 4"
-          } exception System.InvalidOperationException: "boom 4"
-        } exception System.InvalidOperationException: "boom 4"
-        Hard.Exceptions.Cleanup(int n=4) -> int 40
-      } exception System.InvalidOperationException: "boom 4"
-      Hard.Exceptions.Handled(string message="boom 4") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=4) -> int 4'
-    check "exceptions 4: a finally block's call sits inside the frame being unwound" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "WithFinally(int n=4)" "After(int step=4)")"
-    expected='    Hard.Exceptions.Rethrow(int n=5) {
-      Hard.Exceptions.RethrowMiddle(int n=5) {
-        Hard.Exceptions.Level1(int n=5) {
-          Hard.Exceptions.Level2(int n=5) {
-            Hard.Exceptions.Level3(int n=5) {
-              Hard.Exceptions.Thrower(int n=5) -> exception System.InvalidOperationException: "boom 5"
-            } exception System.InvalidOperationException: "boom 5"
-          } exception System.InvalidOperationException: "boom 5"
-        } exception System.InvalidOperationException: "boom 5"
-        Hard.Exceptions.Log(int n=5) -> int 5
-      } exception System.InvalidOperationException: "boom 5"
-      Hard.Exceptions.Handled(string message="boom 5") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=5) -> int 5'
-    check "exceptions 5: caught, logged, rethrown with 'throw;', caught by the caller" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "Rethrow(int n=5)" "After(int step=5)")"
-    expected='    Hard.Exceptions.SameMethod(int n=6) {
-      Hard.Exceptions.Handled(string message="boom 6") -> int 6
-      Hard.Exceptions.Log(int n=6) -> int 6
-    } -> int 12
-    Hard.Exceptions.After(int step=6) -> int 6'
-    check "exceptions 6: thrown and caught in the same method: no frame closed" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "SameMethod(int n=6)" "After(int step=6)")"
-    expected='    Hard.Exceptions.AcrossFramework(int n=7) {
-      Hard.Exceptions.Descend(int x=7) {
-        Hard.Exceptions.Level1(int n=7) {
-          Hard.Exceptions.Level2(int n=7) {
-            Hard.Exceptions.Level3(int n=7) {
-              Hard.Exceptions.Thrower(int n=7) -> exception System.InvalidOperationException: "boom 7"
-            } exception System.InvalidOperationException: "boom 7"
-          } exception System.InvalidOperationException: "boom 7"
-        } exception System.InvalidOperationException: "boom 7"
-      } exception System.InvalidOperationException: "boom 7"
-      Hard.Exceptions.Handled(string message="boom 7") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=7) -> int 7'
-    check "exceptions 7: thrown through untraced framework frames (List<int>.ForEach)" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "AcrossFramework(int n=7)" "After(int step=7)")"
-    expected='    Hard.Exceptions.FinallyThrows(int n=10) {
-      Hard.Exceptions.FinallyThrowsInner(int n=10) {
-        Hard.Exceptions.Level1(int n=10) {
-          Hard.Exceptions.Level2(int n=10) {
-            Hard.Exceptions.Level3(int n=10) {
-              Hard.Exceptions.Thrower(int n=10) -> exception System.InvalidOperationException: "boom 10"
-            } exception System.InvalidOperationException: "boom 10"
-          } exception System.InvalidOperationException: "boom 10"
-        } exception System.InvalidOperationException: "boom 10"
-        Hard.Exceptions.Thrower(int n=1000) -> exception System.InvalidOperationException: "boom 1000"
-      } exception System.InvalidOperationException: "boom 1000"
-      Hard.Exceptions.Handled(string message="boom 1000") -> int 9
-    } -> int 9
-    Hard.Exceptions.After(int step=10) -> int 10'
-    check "exceptions 10: a finally block throws a new exception that replaces the first" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "FinallyThrows(int n=10)" "After(int step=10)")"
-    expected='    Hard.Exceptions.Wraps(int n=11) {
-      Hard.Exceptions.WrapsInner(int n=11) {
-        Hard.Exceptions.Level1(int n=11) {
-          Hard.Exceptions.Level2(int n=11) {
-            Hard.Exceptions.Level3(int n=11) {
-              Hard.Exceptions.Thrower(int n=11) -> exception System.InvalidOperationException: "boom 11"
-            } exception System.InvalidOperationException: "boom 11"
-          } exception System.InvalidOperationException: "boom 11"
-        } exception System.InvalidOperationException: "boom 11"
-      } exception System.ArgumentException: "wrapped boom 11" <- System.InvalidOperationException: "boom 11"
-      Hard.Exceptions.Handled(string message="wrapped boom 11") -> int 15
-    } -> int 15
-    Hard.Exceptions.After(int step=11) -> int 11'
-    check "exceptions 11: a catch block throws a new exception (wrapping the first), the caller catches it" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "Wraps(int n=11)" "After(int step=11)")"
-    # Step 8: a finally block (FinallyOuter's) calls CatchHigher(80), which
-    # throws and catches an exception of its own while FinallyOuter is being
-    # unwound. The runtime's callbacks of the two exceptions interleave (the
-    # catching frame gets ExceptionUnwindFunctionEnter without a Leave);
-    # the profiler follows each exception on its own (src/agent/record/ehmodel.h).
-    expected='    Hard.Exceptions.FinallyWithInner(int n=8) {
-      Hard.Exceptions.FinallyOuter(int n=8) {
-        Hard.Exceptions.Level1(int n=8) {
-          Hard.Exceptions.Level2(int n=8) {
-            Hard.Exceptions.Level3(int n=8) {
-              Hard.Exceptions.Thrower(int n=8) -> exception System.InvalidOperationException: "boom 8"
-            } exception System.InvalidOperationException: "boom 8"
-          } exception System.InvalidOperationException: "boom 8"
-        } exception System.InvalidOperationException: "boom 8"
-        Hard.Exceptions.CatchHigher(int n=80) {
-          Hard.Exceptions.Level1(int n=80) {
-            Hard.Exceptions.Level2(int n=80) {
-              Hard.Exceptions.Level3(int n=80) {
-                Hard.Exceptions.Thrower(int n=80) -> exception System.InvalidOperationException: "boom 80"
-              } exception System.InvalidOperationException: "boom 80"
-            } exception System.InvalidOperationException: "boom 80"
-          } exception System.InvalidOperationException: "boom 80"
-          Hard.Exceptions.Handled(string message="boom 80") -> int 7
-        } -> int 7
-      } exception System.InvalidOperationException: "boom 8"
-      Hard.Exceptions.Handled(string message="boom 8") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=8) -> int 8'
-    check "exceptions 8: an exception thrown and caught inside a finally block while another unwinds" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "FinallyWithInner(int n=8)" "After(int step=8)")"
-
-    # Step 9: BadFilter, called from ThrowingFilter's exception filter,
-    # calls Thrower(90), whose exception escapes the filter; the runtime
-    # swallows it (the filter counts as false) and the first exception goes
-    # on to FilterThrows. The second pass of the filter's exception starts
-    # with an ExceptionUnwindFunctionLeave that closes nothing (its first
-    # pass's last SearchFunctionLeave) and ends at the filter's boundary.
-    expected='    Hard.Exceptions.FilterThrows(int n=9) {
-      Hard.Exceptions.ThrowingFilter(int n=9) {
-        Hard.Exceptions.Level1(int n=9) {
-          Hard.Exceptions.Level2(int n=9) {
-            Hard.Exceptions.Level3(int n=9) {
-              Hard.Exceptions.Thrower(int n=9) {
-                Hard.Exceptions.BadFilter(int n=9) {
-                  Hard.Exceptions.Thrower(int n=90) -> exception System.InvalidOperationException: "boom 90"
-                } exception System.InvalidOperationException: "boom 90"
-              } exception System.InvalidOperationException: "boom 9"
-            } exception System.InvalidOperationException: "boom 9"
-          } exception System.InvalidOperationException: "boom 9"
-        } exception System.InvalidOperationException: "boom 9"
-      } exception System.InvalidOperationException: "boom 9"
-      Hard.Exceptions.Handled(string message="boom 9") -> int 6
-    } -> int 6
-    Hard.Exceptions.After(int step=9) -> int 9'
-    check "exceptions 9: an exception escaping an exception filter" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "FilterThrows(int n=9)" "After(int step=9)")"
-    # Step 12: QuietException's message is its Message override: its
-    # Exception._message is null, so the frame shows the type alone.
-    expected='    Hard.Exceptions.NoMessage(int n=12) {
-      Hard.Exceptions.QuietThrower(int n=12) {
-        Hard.QuietException..ctor(this=Hard.QuietException@ADDR, int n=12)
-      } exception Hard.QuietException
-      Hard.QuietException.get_Message(this=Hard.QuietException@ADDR) -> string "quiet 12"
-      Hard.Exceptions.Handled(string message="quiet 12") -> int 8
-    } -> int 8
-    Hard.Exceptions.After(int step=12) -> int 12'
-    check "exceptions 12: an exception whose _message is null (a Message override): its type alone" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "NoMessage(int n=12)" "After(int step=12)")"
-    # Step 13: the message escaped as a string value is (the same text as
-    # Handled's argument).
-    expected='    Hard.Exceptions.Escaped(int n=13) {
-      Hard.Exceptions.EscapedThrower(int n=13) -> exception System.FormatException: "line\n\"q\" 13"
-      Hard.Exceptions.Handled(string message="line\n\"q\" 13") -> int 11
-    } -> int 11
-    Hard.Exceptions.After(int step=13) -> int 13'
-    check "exceptions 13: a message with a newline and quotes, escaped as C# writes it" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "Escaped(int n=13)" "After(int step=13)")"
-    check "exceptions: per TID balanced, every line at its depth" ct_balance "$work/ex.txt"
-    check_eq "exceptions: no events dropped" 0 "$(summary_dropped "$work/ex.txt")"
-    # Thrower: n = 1..5, 7..11 (step 6 throws in SameMethod itself), 80,
-    # 90, 1000.
-    check_eq "exceptions: Thrower's summary row counts all 13 calls" 13 \
-        "$(ct_summary_calls "$work/ex.txt" Hard.Exceptions.Thrower)"
-    # The EXCEPTIONS column: calls ended by an exception. Every Thrower call;
-    # Level1: steps 1-5, 7-11 and CatchHigher(80); RethrowMiddle once (the
-    # rethrow); Handled and CatchHigher never.
-    check_eq "exceptions: the summary has an EXCEPTIONS column" \
-        "#  CALLS      TOTAL       SELF  EXCEPTIONS  FUNCTION" "$(grep '^#  CALLS' "$work/ex.txt")"
-    check_eq "exceptions: EXCEPTIONS of Thrower 13, Level1 11, RethrowMiddle 1, QuietThrower 1, Handled 0, CatchHigher 0" \
-        "13 11 1 1 0 0" "$(for f in Thrower Level1 RethrowMiddle QuietThrower Handled CatchHigher; do
-            awk -v f="Hard.Exceptions.$f" '/^#  CALLS/ {on = 1; next} on && $NF == f {print $(NF - 1); exit}' "$work/ex.txt"
-        done | tr '\n' ' ' | sed 's/ $//')"
     # Main (depth 0) -> Run (1) -> each step and After (2): four spaces.
     for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
         check_eq "exceptions $k: the call after the catch, After($k), is at Run's children's depth" \
@@ -596,33 +373,10 @@ fi
 
 # ================================================================ recursion
 if want recursion; then
-    echo "== recursion"
-    run_plain rc.plain recursion 10000
-    run_traced rc -- recursion 10000
-    check_stdout rc.plain "recursion: depth=10000 result=10000"
-    check_same rc rc.plain
-    t="$work/rc.txt"
-    check_eq "recursion 10000: 10001 Recurse lines" 10001 "$(ct_count "$t" "Hard.Recursion.Recurse(")"
-    check_eq "recursion 10000: summary row 10001" 10001 "$(ct_summary_calls "$t" Hard.Recursion.Recurse)"
-    check "recursion 10000: balanced; indentation stops at 64 levels" ct_balance "$t"
+    ct_cases "$here/cases/hard.case" recursion
     check_eq "recursion 10000: the innermost call folded at 64 levels, the outermost closes at depth 2" \
         "$(printf '%128sHard.Recursion.Recurse(int n=0) -> int 0' '')|    } -> int 10000" \
-        "$(ct_tree "$t" | grep -F 'Recurse(int n=0)')|$(ct_tree "$t" | grep -F -- '} -> int 10000')"
-    check_eq "recursion 10000: no events dropped" 0 "$(summary_dropped "$t")"
-
-    # Past the profiler's 65536 timed frames per thread (docs/tracer.md):
-    # deeper calls are printed, not timed, and counted as dropped. The
-    # thread's lambda is frame 1, so Recurse is timed 65535 times and
-    # 70001 - 65535 = 4466 calls are dropped.
-    run_plain rc7.plain recursion 70000
-    run_traced rc7 -- recursion 70000
-    check_stdout rc7.plain "recursion: depth=70000 result=70000"
-    check_same rc7 rc7.plain
-    t="$work/rc7.txt"
-    check_eq "recursion 70000: 70001 Recurse lines" 70001 "$(ct_count "$t" "Hard.Recursion.Recurse(")"
-    check "recursion 70000: balanced" ct_balance "$t"
-    check_eq "recursion 70000: 65535 timed, 4466 counted as dropped" "65535 4466" \
-        "$(ct_summary_calls "$t" Hard.Recursion.Recurse) $(summary_dropped "$t")"
+        "$(ct_tree "$work/rc.txt" | grep -F 'Recurse(int n=0)')|$(ct_tree "$work/rc.txt" | grep -F -- '} -> int 10000')"
 fi
 
 # ================================================================ ending

@@ -18,6 +18,9 @@
 # port): requests of at most --otlp-max-spans spans, at the limit and one
 # past it; an endpoint answering 500 and a port nobody listens on: one line,
 # exit 1.
+# The checks by hand are the cases of cases/otlp.case; the script compares
+# with the trace's pid, times and info's counts, damages a trace and runs
+# the receivers of the endpoint's checks.
 # Usage: run_otlp.sh PATH/TO/libclrtrace.so
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -53,61 +56,13 @@ hello=$(ct_dotnet_build "$root/tests/targets/Hello" "$work") && [[ -n "$hello" ]
 hard=$(ct_dotnet_build "$root/tests/targets/Hard" "$work") && [[ -n "$hard" ]] ||
     { echo "ERROR: dotnet build failed" >&2; exit 2; }
 
-# ------------------------------------------------------------------ Hello
-ct_run "$work" rec.hello "$ct" record -o "$work/hello" --profiler "$lib" -- dotnet "$hello"
-check_eq "Hello recorded (its exit code 3)" 3 "$(cat "$work/rec.hello.rc")"
-ct_run "$work" hello "$ct" dump --otlp "$work/hello"
-check_eq "Hello: exit 0, nothing on stderr" "0 0" "$(cat "$work/hello.rc") $(wc -c < "$work/hello.err")"
-cp "$work/hello.out" "$work/hello.pb"
-check "Hello: protoc decodes it as an ExportTraceServiceRequest" decode "$work/hello.pb" "$work/hello.txt"
-check "Hello: ids, kinds, times, parents (same trace, thread, inside their interval), one root per trace, errors with their event" \
-    chk validate "$work/hello.txt"
-n=$(info_calls "$work/hello")
-check_eq "Hello: spans = info's calls" "27 27" "$n $(spans_of "$work/hello.txt")"
-check_eq "Hello: one batch, one root, one trace, one thread, one error" \
-    "spans=27 batches=1 roots=1 traces=1 threads=1 errors=1" "$(chk validate "$work/hello.txt")"
-# The call tree the parent links make, depth by depth, from Program.cs
-# (Fib(5) -> Fib(4) -> Fib(3) -> Fib(2) -> Fib(1), Fib(0); ...).
-tree=$(cat <<'EOF'
-0 Demo.Program.Main
-1 Demo.MathOps.Add
-1 Demo.MathOps.Scale
-1 Demo.MathOps.Fib
-2 Demo.MathOps.Fib
-3 Demo.MathOps.Fib
-4 Demo.MathOps.Fib
-5 Demo.MathOps.Fib
-5 Demo.MathOps.Fib
-4 Demo.MathOps.Fib
-3 Demo.MathOps.Fib
-4 Demo.MathOps.Fib
-4 Demo.MathOps.Fib
-2 Demo.MathOps.Fib
-3 Demo.MathOps.Fib
-4 Demo.MathOps.Fib
-4 Demo.MathOps.Fib
-3 Demo.MathOps.Fib
-1 Demo.Greeter..ctor
-1 Demo.Greeter.Greet
-1 Demo.Greeter.Counter..ctor
-1 Demo.Greeter.Counter.Bump
-1 Demo.Greeter.Counter.Bump
-1 Demo.MathOps.TryDivide
-2 Demo.MathOps.Divide
-1 Demo.MathOps.TryDivide
-2 Demo.MathOps.Divide
-EOF
-)
+ct_cases "$here/cases/otlp.case"
+
+# ---------------------------- against the trace's pid, times and counts
+echo "== against the trace's pid, times and info's counts"
 calls=$(chk calls "$work/hello.txt")
-check "Hello: the parent links form Program.cs's call tree" ct_diff_tree "$tree" \
-    "$(awk '{ match($0, /^ */); print RLENGTH / 2, $1 }' <<<"$calls")"
-check "Hello: each span's name and attributes (arg.NAME, return; the exception) as written by hand" \
-    ct_diff_tree "$(cat "$here/hello_calls.txt")" "$(sed 's/^ *//' <<<"$calls")"
-check_eq "Hello: Divide(1, 0): status ERROR, an \"exception\" event at its end with exception.type and exception.message" \
-    'status=STATUS_CODE_ERROR|System.ArgumentException: "b must not be zero"|type=System.ArgumentException|message=b must not be zero|at_end=0' \
-    "$(chk exception "$work/hello.txt" Demo.MathOps.Divide | paste -sd '|')"
-check_eq "Hello: the other 26 spans have no status and no event" "1 1" \
-    "$(grep -c '^      status {' "$work/hello.txt") $(grep -c '^      events {' "$work/hello.txt")"
+check "Hello: the same call tree and attributes in the two batches" \
+    ct_diff_tree "$calls" "$(chk calls "$work/hello26.txt")"
 header=$("$ct" dump "$work/hello" | head -n 1)
 pid=$(sed -n 's/^header .* pid=\([0-9]*\) .*/\1/p' <<<"$header")
 start=$(sed -n 's/^header .* start=\([0-9]*\) .*/\1/p' <<<"$header")
@@ -123,45 +78,13 @@ read -r s e < <("$ct" dump "$work/hello" | awk -v k="key=$key" '
     END { print s, e }')
 check_eq "Hello: Main's span is the header's start ($start ns) plus its ENTER and LEAVE times ($s, $e)" \
     "$((start + s)) $((start + e))" "$(chk span "$work/hello.txt" Demo.Program.Main)"
-"$ct" dump --otlp "$work/hello" > "$work/hello2.pb"
-check "Hello: the same bytes again (ids made from the trace, not at random)" cmp "$work/hello.pb" "$work/hello2.pb"
-ct_run "$work" hello26 "$ct" dump --otlp --otlp-max-spans 26 "$work/hello"
-check_eq "Hello: --otlp-max-spans 26 on stdout: ResourceSpans of 26 and 1 spans" "0 26|1" \
-    "$(cat "$work/hello26.rc") $(decode "$work/hello26.out" "$work/hello26.txt" && chk batches "$work/hello26.txt" | paste -sd '|')"
-check "Hello: the same call tree and attributes in the two batches" \
-    ct_diff_tree "$calls" "$(chk calls "$work/hello26.txt")"
-
-# ---------------------------------------------------------- Hard threads
-ct_run "$work" rec.threads "$ct" record -o "$work/threads" --profiler "$lib" -- dotnet "$hard" threads
-check_eq "Hard threads recorded (exit 0)" 0 "$(cat "$work/rec.threads.rc")"
-ct_run "$work" threads "$ct" dump --otlp "$work/threads"
-cp "$work/threads.out" "$work/threads.pb"
-check_eq "threads: exit 0" 0 "$(cat "$work/threads.rc")"
-check "threads: protoc decodes it" decode "$work/threads.pb" "$work/threads.txt"
-check "threads: ids, parents on their own thread and inside their interval, one root per trace" \
-    chk validate "$work/threads.txt"
 n=$(info_calls "$work/threads")
 check_eq "threads: spans = the calls info counts ($n)" "$n" "$(spans_of "$work/threads.txt")"
-# Threads.cs: 16 threads x 2000, 64 pool items x 100, Parallel.For 4000.
-check_eq "threads: Work spans 16*2000 + 64*100 + 4000" 42400 \
-    "$(grep -c '^      name: "Hard.Threads.Work"$' "$work/threads.txt")"
-check "threads: 17 threads or more (Main's and the 16 it starts)" bash -c \
-    '[[ "$(python3 "$1" validate "$2")" =~ threads=([0-9]+) ]] && ((BASH_REMATCH[1] >= 17))' \
-    _ "$here/check_otlp.py" "$work/threads.txt"
 check_eq "threads: batches of $((512)) spans (the default), the last one the rest" \
     "$(( (n + 511) / 512 )) 512 $(( n - (n + 511) / 512 * 512 + 512 ))" \
     "$(chk batches "$work/threads.txt" | awk 'NR == 1 { f = $1 } { c++; l = $1 } END { print c, f, l }')"
-size=$(wc -c < "$work/threads.pb")
-echo "     size: threads $size bytes for $n spans: $((size / n)) bytes a span; Hello $(wc -c < "$work/hello.pb") bytes for 27"
-
-# --------------------------------------------------- the selection applies
-ct_run "$work" sel "$ct" dump --otlp -F 'Demo.MathOps.*' -N 'Demo.MathOps.Fib' "$work/hello"
-check "-F Demo.MathOps.* -N Demo.MathOps.Fib: decodes, parents consistent" bash -c \
-    'decode() { protoc --proto_path="$1/tests/otlp" --decode=opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest opentelemetry/proto/collector/trace/v1/trace_service.proto; }
-     decode "$1" < "$2" > "$3" && python3 "$4" validate "$3"' _ "$root" "$work/sel.out" "$work/sel.txt" "$here/check_otlp.py"
-check_eq "-F/-N: Add, Scale, TryDivide -> Divide twice (Main left out: six roots' trees)" \
-    "$(printf '%s\n' 'Demo.MathOps.Add' 'Demo.MathOps.Scale' 'Demo.MathOps.TryDivide' '  Demo.MathOps.Divide' 'Demo.MathOps.TryDivide' '  Demo.MathOps.Divide')" \
-    "$(chk calls "$work/sel.txt" | cut -d' ' -f1-3 | sed 's/ {.*//; s/ *$//')"
+size=$(wc -c < "$work/threads.out")
+echo "     size: threads $size bytes for $n spans: $((size / n)) bytes a span; Hello $(wc -c < "$work/hello.out") bytes for 27"
 
 # ------------------------------------------------------ a damaged trace
 # As run_perfetto.sh: the type byte of a record in the middle of an
@@ -187,8 +110,8 @@ check_eq "endpoint, --otlp-max-spans 27 (the limit): exit 0, one line saying wha
     "0|clrtrace dump: 27 spans sent to http://127.0.0.1:$port/v1/traces in 1 request" \
     "$(cat "$work/ep27.rc")|$(cat "$work/ep27.err")"
 check_eq "endpoint: one POST to /v1/traces, Content-Type application/x-protobuf, the bytes --otlp writes" \
-    "1 /v1/traces application/x-protobuf $(wc -c < "$work/hello.pb")" "$(cat "$work/ok/log")"
-check "endpoint: the request is --otlp's output" cmp "$work/ok/req-1.pb" "$work/hello.pb"
+    "1 /v1/traces application/x-protobuf $(wc -c < "$work/hello.out")" "$(cat "$work/ok/log")"
+check "endpoint: the request is --otlp's output" cmp "$work/ok/req-1.pb" "$work/hello.out"
 ct_run "$work" ep26 "$ct" dump --otlp-endpoint "http://127.0.0.1:$port/" --otlp-max-spans 26 "$work/hello"
 check_eq "endpoint, --otlp-max-spans 26 (one past): 2 requests, of 26 and 1 spans" \
     "0|clrtrace dump: 27 spans sent to http://127.0.0.1:$port/v1/traces in 2 requests|26|1" \
@@ -224,20 +147,5 @@ ct_run "$work" epdown "$ct" dump --otlp-endpoint "http://127.0.0.1:$free" "$work
 check_eq "unreachable endpoint: exit 1, one line" \
     "1|clrtrace dump: cannot reach http://127.0.0.1:$free/v1/traces: Connection refused" \
     "$(cat "$work/epdown.rc")|$(cat "$work/epdown.err")"
-
-# ------------------------------------------------------------------ usage
-ct_run "$work" u1 "$ct" dump --otlp-endpoint "https://127.0.0.1:4318" "$work/hello"
-check_eq "https: usage error 2, one line" \
-    "2|clrtrace dump: --otlp-endpoint 'https://127.0.0.1:4318': https is not supported (no TLS): an http:// URL is needed (try --help)" \
-    "$(cat "$work/u1.rc")|$(cat "$work/u1.err")"
-ct_run "$work" u2 "$ct" dump --otlp --otlp-max-spans 0 "$work/hello"
-ct_run "$work" u3 "$ct" dump --otlp --otlp-max-spans 1000001 "$work/hello"
-ct_run "$work" u4 "$ct" dump --chrome --otlp-max-spans 10 "$work/hello"
-ct_run "$work" u5 "$ct" dump --otlp --perfetto "$work/hello"
-ct_run "$work" u6 "$ct" dump --otlp-endpoint "http://127.0.0.1:0" "$work/hello"
-check_eq "--otlp-max-spans 0, past 1000000, with --chrome; --otlp with --perfetto; port 0: usage errors 2" \
-    "2 2 2 2 2" "$(cat "$work/u2.rc") $(cat "$work/u3.rc") $(cat "$work/u4.rc") $(cat "$work/u5.rc") $(cat "$work/u6.rc")"
-check "dump --help documents --otlp, --otlp-endpoint, --otlp-max-spans" bash -c \
-    'h=$("$1" dump --help) && grep -q -- "--otlp " <<<"$h" && grep -q -- "--otlp-endpoint" <<<"$h" && grep -q -- "--otlp-max-spans" <<<"$h"' _ "$ct"
 
 ct_end run_otlp.sh

@@ -27,170 +27,19 @@ places() { grep -o 'Shop\.Orders\.Place(Order order=Shop\.Order{Id=[0-9]*' "$1" 
 echo "== building tests/targets/Shop"
 app=$(ct_dotnet_build "$root/tests/targets/Shop" "$work") && [[ -n "$app" ]] ||
     { echo "ERROR: dotnet build of tests/targets/Shop failed" >&2; exit 2; }
-dotnet "$app" > "$work/plain.out"; plain_rc=$?
-check "untraced: exit code 3" test "$plain_rc" -eq 3
+run_plain plain
+check "untraced: exit code 3" test "$(cat "$work/plain.rc")" -eq 3
 
-run() { # run NAME OPTIONS...: traced with -F Shop.Orders.* -F Shop.Cart.Add
-  "$ct" run --profiler "$lib" -F 'Shop.Orders.*' -F 'Shop.Cart.Add' -o "$work/$1.txt" "${@:2}" \
-      -- dotnet "$app" > "$work/$1.out" 2> "$work/$1.err"
-  local rc=$?
-  check "$1: exit code unchanged" test "$rc" -eq "$plain_rc"
-  check "$1: output unchanged" cmp -s "$work/plain.out" "$work/$1.out"
-}
-# expect NAME IDS: the Place calls recorded are those of IDS.
-expect() { check "$1: Place calls of orders ${2:-none}" test "$(places "$work/$1.txt")" = "$2"; }
-
-# Decimals against an integer, a string two objects down, &&; with
-# conditions on two other methods: primitives and `this`.
-run total_pt --when 'Shop.Orders.Place: order.Total > 1000 && order.Customer.Country == "PT"' \
-    --when 'Shop.Orders.Check: qty < 0 && urgent' \
-    --when 'Shop.Cart.Add: this.Owner == "Ana" && line.Qty > 1'
-expect total_pt "1 4"
-t=$work/total_pt.txt
-check "total_pt: order 1's call whole" has "$t" 'Shop.Orders.Place(Order order=Shop.Order{Id=1, Total=1250.50, Customer=Shop.Customer{Name="Ana", Country="PT"}, Status=Paid, Lines=List<Line>(2) {'
-check "total_pt: order 1's return" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} -> int 3$' "$t"
-check "total_pt: order 4's return" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} -> int 12$' "$t"
-check "total_pt: Audit under order 1's Place" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {4}Shop\.Orders\.Audit\(int id=1\) -> int 2$' "$t"
-check "total_pt: Audit of order 2 traced, at the top" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {2}Shop\.Orders\.Audit\(int id=2\) -> int 4$' "$t"
-check "total_pt: Audit of order 3 traced, at the top" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {2}Shop\.Orders\.Audit\(int id=3\) -> int 6$' "$t"
-check "total_pt: Check(qty -5, urgent) recorded" has "$t" 'Shop.Orders.Check(string code="abc", long qty=-5, bool urgent=true) -> bool true'
-check "total_pt: Check(qty 7) not recorded" lacks "$t" 'Shop.Orders.Check(string code="xyz"'
-check "total_pt: Ana's cart, Qty 3, recorded" has "$t" 'Line line=Shop.Line{Sku="B", Qty=3}) -> int 4'
-check "total_pt: Ana's cart, Qty 1, not recorded" lacks "$t" 'Sku="A"'
-check "total_pt: Bob's cart not recorded" lacks "$t" 'Sku="C"'
-check "total_pt: no drops counted" grep -q ', 0 events dropped' "$t"
-check "total_pt: nothing on stderr" test ! -s "$work/total_pt.err"
-
-# Strings (UTF-8 in the option, UTF-16 in the program), ordinal.
-run string --when 'Shop.Orders.Place: order.Customer.Name == "Zé"'
-expect string "4"
-run string_ne --when 'Shop.Orders.Place: order.Customer.Country != "PT"'
-expect string_ne "2"
-run escapes --when 'Shop.Orders.Place: order.Customer.Name == "Z\u00e9" || order.Note == "gi\u0066t"'
-expect escapes "2 4"
-
-# Enums: by member name (bare or with its type), by order.
-run enum --when 'Shop.Orders.Place: order.Status == Paid || order.Status == Shop.Status.Shipped'
-expect enum "1 4"
-run enum_lt --when 'Shop.Orders.Place: order.Status < Paid'
-expect enum_lt "2 3"
-run enum_int --when 'Shop.Orders.Place: order.Status == 2'
-expect enum_int "4"
-
-# null: a null field, a null object, a null on the way (unknown: false,
-# and so is its negation).
-run null --when 'Shop.Orders.Place: order.Note == null'
-expect null "1 3 4"
-run null_obj --when 'Shop.Orders.Place: order.Customer == null'
-expect null_obj "3"
-run null_not --when 'Shop.Orders.Place: order.Customer != null && !(order.Note != null)'
-expect null_not "1 4"
-run null_path --when 'Shop.Orders.Place: !(order.Customer.Country == "PT")'
-expect null_path "2"
-
-# Length and Count: a collection, arrays, a string.
-run count --when 'Shop.Orders.Place: order.Lines.Count >= 2'
-expect count "1"
-run length --when 'Shop.Orders.Place: order.Codes.Length == 0 || order.Codes.Length > 2'
-expect length "1 3"
-run strlen --when 'Shop.Orders.Place: order.Customer.Name.Length == 3'
-expect strlen "1 2"
-
-# Decimals, exactly.
-run dec_eq --when 'Shop.Orders.Place: order.Total == 99.99'
-expect dec_eq "2"
-run dec_le --when 'Shop.Orders.Place: order.Total <= 1000.00m'
-expect dec_le "2 3"
-run dec_int --when 'Shop.Orders.Place: order.Total == 1000 || order.Total == 1250.5'
-expect dec_int "1 3"
-
-# Primitives and a bare bool.
-run prims --when 'Shop.Orders.Check: code == "xyz" && !urgent && qty == 7'
-check "prims: Check(xyz) recorded" has "$work/prims.txt" 'Shop.Orders.Check(string code="xyz", long qty=7, bool urgent=false) -> bool true'
-check "prims: Check(abc) not recorded" lacks "$work/prims.txt" 'code="abc"'
-
-# -T on the same method: its subtree follows the choice.
-run trigger -T 'Shop.Orders.Place' --when 'Shop.Orders.Place: order.Total > 1000 && order.Customer.Country == "PT"'
-expect trigger "1 4"
-check "trigger: Audit of order 1 shown" has "$work/trigger.txt" 'Shop.Orders.Audit(int id=1) -> int 2'
-check "trigger: Audit of order 4 shown" has "$work/trigger.txt" 'Shop.Orders.Audit(int id=4) -> int 8'
-check "trigger: Audit of order 2 hidden" lacks "$work/trigger.txt" 'Audit(int id=2)'
-check "trigger: Check hidden" lacks "$work/trigger.txt" 'Shop.Orders.Check('
-
-# Two conditions on one method: both must hold.
-run both --when 'Shop.Orders.Place: order.Customer.Country == "PT"' --when 'Shop.Orders.Place: order.Lines.Count == 1'
-expect both "4"
-
-# Conditions at the call's end. Place returns Audit(id) + id = 3 * id: 3,
-# 6, 9, 12. A call whose condition is false at its end is left out, its
-# callees traced one level up; with -T on it, its subtree goes too.
-run ret --when 'Shop.Orders.Place: return > 5'
-expect ret "2 3 4"
-check "ret: Audit of order 1 traced, at the top" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {2}Shop\.Orders\.Audit\(int id=1\) -> int 2$' "$work/ret.txt"
-check "ret: Audit of order 2 under its Place" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {4}Shop\.Orders\.Audit\(int id=2\) -> int 4$' "$work/ret.txt"
-check "ret: order 4's return" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s +\} -> int 12$' "$work/ret.txt"
-check "ret: order 1's return left out" lacks "$work/ret.txt" '} -> int 3'
-check "ret: nothing on stderr" test ! -s "$work/ret.err"
-run ret_trigger -T 'Shop.Orders.Place' --when 'Shop.Orders.Place: return > 5'
-expect ret_trigger "2 3 4"
-check "ret_trigger: Audit of order 1 left out with its Place" lacks "$work/ret_trigger.txt" 'Audit(int id=1)'
-check "ret_trigger: Audit of order 3 shown" has "$work/ret_trigger.txt" 'Shop.Orders.Audit(int id=3) -> int 6'
-# One condition at the entry and one at the end: both must hold.
-run ret_both --when 'Shop.Orders.Place: order.Customer.Country == "PT"' --when 'Shop.Orders.Place: return > 5'
-expect ret_both "4"
-# Cart.Add returns the cart's Count: 1, then 4 (Ana's); 4 (Bob's).
-run ret_add --when 'Shop.Cart.Add: return == 4'
-check "ret_add: Ana's Qty 1 (returns 1) left out" lacks "$work/ret_add.txt" 'Sku="A"'
-check "ret_add: Ana's Qty 3 (returns 4) recorded" has "$work/ret_add.txt" 'Line line=Shop.Line{Sku="B", Qty=3}) -> int 4'
-check "ret_add: Bob's Qty 4 (returns 4) recorded" has "$work/ret_add.txt" 'Line line=Shop.Line{Sku="C", Qty=4}) -> int 4'
-
-# An out parameter, read at the end: TryFind(all, 2) finds Bob's order,
-# TryFind(all, 9) none (found = null, returns false).
+# shop NAME OPTIONS...: traced with -F Shop.Orders.* -F Shop.Cart.Add, the
+# trace in NAME.txt (the cases run it with `$ NAME shop NAME ...`).
+shop() { "$ct" run --profiler "$lib" -F 'Shop.Orders.*' -F 'Shop.Cart.Add' -o "$work/$1.txt" "${@:2}" -- dotnet "$app"; }
+# finds FILE / ships FILE: the ids of the TryFind / Ship calls in FILE.
 finds() { grep -o 'int id=[0-9]*, out Order found' "$1" | sed 's/int id=//; s/,.*//' | tr '\n' ' ' | sed 's/ $//'; }
-run out_name --when 'Shop.Orders.TryFind: found.Customer.Name == "Bob"'
-check "out_name: TryFind of 2 only" test "$(finds "$work/out_name.txt")" = "2"
-check "out_name: its out value at return" has "$work/out_name.txt" '-> bool true  found=Shop.Order{Id=2, Total=99.99, Customer=Shop.Customer{Name="Bob", Country="ES"}'
-run out_null --when 'Shop.Orders.TryFind: found == null'
-check "out_null: TryFind of 9 only" test "$(finds "$work/out_null.txt")" = "9"
-run out_ret --when 'Shop.Orders.TryFind: !return'
-check "out_ret: TryFind of 9 only" test "$(finds "$work/out_ret.txt")" = "9"
-
-# The exception that ended the call: Ship(order 1) returns 4; orders 2 and
-# 3 throw InvalidOperationException("order N is not paid"), order 4
-# ArgumentException("order 4 was shipped"); both messages are 19 long.
 ships() { grep -o 'Shop\.Orders\.Ship(Order order=Shop\.Order{Id=[0-9]*' "$1" | sed 's/.*Id=//' | tr '\n' ' ' | sed 's/ $//'; }
-run exc_type --when 'Shop.Orders.Ship: exception == "InvalidOperationException"'
-check "exc_type: Ship of orders 2 and 3" test "$(ships "$work/exc_type.txt")" = "2 3"
-check "exc_type: order 2's exception shown" has "$work/exc_type.txt" '-> exception System.InvalidOperationException: "order 2 is not paid"'
-run exc_full --when 'Shop.Orders.Ship: exception == "System.ArgumentException"'
-check "exc_full: Ship of order 4" test "$(ships "$work/exc_full.txt")" = "4"
-run exc_msg --when 'Shop.Orders.Ship: exception.Message == "order 4 was shipped" || exception.Message == "order 2 is not paid"'
-check "exc_msg: Ship of orders 2 and 4" test "$(ships "$work/exc_msg.txt")" = "2 4"
-run exc_none --when 'Shop.Orders.Ship: exception == null'
-check "exc_none: Ship of order 1" test "$(ships "$work/exc_none.txt")" = "1"
-check "exc_none: its Audit under it" grep -qE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ [mu]?s {4}Shop\.Orders\.Audit\(int id=2\) -> int 4$' "$work/exc_none.txt"
-run exc_len --when 'Shop.Orders.Ship: exception.Message.Length == 19 && exception != "ArgumentException"'
-check "exc_len: Ship of orders 2 and 3" test "$(ships "$work/exc_len.txt")" = "2 3"
 
-# The variable itself, without the launcher: one condition a line.
-env "${traced[@]}" CLRTRACE_INCLUDE='Shop.Orders.*' CLRTRACE_OUTPUT="$work/env.txt" \
-    CLRTRACE_WHEN=$'Shop.Orders.Place: order.Id == 2 || order.Id == 3\nShop.Orders.Check: urgent' \
-    dotnet "$app" > "$work/env.out" 2> "$work/env.err"
-check "CLRTRACE_WHEN: output unchanged" cmp -s "$work/plain.out" "$work/env.out"
-expect env "2 3"
-check "CLRTRACE_WHEN: second line holds too" lacks "$work/env.txt" 'code="xyz"'
-
-# A path that names no parameter, set without the launcher: the profiler
-# says which method and which name, and records none of its calls. (Through
-# the launcher it is refused, below.)
-env "${traced[@]}" CLRTRACE_INCLUDE='Shop.Orders.*' CLRTRACE_OUTPUT="$work/noparam.txt" \
-    CLRTRACE_WHEN='Shop.Orders.Place: ordr.Total > 1000' \
-    dotnet "$app" > "$work/noparam.out" 2> "$work/noparam.err"
-check "noparam: output unchanged" cmp -s "$work/plain.out" "$work/noparam.out"
-expect noparam ""
-check "noparam: one stderr line naming the method and the name" \
-    grep -qx "clrtrace: --when 'Shop.Orders.Place: ordr.Total > 1000': Shop.Orders.Place has no parameter 'ordr': its calls are not recorded" "$work/noparam.err"
-check "noparam: Audit traced" has "$work/noparam.txt" 'Shop.Orders.Audit(int id=1) -> int 2'
+# The conditions on the launched program, each run checked against the
+# values of Program.cs: cases/when.case.
+ct_cases "$here/cases/when.case"
 
 # Refused: one line naming the text and the offset, exit 2, nothing run.
 refused() { # refused NAME LINE OPTIONS...
