@@ -72,11 +72,6 @@ exceptions_column() {
         awk -v f="Hard.Exceptions.$f" '/^#  CALLS/ {on = 1; next} on && $NF == f {print $(NF - 1); exit}' "$t"
     done | tr '\n' ' ' | sed 's/ $//'
 }
-# tid_returns_tid FILE: every "Hard.Native.Tid() -> int N" line has TID N.
-tid_returns_tid() {
-    ct_calls "$1" | awk '/Hard\.Native\.Tid\(\) -> int / { n++; if ($NF != $2) { print; bad++ } }
-        END { if (!n) print "no Native.Tid lines"; exit (bad > 0 || !n) }'
-}
 # hot_per_thread FILE PER THREADS: per TID, PER Hot lines with one value of t;
 # THREADS TIDs.
 hot_per_thread() {
@@ -103,80 +98,10 @@ if want exceptions; then
         "$(printf '  } -> int 0\n} -> int 0')" "$(tail -n 2 <<<"$tree")"
 fi
 
-# ================================================================ threads
-if want threads; then
-    echo "== threads"
-    run_plain th.plain threads
-    run_traced th -- threads
-    # 16 threads x 2000, 64 pool items x 100, 4000 Parallel.For iterations.
-    check_stdout th.plain "threads: explicit=32000 pool=6400 parallel=4000 work=42400 bad-names=0"
-    check_same th th.plain
-    t="$work/th.txt"
-    pid=$(ct_pid "$t")
-    check_eq "threads: Work's calls in the trace = the program's count (42400)" 42400 "$(ct_count "$t" "Hard.Threads.Work(")"
-    check_eq "threads: Work's summary row = 42400" 42400 "$(ct_summary_calls "$t" Hard.Threads.Work)"
-    check "threads: every Work line's TID is the tid the program passed (its own gettid())" \
-        ct_tid_is_arg "$t" "Hard.Threads.Work(" tid
-    check "threads: every Named line's TID is the tid the program passed" ct_tid_is_arg "$t" "Hard.Threads.Named(" tid
-    names=$(ct_calls "$t" | grep -oE 'Hard\.Threads\.Named\(string name="worker-[0-9]+"' | sort | tr -d '\n')
-    want_names=$(for k in $(seq -w 0 15); do printf 'Hard.Threads.Named(string name="worker-%s"' "$k"; done)
-    check_eq "threads: 16 named threads, worker-00..worker-15, one Named call each" "$want_names" "$names"
-    tids=$(ct_tids "$t" "Hard.Threads.ThreadMain(")
-    check_eq "threads: ThreadMain ran on 16 distinct threads" 16 "$(grep -c . <<<"$tids")"
-    check "threads: no ThreadMain, PoolItem or Named line carries the main thread's TID ($pid)" \
-        bash -c '! grep -qx "$0" <<<"$1"' "$pid" "$(printf '%s\n' "$tids"; ct_tids "$t" "Hard.Threads.PoolItem("; ct_tids "$t" "Hard.Threads.Named(")"
-    check_eq "threads: PoolItem calls (64)" 64 "$(ct_count "$t" "Hard.Threads.PoolItem(")"
-    check_eq "threads: ParallelBody calls (4000)" 4000 "$(ct_count "$t" "Hard.Threads.ParallelBody(")"
-    check_eq "threads: Native.Tid calls (16 + 64 + 4000)" 4080 "$(ct_count "$t" "Hard.Native.Tid(")"
-    check "threads: every Native.Tid() line returns its own TID column" tid_returns_tid "$t"
-    check "threads: per TID, every block opened is closed, each line at its thread's depth" ct_balance "$t"
-    check_eq "threads: no events dropped" 0 "$(summary_dropped "$t")"
-fi
-
-# ================================================================ async
-if want async; then
-    echo "== async"
-    run_plain as.plain async
-    run_traced as -- async
-    # sum = sum over i < 100 of (3i + 9i) = 59400; Compute twice per Middle;
-    # caught = "async 5".Length.
-    check_stdout as.plain "async: sum=59400 compute=200 caught=7"
-    check_same as as.plain
-    t="$work/as.txt"
-    check_eq "async: Compute's calls = the program's count (200)" 200 "$(ct_count "$t" "Hard.AsyncOps.Compute(")"
-    check_eq "async: Leaf, Middle called 100 times, Top once" "100 100 1" \
-        "$(ct_count "$t" "Hard.AsyncOps.Leaf(") $(ct_count "$t" "Hard.AsyncOps.Middle(") $(ct_count "$t" "Hard.AsyncOps.Top(")"
-    # A state machine's MoveNext is shown as the async method it implements
-    # (docs/tracer.md, "Async methods and iterators"): "async NAME(the
-    # method's arguments from the state machine's fields, <>1__state=S)".
-    check_eq "async: no call line names a compiler-generated state machine (<Method>d__N.MoveNext)" 0 \
-        "$(ct_count_re "$t" '^[^(]*>d__[0-9]+\.MoveNext\(')"
-    # Every await suspends (AsyncOps.cs): Leaf's state machine runs twice per
-    # call, Middle's three times, Top's, ThrowLater's and CatchAsync's twice.
-    check_eq "async: MoveNext frames of Leaf (200), Middle (300), Top (2), ThrowLater (2), CatchAsync (2)" \
-        "200 300 2 2 2" \
-        "$(for m in Leaf Middle Top ThrowLater CatchAsync; do printf '%s ' "$(ct_count "$t" "async Hard.AsyncOps.$m(")"; done | sed 's/ $//')"
-    # Leaf(i) for i < 100: its body starts (state -1) and resumes after its
-    # one await (state 0); Middle(i) also resumes after its second (1).
-    sm_runs() { # FILE METHOD PARAM: "PARAM=V STATE" of each MoveNext line, sorted
-        grep -oE "async Hard\.AsyncOps\.$2\($3=[0-9]+, <>1__state=-?[0-9]+\)" "$1" |
-            sed -E 's/.*\((.*), <>1__state=(.*)\)/\1 \2/' | sort
-    }
-    check_eq "async: Leaf's MoveNext lines show Leaf's argument i=0..99, each with <>1__state=-1 and 0" \
-        "$(for i in $(seq 0 99); do printf 'int i=%s %s\n' "$i" -1 "$i" 0; done | sort)" "$(sm_runs "$t" Leaf 'int i')"
-    check_eq "async: Middle's MoveNext lines show i=0..99, each with <>1__state=-1, 0 and 1" \
-        "$(for i in $(seq 0 99); do printf 'int i=%s %s\n' "$i" -1 "$i" 0 "$i" 1; done | sort)" "$(sm_runs "$t" Middle 'int i')"
-    check_eq "async: Top's MoveNext lines show n=100, <>1__state=-1 then 0" \
-        "$(printf 'int n=100 -1\nint n=100 0')" "$(sm_runs "$t" Top 'int n')"
-    leaf_tids=$(ct_calls "$t" | awk '/ async Hard\.AsyncOps\.Leaf\(/ { print $2 }' | sort -u)
-    pid=$(ct_pid "$t")
-    check "async: Leaf's MoveNext runs on the main thread (start) and on pool threads (after the gate)" \
-        bash -c 'grep -qx "$0" <<<"$1" && grep -qvx "$0" <<<"$1"' "$pid" "$leaf_tids"
-    check_eq "async: the exception thrown after an await is handled by the awaiting method" 1 \
-        "$(ct_count "$t" 'Hard.Exceptions.Handled(string message="async 5") -> int 7')"
-    check "async: per TID, blocks balanced and depths right although continuations hop threads" ct_balance "$t"
-    check_eq "async: no events dropped" 0 "$(summary_dropped "$t")"
-fi
+# ================================================================ threads, async
+for s in threads async; do
+    want $s && ct_cases "$here/cases/hard.case" $s
+done
 
 # ================================================================ tail calls
 if want tailcalls; then
