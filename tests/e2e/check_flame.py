@@ -16,7 +16,20 @@ T the sum of all folded weights:
     nothing else; P is its share of T.
 Prints "frames=N total=T" and, one per line, "STACK<TAB>WIDTH<TAB>TITLE" for
 the drawn frames, or the problems (exit 1).
+
+  check_flame.py fills SVG    a colour per name: the frames of one name have
+                              one fill (exit 1 otherwise)
+  check_flame.py labels SVG   every label is its frame's name, or ".." and
+                              the end of the name; some are cut (prints
+                              "cut labels: N"; exit 1 otherwise)
+  check_flame.py title SVG    the text of the first <text> (the title)
+  check_flame.py script SVG   the script inside its CDATA section
+  check_flame.py drawn SVG    the frames as drawn, [name, x, width] with one
+                              decimal, as JSON (flame_browser.js's form)
+  check_flame.py zoomed JSON  flame_browser.js's frames after a zoom: the
+                              shown ones "NAME@X+WIDTH", then "hidden: N"
 """
+import json
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -114,7 +127,54 @@ def main(svg_path, folded_path, width):
     return 0
 
 
-if __name__ == "__main__":
+def fills(svg):
+    seen = {}
+    for t, f in re.findall(r"<title>(.*?) \([^<]*</title><rect [^>]*fill=\"([^\"]+)\"", open(svg).read()):
+        seen.setdefault(t, set()).add(f)
+    return 0 if seen and all(len(v) == 1 for v in seen.values()) else 1
+
+
+def labels(svg):
+    cut = 0
+    for g in ET.parse(svg).getroot().iter(NS + "g"):
+        title, text = g.find(NS + "title"), g.find(NS + "text")
+        if title is None or text is None:
+            continue
+        name = re.fullmatch(r"(.*) \(([^()]*), ([0-9.]+)%\)", title.text, re.S).group(1)
+        label = text.text or ""
+        if label.startswith(".."):
+            cut += 1
+            if not name.endswith(label[2:]) or len(label) >= len(name) + 2:
+                return "label %r of %r" % (label, name)
+        elif label != name:
+            return "label %r of %r" % (label, name)
+    print("cut labels:", cut)
+    return 0 if cut else "no label was cut (--width 600 should cut some)"
+
+
+def drawn(svg):
+    s = open(svg).read()
+    print(json.dumps([[t, "%.1f" % float(x), "%.1f" % float(w)] for t, x, w in
+                      re.findall(r"<g><title>(.*?) \([^()]*\)</title><rect x=\"([0-9.]+)\" y=\"[0-9.]+\" width=\"([0-9.]+)\"", s)],
+                     separators=(",", ":")))
+    return 0
+
+
+def zoomed(frames):
+    f = json.loads(frames)
+    print(" ".join("%s@%s+%s" % tuple(x) for x in f if len(x) == 3), "hidden:", sum(len(x) == 2 for x in f))
+    return 0
+
+
+if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] in ("fills", "labels", "title", "script", "drawn", "zoomed"):
+    cmd, arg = sys.argv[1], sys.argv[2]
+    if cmd == "title":
+        print(next(ET.parse(arg).getroot().iter(NS + "text")).text)
+    elif cmd == "script":
+        print(re.search(r"<!\[CDATA\[(.*?)\]\]>", open(arg).read(), re.S).group(1))
+    else:
+        sys.exit({"fills": fills, "labels": labels, "drawn": drawn, "zoomed": zoomed}[cmd](arg))
+elif __name__ == "__main__":
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

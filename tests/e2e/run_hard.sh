@@ -72,11 +72,6 @@ exceptions_column() {
         awk -v f="Hard.Exceptions.$f" '/^#  CALLS/ {on = 1; next} on && $NF == f {print $(NF - 1); exit}' "$t"
     done | tr '\n' ' ' | sed 's/ $//'
 }
-# tid_returns_tid FILE: every "Hard.Native.Tid() -> int N" line has TID N.
-tid_returns_tid() {
-    ct_calls "$1" | awk '/Hard\.Native\.Tid\(\) -> int / { n++; if ($NF != $2) { print; bad++ } }
-        END { if (!n) print "no Native.Tid lines"; exit (bad > 0 || !n) }'
-}
 # hot_per_thread FILE PER THREADS: per TID, PER Hot lines with one value of t;
 # THREADS TIDs.
 hot_per_thread() {
@@ -103,223 +98,30 @@ if want exceptions; then
         "$(printf '  } -> int 0\n} -> int 0')" "$(tail -n 2 <<<"$tree")"
 fi
 
-# ================================================================ threads
-if want threads; then
-    echo "== threads"
-    run_plain th.plain threads
-    run_traced th -- threads
-    # 16 threads x 2000, 64 pool items x 100, 4000 Parallel.For iterations.
-    check_stdout th.plain "threads: explicit=32000 pool=6400 parallel=4000 work=42400 bad-names=0"
-    check_same th th.plain
-    t="$work/th.txt"
-    pid=$(ct_pid "$t")
-    check_eq "threads: Work's calls in the trace = the program's count (42400)" 42400 "$(ct_count "$t" "Hard.Threads.Work(")"
-    check_eq "threads: Work's summary row = 42400" 42400 "$(ct_summary_calls "$t" Hard.Threads.Work)"
-    check "threads: every Work line's TID is the tid the program passed (its own gettid())" \
-        ct_tid_is_arg "$t" "Hard.Threads.Work(" tid
-    check "threads: every Named line's TID is the tid the program passed" ct_tid_is_arg "$t" "Hard.Threads.Named(" tid
-    names=$(ct_calls "$t" | grep -oE 'Hard\.Threads\.Named\(string name="worker-[0-9]+"' | sort | tr -d '\n')
-    want_names=$(for k in $(seq -w 0 15); do printf 'Hard.Threads.Named(string name="worker-%s"' "$k"; done)
-    check_eq "threads: 16 named threads, worker-00..worker-15, one Named call each" "$want_names" "$names"
-    tids=$(ct_tids "$t" "Hard.Threads.ThreadMain(")
-    check_eq "threads: ThreadMain ran on 16 distinct threads" 16 "$(grep -c . <<<"$tids")"
-    check "threads: no ThreadMain, PoolItem or Named line carries the main thread's TID ($pid)" \
-        bash -c '! grep -qx "$0" <<<"$1"' "$pid" "$(printf '%s\n' "$tids"; ct_tids "$t" "Hard.Threads.PoolItem("; ct_tids "$t" "Hard.Threads.Named(")"
-    check_eq "threads: PoolItem calls (64)" 64 "$(ct_count "$t" "Hard.Threads.PoolItem(")"
-    check_eq "threads: ParallelBody calls (4000)" 4000 "$(ct_count "$t" "Hard.Threads.ParallelBody(")"
-    check_eq "threads: Native.Tid calls (16 + 64 + 4000)" 4080 "$(ct_count "$t" "Hard.Native.Tid(")"
-    check "threads: every Native.Tid() line returns its own TID column" tid_returns_tid "$t"
-    check "threads: per TID, every block opened is closed, each line at its thread's depth" ct_balance "$t"
-    check_eq "threads: no events dropped" 0 "$(summary_dropped "$t")"
-fi
-
-# ================================================================ async
-if want async; then
-    echo "== async"
-    run_plain as.plain async
-    run_traced as -- async
-    # sum = sum over i < 100 of (3i + 9i) = 59400; Compute twice per Middle;
-    # caught = "async 5".Length.
-    check_stdout as.plain "async: sum=59400 compute=200 caught=7"
-    check_same as as.plain
-    t="$work/as.txt"
-    check_eq "async: Compute's calls = the program's count (200)" 200 "$(ct_count "$t" "Hard.AsyncOps.Compute(")"
-    check_eq "async: Leaf, Middle called 100 times, Top once" "100 100 1" \
-        "$(ct_count "$t" "Hard.AsyncOps.Leaf(") $(ct_count "$t" "Hard.AsyncOps.Middle(") $(ct_count "$t" "Hard.AsyncOps.Top(")"
-    # A state machine's MoveNext is shown as the async method it implements
-    # (docs/tracer.md, "Async methods and iterators"): "async NAME(the
-    # method's arguments from the state machine's fields, <>1__state=S)".
-    check_eq "async: no call line names a compiler-generated state machine (<Method>d__N.MoveNext)" 0 \
-        "$(ct_count_re "$t" '^[^(]*>d__[0-9]+\.MoveNext\(')"
-    # Every await suspends (AsyncOps.cs): Leaf's state machine runs twice per
-    # call, Middle's three times, Top's, ThrowLater's and CatchAsync's twice.
-    check_eq "async: MoveNext frames of Leaf (200), Middle (300), Top (2), ThrowLater (2), CatchAsync (2)" \
-        "200 300 2 2 2" \
-        "$(for m in Leaf Middle Top ThrowLater CatchAsync; do printf '%s ' "$(ct_count "$t" "async Hard.AsyncOps.$m(")"; done | sed 's/ $//')"
-    # Leaf(i) for i < 100: its body starts (state -1) and resumes after its
-    # one await (state 0); Middle(i) also resumes after its second (1).
-    sm_runs() { # FILE METHOD PARAM: "PARAM=V STATE" of each MoveNext line, sorted
-        grep -oE "async Hard\.AsyncOps\.$2\($3=[0-9]+, <>1__state=-?[0-9]+\)" "$1" |
-            sed -E 's/.*\((.*), <>1__state=(.*)\)/\1 \2/' | sort
-    }
-    check_eq "async: Leaf's MoveNext lines show Leaf's argument i=0..99, each with <>1__state=-1 and 0" \
-        "$(for i in $(seq 0 99); do printf 'int i=%s %s\n' "$i" -1 "$i" 0; done | sort)" "$(sm_runs "$t" Leaf 'int i')"
-    check_eq "async: Middle's MoveNext lines show i=0..99, each with <>1__state=-1, 0 and 1" \
-        "$(for i in $(seq 0 99); do printf 'int i=%s %s\n' "$i" -1 "$i" 0 "$i" 1; done | sort)" "$(sm_runs "$t" Middle 'int i')"
-    check_eq "async: Top's MoveNext lines show n=100, <>1__state=-1 then 0" \
-        "$(printf 'int n=100 -1\nint n=100 0')" "$(sm_runs "$t" Top 'int n')"
-    leaf_tids=$(ct_calls "$t" | awk '/ async Hard\.AsyncOps\.Leaf\(/ { print $2 }' | sort -u)
-    pid=$(ct_pid "$t")
-    check "async: Leaf's MoveNext runs on the main thread (start) and on pool threads (after the gate)" \
-        bash -c 'grep -qx "$0" <<<"$1" && grep -qvx "$0" <<<"$1"' "$pid" "$leaf_tids"
-    check_eq "async: the exception thrown after an await is handled by the awaiting method" 1 \
-        "$(ct_count "$t" 'Hard.Exceptions.Handled(string message="async 5") -> int 7')"
-    check "async: per TID, blocks balanced and depths right although continuations hop threads" ct_balance "$t"
-    check_eq "async: no events dropped" 0 "$(summary_dropped "$t")"
-fi
+# ================================================================ threads, async
+for s in threads async; do
+    want $s && ct_cases "$here/cases/hard.case" $s
+done
 
 # ================================================================ tail calls
 if want tailcalls; then
-    echo "== tail calls"
-    run_plain tc.plain tailcalls "$work"
-    # The JIT turns the self-recursive tail call of Countdown into a loop
-    # (no hooks at all); DOTNET_TailCallLoopOpt=0 keeps them real tail calls.
-    run_traced tc DOTNET_TailCallLoopOpt=0 -- tailcalls "$work"
-    # A=600: B(6) * 100 + no A frame on the stack; Countdown=5001: acc 5 *
-    # 1000 + one Countdown frame; Wide=1095: 5 + ... + 14 = 95, and Wide's
-    # frame stays (a tail call through the runtime's helper, which keeps the
-    # first caller's frame as the dispatcher); ToFramework = |-5|.
-    check_stdout tc.plain "$(printf 'tailcalls: A=600\ntailcalls: Countdown=5001\ntailcalls: Wide=1095\ntailcalls: ToFramework=5\ntailcalls: start=0')"
-    check_same tc tc.plain
-    tree=$(ct_tree "$work/tc.txt")
-    expected='    Emitted.Tails.Start(int n=5) {
-      Emitted.Tails.A(int n=5) -> tailcall
-      Emitted.Tails.B(int n=6) {
-        Hard.TailProbe.OnStack(string method="A") -> int 0
-      } -> int 600
-      Hard.TailProbe.Report(string what="A", int value=600)
-      Emitted.Tails.Countdown(int n=5, int acc=0) -> tailcall
-      Emitted.Tails.Countdown(int n=4, int acc=1) -> tailcall
-      Emitted.Tails.Countdown(int n=3, int acc=2) -> tailcall
-      Emitted.Tails.Countdown(int n=2, int acc=3) -> tailcall
-      Emitted.Tails.Countdown(int n=1, int acc=4) -> tailcall
-      Emitted.Tails.Countdown(int n=0, int acc=5) {
-        Hard.TailProbe.OnStack(string method="Countdown") -> int 1
-      } -> int 5001
-      Hard.TailProbe.Report(string what="Countdown", int value=5001)
-      Emitted.Tails.Wide(int n=5) {
-        Emitted.Tails.Many(int a0=5, int a1=6, int a2=7, int a3=8, int a4=9, int a5=10, int a6=11, int a7=12, int a8=13, int a9=14) {
-          Hard.TailProbe.OnStack(string method="Wide") -> int 1
-        } -> int 1095
-      } -> int 1095
-      Hard.TailProbe.Report(string what="Wide", int value=1095)
-      Emitted.Tails.ToFramework(int n=-5) -> tailcall
-      Hard.TailProbe.Report(string what="ToFramework", int value=5)
-    } -> int 0'
-    # The IL engine closes a frame at its IL's tail. prefix, whether or not
-    # the JIT makes a tail call of it: Wide's ten arguments do not fit its
-    # caller's frame, the runtime calls Many through its tail-call helper,
-    # and Wide's frame stays (OnStack: 1); docs/tracer.md, "The IL-probe
-    # engine".
-    if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
-        expected=${expected/'      Emitted.Tails.Wide(int n=5) {
-        Emitted.Tails.Many('/'      Emitted.Tails.Wide(int n=5) -> tailcall
-      Emitted.Tails.Many('}
-        expected=${expected/'          Hard.TailProbe.OnStack(string method="Wide") -> int 1
-        } -> int 1095
-      } -> int 1095'/'        Hard.TailProbe.OnStack(string method="Wide") -> int 1
-      } -> int 1095'}
-    fi
-    check "tail calls: the caller ends '-> tailcall', the target takes its depth, the next call is at the right depth" \
-        ct_diff_tree "$expected" "$(ct_subtree "$tree" "Emitted.Tails.Start(int n=5)")"
-    check "tail calls: blocks balanced" ct_balance "$work/tc.txt"
-    check_eq "tail calls: Countdown 6 calls (5 tail calls + the last)" 6 "$(ct_summary_calls "$work/tc.txt" Emitted.Tails.Countdown)"
-
-    # The launcher sets DOTNET_TailCallLoopOpt=0 itself (the profiler cannot
-    # from inside the process: docs/tracer.md, "Tail calls"); --tail-call-loops
-    # leaves the JIT's default.
+    ct_cases "$here/cases/hard.case" tailcalls
     if [[ -x "$launcher" ]]; then
-        ct_run "$work" tcl "$launcher" run --profiler "$lib" -o "$work/tcl.txt" -- dotnet "$app" tailcalls "$work"
-        check_same tcl tc.plain
-        check_eq "tail calls through clrtrace run, default settings: the 6 recursive Countdown calls are traced" 6 \
-            "$(ct_count "$work/tcl.txt" "Emitted.Tails.Countdown(")"
-        check "tail calls through clrtrace run: the same tree as with DOTNET_TailCallLoopOpt=0" \
-            ct_diff_tree "$expected" "$(ct_subtree "$(ct_tree "$work/tcl.txt")" "Emitted.Tails.Start(int n=5)")"
-        ct_run "$work" tcll "$launcher" run --tail-call-loops --profiler "$lib" -o "$work/tcll.txt" -- \
-            dotnet "$app" tailcalls "$work"
-        check_same tcll tc.plain
-        # The IL engine's entry probe is inside the JIT's loop: every call.
-        check_eq "tail calls through clrtrace run --tail-call-loops: the JIT's loop leaves one Countdown call (IL engine: 6)" \
-            "$([[ ${CLRTRACE_ENGINE:-il} == il ]] && echo 6 || echo 1)" \
-            "$(ct_count "$work/tcll.txt" "Emitted.Tails.Countdown(")"
+        ct_cases "$here/cases/hard.case" tailcalls-launcher
     else
         echo "skip the launcher (no clrtrace beside $lib)"
     fi
-
-    # Default JIT settings: the non-recursive tail calls are the same.
-    run_traced tcd -- tailcalls "$work"
-    check_same tcd tc.plain
-    tree=$(ct_tree "$work/tcd.txt")
-    expected='    Emitted.Tails.Start(int n=5) {
-      Emitted.Tails.A(int n=5) -> tailcall
-      Emitted.Tails.B(int n=6) {
-        Hard.TailProbe.OnStack(string method="A") -> int 0
-      } -> int 600
-      Hard.TailProbe.Report(string what="A", int value=600)'
-    check "tail calls (default JIT): A -> tailcall, B at A's depth" \
-        ct_diff_tree "$expected" "$(ct_between "$tree" "Emitted.Tails.Start(int n=5)" 'what="A"')"
-    check_eq "tail calls (default JIT): ToFramework -> tailcall, then Report at the same depth" \
-        "$(printf '      Emitted.Tails.ToFramework(int n=-5) -> tailcall\n      Hard.TailProbe.Report(string what="ToFramework", int value=5)\n    } -> int 0')" \
-        "$(ct_between "$tree" "Emitted.Tails.ToFramework(" "} -> int 0")"
-    check "tail calls (default JIT): blocks balanced" ct_balance "$work/tcd.txt"
-    # Countdown(n, acc) ends in `tail. call Countdown(n - 1, acc + 1)`. With
-    # default settings the JIT turns a self-recursive tail call into a loop
-    # (morph.cpp, fgMorphPotentialTailCall: fastTailCallToLoop requires only
-    # opts.compTailCallLoopOpt, a fast tail call, not OSR, a recursive
-    # non-virtual call without struct arguments or generic context; nothing
-    # there looks at profiler hooks), so the runtime calls no Enter, Leave or
-    # Tailcall hook for the 5 inner calls: the trace shows one Countdown call.
-    # No event mask flag changes it (COR_PRF_DISABLE_OPTIMIZATIONS was tried,
-    # as were DOTNET_JITMinOpts=1 and DOTNET_TieredCompilation=0: an explicit
-    # `tail.` prefix is honoured in unoptimized code too), and the profiler
-    # cannot set the knob for its own process (JitConfig TailCallLoopOpt is
-    # read from the PAL's copy of the environment taken at start-up; setenv
-    # in Initialize changes nothing). So `clrtrace run` and `record` set
-    # DOTNET_TailCallLoopOpt=0 themselves (checked above); a process started
-    # with the CORECLR_* variables by hand needs it set by hand
-    # (docs/tracer.md, "Tail calls"). The IL engine's entry probe is inside
-    # the JIT's loop: every call.
-    check_eq "tail calls (default JIT, no launcher): the JIT's loop leaves one Countdown call (IL engine: 6)" \
-        "$([[ ${CLRTRACE_ENGINE:-il} == il ]] && echo 6 || echo 1)" \
-        "$(ct_count "$work/tcd.txt" "Emitted.Tails.Countdown(")"
+    ct_cases "$here/cases/hard.case" tailcalls-default
 fi
 
 # ================================================================ interop
-if want interop; then
-    echo "== interop"
-    run_plain io.plain interop
-    run_traced io -- interop
-    check_same io io.plain
+# interop_qsort: qsort's callbacks (reverse P/Invoke) traced as often as the
+# program counted them (its stdout, io.plain.out), each nested one level
+# inside its caller (cases/hard.case, section interop).
+interop_qsort() {
+    local t="$work/io.txt" o tree n sub
     o=$(cat "$work/io.plain.out")
-    # r: Square(i) + running total of Add(i) + (3i + Square(i)) over i < 5 =
-    # 30 + 20 + 60; Square: 5 + 5 (closure) then + 1 (DynamicMethod); ticks:
-    # 3 targets x 5; Config.Get twice (42 each); PerType cctor once per
-    # instantiation (int, string).
-    check "interop: the program's own results" bash -c '
-        grep -qx "interop: getpid matches" <<<"$0" &&
-        grep -qE "^interop: qsort unmanaged-callers-only sorted=True compares=[0-9]+$" <<<"$0" &&
-        grep -qE "^interop: qsort delegate sorted=True compares=[0-9]+$" <<<"$0" &&
-        grep -qx "interop: delegates r=110 square=10 ticks=15" <<<"$0" &&
-        grep -qx "interop: generic virtuals 7 seven 1,2 8 eight" <<<"$0" &&
-        grep -qx "interop: dynamic method 72 square=11" <<<"$0" &&
-        grep -qx "interop: cctor value=84 names=Int32StringInt32 types-seen=2" <<<"$0"' "$o"
-    t="$work/io.txt"
     tree=$(ct_tree "$t")
-    pid=$(ct_pid "$t")
-    check_eq "P/Invoke: Pid() returns getpid(), the pid in the trace's header" \
-        "    Hard.Interop.Pid() -> int $pid" "$(grep -F "Hard.Interop.Pid()" <<<"$tree")"
-    check_eq "P/Invoke: the extern method itself has no line (IL stubs get no hooks, docs/tracer.md)" 0 \
-        "$(ct_count "$t" "Hard.Native.getpid")"
     n=$(sed -n 's/^interop: qsort unmanaged-callers-only sorted=True compares=//p' <<<"$o")
     check_eq "reverse P/Invoke: [UnmanagedCallersOnly] Compare traced as often as qsort called it ($n)" \
         "$n" "$(ct_count "$t" "Hard.Interop.Compare(")"
@@ -332,43 +134,9 @@ if want interop; then
         "$n" "$(ct_count "$t" "Hard.Interop.CompareMarshalled(")"
     check_eq "reverse P/Invoke: every CompareMarshalled nested one level inside SortDelegate" "$n" \
         "$(ct_subtree "$tree" "Hard.Interop.SortDelegate(" | grep -cE '^      Hard\.Interop\.CompareMarshalled\(nint a=0xADDR, nint b=0xADDR\) -> int (-1|0|1)$')"
-    check_eq "delegates: Square 11 calls (static delegate, closure, DynamicMethod)" 11 "$(ct_count "$t" "Hard.Interop.Square(")"
-    check_eq "delegates: instance Add 5, closure 5, multicast TickA/TickB/Tick 5 each" "5 5 5 5 5" \
-        "$(ct_count "$t" "Hard.Accumulator.Add(") $(ct_count_re "$t" '^Hard\.Interop\.<>c__DisplayClass[0-9_]+\.<Delegates>b__[0-9_]+\(') $(ct_count "$t" "Hard.Interop.TickA(") $(ct_count "$t" "Hard.Interop.TickB(") $(ct_count "$t" "Hard.Accumulator.Tick(")"
-    check_eq "delegates: the closure's Square is nested inside the closure" 5 \
-        "$(grep -A1 -E '^      Hard\.Interop\.<>c__DisplayClass[0-9_]+\.<Delegates>b__[0-9_]+\(this=.* \{$' <<<"$tree" | grep -cE '^        Hard\.Interop\.Square\(int x=[0-4]\) -> int (0|1|4|9|16)$')"
-    expected='    Hard.Interop.GenericVirtuals() {
-      Hard.Ident..ctor(this=Hard.Ident@ADDR) {
-        Hard.Conv..ctor(this=Hard.Ident@ADDR)
-      }
-      Hard.Echoer..ctor(this=Hard.Echoer@ADDR)
-      Hard.Ident.Pass<int>(this=Hard.Ident@ADDR, int x=7) -> int 7
-      Hard.Ident.Pass<T>(this=Hard.Ident@ADDR, T x="seven") -> T "seven"
-      Hard.Ident.Pass<Pt>(this=Hard.Ident@ADDR, Pt x={X=1, Y=2}) -> Pt {X=1, Y=2}
-      Hard.Echoer.Echo<long>(this=Hard.Echoer@ADDR, long x=8) -> long 8
-      Hard.Echoer.Echo<T>(this=Hard.Echoer@ADDR, T x="eight") -> T "eight"
-    } -> string "7 seven 1,2 8 eight"'
-    if [[ ${CLRTRACE_ENGINE:-il} == il ]]; then
-        # The IL engine names shared code's calls by the instantiation that
-        # runs (the entry's type handles): string, not T.
-        expected=${expected//'Pass<T>(this=Hard.Ident@ADDR, T x="seven") -> T "seven"'/'Pass<string>(this=Hard.Ident@ADDR, string x="seven") -> string "seven"'}
-        expected=${expected//'Echo<T>(this=Hard.Echoer@ADDR, T x="eight") -> T "eight"'/'Echo<string>(this=Hard.Echoer@ADDR, string x="eight") -> string "eight"'}
-    fi
-    check "generic virtual methods: class and interface, int/long/struct (exact) and string (shared code)" \
-        ct_diff_tree "$expected" "$(ct_subtree "$tree" "Hard.Interop.GenericVirtuals()")"
-    expected='    Hard.Interop.CallDynamic(Func<int, int> f=System.Func<int, int>@ADDR, int x=6) {
-      Hard.Interop.Square(int x=6) -> int 36
-    } -> int 72'
-    check "DynamicMethod: no line of its own (documented), the traced method it calls is nested in its caller" \
-        ct_diff_tree "$expected" "$(ct_subtree "$tree" "Hard.Interop.CallDynamic(")"
-    # (the IL engine names the shared code's by its instantiation: string)
-    check_eq "static constructors: Config..cctor once, PerType<int>..cctor once, PerType<T>..cctor (string) once" \
-        "1 1 1" "$(ct_count "$t" "Hard.Config..cctor()") $(ct_count "$t" "Hard.PerType<int>..cctor()") $(ct_count "$t" "Hard.PerType<$([[ ${CLRTRACE_ENGINE:-il} == il ]] && echo string || echo T)>..cctor()")"
-    check_eq "static constructors: the cctor's own call (Seed) nested in it" \
-        "$(printf '%s\n' "Hard.Config..cctor() {" "  Hard.Config.Seed(int x=41) -> int 42" "}")" \
-        "$(ct_subtree "$tree" "Hard.Config..cctor()" | ct_dedent)"
-    check "interop: blocks balanced" ct_balance "$t"
-    check_eq "interop: no events dropped" 0 "$(summary_dropped "$t")"
+}
+if want interop; then
+    ct_cases "$here/cases/hard.case" interop
 fi
 
 # ================================================================ recursion
@@ -381,48 +149,7 @@ fi
 
 # ================================================================ ending
 if want ending; then
-    echo "== ending"
-    run_plain exit.plain exit
-    run_traced exit -- exit
-    check_stdout exit.plain "exit: going down"
-    check_eq "Environment.Exit(5) from 20 frames down: exit code 5" 5 "$(cat "$work/exit.plain.rc")"
-    check_same exit exit.plain
-    t="$work/exit.txt"
-    check "Environment.Exit: the trace ends with the summary and the shutdown line" \
-        bash -c 'grep -q "^# summary: " "$0" && tail -n 1 "$0" | grep -q "^# clrtrace: shutdown, "' "$t"
-    # Main -> Ending.Exit -> Down(20) ... Down(0): 23 calls open when the
-    # process ends; the innermost is written as an open block at shutdown.
-    check_eq "Environment.Exit: the calls open at exit are written, Down(n=0) 22 levels deep" \
-        "$(printf '%44sHard.Ending.Down(int n=0, bool raise=false) {' '')" \
-        "$(ct_tree "$t" | grep -F 'Down(int n=0,')"
-    check "Environment.Exit: each line at its depth (calls left open)" ct_balance "$t" open-ok
-
-    run_plain unh.plain unhandled
-    run_traced unh -- unhandled
-    check_eq "unhandled exception: the untraced run aborts (134) with the runtime's report" \
-        "134 Unhandled exception. System.InvalidOperationException: unhandled from depth 20" \
-        "$(cat "$work/unh.plain.rc") $(head -n 1 "$work/unh.plain.err")"
-    check_same unh unh.plain
-    # The runtime finds no catcher, calls AppContext.OnUnhandledException
-    # (watched by the profiler), prints its report, unwinds every frame and
-    # aborts with SIGABRT reset to the default action (no Shutdown, no exit
-    # handlers, no signal handler of ours): the profiler finishes the trace
-    # when the second pass reaches the outermost frame (Main).
-    t="$work/unh.txt"
-    check "unhandled exception: the trace has the calls up to the throw" \
-        grep -qF 'Hard.Ending.Down(int n=0, bool raise=true)' "$t"
-    check "unhandled exception: the trace ends with the summary and the shutdown line" \
-        bash -c 'grep -q "^# summary: " "$0" && tail -n 1 "$0" | grep -q "^# clrtrace: shutdown, "' "$t"
-    # Main -> Ending.Unhandled -> Down(20) ... Down(0): 23 frames, each
-    # closed by the exception.
-    check_eq "unhandled exception: Down(n=0) left by the exception 22 levels deep, Main closed last" \
-        "$(printf '%44sHard.Ending.Down(int n=0, bool raise=true) -> exception %s|} exception %s' '' \
-            'System.InvalidOperationException: "unhandled from depth 20"' \
-            'System.InvalidOperationException: "unhandled from depth 20"')" \
-        "$(ct_tree "$t" | grep -F 'Down(int n=0,')|$(ct_tree "$t" | tail -n 1)"
-    check "unhandled exception: balanced, every frame closed" ct_balance "$t"
-    check_eq "unhandled exception: no events dropped" 0 "$(summary_dropped "$t")"
-
+    ct_cases "$here/cases/hard.case" ending
     for sig in TERM INT; do
         ready_then_signal "sig$sig.plain" "$sig"
         ready_then_signal "sig$sig" "$sig" "${traced[@]}" "CLRTRACE_OUTPUT=$work/sig$sig.txt"

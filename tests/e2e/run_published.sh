@@ -47,6 +47,9 @@
 #      framework (src/agent/model/identity.c), read by
 #      System.Reflection.AssemblyName (`Published tokens DIR...`); the
 #      target's own assembly carries another.
+# The checks are the cases of cases/published.case (sections run, tree and
+# tree-async for each variant, names, attach, tokens); the script publishes,
+# reads the runtimes' versions and serves the attached programs.
 # Ends with "run_published.sh: N passed, M failed".
 set -uo pipefail
 
@@ -109,53 +112,19 @@ runtime_of() {
 }
 
 # ----------------------------------------------------------------- checks
-# The line Program.Main prints (Program.cs): Make(7, "seven"), Total of
-# {1, 2, 3}, map["b"], 2024-02-28 + 1 day, the caught chain, 20 + 21 + 1,
-# "hello".Length.
-want_out='order=7:seven total=6 lookup=2 next=2024-02-29 caught=outer/inner 5 sum=42 len=5'
+cf="$here/cases/published.case"
 
-# want_tree PID: the main thread's calls, from Program.cs (ct_tree's form:
-# addresses as @ADDR; the state machine's class number as d__N).
-want_tree() {
-    ct_dedent <<EOF
-    Pub.Program.Main(string[] args=string[0] {}) {
-      Pub.Work.Make(int id=7, string name="seven") {
-        Pub.Order..ctor(this=Pub.Order@ADDR, int id=7, string name="seven")
-      } -> Order Pub.Order{Id=7, Name="seven"}
-      Pub.Work.Total(List<int> items=List<int>(3) {1, 2, 3}) -> int 6
-      Pub.Work.Lookup(Dictionary<string, int> map=Dictionary<string, int>(2) {["a"]=1, ["b"]=2}, string key="b") -> int 2
-      Pub.Work.NextDay(DateOnly day=2024-02-28) -> DateOnly 2024-02-29
-      Pub.Work.Outer(int n=5) {
-        Pub.Work.Inner(int n=5) -> exception System.InvalidOperationException: "inner 5"
-      } exception System.ApplicationException: "outer" <- System.InvalidOperationException: "inner 5"
-      Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}) {
-        async Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}, <>1__state=-1)
-      } -> Task<int> System.Runtime.CompilerServices.AsyncTaskMethodBuilder<int>.AsyncStateMachineBox<Pub.Work.<SumAsync>d__N>{Status=WaitingForActivation}  (async: goes on)
-      async Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=RanToCompletion, Result=1}, <>1__state=0) {
-        Pub.Work.SumAsync(int a=20, int b=21, Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}) -> int 42  (async: task ended)
-      }
-      Pub.Work.Done(Task<int> task=System.Runtime.CompilerServices.AsyncTaskMethodBuilder<int>.AsyncStateMachineBox<Pub.Work.<SumAsync>d__N>{Status=RanToCompletion, Result=42}) -> int 42
-      Pub.Work.WriteRead(string path="$work/clrtrace-published-$1", string text="hello") -> int 5
-    } -> int 3
-EOF
-}
-
-# want_tree_async PID: want_tree where SumAsync is a runtime-async method
-# (no state machine; docs/tracer.md, "Async methods and iterators"): with
-# the IL engine one logical call, its arguments at its entry, "(async: goes
-# on)" where it suspends on the gate, its end (20 + 21 + 1) when Main
-# completes the gate; the ELT engine does not trace it (none of its lines);
-# the task Done reads is the runtime's own class (TASK).
-want_tree_async() {
-    local g='Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}'
-    want_tree "$1" | grep -v 'SumAsync(\|^  } -> Task<int>\|^  }$' |
-        sed -E 's/task=[A-Za-z.]+<int>[A-Za-z.<>_]*\{/task=TASK{/' |
-        if [[ $engine == il ]]; then
-            awk -v g="$g" '/Pub\.Work\.Done\(/ {
-                print "  Pub.Work.SumAsync(int a=20, int b=21, " g ")  (async: goes on)"
-                print "  Pub.Work.SumAsync(int a=20, int b=21, " g ") -> int 42  (async: task ended)" }
-                { print }'
-        else cat; fi
+# ptree FILE [TASK]: FILE's main thread's calls (ct_tree), the state
+# machine's class number as d__N, the file WriteRead wrote (this run's
+# $work/clrtrace-published-PID, exactly) as its name in the case file; with
+# TASK the task Done reads, a runtime-async method's (the runtime's own
+# class), as TASK.
+ptree() {
+    local pid w=${work//./\\.}
+    pid=$(ct_pid "$1")
+    ct_tree "$1" | sed -E -e 's/d__[0-9]+>/d__N>/g' \
+        -e "s|path=\"$w/clrtrace-published-$pid\"|path=\"\\\$work/clrtrace-published-\\\$pid\"|" |
+        if [[ -n ${2:-} ]]; then sed -E 's/task=[A-Za-z.]+<int>[A-Za-z.<>_]*\{/task=TASK{/'; else cat; fi
 }
 
 # not_mine FILE: call lines whose function is not the program's own (Pub.*).
@@ -185,54 +154,18 @@ summary_agrees() {
     ct_diff_tree "$tree" "$rows"
 }
 
-# check_run VARIANT MAJOR INFO [WANT]: a traced run of the variant's
-# apphost; WANT the function that writes the expected tree (want_tree).
+# check_run VARIANT MAJOR INFO [TREE]: a traced run of the variant's
+# apphost (the case file's sections run and TREE, default tree).
 check_run() {
-    local v=$1 major=$2 info=$3 want=${4:-want_tree} t name ver pid
+    local v=$1 major=$2 info=$3 run=$1.$engine ver
     [[ -n "${exe[$v]:-}" ]] || return 0
-    name=$v.$engine
-    t=$work/$name.txt
     echo "== $v ($engine engine)"
-    ct_run "$work" "$name" env TMPDIR="$work" "$ct" run -o "$t" -- "${sanit[@]}" "${exe[$v]}"
-    check_eq "$v: exit code 3 (Program.Main)" 3 "$(cat "$work/$name.rc")"
-    check_eq "$v: the program printed what its source says" "$want_out" "$(cat "$work/$name.out")"
-    [[ -s "$t" ]] || { ct_fail "$v: a trace was written" "$(head -n 3 "$work/$name.err")"; return; }
-    check "$v: header: filter my code, by public key token" \
-        grep -qE '^# clrtrace: .*/Published, pid [0-9]+, [0-9TZ:-]+, filter: my code \(framework by public key token\)$' "$t"
     ver=$(runtime_of "${exe[$v]}" "$major")
-    check "$v: header: CoreCLR $ver (.NET $major), ICorProfilerInfo$info" \
-        grep -qE "^# CoreCLR ${ver//./\\.}, ICorProfilerInfo$info, " "$t"
     [[ $ver == "$major".* ]] || ct_fail "$v: the runtime's version $ver is .NET $major's"
-    pid=$(ct_pid "$t")
-    check "$v: the main thread's calls, as Program.cs makes them" \
-        ct_diff_tree "$("$want" "$pid")" "$(ct_tree "$t" | sed -E 's/d__[0-9]+>/d__N>/g' |
-            if [[ $want == want_tree_async ]]; then
-                sed -E 's/task=[A-Za-z.]+<int>[A-Za-z.<>_]*\{/task=TASK{/'
-            else cat; fi)"
-    check "$v: only the program's own code is traced (no framework function)" not_mine "$t"
-    check "$v: the summary's rows are the tree's functions and calls" summary_agrees "$t"
-    check "$v: balanced frames" ct_balance "$t"
+    ct_cases "$cf" run
+    [[ -s "$work/$run.txt" ]] || ct_fail "$v: a trace was written" "$(head -n 3 "$work/$run.err")"
+    t=$run.txt label="the main thread's calls, as Program.cs makes them" ct_cases "$cf" "${4:-tree}"
 }
-
-# check_names VARIANT: assemblies by name (`--assembly`, from the runtime's
-# GetAssemblyInfo), where a single-file bundle's have no file path: the
-# program's own, and CoreLib's (a method of it chosen by -F).
-check_names() {
-    local v=$1 t
-    [[ -n "${exe[$v]:-}" ]] || return 0
-    t=$work/$v-asm.txt
-    ct_run "$work" "$v-asm" env TMPDIR="$work" "$ct" run --assembly Published -o "$t" -- "${sanit[@]}" "${exe[$v]}"
-    check "$v: --assembly Published traces the program's tree" \
-        ct_diff_tree "$(want_tree "$(ct_pid "$t")")" "$(ct_tree "$t" | sed -E 's/d__[0-9]+>/d__N>/g')"
-    t=$work/$v-corelib.txt
-    ct_run "$work" "$v-corelib" "$ct" run --assembly System.Private.CoreLib -F 'System.DateOnly.AddDays' \
-        -o "$t" -- "${sanit[@]}" "${exe[$v]}"
-    # Work.NextDay calls day.AddDays(1) on 2024-02-28, once.
-    check "$v: --assembly System.Private.CoreLib -F System.DateOnly.AddDays: its one call" \
-        check_eq_text "System.DateOnly.AddDays(this=0xADDR -> 2024-02-28, int value=1) -> DateOnly 2024-02-29" \
-        "$(ct_tree "$t")"
-}
-check_eq_text() { [[ "$1" == "$2" ]] || { echo "expected: $1"; echo "actual:   $2"; return 1; }; }
 
 check_run apphost 10 15
 check_run net10 10 15
@@ -242,37 +175,28 @@ check_run trimmed 10 15
 check_run net8 8 14
 check_run net9 9 15
 check_run net11 11 15
-check_run net11async 11 15 want_tree_async
-check_names singlefile
+check_run net11async 11 15 tree-async
+if [[ -n "${exe[singlefile]:-}" ]]; then
+    v=singlefile ct_cases "$cf" names
+    v=singlefile t=singlefile-asm.txt label="--assembly Published traces the program's tree" ct_cases "$cf" tree
+fi
 
 # ------------------------------------------------------------------ attach
 # check_attach VARIANT MAJOR INFO: `clrtrace run -p` on `Published serve FLAG`.
 check_attach() {
-    local v=$1 major=$2 info=$3 t spid i ver
+    local v=$1 major=$2 info=$3 spid i ver
     [[ -n "${exe[$v]:-}" ]] || return 0
     echo "== attach: $v"
-    t=$work/attach-$v.txt
     rm -f "$work/flag-$v"
     ( env CLRTRACE_PRELOAD_SANITIZERS=1 "${sanit[@]}" "${exe[$v]}" serve "$work/flag-$v" \
         >"$work/serve-$v.out" 2>"$work/serve-$v.err"
       echo $? >"$work/serve-$v.rc" ) 2>/dev/null &
     ct_ready_pid "$work/serve-$v.out" 300 || { ct_fail "attach $v: the service started"; touch "$work/flag-$v"; return; }
-    ct_run "$work" "attach-$v" "$ct" run -p "$spid" -d 1s -o "$t"
+    ct_run "$work" "attach-$v" "$ct" run -p "$spid" -d 1s -o "$work/attach-$v.txt"
     touch "$work/flag-$v"
     for ((i = 0; i < 300; i++)); do [[ -s "$work/serve-$v.rc" ]] && break; sleep 0.1; done
-    check_eq "attach $v: clrtrace exits 0" 0 "$(cat "$work/attach-$v.rc")"
-    check_eq "attach $v: the service ends on its own (exit 0)" 0 "$(cat "$work/serve-$v.rc" 2>/dev/null)"
-    check_eq "attach $v: the service printed only its ready line" "ready $spid" "$(cat "$work/serve-$v.out")"
     ver=$(runtime_of "${exe[$v]}" "$major")
-    check "attach $v: header: CoreCLR $ver, ICorProfilerInfo$info, engine il, attached" \
-        grep -qE "^# CoreCLR ${ver//./\\.}, ICorProfilerInfo$info, engine il, .*, attached$" "$t"
-    # Program.Serve calls Work.Tick(n) with n = 0..999 in turn: each returns 2n.
-    check "attach $v: Tick calls traced, each -> int 2n" \
-        awk '/Pub\.Work\.Tick\(int n=[0-9]+\) -> int [0-9]+$/ {
-                 match($0, /n=[0-9]+/); n = substr($0, RSTART + 2, RLENGTH - 2)
-                 r = $NF; c++; if (r != 2 * n) { print "wrong: " $0; bad++ } }
-             END { if (c < 10) { print c + 0 " Tick calls"; exit 1 } exit bad > 0 }' "$t"
-    check "attach $v: only the program's own code is traced" not_mine "$t"
+    ct_cases "$cf" attach
 }
 
 if [[ $engine == il ]]; then
@@ -292,12 +216,7 @@ if [[ $engine == il ]]; then
         [[ -n "${exe[$v]:-}" ]] && dirs+=("$(dirname "${exe[$v]}")")
     done
     dotnet "${exe[apphost]}.dll" tokens "${dirs[@]}" >"$work/tokens.txt" 2>&1
-    check "tokens: read from ${#dirs[@]} folders" test "$(wc -l <"$work/tokens.txt")" -gt 500
-    check_eq "tokens: every framework assembly carries a framework token (identity.c)" "" \
-        "$(awk -v fw="$fw_tokens" 'BEGIN { n = split(fw, a, " "); for (i = 1; i <= n; i++) ok[a[i]] = 1 }
-            $2 != "Published" && !ok[$1] { print }' "$work/tokens.txt" | sort -u | head -n 5)"
-    check_eq "tokens: the target's own key is not one of them" "" \
-        "$(awk -v fw="$fw_tokens" '$2 == "Published" && index(fw, $1) { print }' "$work/tokens.txt")"
+    ct_cases "$cf" tokens
 fi
 
 ct_end run_published.sh

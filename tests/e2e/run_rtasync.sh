@@ -25,6 +25,7 @@
 #   3. the ELT engine and the IL engine's --no-args: the runtime-async
 #      methods are not traced (docs/tracer.md), the program is unchanged,
 #      the rest traced.
+# The checks are the cases of cases/rtasync.case (sections main and tree).
 # Exits 77 (skipped) when the 11.0.0 runtime pack does not restore here.
 # Ends with "run_rtasync.sh: N passed, M failed".
 set -uo pipefail
@@ -43,54 +44,8 @@ exe=$(CT_PUBLISH_QUIET=1 ct_dotnet_publish "$root/tests/targets/RtAsync" net11as
     -p:Features=runtime-async=on -p:EnablePreviewFeatures=true) && [[ -n "$exe" ]] ||
     { echo "skip: the .NET 11.0.0 runtime pack does not restore here"; exit 77; }
 
-# ------------------------------------------------------------------ 1
-"$exe" impl >"$work/impl.txt" 2>&1
-for m in Quick Sum Inner Outer FailLate FailEarly Pause Twice ChainFail Catcher Hop HopTwice; do
-    check "$m is runtime-async (MethodImplAttributes.Async)" grep -qx "$m async" "$work/impl.txt"
-done
-check "Plain is not" grep -qx "Plain plain" "$work/impl.txt"
-
-ct_run "$work" plain "$exe"
-want_out='quick=2 sum=42 plain=12 outer=v=10 late=late 7 early=early 3 pause=RanToCompletion twice=42 chain=late 9 caught=7 hops=10'
-check_eq "untraced: exit code 5" 5 "$(cat "$work/plain.rc")"
-check_eq "untraced: the line Program.cs prints" "$want_out" "$(cat "$work/plain.out")"
-
-# ------------------------------------------------------------------ 2
-gate='Task<int> gate=System.Threading.Tasks.Task<int>{Status=WaitingForActivation}'
-want_main() {
-    ct_dedent <<EOF
-    Rt.Program.Main(string[] args=string[0] {}) {
-      Rt.Work.Quick(int x=1) -> int 2
-      Rt.Work.Sum(int a=20, int b=21, $gate)  (async: goes on)
-      Rt.Work.Plain(int x=4) -> int 12
-      Rt.Work.Sum(int a=20, int b=21, $gate) -> int 42  (async: task ended)
-      Rt.Work.Outer(string tag="v=", $gate) {
-        Rt.Work.Inner($gate)  (async: goes on)
-      }  (async: goes on)
-      Rt.Work.Inner($gate) -> int 10  (async: task ended)
-      Rt.Work.Outer(string tag="v=", $gate) -> string "v=10"  (async: task ended)
-      Rt.Work.FailLate($gate)  (async: goes on)
-      Rt.Work.FailLate($gate) -> exception System.InvalidOperationException: "late 7"  (async: task ended)
-      Rt.Work.FailEarly(int n=3) -> exception System.ArgumentException: "early 3"
-      Rt.Work.Pause($gate)  (async: goes on)
-      Rt.Work.Pause($gate)  (async: task ended)
-      Rt.Work.Twice(long v=21, $gate)  (async: goes on)
-      Rt.Work.Twice(long v=21, $gate) -> long 42  (async: task ended)
-      Rt.Work.ChainFail($gate) {
-        Rt.Work.FailLate($gate)  (async: goes on)
-      }  (async: goes on)
-      Rt.Work.FailLate($gate) -> exception System.InvalidOperationException: "late 9"  (async: task ended)
-      Rt.Work.ChainFail($gate) -> exception System.InvalidOperationException: "late 9"  (async: task ended)
-      Rt.Work.Catcher($gate) {
-        Rt.Work.FailLate($gate)  (async: goes on)
-      }  (async: goes on)
-      Rt.Work.FailLate($gate) -> exception System.InvalidOperationException: "late 11"  (async: task ended)
-      Rt.Work.Catcher($gate) -> int 7  (async: task ended)
-      Rt.Work.HopTwice(int x=2)  (async: goes on)
-    } -> int 5
-EOF
-}
-# (lines of other threads, as ct_calls gives them, without time and thread)
+# others FILE: the lines of the threads but the main one, as ct_calls gives
+# them, without time and thread.
 others() {
     local pid
     pid=$(ct_pid "$1")
@@ -99,53 +54,9 @@ others() {
         t = substr($0, RLENGTH + 1); sub(/^ *[0-9.]+ [mun]?s  /, "", t); sub(/^ +/, "", t); print t }'
 }
 
-echo "== the IL engine"
-t=$work/il.txt
-ct_run "$work" il "$ct" run -o "$t" -- "${sanit[@]}" "$exe"
-check "IL: the program runs as untraced" ct_same_run "$work" plain il
-check "IL: the header names the engine" grep -qE '^# CoreCLR 11\.0\.[0-9]+, ICorProfilerInfo[0-9]+, engine il, ' "$t"
-check "IL: the main thread's calls, as Program.cs makes them" ct_diff_tree "$(want_main)" "$(ct_tree "$t")"
-# HopTwice resumes on the thread pool after its Task.Yield, awaits Hop (which
-# suspends at its own Task.Yield), Hop calls Plain(2) there, and HopTwice
-# Plain(1): their lines on the pool's threads.
-others "$t" >"$work/il.others"
-for want in 'Rt.Work.Hop(int x=2)  (async: goes on)' 'Rt.Work.Plain(int x=2) -> int 6' \
-    'Rt.Work.Hop(int x=2) -> int 7  (async: task ended)' 'Rt.Work.Plain(int x=1) -> int 3' \
-    'Rt.Work.HopTwice(int x=2) -> int 10  (async: task ended)'; do
-    check "IL: on a pool thread: $want" grep -qxF -- "$want" "$work/il.others"
-done
-check_eq "IL: nothing else on other threads" 5 "$(wc -l <"$work/il.others")"
-check "IL: balanced frames" ct_balance "$t"
-
-ct_run "$work" ilrec "$ct" record -o "$work/ilrec" -- "${sanit[@]}" "$exe"
-check "IL record: the program runs as untraced" ct_same_run "$work" plain ilrec
-"$ct" report "$work/ilrec" >"$work/ilrec.report" 2>&1
-# One call each (FailLate three), however many times it suspended.
-for f in Quick Sum Inner Outer FailEarly Pause Twice ChainFail Catcher Hop HopTwice; do
-    check "report: Rt.Work.$f counted once" grep -qE "^ +1 .* Rt\.Work\.$f$" "$work/ilrec.report"
-done
-check "report: Rt.Work.FailLate counted three times, three exceptions" \
-    grep -qE '^ +3 .* 3  Rt\.Work\.FailLate$' "$work/ilrec.report"
-"$ct" replay "$work/ilrec" >"$work/ilrec.txt" 2>&1
-check "replay: the same main thread" ct_diff_tree "$(want_main)" "$(ct_tree "$work/ilrec.txt")"
-
-# A call left out by its condition (--when on Sum's arguments: a = 20) is
-# followed all the same, untold: its suspension closes its frame, and the
-# rest of the tree is as above without Sum's two lines.
-ct_run "$work" ilwhen "$ct" run --when 'Rt.Work.Sum: a > 100' -o "$work/ilwhen.txt" -- "${sanit[@]}" "$exe"
-check "IL, Sum left out by --when: the program runs as untraced" ct_same_run "$work" plain ilwhen
-check "IL, Sum left out by --when: the main thread's other calls as above" \
-    ct_diff_tree "$(want_main | grep -v 'Rt\.Work\.Sum(')" "$(ct_tree "$work/ilwhen.txt")"
-
-# ------------------------------------------------------------------ 3
-for mode in "elt:--engine=elt" "il-noargs:--no-args"; do
-    name=${mode%%:*} opt=${mode#*:}
-    echo "== $name: runtime-async methods not traced"
-    t=$work/$name.txt
-    ct_run "$work" "$name" "$ct" run "$opt" -o "$t" -- "${sanit[@]}" "$exe"
-    check "$name: the program runs as untraced" ct_same_run "$work" plain "$name"
-    check "$name: no runtime-async method traced" bash -c '! grep -qE "Rt\.Work\.(Quick|Sum|Inner|Outer|FailLate|FailEarly|Pause|Twice|ChainFail|Catcher|Hop|HopTwice)\(" "$0"' "$t"
-    check "$name: Plain traced (3 calls)" test "$(grep -c 'Rt\.Work\.Plain(' "$t")" -eq 3
-done
+cf="$here/cases/rtasync.case"
+ct_cases "$cf" main
+t=il.txt label="IL: the main thread's calls, as Program.cs makes them" ct_cases "$cf" tree
+t=replay.out label="replay: the same main thread" ct_cases "$cf" tree
 
 ct_end run_rtasync.sh
