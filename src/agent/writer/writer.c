@@ -1,3 +1,6 @@
+/* The writer thread (writer.h): its rounds over the threads' rings, the
+ * queue of definitions, the trace file (blocks, zstd, segments under
+ * --max-size) and the live log; its state is one struct, g_wr. */
 #include "writer.h"
 
 #include <errno.h>
