@@ -1,4 +1,4 @@
-/* The Activity current on a thread, read in the hook (record.h,
+/* The Activity current on a thread, read in the hook (skeletons.h,
  * ct_rec_activity): no managed code, no allocation, bounded hops, every
  * object's class checked. The path, as dotnet/runtime lays it out
  * (System.Private.CoreLib's Thread.cs, ExecutionContext.cs,

@@ -1,4 +1,4 @@
-/* --inject's decision at a call's entry (record.h, ct_rec_inject_decide):
+/* --inject's decision at a call's entry (internal.h, ct_rec_inject_decide):
  * each fault bound to the method (model/inject_bind.h) in turn, its condition
  * read from the argument slots as --when reads them, then its selectors on
  * the number of calls that met the condition; the first that chooses the

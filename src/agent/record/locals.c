@@ -1,4 +1,4 @@
-/* --locals: a frame's values as an exception passes through it (record.h,
+/* --locals: a frame's values as an exception passes through it (internal.h,
  * ct_rec_locals). Called from the IL engine's exception filter around a
  * traced method's body, in the exception's first pass: before any finally
  * of the frame runs, the frame's locals as the throw left them. The filter

@@ -1,4 +1,4 @@
-/* Publishing event records into the thread's ring (record.h), and the
+/* Publishing event records into the thread's ring (internal.h), and the
  * bench-only naive mode's publishing, which renders each record in the hook
  * instead (ct_writer_naive_event): the engines' naive entry points use it,
  * so the ring's path never asks which mode runs. */

@@ -1,4 +1,4 @@
-/* A value captured with its plan into the event being built (record.h):
+/* A value captured with its plan into the event being built (internal.h):
  * the common cases copied at once, the rest through ct_capture with the
  * thread's class cache; the out arguments remembered at enter and read
  * again at return. */

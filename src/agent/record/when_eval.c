@@ -1,4 +1,4 @@
-/* Conditions (--when) evaluated in the enter hook (record.h,
+/* Conditions (--when) evaluated in the enter hook (internal.h,
  * ct_rec_when_holds): each path of a bound condition (model/when_bind.h) read
  * from the argument slots the capture collected, through the same plans
  * and object layouts: struct fields by their plan, objects by their
