@@ -70,6 +70,9 @@
 #                              FIRST to the one with LAST or to the end of
 #                              FIRST's call, is exactly this
 # A line the runner does not know is a FAIL naming the file and the line.
+# The script's variables a case reads must not be named as the runner's
+# locals (c, n, i, f, b, w, at, line, lines, desc, rest, kind, body, out,
+# name, text, count, file, part...): those would hide them.
 
 ct_cases() {
     local file=$1 part=${2:-} lines n i at line desc rest kind body have_body have_desc skip=0 out=0 lack= c

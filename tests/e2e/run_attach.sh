@@ -30,6 +30,8 @@
 #      a service started inside a traced run that left it untraced
 #      (--no-follow) is attached to as any other;
 #   5. -p with a program, -d without -p: usage errors (exit 2).
+# The checks of the attached traces' values and the usage errors are the
+# cases of cases/attach.case (sections handles, usage).
 # Ends with "run_attach.sh: N passed, M failed".
 set -uo pipefail
 
@@ -74,57 +76,10 @@ finish() {
 # body NAME: the service's output without its "ready PID" line.
 body() { grep -v '^ready ' "$work/$1.out"; }
 
-# check_handles TRACE NAME MIN: every Handle line carries the values of the
-# source (a call in flight at the detach is open at the end: no return
-# value), and there are calls of at least MIN workers; frames balanced but
-# for those calls.
-check_handles() {
-    local trace=$1 name=$2 min=$3
-    check "$name: every Handle call reads tag \"w\"+W, order {Id=N, Amount=N/2} and returns 2N+W" awk '
-        /Svc\.Handlers\.Handle\(/ {
-            if (!match($0, /Handle\(int worker=[0-9]+, long n=[0-9]+, string tag="w[0-9]+", Order order=Svc\.Order\{Id=[0-9]+, Amount=[0-9.]+\}\)( -> long [0-9]+| \{)$/)) {
-                print "not in the expected form: " $0; bad++; next
-            }
-            open = $0 ~ / \{$/
-            s = substr($0, RSTART)
-            split(s, f, /[=,"{}) ]+/)
-            # f: Handle(int worker W long n N string tag wW Order order Svc.Order Id I Amount A -> long R
-            w = f[3]; n = f[6]; tag = f[9]; id = f[14]; ret = f[19]
-            if (tag != "w" w || id != n || f[16] * 2 != n || (!open && ret != 2 * n + w)) { print "wrong values: " $0; bad++ }
-            seen[w] = 1; calls++
-        }
-        END {
-            for (w in seen) nw++
-            if (calls < 100 || nw < '"$min"') { print calls + 0 " calls of " nw + 0 " workers"; bad++ }
-            exit bad > 0
-        }' "$trace"
-    check "$name: Validate(N) throws for N % 50 == 49 only, with its message" awk '
-        /Svc\.Handlers\.Validate\(/ {
-            if ($0 ~ /Validate\(long n=[0-9]+\) \{$/) next  # in flight at the detach
-            if (!match($0, /Validate\(long n=[0-9]+\)( -> exception System\.InvalidOperationException: "n=[0-9]+")?$/)) {
-                print "not in the expected form: " $0; bad++; next
-            }
-            split(substr($0, RSTART), f, /[=")]+/)
-            n = f[2] + 0
-            if ((n % 50 == 49) != (f[4] != "")) { print "wrong: " $0; bad++ }
-            if (n % 50 == 49) { thrown++; if (f[5] + 0 != n) { print "wrong message: " $0; bad++ } }
-        }
-        END { if (thrown < 2) { print thrown + 0 " thrown"; bad++ } exit bad > 0 }' "$trace"
-    check "$name: generic code: Echo<string>(tag) -> tag, Box<long>.Get() -> N" awk '
-        /Svc\.Handlers\.Echo<[^ ]*\(/ {
-            if ($0 ~ /Echo<string>\(string x="w[0-9]+"\) \{$/) next  # in flight at the detach
-            if (!match($0, /Svc\.Handlers\.Echo<string>\(string x="w[0-9]+"\) -> string "w[0-9]+"$/)) { print; bad++ }
-            split(substr($0, RSTART), f, "\""); if (f[2] != f[4]) { print; bad++ }
-            echo++
-        }
-        /Svc\.Box</ && /\.Get\(/ {
-            if (!match($0, /Svc\.Box<long>\.Get\(this=Svc\.Box<long>@0x[0-9a-f]+\)( -> long [0-9]+| \{)$/)) { print; bad++ }
-            get++
-        }
-        END { if (echo < 100 || get < 100) { print echo + 0 " Echo, " get + 0 " Get"; bad++ } exit bad > 0 }' "$trace"
-    check "$name: frames balanced (the loop entered before the attach is not in it)" \
-        ct_balance "$trace" open-ok
-}
+# check_handles TRACE NAME MIN: the case file's section handles (the
+# values of the source in every Handle line; calls of at least MIN workers;
+# frames balanced but for the calls in flight at the detach).
+check_handles() { trace=$1 label=$2 min=$3 ct_cases "$here/cases/attach.case" handles; }
 
 echo "== the untraced service"
 start plain -- run 4 16
@@ -437,10 +392,6 @@ error "no answer" "$spid" "^clrtrace run: pid $spid did not answer the attach re
 kill -KILL "$spid"
 
 echo "== usage errors"
-ct_run "$work" both "$ct" run -p 1 -- dotnet "$app"
-check_eq "-p with a program: exit code 2" 2 "$(cat "$work/both.rc")"
-ct_run "$work" dur "$ct" run -d 1s -- dotnet "$app"
-check_eq "-d without -p: exit code 2" 2 "$(cat "$work/dur.rc")"
-check "-d without -p: says so" grep -q -- "-d/--duration goes with -p PID" "$work/dur.err"
+ct_cases "$here/cases/attach.case" usage
 
 ct_end run_attach.sh

@@ -21,6 +21,8 @@
 #   5. a recursive program (Hard.dll recursion): report counts Recurse's time
 #      once (TOTAL% <= 100, TOTAL <= its caller's), and report --diff of 100
 #      and 2000 levels shows Recurse's 101 and 2001 calls, rows by change.
+# The checks of 5 and of dump --chrome's size are the cases of
+# cases/held.case (sections recursion, chrome).
 # Ends with "run_held.sh: N passed, M failed".
 set -uo pipefail
 
@@ -182,49 +184,22 @@ check "replay without --jit: no '# jit' line" bash -c '! grep -qE "# jit [0-9.]+
 check "replay --jit: the same call lines as without" cmp -s "$work/jit.calls" "$work/nojit.calls"
 
 echo "== a recursive program: report's totals, report --diff"
-# Recursion.cs: Recurse(n) calls itself n times, n + 1 calls in all, under Run.
-"$ct" record -o "$work/r100" -- dotnet "$app" recursion 100 >/dev/null 2>&1
-"$ct" record -o "$work/r2000" -- dotnet "$app" recursion 2000 >/dev/null 2>&1
-"$ct" report --percent "$work/r2000" >"$work/r2000.report"
-row() { awk -v f="$2" '$NF == f' "$1"; }
-check_eq "recursion 2000: Recurse called 2001 times" 2001 "$(row "$work/r2000.report" Hard.Recursion.Recurse | awk '{ print $1 }')"
-check "recursion 2000: Recurse's TOTAL% is at most 100 ($(row "$work/r2000.report" Hard.Recursion.Recurse | awk '{ print $4 }'))" \
-    awk -v p="$(row "$work/r2000.report" Hard.Recursion.Recurse | awk '{ print $4 }')" 'BEGIN { sub(/%/, "", p); exit !(p + 0 <= 100) }'
-check "recursion 2000: Recurse's TOTAL is at most its caller Run's" awk '
-    function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
-    $NF == "Hard.Recursion.Recurse" { r = ns($2, $3) }
-    $NF == "Hard.Recursion.Run" { run = ns($2, $3) }
-    END { exit !(r > 0 && r <= run) }' "$work/r2000.report"
-# --sort max and --sort avg: rows ordered by that column (--stats shows it).
-for key in max avg; do
-    col=$([[ $key == max ]] && echo 10 || echo 6)
-    check "report --sort $key --stats: rows by $key, largest first" awk -v c="$col" '
+cf="$here/cases/held.case"
+# recurse COLUMN: that column of Recurse's row of report --percent.
+recurse() { awk -v c="$1" '$NF == "Hard.Recursion.Recurse" { print $c }' "$work/r2000-report.out"; }
+# ordered COLUMN: report's rows (stdin) ordered by that column (a time),
+# largest first; at least 3 rows.
+ordered() {
+    awk -v c="$1" '
         function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
         /^#  CALLS/ { on = 1; next } /^# / { on = 0 }
         on { v = ns($c, $(c + 1)); if (n && v > prev * 1.0001 + 100) bad = 1; prev = v; n++ }
-        END { exit bad || n < 3 }' <("$ct" report --sort "$key" --stats "$work/r2000")
-done
-"$ct" report --diff "$work/r100" "$work/r2000" >"$work/diff.txt"
-check_eq "report --diff: Recurse's row, 101 calls against 2001" \
-    "101 2001" "$(awk '$NF == "Hard.Recursion.Recurse" { print $1, $2 }' "$work/diff.txt")"
-check "report --diff: Recurse's change is TOTAL B less TOTAL A, with a +" \
-    grep -qE '^ +101 +2001 +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +\+[0-9.]+ [mun]?s .* Hard\.Recursion\.Recurse$' "$work/diff.txt"
-check "report --diff: rows ordered by the size of the change, largest first" awk '
-    function ns(v, u) { return (u == "ns") ? v : (u == "us") ? v * 1e3 : (u == "ms") ? v * 1e6 : v * 1e9 }
-    !/^#/ { c = $7; sub(/^[-+]/, "", c); v = ns(c, $8); if (n > 0 && v > prev * 1.0001 + 100) bad = 1; prev = v; n++ }
-    END { exit bad || n < 3 }' "$work/diff.txt"
+        END { exit bad || n < 3 }'
+}
+ct_cases "$cf" recursion
 
 echo "== dump --chrome and its size"
-n=$("$ct" info "$work/r2000" | sed -nE 's/^calls +[0-9]+ ended.*; ([0-9]+) entered$/\1/p')
-"$ct" dump --chrome --max-calls "$n" "$work/r2000" >"$work/r2000.json" 2>"$work/r2000.err"
-check_eq "dump --chrome --max-calls $n (the calls entered): written, exit 0" 0 "$?"
-check "... and the JSON parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/r2000.json"
-"$ct" dump --chrome --max-calls "$((n - 1))" "$work/r2000" >"$work/r2001.json" 2>"$work/r2001.err"
-check_eq "dump --chrome --max-calls $((n - 1)): refused, exit 1" 1 "$?"
-check_eq "... nothing on stdout" 0 "$(wc -c <"$work/r2001.json")"
-check "... one stderr line naming the ways to keep fewer" \
-    grep -qE "^clrtrace dump: $n calls are more than a browser opens as Chrome JSON \(--max-calls $((n - 1))\); keep fewer with -F/-N GLOB" "$work/r2001.err"
-check_eq "dump --chrome -F 'Hard.Recursion.Run' --max-calls 1: the one call fits" 0 \
-    "$("$ct" dump --chrome -F 'Hard.Recursion.Run' --max-calls 1 "$work/r2000" >/dev/null 2>&1; echo $?)"
+entered=$("$ct" info "$work/r2000" | sed -nE 's/^calls +[0-9]+ ended.*; ([0-9]+) entered$/\1/p')
+ct_cases "$cf" chrome
 
 ct_end run_held.sh

@@ -16,6 +16,8 @@
 #      through `2>&1 | (sleep 5; cat)`, 0 dropped, every call there;
 #   4. the launcher: not a .NET program, a profiler that cannot load, an
 #      output that cannot be created, -a with --assembly.
+# The checks of the kind "run this, expect these lines" are the cases of
+# cases/trust.case (sections tree, text, launcher).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,32 +35,19 @@ work_calls() { ct_calls "$1" | grep -c ' Tree\.Program\.Work(int i=' ; }
 
 # ================================================================ 1. trees
 echo "== process trees"
-ct_run "$work" tree "$ct" record --profiler "$lib" -o "$work/tree" -- dotnet "$app" parent 7 5
-check_eq "record: the program's own output" "$(printf 'child: calls=5\n%.0s' 1 2 3 4; echo 'parent: calls=14 children=4')" \
-    "$(sort "$work/tree.out" | tr -d '\r')"
-check_eq "record: one trace per process (the root and four children)" 5 \
-    "$(ls "$work/tree" | grep -cE '^trace(\.[0-9]+)?\.clrt$')"
-"$ct" replay "$work/tree" >"$work/tree.root" 2>"$work/tree.root.err"
-check_eq "record: the root's trace holds its 14 Work calls" 14 "$(work_calls "$work/tree.root")"
-check_eq "record: the root's replay names its four children" 4 \
-    "$(grep -c '^# traced child process [0-9]* (parent [0-9]*): dotnet .*Tree.dll child 5$' "$work/tree.root")"
+cf="$here/cases/trust.case"
+ct_cases "$cf" tree
 for pid in $(ls "$work/tree" | sed -n 's/^trace\.\([0-9]*\)\.clrt$/\1/p'); do
     "$ct" replay --pid "$pid" "$work/tree" >"$work/tree.$pid" 2>&1
     check_eq "record: child $pid's trace holds its 5 Work calls, and is its own" "5 $pid" \
         "$(work_calls "$work/tree.$pid") $(ct_pid "$work/tree.$pid")"
 done
-check_eq "record: the launcher says where each child went" 4 \
-    "$(grep -c '^clrtrace record: pid [0-9]* (dotnet .*Tree.dll child 5) traced to .*/trace\.[0-9]*\.clrt$' "$work/tree.err")"
-check_eq "report --pid all: five processes" 5 "$("$ct" report --pid all "$work/tree" | grep -c '^# summary: ')"
-# info: the root's calls (Main, 14 Work, 4 Child), then a table of the five
-# processes: each child (Main, 5 Work) is the root's, every trace complete.
-"$ct" info "$work/tree" >"$work/tree.info" 2>&1
-check_eq "info: the root's 19 calls, complete" "19 ended|yes" \
-    "$(sed -n 's/^calls  *\([0-9]* ended\) .*/\1/p' "$work/tree.info")|$(sed -n 's/^complete  *//p' "$work/tree.info")"
-rootpid=$(sed -n 's/^process  *\([0-9]*\) .*/\1/p' "$work/tree.info")
+# info's table of the five processes: each child (Main, 5 Work) is the
+# root's, every trace complete.
+rootpid=$(sed -n 's/^process  *\([0-9]*\) .*/\1/p' "$work/tree-info.out")
 check_eq "info: the table lists the root, then four children of it with 6 calls each" \
     "$rootpid 19 yes|$rootpid 6 yes|$rootpid 6 yes|$rootpid 6 yes|$rootpid 6 yes|" \
-    "$(awk '/^5 traced processes:$/ { t = 1; next } t && $1 != "PID" { printf "%s %s %s|", ($1 == "'"$rootpid"'" ? $1 : $2), $3, $4 }' "$work/tree.info")"
+    "$(awk '/^5 traced processes:$/ { t = 1; next } t && $1 != "PID" { printf "%s %s %s|", ($1 == "'"$rootpid"'" ? $1 : $2), $3, $4 }' "$work/tree-info.out")"
 
 # dotnet run of a project (built beforehand, so dotnet run only checks it is
 # up to date and starts it): the program runs in a child of the dotnet CLI,
@@ -83,21 +72,12 @@ check_eq "dotnet run: 5 Work calls in the program's replay" 5 \
 check_eq "dotnet run: every process's trace is complete" "" \
     "$(awk '/traced processes:$/ { t = 1; next } t && $1 != "PID" && $4 != "yes"' "$work/drun.info")"
 
-ct_run "$work" treetext "$ct" run --profiler "$lib" -o "$work/t.txt" -- dotnet "$app" parent 7 5
-check_eq "run -o FILE: the root's log holds its 14 calls" 14 "$(work_calls "$work/t.txt")"
+ct_cases "$cf" text
 n=0
 for f in "$work"/t.txt.*; do
     [[ "$(work_calls "$f")" == 5 ]] && n=$((n + 1))
 done
 check_eq "run -o FILE: four FILE.PID logs, 5 calls each" 4 "$n"
-check_eq "run -o FILE: the root's log ends naming its four children" 4 \
-    "$(tail -n 4 "$work/t.txt" | grep -c '^# traced child process [0-9]* (parent [0-9]*): dotnet .*Tree.dll child 5$')"
-check "run -o FILE: no NUL bytes in any log" bash -c '! grep -qaP "\x00" "$@"' _ "$work"/t.txt*
-
-ct_run "$work" nofollow "$ct" run --no-follow --profiler "$lib" -o "$work/nf.txt" -- dotnet "$app" parent 7 5
-check_eq "--no-follow: the root traced, no child logs" "14 0" \
-    "$(work_calls "$work/nf.txt") $(ls "$work" | grep -c '^nf\.txt\.')"
-
 ct_run "$work" seq "$ct" record --profiler "$lib" -o "$work/seq" -- sh -c "dotnet '$app' child 3; dotnet '$app' child 4"
 check_eq "sh -c 'dotnet a; dotnet a': both traces kept" "3 4" \
     "$(for p in $(ls "$work/seq" | sed -n 's/^trace\.\([0-9]*\)\.clrt$/\1/p;s/^trace\.clrt$/root/p'); do
@@ -142,18 +122,6 @@ check_eq "slow reader: every call in the log" 160000 "$(grep -c ' Tree\.Program\
 
 # ================================================================ 4. launcher
 echo "== the launcher"
-ct_run "$work" ls "$ct" run --profiler "$lib" -o "$work/ls.txt" -- /bin/ls /nonexistent
-check_eq "not a .NET program: its exit code (2), one line saying nothing was traced" \
-    "2 1" "$(cat "$work/ls.rc") $(grep -c "^clrtrace run: the .NET runtime never loaded the profiler: '/bin/ls' is not a" "$work/ls.err")"
-ct_run "$work" badlib "$ct" run --profiler /etc/passwd -- dotnet "$app" child 2
-check_eq "a profiler that cannot load: the program's exit code and output, one line" \
-    "0 child: calls=2 1" "$(cat "$work/badlib.rc") $(cat "$work/badlib.out") $(grep -c 'never loaded the profiler' "$work/badlib.err")"
-for bad in /no/such/dir/x "$work"; do
-    ct_run "$work" badout "$ct" run --profiler "$lib" -o "$bad" -- sh -c 'echo ran'
-    check_eq "-o $bad: exit 2, one line, nothing run" "2 1 0" \
-        "$(cat "$work/badout.rc") $(grep -c "^clrtrace run: cannot write the trace to $bad: " "$work/badout.err") $(grep -c ran "$work/badout.out")"
-done
-ct_run "$work" aasm "$ct" run -a --assembly Tree --profiler "$lib" -- sh -c 'echo ran'
-check_eq "-a with --assembly: exit 2, nothing run" "2 0" "$(cat "$work/aasm.rc") $(grep -c ran "$work/aasm.out")"
+ct_cases "$cf" launcher
 
 ct_end run_trust.sh
