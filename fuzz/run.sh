@@ -41,7 +41,11 @@ cd "$here"
 # The harness's own status decides (grep's and pipefail's must not hide a
 # crash: `pipeline || true` would reset PIPESTATUS).
 set +e
-"$build/fuzz/$harness" -max_total_time="$seconds" -print_final_stats=1 -max_len=$([ "$harness" = fuzz_meta ] && echo 65536 || echo 4096) \
+# A crash's input goes to the build tree ($build/HARNESS-crash-...), not
+# the sources; one found once is kept in the seeds (seeds-trace's
+# chrome-injected-first.clrt: dump --chrome's "args" of an injected call
+# with nothing before it).
+"$build/fuzz/$harness" -artifact_prefix="$build/$harness-" -max_total_time="$seconds" -print_final_stats=1 -max_len=$([ "$harness" = fuzz_meta ] && echo 65536 || echo 4096) \
     -timeout=10 -rss_limit_mb=2048 "$corpus" "$seeds" 2>&1 | tee "$build/$harness.log" |
     grep -E "^(stat::|==|SUMMARY|Done)"
 status=${PIPESTATUS[0]}

@@ -347,6 +347,7 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
             size_t len = ct_text_end(&text);
             fprintf(out, "%s\"at return\":", sep);
             ct_json_string(out, c->val + 2, len > 2 ? len - 2 : 0); /* past the leading "  " */
+            sep = ",";
         }
     } else if (how == CLI_END_EXCEPTION && rec && rec->nvalues) {
         /* "exception": "System.InvalidOperationException: \"boom\"", as the
@@ -358,14 +359,18 @@ static int on_leave(void *ctx, cli_calls *w, cli_thread *t, uint64_t end, cli_ca
             ct_json_string(out, c->val, ct_text_end(&text));
         else
             fputs("true", out);
+        sep = ",";
     } else {
         static const char *const ending[] = { [CLI_END_EXCEPTION] = "exception",
                                               [CLI_END_TAILCALL] = "tailcall",
                                               [CLI_END_UNFINISHED] = "unfinished" };
         fprintf(out, "%s\"%s\":true", sep, ending[how]);
+        sep = ",";
     }
+    /* After whatever came before, or first (a line probe's hit, a return
+     * with no value to show: nothing before it). */
     if (f->injected)
-        fprintf(out, ",\"injected\":\"%s\"", cli_injected_name(f->injected));
+        fprintf(out, "%s\"injected\":\"%s\"", sep, cli_injected_name(f->injected));
     fputs("}}", out);
     uint64_t id = how == CLI_END_RETURN ? ct_symbols_async_id(f->fn, rec) : 0;
     cli_async *as = id ? cli_async_at(&c->async, id) : NULL;
