@@ -81,6 +81,8 @@ int cli_inline_form(const char *a, char *name, size_t cap, const char **val);
  * arguments). A loop over the result says "OPT takes no value" for an
  * argument flagged inline that no option took (cli_arg_unwanted). */
 int cli_args_read(const char *who, int *argc, char ***argv, const unsigned char **inline_val);
+/* The one line for option opt given a value it does not take; -1. */
+int cli_no_value(const char *who, const char *opt);
 /* 1 after that line when argv[i] is a VALUE given inline (--name=VALUE) to
  * an option argv[i - 1] that takes none; else 0. */
 int cli_arg_unwanted(const char *who, char **argv, const unsigned char *inline_val, int i);

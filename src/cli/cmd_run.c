@@ -444,10 +444,8 @@ static int trace_parse(trace_opts *o, int argc, char **argv, int record)
             return -1;
         }
         if (form) {
-            if (!takes_value(name, record)) {
-                fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, name);
-                return -1;
-            }
+            if (!takes_value(name, record))
+                return cli_no_value(who, name);
             a = name;
             val = inline_text;
             inline_val = 1;

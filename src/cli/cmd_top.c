@@ -463,7 +463,8 @@ static void draw(session *s, double secs, int *sel, int detail, int typing)
         int y = 3;
         for (int pass = 0; pass < 2; pass++) {
             size_t ne = 0;
-            cli_edge **e = cli_edges_sorted(pass ? &st->callees : &st->callers, CLI_EDGES_BY_CALLS, &ne);
+            cli_edge **e = cli_edges_sorted(pass ? &st->callees : &st->callers,
+                                            CLI_EDGES_BY_CALLS, &ne);
             mvaddnstr(y++, 0, pass ? "  CALLS  CALLEES" : "  CALLS  CALLERS", wd);
             for (size_t i = 0; e && i < ne && i < TOP_EDGES_SHOWN && y < h; i++) {
                 snprintf(line, sizeof line, "%7llu  %s", (unsigned long long)e[i]->calls,
@@ -600,8 +601,10 @@ int cmd_top(int argc, char **argv)
             i++;
             continue;
         }
-        if (!strcmp(a, "-p") && i + 1 < argc)
-            s.pid = strtoul(argv[i + 1], NULL, 10);
+        uint64_t pid = 0; /* a bad one: record, which takes it too, says so */
+        if (!strcmp(a, "-p") && i + 1 < argc &&
+            ct_parse_whole(argv[i + 1], 1, CLI_PID_MAX, &pid) == 0)
+            s.pid = (unsigned long)pid;
         if (!strcmp(a, "-p") || !strcmp(a, "--"))
             has_target = 1;
         if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--text")) {
@@ -614,7 +617,7 @@ int cmd_top(int argc, char **argv)
          * --name VALUE, when its option takes one. */
         if (i + 1 < argc && inline_val[i + 1]) {
             if (!cli_trace_takes_value(a)) {
-                fprintf(stderr, "clrtrace top: %s takes no value (try --help)\n", a);
+                cli_no_value("top", a);
                 free(rest);
                 return 2;
             }

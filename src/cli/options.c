@@ -640,11 +640,17 @@ int cli_args_read(const char *who, int *argc, char ***argv, const unsigned char 
     return 0;
 }
 
+int cli_no_value(const char *who, const char *opt)
+{
+    fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, opt);
+    return -1;
+}
+
 int cli_arg_unwanted(const char *who, char **argv, const unsigned char *inline_val, int i)
 {
     if (i < 1 || !inline_val[i])
         return 0;
-    fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, argv[i - 1]);
+    cli_no_value(who, argv[i - 1]);
     return 1;
 }
 
@@ -683,10 +689,9 @@ int cli_offline_parse(cli_offline *o, const char *who, int argc, char **argv)
         int own = c->option ? c->option(o, argc, argv, &i) : 0;
         if (own < 0 || (!own && offline_arg(c, o, argc, argv, &i) < 0))
             return -1;
-        if (i == at && i + 1 < argc && inline_val[i + 1]) {
-            fprintf(stderr, "clrtrace %s: %s takes no value (try --help)\n", who, argv[i]);
+        /* An option that took no value, given one (--percent=1). */
+        if (i == at && i + 1 < argc && cli_arg_unwanted(who, argv, inline_val, i + 1))
             return -1;
-        }
     }
     if (!o->trace) {
         fprintf(stderr, "clrtrace %s: no trace given (try --help)\n", who);
