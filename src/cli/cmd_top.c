@@ -9,7 +9,10 @@
  * reads the trace it writes as it grows (the writer flushes each second):
  * the file mapped again at each refresh and read on from where it was, the
  * calls that ended since counted (export/calls.c's walk), then forgotten.
- * What it keeps grows with the functions and threads seen, not with time.
+ * What it keeps grows with the functions and threads seen, not with time,
+ * on disk too: the file's part already read is given back to the file
+ * system (a hole punched, the length kept) at each refresh, so a busy
+ * service's trace does not fill /tmp (a tmpfs is memory).
  * `q` (or Ctrl-C) ends the child as Ctrl-C ends record: the attach session
  * ends, the original code is restored, the process runs on. The
  * temporary folder is removed at the end. Full screen through ncurses;
@@ -30,6 +33,7 @@
 #include <unistd.h>
 
 #include "base/table.h"
+#include "format/settings.h"
 #include "cli.h"
 #include "cli/export/export.h"
 #include "views/hist.h"
@@ -37,6 +41,15 @@
 /* Longest --batch and the refresh's interval. */
 #define TOP_MAX_BATCH 100000u
 #define TOP_INTERVAL_MS 1000
+/* The most of the trace read at one refresh (the keys wait meanwhile):
+ * about a second of reading. */
+#define TOP_READ_MAX (32ull << 20)
+/* --max-behind: top stops when more of the trace than this is not read yet
+ * at a refresh (the program calls faster than top reads): default, least,
+ * most. */
+#define TOP_MAX_BEHIND (1ull << 30)
+#define TOP_MIN_MAX_BEHIND (1ull << 20)
+#define TOP_MAX_MAX_BEHIND (1ull << 40)
 /* How long the trace file may take to appear (the attach, the program's
  * start). */
 #define TOP_START_MS 30000
@@ -65,6 +78,9 @@ static void usage(FILE *to)
         "options:\n"
         "      --batch N          print N refreshes as text, then end (for scripts; no\n"
         "                         terminal needed)\n"
+        "      --max-behind SIZE  stop when more of the trace than SIZE is not read yet\n"
+        "                         (the program calls faster than top reads; 1M-1T,\n"
+        "                         default 1G)\n"
         "  -F GLOB, --when ...    and the other options of record (see `clrtrace record\n"
         "                         --help`), given to the record it runs\n"
         "  -h, --help             show this help\n"
@@ -213,22 +229,58 @@ typedef struct tail {
     int open;                 /* the header was read */
     int ended;                /* the END record came */
     int damaged;
+    /* The file's part read and no longer needed: from `freed` (a page
+     * boundary past the header) to `done`, given back at the next read,
+     * once the mapping that held its records is gone. `no_holes`: the
+     * file system cannot punch holes. */
+    size_t freed, done;
+    int no_holes;
+    /* The file's bytes not read yet when the last reading began; `more`:
+     * that reading stopped at TOP_READ_MAX. */
+    size_t unread;
+    int more;
 } tail;
+
+/* Gives the file's blocks from tl->freed to tl->done (whole pages) back to
+ * the file system; the file keeps its length, the writer writes on. */
+static void tail_free_read(tail *tl)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), end = tl->done / page * page;
+    if (tl->no_holes || end <= tl->freed)
+        return;
+    if (fallocate(tl->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)tl->freed,
+                  (off_t)(end - tl->freed)) != 0) {
+        tl->no_holes = 1; /* (EOPNOTSUPP: the file grows as record's does) */
+        return;
+    }
+    tl->freed = end;
+}
 
 #define TOP_ARENA (4u << 20)
 
-/* Maps the file as it is now and reads the records that came since:
- * each given to the walk. */
-static int tail_read(tail *tl, cli_calls *w)
+/* Maps the file as it is now and reads the records that came since, at
+ * most TOP_READ_MAX bytes: each given to the walk. 0, or 1 when more than
+ * max_behind bytes were not read yet (nothing read then), or -1. */
+static int tail_read(tail *tl, cli_calls *w, uint64_t max_behind)
 {
-    if (tl->fd < 0 && (tl->fd = open(tl->path, O_RDONLY | O_CLOEXEC)) < 0)
-        return 0; /* not there yet */
+    if (tl->fd < 0) {
+        /* (written to as well: a hole is punched through a writable
+         * descriptor) */
+        if ((tl->fd = open(tl->path, O_RDWR | O_CLOEXEC)) < 0 &&
+            (tl->fd = open(tl->path, O_RDONLY | O_CLOEXEC)) >= 0)
+            tl->no_holes = 1;
+        if (tl->fd < 0)
+            return 0; /* not there yet */
+    }
     struct stat st;
     if (fstat(tl->fd, &st) != 0 || st.st_size <= 0)
         return 0;
     size_t size = (size_t)st.st_size;
-    if (size == tl->mapped)
+    if (size == tl->mapped && !tl->more)
         return 0;
+    tl->unread = tl->open && size > tl->done ? size - tl->done : 0;
+    if (tl->unread > max_behind)
+        return 1;
     uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, tl->fd, 0);
     if (map == MAP_FAILED)
         return -1;
@@ -239,6 +291,8 @@ static int tail_read(tail *tl, cli_calls *w)
             return 0; /* the header is not whole yet */
         }
         tl->open = 1;
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        tl->freed = (ct_header_bytes(map, size) + page - 1) / page * page;
     } else {
         /* Read on from where the last reading stopped: a record cut at the
          * end of the file then is whole now, or later. */
@@ -249,10 +303,16 @@ static int tail_read(tail *tl, cli_calls *w)
         tl->rd.data = map;
         tl->rd.len = size;
     }
+    /* (a record cut at the limit is read whole at the next refresh, as one
+     * cut at the file's end) */
+    tl->more = size - tl->done > TOP_READ_MAX;
+    if (tl->more)
+        tl->rd.len = tl->done + TOP_READ_MAX;
     if (tl->map)
         munmap(tl->map, tl->mapped);
     tl->map = map;
     tl->mapped = size;
+    tail_free_read(tl);
     ct_rec rec;
     int st2;
     while ((st2 = ct_reader_next(&tl->rd, &rec)) == 1) {
@@ -267,6 +327,8 @@ static int tail_read(tail *tl, cli_calls *w)
     }
     if (st2 < 0)
         tl->damaged = 1;
+    if (!tl->rd.in_block && !tl->rd.in_zstd)
+        tl->done = tl->rd.incomplete ? tl->rd.cut_offset : tl->rd.pos;
     return st2 < 0 ? -1 : 0;
 }
 
@@ -377,6 +439,8 @@ typedef struct session {
     unsigned long pid;        /* -p's, or 0 */
     char filter[TOP_FILTER_MAX + 1];
     int batch;                /* --batch N: N refreshes */
+    int values;               /* an option of record's reads values (reads_values) */
+    uint64_t max_behind;      /* --max-behind */
 } session;
 
 static volatile sig_atomic_t g_stop;
@@ -412,8 +476,11 @@ static void status_text(session *s, double secs, uint64_t calls, size_t shown, c
                       (unsigned long long)s->tp.budget_steps,
                       s->tp.budget_steps == 1 ? "method" : "methods");
     if (n > 0 && (size_t)n < cap && s->tp.dropped)
-        snprintf(out + n, cap - (size_t)n, "; %llu events dropped",
-                 (unsigned long long)s->tp.dropped);
+        n += snprintf(out + n, cap - (size_t)n, "; %llu events dropped",
+                      (unsigned long long)s->tp.dropped);
+    if (n > 0 && (size_t)n < cap && s->tl.unread > TOP_READ_MAX)
+        snprintf(out + n, cap - (size_t)n, "; behind: %llu MiB of trace not read yet",
+                 (unsigned long long)(s->tl.unread >> 20));
 }
 
 static void print_batch(session *s, int k, double secs)
@@ -491,8 +558,23 @@ static void draw(session *s, double secs, int *sel, int detail, int typing)
     free(rows);
 }
 
-/* Starts `clrtrace record --no-compress -o DIR ARGS...` (its output to
- * DIR/record.log): 0, or -1. */
+/* 1 for an option of record's that reads or shapes argument values
+ * (--when, --at, --inject, -A, -R, --strings and the other value options),
+ * or chooses whether they are read (--no-args, --null): with none of them,
+ * top's record reads none (--no-args), which the table does not show: a
+ * call costs the program less and the trace about an eighth of the bytes
+ * (6 against 49 a call of `int Count(int)`). */
+static int reads_values(const char *opt)
+{
+    int id = ct_setting_by_option(opt);
+    if (id < 0)
+        return 0;
+    return ct_settings[id].group == CT_GROUP_VALUES || id == CT_SET_WHEN || id == CT_SET_AT ||
+           id == CT_SET_INJECT || id == CT_SET_NO_ARGS || id == CT_SET_NULL;
+}
+
+/* Starts `clrtrace record --no-compress [--no-args] -o DIR ARGS...` (its
+ * output to DIR/record.log): 0, or -1. */
 static int start_record(session *s, int argc, char **argv)
 {
     char **av = calloc((size_t)argc + 8, sizeof *av), log[128];
@@ -502,6 +584,8 @@ static int start_record(session *s, int argc, char **argv)
     av[k++] = "clrtrace";
     av[k++] = "record";
     av[k++] = "--no-compress";
+    if (!s->values)
+        av[k++] = "--no-args";
     av[k++] = "-o";
     av[k++] = s->dir;
     for (int i = 0; i < argc; i++)
@@ -575,6 +659,7 @@ int cmd_top(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.who = "top";
     s.tl.fd = -1;
+    s.max_behind = TOP_MAX_BEHIND;
     /* top's own options; the others go to record. */
     const unsigned char *inline_val = NULL;
     if (cli_args_read("top", &argc, &argv, &inline_val) != 0)
@@ -589,6 +674,18 @@ int cmd_top(int argc, char **argv)
             usage(stdout);
             free(rest);
             return 0;
+        }
+        if (!strcmp(a, "--max-behind")) {
+            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            if (!v || ct_parse_size(v, TOP_MAX_MAX_BEHIND, &s.max_behind) != 0 ||
+                s.max_behind < TOP_MIN_MAX_BEHIND) {
+                fprintf(stderr, "clrtrace top: --max-behind takes a size from 1M to 1T (a number "
+                        "and K, M, G or T), not '%s'\n", v ? v : "");
+                free(rest);
+                return 2;
+            }
+            i++;
+            continue;
         }
         if (!strcmp(a, "--batch")) {
             uint64_t n = 0;
@@ -612,6 +709,8 @@ int cmd_top(int argc, char **argv)
             free(rest);
             return 2;
         }
+        if (reads_values(a))
+            s.values = 1;
         rest[nrest++] = argv[i];
         /* An option of record's given --name=VALUE: record takes it as
          * --name VALUE, when its option takes one. */
@@ -670,7 +769,7 @@ int cmd_top(int argc, char **argv)
         keypad(stdscr, TRUE);
         curs_set(0);
     }
-    int rc = 0, refreshes = 0, sel = 0, detail = 0, typing = 0, child_done = 0, status = 0;
+    int rc = 0, behind = 0, refreshes = 0, sel = 0, detail = 0, typing = 0, child_done = 0, status = 0;
     uint64_t t0 = now_ms(), last = t0;
     while (!g_stop) {
         /* Keys, until the next refresh. */
@@ -714,7 +813,9 @@ int cmd_top(int argc, char **argv)
         last = now = now_ms();
         if (!child_done && waitpid(s.child, &status, WNOHANG) == s.child)
             child_done = 1;
-        if (tail_read(&s.tl, s.w) != 0) {
+        int got = tail_read(&s.tl, s.w, s.max_behind);
+        if (got != 0) {
+            behind = got == 1;
             rc = 1;
             break;
         }
@@ -739,6 +840,12 @@ int cmd_top(int argc, char **argv)
     }
     if (screen)
         endwin();
+    if (behind)
+        fprintf(stderr, "clrtrace top: stopped: %llu MiB of the trace not read yet, more than "
+                "--max-behind (%llu MiB): the program calls faster than top reads; narrow -F, "
+                "or keep the budget on (--max-overhead)\n",
+                (unsigned long long)(s.tl.unread >> 20),
+                (unsigned long long)(s.max_behind >> 20));
     /* End the record child as Ctrl-C ends record: the session ends, the
      * process's code restored. */
     if (!child_done) {

@@ -6,7 +6,7 @@
 #
 # tests/targets/Inject has a client whose Send a retry loop repeats (up to
 # three attempts a request), methods of every return type, async methods a
-# caller awaits, Charge(decimal amount), a method whose delay it measures,
+# caller awaits, Charge(decimal amount), methods whose delay it measures,
 # and a service mode (Send in a loop) for the attach; tests/targets/
 # InjectTests holds xunit tests of the client. Every expectation below is
 # written by hand from their source. Checks:
@@ -27,6 +27,8 @@
 #   4. `when amount > 100`: only the charges above 100 time out, the trace
 #      line of one of them as the issue writes it;
 #   5. `delay 250ms`: the call returns its own value, at least 200 ms later;
+#      an async method's delay is before its first await: it returns its
+#      task at least 200 ms later, and the task ends with its own value;
 #   6. selectors on 20 calls: after 17, 3..5, every 3 after 10, and
 #      probability 0.3 with --inject-seed (the same calls fail twice; a run
 #      without a seed tells its seed on stderr, and that seed repeats it);

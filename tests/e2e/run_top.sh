@@ -24,7 +24,12 @@
 #   4. top -- PROGRAM (Inject's calls mode: 3 million calls of Count in a
 #      loop) with --max-overhead 2: the status line says the budget stepped
 #      a method down;
-#   5. top -p of no such process: exit 1, record's line.
+#   5. top -p of no such process: exit 1, record's line;
+#   6. top's trace on disk (a program making megabytes of trace a second):
+#      6 s on, the file's blocks hold at most half its length (what top read
+#      is given back); top stopped until three times its --max-behind is not
+#      read: continued, it stops (exit 1, one line), the program ends with
+#      the session, the folder is removed; --max-behind's bounds.
 # Ends with "run_top.sh: N passed, M failed".
 set -uo pipefail
 
@@ -110,7 +115,57 @@ check "the status line says the budget stepped a method down" \
     grep -qE '^# 1: clrtrace top: a program, second [0-9]+, .*; the budget stepped [0-9]+ methods? down' \
     "$work/budget.out"
 
+echo "== 6. top's trace on disk, and a top that falls behind"
+# Inject's paced mode: Count in rounds of 1000 calls, a millisecond's sleep
+# after each, for 60 s (top ends it sooner): the trace grows by megabytes a
+# second. What top has read is given back to the file system (a hole
+# punched, the length kept), so the file's blocks hold about the last
+# second or two, not the whole length. Sampled every 0.25 s while top runs:
+# "SECONDS-SINCE-TOP-BEGAN LENGTH BLOCKS" (bytes). Then top is stopped
+# (SIGSTOP) until the trace grew by 24 MiB, three times its --max-behind
+# 8M: continued, it finds more than that not read, stops (exit 1, one line),
+# and ends the session as q does.
+"$ct" top --batch 100 --max-behind 8M --max-overhead off -F 'Inject.*' -- dotnet "$app" paced 60 \
+    >"$work/disk.out" 2>"$work/disk.err" &
+tpid=$!
+t0=$(date +%s.%N)
+: >"$work/disk.samples"
+# sample: one line into disk.samples; $len set.
+sample() {
+    local rpid
+    rpid=$(pgrep -P "$tpid" | head -1)
+    [[ -n "$rpid" ]] && dir=$(tr '\0' '\n' <"/proc/$rpid/cmdline" 2>/dev/null | sed -n '/^-o$/{n;p;q}')
+    len=$(stat -c %s "${dir:-/nonexistent}/trace.clrt" 2>/dev/null || echo 0)
+    [[ -n "${dir:-}" ]] && stat -c '%s %b %B' "$dir/trace.clrt" 2>/dev/null |
+        awk -v t="$(date +%s.%N)" -v t0="$t0" '{ print t - t0, $1, $2 * $3 }' >>"$work/disk.samples"
+}
+dir=
+for ((i = 0; i < 40; i++)); do kill -0 "$tpid" 2>/dev/null && sample; sleep 0.25; done
+check "disk: 6 s on, the trace (4 MiB or more) kept blocks for at most half its length" \
+    awk '$1 >= 6 && $2 >= 4194304 && $3 * 2 <= $2 { ok = 1 } END { exit !ok }' "$work/disk.samples"
+kill -STOP "$tpid"
+sample
+from=$len
+for ((i = 0; i < 240 && len - from < 25165824; i++)); do sleep 0.25; sample; done
+kill -CONT "$tpid"
+for ((i = 0; i < 200; i++)); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.1; done
+wait "$tpid"
+check_eq "behind: top stopped (exit code 1)" 1 "$?"
+check "behind: its line" grep -qE '^clrtrace top: stopped: [0-9]+ MiB of the trace not read yet, more than --max-behind \(8 MiB\): the program calls faster than top reads; narrow -F, or keep the budget on \(--max-overhead\)$' "$work/disk.err"
+check "behind: the program ended with the session (no process left)" \
+    bash -c "! pgrep -f '^dotnet $app paced 60\$'"
+check "disk: top's folder removed" test ! -e "${dir:-/nonexistent}"
+
 echo "== 5. no such process"
+ct_run "$work" mb_low timeout -k 5 60 "$ct" top --batch 1 --max-behind 1048575 -p 999999
+check_eq "--max-behind one byte under 1M: exit code 2, one line" \
+    "2 clrtrace top: --max-behind takes a size from 1M to 1T (a number and K, M, G or T), not '1048575'" \
+    "$(cat "$work/mb_low.rc") $(cat "$work/mb_low.err")"
+ct_run "$work" mb_high timeout -k 5 60 "$ct" top --batch 1 --max-behind 1099511627777 -p 999999
+check_eq "--max-behind one byte over 1T: exit code 2" 2 "$(cat "$work/mb_high.rc")"
+ct_run "$work" mb_at timeout -k 5 60 "$ct" top --batch 1 --max-behind 1048576 --max-behind=1T -p 999999
+check_eq "--max-behind 1M and 1T taken (then: no such process, exit code 1)" \
+    "1 clrtrace record: no process with pid 999999" "$(cat "$work/mb_at.rc") $(cat "$work/mb_at.err")"
 ct_run "$work" nopid timeout -k 5 60 "$ct" top --batch 1 -p 999999
 check_eq "top -p of no such process: exit code 1, record's line" \
     "1 clrtrace record: no process with pid 999999" \

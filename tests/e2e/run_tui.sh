@@ -13,14 +13,19 @@
 #      with its arguments and result, Retry's with callees shown ('-');
 #   2. Down, Down, Space folds Retry ('+'): no Send line shown; Space
 #      unfolds it;
-#   3. on the first Send, f goes to the next call of Send (call 5);
+#   3. on the first Send, f goes to the next call of Send (call 5), F back
+#      (call 4); G to the last call (14), g to the first; f on Main, called
+#      once, stays;
 #   4. /req3 Enter finds the first call with req3 (call 9, the injected
 #      one, its exception); n the next (call 10, its result);
 #   5. v shows that call's values, a line each (message="req3", the
 #      result);
 #   6. r shows the summary table (Send's 11 calls), s sorts it by self
 #      time; r goes back; q ends tui (exit 0);
-#   7. without a terminal: exit 2, one line.
+#   7. without a terminal: exit 2, one line;
+#   8. threads: Tree's burst (two threads calling Burst(j, i), i = 0..2):
+#      three threads, Main's first; t shows each thread's calls in turn,
+#      and back to the first.
 # Ends with "run_tui.sh: N passed, M failed".
 set -uo pipefail
 
@@ -64,6 +69,15 @@ check_eq "2. unfolded: the first Send chosen (req0)" \
     "$(chosen | sed -E 's/@0x[0-9a-f]+/@ADDR/')"
 keys f
 check "3. f: the next call of Send (call 5)" wait_for ", call 5 of 14"
+keys F
+check "3. F: the previous call of Send (call 4)" wait_for ", call 4 of 14"
+keys G
+check "3. G: the last call (call 14)" wait_for ", call 14 of 14"
+keys g
+check "3. g: the first call (call 1)" wait_for ", call 1 of 14"
+keys f
+check "3. f on Main: Main's only call, still call 1" wait_for ", call 1 of 14"
+keys Down Down Down f
 keys / r e q 3 Enter
 check "4. /req3: call 9" wait_for ", call 9 of 14"
 check_eq "4. /req3: the first call with req3, the injected one" \
@@ -81,6 +95,33 @@ keys s
 check "6. s: sorted by self time" wait_for "(sorted by self;"
 keys r q
 check "6. q ends tui (exit 0)" wait_for "tui-exit=0"
+
+# threads: Tree's burst 2 3 starts two threads, each calling Burst(j, i)
+# for i = 0, 1, 2 (j its number, 0 or 1; Burst returns j ^ i), and joins
+# them: three threads, Main's first.
+echo "== building tests/targets/Tree"
+tree=$(ct_dotnet_build "$root/tests/targets/Tree" "$work") && [[ -n "$tree" ]] ||
+    { echo "ERROR: dotnet build of tests/targets/Tree failed" >&2; exit 2; }
+ct_run "$work" burst timeout -k 5 300 "$ct" record -o "$work/b" -F 'Tree.*' -- dotnet "$tree" burst 2 3
+check_eq "8. recorded: the program's exit code" 0 "$(cat "$work/burst.rc")"
+# bursts: the Burst lines on the screen, "j i result" each.
+bursts() { screen | sed -nE 's/.*Tree\.Program\.Burst\(thread=([0-9]+), i=([0-9]+)\) -> int ([0-9]+)$/\1 \2 \3/p' | tr '\n' ' '; }
+tmux -S "$sock" kill-server 2>/dev/null
+tmux -S "$sock" new-session -d -s tui -x 220 -y 24 "'$ct' tui '$work/b'; echo tui-exit=\$?; sleep 60"
+check "8. three threads, the first Main's" wait_for " 1/3, call 1 of "
+check_eq "8. Main's line, chosen" '-Tree.Program.Main(args=string[3] {"burst", "2", "3"}) -> int 0' "$(chosen)"
+keys t
+check "8. t: the second thread" wait_for " 2/3, call 1 of 4"
+one=$(bursts)
+keys t
+check "8. t: the third thread" wait_for " 3/3, call 1 of 4"
+two=$(bursts)
+check_eq "8. the two threads' calls: Burst(j, 0..2) -> j ^ i, j = 0 on one and 1 on the other" \
+    "0 0 0 0 1 1 0 2 2 |1 0 1 1 1 0 1 2 3 " "$(printf '%s\n%s\n' "$one" "$two" | sort | paste -sd'|')"
+keys t
+check "8. t: back to the first thread" wait_for " 1/3, call 1 of "
+keys q
+check "8. q ends tui (exit 0)" wait_for "tui-exit=0"
 
 ct_run "$work" noterm "$ct" tui "$work/t"
 check_eq "7. without a terminal: exit 2, one line" \

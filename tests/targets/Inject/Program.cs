@@ -1,7 +1,7 @@
 // End-to-end target for clrtrace's fault injection (tests/e2e/run_inject.sh).
 // A client whose Send a retry loop repeats (up to three attempts a request),
 // methods of every return type --inject can return a value of, async
-// methods a caller awaits, and a method whose delay the program measures.
+// methods a caller awaits, and methods whose delay the program measures.
 // Every mode prints what it saw, so the test compares it with what the
 // faults must make it see, written by hand from this source.
 using System;
@@ -159,6 +159,18 @@ namespace Inject
             Console.WriteLine("slow returned " + r + (sw.ElapsedMilliseconds >= 200 ? " after at least 200 ms" : " at once"));
         }
 
+        // An async method's delay comes before its first await: the call
+        // returns its task only after it (on the caller's thread), then the
+        // task completes with the method's own value.
+        static void DelayAsync(Client c)
+        {
+            var sw = Stopwatch.StartNew();
+            Task<int> t = c.FetchAsync(7);
+            long returned = sw.ElapsedMilliseconds;
+            int r = t.GetAwaiter().GetResult();
+            Console.WriteLine("fetch returned its task " + (returned >= 200 ? "after at least 200 ms" : "at once") + ", then " + r);
+        }
+
         static void Calls(Client c, int n)
         {
             int failed = 0;
@@ -168,6 +180,22 @@ namespace Inject
                 catch (InvalidOperationException) { failed++; Console.WriteLine("call " + i + " failed"); }
             }
             Console.WriteLine("failed " + failed + " of " + n);
+        }
+
+        // Count at a steady pace for `seconds`: rounds of 1000 calls, a
+        // millisecond's sleep after each (run_top.sh: a trace that grows by
+        // megabytes a second, which top follows).
+        static void Paced(Client c, int seconds)
+        {
+            var sw = Stopwatch.StartNew();
+            long calls = 0;
+            while (sw.ElapsedMilliseconds < seconds * 1000L)
+            {
+                for (int i = 0; i < 1000; i++) c.Count(i);
+                calls += 1000;
+                Thread.Sleep(1);
+            }
+            Console.WriteLine("paced: " + calls + " calls");
         }
 
         // A service: Send in a retry loop until told to stop (stdin closes
@@ -206,8 +234,10 @@ namespace Inject
                 case "async": return Async(client).GetAwaiter().GetResult();
                 case "charges": Charges(client); return 0;
                 case "delay": Delay(client); return 0;
+                case "delayasync": DelayAsync(client); return 0;
                 case "calls": Calls(client, args.Length > 1 ? int.Parse(args[1]) : 20); return 0;
                 case "serve": return Serve(client);
+                case "paced": Paced(client, args.Length > 1 ? int.Parse(args[1]) : 10); return 0;
             }
             return 2;
         }

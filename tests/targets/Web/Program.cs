@@ -9,8 +9,8 @@
 //                             the answer, stops; exit code 3 (its whole run
 //                             is the time to a first response:
 //                             bench/run_trace.sh)
-//   Web serve PORT-FILE       serves until GET /quit, SIGTERM or Ctrl-C (at
-//                             most 300 s), after writing its port to
+//   Web serve PORT-FILE [S]   serves until GET /quit, SIGTERM or Ctrl-C (at
+//                             most S s, 300), after writing its port to
 //                             PORT-FILE; exit code 0
 //
 // The handlers (Web.Program.<>c.<Main>b__0_N, in the order of MapGet):
@@ -57,7 +57,9 @@ namespace Web
             builder.Logging.ClearProviders();
             builder.WebHost.UseUrls("http://127.0.0.1:0");
             var app = builder.Build();
-            var quit = new CancellationTokenSource(TimeSpan.FromSeconds(300));
+            // serve PORT-FILE [SECONDS]: at most SECONDS (300) serving.
+            int most = mode == "serve" && args.Length > 2 ? int.Parse(args[2]) : 300;
+            var quit = new CancellationTokenSource(TimeSpan.FromSeconds(most));
 
             app.MapGet("/order/{id:int}", (int id) => Shop.Receipt(Shop.Place(id)));
             app.MapGet("/text/{id:int}", (int id) => Results.Text(Shop.Receipt(Shop.Place(id))));
@@ -72,7 +74,7 @@ namespace Web
             {
                 File.WriteAllText(args[1] + ".tmp", port + "\n");
                 File.Move(args[1] + ".tmp", args[1]);
-                // Until GET /quit, SIGTERM or Ctrl-C, at most 300 s.
+                // Until GET /quit, SIGTERM or Ctrl-C, at most `most` s.
                 await app.WaitForShutdownAsync(quit.Token);
                 return 0;
             }
