@@ -51,7 +51,7 @@ kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null; }
 printf '%6s  %10s %10s  %10s %10s  %12s %12s  %10s  %12s\n' \
     s top_kb top_hwm rec_kb rec_hwm trace_du_kb trace_len_kb app_kb calls
 t0=$SECONDS
-while kill -0 "$tpid" 2>/dev/null && ((SECONDS - t0 + sample <= secs + 1)); do
+while kill -0 "$tpid" 2>/dev/null && ((SECONDS - t0 + sample <= secs + sample / 2)); do
     sleep "$sample"
     kill -0 "$tpid" 2>/dev/null || break
     rpid=$(pgrep -P "$tpid" | head -1)

@@ -41,9 +41,10 @@
 /* Longest --batch and the refresh's interval. */
 #define TOP_MAX_BATCH 100000u
 #define TOP_INTERVAL_MS 1000
-/* The most of the trace read at one refresh (the keys wait meanwhile):
- * about a second of reading. */
+/* The trace is read in pieces of at most TOP_READ_MAX bytes, piece after
+ * piece for up to TOP_READ_MS at a refresh (the keys wait meanwhile). */
 #define TOP_READ_MAX (32ull << 20)
+#define TOP_READ_MS 500
 /* --max-behind: top stops when more of the trace than this is not read yet
  * at a refresh (the program calls faster than top reads): default, least,
  * most. */
@@ -813,7 +814,10 @@ int cmd_top(int argc, char **argv)
         last = now = now_ms();
         if (!child_done && waitpid(s.child, &status, WNOHANG) == s.child)
             child_done = 1;
-        int got = tail_read(&s.tl, s.w, s.max_behind);
+        int got;
+        do
+            got = tail_read(&s.tl, s.w, s.max_behind);
+        while (got == 0 && s.tl.more && now_ms() - now < TOP_READ_MS);
         if (got != 0) {
             behind = got == 1;
             rc = 1;
