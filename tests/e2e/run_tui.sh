@@ -106,7 +106,11 @@ ct_run "$work" burst timeout -k 5 300 "$ct" record -o "$work/b" -F 'Tree.*' -- d
 check_eq "8. recorded: the program's exit code" 0 "$(cat "$work/burst.rc")"
 # bursts: the Burst lines on the screen, "j i result" each.
 bursts() { screen | sed -nE 's/.*Tree\.Program\.Burst\(thread=([0-9]+), i=([0-9]+)\) -> int ([0-9]+)$/\1 \2 \3/p' | tr '\n' ' '; }
+# (a tmux server of its own: one told to end may still answer a new
+# session on its socket, and take it down with it)
 tmux -S "$sock" kill-server 2>/dev/null
+sock=$work/tmux2.sock
+ct_at_exit tmux -S "$sock" kill-server
 tmux -S "$sock" new-session -d -s tui -x 220 -y 24 "'$ct' tui '$work/b'; echo tui-exit=\$?; sleep 60"
 check "8. three threads, the first Main's" wait_for " 1/3, call 1 of "
 check_eq "8. Main's line, chosen" '-Tree.Program.Main(args=string[3] {"burst", "2", "3"}) -> int 0' "$(chosen)"
