@@ -610,6 +610,12 @@ static int start_record(session *s, int argc, char **argv)
             dup2(in, 0);
         /* (its own process group: the terminal's Ctrl-C is top's to pass on) */
         setpgid(0, 0);
+        /* Ending top ends its record with SIGINT, which record passes on to
+         * a program it started: neither may keep it ignored (as a script's
+         * background command, top inherited SIGINT ignored, and a program
+         * started so ran on after top ended). */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
         execv("/proc/self/exe", av);
         _exit(127);
     }

@@ -511,6 +511,9 @@ ct_setup() {
 # ct_at_exit COMMAND...: run COMMAND (a function, with its arguments) when
 # the script exits, before the work directory goes (in the order given).
 ct_at_exit() { ct_exit_commands+=("$(printf '%q ' "$@")"); }
+# ct_tmux_end SOCKET: the tmux server of SOCKET ended, if it still runs
+# (at exit: a test may have ended it already).
+ct_tmux_end() { tmux -S "$1" kill-server 2>/dev/null || true; }
 
 # ct_csc: the newest SDK's C# compiler and the reference assemblies of the
 # newest runtime: sets csc (its csc.dll), runtime (the version), refdir

@@ -46,7 +46,7 @@ app=$(ct_dotnet_build "$root/tests/targets/Inject" "$work") && [[ -n "$app" ]] |
 ct_serve "$app"
 check "the service is ready" test -n "$spid"
 sock=$work/tmux.sock
-ct_at_exit tmux -S "$sock" kill-server
+ct_at_exit ct_tmux_end "$sock"
 
 echo "== 1. --batch"
 ct_run "$work" batch timeout -k 5 120 "$ct" top --batch 3 -p "${spid:-0}" -F 'Inject.*'

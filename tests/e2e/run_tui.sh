@@ -43,7 +43,7 @@ ct_run "$work" rec timeout -k 5 300 "$ct" record -o "$work/t" \
 check_eq "recorded: the program's exit code" 0 "$(cat "$work/rec.rc")"
 
 sock=$work/tmux.sock
-ct_at_exit tmux -S "$sock" kill-server
+ct_at_exit ct_tmux_end "$sock"
 screen() { tmux -S "$sock" capture-pane -p -t tui; }
 wait_for() { # TEXT: until the screen shows it (at most 10 s)
     local i
@@ -110,7 +110,7 @@ bursts() { screen | sed -nE 's/.*Tree\.Program\.Burst\(thread=([0-9]+), i=([0-9]
 # session on its socket, and take it down with it)
 tmux -S "$sock" kill-server 2>/dev/null
 sock=$work/tmux2.sock
-ct_at_exit tmux -S "$sock" kill-server
+ct_at_exit ct_tmux_end "$sock"
 tmux -S "$sock" new-session -d -s tui -x 220 -y 24 "'$ct' tui '$work/b'; echo tui-exit=\$?; sleep 60"
 check "8. three threads, the first Main's" wait_for " 1/3, call 1 of "
 check_eq "8. Main's line, chosen" '-Tree.Program.Main(args=string[3] {"burst", "2", "3"}) -> int 0' "$(chosen)"
