@@ -55,7 +55,7 @@ while kill -0 "$tpid" 2>/dev/null && ((SECONDS - t0 + sample <= secs + sample / 
     sleep "$sample"
     kill -0 "$tpid" 2>/dev/null || break
     rpid=$(pgrep -P "$tpid" | head -1)
-    dir=$(tr '\0' '\n' <"/proc/${rpid:-0}/cmdline" 2>/dev/null | sed -n '/^-o$/{n;p;q}')
+    dir=$(ct_record_dir "${rpid:-0}")
     du_kb=$(du -k "$dir/trace.clrt" 2>/dev/null | cut -f1)
     len_kb=$(( $(stat -c %s "$dir/trace.clrt" 2>/dev/null || echo 0) / 1024 ))
     calls=$(awk '/^# [0-9]+: clrtrace top/ { on = 1; next } on && $1 ~ /^[0-9.]+$/ { c += $1 } END { printf "%.0f", c }' "$work/top.out")

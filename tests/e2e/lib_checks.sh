@@ -511,6 +511,9 @@ ct_setup() {
 # ct_at_exit COMMAND...: run COMMAND (a function, with its arguments) when
 # the script exits, before the work directory goes (in the order given).
 ct_at_exit() { ct_exit_commands+=("$(printf '%q ' "$@")"); }
+# ct_record_dir PID: the folder a running `clrtrace record` (such as the
+# one `clrtrace top` runs) writes, its -o; nothing when PID is gone.
+ct_record_dir() { tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | sed -n '/^-o$/{n;p;q}'; }
 # ct_tmux_end SOCKET: the tmux server of SOCKET ended, if it still runs
 # (at exit: a test may have ended it already).
 ct_tmux_end() { tmux -S "$1" kill-server 2>/dev/null || true; }

@@ -134,7 +134,7 @@ t0=$(date +%s.%N)
 sample() {
     local rpid
     rpid=$(pgrep -P "$tpid" | head -1)
-    [[ -n "$rpid" ]] && dir=$(tr '\0' '\n' <"/proc/$rpid/cmdline" 2>/dev/null | sed -n '/^-o$/{n;p;q}')
+    [[ -n "$rpid" ]] && dir=$(ct_record_dir "$rpid")
     len=$(stat -c %s "${dir:-/nonexistent}/trace.clrt" 2>/dev/null || echo 0)
     [[ -n "${dir:-}" ]] && stat -c '%s %b %B' "$dir/trace.clrt" 2>/dev/null |
         awk -v t="$(date +%s.%N)" -v t0="$t0" '{ print t - t0, $1, $2 * $3 }' >>"$work/disk.samples"
